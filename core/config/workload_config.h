@@ -1,0 +1,122 @@
+// The resolved workload configuration: DLIO's workload sections as plain values with DLIO's defaults.
+// Produced by ConfigLoader (YAML / JSON / presets + overrides), checked by validateConfig().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+enum class DataFormat { Npz, Npy, Tfrecord, Hdf5, IndexedBinary, Raw, Jpeg, Png };
+enum class ShuffleMode { Off, Seed, Random };
+enum class ComputeDistribution { Constant, Normal, Uniform, Gamma, Exponential };
+enum class MetricSemantics { DlioV2, DlioV1 };
+
+struct ComputeTime {
+    ComputeDistribution distribution = ComputeDistribution::Constant;
+    double mean = 0.0;  // constant value, or normal/… mean (seconds)
+    double stdev = 0.0; // normal
+    double min = 0.0;   // uniform
+    double max = 0.0;   // uniform
+    double shape = 0.0; // gamma
+    double scale = 0.0; // gamma, exponential
+    // The value DLIO 1.0 records as "compute": the configured mean of the distribution.
+    double expectedSeconds() const;
+};
+
+struct ModelSection {
+    std::string name = "default";
+    std::string type; // cnn, transformer, … (informational)
+};
+
+struct WorkflowSection {
+    bool generateData = false;
+    bool train = true;
+    bool checkpoint = false;
+    bool evaluation = false;
+    bool profiling = false;
+};
+
+struct DatasetSection {
+    std::string dataFolder = "./data/";
+    DataFormat format = DataFormat::Tfrecord;
+    std::uint64_t numFilesTrain = 8;
+    std::uint64_t numFilesEval = 0;
+    std::uint64_t numSamplesPerFile = 1;
+    double recordLength = 65536;      // bytes, mean (record_length or record_length_bytes)
+    double recordLengthStdev = 0;     // bytes
+    double recordLengthResize = 0;    // bytes (informational: what the loader resizes to)
+    std::uint64_t numSubfoldersTrain = 0;
+    std::uint64_t numSubfoldersEval = 0;
+    std::string filePrefix = "img";
+    std::string recordElementType = "uint8";
+    bool keepFiles = true;
+};
+
+struct ReaderSection {
+    std::string dataLoader = "pytorch"; // pytorch, tensorflow, dali, native_dali, …
+    std::uint64_t batchSize = 1;
+    std::uint64_t batchSizeEval = 1;
+    std::uint64_t readThreads = 1;
+    std::uint64_t computationThreads = 1;
+    std::uint64_t prefetchSize = 2; // batches buffered ahead per rank
+    ShuffleMode fileShuffle = ShuffleMode::Off;
+    ShuffleMode sampleShuffle = ShuffleMode::Off;
+    std::uint64_t shuffleSize = 1024;
+    std::uint64_t transferSize = 262144; // bytes per read() call; numpy reads npz in 256 KiB calls
+    bool odirect = false;
+};
+
+struct TrainSection {
+    std::uint64_t epochs = 1;
+    ComputeTime computationTime;
+    std::uint64_t seed = 123;
+    bool seedChangeEpoch = true;
+    std::uint64_t totalTrainingSteps = 0; // 0 = derived from the dataset
+};
+
+struct CheckpointSection {
+    std::string folder = "./checkpoints/";
+    std::uint64_t afterEpoch = 0;
+    std::uint64_t epochsBetween = 1;
+    std::uint64_t stepsBetween = 0;
+    double modelSize = 0; // bytes
+    bool fsync = false;
+};
+
+struct EvaluationSection {
+    std::uint64_t epochsBetweenEvals = 1;
+    ComputeTime evalTime;
+};
+
+struct MetricSection {
+    double au = 0.90;                 // pass threshold, fraction
+    std::uint64_t excludeStartSteps = 1;
+    std::uint64_t excludeEndSteps = 0;
+};
+
+struct WorkloadConfig {
+    ModelSection model;
+    std::string framework = "pytorch";
+    WorkflowSection workflow;
+    DatasetSection dataset;
+    ReaderSection reader;
+    TrainSection train;
+    CheckpointSection checkpoint;
+    EvaluationSection evaluation;
+    MetricSection metric;
+
+    // The workload label MLPerf Storage uses in overrides.yaml: "<model>_<accelerator>" (accelerator may be empty).
+    std::string accelerator; // a100, h100, b200 — from the preset or the file name; empty when unknown
+    std::string sourcePath;  // the file it was loaded from, for messages and provenance
+    std::vector<std::string> overrides; // the ++workload.… overrides applied, verbatim
+};
+
+// Names as DLIO spells them in YAML.
+const char* toString(DataFormat f);
+const char* toString(ShuffleMode m);
+const char* toString(ComputeDistribution d);
+const char* fileExtension(DataFormat f); // npz, npy, tfrecord, hdf5, indexed_binary (.indexed_binary), …
+
+} // namespace trainio

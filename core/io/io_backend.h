@@ -1,0 +1,47 @@
+// The I/O layer: every byte the engine, the generator and the result writers move goes through an
+// IoBackend, so that other engines (O_DIRECT, mmap, io_uring) and fault injection (tests) plug in
+// without touching the callers. Calls are POSIX-shaped and thread-safe; errors are returned as
+// negative errno values, never thrown, because the hot path must stay cheap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+
+namespace trainio {
+
+struct OpenOptions {
+    bool write = false;    // open for writing (create/truncate)
+    bool direct = false;   // O_DIRECT (reads bypass the page cache; buffers must be aligned)
+};
+
+class IoBackend {
+public:
+    virtual ~IoBackend() = default;
+    virtual const char* name() const = 0;
+    // Returns a file descriptor-like handle >= 0, or -errno.
+    virtual int open(const std::string& path, const OpenOptions& opts) = 0;
+    // Returns bytes read (0 at end of file), or -errno. May return fewer bytes than asked.
+    virtual ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) = 0;
+    // Returns bytes written, or -errno.
+    virtual ssize_t pwrite(int handle, const void* buf, std::size_t len, std::uint64_t offset) = 0;
+    // File size in bytes, or -errno.
+    virtual std::int64_t size(int handle) = 0;
+    virtual int fsync(int handle) = 0;
+    virtual int close(int handle) = 0;
+};
+
+// Buffered POSIX pread/pwrite.
+std::shared_ptr<IoBackend> makePosixBackend();
+
+// Reads exactly len bytes at offset in chunks of at most chunk bytes, retrying short reads and EINTR.
+// Returns bytes read (less than len only at end of file) or -errno.
+ssize_t readFully(IoBackend& io, int handle, void* buf, std::size_t len, std::uint64_t offset,
+                  std::size_t chunk);
+
+// Writes all len bytes at offset, retrying short writes and EINTR. Returns 0 or -errno.
+int writeFully(IoBackend& io, int handle, const void* buf, std::size_t len, std::uint64_t offset);
+
+} // namespace trainio

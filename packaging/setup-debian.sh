@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package TrainIO needs to build, test, fuzz and produce reports.
+# Idempotent: packages already present are skipped by apt-get; safe to run again.
+# Usage (as root): bash packaging/setup-debian.sh
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  clang libclang-rt-14-dev llvm
+  # core libraries
+  nlohmann-json3-dev   # JSON for results and configs (header-only)
+  libyaml-cpp-dev      # DLIO workload YAML
+  libzip-dev           # npz = zip archive of npy arrays (writer + verifier)
+
+  # GUI
+  qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev
+  libgl-dev libxkbcommon-dev
+  # tests, screenshots, report checks
+  xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
+)
+
+need=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    need+=("$p")
+  fi
+done
+
+if [ ${#need[@]} -eq 0 ]; then
+  echo "setup-debian: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup-debian: must run as root to install: ${need[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}"
+echo "setup-debian: installed ${#need[@]} package(s)"
