@@ -1,0 +1,550 @@
+// The MLPerf Storage v1.0 report generator this reproduces is report.py in mlcommons/storage (v1.0
+// era, commit 16b959b): it walks <result_dir>/<run>/summary.json, insists on exactly 5 runs, reads
+// model and accelerator from <run>/configs/overrides.yaml ("workload=<model>_<accelerator>"), takes
+// per run metric.train_throughput_mean_samples_per_second, metric.train_io_mean_MB_per_second and
+// num_accelerators, refuses runs whose metric.train_au_meet_expectation is "fail" and runs that
+// disagree on model, accelerator, accelerators, files or samples per file, then writes numpy mean and
+// numpy std (population) over the runs. It dumps with json.dump(default=str), which is why the
+// numpy integer train_num_accelerators appears as a string in every published report.
+#include "aggregate/group_aggregate.h"
+
+#include "aggregate/results_import.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace trainio::aggregate {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = kMiB * 1024.0;
+constexpr std::size_t kRequiredRuns = 5; // MLPerf Storage v1.0 REQUIRED_BENCHMARK_RUNS
+constexpr double kDatasetToMemory = 5.0; // dataset >= 5 × the clients' total memory
+
+std::string fmt(double v, int precision = 2) {
+    if (!std::isfinite(v)) return "n/a";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
+}
+
+bool relativelyEqual(double a, double b, double tolerance) {
+    if (a == b) return true;
+    return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+ordered_json statisticJson(const Statistic& s) { return ordered_json{{"value", s.value}, {"rule", s.rule}}; }
+
+ordered_json metricJson(const MetricAggregate& m) {
+    ordered_json j;
+    j["unit"] = m.unit;
+    j["n"] = m.values.size();
+    j["values"] = m.values;
+    j["mean"] = statisticJson(m.mean);
+    j["population_stdev"] = statisticJson(m.populationStdev);
+    j["sample_stdev"] = statisticJson(m.sampleStdev);
+    j["min"] = statisticJson(m.min);
+    j["max"] = statisticJson(m.max);
+    j["median"] = statisticJson(m.median);
+    j["geomean"] = statisticJson(m.geomean);
+    j["cv"] = statisticJson(m.cv);
+    j["reduced"] = statisticJson(m.reduced);
+    j["ci95"] = ordered_json{{"low", m.ci95.low}, {"high", m.ci95.high}, {"half_width", m.ci95.halfWidth}, {"rule", m.ci95.rule}};
+    return j;
+}
+
+std::string describeIdentity(const WorkloadIdentity& id) {
+    return std::to_string(id.accelerators) + " accelerators, " + std::to_string(id.filesTrain) + " files, " +
+           std::to_string(id.samplesPerFile) + " samples per file" +
+           (id.model.empty() ? std::string() : ", workload " + id.model + (id.accelerator.empty() ? "" : "_" + id.accelerator));
+}
+
+std::vector<double> collect(const ImportResult& imp, const std::vector<std::size_t>& runs, double InvocationRecord::*field) {
+    std::vector<double> v;
+    v.reserve(runs.size());
+    for (std::size_t i : runs) v.push_back(imp.runs[i].*field);
+    return v;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string csvNumber(double v) {
+    if (!std::isfinite(v)) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+} // namespace
+
+MetricAggregate aggregateMetric(std::string key, std::string unit, std::vector<double> values, Reduction reduction) {
+    MetricAggregate m;
+    m.key = std::move(key);
+    m.unit = std::move(unit);
+    m.values = std::move(values);
+    m.mean = mean(m.values);
+    m.populationStdev = populationStdev(m.values);
+    m.sampleStdev = sampleStdev(m.values);
+    m.median = median(m.values);
+    m.min = minimum(m.values);
+    m.max = maximum(m.values);
+    m.geomean = geomean(m.values);
+    m.cv = coefficientOfVariation(m.values);
+    m.reduced = reduce(m.values, reduction);
+    m.ci95 = ci95(m.values);
+    return m;
+}
+
+GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Reduction reduction) {
+    GroupAggregate a;
+    a.group = group;
+    a.reduction = reduction;
+    a.au = aggregateMetric("train_au_percentage", "%", collect(imp, group.runs, &InvocationRecord::auMeanPercent), reduction);
+    a.samplesPerSecond = aggregateMetric("train_throughput_samples_per_second", "samples/s",
+                                         collect(imp, group.runs, &InvocationRecord::samplesPerSecond), reduction);
+    a.mibPerSecond = aggregateMetric("train_throughput_MB_per_second", "MiB/s",
+                                     collect(imp, group.runs, &InvocationRecord::mbPerSecond), reduction);
+
+    // Epoch k over the runs that have it. MiB/s per epoch uses each run's own MiB-per-sample ratio
+    // (train_io_mean_MB_per_second / train_throughput_mean_samples_per_second), i.e. the record length
+    // DLIO itself used, so it matches the headline even where config.yaml is missing.
+    std::size_t epochs = 0;
+    for (std::size_t i : group.runs) epochs = std::max(epochs, imp.runs[i].epochAuPercent.size());
+    for (std::size_t e = 0; e < epochs; ++e) {
+        std::vector<double> au, sps, mib;
+        for (std::size_t i : group.runs) {
+            const auto& r = imp.runs[i];
+            if (e < r.epochAuPercent.size()) au.push_back(r.epochAuPercent[e]);
+            if (e < r.epochSamplesPerSecond.size()) {
+                sps.push_back(r.epochSamplesPerSecond[e]);
+                if (r.samplesPerSecond > 0) mib.push_back(r.epochSamplesPerSecond[e] * r.mbPerSecond / r.samplesPerSecond);
+            }
+        }
+        EpochAggregate ea;
+        ea.epoch = e + 1;
+        ea.au = aggregateMetric("train_au_percentage", "%", std::move(au), reduction);
+        ea.samplesPerSecond = aggregateMetric("train_throughput_samples_per_second", "samples/s", std::move(sps), reduction);
+        ea.mibPerSecond = aggregateMetric("train_throughput_MB_per_second", "MiB/s", std::move(mib), reduction);
+        a.perEpoch.push_back(std::move(ea));
+    }
+    a.checks = checkRules(imp, group, &a.notes);
+    if (group.existingReport) a.reportAgrees = compareWithReport(imp, group, *group.existingReport).empty();
+    return a;
+}
+
+std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& group, std::vector<std::string>* notes) {
+    std::vector<std::string> out;
+    std::vector<std::string> localNotes;
+    std::vector<std::string>& note = notes ? *notes : localNotes;
+
+    if (group.runs.size() != kRequiredRuns) {
+        out.push_back("This benchmark has " + std::to_string(group.runs.size()) + " measured run" +
+                      (group.runs.size() == 1 ? "" : "s") + "; MLPerf Storage requires exactly " +
+                      std::to_string(kRequiredRuns) + " (the warm-up does not count).");
+    }
+
+    for (std::size_t i : group.runs) {
+        const auto& r = imp.runs[i];
+        if (r.auThresholdPercent) {
+            if (r.auMeanPercent < *r.auThresholdPercent) {
+                out.push_back("Run " + r.runName + ": accelerator utilization " + fmt(r.auMeanPercent) +
+                              " % is below the " + fmt(*r.auThresholdPercent, 0) + " % threshold (" +
+                              r.auThresholdSource + "), so the storage did not keep the accelerators busy enough.");
+            }
+        } else {
+            note.push_back("Run " + r.runName + ": no AU threshold known (no metric.au in config.yaml, unknown workload).");
+        }
+        if (r.auMeetExpectation == "fail" && !(r.auThresholdPercent && r.auMeanPercent < *r.auThresholdPercent))
+            out.push_back("Run " + r.runName + ": DLIO marked its accelerator utilization as failed (train_au_meet_expectation).");
+        for (const auto& n : r.notes) note.push_back("Run " + r.runName + ": " + n + ".");
+    }
+
+    // Dataset size against the clients' memory, per run: memory may differ between runs' hosts.
+    bool sizeChecked = false;
+    for (std::size_t i : group.runs) {
+        const auto& r = imp.runs[i];
+        if (!r.recordLengthBytes || r.hostMemoryGiB <= 0.0) continue;
+        sizeChecked = true;
+        const double datasetBytes =
+            static_cast<double>(r.filesTrain) * static_cast<double>(r.samplesPerFile) * *r.recordLengthBytes;
+        const double needed = kDatasetToMemory * r.hostMemoryGiB * kGiB;
+        if (datasetBytes < needed) {
+            out.push_back("Run " + r.runName + ": the dataset (" + std::to_string(r.filesTrain) + " files × " +
+                          std::to_string(r.samplesPerFile) + " samples × " + fmt(*r.recordLengthBytes, 0) + " B = " +
+                          fmt(datasetBytes / kGiB, 1) + " GiB) is smaller than 5 × the clients' total memory (" +
+                          fmt(r.hostMemoryGiB, 1) + " GiB, so at least " + fmt(needed / kGiB, 1) +
+                          " GiB): the page cache can hold much of it, and AU then says little about the storage.");
+        }
+    }
+    if (!sizeChecked && !group.runs.empty())
+        note.push_back("Dataset size against client memory not checked: no record_length in config.yaml or no host_memory_GB.");
+
+    // Runs beside these in the same folder that differ in identity: the generator would refuse the folder.
+    for (const auto& other : imp.groups) {
+        if (other.path != group.path || other.identity == group.identity || other.runs.empty() || group.runs.empty()) continue;
+        out.push_back("The folder also holds " + std::to_string(other.runs.size()) + " run" +
+                      (other.runs.size() == 1 ? "" : "s") + " with a different configuration (" +
+                      describeIdentity(other.identity) + " instead of " + describeIdentity(group.identity) +
+                      "); all runs of a benchmark must use the same accelerators, files and samples per file.");
+    }
+    if (group.identity.model.empty() || group.identity.accelerator.empty())
+        note.push_back("The workload name (model_accelerator) is unknown: no configs/overrides.yaml with workload=.");
+
+    if (group.existingReport) {
+        for (auto& s : compareWithReport(imp, group, *group.existingReport)) out.push_back(std::move(s));
+    }
+    std::sort(note.begin(), note.end());
+    note.erase(std::unique(note.begin(), note.end()), note.end());
+    return out;
+}
+
+std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGroup& group, const fs::path& report) {
+    std::vector<std::string> out;
+    const std::string name = report.string();
+    std::string why;
+    auto text = readBoundedFile(report, 64ull << 20, why);
+    std::optional<nlohmann::json> j;
+    if (text) j = parseBoundedJson(*text, 64, why);
+    if (!j) {
+        out.push_back(name + " could not be read (" + why + "), so it could not be compared with the runs.");
+        return out;
+    }
+    const auto overallIt = j->is_object() ? j->find("overall") : j->end();
+    if (overallIt == j->end() || !overallIt->is_object()) {
+        out.push_back(name + " has no \"overall\" section, so it could not be compared with the runs.");
+        return out;
+    }
+    const auto& overall = *overallIt;
+    const ordered_json mine = mlperfReport(imp, group);
+    const auto& expected = mine["overall"];
+    const std::string runs = std::to_string(group.runs.size()) + " run" + (group.runs.size() == 1 ? "" : "s");
+    for (const auto& [key, value] : expected.items()) {
+        auto it = overall.find(key);
+        if (it == overall.end()) {
+            out.push_back(name + " lacks the key " + key + ".");
+            continue;
+        }
+        if (value.is_number_float()) {
+            const double mineV = value.get<double>();
+            if (!it->is_number() || !relativelyEqual(it->get<double>(), mineV, 1e-9)) {
+                std::string theirs = it->dump();
+                std::string diff;
+                if (it->is_number() && mineV != 0.0)
+                    diff = " (" + fmt(100.0 * (it->get<double>() - mineV) / mineV, 3) + " %)";
+                out.push_back(name + " says " + key + " = " + theirs + ", but the " + runs + " beside it give " +
+                              csvNumber(mineV) + diff + ".");
+            }
+        } else {
+            // Integers may be written as numbers or (train_num_accelerators) as strings: compare as text.
+            auto asText = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+            const std::string mineS = value.is_string() ? value.get<std::string>() : value.dump();
+            if (asText(*it) != mineS)
+                out.push_back(name + " says " + key + " = " + it->dump() + ", but the " + runs + " beside it give " + mineS + ".");
+        }
+    }
+    if (auto runsIt = j->find("runs"); runsIt != j->end() && runsIt->is_object()) {
+        std::vector<std::string> missing;
+        for (const auto& [runName, _] : runsIt->items()) {
+            const bool present = std::any_of(group.runs.begin(), group.runs.end(),
+                                             [&](std::size_t i) { return imp.runs[i].runName == runName; });
+            if (!present) missing.push_back(runName);
+        }
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+            out.push_back(name + " lists runs that are not beside it: " + list + ".");
+        }
+    }
+    return out;
+}
+
+ordered_json mlperfReport(const ImportResult& imp, const RunGroup& group) {
+    ordered_json report;
+    ordered_json runs = ordered_json::object();
+    for (std::size_t i : group.runs) {
+        const auto& r = imp.runs[i];
+        ordered_json run;
+        run["train_throughput_samples_per_second"] = r.samplesPerSecond;
+        run["train_throughput_MB_per_second"] = r.mbPerSecond;
+        run["train_num_accelerators"] = std::to_string(r.accelerators);
+        run["model"] = r.model;
+        run["accelerator"] = r.accelerator;
+        run["num_files_train"] = r.filesTrain;
+        run["num_samples_per_file"] = r.samplesPerFile;
+        runs[r.runName] = std::move(run);
+    }
+    const auto sps = collect(imp, group.runs, &InvocationRecord::samplesPerSecond);
+    const auto mbps = collect(imp, group.runs, &InvocationRecord::mbPerSecond);
+    ordered_json overall;
+    overall["model"] = group.identity.model;
+    overall["accelerator"] = group.identity.accelerator;
+    overall["num_benchmark_runs"] = group.runs.size();
+    overall["train_num_accelerators"] = std::to_string(group.identity.accelerators);
+    overall["num_files_train"] = group.identity.filesTrain;
+    overall["num_samples_per_file"] = group.identity.samplesPerFile;
+    overall["train_throughput_mean_samples_per_second"] = mean(sps).value;
+    overall["train_throughput_stdev_samples_per_second"] = populationStdev(sps).value;
+    overall["train_throughput_mean_MB_per_second"] = mean(mbps).value;
+    overall["train_throughput_stdev_MB_per_second"] = populationStdev(mbps).value;
+    report["overall"] = std::move(overall);
+    report["runs"] = std::move(runs);
+    return report;
+}
+
+ordered_json toJson(const InvocationRecord& r) {
+    ordered_json j;
+    j["path"] = r.path.string();
+    j["name"] = r.runName;
+    j["warmup"] = r.warmup;
+    j["train_au_mean_percentage"] = r.auMeanPercent;
+    j["train_throughput_mean_samples_per_second"] = r.samplesPerSecond;
+    j["train_io_mean_MB_per_second"] = r.mbPerSecond;
+    j["train_au_percentage"] = r.epochAuPercent;
+    j["train_throughput_samples_per_second"] = r.epochSamplesPerSecond;
+    j["au_threshold_percentage"] = r.auThresholdPercent ? ordered_json(*r.auThresholdPercent) : ordered_json();
+    j["train_au_meet_expectation"] = r.auMeetExpectation;
+    j["train_num_accelerators"] = r.accelerators;
+    j["num_hosts"] = r.numHosts;
+    j["host_memory_GB_total"] = r.hostMemoryGiB;
+    j["record_length_bytes"] = r.recordLengthBytes ? ordered_json(*r.recordLengthBytes) : ordered_json();
+    j["epochs"] = r.epochs;
+    j["start"] = r.start;
+    j["end"] = r.end;
+    ordered_json files = ordered_json::array();
+    for (const auto& f : r.summaryFiles) files.push_back(f.string());
+    j["summary_files"] = std::move(files);
+    j["notes"] = r.notes;
+    return j;
+}
+
+ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
+    const auto& g = a.group;
+    ordered_json j;
+    j["path"] = g.path.string();
+    j["system"] = g.system;
+    j["system_file"] = g.systemFile ? ordered_json(g.systemFile->string()) : ordered_json();
+    j["model"] = g.identity.model;
+    j["accelerator"] = g.identity.accelerator;
+    j["num_runs"] = g.runs.size();
+    j["num_warmup_runs"] = g.warmups.size();
+    j["train_num_accelerators"] = g.identity.accelerators;
+    j["num_files_train"] = g.identity.filesTrain;
+    j["num_samples_per_file"] = g.identity.samplesPerFile;
+    // The MLPerf Storage v1.0 reduction, under its key names.
+    j["train_throughput_mean_samples_per_second"] = a.samplesPerSecond.mean.value;
+    j["train_throughput_stdev_samples_per_second"] = a.samplesPerSecond.populationStdev.value;
+    j["train_throughput_mean_MB_per_second"] = a.mibPerSecond.mean.value;
+    j["train_throughput_stdev_MB_per_second"] = a.mibPerSecond.populationStdev.value;
+    j["train_au_mean_percentage"] = a.au.mean.value;
+    j["train_au_stdev_percentage"] = a.au.populationStdev.value;
+    j["mlperf_rule"] = "mean of the per-run means, population stdev (numpy.mean / numpy.std), as "
+                       "mlcommons/storage report.py writes mlperf_storage_report.json";
+    j["units"] = ordered_json{{"MB_per_second", "MiB/s (2^20 bytes per second; DLIO and MLPerf call it MB/s)"}};
+    j["reduce"] = reductionName(a.reduction);
+    j["ci95"] = ordered_json{
+        {a.au.key, {{"low", a.au.ci95.low}, {"high", a.au.ci95.high}}},
+        {a.samplesPerSecond.key, {{"low", a.samplesPerSecond.ci95.low}, {"high", a.samplesPerSecond.ci95.high}}},
+        {a.mibPerSecond.key, {{"low", a.mibPerSecond.ci95.low}, {"high", a.mibPerSecond.ci95.high}}}};
+    j["statistics"] = ordered_json{{a.au.key, metricJson(a.au)},
+                                   {a.samplesPerSecond.key, metricJson(a.samplesPerSecond)},
+                                   {a.mibPerSecond.key, metricJson(a.mibPerSecond)}};
+    ordered_json epochs = ordered_json::array();
+    for (const auto& e : a.perEpoch) {
+        epochs.push_back(ordered_json{{"epoch", e.epoch},
+                                      {e.au.key, metricJson(e.au)},
+                                      {e.samplesPerSecond.key, metricJson(e.samplesPerSecond)},
+                                      {e.mibPerSecond.key, metricJson(e.mibPerSecond)}});
+    }
+    j["per_epoch"] = std::move(epochs);
+    j["passed"] = a.checks.empty();
+    j["checks"] = a.checks;
+    j["notes"] = a.notes;
+    if (g.existingReport) {
+        j["mlperf_storage_report"] = ordered_json{{"path", g.existingReport->string()},
+                                                  {"agrees", a.reportAgrees.value_or(false)}};
+    } else {
+        j["mlperf_storage_report"] = nullptr;
+    }
+    ordered_json runs = ordered_json::array();
+    for (std::size_t i : g.runs) runs.push_back(toJson(imp.runs[i]));
+    j["runs"] = std::move(runs);
+    ordered_json warm = ordered_json::array();
+    for (std::size_t i : g.warmups) warm.push_back(toJson(imp.runs[i]));
+    j["warmup"] = std::move(warm);
+    return j;
+}
+
+ordered_json toJson(const ImportResult& imp, Reduction reduction) {
+    ordered_json j;
+    ordered_json groups = ordered_json::array();
+    for (const auto& g : imp.groups) groups.push_back(toJson(aggregateGroup(imp, g, reduction), imp));
+    ordered_json skipped = ordered_json::array();
+    for (const auto& s : imp.skipped) skipped.push_back(ordered_json{{"path", s.path.string()}, {"reason", s.reason}});
+    j["groups"] = std::move(groups);
+    j["skipped"] = std::move(skipped);
+    return j;
+}
+
+std::string formatTable(const ImportResult& imp, Reduction reduction) {
+    const std::string red = reductionName(reduction);
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"workload", "accel", "files", "runs", "samples/s (" + red + ")", "±95% CI", "MiB/s (" + red + ")",
+                    "±95% CI", "AU % (" + red + ")", "checks", "path"});
+    for (const auto& g : imp.groups) {
+        const GroupAggregate a = aggregateGroup(imp, g, reduction);
+        std::string workload = g.identity.model.empty() ? "?" : g.identity.model;
+        if (!g.identity.accelerator.empty()) workload += "_" + g.identity.accelerator;
+        rows.push_back({workload, std::to_string(g.identity.accelerators), std::to_string(g.identity.filesTrain),
+                        std::to_string(g.runs.size()) + (g.warmups.empty() ? "" : "+" + std::to_string(g.warmups.size()) + "w"),
+                        fmt(a.samplesPerSecond.reduced.value), fmt(a.samplesPerSecond.ci95.halfWidth),
+                        fmt(a.mibPerSecond.reduced.value), fmt(a.mibPerSecond.ci95.halfWidth), fmt(a.au.reduced.value),
+                        a.checks.empty() ? "pass" : std::to_string(a.checks.size()) + " failed", g.path.string()});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    auto displayWidth = [](const std::string& s) {
+        std::size_t w = 0;
+        for (unsigned char c : s) w += (c & 0xC0) != 0x80; // count UTF-8 code points, not bytes
+        return w;
+    };
+    for (const auto& r : rows)
+        for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], displayWidth(r[c]));
+    std::ostringstream os;
+    for (const auto& r : rows) {
+        for (std::size_t c = 0; c < r.size(); ++c) {
+            const std::size_t pad = width[c] - displayWidth(r[c]);
+            const bool numeric = c >= 1 && c <= 8;
+            if (c + 1 == r.size()) {
+                os << r[c];
+            } else if (numeric) {
+                os << std::string(pad, ' ') << r[c] << "  ";
+            } else {
+                os << r[c] << std::string(pad, ' ') << "  ";
+            }
+        }
+        os << '\n';
+    }
+    for (const auto& g : imp.groups) {
+        const auto checks = checkRules(imp, g);
+        for (const auto& c : checks) os << "! " << g.path.string() << ": " << c << '\n';
+    }
+    for (const auto& s : imp.skipped) os << "skipped " << s.path.string() << ": " << s.reason << '\n';
+    return os.str();
+}
+
+std::string formatCsv(const ImportResult& imp, Reduction reduction) {
+    std::ostringstream os;
+    os << "path,system,model,accelerator,train_num_accelerators,num_files_train,num_samples_per_file,num_runs,"
+          "train_throughput_mean_samples_per_second,train_throughput_stdev_samples_per_second,"
+          "train_throughput_mean_MB_per_second,train_throughput_stdev_MB_per_second,train_au_mean_percentage,"
+          "reduce,samples_per_second_reduced,samples_per_second_ci95_low,samples_per_second_ci95_high,"
+          "MB_per_second_reduced,MB_per_second_ci95_low,MB_per_second_ci95_high,au_percentage_reduced,"
+          "au_ci95_low,au_ci95_high,passed,checks\n";
+    for (const auto& g : imp.groups) {
+        const GroupAggregate a = aggregateGroup(imp, g, reduction);
+        std::string checks;
+        for (const auto& c : a.checks) checks += (checks.empty() ? "" : " | ") + c;
+        os << csvField(g.path.string()) << ',' << csvField(g.system) << ',' << csvField(g.identity.model) << ','
+           << csvField(g.identity.accelerator) << ',' << g.identity.accelerators << ',' << g.identity.filesTrain << ','
+           << g.identity.samplesPerFile << ',' << g.runs.size() << ',' << csvNumber(a.samplesPerSecond.mean.value) << ','
+           << csvNumber(a.samplesPerSecond.populationStdev.value) << ',' << csvNumber(a.mibPerSecond.mean.value) << ','
+           << csvNumber(a.mibPerSecond.populationStdev.value) << ',' << csvNumber(a.au.mean.value) << ','
+           << reductionName(reduction) << ',' << csvNumber(a.samplesPerSecond.reduced.value) << ','
+           << csvNumber(a.samplesPerSecond.ci95.low) << ',' << csvNumber(a.samplesPerSecond.ci95.high) << ','
+           << csvNumber(a.mibPerSecond.reduced.value) << ',' << csvNumber(a.mibPerSecond.ci95.low) << ','
+           << csvNumber(a.mibPerSecond.ci95.high) << ',' << csvNumber(a.au.reduced.value) << ','
+           << csvNumber(a.au.ci95.low) << ',' << csvNumber(a.au.ci95.high) << ',' << (a.checks.empty() ? "true" : "false")
+           << ',' << csvField(checks) << '\n';
+    }
+    return os.str();
+}
+
+void writeFileAtomically(const fs::path& target, const std::string& text) {
+    const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw RunError(describeProblem(tmp.string(), "", "", "a writable file (" + errnoText(errno) + ")"));
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw RunError(tmp.string() + ": write failed: " + errnoText(err));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw RunError(tmp.string() + ": could not flush to disk: " + errnoText(err));
+    }
+    if (::rename(tmp.c_str(), target.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw RunError(target.string() + ": could not rename the temporary file into place: " + errnoText(err));
+    }
+}
+
+fs::path writeMlperfReport(const fs::path& runsDir) {
+    const ImportResult imp = importResults({runsDir});
+    std::vector<const RunGroup*> measured;
+    for (const auto& g : imp.groups)
+        if (!g.runs.empty()) measured.push_back(&g);
+    if (measured.empty()) {
+        std::string detail;
+        for (const auto& s : imp.skipped) detail += "; " + s.path.string() + ": " + s.reason;
+        throw InputError(runsDir.string() + ": no readable <run>/summary.json below it" + detail);
+    }
+    if (measured.size() > 1) {
+        std::string detail;
+        for (const auto* g : measured) detail += "; " + g->path.string() + ": " + describeIdentity(g->identity);
+        throw InputError(runsDir.string() + ": the runs are of different workloads or folders, and the MLPerf "
+                                            "Storage report covers one" + detail);
+    }
+    std::error_code ec;
+    if (!fs::equivalent(measured.front()->path, runsDir, ec)) {
+        throw InputError(runsDir.string() + ": expected the layout <runs>/<run>/summary.json, found runs in " +
+                         measured.front()->path.string());
+    }
+    const fs::path target = runsDir / "mlperf_storage_report.json";
+    // json.dump(indent=4) layout, as the generator writes it.
+    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4));
+    return target;
+}
+
+fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction) {
+    const ImportResult imp = importResults({benchmarkDir});
+    ordered_json j;
+    j["benchmark"] = benchmarkDir.string();
+    j["generator"] = std::string("TrainIO ") + TRAINIO_VERSION;
+    j["reduce"] = reductionName(reduction);
+    ordered_json all = toJson(imp, reduction);
+    j["groups"] = std::move(all["groups"]);
+    j["skipped"] = std::move(all["skipped"]);
+    const fs::path target = benchmarkDir / "aggregate.json";
+    writeFileAtomically(target, j.dump(2) + "\n");
+    return target;
+}
+
+} // namespace trainio::aggregate

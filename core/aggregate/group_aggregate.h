@@ -1,0 +1,85 @@
+// Aggregation of a benchmark's measured runs, the MLPerf Storage closed-division checks beside the
+// numbers, and the files a benchmark folder gets: runs/mlperf_storage_report.json (what the MLPerf
+// Storage v1.0 report generator writes) and aggregate.json (TrainIO's full statistics).
+#pragma once
+
+#include "aggregate/invocation_record.h"
+#include "aggregate/statistics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainio::aggregate {
+
+// One metric over the measured runs of a group (or over the runs' values of one epoch).
+struct MetricAggregate {
+    std::string key;  // the per-run key as MLPerf names it, e.g. "train_throughput_samples_per_second"
+    std::string unit; // "%", "samples/s", "MiB/s"
+    std::vector<double> values;
+    Statistic mean, populationStdev, sampleStdev, median, min, max, geomean, cv;
+    Statistic reduced; // the reduction the user chose (--reduce), labelled with its rule
+    ConfidenceInterval ci95;
+};
+
+MetricAggregate aggregateMetric(std::string key, std::string unit, std::vector<double> values,
+                                Reduction reduction = Reduction::Mean);
+
+struct EpochAggregate {
+    std::size_t epoch = 0; // 1-based, as DLIO numbers epochs
+    MetricAggregate au, samplesPerSecond, mibPerSecond;
+};
+
+struct GroupAggregate {
+    RunGroup group;
+    Reduction reduction = Reduction::Mean;
+    MetricAggregate au;               // train_au_mean_percentage of each run
+    MetricAggregate samplesPerSecond; // train_throughput_mean_samples_per_second of each run
+    MetricAggregate mibPerSecond;     // train_io_mean_MB_per_second of each run (MiB/s, DLIO says MB/s)
+    std::vector<EpochAggregate> perEpoch;
+    std::vector<std::string> checks;  // rule violations, one sentence each
+    std::vector<std::string> notes;   // what could not be checked, quirks tolerated
+    std::optional<bool> reportAgrees; // set when the folder holds an mlperf_storage_report.json
+};
+
+GroupAggregate aggregateGroup(const ImportResult& imported, const RunGroup& group,
+                              Reduction reduction = Reduction::Mean);
+
+// MLPerf Storage closed-division checks for one group; `notes` (optional) receives what could not be
+// checked. Reads the group's existing mlperf_storage_report.json, if any, to compare it.
+std::vector<std::string> checkRules(const ImportResult& imported, const RunGroup& group,
+                                    std::vector<std::string>* notes = nullptr);
+
+// Compares an mlperf_storage_report.json with the runs it claims to summarise; empty when they agree.
+std::vector<std::string> compareWithReport(const ImportResult& imported, const RunGroup& group,
+                                           const std::filesystem::path& report);
+
+// What the MLPerf Storage v1.0 generator writes for these runs: same keys, same order, same
+// reductions (numpy mean and population stdev), train_num_accelerators as a string.
+nlohmann::ordered_json mlperfReport(const ImportResult& imported, const RunGroup& group);
+
+nlohmann::ordered_json toJson(const GroupAggregate& aggregate, const ImportResult& imported);
+nlohmann::ordered_json toJson(const InvocationRecord& run);
+// {"groups": [...], "skipped": [{"path", "reason"}]} for everything imported.
+nlohmann::ordered_json toJson(const ImportResult& imported, Reduction reduction = Reduction::Mean);
+
+std::string formatTable(const ImportResult& imported, Reduction reduction = Reduction::Mean);
+std::string formatCsv(const ImportResult& imported, Reduction reduction = Reduction::Mean);
+
+// Writes <runsDir>/mlperf_storage_report.json atomically (temporary file, fsync, rename) from the
+// measured runs <runsDir>/<run>/summary.json. Throws InputError when the folder holds no readable
+// run or runs of different workloads (the generator refuses those too). Returns the file written.
+std::filesystem::path writeMlperfReport(const std::filesystem::path& runsDir);
+
+// Writes <benchmarkDir>/aggregate.json atomically: every group found below the folder (measured runs
+// from runs/*, warm-up from warmup/ shown apart), with statistics, checks and skipped files.
+std::filesystem::path writeAggregateJson(const std::filesystem::path& benchmarkDir,
+                                         Reduction reduction = Reduction::Mean);
+
+// Writes text to a temporary file beside `target`, flushes it to disk and renames it over `target`.
+void writeFileAtomically(const std::filesystem::path& target, const std::string& text);
+
+} // namespace trainio::aggregate

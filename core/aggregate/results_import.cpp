@@ -1,0 +1,717 @@
+#include "aggregate/results_import.h"
+
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace trainio::aggregate {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string trim(const std::string& s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+std::string unquote(std::string s) {
+    s = trim(s);
+    if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+        s = s.substr(1, s.size() - 2);
+    return s;
+}
+
+bool isWarmupName(const std::string& name) {
+    const std::string n = lower(name);
+    return n == "warmup" || n == "warm-up" || n == "warm_up";
+}
+
+// Is `p` inside `root`? Both must be canonical.
+bool isWithin(const fs::path& p, const fs::path& root) {
+    auto r = root.begin(), q = p.begin();
+    for (; r != root.end(); ++r, ++q) {
+        if (q == p.end() || *q != *r) return false;
+    }
+    return true;
+}
+
+// A symlink may point anywhere; only follow it when its target stays inside the imported tree.
+bool safeToRead(const fs::path& file, const fs::path& canonicalRoot, std::string& why) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(file, ec))) return true;
+    const fs::path target = fs::weakly_canonical(file, ec);
+    if (ec || !isWithin(target, canonicalRoot)) {
+        why = "symbolic link pointing outside the imported tree; not followed";
+        return false;
+    }
+    return true;
+}
+
+const json* find(const json& obj, const char* key) {
+    if (!obj.is_object()) return nullptr;
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+}
+
+std::string typeName(const json& v) {
+    if (v.is_string()) return "a string";
+    if (v.is_boolean()) return "a boolean";
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    if (v.is_null()) return "null";
+    return "a number";
+}
+
+// A finite number, or a reason.
+bool numberAt(const json& obj, const char* key, const std::string& where, double& out, std::string& why) {
+    const json* v = find(obj, key);
+    if (!v) {
+        why = "missing key " + where + key;
+        return false;
+    }
+    if (!v->is_number()) {
+        why = where + key + " is " + typeName(*v) + ", expected a number";
+        return false;
+    }
+    out = v->get<double>();
+    if (!std::isfinite(out)) {
+        why = where + key + " is not a finite number";
+        return false;
+    }
+    return true;
+}
+
+// Whole numbers that some writers store as strings ("train_num_accelerators": "3").
+bool integerAt(const json& obj, const char* key, std::int64_t& out, std::string& why, bool& wasString) {
+    const json* v = find(obj, key);
+    wasString = false;
+    if (!v) {
+        why = std::string("missing key ") + key;
+        return false;
+    }
+    if (v->is_number_integer()) {
+        out = v->get<std::int64_t>();
+    } else if (v->is_number_float()) {
+        const double d = v->get<double>();
+        if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15) {
+            why = std::string(key) + " = " + v->dump() + ", expected a whole number";
+            return false;
+        }
+        out = static_cast<std::int64_t>(d);
+    } else if (v->is_string()) {
+        const std::string s = trim(v->get<std::string>());
+        if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) {
+            why = std::string(key) + " = \"" + v->get<std::string>() + "\", expected a whole number";
+            return false;
+        }
+        out = std::stoll(s);
+        wasString = true;
+    } else {
+        why = std::string(key) + " is " + typeName(*v) + ", expected a whole number";
+        return false;
+    }
+    if (out < 0) {
+        why = std::string(key) + " = " + std::to_string(out) + ", expected a number >= 0";
+        return false;
+    }
+    return true;
+}
+
+std::vector<double> numberArray(const json& metric, const char* key) {
+    std::vector<double> out;
+    const json* v = find(metric, key);
+    if (!v || !v->is_array()) return out;
+    for (const auto& x : *v) {
+        if (!x.is_number()) return {};
+        const double d = x.get<double>();
+        if (!std::isfinite(d)) return {};
+        out.push_back(d);
+    }
+    return out;
+}
+
+std::string stringAt(const json& obj, const char* key) {
+    const json* v = find(obj, key);
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+// One host's summary.json, parsed into the fields of an invocation.
+struct HostSummary {
+    fs::path file;
+    std::int64_t accelerators = 0, filesTrain = 0, samplesPerFile = 0, numHosts = 0, epochs = 0;
+    double au = 0, auStdev = 0, sps = 0, spsStdev = 0, mbps = 0, mbpsStdev = 0, hostMemoryGiB = 0;
+    std::vector<double> epochAu, epochSps;
+    std::string meet, start, end, hostname;
+    std::vector<std::string> notes;
+};
+
+bool parseSummary(const json& j, HostSummary& s, std::string& why) {
+    if (!j.is_object()) {
+        why = "top level is " + typeName(j) + ", expected an object";
+        return false;
+    }
+    const json* metric = find(j, "metric");
+    if (!metric) {
+        why = "missing key metric";
+        return false;
+    }
+    if (!metric->is_object()) {
+        why = "metric is " + typeName(*metric) + ", expected an object";
+        return false;
+    }
+    if (!numberAt(*metric, "train_au_mean_percentage", "metric.", s.au, why) ||
+        !numberAt(*metric, "train_throughput_mean_samples_per_second", "metric.", s.sps, why) ||
+        !numberAt(*metric, "train_io_mean_MB_per_second", "metric.", s.mbps, why))
+        return false;
+    std::string ignored;
+    if (!numberAt(*metric, "train_au_stdev_percentage", "metric.", s.auStdev, ignored)) s.auStdev = NAN;
+    if (!numberAt(*metric, "train_throughput_stdev_samples_per_second", "metric.", s.spsStdev, ignored)) s.spsStdev = NAN;
+    if (!numberAt(*metric, "train_io_stdev_MB_per_second", "metric.", s.mbpsStdev, ignored)) s.mbpsStdev = NAN;
+    bool asString = false;
+    if (!integerAt(j, "num_accelerators", s.accelerators, why, asString)) return false;
+    if (asString) s.notes.push_back("num_accelerators is a string");
+    if (!integerAt(j, "num_files_train", s.filesTrain, why, asString)) return false;
+    if (!integerAt(j, "num_samples_per_file", s.samplesPerFile, why, asString)) return false;
+    if (!integerAt(j, "num_hosts", s.numHosts, ignored, asString)) s.numHosts = 1;
+    if (!integerAt(j, "epochs", s.epochs, ignored, asString)) s.epochs = 0;
+    s.epochAu = numberArray(*metric, "train_au_percentage");
+    s.epochSps = numberArray(*metric, "train_throughput_samples_per_second");
+    s.meet = stringAt(*metric, "train_au_meet_expectation");
+    s.start = stringAt(j, "start");
+    s.end = stringAt(j, "end");
+    s.hostname = stringAt(j, "hostname");
+    if (const json* mem = find(j, "host_memory_GB"); mem && mem->is_array()) {
+        bool zero = false;
+        for (const auto& x : *mem) {
+            if (x.is_number() && std::isfinite(x.get<double>())) {
+                s.hostMemoryGiB += x.get<double>();
+                zero = zero || x.get<double>() == 0.0;
+            }
+        }
+        if (zero) s.notes.push_back("host_memory_GB has zero slots; only the sum is used");
+    } else if (mem && mem->is_number() && std::isfinite(mem->get<double>())) {
+        s.hostMemoryGiB = mem->get<double>();
+    }
+    return true;
+}
+
+using FlatMap = std::map<std::string, std::string>;
+
+struct RunConfig {
+    std::string model, accelerator;
+    std::optional<double> recordLength;
+    std::optional<double> auFraction;
+    std::vector<std::string> notes;
+};
+
+std::optional<double> toDouble(const std::string& s) {
+    try {
+        std::size_t used = 0;
+        const double d = std::stod(s, &used);
+        if (used != s.size() || !std::isfinite(d)) return std::nullopt;
+        return d;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canonicalRoot, const ImportOptions& opt) {
+    RunConfig rc;
+    FlatMap merged;
+    auto readIfSafe = [&](const fs::path& file) -> std::optional<std::string> {
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) return std::nullopt;
+        std::string why;
+        if (!safeToRead(file, canonicalRoot, why)) {
+            rc.notes.push_back(file.string() + ": " + why);
+            return std::nullopt;
+        }
+        auto text = readBoundedFile(file, opt.maxFileBytes, why);
+        if (!text) rc.notes.push_back(file.string() + ": " + why);
+        return text;
+    };
+    // Hydra's config.yaml is the composed configuration (overrides already applied); overrides.yaml is
+    // where MLPerf's generator reads the workload name, so it wins for model and accelerator.
+    for (const auto& dir : dirs) {
+        bool found = false;
+        for (const char* sub : {"configs", ".hydra"}) {
+            if (auto text = readIfSafe(dir / sub / "config.yaml")) {
+                for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
+                found = true;
+                break;
+            }
+        }
+        if (found) break;
+    }
+    std::string workload;
+    for (const auto& dir : dirs) {
+        bool found = false;
+        for (const char* sub : {"configs", ".hydra"}) {
+            if (auto text = readIfSafe(dir / sub / "overrides.yaml")) {
+                for (auto& [k, v] : readOverrides(*text)) {
+                    if (k == "=workload") workload = v;
+                    else merged[k] = v;
+                }
+                found = true;
+                break;
+            }
+        }
+        if (found) break;
+    }
+    if (!workload.empty()) {
+        // MLPerf's rule: workload=<model>_<accelerator>, split at '_'.
+        const auto us = workload.find('_');
+        rc.model = workload.substr(0, us);
+        if (us != std::string::npos) rc.accelerator = workload.substr(us + 1, workload.find('_', us + 1) - us - 1);
+    }
+    if (rc.model.empty()) {
+        if (auto it = merged.find("model"); it != merged.end()) rc.model = it->second;
+        else if (auto it2 = merged.find("model.name"); it2 != merged.end()) rc.model = it2->second;
+    }
+    for (const char* key : {"dataset.record_length_bytes", "dataset.record_length"}) {
+        if (auto it = merged.find(key); it != merged.end()) {
+            if (auto d = toDouble(it->second); d && *d > 0) {
+                rc.recordLength = d;
+                break;
+            }
+        }
+    }
+    if (auto it = merged.find("metric.au"); it != merged.end()) {
+        if (auto d = toDouble(it->second); d && *d > 0 && *d <= 1) rc.auFraction = d;
+    }
+    return rc;
+}
+
+// Thresholds of the MLPerf Storage v1.0 workloads, used only when no config names one.
+std::optional<double> knownAuThreshold(const std::string& model) {
+    if (model == "unet3d" || model == "resnet50") return 90.0;
+    if (model == "cosmoflow") return 70.0;
+    return std::nullopt;
+}
+
+struct Found {
+    fs::path summary;
+    fs::path canonicalRoot;
+    std::string importRootName;
+};
+
+int maxNesting(const std::string& text, int limit) {
+    int depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit) return deepest;
+        } else if (c == ']' || c == '}') --depth;
+    }
+    return deepest;
+}
+
+} // namespace
+
+std::optional<std::string> readBoundedFile(const fs::path& file, std::uintmax_t maxBytes, std::string& why) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        why = "cannot open: " + errnoText(errno);
+        return std::nullopt;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        why = "not a regular file";
+        return std::nullopt;
+    }
+    if (static_cast<std::uintmax_t>(st.st_size) > maxBytes) {
+        ::close(fd);
+        why = "file is " + std::to_string(st.st_size) + " bytes, larger than the " +
+              std::to_string(maxBytes >> 20) + " MiB read limit";
+        return std::nullopt;
+    }
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            why = "read error: " + errnoText(errno);
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    text.resize(got);
+    return text;
+}
+
+std::optional<json> parseBoundedJson(const std::string& text, int maxDepth, std::string& why) {
+    if (trim(text).empty()) {
+        why = "empty file";
+        return std::nullopt;
+    }
+    if (maxNesting(text, maxDepth) > maxDepth) {
+        why = "JSON nested deeper than " + std::to_string(maxDepth) + " levels";
+        return std::nullopt;
+    }
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        // nlohmann's messages are precise ("unexpected end of input", "number overflow parsing '1e400'").
+        std::string msg = e.what();
+        if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+        why = "not valid JSON: " + msg;
+        return std::nullopt;
+    }
+}
+
+std::vector<std::pair<std::string, std::string>> readFlatYaml(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::vector<std::pair<std::size_t, std::string>> stack; // (indent, key) of open mappings
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        std::string line = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        std::size_t indent = 0;
+        while (indent < line.size() && line[indent] == ' ') ++indent;
+        const std::string body = line.substr(indent);
+        if (body.empty() || body[0] == '#' || body[0] == '-' || body.rfind("---", 0) == 0) continue;
+        const auto colon = body.find(": ") != std::string::npos ? body.find(": ")
+                           : (!body.empty() && body.back() == ':') ? body.size() - 1 : std::string::npos;
+        if (colon == std::string::npos || colon == 0) continue;
+        const std::string key = unquote(body.substr(0, colon));
+        std::string value = colon + 1 < body.size() ? body.substr(colon + 1) : std::string();
+        if (auto hash = value.find(" #"); hash != std::string::npos) value = value.substr(0, hash);
+        value = unquote(value);
+        while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
+        std::string full;
+        for (const auto& s : stack) full += s.second + ".";
+        full += key;
+        if (value.empty()) stack.emplace_back(indent, key);
+        else out.emplace_back(full.rfind("workload.", 0) == 0 ? full.substr(9) : full, value);
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> readOverrides(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        std::string item = trim(text.substr(pos, nl - pos));
+        pos = nl + 1;
+        if (item.rfind("- ", 0) != 0) continue;
+        item = unquote(item.substr(2));
+        while (!item.empty() && (item[0] == '+' || item[0] == '~')) item.erase(0, 1);
+        const auto eq = item.find('=');
+        if (eq == std::string::npos) continue;
+        std::string key = trim(item.substr(0, eq));
+        const std::string value = unquote(item.substr(eq + 1));
+        // The workload choice itself, as opposed to a key inside the workload.
+        if (key == "workload") out.emplace_back("=workload", value);
+        else out.emplace_back(key.rfind("workload.", 0) == 0 ? key.substr(9) : key, value);
+    }
+    return out;
+}
+
+bool looksLikeRunFolder(const std::string& name) {
+    const std::string n = lower(name);
+    std::size_t i = 0;
+    if (n.rfind("run", 0) == 0) {
+        i = 3;
+        if (i < n.size() && (n[i] == '-' || n[i] == '_' || n[i] == ' ')) ++i;
+        return i < n.size() && std::all_of(n.begin() + static_cast<long>(i), n.end(),
+                                           [](unsigned char c) { return std::isdigit(c); });
+    }
+    // Timestamps: at least 8 digits, only digits and separators.
+    std::size_t digits = 0;
+    for (char c : n) {
+        if (std::isdigit(static_cast<unsigned char>(c))) ++digits;
+        else if (c != '-' && c != '_' && c != ':' && c != 't' && c != '.') return false;
+    }
+    return digits >= 8;
+}
+
+bool naturalLess(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t ie = i, je = j;
+            while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+            while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+            std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+            na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+            nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+            if (na.size() != nb.size()) return na.size() < nb.size();
+            if (na != nb) return na < nb;
+            i = ie;
+            j = je;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options) {
+    ImportResult result;
+    std::vector<Found> found;
+    std::set<fs::path> seen;
+
+    for (const auto& root : roots) {
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(root, ec))) {
+            result.skipped.push_back({root, "no such file or folder"});
+            continue;
+        }
+        fs::path canonicalRoot = fs::weakly_canonical(root, ec);
+        if (ec) canonicalRoot = fs::absolute(root);
+        const fs::path absRoot = fs::absolute(root).lexically_normal();
+        if (fs::is_regular_file(root, ec)) {
+            const fs::path parent = absRoot.parent_path();
+            if (seen.insert(absRoot).second) found.push_back({absRoot, fs::weakly_canonical(parent, ec), parent.filename().string()});
+            continue;
+        }
+        std::string rootName = absRoot.filename().string();
+        if (rootName.empty()) rootName = absRoot.parent_path().filename().string();
+        // Directory symlinks are not followed: they can leave the tree or loop.
+        fs::recursive_directory_iterator it(absRoot, fs::directory_options::skip_permission_denied, ec), end;
+        if (ec) {
+            result.skipped.push_back({root, "cannot list folder: " + ec.message()});
+            continue;
+        }
+        for (; it != end; it.increment(ec)) {
+            if (ec) {
+                result.skipped.push_back({it->path(), "cannot list folder: " + ec.message()});
+                ec.clear();
+                continue;
+            }
+            if (it->path().filename() != "summary.json") continue;
+            if (it->is_directory(ec)) continue;
+            const fs::path p = it->path().lexically_normal();
+            if (seen.insert(p).second) found.push_back({p, canonicalRoot, rootName});
+        }
+    }
+    result.summariesFound = found.size();
+
+    // Read every summary; collect host summaries per run folder.
+    struct PendingRun {
+        fs::path runDir;
+        fs::path canonicalRoot;
+        std::string importRootName;
+        std::vector<HostSummary> hosts;
+    };
+    std::map<fs::path, PendingRun> pending;
+    for (const auto& f : found) {
+        std::string why;
+        if (!safeToRead(f.summary, f.canonicalRoot, why)) {
+            result.skipped.push_back({f.summary, why});
+            continue;
+        }
+        auto text = readBoundedFile(f.summary, options.maxFileBytes, why);
+        if (!text) {
+            result.skipped.push_back({f.summary, why});
+            continue;
+        }
+        auto j = parseBoundedJson(*text, options.maxJsonDepth, why);
+        if (!j) {
+            result.skipped.push_back({f.summary, why});
+            continue;
+        }
+        HostSummary hs;
+        hs.file = f.summary;
+        if (!parseSummary(*j, hs, why)) {
+            result.skipped.push_back({f.summary, why});
+            continue;
+        }
+        const fs::path dir = f.summary.parent_path();
+        fs::path runDir = dir;
+        // <run>/<host>/summary.json (multi-host layout of the earlier MLPerf Storage scripts).
+        if (!looksLikeRunFolder(dir.filename().string()) && !isWarmupName(dir.filename().string()) &&
+            dir.has_parent_path() && looksLikeRunFolder(dir.parent_path().filename().string())) {
+            runDir = dir.parent_path();
+        }
+        auto& pr = pending[runDir];
+        pr.runDir = runDir;
+        pr.canonicalRoot = f.canonicalRoot;
+        pr.importRootName = f.importRootName;
+        pr.hosts.push_back(std::move(hs));
+    }
+
+    // Build invocations.
+    struct RunPlace {
+        fs::path groupDir;
+        std::string importRootName;
+    };
+    std::vector<RunPlace> places;
+    for (auto& [runDir, pr] : pending) {
+        std::sort(pr.hosts.begin(), pr.hosts.end(), [](const HostSummary& a, const HostSummary& b) { return a.file < b.file; });
+        InvocationRecord r;
+        r.path = runDir;
+        r.runName = runDir.filename().string();
+        const HostSummary& first = pr.hosts.front();
+        bool consistent = true;
+        for (const auto& h : pr.hosts) {
+            r.summaryFiles.push_back(h.file);
+            r.accelerators += h.accelerators;
+            r.samplesPerSecond += h.sps;
+            r.mbPerSecond += h.mbps;
+            r.hostMemoryGiB += h.hostMemoryGiB;
+            r.hostnames.push_back(h.hostname);
+            for (const auto& n : h.notes)
+                if (std::find(r.notes.begin(), r.notes.end(), n) == r.notes.end()) r.notes.push_back(n);
+            consistent = consistent && h.filesTrain == first.filesTrain && h.samplesPerFile == first.samplesPerFile &&
+                         h.epochAu.size() == first.epochAu.size() && h.epochSps.size() == first.epochSps.size();
+        }
+        if (!consistent) {
+            for (const auto& h : pr.hosts)
+                result.skipped.push_back({h.file, "the host summaries of run " + runDir.string() +
+                                                      " disagree on files, samples per file or epochs"});
+            continue;
+        }
+        const double hosts = static_cast<double>(pr.hosts.size());
+        r.filesTrain = first.filesTrain;
+        r.samplesPerFile = first.samplesPerFile;
+        r.epochs = first.epochs;
+        r.start = first.start;
+        r.end = first.end;
+        r.auMeetExpectation = first.meet;
+        if (pr.hosts.size() == 1) {
+            r.numHosts = first.numHosts;
+            r.auMeanPercent = first.au;
+            r.auStdevPercent = first.auStdev;
+            r.samplesPerSecondStdev = first.spsStdev;
+            r.mbPerSecondStdev = first.mbpsStdev;
+            r.epochAuPercent = first.epochAu;
+            r.epochSamplesPerSecond = first.epochSps;
+        } else {
+            // Hosts are ranks of one job: AU averages, throughput adds up.
+            r.numHosts = static_cast<std::int64_t>(pr.hosts.size());
+            r.notes.push_back("run of " + std::to_string(pr.hosts.size()) + " host folders: throughput summed, AU averaged");
+            r.epochAuPercent.assign(first.epochAu.size(), 0.0);
+            r.epochSamplesPerSecond.assign(first.epochSps.size(), 0.0);
+            for (const auto& h : pr.hosts) {
+                r.auMeanPercent += h.au / hosts;
+                if (h.meet == "fail") r.auMeetExpectation = "fail";
+                if (h.start < r.start) r.start = h.start;
+                if (h.end > r.end) r.end = h.end;
+                for (std::size_t e = 0; e < h.epochAu.size(); ++e) r.epochAuPercent[e] += h.epochAu[e] / hosts;
+                for (std::size_t e = 0; e < h.epochSps.size(); ++e) r.epochSamplesPerSecond[e] += h.epochSps[e];
+            }
+            r.auStdevPercent = r.samplesPerSecondStdev = r.mbPerSecondStdev = NAN;
+        }
+        std::vector<fs::path> configDirs{first.file.parent_path()};
+        if (runDir != first.file.parent_path()) configDirs.push_back(runDir);
+        RunConfig rc = readRunConfig(configDirs, pr.canonicalRoot, options);
+        r.model = rc.model;
+        r.accelerator = rc.accelerator;
+        r.recordLengthBytes = rc.recordLength;
+        for (auto& n : rc.notes) r.notes.push_back(std::move(n));
+        if (r.model.empty()) r.notes.push_back("no configs/overrides.yaml or config.yaml names the workload");
+        if (rc.auFraction) {
+            r.auThresholdPercent = *rc.auFraction * 100.0;
+            r.auThresholdSource = "metric.au in config.yaml";
+        } else if (auto known = knownAuThreshold(r.model)) {
+            r.auThresholdPercent = known;
+            r.auThresholdSource = "MLPerf Storage v1.0 threshold for " + r.model;
+        }
+
+        // Warm-up: <benchmark>/warmup/summary.json or <benchmark>/warmup/<x>/summary.json; it belongs to
+        // the measured runs in <benchmark>/runs/ when that exists.
+        fs::path groupDir = runDir.parent_path();
+        for (const fs::path& candidate : {runDir, runDir.parent_path()}) {
+            if (isWarmupName(candidate.filename().string())) {
+                r.warmup = true;
+                std::error_code ec;
+                const fs::path runs = candidate.parent_path() / "runs";
+                groupDir = fs::is_directory(runs, ec) ? runs : candidate.parent_path();
+                break;
+            }
+        }
+        places.push_back({groupDir, pr.importRootName});
+        result.runs.push_back(std::move(r));
+    }
+
+    // Group by (folder, identity).
+    std::map<std::pair<fs::path, WorkloadIdentity>, std::size_t> index;
+    for (std::size_t i = 0; i < result.runs.size(); ++i) {
+        const auto& r = result.runs[i];
+        WorkloadIdentity id{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile};
+        auto key = std::make_pair(places[i].groupDir, id);
+        auto it = index.find(key);
+        if (it == index.end()) {
+            RunGroup g;
+            g.path = places[i].groupDir;
+            g.identity = id;
+            // System: <org>/results/<system>/… beside <org>/systems/, as MLPerf submissions are laid out.
+            for (fs::path a = g.path; a.has_parent_path() && a != a.parent_path(); a = a.parent_path()) {
+                if (a.parent_path().filename() == "results") {
+                    g.system = a.filename().string();
+                    std::error_code ec;
+                    const fs::path sys = a.parent_path().parent_path() / "systems" / (g.system + ".json");
+                    if (fs::is_regular_file(sys, ec)) g.systemFile = sys;
+                    break;
+                }
+            }
+            if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : places[i].importRootName;
+            std::error_code ec;
+            for (const fs::path& rep : {g.path / "mlperf_storage_report.json",
+                                        g.path.filename() == "runs" ? g.path.parent_path() / "mlperf_storage_report.json" : fs::path()}) {
+                if (!rep.empty() && fs::is_regular_file(rep, ec)) {
+                    g.existingReport = rep;
+                    break;
+                }
+            }
+            it = index.emplace(key, result.groups.size()).first;
+            result.groups.push_back(std::move(g));
+        }
+        auto& g = result.groups[it->second];
+        (r.warmup ? g.warmups : g.runs).push_back(i);
+    }
+    // A warm-up alone is not a benchmark: keep its group so it is still shown, but it has no measured runs.
+    for (auto& g : result.groups) {
+        auto byName = [&](std::size_t a, std::size_t b) { return naturalLess(result.runs[a].runName, result.runs[b].runName); };
+        std::sort(g.runs.begin(), g.runs.end(), byName);
+        std::sort(g.warmups.begin(), g.warmups.end(), byName);
+    }
+    std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
+        return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);
+    });
+    std::sort(result.skipped.begin(), result.skipped.end(),
+              [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
+    return result;
+}
+
+} // namespace trainio::aggregate
