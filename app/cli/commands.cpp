@@ -1,0 +1,332 @@
+#include "commands.h"
+
+#include "cli_args.h"
+#include "progress_reporter.h"
+
+#include "aggregate/benchmark_report.h"
+#include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
+#include "dataset/dataset_layout.h"
+#include "engine/training_engine.h"
+#include "results/invocation_files.h"
+#include "util/errors.h"
+#include "util/host_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace trainio::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+volatile std::sig_atomic_t g_signals = 0;
+
+extern "C" void onSignal(int sig) {
+    if (++g_signals > 1) _exit(128 + sig); // a second signal: leave at once
+    g_cancel.store(true);
+    const char msg[] = "\ntrainio-cli: interrupted, stopping after the current step (again to quit now)\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+}
+
+std::string joinArgs(const std::string& cmd, const Args& args) {
+    std::string s = "trainio-cli " + cmd;
+    for (const auto& a : args) s += " " + a;
+    return s;
+}
+
+bool wantsHelp(const Args& args, const char* text) {
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            std::fputs(text, stdout);
+            return true;
+        }
+    return false;
+}
+
+LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
+    const auto config = p.value("--config");
+    if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
+    LoadedConfig lc = loadConfigOrPreset(*config, p.overrides);
+    if (printWarnings)
+        for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
+    return lc;
+}
+
+MetricSemantics semanticsFrom(const ParsedArgs& p) {
+    const std::string s = p.value("--semantics").value_or("v2");
+    if (s == "v2") return MetricSemantics::DlioV2;
+    if (s == "v1") return MetricSemantics::DlioV1;
+    throw InputError("--semantics = '" + s + "': expected v2 (DLIO >= 2.0) or v1 (DLIO 1.0, MLPerf Storage v1.0)");
+}
+
+std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
+    const auto r = p.unsignedValue("--accelerators").value_or(1);
+    if (r < 1 || r > 4096) throw InputError("--accelerators = " + std::to_string(r) + ": expected 1 … 4096");
+    return r;
+}
+
+std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, const HostInfo& host) {
+    std::vector<std::string> w;
+    if (cfg.workflow.checkpoint)
+        w.push_back("workflow.checkpoint is on: TrainIO emulates the training reads only; checkpoints are not written");
+    if (cfg.workflow.evaluation)
+        w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
+    const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
+    if (sa.fitsInRam)
+        w.push_back("the dataset fits in this host's RAM: after the first epoch the page cache can serve it, and AU "
+                    "then says little about the storage (" + sa.text + ")");
+    return w;
+}
+
+// Generates the dataset with a progress line; returns false if cancelled.
+bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
+    GenerateOptions opts;
+    opts.cancel = &g_cancel;
+    opts.onProgress = [&](const GenerationProgress& gp) {
+        progress.onGeneration(gp.filesDone, gp.filesTotal, gp.bytesDone, gp.bytesTotal, gp.seconds);
+    };
+    const GenerationResult r = generateDataset(cfg, opts);
+    progress.finishLine();
+    std::fprintf(stderr, "datagen: %llu files written, %llu already complete, %.1f MiB in %.2f s (%.1f MiB/s)%s\n",
+                 static_cast<unsigned long long>(r.filesWritten), static_cast<unsigned long long>(r.filesSkipped),
+                 static_cast<double>(r.bytesWritten) / 1048576.0, r.seconds,
+                 r.seconds > 0 ? static_cast<double>(r.bytesWritten) / 1048576.0 / r.seconds : 0.0,
+                 r.cancelled ? " — cancelled" : "");
+    return !r.cancelled;
+}
+
+void requireDataset(const WorkloadConfig& cfg) {
+    DatasetLayout layout(cfg.dataset);
+    const std::string first = layout.filePath(Split::Train, 0);
+    if (!fs::exists(first))
+        throw InputError("dataset.data_folder = " + cfg.dataset.dataFolder + ": " + first +
+                         " does not exist: expected a generated dataset (run `trainio-cli datagen` first, or set "
+                         "++workload.workflow.generate_data=True)");
+}
+
+struct InvocationReport {
+    RunOutcome outcome;
+};
+
+// One invocation into dir; prints its headline. Returns the outcome.
+RunOutcome runInvocation(const WorkloadConfig& cfg, std::uint64_t R, MetricSemantics sem, const fs::path& dir,
+                         ProgressReporter& progress, const HostInfo& host, const std::string& commandLine,
+                         const std::vector<std::string>& warnings) {
+    EngineOptions eo;
+    eo.accelerators = R;
+    eo.semantics = sem;
+    eo.observer = &progress;
+    eo.cancel = &g_cancel;
+    RunOutcome out = runTraining(cfg, eo);
+    progress.finishLine();
+    InvocationContext ctx;
+    ctx.commandLine = commandLine;
+    ctx.logLines = warnings;
+    writeInvocationFolder(dir, cfg, out, host, ctx);
+    const InvocationMetrics& m = out.metrics;
+    const double cpuPerSample = out.samplesRead ? out.cpuSeconds / static_cast<double>(out.samplesRead) * 1e6 : 0.0;
+    std::fprintf(stderr,
+                 "%s: AU %.2f %% (±%.2f)  %.1f samples/s  %.1f MiB/s  %s  | read %.1f MiB, CPU %.2f s (%.1f µs/sample) "
+                 "| %s\n",
+                 dir.string().c_str(), m.auMean, m.auStdev, m.throughputMean, m.ioMeanMiB,
+                 m.pass ? "PASS" : "FAIL", static_cast<double>(out.bytesRead) / 1048576.0, out.cpuSeconds, cpuPerSample,
+                 toString(out.status));
+    if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
+    return out;
+}
+
+const char* kValidateHelp = "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...]\n"
+                            "Checks a workload; exit 0 if valid, else 2 with one line per problem naming the key.\n";
+const char* kDatagenHelp = "Usage: trainio-cli datagen --config FILE [overrides] [--quiet] [--live-json FILE]\n"
+                           "Generates the dataset in dataset.data_folder (resumable: complete files are kept).\n";
+const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n"
+                          "Checks every dataset file exists with the expected size and framing.\n";
+const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
+                         "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
+const char* kRunHelp =
+    "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
+    "                       [--quiet] [--live-json FILE]\n"
+    "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
+    "configs/, trainio_run.json, trainio.log. Exit 0 when complete, 1 when it failed or was interrupted.\n";
+const char* kBenchmarkHelp =
+    "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
+    "                             [--accelerators R] [--semantics v2|v1] [--quiet] [--live-json FILE]\n"
+    "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
+    "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.\n";
+const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
+                           "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
+                           "JSON with summary.json's metric keys.\n";
+
+OptionSpec runSpec() {
+    OptionSpec s;
+    s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup"};
+    s.flags = {"--quiet"};
+    s.overrides = true;
+    return s;
+}
+
+} // namespace
+
+void installSignalHandlers() {
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+const std::atomic<bool>* cancelFlag() { return &g_cancel; }
+
+int runValidateCommand(const Args& args) {
+    if (wantsHelp(args, kValidateHelp)) return 0;
+    OptionSpec spec;
+    spec.valued = {"--config", "--accelerators"};
+    spec.overrides = true;
+    const ParsedArgs p = parseArgs(args, spec);
+    const LoadedConfig lc = loadFromArgs(p);
+    const WorkloadConfig& c = lc.config;
+    const HostInfo host = readHostInfo();
+    const SizingAdvice sa = sizingAdvice(c, acceleratorsFrom(p), host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
+    std::printf("valid: %s\n  model %s, format %s, %llu files × %llu samples of %.0f bytes (stdev %.0f), batch %llu, "
+                "%llu reader threads, %llu epochs, compute %.6g s, AU threshold %.0f %%\n  sizing: %s\n",
+                c.sourcePath.c_str(), c.model.name.c_str(), toString(c.dataset.format),
+                static_cast<unsigned long long>(c.dataset.numFilesTrain),
+                static_cast<unsigned long long>(c.dataset.numSamplesPerFile), c.dataset.recordLength,
+                c.dataset.recordLengthStdev, static_cast<unsigned long long>(c.reader.batchSize),
+                static_cast<unsigned long long>(c.reader.readThreads), static_cast<unsigned long long>(c.train.epochs),
+                c.train.computationTime.expectedSeconds(), c.metric.au * 100, sa.text.c_str());
+    return 0;
+}
+
+int runDatagenCommand(const Args& args) {
+    if (wantsHelp(args, kDatagenHelp)) return 0;
+    const ParsedArgs p = parseArgs(args, runSpec());
+    const LoadedConfig lc = loadFromArgs(p);
+    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), lc.config.dataset.recordLength,
+                              lc.config.reader.batchSize, lc.config.train.epochs);
+    return generate(lc.config, progress) ? 0 : 1;
+}
+
+int runVerifyCommand(const Args& args) {
+    if (wantsHelp(args, kVerifyHelp)) return 0;
+    const ParsedArgs p = parseArgs(args, runSpec());
+    const LoadedConfig lc = loadFromArgs(p);
+    const VerifyResult r = verifyDataset(lc.config, &g_cancel);
+    for (const auto& pr : r.problems) std::fprintf(stderr, "problem: %s\n", pr.c_str());
+    std::printf("verify: %llu files ok, %llu missing, %llu bad\n", static_cast<unsigned long long>(r.filesOk),
+                static_cast<unsigned long long>(r.filesMissing), static_cast<unsigned long long>(r.filesBad));
+    return (r.filesMissing || r.filesBad) ? 1 : 0;
+}
+
+int runCleanCommand(const Args& args) {
+    if (wantsHelp(args, kCleanHelp)) return 0;
+    const ParsedArgs p = parseArgs(args, runSpec());
+    const LoadedConfig lc = loadFromArgs(p);
+    const CleanResult r = cleanDataset(lc.config);
+    std::printf("clean: removed %llu files and %llu folders from %s\n", static_cast<unsigned long long>(r.filesRemoved),
+                static_cast<unsigned long long>(r.dirsRemoved), lc.config.dataset.dataFolder.c_str());
+    return 0;
+}
+
+int runRunCommand(const Args& args) {
+    if (wantsHelp(args, kRunHelp)) return 0;
+    const ParsedArgs p = parseArgs(args, runSpec());
+    const LoadedConfig lc = loadFromArgs(p);
+    const WorkloadConfig& cfg = lc.config;
+    const auto output = p.value("--output");
+    if (!output) throw InputError("--output DIR is required");
+    const std::uint64_t R = acceleratorsFrom(p);
+    const MetricSemantics sem = semanticsFrom(p);
+    const HostInfo host = readHostInfo();
+    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
+                              cfg.reader.batchSize, cfg.train.epochs);
+    const auto warnings = runWarnings(cfg, R, host);
+    for (const auto& w : warnings) progress.onMessage("warning: " + w);
+    if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
+    if (!cfg.workflow.train) {
+        progress.onMessage("workflow.train is off: nothing to run");
+        return 0;
+    }
+    requireDataset(cfg);
+    const RunOutcome out = runInvocation(cfg, R, sem, *output, progress, host, joinArgs("run", args), warnings);
+    std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
+    return out.status == RunStatus::Complete ? 0 : 1;
+}
+
+int runBenchmarkCommand(const Args& args) {
+    if (wantsHelp(args, kBenchmarkHelp)) return 0;
+    const ParsedArgs p = parseArgs(args, runSpec());
+    const LoadedConfig lc = loadFromArgs(p);
+    const WorkloadConfig& cfg = lc.config;
+    const auto output = p.value("--output");
+    if (!output) throw InputError("--output DIR is required");
+    const std::uint64_t runs = p.unsignedValue("--runs").value_or(5);
+    const std::uint64_t warmups = p.unsignedValue("--warmup").value_or(1);
+    if (runs < 1 || runs > 1000) throw InputError("--runs = " + std::to_string(runs) + ": expected 1 … 1000");
+    if (warmups > 10) throw InputError("--warmup = " + std::to_string(warmups) + ": expected 0 … 10");
+    const std::uint64_t R = acceleratorsFrom(p);
+    const MetricSemantics sem = semanticsFrom(p);
+    const HostInfo host = readHostInfo();
+    const fs::path dir = *output;
+    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
+                              cfg.reader.batchSize, cfg.train.epochs);
+    const auto warnings = runWarnings(cfg, R, host);
+    for (const auto& w : warnings) progress.onMessage("warning: " + w);
+    if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
+    requireDataset(cfg);
+    const std::string cmdline = joinArgs("benchmark", args);
+    for (std::uint64_t w = 1; w <= warmups; ++w) {
+        progress.setLabel(warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up");
+        const fs::path wdir = warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
+        if (runInvocation(cfg, R, sem, wdir, progress, host, cmdline, warnings).status != RunStatus::Complete) return 1;
+    }
+    for (std::uint64_t i = 1; i <= runs; ++i) {
+        progress.setLabel("run " + std::to_string(i) + "/" + std::to_string(runs));
+        const fs::path rdir = dir / "runs" / ("run-" + std::to_string(i));
+        if (runInvocation(cfg, R, sem, rdir, progress, host, cmdline, warnings).status != RunStatus::Complete) return 1;
+    }
+    writeMlperfReport(dir / "runs");
+    writeAggregateJson(dir);
+    std::printf("%s\n", dir.string().c_str());
+    return 0;
+}
+
+int runMetricsCommand(const Args& args) {
+    if (wantsHelp(args, kMetricsHelp)) return 0;
+    OptionSpec spec;
+    spec.valued = {"--semantics"};
+    spec.positionals = true;
+    const ParsedArgs p = parseArgs(args, spec);
+    if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
+    const MetricSemantics sem = semanticsFrom(p);
+    const InvocationData d = readInvocationFolder(p.positionals[0]);
+    MetricOptions mo;
+    mo.semantics = sem;
+    mo.batchSize = d.batchSize;
+    mo.expectedSteps = d.expectedSteps;
+    mo.excludeStartSteps = d.excludeStartSteps;
+    mo.excludeEndSteps = d.excludeEndSteps;
+    const InvocationMetrics m = invocationMetrics(d.ranks, mo, d.recordLength, d.auThreshold);
+    nlohmann::ordered_json j = metricJson(m);
+    std::printf("%s\n", j.dump(4).c_str());
+    return 0;
+}
+
+int runPresetsCommand(const Args& args) {
+    if (wantsHelp(args, "Usage: trainio-cli presets\nLists the shipped workload presets (use the name as --config).\n"))
+        return 0;
+    parseArgs(args, OptionSpec{});
+    for (const auto& n : presetNames()) std::printf("%s\n", n.c_str());
+    return 0;
+}
+
+} // namespace trainio::cli

@@ -1,0 +1,79 @@
+// trainio-cli: the headless front end. A thin shell over core/: parse, call, print, exit code.
+#include "aggregate_command.h"
+#include "commands.h"
+
+#include "util/errors.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* kUsage = R"(trainio-cli — emulate deep-learning training I/O and measure it as DLIO does
+
+Usage: trainio-cli <command> [options]
+
+Commands:
+  validate   --config FILE [++workload.k=v ...]   check a workload (DLIO YAML/JSON or a preset name)
+  datagen    --config FILE [overrides]             generate the dataset in dataset.data_folder
+  verify     --config FILE [overrides]             check the dataset's files (sizes and framing)
+  clean      --config FILE [overrides]             delete a dataset TrainIO generated (only its files)
+  run        --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]
+                                                   one invocation (all epochs) into DIR
+  benchmark  --config FILE [overrides] --output DIR [--runs 5] [--warmup 1] [--accelerators R]
+                                                   warm-up into DIR/warmup/, measured runs into DIR/runs/run-N/
+  metrics    DIR [--semantics v2|v1]               recompute an invocation's metrics from its step records
+  aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean]
+                                                   import result trees and aggregate per workload group
+  presets                                          list the shipped workload presets
+
+Common options: --quiet (no progress line), --live-json FILE (one JSON object per step/epoch),
+--help (per command). Exit codes: 0 success, 2 bad input, 1 a run that failed or was interrupted.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    const std::string cmd = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (cmd == "--version" || cmd == "-V") {
+        std::printf("trainio-cli %s\n", TRAINIO_VERSION);
+        return 0;
+    }
+    using namespace trainio::cli;
+    trainio::cli::installSignalHandlers();
+    try {
+        if (cmd == "validate") return runValidateCommand(rest);
+        if (cmd == "datagen") return runDatagenCommand(rest);
+        if (cmd == "verify") return runVerifyCommand(rest);
+        if (cmd == "clean") return runCleanCommand(rest);
+        if (cmd == "run") return runRunCommand(rest);
+        if (cmd == "benchmark") return runBenchmarkCommand(rest);
+        if (cmd == "metrics") return runMetricsCommand(rest);
+        if (cmd == "aggregate") return runAggregateCommand(rest);
+        if (cmd == "presets") return runPresetsCommand(rest);
+    } catch (const trainio::InputError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 2;
+    } catch (const trainio::RunError& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+    std::fprintf(stderr, "error: unknown command '%s' (see trainio-cli --help)\n", cmd.c_str());
+    return 2;
+}

@@ -1,0 +1,157 @@
+#include "engine/batch_prefetcher.h"
+
+#include "util/errors.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace trainio {
+
+BatchPrefetcher::BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, const DatasetLayout& layout,
+                                 const std::atomic<bool>& cancel)
+    : cfg_(cfg), io_(io), layout_(layout), cancel_(cancel), batch_(std::max<std::uint64_t>(1, cfg.reader.batchSize)),
+      spf_(std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile)),
+      window_(std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1})),
+      remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
+    const unsigned n = static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.reader.readThreads));
+    threads_.reserve(n);
+    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this, i] { readerLoop(i); });
+}
+
+BatchPrefetcher::~BatchPrefetcher() {
+    {
+        std::lock_guard lock(mutex_);
+        shutdown_ = true;
+    }
+    workCv_.notify_all();
+    for (auto& t : threads_) t.join();
+}
+
+void BatchPrefetcher::startEpoch(const std::vector<std::uint64_t>& order, std::uint64_t steps) {
+    std::lock_guard lock(mutex_);
+    order_ = &order;
+    steps_ = steps;
+    nextTicket_ = 0;
+    taken_ = 0;
+    for (std::uint64_t s = 0; s < window_; ++s) {
+        slotBatch_[s] = s < steps ? s : UINT64_MAX;
+        remaining_[s] = batch_;
+    }
+    active_ = true;
+    ++epochGen_;
+    workCv_.notify_all();
+}
+
+bool BatchPrefetcher::ticketAvailable() const {
+    if (!active_ || failed_.load()) return false;
+    const std::uint64_t total = steps_ * batch_;
+    if (nextTicket_ >= total) return false;
+    return nextTicket_ / batch_ < taken_ + window_;
+}
+
+void BatchPrefetcher::readerLoop(unsigned) {
+    SampleReaderOptions ro;
+    ro.transferSize = cfg_.reader.transferSize;
+    ro.samplesPerFile = spf_;
+    ro.odirect = cfg_.reader.odirect;
+    std::unique_ptr<SampleReader> reader;
+    std::string path;
+    std::string initError;
+    try {
+        reader = makeSampleReader(cfg_.dataset.format, io_, ro);
+    } catch (const std::exception& e) {
+        initError = e.what();
+    }
+    std::uint64_t seenGen = 0;
+    for (;;) {
+        std::uint64_t ticket = 0;
+        bool newEpoch = false;
+        {
+            std::unique_lock lock(mutex_);
+            workCv_.wait(lock, [&] { return shutdown_ || ticketAvailable(); });
+            if (shutdown_) return;
+            ticket = nextTicket_++;
+            ++busy_;
+            newEpoch = seenGen != epochGen_;
+            seenGen = epochGen_;
+        }
+        if (newEpoch && reader) reader->reset();
+        bool ok = true;
+        std::string err;
+        if (!reader) {
+            ok = false;
+            err = initError;
+        } else if (!cancel_.load(std::memory_order_relaxed)) {
+            const std::uint64_t sample = (*order_)[ticket];
+            try {
+                layout_.filePath(Split::Train, sample / spf_, path);
+                const SampleReadResult r = reader->read(path, sample % spf_);
+                bytesRead_.fetch_add(r.bytesFromStorage, std::memory_order_relaxed);
+                samplesRead_.fetch_add(1, std::memory_order_relaxed);
+            } catch (const std::exception& e) {
+                ok = false;
+                err = e.what();
+            }
+        }
+        {
+            std::lock_guard lock(mutex_);
+            --busy_;
+            if (!ok && !failed_.load()) {
+                error_ = err;
+                failed_.store(true);
+            }
+            const std::uint64_t b = ticket / batch_;
+            const std::uint64_t slot = b % window_;
+            if (slotBatch_[slot] == b && remaining_[slot] > 0 && --remaining_[slot] == 0) readyCv_.notify_all();
+            if (!ok) {
+                readyCv_.notify_all();
+                workCv_.notify_all();
+            }
+            if (busy_ == 0) idleCv_.notify_all();
+        }
+    }
+}
+
+bool BatchPrefetcher::takeBatch(std::uint64_t b) {
+    std::unique_lock lock(mutex_);
+    const std::uint64_t slot = b % window_;
+    // The cancel flag may be set from a signal handler, which cannot notify: re-check it periodically.
+    while (!(slotBatch_[slot] == b && remaining_[slot] == 0)) {
+        if (failed_.load() || cancel_.load(std::memory_order_relaxed)) return false;
+        readyCv_.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    // Free the slot for batch b + window: the loader may now prefetch it.
+    const std::uint64_t next = b + window_;
+    slotBatch_[slot] = next < steps_ ? next : UINT64_MAX;
+    remaining_[slot] = batch_;
+    taken_ = b + 1;
+    workCv_.notify_all();
+    return true;
+}
+
+void BatchPrefetcher::endEpoch() {
+    std::unique_lock lock(mutex_);
+    active_ = false;
+    idleCv_.wait(lock, [&] { return busy_ == 0; });
+    order_ = nullptr;
+}
+
+std::uint64_t BatchPrefetcher::readyBatches() const {
+    std::lock_guard lock(mutex_);
+    std::uint64_t n = 0;
+    for (std::uint64_t s = 0; s < window_; ++s)
+        if (slotBatch_[s] != UINT64_MAX && remaining_[s] == 0) ++n;
+    return n;
+}
+
+std::string BatchPrefetcher::error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+void BatchPrefetcher::wake() {
+    readyCv_.notify_all();
+    workCv_.notify_all();
+}
+
+} // namespace trainio

@@ -1,0 +1,84 @@
+// One emulated accelerator's input pipeline: `read_threads` reader threads load the samples of the
+// next batches ahead of the training loop into a bounded window of batch slots (SPEC §4).
+//
+// Work is handed out per sample (a ticket counter), so all readers cooperate on the oldest batches
+// first — like tf.data's parallel map and close to PyTorch's worker pool — and a batch is ready when
+// its last sample has been read. The window holds max(prefetch_size, read_threads) batches, so every
+// reader can have work in flight (PyTorch keeps prefetch_factor batches *per worker*).
+#pragma once
+
+#include "config/workload_config.h"
+#include "dataset/dataset_layout.h"
+#include "format/sample_reader.h"
+#include "io/io_backend.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace trainio {
+
+class BatchPrefetcher {
+public:
+    BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, const DatasetLayout& layout,
+                    const std::atomic<bool>& cancel);
+    ~BatchPrefetcher();
+    BatchPrefetcher(const BatchPrefetcher&) = delete;
+    BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
+
+    // Starts loading `steps` batches of `order` (global sample ids; must stay alive until endEpoch).
+    void startEpoch(const std::vector<std::uint64_t>& order, std::uint64_t steps);
+    // Blocks until batch `b` (0-based, in order) is loaded and frees its slot for prefetching.
+    // Returns false when cancelled or when a reader failed (see error()).
+    bool takeBatch(std::uint64_t b);
+    // Stops handing out work for this epoch and waits until every reader is idle.
+    void endEpoch();
+    // Batches loaded and waiting (the prefetch queue depth).
+    std::uint64_t readyBatches() const;
+    std::uint64_t window() const { return window_; }
+    bool failed() const { return failed_.load(); }
+    std::string error() const;
+    std::uint64_t bytesRead() const { return bytesRead_.load(std::memory_order_relaxed); }
+    std::uint64_t samplesRead() const { return samplesRead_.load(std::memory_order_relaxed); }
+    // Wakes any waiter so that it re-checks the cancel flag.
+    void wake();
+
+private:
+    void readerLoop(unsigned id);
+    bool ticketAvailable() const;
+
+    const WorkloadConfig& cfg_;
+    IoBackend& io_;
+    const DatasetLayout& layout_;
+    const std::atomic<bool>& cancel_;
+    const std::uint64_t batch_;
+    const std::uint64_t spf_;
+    const std::uint64_t window_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable workCv_;  // readers wait for tickets
+    std::condition_variable readyCv_; // the training loop waits for batches
+    std::condition_variable idleCv_;  // endEpoch waits for readers
+    const std::vector<std::uint64_t>* order_ = nullptr;
+    std::uint64_t steps_ = 0;
+    std::uint64_t nextTicket_ = 0; // next sample position in order_
+    std::uint64_t taken_ = 0;      // batches handed to the training loop
+    bool active_ = false;
+    std::uint64_t epochGen_ = 0; // readers forget their cached file when it changes
+    bool shutdown_ = false;
+    unsigned busy_ = 0;
+    std::vector<std::uint64_t> remaining_; // per slot: samples still to read
+    std::vector<std::uint64_t> slotBatch_; // per slot: batch it holds
+    std::string error_;
+    std::atomic<bool> failed_{false};
+    std::atomic<std::uint64_t> bytesRead_{0};
+    std::atomic<std::uint64_t> samplesRead_{0};
+    std::vector<std::thread> threads_;
+};
+
+} // namespace trainio

@@ -1,0 +1,33 @@
+// Emulates an accelerator's compute step by waiting: draws the step's duration from the configured
+// distribution (SplitMix64, see prng.h) and waits it out precisely. The wait sleeps with
+// clock_nanosleep(TIMER_ABSTIME) until a short margin before the deadline and spins the rest, so the
+// error is a few microseconds instead of the scheduler's 50–100 µs, without burning a core for the
+// whole step (which would starve the reader threads on small machines).
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/prng.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace trainio {
+
+class ComputeEmulator {
+public:
+    ComputeEmulator(const ComputeTime& time, std::uint64_t seed);
+    // The next step's compute duration in seconds (never negative).
+    double draw();
+    // Waits `seconds` from now; returns early (false) if `cancel` becomes true. Checks cancel at least
+    // every 20 ms so that a long compute step still stops promptly.
+    static bool wait(double seconds, const std::atomic<bool>* cancel = nullptr);
+    // Raises the calling thread's timer precision (PR_SET_TIMERSLACK to 1 ns); per thread.
+    static void tightenTimerSlack();
+
+private:
+    ComputeTime time_;
+    SplitMix64 rng_;
+};
+
+} // namespace trainio

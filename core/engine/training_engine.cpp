@@ -1,0 +1,243 @@
+#include "engine/training_engine.h"
+
+#include "dataset/dataset_layout.h"
+#include "engine/batch_prefetcher.h"
+#include "engine/compute_emulator.h"
+#include "engine/sample_order.h"
+#include "engine/step_barrier.h"
+#include "util/clock.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace trainio {
+
+const char* toString(RunStatus s) {
+    switch (s) {
+    case RunStatus::Complete: return "complete";
+    case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Failed: return "failed";
+    }
+    return "?";
+}
+
+namespace {
+
+struct SharedRun {
+    const WorkloadConfig& cfg;
+    const EngineOptions& opt;
+    MetricOptions metricOptions;
+    std::uint64_t ranks;
+    std::uint64_t runSeed;
+    WallClock clock;
+    StepBarrier barrier;
+    std::atomic<bool> stop{false}; // cancel requested or a rank failed
+    std::mutex errorMutex;
+    std::string error;
+    // perEpoch[e][r], filled by rank r at the end of epoch e (preallocated: no reallocation races).
+    std::vector<std::vector<EpochRankMetrics>> perEpoch;
+    std::vector<std::vector<bool>> perEpochDone;
+    std::atomic<std::uint64_t> bytesRead{0}, samplesRead{0};
+
+    SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t r, std::uint64_t seed)
+        : cfg(c), opt(o), ranks(r), runSeed(seed), barrier(r),
+          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)),
+          perEpochDone(c.train.epochs, std::vector<bool>(r, false)) {}
+
+    bool cancelled() const { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); }
+    void fail(const std::string& what) {
+        {
+            std::lock_guard lock(errorMutex);
+            if (error.empty()) error = what;
+        }
+        stop.store(true);
+        barrier.abort();
+    }
+};
+
+struct StopFlag {
+    SharedRun& run;
+    bool operator()() const { return run.stop.load(std::memory_order_relaxed) || run.cancelled(); }
+};
+
+void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& io) {
+    const WorkloadConfig& cfg = run.cfg;
+    ComputeEmulator::tightenTimerSlack();
+    const ShardPlan plan = planShard(cfg, rank, run.ranks);
+    DatasetLayout layout(cfg.dataset);
+    // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure.
+    BatchPrefetcher prefetcher(cfg, io, layout, run.stop);
+    ComputeEmulator compute(cfg.train.computationTime, mixSeed(cfg.train.seed, 0xC0117E, rank));
+    std::vector<std::uint64_t> order;
+    const StopFlag shouldStop{run};
+    const bool v1 = run.opt.semantics == MetricSemantics::DlioV1;
+    EngineObserver* obs = run.opt.observer;
+    record.rank = rank;
+    record.epochs.reserve(cfg.train.epochs);
+
+    for (std::uint64_t epoch = 1; epoch <= cfg.train.epochs; ++epoch) {
+        if (shouldStop()) break;
+        sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
+        prefetcher.startEpoch(order, plan.stepsPerEpoch);
+        if (!run.barrier.arriveAndWait()) {
+            prefetcher.endEpoch();
+            break;
+        }
+        EpochRecord& ep = record.epochs.emplace_back();
+        ep.epoch = epoch;
+        ep.start = run.clock.now();
+        BlockRecord& block = ep.blocks.emplace_back();
+        block.block = 1;
+        block.load.reserve(plan.stepsPerEpoch);
+        block.compute.reserve(plan.stepsPerEpoch);
+        block.proc.reserve(plan.stepsPerEpoch);
+        block.start = run.clock.now();
+        double t0 = block.start;
+        std::uint64_t step = 0;
+        for (; step < plan.stepsPerEpoch; ++step) {
+            if (shouldStop()) break;
+            if (!prefetcher.takeBatch(step)) {
+                if (prefetcher.failed()) run.fail(prefetcher.error());
+                break;
+            }
+            const double t1 = run.clock.now();
+            const double drawn = compute.draw();
+            const bool finished = ComputeEmulator::wait(drawn, &run.stop);
+            const double t2 = run.clock.now();
+            if (!finished) break; // cancelled mid-compute: the step is not recorded
+            block.load.push_back(t1 - t0);
+            block.compute.push_back(v1 ? drawn : t2 - t1);
+            block.proc.push_back(t2 - t0);
+            if (obs) {
+                StepEvent ev;
+                ev.rank = rank;
+                ev.epoch = epoch;
+                ev.step = step + 1;
+                ev.stepsPerEpoch = plan.stepsPerEpoch;
+                ev.load = t1 - t0;
+                ev.compute = block.compute.back();
+                ev.proc = t2 - t0;
+                ev.wallTime = t2 - run.clock.origin();
+                ev.queueDepth = prefetcher.readyBatches();
+                ev.bytesRead = prefetcher.bytesRead();
+                obs->onStep(ev);
+            }
+            // The emulated all-reduce; its wait falls into the next step's load time, as in DLIO.
+            if (!run.barrier.arriveAndWait()) {
+                ++step;
+                break;
+            }
+            t0 = run.clock.now();
+        }
+        block.end = run.clock.now();
+        prefetcher.endEpoch();
+        ep.end = run.clock.now();
+        ep.complete = block.steps() == plan.stepsPerEpoch;
+        if (prefetcher.failed()) run.fail(prefetcher.error());
+        if (!ep.complete) break;
+        run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
+        run.perEpochDone[epoch - 1][rank] = true;
+        if (!run.barrier.arriveAndWait()) break;
+        if (rank == 0 && obs) {
+            EpochEvent ev;
+            ev.epoch = epoch;
+            ev.epochs = cfg.train.epochs;
+            for (const auto& m : run.perEpoch[epoch - 1]) {
+                ev.rankAu.push_back(m.auPercent);
+                ev.rankThroughput.push_back(m.throughput);
+                ev.auPercent += m.auPercent;
+                ev.throughput += m.throughput;
+            }
+            ev.auPercent /= static_cast<double>(run.ranks);
+            ev.mibPerSecond = ev.throughput * cfg.dataset.recordLength / 1024.0 / 1024.0;
+            ev.seconds = ep.end - ep.start;
+            obs->onEpoch(ev);
+        }
+    }
+    run.bytesRead.fetch_add(prefetcher.bytesRead());
+    run.samplesRead.fetch_add(prefetcher.samplesRead());
+}
+
+} // namespace
+
+RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) {
+    const std::uint64_t R = std::max<std::uint64_t>(1, options.accelerators);
+    // Validate the plan up front so that bad input is an InputError before any thread starts.
+    const ShardPlan plan0 = planShard(cfg, 0, R);
+    for (std::uint64_t r = 1; r < R; ++r) planShard(cfg, r, R);
+    if (cfg.dataset.format != DataFormat::Npz && cfg.dataset.format != DataFormat::Npy &&
+        cfg.dataset.format != DataFormat::Tfrecord && cfg.dataset.format != DataFormat::IndexedBinary &&
+        cfg.dataset.format != DataFormat::Raw)
+        throw InputError(std::string("dataset.format = ") + toString(cfg.dataset.format) +
+                         ": expected one of npz, npy, tfrecord, indexed_binary, raw (the formats this build reads)");
+
+    std::uint64_t runSeed = cfg.train.seed;
+    if (cfg.reader.sampleShuffle == ShuffleMode::Random || cfg.reader.fileShuffle == ShuffleMode::Random) {
+        std::random_device rd;
+        runSeed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    }
+    SharedRun run(cfg, options, R, runSeed);
+    run.metricOptions.semantics = options.semantics;
+    run.metricOptions.excludeStartSteps = cfg.metric.excludeStartSteps;
+    run.metricOptions.excludeEndSteps = cfg.metric.excludeEndSteps;
+    run.metricOptions.expectedSteps = plan0.stepsPerEpoch;
+    run.metricOptions.batchSize = cfg.reader.batchSize;
+
+    std::shared_ptr<IoBackend> io = options.io ? options.io : makePosixBackend();
+    RunOutcome out;
+    out.ranks.resize(R);
+    out.start = run.clock.now();
+    const double cpu0 = processCpuSeconds();
+    if (options.observer) options.observer->onPhase("train");
+
+    std::vector<std::thread> threads;
+    threads.reserve(R);
+    for (std::uint64_t r = 0; r < R; ++r)
+        threads.emplace_back([&, r] {
+            try {
+                runRank(run, r, out.ranks[r], *io);
+            } catch (const std::exception& e) {
+                run.fail(e.what());
+            }
+        });
+    // Forward an external cancel to ranks blocked at the barrier.
+    std::atomic<bool> joined{false};
+    std::thread watcher([&] {
+        while (!joined.load()) {
+            if (run.cancelled()) {
+                run.stop.store(true);
+                run.barrier.abort();
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    });
+    for (auto& t : threads) t.join();
+    joined.store(true);
+    watcher.join();
+
+    out.end = run.clock.now();
+    out.cpuSeconds = processCpuSeconds() - cpu0;
+    out.stepsPerEpoch = plan0.stepsPerEpoch;
+    out.runSeed = runSeed;
+    out.metricOptions = run.metricOptions;
+    out.bytesRead = run.bytesRead.load();
+    out.samplesRead = run.samplesRead.load();
+    out.error = run.error;
+    bool allComplete = true;
+    for (const auto& r : out.ranks) {
+        allComplete = allComplete && r.epochs.size() == cfg.train.epochs;
+        for (const auto& e : r.epochs) allComplete = allComplete && e.complete;
+    }
+    if (!run.error.empty())
+        out.status = RunStatus::Failed;
+    else if (!allComplete)
+        out.status = RunStatus::Cancelled;
+    out.metrics = invocationMetrics(out.ranks, out.metricOptions, cfg.dataset.recordLength, cfg.metric.au);
+    return out;
+}
+
+} // namespace trainio

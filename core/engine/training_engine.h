@@ -1,0 +1,49 @@
+// Runs one invocation: R emulated accelerators (threads) × epochs × steps, each step waiting for its
+// batch from the rank's BatchPrefetcher, emulating compute, then meeting the other ranks at the
+// step barrier. Produces the per-step records DLIO writes and the epoch metrics as it goes.
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/engine_observer.h"
+#include "io/io_backend.h"
+#include "metrics/dlio_metrics.h"
+#include "metrics/step_records.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+enum class RunStatus { Complete, Cancelled, Failed };
+const char* toString(RunStatus s);
+
+struct EngineOptions {
+    std::uint64_t accelerators = 1;
+    MetricSemantics semantics = MetricSemantics::DlioV2;
+    std::shared_ptr<IoBackend> io;        // null = POSIX
+    EngineObserver* observer = nullptr;   // may be null
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct RunOutcome {
+    RunStatus status = RunStatus::Complete;
+    std::string error;          // what failed (file and operation), empty unless Failed
+    std::vector<RankRecord> ranks;
+    InvocationMetrics metrics;  // over the epochs every rank completed
+    MetricOptions metricOptions;
+    double start = 0, end = 0;  // wall clock, seconds since the Unix epoch
+    std::uint64_t stepsPerEpoch = 0;
+    std::uint64_t runSeed = 0;  // seed of "random" shuffles (train.seed otherwise)
+    std::uint64_t bytesRead = 0;
+    std::uint64_t samplesRead = 0;
+    double cpuSeconds = 0;      // process CPU time (user + system) during the run
+};
+
+// Throws InputError for a configuration the engine cannot run (e.g. too few samples for one step).
+// Runtime failures do not throw: they end the run with status Failed and what was measured so far.
+RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options);
+
+} // namespace trainio

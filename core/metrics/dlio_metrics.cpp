@@ -1,0 +1,129 @@
+#include "metrics/dlio_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace trainio {
+namespace {
+
+double sumRange(const std::vector<double>& v, std::size_t b, std::size_t e) {
+    b = std::min(b, v.size());
+    e = std::min(e, v.size());
+    double s = 0;
+    for (std::size_t i = b; i < e; ++i) s += v[i];
+    return s;
+}
+
+} // namespace
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+double populationStdev(const std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    const double m = mean(v);
+    double s = 0;
+    for (double x : v) s += (x - m) * (x - m);
+    return std::sqrt(s / static_cast<double>(v.size()));
+}
+
+BlockMetrics blockMetrics(const BlockRecord& block, const MetricOptions& opt) {
+    BlockMetrics m;
+    const double T = block.end - block.start;
+    const std::size_t n = block.compute.size();
+    if (opt.semantics == MetricSemantics::DlioV1) {
+        const double totalCompute = sumRange(block.compute, 1, n);
+        const double time = T - sumRange(block.proc, 0, 1);
+        m.auPercent = (totalCompute == 0 || time <= 0) ? 0.0 : 100.0 * totalCompute / time;
+        m.throughput = T > 0 ? static_cast<double>(block.proc.size()) / T * static_cast<double>(opt.batchSize) : 0.0;
+        return m;
+    }
+    // statscounter.py compute_metrics_train(): slices by the *expected* step count.
+    const std::size_t s = opt.excludeStartSteps;
+    const std::int64_t endStep = static_cast<std::int64_t>(opt.expectedSteps) - 1 -
+                                 static_cast<std::int64_t>(opt.excludeEndSteps); // metric_end_step
+    const std::size_t endExcl = endStep < 0 ? 0 : static_cast<std::size_t>(endStep + 1);
+    const double totalCompute = endExcl > s ? sumRange(block.compute, s, endExcl) : 0.0;
+    const double time = T - sumRange(block.proc, 0, s) - sumRange(block.proc, endExcl, block.proc.size());
+    m.auPercent = (totalCompute == 0 || time <= 0) ? 0.0 : 100.0 * totalCompute / time;
+    m.throughput = time > 0 ? (static_cast<double>(n) - 2.0) / time * static_cast<double>(opt.batchSize) : 0.0;
+    return m;
+}
+
+EpochRankMetrics epochRankMetrics(const EpochRecord& epoch, const MetricOptions& opt) {
+    // statscounter.py end_train(): weights are len(proc[block]); all-zero steps give 0.
+    EpochRankMetrics r;
+    double auSum = 0, tpSum = 0;
+    for (const auto& b : epoch.blocks) {
+        const BlockMetrics bm = blockMetrics(b, opt);
+        const auto w = static_cast<double>(b.steps());
+        auSum += bm.auPercent * w;
+        tpSum += bm.throughput * w;
+        r.steps += b.steps();
+    }
+    if (r.steps > 0) {
+        r.auPercent = auSum / static_cast<double>(r.steps);
+        r.throughput = tpSum / static_cast<double>(r.steps);
+    }
+    return r;
+}
+
+InvocationMetrics invocationMetrics(const std::vector<std::vector<EpochRankMetrics>>& perEpoch,
+                                    double recordLength, double auThreshold) {
+    InvocationMetrics m;
+    for (const auto& ranks : perEpoch) {
+        if (ranks.empty()) continue;
+        double au = 0, tp = 0;
+        for (const auto& r : ranks) {
+            au += r.auPercent;
+            tp += r.throughput;
+        }
+        m.auPerEpoch.push_back(au / static_cast<double>(ranks.size()));
+        m.throughputPerEpoch.push_back(tp);
+    }
+    m.auMean = mean(m.auPerEpoch);
+    m.auStdev = populationStdev(m.auPerEpoch);
+    m.throughputMean = mean(m.throughputPerEpoch);
+    m.throughputStdev = populationStdev(m.throughputPerEpoch);
+    m.ioMeanMiB = m.throughputMean * recordLength / 1024.0 / 1024.0;
+    m.ioStdevMiB = m.throughputStdev * recordLength / 1024.0 / 1024.0;
+    m.pass = !m.auPerEpoch.empty() && m.auMean >= auThreshold * 100.0;
+    return m;
+}
+
+InvocationMetrics invocationMetrics(const std::vector<RankRecord>& ranks, const MetricOptions& opt,
+                                    double recordLength, double auThreshold) {
+    std::size_t epochs = SIZE_MAX;
+    for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
+    if (ranks.empty()) epochs = 0;
+    // Only epochs every rank finished count: a cancelled run keeps its partial epoch in the step
+    // records, but not in the headline numbers.
+    std::vector<std::vector<EpochRankMetrics>> perEpoch;
+    for (std::size_t e = 0; e < epochs; ++e) {
+        bool complete = true;
+        for (const auto& r : ranks) complete = complete && r.epochs[e].complete;
+        if (!complete) continue;
+        perEpoch.emplace_back();
+        for (const auto& r : ranks) perEpoch.back().push_back(epochRankMetrics(r.epochs[e], opt));
+    }
+    return invocationMetrics(perEpoch, recordLength, auThreshold);
+}
+
+nlohmann::ordered_json metricJson(const InvocationMetrics& m) {
+    nlohmann::ordered_json j;
+    j["train_au_percentage"] = m.auPerEpoch;
+    j["train_au_mean_percentage"] = m.auMean;
+    j["train_au_meet_expectation"] = m.pass ? "success" : "fail";
+    j["train_au_stdev_percentage"] = m.auStdev;
+    j["train_throughput_samples_per_second"] = m.throughputPerEpoch;
+    j["train_throughput_mean_samples_per_second"] = m.throughputMean;
+    j["train_throughput_stdev_samples_per_second"] = m.throughputStdev;
+    j["train_io_mean_MB_per_second"] = m.ioMeanMiB;
+    j["train_io_stdev_MB_per_second"] = m.ioStdevMiB;
+    return j;
+}
+
+} // namespace trainio

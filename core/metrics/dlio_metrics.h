@@ -1,0 +1,69 @@
+// DLIO's training metrics, computed exactly as DLIO computes them (SPEC §5).
+//
+// DLIO >= 2.0 (default) — dlio_benchmark/utils/statscounter.py, compute_metrics_train():
+//   metric_start_step = s (exclude_start_steps, 1), metric_end_step = steps - 1 - e (exclude_end_steps, 0),
+//   with `steps` the expected steps per epoch;
+//   AU % = 100 × Σ compute[s : end+1] ÷ (T − Σ proc[:s] − Σ proc[end+1:]),  0 when Σ compute is 0
+//   throughput (samples/s, per rank) = (len(compute) − 2) ÷ (that same time) × batch_size
+//   where T is the block's wall time (end_block − start_block) and compute is the *measured* sleep.
+// DLIO 1.0 (MLPerf Storage v1.0): compute is the configured value,
+//   AU % = 100 × Σ compute[1:] ÷ (T − proc[0]),  throughput = S ÷ T × batch_size.
+// Epoch (end_train): step-weighted mean over blocks, weights len(proc[block]).
+// Invocation (end_run): per epoch AU = mean over ranks (allreduce sum ÷ comm size), throughput = sum
+// over ranks; headline = numpy mean and population std over epochs; MB/s = samples/s × record_length
+// ÷ 1024 ÷ 1024 (MiB/s, DLIO's key says MB); pass = mean AU >= metric.au × 100.
+#pragma once
+
+#include "config/workload_config.h"
+#include "metrics/step_records.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace trainio {
+
+struct MetricOptions {
+    MetricSemantics semantics = MetricSemantics::DlioV2;
+    std::uint64_t excludeStartSteps = 1;
+    std::uint64_t excludeEndSteps = 0;
+    std::uint64_t expectedSteps = 0; // steps per epoch the run was planned for
+    std::uint64_t batchSize = 1;
+};
+
+struct BlockMetrics {
+    double auPercent = 0;
+    double throughput = 0; // samples/s, this rank
+};
+
+struct EpochRankMetrics {
+    double auPercent = 0;
+    double throughput = 0;
+    std::uint64_t steps = 0;
+};
+
+struct InvocationMetrics {
+    std::vector<double> auPerEpoch;         // %, mean over ranks
+    std::vector<double> throughputPerEpoch; // samples/s, sum over ranks
+    double auMean = 0, auStdev = 0;
+    double throughputMean = 0, throughputStdev = 0;
+    double ioMeanMiB = 0, ioStdevMiB = 0; // "MB/s" in DLIO's keys; really MiB/s
+    bool pass = false;
+};
+
+BlockMetrics blockMetrics(const BlockRecord& block, const MetricOptions& opt);
+EpochRankMetrics epochRankMetrics(const EpochRecord& epoch, const MetricOptions& opt);
+// Combines per-epoch, per-rank metrics: perEpoch[e][r]. Epochs missing a rank are left out.
+InvocationMetrics invocationMetrics(const std::vector<std::vector<EpochRankMetrics>>& perEpoch,
+                                    double recordLength, double auThreshold);
+InvocationMetrics invocationMetrics(const std::vector<RankRecord>& ranks, const MetricOptions& opt,
+                                    double recordLength, double auThreshold);
+
+// The "metric" object of summary.json, with DLIO's keys in DLIO's order.
+nlohmann::ordered_json metricJson(const InvocationMetrics& m);
+
+double mean(const std::vector<double>& v);
+double populationStdev(const std::vector<double>& v);
+
+} // namespace trainio

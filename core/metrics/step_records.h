@@ -1,0 +1,37 @@
+// What the engine measures, as plain data: per rank, per epoch, per block, the per-step load,
+// compute and proc ("load + compute") seconds, and wall-clock block/epoch bounds — the same lists
+// DLIO writes to <rank>_output.json and <rank>_per_epoch_stats.json.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace trainio {
+
+struct BlockRecord {
+    std::uint64_t block = 1;
+    double start = 0; // wall clock, seconds since the Unix epoch (µs resolution in files)
+    double end = 0;
+    std::vector<double> load, compute, proc;
+    std::uint64_t steps() const { return proc.size(); }
+};
+
+struct EpochRecord {
+    std::uint64_t epoch = 1;
+    double start = 0;
+    double end = 0;
+    bool complete = false; // every expected step ran
+    std::vector<BlockRecord> blocks;
+    std::uint64_t steps() const {
+        std::uint64_t n = 0;
+        for (const auto& b : blocks) n += b.steps();
+        return n;
+    }
+};
+
+struct RankRecord {
+    std::uint64_t rank = 0;
+    std::vector<EpochRecord> epochs;
+};
+
+} // namespace trainio

@@ -1,0 +1,344 @@
+#include "results/invocation_files.h"
+
+#include "config/config_loader.h"
+#include "results/atomic_file.h"
+#include "util/clock.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace trainio {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string twoDecimals(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+}
+
+std::string fourDecimals(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", v);
+    return buf;
+}
+
+double dataSizePerHostGiB(const WorkloadConfig& cfg) {
+    // statscounter.py: npernode × samples_per_file × files // size × record_length; all ranks are on
+    // this host, so npernode == size.
+    return static_cast<double>(cfg.dataset.numSamplesPerFile * cfg.dataset.numFilesTrain) *
+           cfg.dataset.recordLength / 1024.0 / 1024.0 / 1024.0;
+}
+
+std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const InvocationContext& ctx) {
+    std::ostringstream log;
+    auto line = [&](double t, const std::string& text) { log << "[OUTPUT] " << isoTimestamp(t) << " " << text << "\n"; };
+    line(run.start, "Running TrainIO " TRAINIO_VERSION " [Training] with " + std::to_string(run.ranks.size()) +
+                        " emulated accelerator(s)");
+    if (!ctx.commandLine.empty()) log << "[INFO] command: " << ctx.commandLine << "\n";
+    for (const auto& l : ctx.logLines) log << "[WARNING] " << l << "\n";
+    line(run.start, "Max steps per epoch: " + std::to_string(run.stepsPerEpoch) + " = " +
+                        std::to_string(cfg.dataset.numSamplesPerFile) + " * " + std::to_string(cfg.dataset.numFilesTrain) +
+                        " / " + std::to_string(cfg.reader.batchSize) + " / " + std::to_string(run.ranks.size()) +
+                        " (samples per file * num files / batch size / accelerators)");
+    if (!run.ranks.empty()) {
+        const RankRecord& r0 = run.ranks[0];
+        for (const auto& ep : r0.epochs) {
+            line(ep.start, "Starting epoch " + std::to_string(ep.epoch) + ": " + std::to_string(run.stepsPerEpoch) +
+                               " steps expected");
+            for (const auto& b : ep.blocks) {
+                const BlockMetrics bm = blockMetrics(b, run.metricOptions);
+                line(b.end, "Ending block " + std::to_string(b.block) + " - " + std::to_string(b.steps()) +
+                                " steps completed in " + twoDecimals(b.end - b.start) + " s");
+                line(b.end, "Epoch " + std::to_string(ep.epoch) + " - Block " + std::to_string(b.block) +
+                                " [Training] Accelerator Utilization [AU] (%): " + fourDecimals(bm.auPercent) +
+                                " (rank 0)");
+            }
+            line(ep.end, "Ending epoch " + std::to_string(ep.epoch) + " - " + std::to_string(ep.steps()) +
+                             " steps completed in " + twoDecimals(ep.end - ep.start) + " s" +
+                             (ep.complete ? "" : " (incomplete)"));
+        }
+    }
+    const InvocationMetrics& m = run.metrics;
+    log << "[METRIC] ==========================================================\n";
+    log << "[METRIC] Number of Simulated Accelerators: " << run.ranks.size() << "\n";
+    log << "[METRIC] Training Accelerator Utilization [AU] (%): " << fourDecimals(m.auMean) << " ("
+        << fourDecimals(m.auStdev) << ")\n";
+    log << "[METRIC] Training Throughput (samples/second): " << fourDecimals(m.throughputMean) << " ("
+        << fourDecimals(m.throughputStdev) << ")\n";
+    log << "[METRIC] Training I/O Throughput (MiB/second, DLIO's 'MB/second'): " << fourDecimals(m.ioMeanMiB)
+        << " (" << fourDecimals(m.ioStdevMiB) << ")\n";
+    log << "[METRIC] train_au_meet_expectation: " << (m.pass ? "success" : "fail") << "\n";
+    log << "[METRIC] ==========================================================\n";
+    line(run.end, std::string("Run ") + toString(run.status) + (run.error.empty() ? "" : ": " + run.error));
+    return log.str();
+}
+
+} // namespace
+
+nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host) {
+    nlohmann::ordered_json s;
+    s["start"] = isoTimestamp(run.start);
+    s["num_accelerators"] = run.ranks.size();
+    s["num_hosts"] = 1;
+    s["hostname"] = host.hostname;
+    s["metric"] = metricJson(run.metrics);
+    s["num_files_train"] = cfg.dataset.numFilesTrain;
+    s["num_files_eval"] = cfg.dataset.numFilesEval;
+    s["num_samples_per_file"] = cfg.dataset.numSamplesPerFile;
+    s["host_cpu_count"] = nlohmann::ordered_json::array({host.cpuCount});
+    s["host_processor_name"] = host.processorName;
+    const double dataGiB = dataSizePerHostGiB(cfg);
+    s["potential_caching"] = nlohmann::ordered_json::array({host.memoryGiB > dataGiB ? 1 : 0});
+    s["host_cpuinfo"] = host.cpuinfo;
+    s["host_meminfo"] = host.meminfo;
+    s["host_memory_GB"] = nlohmann::ordered_json::array({host.memoryGiB});
+    s["data_size_per_host_GB"] = dataGiB;
+    s["epochs"] = run.metrics.auPerEpoch.size();
+    s["end"] = isoTimestamp(run.end);
+    if (run.status != RunStatus::Complete) s["trainio_status"] = toString(run.status);
+    return s;
+}
+
+nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& ep : rank.epochs) {
+        nlohmann::ordered_json e;
+        e["start"] = isoTimestamp(ep.start);
+        for (const auto& b : ep.blocks) {
+            nlohmann::ordered_json bj;
+            bj["start"] = isoTimestamp(b.start);
+            bj["end"] = isoTimestamp(b.end);
+            bj["duration"] = twoDecimals(b.end - b.start);
+            e["block" + std::to_string(b.block)] = bj;
+        }
+        e["end"] = isoTimestamp(ep.end);
+        e["duration"] = twoDecimals(ep.end - ep.start);
+        j[std::to_string(ep.epoch)] = e;
+    }
+    return j;
+}
+
+nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& run, const HostInfo& host) {
+    nlohmann::ordered_json j;
+    j["host_memory_GB"] = host.memoryGiB;
+    j["host_cpu_count"] = host.cpuCount;
+    j["host_processor_name"] = host.processorName;
+    j["potential_caching"] = 0;
+    for (const auto& ep : rank.epochs) {
+        nlohmann::ordered_json e;
+        nlohmann::ordered_json load, proc, tp, au, compute;
+        for (const auto& b : ep.blocks) {
+            const std::string key = "block" + std::to_string(b.block);
+            const BlockMetrics bm = blockMetrics(b, run.metricOptions);
+            load[key] = b.load;
+            proc[key] = b.proc;
+            tp[key] = bm.throughput;
+            au[key] = bm.auPercent;
+            compute[key] = b.compute;
+        }
+        e["load"] = load;
+        e["proc"] = proc;
+        e["throughput"] = tp;
+        e["au"] = au;
+        e["compute"] = compute;
+        e["end"] = isoTimestamp(ep.end);
+        j[std::to_string(ep.epoch)] = e;
+    }
+    j["hostname"] = host.hostname;
+    return j;
+}
+
+void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host,
+                           const InvocationContext& ctx) {
+    std::error_code ec;
+    fs::create_directories(dir / "configs", ec);
+    if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message());
+    // Step records first, summary last: a folder with a summary.json has everything else.
+    for (const auto& r : run.ranks) {
+        writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), rankOutputJson(r, run, host).dump(4));
+        writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), perEpochStatsJson(r).dump(4));
+    }
+    writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg));
+    writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg));
+
+    nlohmann::ordered_json meta;
+    meta["trainio_version"] = TRAINIO_VERSION;
+    meta["status"] = toString(run.status);
+    meta["error"] = run.error;
+    meta["semantics"] = run.metricOptions.semantics == MetricSemantics::DlioV1 ? "v1" : "v2";
+    meta["exclude_start_steps"] = run.metricOptions.excludeStartSteps;
+    meta["exclude_end_steps"] = run.metricOptions.excludeEndSteps;
+    meta["steps_per_epoch"] = run.stepsPerEpoch;
+    meta["batch_size"] = cfg.reader.batchSize;
+    meta["record_length_bytes"] = cfg.dataset.recordLength;
+    meta["au_threshold"] = cfg.metric.au;
+    meta["shuffle_seed"] = run.runSeed;
+    meta["prng"] = "splitmix64 + Fisher-Yates (docs/engine.md)";
+    meta["bytes_read"] = run.bytesRead;
+    meta["samples_read"] = run.samplesRead;
+    meta["cpu_seconds"] = run.cpuSeconds;
+    meta["wall_seconds"] = run.end - run.start;
+    meta["command_line"] = ctx.commandLine;
+    meta["workload"] = cfg.model.name + (cfg.accelerator.empty() ? "" : "_" + cfg.accelerator);
+    meta["config_source"] = cfg.sourcePath;
+    nlohmann::ordered_json env;
+    env["hostname"] = host.hostname;
+    env["os"] = host.os;
+    env["cpu_count"] = host.cpuCount;
+    env["memory_GiB"] = host.memoryGiB;
+    env["cpu_model"] = host.cpuinfo.value("model name", "");
+    meta["environment"] = env;
+    writeFileAtomic(dir / "trainio_run.json", meta.dump(4));
+    writeFileAtomic(dir / "trainio.log", logText(cfg, run, ctx));
+    writeFileAtomic(dir / "summary.json", summaryJson(cfg, run, host).dump(4));
+}
+
+namespace {
+
+nlohmann::json readJsonFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw InputError(p.string() + ": cannot open: " + errnoText(errno));
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(p.string() + ": not valid JSON: " + e.what());
+    }
+}
+
+double jsonTimestamp(const nlohmann::json& obj, const char* key, const fs::path& file, const std::string& where) {
+    if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string())
+        throw InputError(file.string() + ": " + where + "." + key + ": expected a timestamp string");
+    double t = 0;
+    if (!parseIsoTimestamp(obj[key].get<std::string>(), t))
+        throw InputError(file.string() + ": " + where + "." + key + " = '" + obj[key].get<std::string>() +
+                         "': expected YYYY-MM-DDTHH:MM:SS.ffffff");
+    return t;
+}
+
+std::vector<double> numberList(const nlohmann::json& j, const fs::path& file, const std::string& where) {
+    if (!j.is_array()) throw InputError(file.string() + ": " + where + ": expected a list of seconds");
+    std::vector<double> v;
+    v.reserve(j.size());
+    for (const auto& x : j) {
+        if (!x.is_number()) throw InputError(file.string() + ": " + where + ": expected numbers only");
+        v.push_back(x.get<double>());
+    }
+    return v;
+}
+
+} // namespace
+
+InvocationData readInvocationFolder(const fs::path& dir) {
+    if (!fs::is_directory(dir)) throw InputError(dir.string() + ": not a folder");
+    InvocationData d;
+    // Rank output files: <rank>_output.json, ranks 0..R-1 without gaps.
+    std::map<std::uint64_t, fs::path> outputs;
+    static const std::regex outRe("^([0-9]+)_output\\.json$");
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        std::smatch m;
+        const std::string name = entry.path().filename().string();
+        if (std::regex_match(name, m, outRe)) outputs[std::stoull(m[1].str())] = entry.path();
+    }
+    if (outputs.empty())
+        throw InputError(dir.string() + ": no <rank>_output.json files: expected DLIO's per-step records");
+    for (std::uint64_t r = 0; r < outputs.size(); ++r)
+        if (!outputs.count(r)) throw InputError(dir.string() + ": " + std::to_string(r) + "_output.json is missing");
+
+    const fs::path summaryPath = dir / "summary.json";
+    if (fs::exists(summaryPath)) d.summary = readJsonFile(summaryPath);
+
+    // Configuration: batch size, record length, threshold, dataset size (for the expected steps).
+    fs::path cfgPath;
+    for (const fs::path& cand : {dir / "configs" / "config.yaml", dir / ".hydra" / "config.yaml"})
+        if (fs::exists(cand)) {
+            cfgPath = cand;
+            break;
+        }
+    if (cfgPath.empty())
+        throw InputError(dir.string() + ": no configs/config.yaml or .hydra/config.yaml: expected the run's "
+                                        "configuration (batch size, record length)");
+    const LoadedConfig lc = loadWorkloadConfig(cfgPath.string());
+    const WorkloadConfig& cfg = lc.config;
+    d.batchSize = cfg.reader.batchSize;
+    d.recordLength = cfg.dataset.recordLength;
+    d.auThreshold = cfg.metric.au;
+    d.excludeStartSteps = cfg.metric.excludeStartSteps;
+    d.excludeEndSteps = cfg.metric.excludeEndSteps;
+    const std::uint64_t R = outputs.size();
+    d.expectedSteps = cfg.dataset.numSamplesPerFile * cfg.dataset.numFilesTrain / cfg.reader.batchSize / R;
+    if (cfg.train.totalTrainingSteps > 0) d.expectedSteps = cfg.train.totalTrainingSteps;
+    if (const fs::path meta = dir / "trainio_run.json"; fs::exists(meta)) {
+        const nlohmann::json m = readJsonFile(meta);
+        if (m.contains("steps_per_epoch") && m["steps_per_epoch"].is_number_unsigned())
+            d.expectedSteps = m["steps_per_epoch"].get<std::uint64_t>();
+    }
+
+    const fs::path legacyStats = dir / "per_epoch_stats.json";
+    for (std::uint64_t r = 0; r < R; ++r) {
+        const fs::path outPath = outputs[r];
+        fs::path statsPath = dir / (std::to_string(r) + "_per_epoch_stats.json");
+        if (!fs::exists(statsPath)) statsPath = legacyStats;
+        if (!fs::exists(statsPath))
+            throw InputError(dir.string() + ": " + std::to_string(r) +
+                             "_per_epoch_stats.json is missing: expected the block start/end times");
+        const nlohmann::json out = readJsonFile(outPath);
+        const nlohmann::json stats = readJsonFile(statsPath);
+        if (!out.is_object()) throw InputError(outPath.string() + ": expected a JSON object");
+        RankRecord rank;
+        rank.rank = r;
+        std::vector<std::uint64_t> epochs;
+        for (const auto& [key, value] : out.items()) {
+            if (key.empty() || !std::all_of(key.begin(), key.end(), ::isdigit)) continue;
+            epochs.push_back(std::stoull(key));
+        }
+        std::sort(epochs.begin(), epochs.end());
+        for (std::uint64_t e : epochs) {
+            const std::string ek = std::to_string(e);
+            const nlohmann::json& eo = out[ek];
+            if (!stats.contains(ek))
+                throw InputError(statsPath.string() + ": epoch " + ek + " is missing (it is in " +
+                                 outPath.filename().string() + ")");
+            const nlohmann::json& es = stats[ek];
+            EpochRecord ep;
+            ep.epoch = e;
+            ep.start = jsonTimestamp(es, "start", statsPath, ek);
+            ep.end = es.contains("end") ? jsonTimestamp(es, "end", statsPath, ek) : ep.start;
+            ep.complete = es.contains("end");
+            if (!eo.is_object() || !eo.contains("proc") || !eo["proc"].is_object())
+                throw InputError(outPath.string() + ": epoch " + ek + ": expected load/proc/compute lists per block");
+            for (const auto& [bkey, procList] : eo["proc"].items()) {
+                if (bkey.rfind("block", 0) != 0) continue;
+                BlockRecord b;
+                b.block = std::stoull(bkey.substr(5).empty() ? "1" : bkey.substr(5));
+                const std::string where = ek + "." + bkey;
+                b.proc = numberList(procList, outPath, where + ".proc");
+                b.compute = numberList(eo.value("compute", nlohmann::json::object()).value(bkey, nlohmann::json()),
+                                       outPath, where + ".compute");
+                b.load = numberList(eo.value("load", nlohmann::json::object()).value(bkey, nlohmann::json()),
+                                    outPath, where + ".load");
+                if (!es.contains(bkey))
+                    throw InputError(statsPath.string() + ": " + ek + "." + bkey + " is missing: expected its start/end");
+                b.start = jsonTimestamp(es[bkey], "start", statsPath, where);
+                b.end = jsonTimestamp(es[bkey], "end", statsPath, where);
+                ep.blocks.push_back(std::move(b));
+            }
+            std::sort(ep.blocks.begin(), ep.blocks.end(),
+                      [](const BlockRecord& a, const BlockRecord& b) { return a.block < b.block; });
+            rank.epochs.push_back(std::move(ep));
+        }
+        d.ranks.push_back(std::move(rank));
+    }
+    // An incomplete TrainIO run marks its last epoch incomplete through the step count.
+    for (auto& r : d.ranks)
+        for (auto& e : r.epochs) e.complete = e.complete && e.steps() == d.expectedSteps;
+    return d;
+}
+
+} // namespace trainio

@@ -1,0 +1,53 @@
+// An invocation folder as DLIO writes it (SPEC §6): summary.json, <rank>_per_epoch_stats.json,
+// <rank>_output.json, configs/config.yaml + configs/overrides.yaml, a log; plus TrainIO's own
+// trainio_run.json (status, error, semantics, seeds, bytes read, CPU time, environment).
+// Written atomically; a cancelled or failed run still writes everything it measured and says so:
+// trainio_run.json has "status": "cancelled"/"failed" and summary.json gains a last key
+// "trainio_status" (absent when complete, so complete folders have exactly DLIO's keys).
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/training_engine.h"
+#include "metrics/dlio_metrics.h"
+#include "metrics/step_records.h"
+#include "util/host_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+struct InvocationContext {
+    std::string commandLine;
+    std::vector<std::string> logLines; // warnings etc. to put at the head of the log
+};
+
+// Writes the whole folder (created if needed). Throws RunError naming the file on a write error.
+void writeInvocationFolder(const std::filesystem::path& dir, const WorkloadConfig& cfg, const RunOutcome& run,
+                           const HostInfo& host, const InvocationContext& ctx);
+
+nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host);
+nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank);
+nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& run, const HostInfo& host);
+
+// What `trainio-cli metrics DIR` needs from a folder TrainIO or DLIO wrote.
+struct InvocationData {
+    std::vector<RankRecord> ranks;
+    std::uint64_t batchSize = 0;
+    double recordLength = 0;
+    double auThreshold = 0.9;
+    std::uint64_t expectedSteps = 0; // per epoch
+    std::uint64_t excludeStartSteps = 1, excludeEndSteps = 0;
+    nlohmann::json summary;          // summary.json as found (null if absent)
+};
+
+// Reads <rank>_output.json for every rank and the block/epoch times from <rank>_per_epoch_stats.json
+// (or per_epoch_stats.json, DLIO before 2.0, for rank 0 — used for every rank when theirs is absent),
+// batch size / record length / AU threshold from configs/config.yaml or .hydra/config.yaml.
+// Throws InputError naming the file and what is missing or malformed.
+InvocationData readInvocationFolder(const std::filesystem::path& dir);
+
+} // namespace trainio
