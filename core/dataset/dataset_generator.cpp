@@ -1,0 +1,484 @@
+#include "dataset/dataset_generator.h"
+
+#include "dataset/dataset_layout.h"
+#include "dataset/prng.h"
+#include "dataset/record_shape.h"
+#include "format/format_writer.h"
+#include "format/sample_reader.h"
+#include "util/errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace trainio {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMarkerVersion = 1;
+
+DataFileSpec specFor(const DatasetSection& ds, std::uint64_t seed, Split split, std::uint64_t i) {
+    const RecordShape shape = recordShape(ds, seed, split, i);
+    DataFileSpec spec;
+    spec.format = ds.format;
+    spec.d1 = shape.d1;
+    spec.d2 = shape.d2;
+    spec.samples = ds.numSamplesPerFile;
+    spec.sizeFeature = static_cast<std::int64_t>(meanDimension(ds));
+    spec.contentSeed = mix64(fileStreamSeed(seed, split, i) ^ 0xD1B54A32D192ED03ULL);
+    return spec;
+}
+
+nlohmann::json parametersJson(const DatasetSection& ds, std::uint64_t seed) {
+    nlohmann::json j;
+    j["format"] = toString(ds.format);
+    j["num_files_train"] = ds.numFilesTrain;
+    j["num_files_eval"] = ds.numFilesEval;
+    j["num_samples_per_file"] = ds.numSamplesPerFile;
+    j["record_length"] = ds.recordLength;
+    j["record_length_stdev"] = ds.recordLengthStdev;
+    j["num_subfolders_train"] = ds.numSubfoldersTrain;
+    j["num_subfolders_eval"] = ds.numSubfoldersEval;
+    j["file_prefix"] = ds.filePrefix;
+    j["record_element_type"] = ds.recordElementType;
+    j["seed"] = seed;
+    return j;
+}
+
+DataFormat formatFromName(const std::string& name, const std::string& where) {
+    for (DataFormat f : {DataFormat::Npz, DataFormat::Npy, DataFormat::Tfrecord, DataFormat::Hdf5,
+                         DataFormat::IndexedBinary, DataFormat::Raw, DataFormat::Jpeg, DataFormat::Png})
+        if (name == toString(f)) return f;
+    throw InputError(describeProblem(where, "format", name, "a dataset format"));
+}
+
+struct Marker {
+    DatasetSection dataset;
+    std::uint64_t seed = 0;
+    bool createdRoot = false;
+    nlohmann::json parameters;
+};
+
+Marker readMarker(const fs::path& markerPath, const std::string& dataFolder) {
+    std::ifstream in(markerPath, std::ios::binary);
+    if (!in) throw InputError(markerPath.string() + ": cannot be read");
+    Marker m;
+    try {
+        nlohmann::json j = nlohmann::json::parse(in);
+        m.parameters = j.at("parameters");
+        const auto& p = m.parameters;
+        m.dataset.dataFolder = dataFolder;
+        m.dataset.format = formatFromName(p.at("format").get<std::string>(), markerPath.string());
+        m.dataset.numFilesTrain = p.at("num_files_train").get<std::uint64_t>();
+        m.dataset.numFilesEval = p.at("num_files_eval").get<std::uint64_t>();
+        m.dataset.numSamplesPerFile = p.at("num_samples_per_file").get<std::uint64_t>();
+        m.dataset.recordLength = p.at("record_length").get<double>();
+        m.dataset.recordLengthStdev = p.at("record_length_stdev").get<double>();
+        m.dataset.numSubfoldersTrain = p.at("num_subfolders_train").get<std::uint64_t>();
+        m.dataset.numSubfoldersEval = p.at("num_subfolders_eval").get<std::uint64_t>();
+        m.dataset.filePrefix = p.at("file_prefix").get<std::string>();
+        m.dataset.recordElementType = p.at("record_element_type").get<std::string>();
+        m.seed = p.at("seed").get<std::uint64_t>();
+        m.createdRoot = j.value("created_root", false);
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(markerPath.string() + ": not a valid TrainIO dataset marker (" + e.what() + ")");
+    }
+    return m;
+}
+
+// TrainIO's temporaries: ".<name>.tmp-<pid>" where <name> starts with "<prefix>_".
+bool isOurTemporary(const std::string& name, const std::string& prefix) {
+    if (name.size() < 2 || name[0] != '.') return false;
+    const auto t = name.rfind(".tmp-");
+    if (t == std::string::npos || t + 5 >= name.size()) return false;
+    for (std::size_t k = t + 5; k < name.size(); ++k)
+        if (name[k] < '0' || name[k] > '9') return false;
+    const std::string base = name.substr(1, t - 1);
+    return base.rfind(prefix + "_", 0) == 0 && base.find("_of_") != std::string::npos;
+}
+
+std::string temporaryFor(const std::string& path) {
+    const fs::path p(path);
+    return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+}
+
+// The directories TrainIO creates for a dataset, parents before children.
+std::vector<fs::path> datasetDirectories(const DatasetSection& ds) {
+    const DatasetLayout layout(ds);
+    std::vector<fs::path> dirs;
+    auto addSplit = [&](Split split, std::uint64_t files, std::uint64_t subs) {
+        if (files == 0) return;
+        const fs::path folder = layout.splitFolder(split);
+        dirs.push_back(folder);
+        if (subs > 1) {
+            for (std::uint64_t s = 0; s < subs && s < files; ++s) dirs.push_back(fs::path(layout.filePath(split, s)).parent_path());
+        }
+    };
+    addSplit(Split::Train, ds.numFilesTrain, ds.numSubfoldersTrain);
+    addSplit(Split::Valid, ds.numFilesEval, ds.numSubfoldersEval);
+    if (ds.format == DataFormat::Tfrecord) {
+        dirs.push_back(layout.root() / "index");
+        if (ds.numFilesTrain > 0) dirs.push_back(layout.root() / "index" / "train");
+        if (ds.numFilesEval > 0) dirs.push_back(layout.root() / "index" / "valid");
+    }
+    return dirs;
+}
+
+// Side files that accompany data file i (tfrecord index, indexed_binary offset/size arrays).
+std::vector<std::pair<std::string, std::string>> sideFiles(const DatasetLayout& layout, const DataFileSpec& spec,
+                                                           const std::string& dataPath, Split split, std::uint64_t i,
+                                                           bool withContent) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (spec.format == DataFormat::Tfrecord)
+        out.emplace_back(layout.indexPath(split, i), withContent ? tfrecordIndexText(spec) : std::string());
+    if (spec.format == DataFormat::IndexedBinary) {
+        out.emplace_back(dataPath + ".off.idx", withContent ? indexedBinaryOffsets(spec) : std::string());
+        out.emplace_back(dataPath + ".sz.idx", withContent ? indexedBinarySizes(spec) : std::string());
+    }
+    return out;
+}
+
+bool regularFileOfSize(const std::string& path, std::uint64_t size) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(path, ec);
+    if (ec || !fs::is_regular_file(st)) return false;
+    const auto actual = fs::file_size(path, ec);
+    return !ec && actual == size;
+}
+
+void checkWritable(const DatasetSection& ds) {
+    if (!formatWritable(ds.format))
+        throw InputError(std::string("format ") + toString(ds.format) + ": not supported by this build yet");
+    if (ds.recordElementType != "uint8")
+        throw InputError(describeProblem("dataset", "record_element_type", ds.recordElementType,
+                                         "uint8 (other element types are not supported by this build yet)"));
+    if (ds.numSamplesPerFile == 0)
+        throw InputError(describeProblem("dataset", "num_samples_per_file", "0", "at least 1"));
+    if (ds.filePrefix.empty() || ds.filePrefix.find('/') != std::string::npos)
+        throw InputError(describeProblem("dataset", "file_prefix", ds.filePrefix, "a non-empty name without '/'"));
+}
+
+void makeDirectory(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw RunError("create directory " + dir.string() + ": " + ec.message());
+}
+
+// Opens (creating or re-using) the marker; refuses foreign folders and other parameters.
+void prepareRoot(const WorkloadConfig& cfg, IoBackend& io) {
+    const fs::path root(cfg.dataset.dataFolder);
+    const fs::path marker = root / kDatasetMarkerName;
+    const nlohmann::json params = parametersJson(cfg.dataset, cfg.train.seed);
+    std::error_code ec;
+    bool createdRoot = false;
+    if (!fs::exists(root, ec)) {
+        makeDirectory(root);
+        createdRoot = true;
+    } else if (!fs::is_directory(root, ec)) {
+        throw InputError(root.string() + ": exists and is not a directory");
+    } else if (fs::exists(fs::symlink_status(marker, ec))) {
+        const Marker m = readMarker(marker, cfg.dataset.dataFolder);
+        if (m.parameters != params) {
+            std::string diff;
+            for (auto it = params.begin(); it != params.end(); ++it) {
+                const auto old = m.parameters.find(it.key());
+                if (old == m.parameters.end() || *old != it.value()) {
+                    diff = it.key() + " was " + (old == m.parameters.end() ? "absent" : old->dump()) + ", now " +
+                           it.value().dump();
+                    break;
+                }
+            }
+            throw InputError(root.string() + ": holds a TrainIO dataset generated with other parameters (" + diff +
+                             "); clean it first or choose another data_folder");
+        }
+        return;
+    } else if (!fs::is_empty(root, ec)) {
+        throw InputError(root.string() + ": folder is not empty and has no " + kDatasetMarkerName +
+                         " marker; refusing to generate a dataset into it (choose an empty or new data_folder)");
+    }
+    nlohmann::json j;
+    j["generator"] = "TrainIO";
+    j["trainio_version"] = TRAINIO_VERSION;
+    j["marker_version"] = kMarkerVersion;
+    j["data_folder"] = cfg.dataset.dataFolder;
+    j["created_root"] = createdRoot;
+    j["parameters"] = params;
+    j["note"] = "Written by TrainIO. File names are recomputed from 'parameters' (DLIO layout); "
+                "'trainio clean' removes only those files, their index files and TrainIO temporaries.";
+    const std::string tmp = temporaryFor(marker.string());
+    writeWholeFile(io, tmp, j.dump(2) + "\n");
+    fs::rename(tmp, marker, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw RunError("rename " + tmp + " to " + marker.string() + ": " + ec.message());
+    }
+}
+
+struct Job {
+    Split split;
+    std::uint64_t index;
+};
+
+std::vector<Job> allJobs(const DatasetSection& ds) {
+    std::vector<Job> jobs;
+    jobs.reserve(ds.numFilesTrain + ds.numFilesEval);
+    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) jobs.push_back({Split::Train, i});
+    for (std::uint64_t i = 0; i < ds.numFilesEval; ++i) jobs.push_back({Split::Valid, i});
+    return jobs;
+}
+
+} // namespace
+
+std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i) {
+    return expectedFileSize(specFor(cfg.dataset, cfg.train.seed, split, i));
+}
+
+GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOptions& opts) {
+    const auto start = Clock::now();
+    const DatasetSection& ds = cfg.dataset;
+    checkWritable(ds);
+    std::shared_ptr<IoBackend> io = opts.io ? opts.io : makePosixBackend();
+
+    prepareRoot(cfg, *io);
+    const std::vector<fs::path> dirs = datasetDirectories(ds);
+    for (const auto& d : dirs) makeDirectory(d);
+    // Temporaries of an earlier, interrupted run (any pid) are garbage by construction.
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(d, ec)) {
+            if (isOurTemporary(e.path().filename().string(), ds.filePrefix) && e.is_regular_file(ec) && !e.is_symlink(ec))
+                fs::remove(e.path(), ec);
+        }
+    }
+
+    const DatasetLayout layout(ds);
+    const std::vector<Job> jobs = allJobs(ds);
+    std::uint64_t bytesTotal = 0;
+    for (const Job& j : jobs) bytesTotal += expectedFileSize(specFor(ds, cfg.train.seed, j.split, j.index));
+
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::uint64_t> filesWritten{0}, filesSkipped{0}, bytesWritten{0}, bytesDone{0};
+    std::atomic<bool> stop{false}, cancelled{false};
+    std::atomic<std::int64_t> lastReportNs{0};
+    std::mutex errorMutex;
+    std::exception_ptr firstError;
+
+    auto snapshot = [&] {
+        GenerationProgress p;
+        p.filesSkipped = filesSkipped.load();
+        p.filesDone = filesWritten.load() + p.filesSkipped;
+        p.filesTotal = jobs.size();
+        p.bytesDone = bytesDone.load();
+        p.bytesTotal = bytesTotal;
+        p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return p;
+    };
+    auto maybeReport = [&] {
+        if (!opts.onProgress) return;
+        const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+        std::int64_t last = lastReportNs.load(std::memory_order_relaxed);
+        if (now - last < 100'000'000) return;
+        if (!lastReportNs.compare_exchange_strong(last, now)) return; // another thread reports this slot
+        opts.onProgress(snapshot());
+    };
+    auto externalCancel = [&] { return opts.cancel && opts.cancel->load(std::memory_order_relaxed); };
+
+    auto worker = [&] {
+        std::string path;
+        while (!stop.load()) {
+            if (externalCancel()) {
+                cancelled = true;
+                break;
+            }
+            const std::size_t k = next.fetch_add(1);
+            if (k >= jobs.size()) break;
+            const Job job = jobs[k];
+            const DataFileSpec spec = specFor(ds, cfg.train.seed, job.split, job.index);
+            const std::uint64_t expected = expectedFileSize(spec);
+            layout.filePath(job.split, job.index, path);
+            const auto sides = sideFiles(layout, spec, path, job.split, job.index, true);
+            bool complete = regularFileOfSize(path, expected);
+            for (const auto& [sidePath, content] : sides) complete = complete && regularFileOfSize(sidePath, content.size());
+            if (complete) {
+                filesSkipped.fetch_add(1);
+                bytesDone.fetch_add(expected);
+                maybeReport();
+                continue;
+            }
+            std::vector<std::string> temps;
+            try {
+                const std::string tmp = temporaryFor(path);
+                temps.push_back(tmp);
+                std::uint64_t reported = 0;
+                WriteControl control;
+                control.cancel = opts.cancel;
+                control.onBytes = [&](std::uint64_t n) {
+                    reported += n;
+                    bytesDone.fetch_add(n);
+                    maybeReport();
+                };
+                if (writeDataFile(*io, spec, tmp, control) == WriteOutcome::Cancelled) {
+                    std::error_code ec;
+                    fs::remove(tmp, ec);
+                    cancelled = true;
+                    break;
+                }
+                for (const auto& [sidePath, content] : sides) {
+                    const std::string sideTmp = temporaryFor(sidePath);
+                    temps.push_back(sideTmp);
+                    writeWholeFile(*io, sideTmp, content);
+                    std::error_code ec;
+                    fs::rename(sideTmp, sidePath, ec);
+                    if (ec) throw RunError("rename " + sideTmp + " to " + sidePath + ": " + ec.message());
+                }
+                // The data file last: its final name means "complete, side files included".
+                std::error_code ec;
+                fs::rename(tmp, path, ec);
+                if (ec) throw RunError("rename " + tmp + " to " + path + ": " + ec.message());
+                if (expected > reported) bytesDone.fetch_add(expected - reported);
+                filesWritten.fetch_add(1);
+                bytesWritten.fetch_add(expected);
+                maybeReport();
+            } catch (...) {
+                std::error_code ec;
+                for (const auto& t : temps) fs::remove(t, ec);
+                std::lock_guard lock(errorMutex);
+                if (!firstError) firstError = std::current_exception();
+                stop = true;
+                break;
+            }
+        }
+    };
+
+    unsigned threads = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::size_t>(jobs.size(), 1)));
+    std::vector<std::thread> pool;
+    pool.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    if (firstError) std::rethrow_exception(firstError);
+
+    GenerationResult r;
+    r.filesWritten = filesWritten.load();
+    r.filesSkipped = filesSkipped.load();
+    r.bytesWritten = bytesWritten.load();
+    r.cancelled = cancelled.load();
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (opts.onProgress) opts.onProgress(snapshot());
+    return r;
+}
+
+CleanResult cleanDataset(const WorkloadConfig& cfg) {
+    const fs::path root(cfg.dataset.dataFolder);
+    std::error_code ec;
+    const auto rootStatus = fs::symlink_status(root, ec);
+    if (fs::is_symlink(rootStatus))
+        throw InputError(root.string() + ": is a symbolic link; refusing to clean through it (clean its target instead)");
+    const fs::path markerPath = root / kDatasetMarkerName;
+    if (!fs::is_directory(rootStatus) || !fs::is_regular_file(fs::symlink_status(markerPath, ec)))
+        throw InputError(root.string() + ": has no " + kDatasetMarkerName +
+                         " marker; TrainIO cleans only folders it generated");
+    const Marker m = readMarker(markerPath, cfg.dataset.dataFolder);
+    const DatasetSection& ds = m.dataset;
+    const DatasetLayout layout(ds);
+
+    // A directory is safe when it and every directory between it and the root are real directories.
+    const std::vector<fs::path> dirs = datasetDirectories(ds);
+    std::vector<fs::path> safeDirs;
+    auto isSafe = [&](const fs::path& d) {
+        if (d == root) return true;
+        for (const auto& s : safeDirs)
+            if (s == d) return true;
+        return false;
+    };
+    for (const auto& d : dirs) {
+        const auto st = fs::symlink_status(d, ec);
+        if (fs::is_directory(st) && !fs::is_symlink(st) && isSafe(d.parent_path())) safeDirs.push_back(d);
+    }
+
+    CleanResult r;
+    auto removeFile = [&](const fs::path& p) {
+        if (!isSafe(p.parent_path())) return;
+        const auto st = fs::symlink_status(p, ec);
+        if (!fs::is_regular_file(st)) return; // absent, a symlink or something else: not ours
+        if (fs::remove(p, ec)) ++r.filesRemoved;
+        else if (ec) throw RunError("remove " + p.string() + ": " + ec.message());
+    };
+    std::string path;
+    for (const Split split : {Split::Train, Split::Valid}) {
+        for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
+            layout.filePath(split, i, path);
+            removeFile(path);
+            DataFileSpec spec;
+            spec.format = ds.format;
+            for (const auto& side : sideFiles(layout, spec, path, split, i, false)) removeFile(side.first);
+        }
+    }
+    for (const auto& d : safeDirs) {
+        for (const auto& e : fs::directory_iterator(d, ec)) {
+            if (isOurTemporary(e.path().filename().string(), ds.filePrefix)) removeFile(e.path());
+        }
+    }
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind(std::string(".") + kDatasetMarkerName + ".tmp-", 0) == 0) removeFile(e.path());
+    }
+    removeFile(markerPath);
+    // Children before parents; remove() of a non-empty directory fails and leaves it (user files).
+    for (auto it = safeDirs.rbegin(); it != safeDirs.rend(); ++it)
+        if (fs::remove(*it, ec)) ++r.dirsRemoved;
+    if (m.createdRoot && fs::remove(root, ec)) ++r.dirsRemoved;
+    return r;
+}
+
+VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel) {
+    const DatasetSection& ds = cfg.dataset;
+    const DatasetLayout layout(ds);
+    std::shared_ptr<IoBackend> io = makePosixBackend();
+    SampleReaderOptions ro;
+    ro.transferSize = cfg.reader.transferSize;
+    ro.samplesPerFile = ds.numSamplesPerFile;
+    auto reader = makeSampleReader(ds.format, *io, ro);
+    VerifyResult r;
+    std::string path;
+    for (const Split split : {Split::Train, Split::Valid}) {
+        for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
+            if (cancel && cancel->load()) return r;
+            layout.filePath(split, i, path);
+            std::error_code ec;
+            if (!fs::is_regular_file(fs::status(path, ec))) {
+                ++r.filesMissing;
+                r.problems.push_back(path + ": missing");
+                continue;
+            }
+            const std::uint64_t expected = expectedDatasetFileSize(cfg, split, i);
+            const std::uint64_t actual = fs::file_size(path, ec);
+            if (actual != expected) {
+                ++r.filesBad;
+                r.problems.push_back(path + ": " + std::to_string(actual) + " bytes, expected " + std::to_string(expected));
+                continue;
+            }
+            try {
+                reader->reset();
+                for (std::uint64_t k = 0; k < ds.numSamplesPerFile; ++k) reader->read(path, k);
+                ++r.filesOk;
+            } catch (const std::exception& e) {
+                ++r.filesBad;
+                r.problems.push_back(e.what());
+            }
+        }
+    }
+    return r;
+}
+
+} // namespace trainio

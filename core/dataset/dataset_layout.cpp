@@ -1,0 +1,75 @@
+#include "dataset/dataset_layout.h"
+
+namespace trainio {
+namespace {
+
+std::uint64_t digitCount(std::uint64_t v) {
+    std::uint64_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        ++n;
+    }
+    return n;
+}
+
+// DLIO's add_padding(i, width): str(i).zfill(width).
+void appendPadded(std::string& out, std::uint64_t value, std::uint64_t width) {
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    for (std::uint64_t k = static_cast<std::uint64_t>(n); k < width; ++k) out.push_back('0');
+    while (n > 0) out.push_back(digits[--n]);
+}
+
+void appendNumber(std::string& out, std::uint64_t value) { appendPadded(out, value, 0); }
+
+} // namespace
+
+DatasetLayout::DatasetLayout(const DatasetSection& dataset)
+    : root_(dataset.dataFolder), prefix_(dataset.filePrefix), ext_(fileExtension(dataset.format)),
+      filesTrain_(dataset.numFilesTrain), filesValid_(dataset.numFilesEval), subTrain_(dataset.numSubfoldersTrain),
+      subValid_(dataset.numSubfoldersEval) {}
+
+std::uint64_t DatasetLayout::fileCount(Split split) const {
+    return split == Split::Train ? filesTrain_ : filesValid_;
+}
+
+std::filesystem::path DatasetLayout::splitFolder(Split split) const {
+    return root_ / (split == Split::Train ? "train" : "valid");
+}
+
+void DatasetLayout::filePath(Split split, std::uint64_t i, std::string& out) const {
+    const std::uint64_t files = fileCount(split);
+    const std::uint64_t subs = split == Split::Train ? subTrain_ : subValid_;
+    out.clear();
+    out += root_.native();
+    if (!out.empty() && out.back() != '/') out.push_back('/');
+    out += split == Split::Train ? "train/" : "valid/";
+    if (subs > 1) {
+        appendPadded(out, i % subs, digitCount(subs));
+        out.push_back('/');
+    }
+    out += prefix_;
+    out.push_back('_');
+    appendPadded(out, i, digitCount(files));
+    out += "_of_";
+    appendNumber(out, files);
+    out.push_back('.');
+    out += ext_;
+}
+
+std::string DatasetLayout::filePath(Split split, std::uint64_t i) const {
+    std::string out;
+    filePath(split, i, out);
+    return out;
+}
+
+std::string DatasetLayout::indexPath(Split split, std::uint64_t i) const {
+    std::filesystem::path file(filePath(split, i));
+    return (root_ / "index" / (split == Split::Train ? "train" : "valid") / file.filename()).native() + ".idx";
+}
+
+} // namespace trainio
