@@ -31,6 +31,10 @@ public:
         aborted_ = true;
         cv_.notify_all();
     }
+    std::uint64_t waiting() const {
+        std::lock_guard lock(mutex_);
+        return arrived_;
+    }
     bool aborted() const {
         std::lock_guard lock(mutex_);
         return aborted_;

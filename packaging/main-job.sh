@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: install (Debian 12, as root), build, then generate a small dataset in a temporary
+# folder, run a full benchmark on it (1 warm-up + 5 measured invocations) and write the results and
+# a PDF report. No display needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/setup-debian.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)"
+
+work=$(mktemp -d -t trainio-demo-XXXXXX)
+cli=build/release/app/cli/trainio-cli
+"$cli" benchmark --config "${TRAINIO_MAIN_CONFIG:-demo}" ++workload.dataset.data_folder="$work/data" \
+  --output "$work/results" --runs 5 --warmup 1
+"$cli" aggregate "$work/results/runs" --format table
+if [ -x build/release/app/gui/trainio ]; then
+  QT_QPA_PLATFORM=offscreen build/release/app/gui/trainio --report "$work/results" --output "$work/report.pdf"
+  echo "report:  $work/report.pdf"
+fi
+echo "results: $work/results"
+echo "dataset: $work/data  (remove with: $cli clean --config demo ++workload.dataset.data_folder=$work/data)"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what is needed (Debian 12, as root), builds, and runs the whole test suite:
+#   1. the optimised build with warnings as errors (preset "ci"), all CTest suites;
+#   2. ASan + UBSan over the whole core suite (preset "asan");
+#   3. TSan over the threaded engine tests (preset "tsan").
+# Set TRAINIO_SKIP_SANITIZERS=1 to run only stage 1 (local quick check).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/setup-debian.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+stage() { echo; echo "=== $* ==="; }
+
+stage "build + test (ci preset)"
+cmake --preset ci
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci
+
+if [ "${TRAINIO_SKIP_SANITIZERS:-0}" != 1 ]; then
+  stage "ASan + UBSan (asan preset)"
+  cmake --preset asan
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan
+
+  stage "TSan: engine tests (tsan preset)"
+  cmake --preset tsan
+  # Only what the engine tests need: the core, the CLI they drive, the engine test executables.
+  cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -o '^tst_engine[a-z_]*:' | tr -d ':' | sort -u)
+  ctest --preset tsan
+fi
+echo
+echo "all test stages passed"
