@@ -9,6 +9,7 @@
 #include "engine/sample_order.h"
 #include "engine/step_barrier.h"
 #include "engine/training_engine.h"
+#include "util/errors.h"
 
 #include <QProcess>
 

@@ -133,7 +133,7 @@ private slots:
             QVERIFY(close(got["train_throughput_samples_per_second"][i].get<double>(),
                           want["train_throughput_samples_per_second"][i].get<double>()));
         }
-        QCOMPARE(got["train_au_meet_expectation"], want["train_au_meet_expectation"]);
+        QVERIFY(got["train_au_meet_expectation"] == want["train_au_meet_expectation"]);
     }
     void metricsOnMissingFolderIsBadInput() {
         const auto r = testsupport::runCli({QStringLiteral("metrics"), QStringLiteral("/nonexistent/trainio")});
