@@ -1,0 +1,36 @@
+// Dataset sizing as MLPerf Storage's benchmark script does it (SPEC section 2).
+#include "config/config_internal.h"
+#include "config/config_loader.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainio {
+
+SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes) {
+    SizingAdvice a;
+    const double samplesPerFile = static_cast<double>(std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile));
+    const double fileBytes = cfg.dataset.recordLength * samplesPerFile;
+    a.clientRamBytes = clientRamBytes;
+    // MLPerf Storage: the dataset must be 5× the clients' RAM so that the page cache cannot serve it,
+    // and long enough for 500 steps of every accelerator.
+    a.filesForRam = fileBytes > 0 ? static_cast<std::uint64_t>(std::ceil(5.0 * clientRamBytes / fileBytes)) : 0;
+    a.filesForSteps = static_cast<std::uint64_t>(
+        std::ceil(500.0 * static_cast<double>(accelerators) * static_cast<double>(cfg.reader.batchSize) / samplesPerFile));
+    a.filesNeeded = std::max(a.filesForRam, a.filesForSteps);
+    a.datasetBytes = static_cast<double>(cfg.dataset.numFilesTrain) * fileBytes;
+    a.fitsInRam = a.datasetBytes <= clientRamBytes;
+
+    auto gb = [](double bytes) { return config_detail::formatNumber(std::round(bytes / 1e7) / 100.0) + " GB"; };
+    a.text = "files needed: " + std::to_string(a.filesNeeded) + " (5 x RAM: " + std::to_string(a.filesForRam) +
+             ", 500 steps x " + std::to_string(accelerators) + " accelerators: " + std::to_string(a.filesForSteps) +
+             "); configured: " + std::to_string(cfg.dataset.numFilesTrain) + " files, " + gb(a.datasetBytes) +
+             ", client RAM " + gb(clientRamBytes) + ".";
+    if (cfg.dataset.numFilesTrain < a.filesNeeded)
+        a.text += " The configured dataset is smaller than MLPerf Storage requires.";
+    if (a.fitsInRam)
+        a.text += " The dataset fits in RAM: the page cache can serve it, so AU would say little about the storage.";
+    return a;
+}
+
+} // namespace trainio
