@@ -179,22 +179,37 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         for (const auto& n : r.notes) note.push_back("Run " + r.runName + ": " + n + ".");
     }
 
-    // Dataset size against the clients' memory, per run: memory may differ between runs' hosts.
+    // Dataset size against the clients' memory. Runs usually share both numbers, so runs with the same
+    // dataset and memory get one sentence instead of five identical ones.
     bool sizeChecked = false;
+    std::vector<std::pair<std::pair<double, double>, std::vector<std::string>>> small; // (bytes, GiB) → runs
     for (std::size_t i : group.runs) {
         const auto& r = imp.runs[i];
         if (!r.recordLengthBytes || r.hostMemoryGiB <= 0.0) continue;
         sizeChecked = true;
         const double datasetBytes =
             static_cast<double>(r.filesTrain) * static_cast<double>(r.samplesPerFile) * *r.recordLengthBytes;
-        const double needed = kDatasetToMemory * r.hostMemoryGiB * kGiB;
-        if (datasetBytes < needed) {
-            out.push_back("Run " + r.runName + ": the dataset (" + std::to_string(r.filesTrain) + " files × " +
-                          std::to_string(r.samplesPerFile) + " samples × " + fmt(*r.recordLengthBytes, 0) + " B = " +
-                          fmt(datasetBytes / kGiB, 1) + " GiB) is smaller than 5 × the clients' total memory (" +
-                          fmt(r.hostMemoryGiB, 1) + " GiB, so at least " + fmt(needed / kGiB, 1) +
-                          " GiB): the page cache can hold much of it, and AU then says little about the storage.");
+        if (datasetBytes >= kDatasetToMemory * r.hostMemoryGiB * kGiB) continue;
+        const auto key = std::make_pair(datasetBytes, r.hostMemoryGiB);
+        auto it = std::find_if(small.begin(), small.end(), [&](const auto& e) { return e.first == key; });
+        if (it == small.end()) small.push_back({key, {r.runName}});
+        else it->second.push_back(r.runName);
+    }
+    for (const auto& [key, runNames] : small) {
+        std::string who;
+        if (runNames.size() == group.runs.size() && runNames.size() > 1) {
+            who = "In every run";
+        } else {
+            who = runNames.size() == 1 ? "In run " : "In runs ";
+            for (std::size_t k = 0; k < runNames.size(); ++k) who += (k ? ", " : "") + runNames[k];
         }
+        const double samples = static_cast<double>(group.identity.filesTrain) * static_cast<double>(group.identity.samplesPerFile);
+        out.push_back(who + " the dataset (" + std::to_string(group.identity.filesTrain) + " files × " +
+                      std::to_string(group.identity.samplesPerFile) + " samples × " + fmt(key.first / samples, 0) +
+                      " B = " + fmt(key.first / kGiB, 1) + " GiB) is smaller than 5 × the clients' total memory (" +
+                      fmt(key.second, 1) + " GiB, so at least " + fmt(kDatasetToMemory * key.second, 1) +
+                      " GiB): the page cache can hold much of it, so AU says little about the storage "
+                      "(unless the clients' memory was limited, which summary.json does not record).");
     }
     if (!sizeChecked && !group.runs.empty())
         note.push_back("Dataset size against client memory not checked: no record_length in config.yaml or no host_memory_GB.");
