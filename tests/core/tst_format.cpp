@@ -175,8 +175,8 @@ private slots:
         }
         const std::string oneD = "{'descr': '|u1', 'fortran_order': False, 'shape': (5,), }" + std::string(20, ' ');
         QCOMPARE(npyHeader("|u1", {5}).substr(10, oneD.size()), oneD); // 21 - len("5") growth spaces
-        // v2.0 when the dict does not fit a uint16 length.
-        const std::string v2 = npyHeader("|u1", std::vector<std::uint64_t>(7000, 1));
+        // v2.0 when the dict does not fit a uint16 length (25000 dims x "1, " > 65535 bytes).
+        const std::string v2 = npyHeader("|u1", std::vector<std::uint64_t>(25000, 1));
         QCOMPARE(int(v2[6]), 2);
         QCOMPARE(v2.size() % 64, std::size_t(0));
         NpyInfo bad;
