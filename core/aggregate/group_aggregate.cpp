@@ -40,6 +40,11 @@ std::string fmt(double v, int precision = 2) {
     return os.str();
 }
 
+std::string bytesText(double bytes) {
+    if (bytes >= kGiB) return fmt(bytes / kGiB, 1) + " GiB";
+    return fmt(bytes / kMiB, 1) + " MiB";
+}
+
 bool relativelyEqual(double a, double b, double tolerance) {
     if (a == b) return true;
     return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
@@ -206,7 +211,7 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         const double samples = static_cast<double>(group.identity.filesTrain) * static_cast<double>(group.identity.samplesPerFile);
         out.push_back(who + " the dataset (" + std::to_string(group.identity.filesTrain) + " files × " +
                       std::to_string(group.identity.samplesPerFile) + " samples × " + fmt(key.first / samples, 0) +
-                      " B = " + fmt(key.first / kGiB, 1) + " GiB) is smaller than 5 × the clients' total memory (" +
+                      " B = " + bytesText(key.first) + ") is smaller than 5 × the clients' total memory (" +
                       fmt(key.second, 1) + " GiB, so at least " + fmt(kDatasetToMemory * key.second, 1) +
                       " GiB): the page cache can hold much of it, so AU says little about the storage "
                       "(unless the clients' memory was limited, which summary.json does not record).");
@@ -222,8 +227,11 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
                       describeIdentity(other.identity) + " instead of " + describeIdentity(group.identity) +
                       "); all runs of a benchmark must use the same accelerators, files and samples per file.");
     }
-    if (group.identity.model.empty() || group.identity.accelerator.empty())
-        note.push_back("The workload name (model_accelerator) is unknown: no configs/overrides.yaml with workload=.");
+    if (group.identity.model.empty())
+        note.push_back("The workload is unknown: no configs/overrides.yaml with workload=<model>_<accelerator> and no model in config.yaml.");
+    else if (group.identity.accelerator.empty())
+        note.push_back("The accelerator is unknown: the runs name only the model (" + group.identity.model +
+                       "); the MLPerf generator expects workload=<model>_<accelerator> in configs/overrides.yaml.");
 
     if (group.existingReport) {
         for (auto& s : compareWithReport(imp, group, *group.existingReport)) out.push_back(std::move(s));

@@ -250,6 +250,45 @@ private slots:
         QVERIFY2(QString::fromStdString(s->reason).contains(reasonPart), s->reason.c_str());
     }
 
+    void randomCorruptionsNeverCrash() {
+        // Deterministic mutations of a real summary: every file ends up imported or skipped, none crash.
+        const std::string original = testsupport::readText(
+            mlperfFixtures() / "Closed/HPE/results/Cray_C500_4xHDR200_3hosts/unet3d_h100/run-1/summary.json");
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        std::uint64_t state = 0x9E3779B97F4A7C15ull;
+        auto next = [&]() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return state;
+        };
+        const int count = 400;
+        for (int i = 0; i < count; ++i) {
+            std::string text = original;
+            switch (i % 4) {
+            case 0: text.resize(next() % text.size()); break;
+            case 1:
+                for (int k = 0; k < 8; ++k) text[next() % text.size()] = static_cast<char>(next() & 0xFF);
+                break;
+            case 2: text.insert(next() % text.size(), std::string(1 + next() % 200, "[{\"\\,:"[next() % 6])); break;
+            default: {
+                const std::size_t at = next() % text.size();
+                text.erase(at, next() % 64);
+                break;
+            }
+            }
+            testsupport::writeText(root / ("run" + std::to_string(i)) / "summary.json", text);
+        }
+        const ImportResult r = importResults({root});
+        QCOMPARE(r.summariesFound, std::size_t(count));
+        std::size_t summaries = 0;
+        for (const auto& run : r.runs) summaries += run.summaryFiles.size();
+        QCOMPARE(summaries + r.skipped.size(), std::size_t(count));
+        QVERIFY(!r.skipped.empty());
+        for (const auto& s : r.skipped) QVERIFY(!s.reason.empty());
+    }
+
     void oversizedFilesAreNotRead() {
         QTemporaryDir tmp;
         const fs::path root = tmp.path().toStdString();
