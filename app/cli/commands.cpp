@@ -81,9 +81,7 @@ std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t ac
     if (cfg.workflow.evaluation)
         w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
     const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
-    if (sa.fitsInRam)
-        w.push_back("the dataset fits in this host's RAM: after the first epoch the page cache can serve it, and AU "
-                    "then says little about the storage (" + sa.text + ")");
+    if (sa.fitsInRam) w.push_back("dataset sizing: " + sa.text);
     return w;
 }
 
