@@ -1,7 +1,7 @@
 #include "dataset/dataset_generator.h"
 
 #include "dataset/dataset_layout.h"
-#include "dataset/prng.h"
+#include "util/prng.h"
 #include "dataset/record_shape.h"
 #include "format/format_writer.h"
 #include "format/sample_reader.h"

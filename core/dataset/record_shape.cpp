@@ -1,6 +1,6 @@
 #include "dataset/record_shape.h"
 
-#include "dataset/prng.h"
+#include "util/prng.h"
 
 #include <cmath>
 

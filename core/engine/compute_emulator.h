@@ -6,7 +6,7 @@
 #pragma once
 
 #include "config/workload_config.h"
-#include "engine/prng.h"
+#include "util/prng.h"
 
 #include <atomic>
 #include <chrono>

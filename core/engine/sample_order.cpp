@@ -1,6 +1,6 @@
 #include "engine/sample_order.h"
 
-#include "engine/prng.h"
+#include "util/prng.h"
 #include "util/errors.h"
 
 #include <algorithm>

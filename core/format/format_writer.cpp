@@ -1,6 +1,6 @@
 #include "format/format_writer.h"
 
-#include "dataset/prng.h"
+#include "util/prng.h"
 #include "format/crc32c.h"
 #include "format/npy_format.h"
 #include "format/tfrecord_format.h"

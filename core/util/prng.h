@@ -1,28 +1,33 @@
-// TrainIO's specified, cross-platform pseudo-random generator.
-//
-// Every shuffle and every drawn compute time comes from SplitMix64 (Steele, Lea & Flood, 2014):
-//   state += 0x9E3779B97F4A7C15; z = state;
-//   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB; return z ^ (z >> 31);
-// Bounded integers use Lemire's multiply-shift with rejection (unbiased), so a given seed yields the
-// same sample order on every platform and compiler — unlike std::uniform_int_distribution, whose
-// algorithm the standard leaves to each library. Documented in docs/engine.md.
+// TrainIO's specified, cross-platform pseudo-random generators (docs/engine.md, docs/formats.md).
+// std::shuffle, std::uniform_int_distribution, std::normal_distribution and mt19937 byte fills are not
+// specified bit-for-bit across standard libraries (and mt19937 is too slow to fill gigabytes), so:
+//   SplitMix64 (Steele, Lea & Flood, 2014): shuffles, drawn compute times, record sizes, seeding;
+//     bounded integers by Lemire's multiply-shift with rejection (unbiased);
+//   xoshiro256** (Blackman & Vigna, 2018): bulk random payload bytes, 8 bytes per step.
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace trainio {
 
 __extension__ using Uint128 = unsigned __int128; // GCC/Clang extension; silences -pedantic
 
+// The SplitMix64 output function: a bijective 64-bit mixer.
+constexpr std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 class SplitMix64 {
 public:
-    explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
+    explicit constexpr SplitMix64(std::uint64_t seed) : state_(seed) {}
+    constexpr std::uint64_t next() {
+        state_ += 0x9E3779B97F4A7C15ULL;
+        return mix64(state_);
     }
     // Uniform integer in [0, bound), bound > 0. Lemire (2019), "Fast Random Integer Generation in an Interval".
     std::uint64_t below(std::uint64_t bound) {
@@ -71,6 +76,9 @@ public:
         }
     }
 
+    // Uniform in (0, 1]: 53 random bits, never 0 so that log() is finite.
+    double nextOpenUnit() { return (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53; }
+
 private:
     std::uint64_t state_;
 };
@@ -81,5 +89,42 @@ inline std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t a, std::uint64_t 
     g.next();
     return g.next();
 }
+
+
+class Xoshiro256StarStar {
+public:
+    explicit Xoshiro256StarStar(std::uint64_t seed) {
+        SplitMix64 sm(seed);
+        for (auto& w : s_) w = sm.next();
+    }
+    std::uint64_t next() {
+        const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+        const std::uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return result;
+    }
+    // Fills len bytes; the byte stream is the little-endian bytes of consecutive next() values
+    // (a trailing partial word consumes one whole value).
+    void fill(unsigned char* out, std::size_t len) {
+        std::size_t i = 0;
+        for (; i + 8 <= len; i += 8) {
+            const std::uint64_t v = next();
+            std::memcpy(out + i, &v, 8);
+        }
+        if (i < len) {
+            const std::uint64_t v = next();
+            std::memcpy(out + i, &v, len - i);
+        }
+    }
+
+private:
+    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+    std::uint64_t s_[4];
+};
 
 } // namespace trainio
