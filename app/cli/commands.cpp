@@ -3,11 +3,11 @@
 #include "cli_args.h"
 #include "progress_reporter.h"
 
-#include "aggregate/benchmark_report.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
+#include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "util/errors.h"
 #include "util/host_info.h"
@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<bool> g_cancel{false};
-volatile std::sig_atomic_t g_signals = 0;
+std::atomic<int> g_signals{0}; // lock-free, so safe in a signal handler
 
 extern "C" void onSignal(int sig) {
     if (++g_signals > 1) _exit(128 + sig); // a second signal: leave at once
@@ -74,17 +74,6 @@ std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
     return r;
 }
 
-std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, const HostInfo& host) {
-    std::vector<std::string> w;
-    if (cfg.workflow.checkpoint)
-        w.push_back("workflow.checkpoint is on: TrainIO emulates the training reads only; checkpoints are not written");
-    if (cfg.workflow.evaluation)
-        w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
-    const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
-    if (sa.fitsInRam) w.push_back("dataset sizing: " + sa.text);
-    return w;
-}
-
 // Generates the dataset with a progress line; returns false if cancelled.
 bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
     GenerateOptions opts;
@@ -111,25 +100,7 @@ void requireDataset(const WorkloadConfig& cfg) {
                          "++workload.workflow.generate_data=True)");
 }
 
-struct InvocationReport {
-    RunOutcome outcome;
-};
-
-// One invocation into dir; prints its headline. Returns the outcome.
-RunOutcome runInvocation(const WorkloadConfig& cfg, std::uint64_t R, MetricSemantics sem, const fs::path& dir,
-                         ProgressReporter& progress, const HostInfo& host, const std::string& commandLine,
-                         const std::vector<std::string>& warnings) {
-    EngineOptions eo;
-    eo.accelerators = R;
-    eo.semantics = sem;
-    eo.observer = &progress;
-    eo.cancel = &g_cancel;
-    RunOutcome out = runTraining(cfg, eo);
-    progress.finishLine();
-    InvocationContext ctx;
-    ctx.commandLine = commandLine;
-    ctx.logLines = warnings;
-    writeInvocationFolder(dir, cfg, out, host, ctx);
+void printHeadline(const fs::path& dir, const RunOutcome& out) {
     const InvocationMetrics& m = out.metrics;
     const double cpuPerSample = out.samplesRead ? out.cpuSeconds / static_cast<double>(out.samplesRead) * 1e6 : 0.0;
     std::fprintf(stderr,
@@ -139,6 +110,14 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, std::uint64_t R, MetricSeman
                  m.pass ? "PASS" : "FAIL", static_cast<double>(out.bytesRead) / 1048576.0, out.cpuSeconds, cpuPerSample,
                  toString(out.status));
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
+}
+
+// One invocation into dir; prints its headline.
+RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt,
+                        ProgressReporter& progress) {
+    const RunOutcome out = runInvocation(cfg, dir, opt);
+    progress.finishLine();
+    printHeadline(dir, out);
     return out;
 }
 
@@ -163,6 +142,18 @@ const char* kBenchmarkHelp =
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n";
+
+InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
+                                    const std::string& commandLine, const std::vector<std::string>& warnings) {
+    InvocationOptions o;
+    o.accelerators = R;
+    o.semantics = sem;
+    o.observer = &progress;
+    o.cancel = &g_cancel;
+    o.commandLine = commandLine;
+    o.warnings = warnings;
+    return o;
+}
 
 OptionSpec runSpec() {
     OptionSpec s;
@@ -244,10 +235,9 @@ int runRunCommand(const Args& args) {
     if (!output) throw InputError("--output DIR is required");
     const std::uint64_t R = acceleratorsFrom(p);
     const MetricSemantics sem = semanticsFrom(p);
-    const HostInfo host = readHostInfo();
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
-    const auto warnings = runWarnings(cfg, R, host);
+    const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
     if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
     if (!cfg.workflow.train) {
@@ -255,7 +245,8 @@ int runRunCommand(const Args& args) {
         return 0;
     }
     requireDataset(cfg);
-    const RunOutcome out = runInvocation(cfg, R, sem, *output, progress, host, joinArgs("run", args), warnings);
+    const RunOutcome out = runAndReport(cfg, *output, invocationOptions(R, sem, progress, joinArgs("run", args), warnings),
+                                        progress);
     std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
     return out.status == RunStatus::Complete ? 0 : 1;
 }
@@ -273,27 +264,24 @@ int runBenchmarkCommand(const Args& args) {
     if (warmups > 10) throw InputError("--warmup = " + std::to_string(warmups) + ": expected 0 … 10");
     const std::uint64_t R = acceleratorsFrom(p);
     const MetricSemantics sem = semanticsFrom(p);
-    const HostInfo host = readHostInfo();
     const fs::path dir = *output;
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
-    const auto warnings = runWarnings(cfg, R, host);
+    const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
     if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
     requireDataset(cfg);
-    const std::string cmdline = joinArgs("benchmark", args);
-    for (std::uint64_t w = 1; w <= warmups; ++w) {
-        progress.setLabel(warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up");
-        const fs::path wdir = warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
-        if (runInvocation(cfg, R, sem, wdir, progress, host, cmdline, warnings).status != RunStatus::Complete) return 1;
-    }
-    for (std::uint64_t i = 1; i <= runs; ++i) {
-        progress.setLabel("run " + std::to_string(i) + "/" + std::to_string(runs));
-        const fs::path rdir = dir / "runs" / ("run-" + std::to_string(i));
-        if (runInvocation(cfg, R, sem, rdir, progress, host, cmdline, warnings).status != RunStatus::Complete) return 1;
-    }
-    writeMlperfReport(dir / "runs");
-    writeAggregateJson(dir);
+    BenchmarkOptions bo;
+    bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
+    bo.runs = runs;
+    bo.warmups = warmups;
+    bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };
+    bo.onInvocationDone = [&](const std::string&, const fs::path& d, const RunOutcome& out) {
+        progress.finishLine();
+        printHeadline(d, out);
+    };
+    const BenchmarkResult res = runBenchmark(cfg, dir, bo);
+    if (!res.complete) return 1;
     std::printf("%s\n", dir.string().c_str());
     return 0;
 }

@@ -1,0 +1,64 @@
+#include "results/benchmark_runner.h"
+
+#include "aggregate/benchmark_report.h"
+#include "config/config_loader.h"
+#include "results/invocation_files.h"
+#include "util/host_info.h"
+
+namespace trainio {
+namespace fs = std::filesystem;
+
+RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
+    EngineOptions eo;
+    eo.accelerators = opt.accelerators;
+    eo.semantics = opt.semantics;
+    eo.observer = opt.observer;
+    eo.cancel = opt.cancel;
+    eo.io = opt.io;
+    const HostInfo host = readHostInfo();
+    RunOutcome out = runTraining(cfg, eo);
+    InvocationContext ctx;
+    ctx.commandLine = opt.commandLine;
+    ctx.logLines = opt.warnings;
+    writeInvocationFolder(dir, cfg, out, host, ctx);
+    return out;
+}
+
+BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, const BenchmarkOptions& opt) {
+    BenchmarkResult res;
+    auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into) {
+        if (opt.onInvocationStart) opt.onInvocationStart(label, d);
+        const RunOutcome out = runInvocation(cfg, d, opt.invocation);
+        into.push_back(d);
+        if (opt.onInvocationDone) opt.onInvocationDone(label, d, out);
+        if (out.status != RunStatus::Complete) res.error = out.error.empty() ? toString(out.status) : out.error;
+        return out.status == RunStatus::Complete;
+    };
+    for (std::uint64_t w = 1; w <= opt.warmups; ++w) {
+        const std::string label = opt.warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up";
+        const fs::path d = opt.warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
+        if (!one(label, d, res.warmups)) return res;
+    }
+    for (std::uint64_t i = 1; i <= opt.runs; ++i) {
+        const std::string label = "run " + std::to_string(i) + "/" + std::to_string(opt.runs);
+        if (!one(label, dir / "runs" / ("run-" + std::to_string(i)), res.runs)) return res;
+    }
+    writeMlperfReport(dir / "runs");
+    writeAggregateJson(dir);
+    res.complete = true;
+    return res;
+}
+
+std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+    std::vector<std::string> w;
+    if (cfg.workflow.checkpoint)
+        w.push_back("workflow.checkpoint is on: TrainIO emulates the training reads only; checkpoints are not written");
+    if (cfg.workflow.evaluation)
+        w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
+    const HostInfo host = readHostInfo();
+    const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
+    if (sa.fitsInRam) w.push_back("dataset sizing: " + sa.text);
+    return w;
+}
+
+} // namespace trainio

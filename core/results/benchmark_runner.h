@@ -1,0 +1,56 @@
+// Invocations and benchmarks as the CLI and the GUI run them: one invocation = runTraining() + its
+// result folder; a benchmark = warm-up invocation(s) into DIR/warmup/ and N measured invocations into
+// DIR/runs/run-1 … run-N/ (the layout MLPerf Storage's report generator accepts), then
+// DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/training_engine.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+struct InvocationOptions {
+    std::uint64_t accelerators = 1;
+    MetricSemantics semantics = MetricSemantics::DlioV2;
+    EngineObserver* observer = nullptr;
+    const std::atomic<bool>* cancel = nullptr;
+    std::shared_ptr<IoBackend> io;
+    std::string commandLine;           // recorded in trainio_run.json
+    std::vector<std::string> warnings; // put at the head of the log
+};
+
+// Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).
+// Throws InputError for a config the engine cannot run, RunError when the folder cannot be written.
+RunOutcome runInvocation(const WorkloadConfig& cfg, const std::filesystem::path& dir, const InvocationOptions& opt);
+
+struct BenchmarkOptions {
+    InvocationOptions invocation;
+    std::uint64_t runs = 5;
+    std::uint64_t warmups = 1;
+    // Called before each invocation with its label ("warm-up", "run 2/5") and folder.
+    std::function<void(const std::string& label, const std::filesystem::path& dir)> onInvocationStart;
+    // Called after each invocation has been written.
+    std::function<void(const std::string& label, const std::filesystem::path& dir, const RunOutcome&)> onInvocationDone;
+};
+
+struct BenchmarkResult {
+    bool complete = false;          // every invocation completed
+    std::vector<std::filesystem::path> warmups, runs;
+    std::string error;              // the failing invocation's error, if any
+};
+
+// Stops at the first invocation that does not complete (cancelled or failed); the reports are written
+// only when every measured run completed.
+BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const std::filesystem::path& dir, const BenchmarkOptions& opt);
+
+// Warnings a user should see before a run: sections TrainIO does not emulate, a dataset that fits in RAM.
+std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators);
+
+} // namespace trainio
