@@ -12,6 +12,7 @@
 #include "util/errors.h"
 
 #include <algorithm>
+#include <set>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -218,6 +219,35 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
     }
     if (!sizeChecked && !group.runs.empty())
         note.push_back("Dataset size against client memory not checked: no record_length in config.yaml or no host_memory_GB.");
+
+    // Closed division: only these parameters may be changed from the workload's defaults. The list is
+    // mlcommons/storage's rules checker (check_allowed_params, CLOSED_ALLOWED_PARAMS); workflow.* and
+    // profiling.* are set by the benchmark script itself on every run.
+    static const std::set<std::string> kClosedAllowed = {
+        "dataset.num_files_train", "dataset.num_subfolders_train", "dataset.data_folder", "reader.read_threads",
+        "reader.computation_threads", "reader.transfer_size", "reader.odirect", "reader.prefetch_size",
+        "checkpoint.checkpoint_folder", "storage.storage_type", "storage.storage_root"};
+    std::vector<std::pair<std::string, std::vector<std::string>>> disallowed; // "key = value" → runs
+    for (std::size_t i : group.runs) {
+        const auto& r = imp.runs[i];
+        for (const auto& [key, value] : r.overrides) {
+            if (kClosedAllowed.count(key) || key.rfind("workflow.", 0) == 0 || key.rfind("profiling.", 0) == 0) continue;
+            const std::string what = key + " = " + value;
+            auto it = std::find_if(disallowed.begin(), disallowed.end(), [&](const auto& e) { return e.first == what; });
+            if (it == disallowed.end()) disallowed.push_back({what, {r.runName}});
+            else it->second.push_back(r.runName);
+        }
+    }
+    for (const auto& [what, runNames] : disallowed) {
+        std::string who = runNames.size() == group.runs.size() && runNames.size() > 1 ? "Every run" : "Run";
+        if (who == "Run") {
+            who = runNames.size() == 1 ? "Run " : "Runs ";
+            for (std::size_t k = 0; k < runNames.size(); ++k) who += (k ? ", " : "") + runNames[k];
+        }
+        out.push_back(who + " changed " + what + " (configs/overrides.yaml), which the closed division does not allow: "
+                      "only the dataset's file count, subfolders and folder, the reader's threads, transfer and "
+                      "prefetch sizes and O_DIRECT, and the checkpoint and storage locations may change.");
+    }
 
     // Runs beside these in the same folder that differ in identity: the generator would refuse the folder.
     for (const auto& other : imp.groups) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainio::aggregate {
@@ -40,6 +41,7 @@ struct InvocationRecord {
     std::string end;
     std::vector<std::string> hostnames;
     bool warmup = false;
+    std::vector<std::pair<std::string, std::string>> overrides; // configs/overrides.yaml keys ("workload." stripped) and values
     std::vector<std::string> notes;                  // quirks tolerated while reading
 };
 

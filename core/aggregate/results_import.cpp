@@ -220,6 +220,7 @@ struct RunConfig {
     std::string model, accelerator;
     std::optional<double> recordLength;
     std::optional<double> auFraction;
+    std::vector<std::pair<std::string, std::string>> overrides; // overrides.yaml, "workload." stripped
     std::vector<std::string> notes;
 };
 
@@ -268,8 +269,12 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
         for (const char* sub : {"configs", ".hydra"}) {
             if (auto text = readIfSafe(dir / sub / "overrides.yaml")) {
                 for (auto& [k, v] : readOverrides(*text)) {
-                    if (k == "=workload") workload = v;
-                    else merged[k] = v;
+                    if (k == "=workload") {
+                        workload = v;
+                    } else {
+                        merged[k] = v;
+                        rc.overrides.emplace_back(k, v);
+                    }
                 }
                 found = true;
                 break;
@@ -638,6 +643,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         r.model = rc.model;
         r.accelerator = rc.accelerator;
         r.recordLengthBytes = rc.recordLength;
+        r.overrides = rc.overrides;
         for (auto& n : rc.notes) r.notes.push_back(std::move(n));
         if (r.model.empty()) r.notes.push_back("no configs/overrides.yaml or config.yaml names the workload");
         if (rc.auFraction) {
