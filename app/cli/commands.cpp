@@ -7,6 +7,7 @@
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
+#include "io/fault_injection.h"
 #include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "util/errors.h"
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -74,10 +76,24 @@ std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
     return r;
 }
 
+// Test hook, documented in docs/reliability.md: TRAINIO_FAULTS="read:EIO:img_3_of:after=65536;…" wraps
+// the POSIX backend in a FaultInjectingBackend so that tests can check, on the real binary, what a
+// failing disk does to the exit code and the folders. Unset (always, in normal use): plain POSIX.
+std::shared_ptr<IoBackend> ioBackend() {
+    const char* spec = std::getenv("TRAINIO_FAULTS");
+    if (!spec || !*spec) return nullptr;
+    try {
+        return withFaults(makePosixBackend(), spec);
+    } catch (const InputError& e) {
+        throw InputError(std::string("TRAINIO_FAULTS: ") + e.what());
+    }
+}
+
 // Generates the dataset with a progress line; returns false if cancelled.
 bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
     GenerateOptions opts;
     opts.cancel = &g_cancel;
+    opts.io = ioBackend();
     opts.onProgress = [&](const GenerationProgress& gp) {
         progress.onGeneration(gp.filesDone, gp.filesTotal, gp.bytesDone, gp.bytesTotal, gp.seconds);
     };
@@ -150,6 +166,7 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
     o.semantics = sem;
     o.observer = &progress;
     o.cancel = &g_cancel;
+    o.io = ioBackend();
     o.commandLine = commandLine;
     o.warnings = warnings;
     return o;

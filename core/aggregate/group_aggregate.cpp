@@ -9,6 +9,7 @@
 #include "aggregate/group_aggregate.h"
 
 #include "aggregate/results_import.h"
+#include "results/atomic_file.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -531,35 +532,12 @@ std::string formatCsv(const ImportResult& imp, Reduction reduction) {
     return os.str();
 }
 
-void writeFileAtomically(const fs::path& target, const std::string& text) {
-    const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw RunError(describeProblem(tmp.string(), "", "", "a writable file (" + errnoText(errno) + ")"));
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw RunError(tmp.string() + ": write failed: " + errnoText(err));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw RunError(tmp.string() + ": could not flush to disk: " + errnoText(err));
-    }
-    if (::rename(tmp.c_str(), target.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw RunError(target.string() + ": could not rename the temporary file into place: " + errnoText(err));
-    }
+void writeFileAtomically(const fs::path& target, const std::string& text, IoBackend* io) {
+    // One implementation for every result file, so that the IoBackend (fault injection) sees these too.
+    writeFileAtomic(target, text, io);
 }
 
-fs::path writeMlperfReport(const fs::path& runsDir) {
+fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
     const ImportResult imp = importResults({runsDir});
     std::vector<const RunGroup*> measured;
     for (const auto& g : imp.groups)
@@ -582,11 +560,11 @@ fs::path writeMlperfReport(const fs::path& runsDir) {
     }
     const fs::path target = runsDir / "mlperf_storage_report.json";
     // json.dump(indent=4) layout, as the generator writes it.
-    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4));
+    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4), io);
     return target;
 }
 
-fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction) {
+fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction, IoBackend* io) {
     const ImportResult imp = importResults({benchmarkDir});
     ordered_json j;
     j["benchmark"] = benchmarkDir.string();
@@ -596,7 +574,7 @@ fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction) {
     j["groups"] = std::move(all["groups"]);
     j["skipped"] = std::move(all["skipped"]);
     const fs::path target = benchmarkDir / "aggregate.json";
-    writeFileAtomically(target, j.dump(2) + "\n");
+    writeFileAtomically(target, j.dump(2) + "\n", io);
     return target;
 }
 

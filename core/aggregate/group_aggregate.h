@@ -5,6 +5,7 @@
 
 #include "aggregate/invocation_record.h"
 #include "aggregate/statistics.h"
+#include "io/io_backend.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,14 +73,15 @@ std::string formatCsv(const ImportResult& imported, Reduction reduction = Reduct
 // Writes <runsDir>/mlperf_storage_report.json atomically (temporary file, fsync, rename) from the
 // measured runs <runsDir>/<run>/summary.json. Throws InputError when the folder holds no readable
 // run or runs of different workloads (the generator refuses those too). Returns the file written.
-std::filesystem::path writeMlperfReport(const std::filesystem::path& runsDir);
+std::filesystem::path writeMlperfReport(const std::filesystem::path& runsDir, IoBackend* io = nullptr);
 
 // Writes <benchmarkDir>/aggregate.json atomically: every group found below the folder (measured runs
 // from runs/*, warm-up from warmup/ shown apart), with statistics, checks and skipped files.
 std::filesystem::path writeAggregateJson(const std::filesystem::path& benchmarkDir,
-                                         Reduction reduction = Reduction::Mean);
+                                         Reduction reduction = Reduction::Mean, IoBackend* io = nullptr);
 
-// Writes text to a temporary file beside `target`, flushes it to disk and renames it over `target`.
-void writeFileAtomically(const std::filesystem::path& target, const std::string& text);
+// Writes text to a temporary file beside `target`, flushes it to disk and renames it over `target`
+// (writeFileAtomic, through `io` when given).
+void writeFileAtomically(const std::filesystem::path& target, const std::string& text, IoBackend* io = nullptr);
 
 } // namespace trainio::aggregate

@@ -123,8 +123,12 @@ bool BatchPrefetcher::takeBatch(std::uint64_t b) {
     std::unique_lock lock(mutex_);
     const std::uint64_t slot = b % window_;
     // The cancel flag may be set from a signal handler, which cannot notify: re-check it periodically.
-    while (!(slotBatch_[slot] == b && remaining_[slot] == 0)) {
+    // A failed read still counts its sample off (so waiters wake), which can make the batch look
+    // loaded: the failure is checked first, or a batch whose sample was never read would be trained
+    // on and, as the epoch's last, would make a failed epoch count as complete.
+    for (;;) {
         if (failed_.load() || cancel_.load(std::memory_order_relaxed)) return false;
+        if (slotBatch_[slot] == b && remaining_[slot] == 0) break;
         readyCv_.wait_for(lock, std::chrono::milliseconds(20));
     }
     // Free the slot for batch b + window: the loader may now prefetch it.

@@ -20,6 +20,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;
     ctx.logLines = opt.warnings;
+    ctx.io = opt.io.get();
     writeInvocationFolder(dir, cfg, out, host, ctx);
     return out;
 }
@@ -43,8 +44,8 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, con
         const std::string label = "run " + std::to_string(i) + "/" + std::to_string(opt.runs);
         if (!one(label, dir / "runs" / ("run-" + std::to_string(i)), res.runs)) return res;
     }
-    writeMlperfReport(dir / "runs");
-    writeAggregateJson(dir);
+    writeMlperfReport(dir / "runs", opt.invocation.io.get());
+    writeAggregateJson(dir, aggregate::Reduction::Mean, opt.invocation.io.get());
     res.complete = true;
     return res;
 }

@@ -8,6 +8,7 @@
 
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
+#include "io/io_backend.h"
 #include "metrics/dlio_metrics.h"
 #include "metrics/step_records.h"
 #include "util/host_info.h"
@@ -23,9 +24,12 @@ namespace trainio {
 struct InvocationContext {
     std::string commandLine;
     std::vector<std::string> logLines; // warnings etc. to put at the head of the log
+    IoBackend* io = nullptr;           // writes go through it (fault injection); null = POSIX
 };
 
-// Writes the whole folder (created if needed). Throws RunError naming the file on a write error.
+// Writes the whole folder (created if needed). Throws RunError naming the file on a write error; the
+// folder then has no summary.json (so nothing takes it for a result) and, where the disk still allows,
+// a trainio_run.json with "status": "failed" and that error.
 void writeInvocationFolder(const std::filesystem::path& dir, const WorkloadConfig& cfg, const RunOutcome& run,
                            const HostInfo& host, const InvocationContext& ctx);
 
