@@ -73,6 +73,7 @@ struct ImportOptions {
     std::string systemLabel;                       // used when no systems/*.json names the system
     std::uintmax_t maxFileBytes = 64ull << 20;     // larger summary/config files are skipped
     int maxJsonDepth = 64;                         // deeper JSON is rejected (summary.json nests 3 levels)
+    int maxFolderDepth = 32;                       // folders deeper below a root are not searched
 };
 
 struct ImportResult {

@@ -54,10 +54,11 @@ bool isWithin(const fs::path& p, const fs::path& root) {
     return true;
 }
 
-// A symlink may point anywhere; only follow it when its target stays inside the imported tree.
+// A symlink may point anywhere; only follow it when its target stays inside the imported tree. Any
+// component can be the link (a run's configs/ folder linked elsewhere, not just the file), so where
+// the whole path resolves to decides.
 bool safeToRead(const fs::path& file, const fs::path& canonicalRoot, std::string& why) {
     std::error_code ec;
-    if (!fs::is_symlink(fs::symlink_status(file, ec))) return true;
     const fs::path target = fs::weakly_canonical(file, ec);
     if (ec || !isWithin(target, canonicalRoot)) {
         why = "symbolic link pointing outside the imported tree; not followed";
@@ -517,10 +518,21 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             result.skipped.push_back({root, "cannot list folder: " + ec.message()});
             continue;
         }
+        bool depthNoted = false;
         for (; it != end; it.increment(ec)) {
             if (ec) {
                 result.skipped.push_back({it->path(), "cannot list folder: " + ec.message()});
                 ec.clear();
+                continue;
+            }
+            // Result trees are a few levels deep; a pathological one must not make the walk unbounded.
+            if (it.depth() >= options.maxFolderDepth && it->is_directory(ec) && !it->is_symlink(ec)) {
+                it.disable_recursion_pending();
+                if (!depthNoted)
+                    result.skipped.push_back({it->path(), "folder nested deeper than " +
+                                                              std::to_string(options.maxFolderDepth) +
+                                                              " levels below the imported root; not searched"});
+                depthNoted = true;
                 continue;
             }
             if (it->path().filename() != "summary.json") continue;

@@ -251,6 +251,15 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
 
     prepareRoot(cfg, *io);
     const std::vector<fs::path> dirs = datasetDirectories(ds);
+    // A folder of the tree replaced by a symlink would make generation (and the sweep of stale
+    // temporaries below) write and delete wherever it points. dirs lists parents before children, so
+    // checking each one covers every component below the root (the root itself is the user's choice).
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        if (fs::is_symlink(fs::symlink_status(d, ec)))
+            throw InputError(d.string() + ": is a symbolic link inside the dataset folder; refusing to write "
+                                          "through it (replace it with a real folder, or clean the dataset)");
+    }
     for (const auto& d : dirs) makeDirectory(d);
     // Temporaries of an earlier, interrupted run (any pid) are garbage by construction.
     for (const auto& d : dirs) {

@@ -13,7 +13,9 @@ public:
     const char* name() const override { return "posix"; }
     int open(const std::string& path, const OpenOptions& opts) override {
         int flags = O_CLOEXEC;
-        flags |= opts.write ? (O_WRONLY | O_CREAT | O_TRUNC) : O_RDONLY;
+        // Writes always go to a temporary TrainIO names itself; one that is a symlink was planted, and
+        // O_TRUNC through it would clobber whatever it points at.
+        flags |= opts.write ? (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW) : O_RDONLY;
         if (opts.direct) flags |= O_DIRECT;
         int fd = ::open(path.c_str(), flags, 0644);
         return fd >= 0 ? fd : -errno;

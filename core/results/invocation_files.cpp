@@ -1,5 +1,6 @@
 #include "results/invocation_files.h"
 
+#include "aggregate/results_import.h"
 #include "config/config_loader.h"
 #include "results/atomic_file.h"
 #include "util/clock.h"
@@ -160,13 +161,6 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     std::error_code ec;
     fs::create_directories(dir / "configs", ec);
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message());
-    // Step records first, summary last: a folder with a summary.json has everything else.
-    for (const auto& r : run.ranks) {
-        writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), rankOutputJson(r, run, host).dump(4));
-        writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), perEpochStatsJson(r).dump(4));
-    }
-    writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg));
-    writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg));
 
     nlohmann::ordered_json meta;
     meta["trainio_version"] = TRAINIO_VERSION;
@@ -195,21 +189,64 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     env["memory_GiB"] = host.memoryGiB;
     env["cpu_model"] = host.cpuinfo.value("model name", "");
     meta["environment"] = env;
-    writeFileAtomic(dir / "trainio_run.json", meta.dump(4));
-    writeFileAtomic(dir / "trainio.log", logText(cfg, run, ctx));
-    writeFileAtomic(dir / "summary.json", summaryJson(cfg, run, host).dump(4));
+
+    try {
+        // Step records first, summary last: a folder with a summary.json has everything else.
+        for (const auto& r : run.ranks) {
+            writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), rankOutputJson(r, run, host).dump(4), ctx.io);
+            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), perEpochStatsJson(r).dump(4), ctx.io);
+        }
+        writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), ctx.io);
+        writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), ctx.io);
+        writeFileAtomic(dir / "trainio_run.json", meta.dump(4), ctx.io);
+        writeFileAtomic(dir / "trainio.log", logText(cfg, run, ctx), ctx.io);
+        writeFileAtomic(dir / "summary.json", summaryJson(cfg, run, host).dump(4), ctx.io);
+    } catch (const RunError& e) {
+        // Without summary.json the folder is not a result; say why in trainio_run.json, so that a
+        // folder whose disk filled up while writing is not mistaken for a complete run without its
+        // summary. Best effort: on a full disk this write fails too, and the original error matters.
+        meta["status"] = toString(RunStatus::Failed);
+        meta["error"] = run.error.empty() ? std::string(e.what()) : run.error + "; then " + e.what();
+        try {
+            writeFileAtomic(dir / "trainio_run.json", meta.dump(4), ctx.io);
+        } catch (const RunError&) {
+        }
+        throw;
+    }
 }
 
 namespace {
 
-nlohmann::json readJsonFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw InputError(p.string() + ": cannot open: " + errnoText(errno));
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw InputError(p.string() + ": not valid JSON: " + e.what());
-    }
+// Step records of long runs are tens of MiB; far larger is not a result file, and is refused unread.
+constexpr std::uintmax_t kMaxResultFileBytes = 256ull << 20;
+constexpr int kMaxResultJsonDepth = 64; // <rank>_output.json nests 5 levels
+
+// The folder is the user's, but a file linked out of it is not part of the result: refuse it as the
+// importer does (core/aggregate), rather than read whatever it points at.
+void requireInside(const fs::path& file, const fs::path& dir) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(file, ec);
+    const fs::path root = fs::weakly_canonical(dir, ec);
+    auto r = root.begin(), t = target.begin();
+    for (; r != root.end(); ++r, ++t)
+        if (t == target.end() || *t != *r)
+            throw InputError(file.string() + ": symbolic link pointing outside " + dir.string() + "; not followed");
+}
+
+std::string readResultFile(const fs::path& p, const fs::path& dir) {
+    requireInside(p, dir);
+    std::string why;
+    auto text = aggregate::readBoundedFile(p, kMaxResultFileBytes, why);
+    if (!text) throw InputError(p.string() + ": " + why);
+    return std::move(*text);
+}
+
+nlohmann::json readJsonFile(const fs::path& p, const fs::path& dir) {
+    std::string why;
+    // parseBoundedJson refuses deep nesting before nlohmann recurses into it.
+    auto j = aggregate::parseBoundedJson(readResultFile(p, dir), kMaxResultJsonDepth, why);
+    if (!j) throw InputError(p.string() + ": " + why);
+    return std::move(*j);
 }
 
 double jsonTimestamp(const nlohmann::json& obj, const char* key, const fs::path& file, const std::string& where) {
@@ -252,7 +289,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
         if (!outputs.count(r)) throw InputError(dir.string() + ": " + std::to_string(r) + "_output.json is missing");
 
     const fs::path summaryPath = dir / "summary.json";
-    if (fs::exists(summaryPath)) d.summary = readJsonFile(summaryPath);
+    if (fs::exists(summaryPath)) d.summary = readJsonFile(summaryPath, dir);
 
     // Configuration: batch size, record length, threshold, dataset size (for the expected steps).
     fs::path cfgPath;
@@ -264,7 +301,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
     if (cfgPath.empty())
         throw InputError(dir.string() + ": no configs/config.yaml or .hydra/config.yaml: expected the run's "
                                         "configuration (batch size, record length)");
-    const LoadedConfig lc = loadWorkloadConfig(cfgPath.string());
+    const LoadedConfig lc = loadWorkloadConfigFromString(readResultFile(cfgPath, dir), cfgPath.string());
     const WorkloadConfig& cfg = lc.config;
     d.batchSize = cfg.reader.batchSize;
     d.recordLength = cfg.dataset.recordLength;
@@ -275,7 +312,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
     d.expectedSteps = cfg.dataset.numSamplesPerFile * cfg.dataset.numFilesTrain / cfg.reader.batchSize / R;
     if (cfg.train.totalTrainingSteps > 0) d.expectedSteps = cfg.train.totalTrainingSteps;
     if (const fs::path meta = dir / "trainio_run.json"; fs::exists(meta)) {
-        const nlohmann::json m = readJsonFile(meta);
+        const nlohmann::json m = readJsonFile(meta, dir);
         if (m.contains("steps_per_epoch") && m["steps_per_epoch"].is_number_unsigned())
             d.expectedSteps = m["steps_per_epoch"].get<std::uint64_t>();
     }
@@ -288,8 +325,8 @@ InvocationData readInvocationFolder(const fs::path& dir) {
         if (!fs::exists(statsPath))
             throw InputError(dir.string() + ": " + std::to_string(r) +
                              "_per_epoch_stats.json is missing: expected the block start/end times");
-        const nlohmann::json out = readJsonFile(outPath);
-        const nlohmann::json stats = readJsonFile(statsPath);
+        const nlohmann::json out = readJsonFile(outPath, dir);
+        const nlohmann::json stats = readJsonFile(statsPath, dir);
         if (!out.is_object()) throw InputError(outPath.string() + ": expected a JSON object");
         RankRecord rank;
         rank.rank = r;
