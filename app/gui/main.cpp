@@ -1,0 +1,70 @@
+// Composition root of the desktop application. The command line is parsed before any window exists:
+// `--report` writes a PDF and exits without showing anything (works offscreen, without a display).
+#include "gui_arguments.h"
+#include "main_window.h"
+#include "report/report_writer.h"
+#include "screenshot_tour.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+#include <memory>
+
+int main(int argc, char* argv[]) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("TrainIO"));
+    QApplication::setApplicationName(QStringLiteral("TrainIO"));
+    QApplication::setApplicationVersion(QStringLiteral(TRAINIO_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("trainio"));
+
+    using trainio::ui::GuiArguments;
+    QStringList args = QApplication::arguments();
+    args.removeFirst();
+    const GuiArguments parsed = trainio::ui::parseGuiArguments(args);
+    QTextStream out(stdout), err(stderr);
+    if (!parsed.error.isEmpty()) {
+        err << "trainio: " << parsed.error << "\n\n" << trainio::ui::guiUsage();
+        return 2;
+    }
+    switch (parsed.mode) {
+    case GuiArguments::Mode::Help: out << trainio::ui::guiUsage(); return 0;
+    case GuiArguments::Mode::Version: out << "trainio " << TRAINIO_VERSION << '\n'; return 0;
+    case GuiArguments::Mode::Report: {
+        trainio::ui::ReportRequest request;
+        for (const QString& p : parsed.paths) request.paths.emplace_back(p.toStdString());
+        request.title = parsed.title;
+        QString error;
+        if (!trainio::ui::writeReportPdf(request, parsed.output, &error)) {
+            err << "trainio: " << error << '\n';
+            return 2;
+        }
+        out << QFileInfo(parsed.output).absoluteFilePath() << '\n';
+        return 0;
+    }
+    case GuiArguments::Mode::Screenshot: {
+        // Keep the user's settings out of it: a throwaway settings folder.
+        QTemporaryDir settingsDir;
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+        trainio::ui::MainWindow window;
+        window.resize(1440, 900);
+        window.show();
+        trainio::ui::ScreenshotTour tour(&window, parsed.screenshotDir, parsed.paths);
+        QObject::connect(&tour, &trainio::ui::ScreenshotTour::finished, &app, [](int code) { QApplication::exit(code); });
+        tour.start();
+        return QApplication::exec();
+    }
+    case GuiArguments::Mode::Window: break;
+    }
+
+    trainio::ui::MainWindow window;
+    window.restoreSession();
+    for (const QString& p : parsed.paths) window.openResultsFolder(p);
+    if (!parsed.paths.isEmpty()) window.showPage(trainio::ui::MainWindow::ResultsPageIndex);
+    window.show();
+    return QApplication::exec();
+}

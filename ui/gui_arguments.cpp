@@ -1,0 +1,68 @@
+#include "gui_arguments.h"
+
+#include <QFileInfo>
+
+namespace trainio::ui {
+
+QString guiUsage() {
+    return QStringLiteral(
+        "Usage:\n"
+        "  trainio [RESULTS_FOLDER...]\n"
+        "  trainio --report PATH... --output FILE.pdf [--title TEXT]\n"
+        "  trainio --screenshot DIR\n"
+        "  trainio --help | --version\n\n"
+        "--report   import the results below each PATH (TrainIO benchmark folders, any DLIO or MLPerf Storage\n"
+        "           tree) and write a PDF report to --output; prints the PDF's path. Exit 2 on bad input.\n");
+}
+
+GuiArguments parseGuiArguments(const QStringList& args) {
+    GuiArguments a;
+    bool report = false;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& arg = args[i];
+        auto value = [&](const QString& name) -> QString {
+            if (i + 1 >= args.size() || args[i + 1].startsWith(QLatin1String("--"))) {
+                if (a.error.isEmpty()) a.error = QStringLiteral("%1 needs a value").arg(name);
+                return {};
+            }
+            return args[++i];
+        };
+        if (arg == QLatin1String("--report")) report = true;
+        else if (arg == QLatin1String("--output") || arg == QLatin1String("-o")) a.output = value(arg);
+        else if (arg == QLatin1String("--title")) a.title = value(arg);
+        else if (arg == QLatin1String("--screenshot")) {
+            a.mode = GuiArguments::Mode::Screenshot;
+            a.screenshotDir = value(arg);
+        } else if (arg == QLatin1String("--help") || arg == QLatin1String("-h")) {
+            a.mode = GuiArguments::Mode::Help;
+            return a;
+        } else if (arg == QLatin1String("--version")) {
+            a.mode = GuiArguments::Mode::Version;
+            return a;
+        } else if (arg.startsWith(QLatin1String("--"))) {
+            // Qt's own options (-platform, -style …) use one dash and are consumed by QApplication.
+            if (a.error.isEmpty()) a.error = QStringLiteral("unknown option %1").arg(arg);
+        } else a.paths << arg;
+    }
+    if (!a.error.isEmpty()) return a;
+    if (report) {
+        a.mode = GuiArguments::Mode::Report;
+        if (a.paths.isEmpty()) a.error = QStringLiteral("--report needs at least one results folder");
+        else if (a.output.isEmpty()) a.error = QStringLiteral("--report needs --output FILE.pdf");
+        else
+            for (const QString& p : a.paths) {
+                const QFileInfo info(p);
+                if (!info.exists()) a.error = QStringLiteral("%1: no such file or folder").arg(p);
+                else if (!info.isReadable() || (info.isDir() && !info.isExecutable()))
+                    a.error = QStringLiteral("%1: not readable (permission denied)").arg(p);
+                if (!a.error.isEmpty()) break;
+            }
+    } else if (!a.output.isEmpty() && a.mode == GuiArguments::Mode::Window) {
+        a.error = QStringLiteral("--output is only used with --report");
+    }
+    if (a.mode == GuiArguments::Mode::Screenshot && a.screenshotDir.isEmpty() && a.error.isEmpty())
+        a.error = QStringLiteral("--screenshot needs a folder");
+    return a;
+}
+
+} // namespace trainio::ui

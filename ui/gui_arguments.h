@@ -1,0 +1,28 @@
+// The desktop binary's command line, parsed before any window exists so that `trainio --report` runs
+// headless (no display needed with QT_QPA_PLATFORM=offscreen).
+//   trainio                                   the window
+//   trainio FOLDER…                           the window, with these results folders added
+//   trainio --report PATH… --output FILE.pdf [--title TEXT]   write a PDF report and exit
+//   trainio --screenshot DIR                  render every page into DIR/*.png and exit (docs)
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace trainio::ui {
+
+struct GuiArguments {
+    enum class Mode { Window, Report, Screenshot, Help, Version };
+    Mode mode = Mode::Window;
+    QStringList paths;  // --report inputs, or folders to open in the window
+    QString output;     // --output
+    QString title;      // --title
+    QString screenshotDir;
+    QString error;      // non-empty: bad input (exit code 2)
+};
+
+// args excludes argv[0].
+GuiArguments parseGuiArguments(const QStringList& args);
+QString guiUsage();
+
+} // namespace trainio::ui

@@ -1,0 +1,232 @@
+#include "live_plots.h"
+
+#include "plot_theme.h"
+
+#include <qcustomplot.h>
+
+#include <QEvent>
+#include <QGridLayout>
+
+namespace trainio::ui {
+
+namespace {
+
+constexpr std::uint64_t kMaxRankLines = 8;
+// Graph 0 of every plot is the total; graphs 1… are ranks.
+
+QString axisLabel(LivePlots::PlotId id) {
+    switch (id) {
+    case LivePlots::StepAu: return QStringLiteral("AU %");
+    case LivePlots::StepLoad: return QStringLiteral("load s");
+    case LivePlots::StepSamples: return QStringLiteral("samples/s");
+    case LivePlots::StepMib: return QStringLiteral("MiB/s");
+    case LivePlots::StepQueue: return QStringLiteral("batches");
+    case LivePlots::EpochAu: return QStringLiteral("AU %");
+    case LivePlots::EpochMib: return QStringLiteral("MiB/s");
+    case LivePlots::PlotCount: break;
+    }
+    return {};
+}
+
+bool isEpochPlot(LivePlots::PlotId id) { return id == LivePlots::EpochAu || id == LivePlots::EpochMib; }
+
+} // namespace
+
+QString LivePlots::plotTitle(PlotId id) {
+    switch (id) {
+    case StepAu: return tr("AU per step");
+    case StepLoad: return tr("Batch load time per step");
+    case StepSamples: return tr("Samples/s per step");
+    case StepMib: return tr("Read MiB/s per step");
+    case StepQueue: return tr("Prefetch queue depth");
+    case EpochAu: return tr("AU per epoch (DLIO metric)");
+    case EpochMib: return tr("MiB/s per epoch (DLIO metric)");
+    case PlotCount: break;
+    }
+    return {};
+}
+
+LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(4);
+    for (int i = 0; i < PlotCount; ++i) {
+        const auto id = static_cast<PlotId>(i);
+        auto* p = new QCustomPlot(this);
+        p->setObjectName(QStringLiteral("livePlot%1").arg(i));
+        p->setMinimumSize(220, 160);
+        p->plotLayout()->insertRow(0);
+        auto* title = new QCPTextElement(p, plotTitle(id), QFont(font().family(), font().pointSize(), QFont::Bold));
+        p->plotLayout()->addElement(0, 0, title);
+        p->xAxis->setLabel(isEpochPlot(id) ? tr("epoch") : tr("step"));
+        p->yAxis->setLabel(axisLabel(id));
+        if (isEpochPlot(id)) {
+            QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+            ticker->setTickStep(1.0);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            p->xAxis->setTicker(ticker);
+        }
+        plots_[static_cast<std::size_t>(i)] = p;
+    }
+    grid->addWidget(plot(StepAu), 0, 0);
+    grid->addWidget(plot(StepLoad), 0, 1);
+    grid->addWidget(plot(StepSamples), 0, 2);
+    grid->addWidget(plot(StepMib), 0, 3);
+    grid->addWidget(plot(StepQueue), 1, 0);
+    grid->addWidget(plot(EpochAu), 1, 1, 1, 2);
+    grid->addWidget(plot(EpochMib), 1, 3);
+    plot(EpochAu)->legend->setVisible(true);
+    plot(EpochAu)->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    reset(1, 1, 90.0);
+}
+
+QCPGraph* LivePlots::addGraph(PlotId id, const QString& name, int colorIndex, bool total) {
+    QCustomPlot* p = plot(id);
+    QCPGraph* g = p->addGraph();
+    g->setName(name);
+    g->setAdaptiveSampling(true);
+    QColor c = total ? palette().color(QPalette::Text) : seriesColor(colorIndex, palette());
+    g->setPen(QPen(c, 1));
+    if (isEpochPlot(id)) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, total ? 6 : 4));
+    return g;
+}
+
+void LivePlots::rebuildGraphs() {
+    for (int i = 0; i < PlotCount; ++i) {
+        const auto id = static_cast<PlotId>(i);
+        QCustomPlot* p = plot(id);
+        p->clearGraphs();
+        p->clearItems();
+        addGraph(id, tr("total"), 0, true);
+        const bool perRank = isEpochPlot(id) || perRankSteps_;
+        if (perRank && ranks_ > 1)
+            for (std::uint64_t r = 0; r < ranks_; ++r)
+                addGraph(id, tr("accelerator %1").arg(r), static_cast<int>(r), false);
+    }
+    thresholdLine_ = new QCPItemStraightLine(plot(EpochAu));
+    thresholdLine_->point1->setCoords(0, threshold_);
+    thresholdLine_->point2->setCoords(1, threshold_);
+    auto* label = new QCPItemText(plot(EpochAu));
+    label->setObjectName(QStringLiteral("thresholdLabel"));
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.01, threshold_);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setText(tr("pass threshold %1 %").arg(threshold_, 0, 'f', 0));
+    applyTheme();
+}
+
+void LivePlots::applyTheme() {
+    const QPalette pal = palette();
+    for (QCustomPlot* p : plots_) {
+        applyPlotTheme(p, pal);
+        for (int g = 0; g < p->graphCount(); ++g) {
+            const QColor c = g == 0 ? pal.color(QPalette::Text) : seriesColor(g - 1, pal);
+            p->graph(g)->setPen(QPen(c, 1));
+            if (p == plot(EpochAu) || p == plot(EpochMib))
+                p->graph(g)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, g == 0 ? 6 : 4));
+        }
+    }
+    if (thresholdLine_) {
+        const QColor red = isDarkPalette(pal) ? QColor(0xff6b6b) : QColor(0xc0392b);
+        thresholdLine_->setPen(QPen(red, 1, Qt::DashLine));
+        for (int i = 0; i < plot(EpochAu)->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot(EpochAu)->item(i))) t->setColor(red);
+    }
+    replotAll();
+}
+
+void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThresholdPercent) {
+    ranks_ = std::max<std::uint64_t>(1, ranks);
+    perRankSteps_ = ranks_ <= kMaxRankLines;
+    threshold_ = auThresholdPercent;
+    epochOffset_ = 0;
+    lastEpochKey_ = 0;
+    series_.reset(ranks_, batchSize);
+    rebuildGraphs();
+    for (QCustomPlot* p : plots_) {
+        p->xAxis->setRange(0, 1);
+        p->yAxis->setRange(0, 1);
+    }
+    plot(StepAu)->yAxis->setRange(0, 105);
+    plot(EpochAu)->yAxis->setRange(0, 105);
+    plot(EpochAu)->xAxis->setRange(0.5, 1.5);
+    plot(EpochMib)->xAxis->setRange(0.5, 1.5);
+    replotAll();
+}
+
+void LivePlots::beginInvocation(const QString& label) {
+    Q_UNUSED(label);
+    series_.beginInvocation();
+    epochOffset_ = lastEpochKey_;
+}
+
+void LivePlots::addSteps(const std::vector<StepEvent>& events) {
+    if (events.empty()) return;
+    const StepSeries::Output out = series_.add(events);
+    const std::array<PlotId, 5> ids = {StepAu, StepLoad, StepSamples, StepMib, StepQueue};
+    auto valueOf = [](PlotId id, const StepPoint& p) {
+        switch (id) {
+        case StepAu: return p.auPercent;
+        case StepLoad: return p.loadSeconds;
+        case StepSamples: return p.samplesPerSecond;
+        case StepMib: return p.mibPerSecond;
+        default: return p.queueDepth;
+        }
+    };
+    for (PlotId id : ids) {
+        QCustomPlot* p = plot(id);
+        if (perRankSteps_ && ranks_ > 1)
+            for (const auto& [rank, point] : out.perRank)
+                p->graph(static_cast<int>(rank) + 1)->addData(point.key, valueOf(id, point));
+        for (const StepPoint& t : out.total) p->graph(0)->addData(t.key, valueOf(id, t));
+        p->xAxis->setRange(0, std::max(1.0, series_.lastKey()) + 1);
+        if (id != StepAu) {
+            bool found = false;
+            QCPRange r = p->graph(0)->getValueRange(found);
+            for (int g = 1; g < p->graphCount(); ++g) {
+                bool f = false;
+                const QCPRange gr = p->graph(g)->getValueRange(f);
+                if (f) r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
+                found = found || f;
+            }
+            if (found) p->yAxis->setRange(0, std::max(r.upper * 1.08, 1e-6));
+        }
+        p->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void LivePlots::addEpoch(const EpochEvent& e) {
+    const double key = epochOffset_ + static_cast<double>(e.epoch);
+    lastEpochKey_ = std::max(lastEpochKey_, key);
+    QCustomPlot* au = plot(EpochAu);
+    QCustomPlot* mib = plot(EpochMib);
+    au->graph(0)->addData(key, e.auPercent);
+    mib->graph(0)->addData(key, e.mibPerSecond);
+    // Per-rank MiB/s in the same proportion as the samples/s core reports per rank.
+    const double mibPerSample = e.throughput > 0 ? e.mibPerSecond / e.throughput : 0.0;
+    for (std::size_t r = 0; r < e.rankAu.size() && static_cast<int>(r) + 1 < au->graphCount(); ++r) {
+        au->graph(static_cast<int>(r) + 1)->addData(key, e.rankAu[r]);
+        if (r < e.rankThroughput.size())
+            mib->graph(static_cast<int>(r) + 1)->addData(key, e.rankThroughput[r] * mibPerSample);
+    }
+    for (QCustomPlot* p : {au, mib}) p->xAxis->setRange(0.5, lastEpochKey_ + 0.5);
+    bool found = false;
+    const QCPRange r = mib->graph(0)->getValueRange(found);
+    if (found) mib->yAxis->setRange(0, std::max(r.upper * 1.15, 1e-6));
+    au->replot(QCustomPlot::rpQueuedReplot);
+    mib->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LivePlots::epochPointCount() const { return plot(EpochAu)->graph(0)->dataCount(); }
+int LivePlots::stepPointCount() const { return plot(StepAu)->graph(0)->dataCount(); }
+
+void LivePlots::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) applyTheme();
+    QWidget::changeEvent(event);
+}
+
+void LivePlots::replotAll() {
+    for (QCustomPlot* p : plots_) p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace trainio::ui

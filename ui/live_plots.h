@@ -1,0 +1,59 @@
+// The live plots of a run: per step (AU, load time, samples/s, MiB/s, prefetch-queue depth) and per
+// epoch (AU with the pass threshold, MiB/s), one line per emulated accelerator and one for the total.
+// Fed on the GUI thread by RunController's step batches and epoch events; draws with queued replots.
+#pragma once
+
+#include "engine/engine_observer.h"
+#include "step_series.h"
+
+#include <QWidget>
+
+#include <array>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+
+namespace trainio::ui {
+
+class LivePlots final : public QWidget {
+    Q_OBJECT
+public:
+    enum PlotId { StepAu, StepLoad, StepSamples, StepMib, StepQueue, EpochAu, EpochMib, PlotCount };
+
+    explicit LivePlots(QWidget* parent = nullptr);
+
+    // Clears every plot for a new run of `ranks` emulated accelerators.
+    void reset(std::uint64_t ranks, std::uint64_t batchSize, double auThresholdPercent);
+    // Keys continue across the invocations of a benchmark.
+    void beginInvocation(const QString& label);
+
+    void addSteps(const std::vector<StepEvent>& events);
+    void addEpoch(const EpochEvent& e);
+
+    QCustomPlot* plot(PlotId id) const { return plots_[static_cast<std::size_t>(id)]; }
+    static QString plotTitle(PlotId id);
+    // Points in the "total" line of the epoch AU plot and of the step AU plot (what tests check).
+    int epochPointCount() const;
+    int stepPointCount() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    QCPGraph* addGraph(PlotId id, const QString& name, int colorIndex, bool total);
+    void rebuildGraphs();
+    void applyTheme();
+    void replotAll();
+
+    std::array<QCustomPlot*, PlotCount> plots_{};
+    StepSeries series_;
+    std::uint64_t ranks_ = 1;
+    bool perRankSteps_ = true; // per-rank step lines only for a few ranks: beyond, they are unreadable
+    double threshold_ = 90.0;
+    double epochOffset_ = 0;
+    double lastEpochKey_ = 0;
+    QCPItemStraightLine* thresholdLine_ = nullptr;
+};
+
+} // namespace trainio::ui

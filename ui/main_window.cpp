@@ -1,0 +1,449 @@
+#include "main_window.h"
+
+#include "compare_page.h"
+#include "data_page.h"
+#include "live_plots.h"
+#include "plot_export.h"
+#include "report/report_writer.h"
+#include "results_library_loader.h"
+#include "results_page.h"
+#include "results_tree_model.h"
+#include "run_page.h"
+#include "workload_page.h"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QUrl>
+
+#include <set>
+
+namespace trainio::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+QPalette darkPalette() {
+    QPalette p;
+    const QColor window(0x2b2b2b), base(0x1e1e1e), text(0xe6e6e6), disabled(0x808080), highlight(0x2f6fb0);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x262626));
+    p.setColor(QPalette::ToolTipBase, QColor(0x3a3a3a));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, disabled);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x353535));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor(0x6fb0ff));
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Mid, QColor(0x444444));
+    p.setColor(QPalette::Dark, QColor(0x191919));
+    p.setColor(QPalette::Light, QColor(0x4a4a4a));
+    for (auto role : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+QPalette lightPalette() {
+    QPalette p = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+    return p;
+}
+
+} // namespace
+
+struct MainWindow::ReportSelection {
+    ReportRequest request;
+    QString what; // for messages: "3 checked groups" / "the whole library"
+};
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      notifications_(new NotificationPanel(this)),
+      loader_(new ResultsLibraryLoader(this)),
+      model_(new ResultsTreeModel(this)) {
+    setWindowTitle(tr("TrainIO"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/trainio.svg")));
+    setAcceptDrops(true);
+    systemPalette_ = QApplication::palette();
+    systemStyle_ = QApplication::style()->name();
+
+    workload_ = new WorkloadPage(this);
+    data_ = new DataPage(this);
+    run_ = new RunPage(this);
+    results_ = new ResultsPage(loader_, model_, this);
+    compare_ = new ComparePage(this);
+
+    sidebar_ = new QListWidget(this);
+    sidebar_->setObjectName(QStringLiteral("pageList"));
+    sidebar_->setIconSize(QSize(24, 24));
+    sidebar_->setFixedWidth(150);
+    const std::pair<QString, QStyle::StandardPixmap> pages[] = {
+        {tr("Workload"), QStyle::SP_FileDialogDetailedView}, {tr("Data"), QStyle::SP_DriveHDIcon},
+        {tr("Run"), QStyle::SP_MediaPlay}, {tr("Results"), QStyle::SP_DirIcon}, {tr("Compare"), QStyle::SP_FileDialogContentsView}};
+    for (int i = 0; i < PageCount; ++i) {
+        auto* item = new QListWidgetItem(style()->standardIcon(pages[i].second), pages[i].first, sidebar_);
+        item->setToolTip(tr("%1 (Ctrl+%2)").arg(pages[i].first).arg(i + 1));
+        item->setSizeHint(QSize(140, 40));
+    }
+    stack_ = new QStackedWidget(this);
+    for (QWidget* w : std::initializer_list<QWidget*>{workload_, data_, run_, results_, compare_}) stack_->addWidget(w);
+    auto* central = new QWidget(this);
+    auto* row = new QHBoxLayout(central);
+    row->setContentsMargins(4, 4, 4, 4);
+    row->addWidget(sidebar_);
+    row->addWidget(stack_, 1);
+    setCentralWidget(central);
+
+    auto* dock = new QDockWidget(tr("Messages"), this);
+    dock->setObjectName(QStringLiteral("messagesDock"));
+    dock->setWidget(notifications_);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    resizeDocks({dock}, {110}, Qt::Vertical);
+
+    connect(sidebar_, &QListWidget::currentRowChanged, stack_, &QStackedWidget::setCurrentIndex);
+    connect(workload_, &WorkloadPage::notify, notifications_, &NotificationPanel::post);
+    connect(data_, &DataPage::notify, notifications_, &NotificationPanel::post);
+    connect(run_, &RunPage::notify, notifications_, &NotificationPanel::post);
+    connect(results_, &ResultsPage::notify, notifications_, &NotificationPanel::post);
+    connect(notifications_, &NotificationPanel::posted, this, [this](Severity s, const QString& text) {
+        statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), s == Severity::Error ? 15000 : 6000);
+    });
+    connect(workload_, &WorkloadPage::configChanged, this, &MainWindow::syncWorkload);
+    connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
+    connect(run_, &RunPage::resultsWritten, this, [this](const QString& dir) {
+        QString why;
+        if (!loader_->folders().contains(QFileInfo(dir).canonicalFilePath()) && !loader_->addFolder(dir, &why))
+            notifications_->post(Severity::Warning, why);
+        else loader_->reload();
+    });
+    connect(loader_, &ResultsLibraryLoader::loaded, model_, &ResultsTreeModel::setLibrary);
+    connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& folders) {
+        for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
+    });
+    connect(model_, &ResultsTreeModel::checkedChanged, this, &MainWindow::updateCompare);
+    connect(model_, &QAbstractItemModel::modelReset, this, &MainWindow::updateCompare);
+
+    buildMenus();
+    sidebar_->setCurrentRow(0);
+    syncWorkload();
+    resize(1440, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::pageWidget(Page page) const { return stack_->widget(page); }
+int MainWindow::currentPage() const { return stack_->currentIndex(); }
+void MainWindow::showPage(int page) { sidebar_->setCurrentRow(std::clamp(page, 0, PageCount - 1)); }
+
+QAction* MainWindow::action(const QString& objectName) const { return findChild<QAction*>(objectName); }
+
+void MainWindow::buildMenus() {
+    auto make = [this](QMenu* menu, const QString& name, const QString& text, QList<QKeySequence> keys,
+                       auto&& slot, QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        a->setShortcuts(keys);
+        if (icon != QStyle::SP_CustomBase) a->setIcon(style()->standardIcon(icon));
+        connect(a, &QAction::triggered, this, slot);
+        menu->addAction(a);
+        addAction(a); // shortcuts work whichever page has focus
+        return a;
+    };
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    make(file, QStringLiteral("openConfig"), tr("&Open workload…"), {QKeySequence::Open}, [this] { workload_->openWithDialog(); }, QStyle::SP_DialogOpenButton);
+    make(file, QStringLiteral("saveConfig"), tr("&Save workload…"), {QKeySequence::Save}, [this] { workload_->saveWithDialog(); }, QStyle::SP_DialogSaveButton);
+    recentConfigs_ = file->addMenu(tr("Recent workloads"));
+    file->addSeparator();
+    make(file, QStringLiteral("addResults"), tr("&Add results folder…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] { results_->addFolderWithDialog(); }, QStyle::SP_DirOpenIcon);
+    recentResults_ = file->addMenu(tr("Recent results folders"));
+    file->addSeparator();
+    make(file, QStringLiteral("exportReport"), tr("&Export report (PDF)…"), {QKeySequence(tr("Ctrl+E"))}, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath(QStringLiteral("trainio-report.pdf")), tr("PDF (*.pdf)"));
+        if (!path.isEmpty()) exportReport(path);
+    });
+    make(file, QStringLiteral("exportPlot"), tr("Export current &plot…"), {QKeySequence(tr("Ctrl+Shift+P"))}, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir::home().filePath(QStringLiteral("trainio-plot.svg")),
+                                                          tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf)"));
+        if (!path.isEmpty()) exportCurrentPlot(path);
+    });
+    make(file, QStringLiteral("exportData"), tr("Export &data (CSV / JSON)…"), {}, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QDir::home().filePath(QStringLiteral("trainio-aggregate.json")),
+                                                          tr("JSON (*.json);;CSV (*.csv)"));
+        if (!path.isEmpty()) exportData(path);
+    });
+    file->addSeparator();
+    make(file, QStringLiteral("resultsRoot"), tr("Results root folder…"), {}, [this] { chooseResultsRoot(); });
+    file->addSeparator();
+    make(file, QStringLiteral("quit"), tr("&Quit"), {QKeySequence::Quit}, [this] { close(); });
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    make(runMenu, QStringLiteral("runOnce"), tr("&Run once"), {QKeySequence(tr("Ctrl+R"))}, [this] {
+        showPage(RunPageIndex);
+        run_->startInvocation();
+    }, QStyle::SP_MediaPlay);
+    make(runMenu, QStringLiteral("runBenchmark"), tr("&Benchmark"), {QKeySequence(tr("Ctrl+B"))}, [this] {
+        showPage(RunPageIndex);
+        run_->startBenchmark();
+    }, QStyle::SP_MediaSeekForward);
+    make(runMenu, QStringLiteral("cancel"), tr("&Cancel"), {QKeySequence(Qt::Key_Escape), QKeySequence(tr("Ctrl+."))}, [this] {
+        run_->cancel();
+        data_->cancel();
+    }, QStyle::SP_MediaStop);
+    runMenu->addSeparator();
+    make(runMenu, QStringLiteral("generateData"), tr("&Generate dataset"), {QKeySequence(tr("Ctrl+G"))}, [this] {
+        showPage(DataPageIndex);
+        data_->generate();
+    });
+    make(runMenu, QStringLiteral("verifyData"), tr("&Verify dataset"), {}, [this] {
+        showPage(DataPageIndex);
+        data_->verify();
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const QString names[] = {tr("&Workload"), tr("&Data"), tr("R&un"), tr("&Results"), tr("&Compare")};
+    for (int i = 0; i < PageCount; ++i)
+        make(view, QStringLiteral("page%1").arg(i + 1), names[i], {QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1))}, [this, i] { showPage(i); });
+    view->addSeparator();
+    QMenu* themeMenu = view->addMenu(tr("Theme"));
+    auto* group = new QActionGroup(this);
+    const std::pair<QString, Theme> themes[] = {{tr("System"), Theme::System}, {tr("Light"), Theme::Light}, {tr("Dark"), Theme::Dark}};
+    for (const auto& [label, theme] : themes) {
+        QAction* a = make(themeMenu, QStringLiteral("theme%1").arg(label), label, {}, [this, t = theme] { setTheme(t); });
+        a->setCheckable(true);
+        a->setChecked(theme == Theme::System);
+        group->addAction(a);
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    make(help, QStringLiteral("userGuide"), tr("User guide"), {QKeySequence::HelpContents}, [] {
+        QDesktopServices::openUrl(QUrl(QStringLiteral("https://github.com/trainio/trainio/blob/main/docs/user-guide.md")));
+    });
+    make(help, QStringLiteral("about"), tr("About TrainIO"), {}, [this] {
+        auto* box = new QMessageBox(QMessageBox::Information, tr("About TrainIO"),
+                                    tr("<b>TrainIO %1</b><br/>Deep-learning training I/O workbench: emulates training reads and "
+                                       "measures accelerator utilization and bandwidth exactly as DLIO and MLPerf Storage do.")
+                                        .arg(QApplication::applicationVersion()),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+}
+
+void MainWindow::syncWorkload() {
+    data_->setWorkload(workload_->config());
+    run_->setWorkload(workload_->config(), workload_->accelerators(), workload_->semantics(), workload_->isValid());
+}
+
+void MainWindow::updateCompare() {
+    const auto lib = model_->library();
+    if (!lib) return;
+    compare_->setItems(lib, compareItems(*lib, model_->checkedNodes()));
+}
+
+MainWindow::ReportSelection MainWindow::reportSelection() const {
+    ReportSelection sel;
+    for (const QString& f : loader_->folders()) sel.request.paths.emplace_back(f.toStdString());
+    const auto lib = model_->library();
+    std::set<std::size_t> groups;
+    std::vector<const aggregate::LibraryNode*> stack(model_->checkedNodes());
+    while (!stack.empty()) {
+        const aggregate::LibraryNode* n = stack.back();
+        stack.pop_back();
+        if (n->group) groups.insert(*n->group);
+        // An invocation or an epoch stands for its benchmark: reports are per group.
+        for (const aggregate::LibraryNode* p = n->parent; p; p = p->parent)
+            if (p->group) groups.insert(*p->group);
+        for (const auto& c : n->children) stack.push_back(c.get());
+    }
+    if (lib)
+        for (std::size_t g : groups) sel.request.checkedGroupKeys << groupKey(lib->imported().groups.at(g));
+    sel.what = groups.empty() ? tr("the whole library") : tr("%n checked group(s)", nullptr, static_cast<int>(groups.size()));
+    return sel;
+}
+
+bool MainWindow::exportReport(const QString& pdfPath) {
+    ReportSelection sel = reportSelection();
+    if (sel.request.paths.empty()) {
+        notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
+        return false;
+    }
+    sel.request.title = tr("TrainIO report");
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = writeReportPdf(sel.request, pdfPath, &error);
+    QApplication::restoreOverrideCursor();
+    if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(sel.what, pdfPath));
+    else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
+    return ok;
+}
+
+bool MainWindow::exportCurrentPlot(const QString& path) {
+    QCustomPlot* plot = nullptr;
+    if (currentPage() == ComparePageIndex) plot = compare_->currentPlot();
+    else {
+        for (int i = 0; i < LivePlots::PlotCount && !plot; ++i)
+            if (run_->plots()->plot(static_cast<LivePlots::PlotId>(i))->underMouse()) plot = run_->plots()->plot(static_cast<LivePlots::PlotId>(i));
+        if (!plot) plot = run_->plots()->plot(LivePlots::EpochAu);
+    }
+    QString error;
+    if (!savePlot(plot, path, &error)) {
+        notifications_->post(Severity::Error, error);
+        return false;
+    }
+    notifications_->post(Severity::Info, tr("Plot saved to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportData(const QString& path) {
+    const ReportSelection sel = reportSelection();
+    if (sel.request.paths.empty()) {
+        notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
+        return false;
+    }
+    QString error;
+    const bool csv = QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0;
+    const bool ok = csv ? exportAggregateCsv(sel.request, path, &error) : exportAggregateJson(sel.request, path, &error);
+    if (ok) notifications_->post(Severity::Info, tr("Aggregate of %1 written to %2").arg(sel.what, path));
+    else notifications_->post(Severity::Error, tr("Export failed: %1").arg(error));
+    return ok;
+}
+
+bool MainWindow::openResultsFolder(const QString& path) { return results_->addFolder(path); }
+
+void MainWindow::setTheme(Theme theme) {
+    theme_ = theme;
+    switch (theme) {
+    case Theme::System:
+        QApplication::setStyle(systemStyle_);
+        QApplication::setPalette(systemPalette_);
+        break;
+    case Theme::Light:
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(lightPalette());
+        break;
+    case Theme::Dark:
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setPalette(darkPalette());
+        break;
+    }
+    const QString name = theme == Theme::Dark ? QStringLiteral("Dark") : theme == Theme::Light ? QStringLiteral("Light") : QStringLiteral("System");
+    if (QAction* a = action(QStringLiteral("theme") + name)) a->setChecked(true);
+    QSettings().setValue(QStringLiteral("ui/theme"), name);
+}
+
+void MainWindow::rememberRecent(const QString& key, const QString& path) {
+    QSettings s;
+    QStringList list = s.value(key).toStringList();
+    list.removeAll(path);
+    list.prepend(path);
+    while (list.size() > kMaxRecent) list.removeLast();
+    s.setValue(key, list);
+    rebuildRecentMenus();
+}
+
+void MainWindow::rebuildRecentMenus() {
+    QSettings s;
+    recentConfigs_->clear();
+    for (const QString& p : s.value(QStringLiteral("recent/configs")).toStringList())
+        recentConfigs_->addAction(p, this, [this, p] { workload_->openFile(p); });
+    recentConfigs_->setEnabled(!recentConfigs_->isEmpty());
+    recentResults_->clear();
+    for (const QString& p : s.value(QStringLiteral("recent/results")).toStringList())
+        recentResults_->addAction(p, this, [this, p] {
+            showPage(ResultsPageIndex);
+            results_->addFolder(p);
+        });
+    recentResults_->setEnabled(!recentResults_->isEmpty());
+}
+
+void MainWindow::chooseResultsRoot() {
+    QSettings s;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Results root folder"), s.value(QStringLiteral("run/resultsRoot")).toString());
+    if (dir.isEmpty()) return;
+    s.setValue(QStringLiteral("run/resultsRoot"), dir);
+    run_->setResultsRoot(dir);
+}
+
+void MainWindow::restoreSession() {
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    const QString themeName = s.value(QStringLiteral("ui/theme"), QStringLiteral("System")).toString();
+    setTheme(themeName == QLatin1String("Dark") ? Theme::Dark : themeName == QLatin1String("Light") ? Theme::Light : Theme::System);
+    QString root = s.value(QStringLiteral("run/resultsRoot")).toString();
+    if (root.isEmpty()) root = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("results"));
+    run_->setResultsRoot(root);
+    // The workload of the last session: "preset:<name>" or "file:<path>".
+    const QString last = s.value(QStringLiteral("workload/last")).toString();
+    if (last.startsWith(QLatin1String("preset:"))) workload_->loadPresetNamed(last.mid(7));
+    else if (last.startsWith(QLatin1String("file:")) && QFileInfo::exists(last.mid(5))) workload_->openFile(last.mid(5));
+    workload_->setAccelerators(static_cast<std::uint64_t>(s.value(QStringLiteral("workload/accelerators"), 1).toInt()));
+    loader_->restore();
+    rebuildRecentMenus();
+    showPage(s.value(QStringLiteral("window/page"), 0).toInt());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (run_->isRunning()) {
+        run_->cancel(); // the controller's destructor waits for the engine, which stops within a step
+        notifications_->post(Severity::Warning, tr("Run cancelled because the window closed."));
+    }
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/page"), currentPage());
+    s.setValue(QStringLiteral("workload/accelerators"), static_cast<qulonglong>(workload_->accelerators()));
+    if (!workload_->currentFile().isEmpty()) s.setValue(QStringLiteral("workload/last"), QStringLiteral("file:") + workload_->currentFile());
+    else if (!workload_->presetName().isEmpty()) s.setValue(QStringLiteral("workload/last"), QStringLiteral("preset:") + workload_->presetName());
+    loader_->save();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    bool any = false;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (!url.isLocalFile()) continue;
+        const QString path = url.toLocalFile();
+        const QString suffix = QFileInfo(path).suffix().toLower();
+        if (QFileInfo(path).isFile() && (suffix == QLatin1String("yaml") || suffix == QLatin1String("yml"))) {
+            workload_->openFile(path);
+            showPage(WorkloadPageIndex);
+        } else {
+            any = results_->addFolder(path) || any;
+        }
+    }
+    if (any) showPage(ResultsPageIndex);
+    event->acceptProposedAction();
+}
+
+} // namespace trainio::ui

@@ -1,0 +1,89 @@
+// The application window: five pages (Workload, Data, Run, Results, Compare) behind a sidebar, the
+// menus and shortcuts of the main actions, the notification panel, drag-and-drop of results folders,
+// themes, and the settings that persist between sessions.
+#pragma once
+
+#include "notification_panel.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QListWidget;
+class QMenu;
+class QStackedWidget;
+
+namespace trainio::ui {
+
+class ComparePage;
+class DataPage;
+class ResultsLibraryLoader;
+class ResultsPage;
+class ResultsTreeModel;
+class RunPage;
+class WorkloadPage;
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+public:
+    enum Page { WorkloadPageIndex, DataPageIndex, RunPageIndex, ResultsPageIndex, ComparePageIndex, PageCount };
+    enum class Theme { System, Light, Dark };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    WorkloadPage* workloadPage() const { return workload_; }
+    DataPage* dataPage() const { return data_; }
+    RunPage* runPage() const { return run_; }
+    ResultsPage* resultsPage() const { return results_; }
+    ComparePage* comparePage() const { return compare_; }
+    NotificationPanel* notifications() const { return notifications_; }
+    ResultsLibraryLoader* libraryLoader() const { return loader_; }
+    ResultsTreeModel* resultsModel() const { return model_; }
+    QWidget* pageWidget(Page page) const;
+    int currentPage() const;
+    QAction* action(const QString& objectName) const;
+
+    // Reads QSettings: geometry, state, last page, library folders, recent files, theme, results root.
+    void restoreSession();
+
+public slots:
+    void showPage(int page);
+    void setTheme(trainio::ui::MainWindow::Theme theme);
+    bool exportReport(const QString& pdfPath);
+    bool exportCurrentPlot(const QString& path);
+    bool exportData(const QString& path); // .csv or .json, by suffix
+    bool openResultsFolder(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void syncWorkload();
+    void updateCompare();
+    void rememberRecent(const QString& key, const QString& path);
+    void rebuildRecentMenus();
+    void chooseResultsRoot();
+    struct ReportSelection;
+    ReportSelection reportSelection() const;
+
+    WorkloadPage* workload_;
+    DataPage* data_;
+    RunPage* run_;
+    ResultsPage* results_;
+    ComparePage* compare_;
+    NotificationPanel* notifications_;
+    ResultsLibraryLoader* loader_;
+    ResultsTreeModel* model_;
+    QListWidget* sidebar_;
+    QStackedWidget* stack_;
+    QMenu* recentConfigs_ = nullptr;
+    QMenu* recentResults_ = nullptr;
+    Theme theme_ = Theme::System;
+    QPalette systemPalette_;
+    QString systemStyle_;
+};
+
+} // namespace trainio::ui

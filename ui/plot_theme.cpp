@@ -1,0 +1,51 @@
+#include "plot_theme.h"
+
+#include <qcustomplot.h>
+
+#include <array>
+
+namespace trainio::ui {
+
+bool isDarkPalette(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
+
+QColor seriesColor(int index, const QPalette& palette) {
+    // Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+    static constexpr std::array<QRgb, 8> kLight = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7,
+                                                   0xE69F00, 0x56B4E9, 0x000000, 0xF0E442};
+    QColor c(kLight[static_cast<std::size_t>(index) % kLight.size()]);
+    if (isDarkPalette(palette)) {
+        if (c == QColor(Qt::black)) c = QColor(0xdddddd);
+        c = c.lighter(135);
+    }
+    return c;
+}
+
+void applyPlotTheme(QCustomPlot* plot, const QPalette& palette) {
+    const QColor base = palette.color(QPalette::Base);
+    const QColor text = palette.color(QPalette::Text);
+    QColor grid = text;
+    grid.setAlpha(45);
+    QColor subGrid = text;
+    subGrid.setAlpha(20);
+    plot->setBackground(base);
+    plot->setAntialiasedElements(QCP::aeNone);
+    plot->setNotAntialiasedElements(QCP::aeAll);
+    plot->setNoAntialiasingOnDrag(true);
+    for (QCPAxis* axis : plot->axisRect()->axes()) {
+        axis->setBasePen(QPen(text, 1));
+        axis->setTickPen(QPen(text, 1));
+        axis->setSubTickPen(QPen(text, 1));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+    plot->legend->setBrush(base);
+    plot->legend->setBorderPen(QPen(grid, 1));
+    plot->legend->setTextColor(text);
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+        if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) title->setTextColor(text);
+}
+
+} // namespace trainio::ui

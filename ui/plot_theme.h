@@ -1,0 +1,22 @@
+// Colours for QCustomPlot taken from the widget palette, so that plots stay legible in light and dark
+// themes, and the fast-drawing defaults the live plots need (pen width 1, no antialiasing).
+#pragma once
+
+#include <QColor>
+#include <QPalette>
+
+class QCustomPlot;
+
+namespace trainio::ui {
+
+// Applies background, axis, grid and legend colours from `palette` and turns antialiasing off.
+void applyPlotTheme(QCustomPlot* plot, const QPalette& palette);
+
+// A colour for series i that stands out on the palette's base colour (a qualitative palette, lighter
+// variants on dark backgrounds).
+QColor seriesColor(int index, const QPalette& palette);
+
+// True when the palette's window colour is dark.
+bool isDarkPalette(const QPalette& palette);
+
+} // namespace trainio::ui

@@ -1,0 +1,52 @@
+// Page 4: the results library — the folders it is made of, the tree with aggregates, spreads and
+// badges, the details of the selected node, and the files the import had to skip.
+#pragma once
+
+#include "notification_panel.h"
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QTextBrowser;
+class QTreeView;
+class QTreeWidget;
+
+namespace trainio::ui {
+
+class ResultsLibraryLoader;
+class ResultsTreeModel;
+
+class ResultsPage final : public QWidget {
+    Q_OBJECT
+public:
+    ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, QWidget* parent = nullptr);
+
+    QTreeView* tree() const { return tree_; }
+    QTreeWidget* skippedPanel() const { return skipped_; }
+
+public slots:
+    void addFolderWithDialog();
+    bool addFolder(const QString& path);
+
+signals:
+    void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void onLoaded();
+    void showDetails();
+
+    ResultsLibraryLoader* loader_;
+    ResultsTreeModel* model_;
+    QTreeView* tree_;
+    QListWidget* folders_;
+    QTreeWidget* skipped_;
+    QTextBrowser* details_;
+    QLabel* summary_;
+};
+
+} // namespace trainio::ui

@@ -1,0 +1,74 @@
+// A Qt item model over core's ResultsLibrary: system → workload → benchmark → invocation → epoch, with
+// check boxes (checking a node checks its subtree; parents show partial states), the aggregate and its
+// spread in every row, and pass/fail badges whose tooltip lists the rule violations.
+#pragma once
+
+// moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in; it needs
+// only the names, so it skips them.
+#ifndef Q_MOC_RUN
+#include "aggregate/results_library.h"
+#endif
+
+#include <QAbstractItemModel>
+#include <QHash>
+
+#include <memory>
+
+namespace trainio::ui {
+
+class ResultsTreeModel final : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { NameColumn, AuColumn, SamplesColumn, MibColumn, CountColumn, StatusColumn, ColumnCount };
+    enum Role {
+        NodeKindRole = Qt::UserRole + 1, // int(aggregate::NodeKind)
+        PathRole,                        // folder of the node, QString
+        MeanRole,                        // double: the column's mean (metric columns)
+        SpreadRole,                      // double: the column's population stdev
+        PassedRole,                      // QVariant(bool), invalid when not evaluated
+    };
+
+    explicit ResultsTreeModel(QObject* parent = nullptr);
+
+    // Takes a new library (the old check states are kept for nodes with the same path and label chain).
+    void setLibrary(std::shared_ptr<const aggregate::ResultsLibrary> library);
+    std::shared_ptr<const aggregate::ResultsLibrary> library() const { return library_; }
+
+    const aggregate::LibraryNode* node(const QModelIndex& index) const;
+    QModelIndex indexOf(const aggregate::LibraryNode* node, int column = 0) const;
+
+    // The checked nodes nearest the root: a checked workload stands for itself, not for its runs.
+    std::vector<const aggregate::LibraryNode*> checkedNodes() const;
+    void setAllChecked(bool checked);
+    int groupCount() const;
+    int runCount() const; // measured invocations (warm-ups excluded)
+
+    // QAbstractItemModel
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const final;
+    QModelIndex parent(const QModelIndex& child) const final;
+    int rowCount(const QModelIndex& parent = {}) const final;
+    int columnCount(const QModelIndex& parent = {}) const final;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const final;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) final;
+    Qt::ItemFlags flags(const QModelIndex& index) const final;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const final;
+
+    // The rule that produced a node's numbers, in words (shown in tooltips and the details pane).
+    static QString ruleText(const aggregate::LibraryNode& node);
+    // All violation sentences in a node's subtree.
+    static QStringList violations(const aggregate::LibraryNode& node);
+
+signals:
+    void checkedChanged();
+
+private:
+    QString keyOf(const aggregate::LibraryNode* node) const;
+    Qt::CheckState checkState(const aggregate::LibraryNode* node) const;
+    void setSubtree(const aggregate::LibraryNode* node, Qt::CheckState state);
+    void updateAncestors(const aggregate::LibraryNode* node);
+
+    std::shared_ptr<const aggregate::ResultsLibrary> library_;
+    QHash<const aggregate::LibraryNode*, Qt::CheckState> checks_;
+};
+
+} // namespace trainio::ui

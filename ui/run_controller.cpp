@@ -1,0 +1,124 @@
+#include "run_controller.h"
+
+#include "engine_bridge.h"
+#include "results/benchmark_runner.h"
+#include "util/errors.h"
+
+#include <QMetaObject>
+
+namespace trainio::ui {
+
+RunController::RunController(QObject* parent) : QObject(parent), bridge_(new EngineBridge(this)) {
+    qRegisterMetaType<trainio::ui::RunFinish>();
+    drainTimer_.setInterval(100);
+    connect(&drainTimer_, &QTimer::timeout, this, &RunController::drainSteps);
+    connect(bridge_, &EngineBridge::epochFinished, this, [this](const EpochEvent& e) {
+        drainSteps(); // the epoch's steps first, so plots never show an epoch ahead of its steps
+        emit epochFinished(e);
+    });
+    connect(bridge_, &EngineBridge::phaseChanged, this, &RunController::phaseChanged);
+    connect(bridge_, &EngineBridge::message, this, &RunController::message);
+}
+
+RunController::~RunController() {
+    cancel_ = true;
+    if (worker_.joinable()) worker_.join();
+}
+
+bool RunController::start(const RunRequest& request) {
+    if (isRunning()) {
+        emit message(tr("A run is already in progress."));
+        return false;
+    }
+    if (request.outputDir.empty()) {
+        emit finished(RunFinish{false, false, tr("No output folder chosen."), {}});
+        return false;
+    }
+    cancel_ = false;
+    invocationCount_ = request.benchmark ? request.runs + request.warmups : 1;
+    bridge_->takeSteps();
+    const QString dir = QString::fromStdString(request.outputDir.string());
+    emit started(dir);
+    for (const auto& w : runWarnings(request.config, request.accelerators))
+        emit message(tr("warning: %1").arg(QString::fromStdString(w)));
+    drainTimer_.start();
+
+    // Callbacks from the worker thread reach the GUI thread only through queued invocations on `this`.
+    worker_ = std::thread([this, request, dir] {
+        RunFinish result;
+        result.outputDir = dir;
+        try {
+            InvocationOptions io;
+            io.accelerators = request.accelerators;
+            io.semantics = request.semantics;
+            io.observer = bridge_;
+            io.cancel = &cancel_;
+            io.commandLine = "trainio (desktop)";
+            io.warnings = runWarnings(request.config, request.accelerators);
+            if (!request.benchmark) {
+                QMetaObject::invokeMethod(this, [this, dir] { emit invocationStarted(tr("invocation"), dir, 0); },
+                                          Qt::QueuedConnection);
+                const RunOutcome out = runInvocation(request.config, request.outputDir, io);
+                const QString status = QString::fromUtf8(toString(out.status));
+                const double au = out.metrics.auMean;
+                QMetaObject::invokeMethod(
+                    this, [this, dir, status, au] { emit invocationFinished(tr("invocation"), dir, status, au); },
+                    Qt::QueuedConnection);
+                result.complete = out.status == RunStatus::Complete;
+                result.cancelled = out.status == RunStatus::Cancelled;
+                result.error = QString::fromStdString(out.error);
+            } else {
+                BenchmarkOptions bo;
+                bo.invocation = io;
+                bo.runs = request.runs;
+                bo.warmups = request.warmups;
+                auto index = std::make_shared<int>(0);
+                bo.onInvocationStart = [this, index](const std::string& label, const std::filesystem::path& d) {
+                    const int i = (*index)++;
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, l = QString::fromStdString(label), p = QString::fromStdString(d.string()), i] {
+                            emit invocationStarted(l, p, i);
+                        },
+                        Qt::QueuedConnection);
+                };
+                bo.onInvocationDone = [this](const std::string& label, const std::filesystem::path& d,
+                                             const RunOutcome& out) {
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, l = QString::fromStdString(label), p = QString::fromStdString(d.string()),
+                         s = QString::fromUtf8(toString(out.status)), au = out.metrics.auMean] {
+                            emit invocationFinished(l, p, s, au);
+                        },
+                        Qt::QueuedConnection);
+                };
+                const BenchmarkResult br = runBenchmark(request.config, request.outputDir, bo);
+                result.complete = br.complete;
+                result.cancelled = !br.complete && cancel_.load();
+                result.error = QString::fromStdString(br.error);
+            }
+        } catch (const std::exception& e) {
+            result.complete = false;
+            result.error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RunController::cancel() { cancel_ = true; }
+
+void RunController::drainSteps() {
+    std::vector<StepEvent> batch = bridge_->takeSteps();
+    if (!batch.empty()) emit steps(batch);
+}
+
+void RunController::onWorkerDone(RunFinish result) {
+    if (worker_.joinable()) worker_.join();
+    drainTimer_.stop();
+    drainSteps();
+    if (result.cancelled) result.error.clear();
+    emit finished(result);
+}
+
+} // namespace trainio::ui

@@ -1,0 +1,78 @@
+// Runs one invocation or one benchmark (warm-up + N) of a workload in a worker thread it owns, and
+// reports to the GUI thread: step batches every 100 ms, epochs, invocation boundaries, the end.
+// The window and the tests drive runs through this one object.
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/engine_observer.h"
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+namespace trainio::ui {
+
+class EngineBridge;
+
+struct RunRequest {
+    WorkloadConfig config;
+    std::filesystem::path outputDir;
+    std::uint64_t accelerators = 1;
+    MetricSemantics semantics = MetricSemantics::DlioV2;
+    bool benchmark = false;     // false: a single invocation into outputDir
+    std::uint64_t runs = 5;     // benchmark only
+    std::uint64_t warmups = 1;  // benchmark only
+};
+
+struct RunFinish {
+    bool complete = false;  // every invocation ran to the end
+    bool cancelled = false;
+    QString error;          // why it failed (empty when complete or cancelled)
+    QString outputDir;
+};
+
+class RunController final : public QObject {
+    Q_OBJECT
+public:
+    explicit RunController(QObject* parent = nullptr);
+    ~RunController() override; // cancels and joins a running worker
+
+    bool isRunning() const { return worker_.joinable(); }
+    // Starts the run; returns false (and emits failed) when one is already running or the request is
+    // unusable (no output folder).
+    bool start(const RunRequest& request);
+    // Asks the engine to stop; it stops within a step and keeps what was measured.
+    void cancel();
+
+    // How many invocations the current run has in total (warm-ups included).
+    std::uint64_t invocationCount() const { return invocationCount_; }
+
+signals:
+    void started(const QString& outputDir);
+    void invocationStarted(const QString& label, const QString& dir, int index);
+    void invocationFinished(const QString& label, const QString& dir, const QString& status, double auPercent);
+    void steps(const std::vector<trainio::StepEvent>& batch); // every 100 ms while steps arrive
+    void epochFinished(const trainio::EpochEvent& e);
+    void phaseChanged(const QString& phase);
+    void message(const QString& text);
+    void finished(const trainio::ui::RunFinish& result);
+
+private:
+    void drainSteps();
+    void onWorkerDone(RunFinish result);
+
+    EngineBridge* bridge_;
+    QTimer drainTimer_;
+    std::thread worker_;
+    std::atomic<bool> cancel_{false};
+    std::uint64_t invocationCount_ = 0;
+};
+
+} // namespace trainio::ui
+
+Q_DECLARE_METATYPE(trainio::ui::RunFinish)

@@ -1,0 +1,261 @@
+#include "run_page.h"
+
+#include "live_plots.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace trainio::ui {
+
+namespace {
+
+QString duration(double seconds) {
+    if (!(seconds >= 0) || seconds > 1e7) return QStringLiteral("—");
+    const auto s = static_cast<qint64>(seconds + 0.5);
+    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+RunPage::RunPage(QWidget* parent)
+    : QWidget(parent), controller_(new RunController(this)), plots_(new LivePlots(this)) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Output folder:"), this));
+    output_ = new QLineEdit(this);
+    output_->setObjectName(QStringLiteral("outputFolder"));
+    output_->setToolTip(tr("The invocation folder (summary.json, per-rank outputs) or, for a benchmark, the "
+                           "folder that gets warmup/ and runs/run-1 … run-N"));
+    controls->addWidget(output_, 1);
+    auto* browse = new QToolButton(this);
+    browse->setText(QStringLiteral("…"));
+    controls->addWidget(browse);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Runs:"), this));
+    runs_ = new QSpinBox(this);
+    runs_->setRange(1, 1000);
+    runs_->setValue(5);
+    runs_->setToolTip(tr("Measured invocations of a benchmark (MLPerf Storage: 5)"));
+    controls->addWidget(runs_);
+    controls->addWidget(new QLabel(tr("Warm-up:"), this));
+    warmups_ = new QSpinBox(this);
+    warmups_->setRange(0, 10);
+    warmups_->setValue(1);
+    warmups_->setToolTip(tr("Warm-up invocations, run first and left out of every statistic"));
+    controls->addWidget(warmups_);
+    runButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run once"), this);
+    runButton_->setToolTip(tr("One invocation (Ctrl+R)"));
+    benchButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Benchmark"), this);
+    benchButton_->setToolTip(tr("Warm-up + N measured invocations, then the MLPerf report and aggregate.json (Ctrl+B)"));
+    cancelButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"), this);
+    cancelButton_->setToolTip(tr("Stop within a step; what was measured is kept, marked incomplete (Esc)"));
+    controls->addWidget(runButton_);
+    controls->addWidget(benchButton_);
+    controls->addWidget(cancelButton_);
+    layout->addLayout(controls);
+
+    auto* statusRow = new QHBoxLayout;
+    status_ = new QLabel(tr("Idle."), this);
+    status_->setObjectName(QStringLiteral("runStatus"));
+    statusRow->addWidget(status_, 1);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setValue(0);
+    progress_->setMaximumWidth(320);
+    statusRow->addWidget(progress_);
+    layout->addLayout(statusRow);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plots_);
+    invocations_ = new QTreeWidget(splitter);
+    invocations_->setObjectName(QStringLiteral("invocationList"));
+    invocations_->setHeaderLabels({tr("Invocation"), tr("Status"), tr("AU %"), tr("Folder")});
+    invocations_->setRootIsDecorated(false);
+    invocations_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    splitter->addWidget(invocations_);
+    splitter->setStretchFactor(0, 5);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Output folder"), output_->text());
+        if (!dir.isEmpty()) setOutputFolder(dir);
+    });
+    connect(output_, &QLineEdit::textEdited, this, [this] { outputChosenByUser_ = true; });
+    connect(runButton_, &QPushButton::clicked, this, &RunPage::startInvocation);
+    connect(benchButton_, &QPushButton::clicked, this, &RunPage::startBenchmark);
+    connect(cancelButton_, &QPushButton::clicked, this, &RunPage::cancel);
+
+    connect(controller_, &RunController::steps, this, &RunPage::onSteps);
+    connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
+    connect(controller_, &RunController::finished, this, &RunPage::onFinished);
+    connect(controller_, &RunController::phaseChanged, this, [this](const QString& p) {
+        phase_ = p;
+        updateStatus();
+    });
+    connect(controller_, &RunController::message, this, [this](const QString& m) { emit notify(Severity::Warning, m); });
+    connect(controller_, &RunController::invocationStarted, this, [this](const QString& label, const QString& dir, int index) {
+        invocationLabel_ = label;
+        epoch_ = step_ = 0;
+        if (index > 0) plots_->beginInvocation(label);
+        auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), dir});
+        item->setData(0, Qt::UserRole, dir);
+        updateStatus();
+    });
+    connect(controller_, &RunController::invocationFinished, this,
+            [this](const QString&, const QString& dir, const QString& status, double au) {
+                for (int i = invocations_->topLevelItemCount() - 1; i >= 0; --i) {
+                    QTreeWidgetItem* item = invocations_->topLevelItem(i);
+                    if (item->data(0, Qt::UserRole).toString() != dir) continue;
+                    item->setText(1, status);
+                    item->setText(2, QString::number(au, 'f', 2));
+                    break;
+                }
+            });
+    setRunning(false);
+}
+
+void RunPage::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics, bool valid) {
+    config_ = cfg;
+    accelerators_ = accelerators;
+    semantics_ = semantics;
+    valid_ = valid;
+    if (!outputChosenByUser_ && !isRunning()) output_->setText(suggestedFolder());
+    setRunning(isRunning());
+}
+
+void RunPage::setResultsRoot(const QString& root) {
+    resultsRoot_ = root;
+    if (!outputChosenByUser_ && !isRunning()) output_->setText(suggestedFolder());
+}
+
+void RunPage::setOutputFolder(const QString& dir) {
+    output_->setText(dir);
+    outputChosenByUser_ = true;
+}
+
+QString RunPage::outputFolder() const { return output_->text(); }
+
+void RunPage::setBenchmarkShape(int runs, int warmups) {
+    runs_->setValue(runs);
+    warmups_->setValue(warmups);
+}
+
+QString RunPage::suggestedFolder() const {
+    QString label = QString::fromStdString(config_.model.name);
+    if (!config_.accelerator.empty()) label += QLatin1Char('_') + QString::fromStdString(config_.accelerator);
+    return QDir(resultsRoot_.isEmpty() ? QDir::homePath() : resultsRoot_)
+        .filePath(QStringLiteral("%1-%2acc-%3").arg(label).arg(accelerators_).arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+}
+
+bool RunPage::startInvocation() { return start(false); }
+bool RunPage::startBenchmark() { return start(true); }
+
+bool RunPage::start(bool benchmark) {
+    if (isRunning()) return false;
+    if (!valid_) {
+        emit notify(Severity::Error, tr("The workload configuration has errors; fix them on the Workload page first."));
+        return false;
+    }
+    if (output_->text().trimmed().isEmpty()) {
+        emit notify(Severity::Error, tr("Choose an output folder first."));
+        return false;
+    }
+    // A fresh folder per run unless the user chose one: never mix two runs' files.
+    if (!outputChosenByUser_) output_->setText(suggestedFolder());
+    RunRequest req;
+    req.config = config_;
+    req.outputDir = output_->text().trimmed().toStdString();
+    req.accelerators = accelerators_;
+    req.semantics = semantics_;
+    req.benchmark = benchmark;
+    req.runs = static_cast<std::uint64_t>(runs_->value());
+    req.warmups = static_cast<std::uint64_t>(warmups_->value());
+
+    invocations_->clear();
+    plots_->reset(accelerators_, config_.reader.batchSize, config_.metric.au * 100.0);
+    epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
+    epochs_ = config_.train.epochs;
+    phase_.clear();
+    invocationLabel_.clear();
+    clock_.start();
+    if (!controller_->start(req)) return false;
+    setRunning(true);
+    emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark ? tr("Benchmark") : tr("Invocation"), output_->text()));
+    return true;
+}
+
+void RunPage::cancel() {
+    if (!isRunning()) return;
+    controller_->cancel();
+    status_->setText(tr("Cancelling — stopping within a step…"));
+}
+
+void RunPage::onSteps(const std::vector<StepEvent>& batch) {
+    plots_->addSteps(batch);
+    for (const StepEvent& e : batch) {
+        if (e.rank != 0) continue;
+        ++stepsDone_;
+        epoch_ = e.epoch;
+        step_ = e.step;
+        stepsPerEpoch_ = e.stepsPerEpoch;
+    }
+    updateStatus();
+}
+
+void RunPage::onEpoch(const EpochEvent& e) {
+    plots_->addEpoch(e);
+    epochs_ = e.epochs;
+    updateStatus();
+}
+
+void RunPage::updateStatus() {
+    const double elapsed = static_cast<double>(clock_.elapsed()) / 1000.0;
+    const double total = static_cast<double>(stepsPerEpoch_ * epochs_ * std::max<std::uint64_t>(1, controller_->invocationCount()));
+    const double fraction = total > 0 ? std::min(1.0, static_cast<double>(stepsDone_) / total) : 0.0;
+    const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1;
+    progress_->setValue(static_cast<int>(fraction * 1000.0));
+    status_->setText(tr("%1 · phase %2 · epoch %3/%4 · step %L5/%L6 · elapsed %7 · ETA %8")
+                         .arg(invocationLabel_.isEmpty() ? tr("starting") : invocationLabel_,
+                              phase_.isEmpty() ? QStringLiteral("—") : phase_)
+                         .arg(epoch_)
+                         .arg(epochs_)
+                         .arg(step_)
+                         .arg(stepsPerEpoch_)
+                         .arg(duration(elapsed), duration(eta)));
+}
+
+void RunPage::onFinished(const RunFinish& r) {
+    setRunning(false);
+    if (r.complete) progress_->setValue(1000);
+    const QString what = r.complete ? tr("Run complete") : r.cancelled ? tr("Run cancelled (what was measured is kept)") : tr("Run failed");
+    status_->setText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
+    if (r.complete) emit notify(Severity::Info, tr("%1: %2").arg(what, r.outputDir));
+    else if (r.cancelled) emit notify(Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
+    else emit notify(Severity::Error, tr("%1: %2").arg(what, r.error));
+    if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) emit resultsWritten(r.outputDir);
+}
+
+void RunPage::setRunning(bool running) {
+    runButton_->setEnabled(!running && valid_);
+    benchButton_->setEnabled(!running && valid_);
+    cancelButton_->setEnabled(running);
+    output_->setEnabled(!running);
+}
+
+} // namespace trainio::ui

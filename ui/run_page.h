@@ -1,0 +1,83 @@
+// Page 3: run the current workload — one invocation or a benchmark (warm-up + N) — into a folder,
+// with live plots, the current invocation / epoch / step, ETA, and cancel.
+#pragma once
+
+#include "config/workload_config.h"
+#include "notification_panel.h"
+#include "run_controller.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTreeWidget;
+
+namespace trainio::ui {
+
+class LivePlots;
+
+class RunPage final : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunPage(QWidget* parent = nullptr);
+
+    void setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics, bool valid);
+    void setResultsRoot(const QString& root);
+    void setOutputFolder(const QString& dir);
+    QString outputFolder() const;
+    void setBenchmarkShape(int runs, int warmups);
+
+    RunController* controller() const { return controller_; }
+    LivePlots* plots() const { return plots_; }
+    bool isRunning() const { return controller_->isRunning(); }
+
+public slots:
+    bool startInvocation();
+    bool startBenchmark();
+    void cancel();
+
+signals:
+    void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
+    // A run wrote results (complete or not): the library may import the folder.
+    void resultsWritten(const QString& dir);
+
+private:
+    bool start(bool benchmark);
+    QString suggestedFolder() const;
+    void onSteps(const std::vector<StepEvent>& batch);
+    void onEpoch(const EpochEvent& e);
+    void onFinished(const RunFinish& r);
+    void updateStatus();
+    void setRunning(bool running);
+
+    WorkloadConfig config_;
+    std::uint64_t accelerators_ = 1;
+    MetricSemantics semantics_ = MetricSemantics::DlioV2;
+    bool valid_ = false;
+    QString resultsRoot_;
+    bool outputChosenByUser_ = false;
+
+    RunController* controller_;
+    LivePlots* plots_;
+    QLineEdit* output_;
+    QSpinBox* runs_;
+    QSpinBox* warmups_;
+    QPushButton* runButton_;
+    QPushButton* benchButton_;
+    QPushButton* cancelButton_;
+    QLabel* status_;
+    QProgressBar* progress_;
+    QTreeWidget* invocations_;
+
+    QElapsedTimer clock_;
+    QString invocationLabel_;
+    QString phase_;
+    std::uint64_t epoch_ = 0, epochs_ = 0, step_ = 0, stepsPerEpoch_ = 0;
+    std::uint64_t stepsDone_ = 0; // rank 0's steps over the whole run
+};
+
+} // namespace trainio::ui

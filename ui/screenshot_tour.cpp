@@ -1,0 +1,170 @@
+#include "screenshot_tour.h"
+
+#include "compare_page.h"
+#include "data_page.h"
+#include "main_window.h"
+#include "results_library_loader.h"
+#include "results_page.h"
+#include "results_tree_model.h"
+#include "run_page.h"
+#include "workload_page.h"
+
+#include "config/config_loader.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QTextStream>
+#include <QTimer>
+#include <QTreeView>
+
+namespace trainio::ui {
+
+ScreenshotTour::ScreenshotTour(MainWindow* window, QString outputDir, QStringList resultsFolders, QObject* parent)
+    : QObject(parent), window_(window), outputDir_(std::move(outputDir)), resultsFolders_(std::move(resultsFolders)) {}
+
+void ScreenshotTour::start() {
+    if (!temp_.isValid() || !QDir().mkpath(outputDir_)) {
+        fail(QStringLiteral("cannot create %1 or a temporary folder").arg(outputDir_));
+        return;
+    }
+    // A small workload that still draws readable plots: 2 accelerators × 32 steps × 3 epochs.
+    WorkloadConfig cfg = loadPreset("demo").config;
+    cfg.dataset.dataFolder = QDir(temp_.path()).filePath(QStringLiteral("data")).toStdString();
+    cfg.dataset.format = DataFormat::Npz;
+    cfg.dataset.numFilesTrain = 128;
+    cfg.dataset.numSamplesPerFile = 1;
+    cfg.dataset.recordLength = 256 * 1024;
+    cfg.dataset.recordLengthStdev = 32 * 1024;
+    cfg.reader.batchSize = 2;
+    cfg.reader.readThreads = 2;
+    cfg.train.epochs = 3;
+    cfg.train.computationTime = ComputeTime{};
+    cfg.train.computationTime.distribution = ComputeDistribution::Normal;
+    cfg.train.computationTime.mean = 0.006;
+    cfg.train.computationTime.stdev = 0.001;
+    window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo (resized for the screenshots)"));
+    window_->workloadPage()->setAccelerators(2);
+    window_->showPage(MainWindow::WorkloadPageIndex);
+    QTimer::singleShot(300, this, [this] {
+        save(QStringLiteral("workload"));
+        generate();
+    });
+}
+
+void ScreenshotTour::generate() {
+    window_->showPage(MainWindow::DataPageIndex);
+    auto* c = window_->dataPage()->controller();
+    connect(c, &DatasetController::finished, this, [this](DatasetController::Operation, bool ok, bool, const QString& summary) {
+        if (!ok) return fail(QStringLiteral("generation failed: %1").arg(summary));
+        QTimer::singleShot(200, this, [this] {
+            save(QStringLiteral("data"));
+            benchmark();
+        });
+    }, Qt::SingleShotConnection);
+    window_->dataPage()->generate();
+}
+
+void ScreenshotTour::benchmark() {
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    benchmarkDir_ = QDir(temp_.path()).filePath(QStringLiteral("results/demo-benchmark"));
+    run->setOutputFolder(benchmarkDir_);
+    run->setBenchmarkShape(3, 1);
+    connect(run->controller(), &RunController::finished, this, [this](const RunFinish& r) {
+        if (!r.complete) return fail(QStringLiteral("benchmark failed: %1").arg(r.error));
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("run"));
+            window_->setTheme(MainWindow::Theme::Dark);
+            QTimer::singleShot(300, this, [this] {
+                save(QStringLiteral("run-dark"));
+                window_->setTheme(MainWindow::Theme::Light);
+                importResults();
+            });
+        });
+    }, Qt::SingleShotConnection);
+    if (!run->startBenchmark()) fail(QStringLiteral("the benchmark did not start"));
+}
+
+void ScreenshotTour::importResults() {
+    ResultsLibraryLoader* loader = window_->libraryLoader();
+    for (const QString& f : resultsFolders_) window_->openResultsFolder(f);
+    window_->showPage(MainWindow::ResultsPageIndex);
+    // The last of the imports started above is the one that holds every folder.
+    auto waitForLibrary = std::make_shared<QMetaObject::Connection>();
+    *waitForLibrary = connect(loader, &ResultsLibraryLoader::loaded, this, [this, loader, waitForLibrary] {
+        if (loader->isLoading()) return;
+        disconnect(*waitForLibrary);
+        QTreeView* tree = window_->resultsPage()->tree();
+        ResultsTreeModel* model = window_->resultsModel();
+        tree->collapseAll();
+        // Open the path to our own benchmark and to the first workload of the imported trees.
+        for (int s = 0; s < model->rowCount(); ++s) {
+            const QModelIndex sys = model->index(s, 0);
+            tree->expand(sys);
+            if (model->rowCount(sys) > 0) tree->expand(model->index(0, 0, sys));
+        }
+        // Select a benchmark row so that the details pane shows its statistics.
+        QModelIndex bench;
+        for (int s = 0; s < model->rowCount() && !bench.isValid(); ++s) {
+            const QModelIndex sys = model->index(s, 0);
+            for (int w = 0; w < model->rowCount(sys) && !bench.isValid(); ++w) {
+                const QModelIndex wl = model->index(w, 0, sys);
+                if (model->rowCount(wl) > 0) {
+                    bench = model->index(0, 0, wl);
+                    tree->expand(bench);
+                }
+            }
+        }
+        if (bench.isValid()) tree->setCurrentIndex(bench);
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("results"));
+            compare();
+        });
+    });
+    if (!loader->isLoading()) loader->reload();
+}
+
+void ScreenshotTour::compare() {
+    ResultsTreeModel* model = window_->resultsModel();
+    // Check up to four benchmarks of the first workload that has several, plus the demo benchmark.
+    int checked = 0;
+    for (int s = 0; s < model->rowCount(); ++s) {
+        const QModelIndex sys = model->index(s, 0);
+        for (int w = 0; w < model->rowCount(sys); ++w) {
+            const QModelIndex wl = model->index(w, 0, sys);
+            const bool demo = model->data(wl).toString().startsWith(QLatin1String("demo"));
+            if (!demo && (checked > 0 || model->rowCount(wl) < 2)) continue;
+            for (int b = 0; b < model->rowCount(wl) && b < 4; ++b) {
+                model->setData(model->index(b, 0, wl), Qt::Checked, Qt::CheckStateRole);
+                ++checked;
+            }
+        }
+    }
+    window_->showPage(MainWindow::ComparePageIndex);
+    QTimer::singleShot(300, this, [this] {
+        save(QStringLiteral("compare"));
+        window_->setTheme(MainWindow::Theme::Dark);
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("compare-dark"));
+            window_->setTheme(MainWindow::Theme::Light);
+            QTextStream(stdout) << outputDir_ << '\n';
+            emit finished(exitCode_);
+        });
+    });
+}
+
+void ScreenshotTour::save(const QString& name) {
+    // Queued replots have not necessarily happened yet: draw every plot now.
+    for (QCustomPlot* p : window_->findChildren<QCustomPlot*>()) p->replot(QCustomPlot::rpImmediateRefresh);
+    const QString path = QDir(outputDir_).filePath(name + QStringLiteral(".png"));
+    if (!window_->grab().save(path)) fail(QStringLiteral("cannot write %1").arg(path));
+}
+
+void ScreenshotTour::fail(const QString& why) {
+    QTextStream(stderr) << "trainio --screenshot: " << why << '\n';
+    exitCode_ = 1;
+    emit finished(exitCode_);
+}
+
+} // namespace trainio::ui

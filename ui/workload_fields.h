@@ -1,0 +1,38 @@
+// Every WorkloadConfig key the workload page edits: its DLIO name, meaning, unit, editor kind and how
+// to read and write it. One table, so that the form, its tooltips and the validation highlighting all
+// agree (meanings follow docs/configuration.md).
+#pragma once
+
+#include "config/workload_config.h"
+
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+
+#include <functional>
+#include <vector>
+
+namespace trainio::ui {
+
+struct WorkloadField {
+    enum class Kind { Integer, Real, Text, Folder, Bool, Choice };
+    QString section;  // group shown on the page: "dataset", "reader", …
+    QString dlioKey;  // canonical dotted DLIO key, as validateConfig names it
+    QString label;
+    QString unit;     // "" when unitless
+    QString meaning;
+    Kind kind = Kind::Text;
+    QStringList choices;
+    double minimum = 0;
+    double maximum = 2147483647.0;
+    int decimals = 0;
+    std::function<QVariant(const WorkloadConfig&)> get;
+    std::function<void(WorkloadConfig&, const QVariant&)> set;
+
+    QString toolTip() const;
+};
+
+const std::vector<WorkloadField>& workloadFields();
+QStringList workloadSections(); // in display order
+
+} // namespace trainio::ui
