@@ -1,0 +1,82 @@
+// Lays blocks (rich text, tables that split across pages, vector plots) down A4 pages of a QPdfWriter,
+// with a running header and "Page n of N" footer. The report is laid out twice: a dry run without a
+// painter counts the pages, then the real run paints; both make the same decisions, because every
+// measurement uses the writer's metrics, never the painter.
+#pragma once
+
+#include <QDateTime>
+#include <QFont>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <vector>
+
+class QPdfWriter;
+class QCPPainter;
+class QCustomPlot;
+
+namespace trainio::ui {
+
+struct ReportTable {
+    QStringList header;                 // HTML cells
+    std::vector<QStringList> rows;      // HTML cells
+    std::vector<int> widthsPercent;     // one per column, summing to about 100
+    std::vector<bool> alignRight;       // one per column; numbers are right-aligned
+    std::vector<QString> rowBackground; // optional, per row (e.g. the warm-up), "" for none
+    bool headerRow = true;
+    bool zebra = true;
+    double fontPt = 7.5;
+};
+
+class ReportPageFlow {
+public:
+    struct Chrome {
+        QString headerLeft;
+        QString headerRight;
+        QString footerLeft;
+        int totalPages = 0; // 0 while counting
+    };
+
+    // painter == nullptr: dry run (measure and paginate only).
+    ReportPageFlow(QPdfWriter& writer, QCPPainter* painter, Chrome chrome);
+
+    double contentWidth() const { return right_ - left_; }
+    double mm(double millimetres) const;
+    int pageCount() const { return page_; }
+
+    void newPage();
+    // Starts a new page unless `height` still fits below the cursor (or the page is still empty).
+    void ensureSpace(double height);
+    void addSpace(double height);
+
+    // A block of rich text, kept on one page when it fits on one.
+    void addHtml(const QString& html, double fontPt = 9.0);
+    // A table; splits between rows when it does not fit, repeating the header row.
+    void addTable(const ReportTable& table);
+    // Plots side by side across the content width, each `height` high, drawn as vectors.
+    void addPlots(const std::vector<QCustomPlot*>& plots, double height);
+
+    // Device pixels per plot pixel: plots are laid out as on a 96 dpi screen, then scaled onto the page
+    // so that their pixel-sized fonts come out at print sizes.
+    double plotScale() const;
+
+private:
+    double measureHtml(const QString& html, double width, double fontPt) const;
+    void drawHtml(const QString& html, double x, double y, double width, double fontPt);
+    QString tableHtml(const ReportTable& table, std::size_t from, std::size_t to) const;
+    void paintChrome();
+
+    QPdfWriter& writer_;
+    QCPPainter* painter_;
+    Chrome chrome_;
+    double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0, pageHeight_ = 0, pageWidth_ = 0;
+    double y_ = 0;
+    int page_ = 1;
+};
+
+// Escapes text for HTML and lets long identifiers (paths, system names) wrap after '/' and '_'.
+QString htmlText(const QString& text);
+QString htmlBreakable(const QString& text);
+
+} // namespace trainio::ui
