@@ -318,7 +318,9 @@ std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGro
     }
     if (auto runsIt = j->find("runs"); runsIt != j->end() && runsIt->is_object()) {
         std::vector<std::string> missing;
-        for (const auto& [runName, _] : runsIt->items()) {
+        for (const auto& item : runsIt->items()) {
+            // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda.
+            const std::string runName = item.key();
             const bool present = std::any_of(group.runs.begin(), group.runs.end(),
                                              [&](std::size_t i) { return imp.runs[i].runName == runName; });
             if (!present) missing.push_back(runName);
