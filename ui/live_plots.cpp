@@ -130,7 +130,8 @@ void LivePlots::applyTheme() {
         const QColor red = isDarkPalette(pal) ? QColor(0xff6b6b) : QColor(0xc0392b);
         thresholdLine_->setPen(QPen(red, 1, Qt::DashLine));
         for (int i = 0; i < plot(EpochAu)->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(plot(EpochAu)->item(i))) t->setColor(red);
+            if (auto* t = qobject_cast<QCPItemText*>(plot(EpochAu)->item(i)); t && t->objectName() == QLatin1String("thresholdLabel"))
+                t->setColor(red);
     }
     replotAll();
 }
@@ -155,9 +156,25 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
 }
 
 void LivePlots::beginInvocation(const QString& label) {
-    Q_UNUSED(label);
     series_.beginInvocation();
     epochOffset_ = lastEpochKey_;
+    // A dotted line where each invocation of a benchmark begins, labelled with its name.
+    const QColor c = palette().color(QPalette::PlaceholderText);
+    auto mark = [&](QCustomPlot* p, double x) {
+        auto* line = new QCPItemStraightLine(p);
+        line->point1->setCoords(x, 0);
+        line->point2->setCoords(x, 1);
+        line->setPen(QPen(c, 1, Qt::DotLine));
+        auto* text = new QCPItemText(p);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(x, 0.0);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        text->setText(label);
+        text->setColor(c);
+        text->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
+    };
+    for (PlotId id : {EpochAu, EpochMib}) mark(plot(id), epochOffset_ + 0.5);
+    for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue}) mark(plot(id), series_.lastKey() + 0.5);
 }
 
 void LivePlots::addSteps(const std::vector<StepEvent>& events) {

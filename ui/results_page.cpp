@@ -53,7 +53,8 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->setAlternatingRowColors(true);
     tree_->setUniformRowHeights(true);
     tree_->header()->setStretchLastSection(false);
-    tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Stretch);
+    tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
+    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 360);
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
@@ -71,8 +72,9 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     skipped_->setRootIsDecorated(false);
     tabs->addTab(skipped_, tr("Import problems"));
     splitter->addWidget(tabs);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 0);
+    splitter->setSizes({900, 420});
     layout->addWidget(splitter, 1);
 
     connect(add, &QPushButton::clicked, this, &ResultsPage::addFolderWithDialog);
@@ -91,8 +93,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     });
     connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, &ResultsPage::showDetails);
     connect(model_, &QAbstractItemModel::modelReset, this, [this] {
-        // The selection model survives a reset; re-attach the details to it.
-        details_->clear();
+        details_->clear(); // they described a node of the previous library
     });
     folders_->addItems(loader_->folders());
     onLoaded();

@@ -285,15 +285,17 @@ void ResultsTreeModel::setAllChecked(bool checked) {
 std::vector<const LibraryNode*> ResultsTreeModel::checkedNodes() const {
     std::vector<const LibraryNode*> out;
     if (!library_) return out;
-    // Depth-first in display order, stopping at the first fully checked node of each branch.
+    // Depth-first in display order, stopping at the first fully checked benchmark, invocation or epoch
+    // of each branch: a checked system or workload stands for its benchmarks, which are what one compares.
     std::vector<const LibraryNode*> stack;
     for (auto it = library_->root().children.rbegin(); it != library_->root().children.rend(); ++it) stack.push_back(it->get());
     while (!stack.empty()) {
         const LibraryNode* n = stack.back();
         stack.pop_back();
         const Qt::CheckState s = checkState(n);
-        if (s == Qt::Checked) out.push_back(n);
-        else if (s == Qt::PartiallyChecked)
+        const bool aboveBenchmark = n->kind == NodeKind::System || n->kind == NodeKind::Workload;
+        if (s == Qt::Checked && !aboveBenchmark) out.push_back(n);
+        else if (s != Qt::Unchecked)
             for (auto it = n->children.rbegin(); it != n->children.rend(); ++it) stack.push_back(it->get());
     }
     return out;

@@ -37,7 +37,8 @@ public:
     const aggregate::LibraryNode* node(const QModelIndex& index) const;
     QModelIndex indexOf(const aggregate::LibraryNode* node, int column = 0) const;
 
-    // The checked nodes nearest the root: a checked workload stands for itself, not for its runs.
+    // What the user checked, as items to compare: the checked benchmarks (a checked system or workload
+    // stands for its benchmarks), and checked invocations or epochs of benchmarks not wholly checked.
     std::vector<const aggregate::LibraryNode*> checkedNodes() const;
     void setAllChecked(bool checked);
     int groupCount() const;

@@ -109,10 +109,10 @@ RunPage::RunPage(QWidget* parent)
         updateStatus();
     });
     connect(controller_, &RunController::message, this, [this](const QString& m) { emit notify(Severity::Warning, m); });
-    connect(controller_, &RunController::invocationStarted, this, [this](const QString& label, const QString& dir, int index) {
+    connect(controller_, &RunController::invocationStarted, this, [this](const QString& label, const QString& dir, int) {
         invocationLabel_ = label;
         epoch_ = step_ = 0;
-        if (index > 0) plots_->beginInvocation(label);
+        plots_->beginInvocation(label);
         auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), dir});
         item->setData(0, Qt::UserRole, dir);
         updateStatus();

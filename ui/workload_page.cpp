@@ -161,10 +161,13 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
 
 QWidget* WorkloadPage::buildForm() {
     auto* form = new QWidget;
-    auto* grid = new QGridLayout(form);
+    auto* columns = new QHBoxLayout(form);
+    auto* leftColumn = new QVBoxLayout;
+    auto* rightColumn = new QVBoxLayout;
+    columns->addLayout(leftColumn, 1);
+    columns->addLayout(rightColumn, 1);
     const auto& fields = workloadFields();
     editorByField_.assign(fields.size(), nullptr);
-    int leftRow = 0, rightRow = 0;
     for (const QString& section : workloadSections()) {
         auto* box = new QGroupBox(sectionTitle(section), form);
         auto* fl = new QFormLayout(box);
@@ -182,10 +185,10 @@ QWidget* WorkloadPage::buildForm() {
         // Two columns: the large sections on the left, the short ones on the right.
         const bool left = section == QLatin1String("dataset") || section == QLatin1String("reader") ||
                           section == QLatin1String("model");
-        if (left) grid->addWidget(box, leftRow++, 0);
-        else grid->addWidget(box, rightRow++, 1);
+        (left ? leftColumn : rightColumn)->addWidget(box);
     }
-    grid->setRowStretch(std::max(grid->rowCount(), 1), 1);
+    leftColumn->addStretch(1);
+    rightColumn->addStretch(1);
     return form;
 }
 
@@ -353,12 +356,9 @@ void WorkloadPage::updateSizing() {
         return;
     }
     sizingLabel_->setText(
-        tr("Configured dataset: %L1 files, %2\nFiles needed: %L3 (for 5 × RAM: %L4, for 500 steps per accelerator: %L5)\n%6")
+        tr("Configured dataset: %L1 files, %2.\n%3")
             .arg(config_.dataset.numFilesTrain)
             .arg(humanBytes(advice_.datasetBytes))
-            .arg(advice_.filesNeeded)
-            .arg(advice_.filesForRam)
-            .arg(advice_.filesForSteps)
             .arg(QString::fromStdString(advice_.text)));
     ramWarning_->setText(
         tr("⚠ The dataset (%1) fits in the client RAM (%2): the page cache can serve it, so AU and MiB/s will "

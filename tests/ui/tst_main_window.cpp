@@ -1,0 +1,267 @@
+// The window as a user meets it: pages and shortcuts, a broken configuration file and a missing
+// results folder reported in the message panel (never a blocking dialog, never a crash), the workload
+// form validating as it is edited, the sizing warning, compare and exports of checked results,
+// settings restored in the next session, and the command line of `trainio --report`.
+#include "compare_page.h"
+#include "gui_arguments.h"
+#include "main_window.h"
+#include "notification_panel.h"
+#include "results_library_loader.h"
+#include "results_tree_model.h"
+#include "gui_test_support.h"
+#include "workload_page.h"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace trainio::ui;
+using Severity = NotificationPanel::Severity;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+    const QString fixture_ = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0");
+
+    static bool anyMessage(const MainWindow& w, Severity s, const QString& part) {
+        for (const auto& e : w.notifications()->entries())
+            if (e.severity == s && e.text.contains(part)) return true;
+        return false;
+    }
+
+    void loadFixture(MainWindow& w) {
+        QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
+        QVERIFY(w.openResultsFolder(fixture_));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.libraryLoader()->isLoading() && loaded.count() >= 1, 60000);
+    }
+
+private slots:
+    void initTestCase() { uitest::isolateSettings(settingsDir_); }
+    void init() { QSettings().clear(); }
+
+    void shortcutsSwitchPagesAndNameTheMainActions() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (int page = MainWindow::PageCount; page >= 1; --page) {
+            QTest::keyClick(&w, Qt::Key(Qt::Key_0 + page), Qt::ControlModifier);
+            QCOMPARE(w.currentPage(), page - 1);
+        }
+        const std::pair<const char*, QKeySequence> expected[] = {
+            {"openConfig", QKeySequence(QKeySequence::Open)}, {"saveConfig", QKeySequence(QKeySequence::Save)},
+            {"runOnce", QKeySequence(QStringLiteral("Ctrl+R"))}, {"runBenchmark", QKeySequence(QStringLiteral("Ctrl+B"))},
+            {"cancel", QKeySequence(Qt::Key_Escape)}, {"exportReport", QKeySequence(QStringLiteral("Ctrl+E"))}};
+        for (const auto& [name, keys] : expected) {
+            QAction* a = w.action(QString::fromLatin1(name));
+            QVERIFY2(a, name);
+            QVERIFY2(a->shortcuts().contains(keys), name);
+        }
+        QVERIFY(w.action(QStringLiteral("cancel"))->shortcuts().contains(QKeySequence(QStringLiteral("Ctrl+."))));
+    }
+
+    void brokenConfigFileIsReportedAndKeepsTheForm() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        const auto before = page->config().dataset.numFilesTrain;
+        const QString path = work_.filePath(QStringLiteral("broken.yaml"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("dataset:\n  num_files_train: [oops\n  format: npz\n");
+        f.close();
+        QVERIFY(!page->openFile(path));
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("broken.yaml")));
+        QCOMPARE(page->config().dataset.numFilesTrain, before);
+        QVERIFY(!anyMessage(w, Severity::Error, QStringLiteral("/nonexistent")));
+        QVERIFY(!page->openFile(QStringLiteral("/nonexistent/workload.yaml")));
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("/nonexistent/workload.yaml")));
+    }
+
+    void saveAndOpenRoundTrip() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("resnet50_a100")));
+        auto* threads = qobject_cast<QSpinBox*>(page->editorFor(QStringLiteral("reader.read_threads")));
+        QVERIFY(threads);
+        threads->setValue(7);
+        QCOMPARE(page->config().reader.readThreads, 7ull);
+        const QString path = work_.filePath(QStringLiteral("saved.yaml"));
+        QVERIFY(page->saveFile(path));
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        QVERIFY(page->openFile(path));
+        QCOMPARE(page->config().reader.readThreads, 7ull);
+        QCOMPARE(page->config().model.name, std::string("resnet50"));
+        QCOMPARE(threads->value(), 7);
+    }
+
+    void formValidatesAsYouType() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        QVERIFY(page->isValid());
+        QSignalSpy changed(page, &WorkloadPage::configChanged);
+        // A zero sample size and an AU threshold outside (0, 1]: the engine's own validation must say so.
+        auto* record = qobject_cast<QDoubleSpinBox*>(page->editorFor(QStringLiteral("dataset.record_length_bytes")));
+        auto* au = qobject_cast<QDoubleSpinBox*>(page->editorFor(QStringLiteral("metric.au")));
+        QVERIFY(record && au);
+        record->setValue(0);
+        au->setValue(0);
+        QVERIFY(changed.count() >= 2);
+        const auto expected = trainio::validateConfig(page->config());
+        QVERIFY(!expected.empty());
+        QCOMPARE(page->errors().size(), expected.size());
+        auto* list = page->findChild<QListWidget*>(QStringLiteral("diagnostics"));
+        QVERIFY(list);
+        QCOMPARE(list->item(0)->text(), QString::fromStdString(expected.front().message));
+        QCOMPARE(page->errors().size(), std::size_t(2));
+        record->setValue(146600628);
+        au->setValue(0.9);
+        QVERIFY(page->isValid());
+        QCOMPARE(list->count(), 1); // "The configuration is valid."
+    }
+
+    void warnsWhenTheDatasetFitsInRam() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("d"))), QStringLiteral("test"));
+        auto* warning = page->findChild<QLabel*>(QStringLiteral("ramWarning"));
+        QVERIFY(warning);
+        QVERIFY(page->datasetFitsInRam());
+        QVERIFY(warning->isVisible());
+        QVERIFY(warning->text().contains(QStringLiteral("fits in the client RAM")));
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        auto* files = qobject_cast<QSpinBox*>(page->editorFor(QStringLiteral("dataset.num_files_train")));
+        files->setValue(2000000); // ~273 TiB of 146 MB samples: no host holds that in RAM
+        QVERIFY(!page->datasetFitsInRam());
+        QVERIFY(!warning->isVisible());
+    }
+
+    void missingResultsFolderIsReported() {
+        MainWindow w;
+        QVERIFY(!w.openResultsFolder(QStringLiteral("/nonexistent/results")));
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("/nonexistent/results")));
+        QVERIFY(w.libraryLoader()->folders().isEmpty());
+    }
+
+    void compareCheckedBenchmarksAgainstABaseline() {
+        MainWindow w;
+        loadFixture(w);
+        ResultsTreeModel* model = w.resultsModel();
+        QCOMPARE(model->groupCount(), 39);
+        // Check the first benchmark of the first two systems.
+        std::vector<const trainio::aggregate::LibraryNode*> checked;
+        for (int s = 0; s < 2; ++s) {
+            const QModelIndex bench = model->index(0, 0, model->index(0, 0, model->index(s, 0)));
+            QVERIFY(model->setData(bench, Qt::Checked, Qt::CheckStateRole));
+            checked.push_back(model->node(bench));
+        }
+        ComparePage* compare = w.comparePage();
+        QCOMPARE(compare->items().size(), std::size_t(2));
+        QCOMPARE(compare->auBars()->plottableCount() >= 2, true);
+        QCOMPARE(compare->epochPlot()->graphCount(), 2);
+        QTableWidget* table = compare->deltaTable();
+        QCOMPARE(table->rowCount(), 2);
+        compare->setBaseline(0);
+        const double delta = checked[1]->au.mean - checked[0]->au.mean;
+        // Columns: #, item, level, AU, ΔAU, Δ%, …
+        QCOMPARE(table->item(0, 4)->text(), QStringLiteral("baseline"));
+        QCOMPARE(table->item(1, 4)->text().toDouble(), QString::number(delta, 'f', 2).toDouble());
+        const double pct = 100.0 * delta / checked[0]->au.mean;
+        QVERIFY(table->item(1, 5)->text().startsWith(QString::number(pct, 'f', 1).prepend(pct >= 0 ? QStringLiteral("+") : QString())));
+
+        // Exports of the checked items: the plot as SVG and PNG, the aggregate as JSON.
+        w.showPage(MainWindow::ComparePageIndex);
+        const QString svg = work_.filePath(QStringLiteral("plot.svg"));
+        const QString png = work_.filePath(QStringLiteral("plot.png"));
+        const QString json = work_.filePath(QStringLiteral("aggregate.json"));
+        QVERIFY(w.exportCurrentPlot(svg));
+        QVERIFY(w.exportCurrentPlot(png));
+        QVERIFY(w.exportData(json));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        QVERIFY(svgFile.readAll().contains("<svg"));
+        QVERIFY(QFileInfo(png).size() > 1000);
+        QFile jsonFile(json);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        const QByteArray text = jsonFile.readAll();
+        QVERIFY(text.contains("\"groups\""));
+        QVERIFY(!w.exportCurrentPlot(work_.filePath(QStringLiteral("plot.bmp"))));
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("plot.bmp")));
+    }
+
+    void exportReportWritesAPdf() {
+        MainWindow w;
+        const QString pdf = work_.filePath(QStringLiteral("report.pdf"));
+        QVERIFY(!w.exportReport(pdf)); // empty library: a message, no file
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("empty")));
+        loadFixture(w);
+        const QModelIndex bench = w.resultsModel()->index(0, 0, w.resultsModel()->index(0, 0, w.resultsModel()->index(0, 0)));
+        w.resultsModel()->setData(bench, Qt::Checked, Qt::CheckStateRole);
+        QVERIFY(w.exportReport(pdf));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.read(5) == "%PDF-");
+    }
+
+    void sessionIsRestored() {
+        {
+            MainWindow w;
+            w.show();
+            loadFixture(w);
+            QVERIFY(w.workloadPage()->loadPresetNamed(QStringLiteral("cosmoflow_h100")));
+            w.workloadPage()->setAccelerators(3);
+            w.showPage(MainWindow::ComparePageIndex);
+            w.close();
+        }
+        MainWindow restored;
+        QSignalSpy loaded(restored.libraryLoader(), &ResultsLibraryLoader::loaded);
+        restored.restoreSession();
+        QCOMPARE(restored.currentPage(), int(MainWindow::ComparePageIndex));
+        QCOMPARE(restored.workloadPage()->config().model.name, std::string("cosmoflow"));
+        QCOMPARE(restored.workloadPage()->accelerators(), 3ull);
+        QCOMPARE(restored.libraryLoader()->folders().size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1 && !restored.libraryLoader()->isLoading(), 60000);
+        QCOMPARE(restored.resultsModel()->groupCount(), 39);
+    }
+
+    void darkThemeRecoloursPlots() {
+        MainWindow w;
+        w.setTheme(MainWindow::Theme::Dark);
+        QCustomPlot* plot = w.comparePage()->auBars();
+        QTRY_VERIFY(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() < 80);
+        QVERIFY(plot->xAxis->tickLabelColor().lightness() > 170);
+        w.setTheme(MainWindow::Theme::Light);
+        QTRY_VERIFY(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() > 170);
+        QVERIFY(plot->xAxis->tickLabelColor().lightness() < 80);
+    }
+
+    void reportCommandLine() {
+        auto parse = [](QStringList a) { return parseGuiArguments(a); };
+        QVERIFY(!parse({QStringLiteral("--report"), QStringLiteral("--output"), QStringLiteral("x.pdf")}).error.isEmpty());
+        QVERIFY(!parse({QStringLiteral("--report"), fixture_}).error.isEmpty());
+        QVERIFY(parse({QStringLiteral("--report"), QStringLiteral("/nonexistent"), QStringLiteral("--output"), QStringLiteral("x.pdf")})
+                    .error.contains(QStringLiteral("no such")));
+        const GuiArguments ok = parse({QStringLiteral("--report"), fixture_, QStringLiteral("--output"), QStringLiteral("x.pdf")});
+        QVERIFY2(ok.error.isEmpty(), qPrintable(ok.error));
+        QCOMPARE(ok.mode, GuiArguments::Mode::Report);
+        QCOMPARE(ok.paths, QStringList{fixture_});
+        QCOMPARE(ok.output, QStringLiteral("x.pdf"));
+        QCOMPARE(parse({}).mode, GuiArguments::Mode::Window);
+        QVERIFY(!parse({QStringLiteral("--bogus")}).error.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

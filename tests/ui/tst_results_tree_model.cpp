@@ -1,0 +1,193 @@
+// The results library in the GUI: the fixture tree imports into the item model with the expected
+// counts, the model passes QAbstractItemModelTester while data is fed, check states propagate, the
+// aggregate and its rule are shown, folders persist, and bad folders give a message instead of a crash.
+#include "results_library_loader.h"
+#include "results_tree_model.h"
+#include "gui_test_support.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <functional>
+
+#include <unistd.h>
+
+using namespace trainio::ui;
+using trainio::aggregate::LibraryNode;
+using trainio::aggregate::NodeKind;
+
+class TestResultsTreeModel : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    const QString fixture_ = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0");
+
+    // Loads the fixture through the loader the window uses, with the tester attached from the start.
+    void loadFixture(ResultsLibraryLoader& loader, ResultsTreeModel& model) {
+        QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
+        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
+        QString why;
+        QVERIFY2(loader.addFolder(fixture_, &why), qPrintable(why));
+        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, 60000);
+    }
+
+    static QModelIndex findKind(const ResultsTreeModel& model, NodeKind kind, const QModelIndex& parent = {}) {
+        for (int r = 0; r < model.rowCount(parent); ++r) {
+            const QModelIndex i = model.index(r, 0, parent);
+            if (model.data(i, ResultsTreeModel::NodeKindRole).toInt() == static_cast<int>(kind)) return i;
+            const QModelIndex deeper = findKind(model, kind, i);
+            if (deeper.isValid()) return deeper;
+        }
+        return {};
+    }
+
+private slots:
+    void initTestCase() { uitest::isolateSettings(settingsDir_); }
+    void init() { QSettings().clear(); }
+
+    void fixtureTreeHasTheExpectedCounts() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        loadFixture(loader, model);
+        QCOMPARE(model.groupCount(), 39);
+        QCOMPARE(model.runCount(), 195);
+        QVERIFY(loader.library()->imported().skipped.empty());
+
+        // Every benchmark row shows mean ± stdev over 5 runs and names MLPerf's rule in its tooltip.
+        int benchmarks = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                if (model.data(i, ResultsTreeModel::NodeKindRole).toInt() == static_cast<int>(NodeKind::Benchmark)) {
+                    ++benchmarks;
+                    QCOMPARE(model.data(i.siblingAtColumn(ResultsTreeModel::CountColumn)).toULongLong(), 5ull);
+                    QVERIFY(model.data(i.siblingAtColumn(ResultsTreeModel::AuColumn)).toString().contains(QStringLiteral(" ± ")));
+                    QVERIFY(model.data(i.siblingAtColumn(ResultsTreeModel::AuColumn), Qt::ToolTipRole)
+                                .toString()
+                                .contains(QStringLiteral("mean of per-run means, population stdev")));
+                    QVERIFY(model.data(i.siblingAtColumn(ResultsTreeModel::StatusColumn), Qt::DecorationRole).isValid());
+                    continue;
+                }
+                walk(i);
+            }
+        };
+        walk({});
+        QCOMPARE(benchmarks, 39);
+    }
+
+    void benchmarkNumbersAreCoresAggregate() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        loadFixture(loader, model);
+        const QModelIndex bench = findKind(model, NodeKind::Benchmark);
+        QVERIFY(bench.isValid());
+        const LibraryNode* node = model.node(bench);
+        QVERIFY(node && node->group);
+        const auto& agg = model.library()->aggregate(*node->group);
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn), ResultsTreeModel::MeanRole).toDouble(),
+                 agg.au.mean.value);
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn), ResultsTreeModel::SpreadRole).toDouble(),
+                 agg.au.populationStdev.value);
+    }
+
+    void checkStatesPropagate() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        loadFixture(loader, model);
+        QSignalSpy changed(&model, &ResultsTreeModel::checkedChanged);
+        const QModelIndex bench = findKind(model, NodeKind::Benchmark);
+        QVERIFY(model.setData(bench, Qt::Checked, Qt::CheckStateRole));
+        QCOMPARE(changed.count(), 1);
+        // Children follow, the parent is checked or partially checked, the compare list holds the benchmark.
+        const QModelIndex run = model.index(0, 0, bench);
+        QCOMPARE(model.data(run, Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        const int parentState = model.data(bench.parent(), Qt::CheckStateRole).toInt();
+        QVERIFY(parentState == Qt::Checked || parentState == Qt::PartiallyChecked);
+        auto checked = model.checkedNodes();
+        QCOMPARE(checked.size(), std::size_t(1));
+        QCOMPARE(checked.front(), model.node(bench));
+
+        // Unchecking one run leaves the benchmark partial and the other runs as items.
+        QVERIFY(model.setData(run, Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(model.data(bench, Qt::CheckStateRole).toInt(), int(Qt::PartiallyChecked));
+        checked = model.checkedNodes();
+        QCOMPARE(int(checked.size()), model.rowCount(bench) - 1);
+        for (const LibraryNode* n : checked) QCOMPARE(n->kind, NodeKind::Invocation);
+
+        model.setAllChecked(false);
+        QVERIFY(model.checkedNodes().empty());
+        QCOMPARE(model.data(bench, Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    }
+
+    void checksSurviveAReload() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        loadFixture(loader, model);
+        const QModelIndex bench = findKind(model, NodeKind::Benchmark);
+        const QString label = model.data(bench).toString();
+        model.setData(bench, Qt::Checked, Qt::CheckStateRole);
+        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
+        loader.reload();
+        QVERIFY(loaded.wait(60000));
+        const auto checked = model.checkedNodes();
+        QCOMPARE(checked.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(checked.front()->label), label);
+    }
+
+    void foldersPersistInSettings() {
+        {
+            ResultsLibraryLoader loader;
+            ResultsTreeModel model;
+            loadFixture(loader, model);
+        }
+        ResultsLibraryLoader restored;
+        QSignalSpy loaded(&restored, &ResultsLibraryLoader::loaded);
+        restored.restore();
+        QCOMPARE(restored.folders().size(), 1);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(restored.library()->imported().groups.size(), std::size_t(39));
+    }
+
+    void badFoldersAreRefusedWithAReason() {
+        ResultsLibraryLoader loader;
+        QString why;
+        QVERIFY(!loader.addFolder(QStringLiteral("/nonexistent/trainio-results"), &why));
+        QVERIFY2(why.contains(QStringLiteral("no such file")), qPrintable(why));
+        QVERIFY(loader.folders().isEmpty());
+        if (::geteuid() != 0) { // root reads anything: permissions cannot make a folder unreadable
+            QTemporaryDir dir;
+            QFile::setPermissions(dir.path(), QFileDevice::Permissions{});
+            QVERIFY(!loader.addFolder(dir.path(), &why));
+            QVERIFY2(why.contains(QStringLiteral("permission")) || why.contains(QStringLiteral("listed")), qPrintable(why));
+            QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        }
+    }
+
+    void hostileFilesAreListedNotFatal() {
+        QTemporaryDir dir;
+        const QString run = dir.filePath(QStringLiteral("runs/run-1"));
+        QVERIFY(QDir().mkpath(run));
+        QFile broken(run + QStringLiteral("/summary.json"));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{ \"metric\": [[[[[[ not json");
+        broken.close();
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
+        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
+        QVERIFY(loader.addFolder(dir.path()));
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(loader.library()->imported().skipped.size(), std::size_t(1));
+        QCOMPARE(model.rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestResultsTreeModel)
+#include "tst_results_tree_model.moc"

@@ -1,0 +1,145 @@
+// A tiny dataset generated and a tiny benchmark run through the controllers the window uses
+// (DatasetController, RunPage → RunController → EngineBridge → LivePlots): every epoch and every step
+// reaches the live plots, the result folders are written, and cancel stops a run and keeps what ran.
+#include "data_page.h"
+#include "dataset_controller.h"
+#include "live_plots.h"
+#include "run_controller.h"
+#include "run_page.h"
+#include "gui_test_support.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace trainio::ui;
+
+class TestRunPage : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+    trainio::WorkloadConfig cfg_;
+
+private slots:
+    void initTestCase() {
+        uitest::isolateSettings(settingsDir_);
+        QVERIFY(work_.isValid());
+        cfg_ = uitest::tinyWorkload(work_.filePath(QStringLiteral("data")));
+    }
+
+    void generateReportsProgressAndFinishes() {
+        DatasetController data;
+        QSignalSpy progress(&data, &DatasetController::progress);
+        QSignalSpy finished(&data, &DatasetController::finished);
+        QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
+        QVERIFY(!data.start(DatasetController::Operation::Generate, cfg_)); // one operation at a time
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(1).toBool(), true);
+        QVERIFY(progress.count() >= 1);
+        const auto last = progress.last().first().value<DatasetProgress>();
+        QCOMPARE(last.filesDone, quint64(16));
+        QCOMPARE(last.filesTotal, quint64(16));
+        QVERIFY(!data.isBusy());
+
+        // Verify through the page the window shows: every file good.
+        DataPage page;
+        page.setWorkload(cfg_);
+        QSignalSpy verified(page.controller(), &DatasetController::finished);
+        page.verify();
+        QVERIFY(verified.wait(60000));
+        QVERIFY(verified.first().at(1).toBool());
+        QVERIFY2(page.lastSummary().startsWith(QStringLiteral("16 files good")), qPrintable(page.lastSummary()));
+    }
+
+    void benchmarkFeedsEveryEpochToTheLivePlots() {
+        RunPage page;
+        page.resize(1200, 800);
+        page.show();
+        constexpr std::uint64_t accelerators = 2, runs = 2, warmups = 1;
+        page.setWorkload(cfg_, accelerators, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("bench"));
+        page.setOutputFolder(out);
+        page.setBenchmarkShape(int(runs), int(warmups));
+        QSignalSpy epochs(page.controller(), &RunController::epochFinished);
+        QSignalSpy invocations(page.controller(), &RunController::invocationFinished);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy written(&page, &RunPage::resultsWritten);
+        QVERIFY(page.startBenchmark());
+        QVERIFY(!page.startInvocation()); // refused while running
+        QVERIFY(finished.wait(120000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        QCOMPARE(written.count(), 1);
+
+        const int invocationCount = int(runs + warmups);
+        const int epochsTotal = int(cfg_.train.epochs) * invocationCount;
+        QCOMPARE(invocations.count(), invocationCount);
+        QCOMPARE(epochs.count(), epochsTotal);
+        LivePlots* plots = page.plots();
+        QCOMPARE(plots->epochPointCount(), epochsTotal);
+        // Total + one line per accelerator, each with a point per epoch.
+        QCustomPlot* epochAu = plots->plot(LivePlots::EpochAu);
+        QCOMPARE(epochAu->graphCount(), int(accelerators) + 1);
+        for (int g = 0; g < epochAu->graphCount(); ++g) QCOMPARE(epochAu->graph(g)->dataCount(), epochsTotal);
+        QCOMPARE(plots->plot(LivePlots::EpochMib)->graph(0)->dataCount(), epochsTotal);
+        // 16 files / (batch 2 × 2 accelerators) = 4 steps per epoch; every step of every rank drawn.
+        const int stepsPerEpoch = 16 / (2 * int(accelerators));
+        const int stepsTotal = stepsPerEpoch * epochsTotal;
+        QCOMPARE(plots->stepPointCount(), stepsTotal);
+        for (int id = LivePlots::StepAu; id <= LivePlots::StepQueue; ++id) {
+            QCustomPlot* p = plots->plot(LivePlots::PlotId(id));
+            QCOMPARE(p->graph(0)->dataCount(), stepsTotal);
+            for (int g = 1; g < p->graphCount(); ++g) QCOMPARE(p->graph(g)->dataCount(), stepsTotal);
+        }
+        // The epoch AU points are the engine's numbers, drawn as they came.
+        const auto firstEpoch = epochs.first().first().value<trainio::EpochEvent>();
+        QCOMPARE(epochAu->graph(0)->data()->at(0)->value, firstEpoch.auPercent);
+
+        QVERIFY(QFileInfo::exists(out + QStringLiteral("/warmup/summary.json")));
+        QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-1/summary.json")));
+        QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-2/summary.json")));
+        QVERIFY(QFileInfo::exists(out + QStringLiteral("/aggregate.json")));
+    }
+
+    void cancelStopsWithinAStepAndKeepsTheFolder() {
+        // Long enough that it cannot finish by itself within the test: 8 steps × 3 epochs × 0.2 s.
+        trainio::WorkloadConfig slow = cfg_;
+        slow.train.epochs = 3;
+        slow.train.computationTime.mean = 0.2;
+        slow.dataset.numFilesTrain = 16;
+        RunPage page;
+        page.setWorkload(slow, 1, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("cancelled"));
+        page.setOutputFolder(out);
+        QSignalSpy steps(page.controller(), &RunController::steps);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QVERIFY(page.startInvocation());
+        QVERIFY(steps.wait(30000)); // some steps measured
+        page.cancel();
+        QVERIFY(finished.wait(10000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY(!result.complete);
+        QVERIFY(result.cancelled);
+        QVERIFY(result.error.isEmpty());
+        QVERIFY(page.plots()->stepPointCount() > 0);
+        QVERIFY2(QFileInfo::exists(out + QStringLiteral("/summary.json")), "what was measured is kept");
+    }
+
+    void invalidWorkloadDoesNotStart() {
+        RunPage page;
+        QSignalSpy notes(&page, &RunPage::notify);
+        page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, false);
+        page.setOutputFolder(work_.filePath(QStringLiteral("never")));
+        QVERIFY(!page.startInvocation());
+        QCOMPARE(notes.count(), 1);
+        QCOMPARE(notes.first().first().value<NotificationPanel::Severity>(), NotificationPanel::Severity::Error);
+        QVERIFY(!page.isRunning());
+    }
+};
+
+QTEST_MAIN(TestRunPage)
+#include "tst_run_page.moc"
