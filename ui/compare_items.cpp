@@ -13,7 +13,10 @@ namespace {
 QString labelOf(const LibraryNode& n) {
     QString label = QString::fromStdString(n.label);
     // One level of context makes "run-1" or "epoch 2" identifiable among items from several folders.
-    if ((n.kind == NodeKind::Invocation || n.kind == NodeKind::Benchmark || n.kind == NodeKind::Epoch) && n.parent)
+    // A benchmark is told apart by its system (its folder name often repeats the workload's).
+    if (n.kind == NodeKind::Benchmark && n.parent && n.parent->parent)
+        label = QString::fromStdString(n.parent->parent->label) + QStringLiteral(" · ") + label;
+    else if ((n.kind == NodeKind::Invocation || n.kind == NodeKind::Epoch) && n.parent)
         label = QString::fromStdString(n.parent->label) + QStringLiteral(" · ") + label;
     return label;
 }

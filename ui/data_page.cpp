@@ -143,7 +143,9 @@ void DataPage::onFinished(DatasetController::Operation op, bool ok, bool cancell
     const QString head = cancelled ? tr("%1 cancelled").arg(operationName(op))
                          : ok      ? tr("%1 finished").arg(operationName(op))
                                    : tr("%1 failed").arg(operationName(op));
-    rate_->setText(head + QLatin1Char('.'));
+    // Keep the last progress line (files, MiB/s, time): it is the rate the user wanted to see.
+    const QString last = op == DatasetController::Operation::Generate ? rate_->text() : QString();
+    rate_->setText(last.contains(QLatin1String("MiB/s")) ? head + QStringLiteral(" — ") + last : head + QLatin1Char('.'));
     log_->appendPlainText(QStringLiteral("[%1] %2: %3").arg(QTime::currentTime().toString(), head, summary));
     emit notify(ok ? Severity::Info : (cancelled ? Severity::Warning : Severity::Error), head + QStringLiteral(": ") + summary);
 }

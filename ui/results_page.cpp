@@ -54,7 +54,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->setUniformRowHeights(true);
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
-    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 360);
+    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 290);
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
