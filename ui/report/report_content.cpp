@@ -193,7 +193,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     overview.header = {QStringLiteral("#"), QStringLiteral("Workload"), QStringLiteral("System"), QStringLiteral("Acc."),
                        QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("MiB/s"),
                        QStringLiteral("Checks")};
-    overview.widthsPercent = {4, 15, 18, 5, 5, 12, 16, 16, 9};
+    overview.widthsPercent = {4, 15, 17, 5, 6, 12, 16, 16, 9};
     overview.alignRight = {true, false, false, true, true, true, true, true, false};
     for (std::size_t i = 0; i < d.aggregates.size(); ++i) {
         const auto& a = d.aggregates[i];

@@ -35,6 +35,15 @@ QString styleSheet(double fontPt) {
 
 } // namespace
 
+QFont reportFont(double pointSize) {
+    QFont font(kFontFamily);
+    font.setPointSizeF(pointSize);
+    // Any letter spacing (>= 1/64 px, Qt stores it in 26.6 fixed point) turns off Qt's ligatures; with them pdftotext, search and copy-paste read
+    // "cosmoﬂow" (U+FB02) instead of "cosmoflow".
+    font.setLetterSpacing(QFont::AbsoluteSpacing, 0.05);
+    return font;
+}
+
 QString htmlText(const QString& text) { return text.toHtmlEscaped(); }
 
 QString htmlBreakable(const QString& text) {
@@ -77,9 +86,7 @@ void ReportPageFlow::addSpace(double height) { y_ = std::min(y_ + height, bottom
 void ReportPageFlow::paintChrome() {
     if (!painter_) return;
     painter_->save();
-    QFont font(kFontFamily);
-    font.setPointSizeF(7.0);
-    painter_->setFont(font);
+    painter_->setFont(reportFont(7.0));
     painter_->setPen(QColor(0x5f, 0x6b, 0x76));
     const double headerBase = mm(12.0);
     const double lineHeight = mm(5.0);
@@ -108,9 +115,7 @@ double ReportPageFlow::measureHtml(const QString& html, double width, double fon
     // Metrics of the PDF device, not of the (offscreen) screen: otherwise text is laid out at 96 dpi.
     doc.documentLayout()->setPaintDevice(&writer_);
     doc.setDocumentMargin(0);
-    QFont font(kFontFamily);
-    font.setPointSizeF(fontPt);
-    doc.setDefaultFont(font);
+    doc.setDefaultFont(reportFont(fontPt));
     doc.setDefaultStyleSheet(styleSheet(fontPt));
     doc.setHtml(html);
     doc.setTextWidth(width);
@@ -122,9 +127,7 @@ void ReportPageFlow::drawHtml(const QString& html, double x, double y, double wi
     QTextDocument doc;
     doc.documentLayout()->setPaintDevice(&writer_);
     doc.setDocumentMargin(0);
-    QFont font(kFontFamily);
-    font.setPointSizeF(fontPt);
-    doc.setDefaultFont(font);
+    doc.setDefaultFont(reportFont(fontPt));
     doc.setDefaultStyleSheet(styleSheet(fontPt));
     doc.setHtml(html);
     doc.setTextWidth(width);

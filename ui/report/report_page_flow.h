@@ -75,6 +75,9 @@ private:
     int page_ = 1;
 };
 
+// The report's typeface at a print size, without ligatures.
+QFont reportFont(double pointSize);
+
 // Escapes text for HTML and lets long identifiers (paths, system names) wrap after '/' and '_'.
 QString htmlText(const QString& text);
 QString htmlBreakable(const QString& text);

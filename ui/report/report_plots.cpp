@@ -20,6 +20,7 @@ QFont pixelFont(int px, bool bold = false) {
     QFont f(kFontFamily);
     f.setPixelSize(px);
     f.setBold(bold);
+    f.setLetterSpacing(QFont::AbsoluteSpacing, 0.05); // no ligatures, as in the report's text
     return f;
 }
 
