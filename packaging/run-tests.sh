@@ -2,14 +2,22 @@
 # Installs what is needed (Debian 12, as root), builds, and runs the whole test suite:
 #   1. the optimised build with warnings as errors (preset "ci"), all CTest suites;
 #   2. ASan + UBSan over the whole core suite (preset "asan");
-#   3. TSan over the threaded engine tests (preset "tsan").
-# Set TRAINIO_SKIP_SANITIZERS=1 to run only stage 1 (local quick check).
+#   3. TSan over the threaded engine tests (preset "tsan");
+#   4. the libFuzzer targets (preset "fuzz", clang): the committed corpora replayed, then each target
+#      fuzzed for TRAINIO_FUZZ_SECONDS (default 60) — docs/reliability.md.
+# Set TRAINIO_SKIP_SANITIZERS=1 to run only stage 1 (local quick check), TRAINIO_SKIP_FUZZ=1 to skip 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup-debian.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
-stage() { echo; echo "=== $* ==="; }
+stage_start=$SECONDS
+stage() {
+  if [ -n "${stage_name:-}" ]; then echo "=== ${stage_name}: $((SECONDS - stage_start)) s ==="; fi
+  stage_name="$*"
+  stage_start=$SECONDS
+  echo; echo "=== $* ==="
+}
 
 stage "build + test (ci preset)"
 cmake --preset ci
@@ -28,5 +36,13 @@ if [ "${TRAINIO_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -o '^tst_engine[a-z_]*:' | tr -d ':' | sort -u)
   ctest --preset tsan
 fi
+
+if [ "${TRAINIO_SKIP_FUZZ:-0}" != 1 ]; then
+  stage "fuzz: libFuzzer targets (fuzz preset)"
+  cmake --preset fuzz -DTRAINIO_FUZZ_SECONDS="${TRAINIO_FUZZ_SECONDS:-60}"
+  cmake --build --preset fuzz -j "$jobs"
+  ctest --preset fuzz
+fi
+stage "done"
 echo
 echo "all test stages passed"

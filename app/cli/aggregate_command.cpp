@@ -60,7 +60,7 @@ int runAggregateCommand(const std::vector<std::string>& args) {
         aggregate::ImportOptions options;
         options.systemLabel = parsed.value("--system").value_or("");
         const aggregate::ImportResult imported = aggregate::importResults(roots, options);
-        if (format == "json") std::cout << aggregate::toJson(imported, reduction).dump(2) << '\n';
+        if (format == "json") std::cout << aggregate::toJson(imported, reduction).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         else if (format == "table") std::cout << aggregate::formatTable(imported, reduction);
         else std::cout << aggregate::formatCsv(imported, reduction);
         return 0;

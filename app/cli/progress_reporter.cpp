@@ -67,7 +67,7 @@ void ProgressReporter::onPhase(const std::string& phase) {
     epoch_ = step_ = stepsSeen_ = 0;
     computeSum_ = procSum_ = 0;
     nlohmann::json j{{"event", "phase"}, {"phase", phase}, {"label", label_}};
-    writeJson(j.dump());
+    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ProgressReporter::onStep(const StepEvent& e) {
@@ -77,7 +77,7 @@ void ProgressReporter::onStep(const StepEvent& e) {
                          {"epoch", e.epoch},     {"step", e.step},        {"steps_per_epoch", e.stepsPerEpoch},
                          {"load", e.load},       {"compute", e.compute},  {"proc", e.proc},
                          {"time", e.wallTime},   {"queue_depth", e.queueDepth}, {"bytes_read", e.bytesRead}};
-        writeJson(j.dump());
+        writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     if (e.rank != 0) return;
     if (e.epoch != epoch_) {
@@ -104,7 +104,7 @@ void ProgressReporter::onEpoch(const EpochEvent& e) {
                          {"epochs", e.epochs},        {"au_percent", e.auPercent}, {"samples_per_second", e.throughput},
                          {"MiB_per_second", e.mibPerSecond}, {"rank_au", e.rankAu},
                          {"rank_samples_per_second", e.rankThroughput}, {"seconds", e.seconds}};
-        writeJson(j.dump());
+        writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     if (quiet_) return;
     if (lineOpen_) {
@@ -124,7 +124,7 @@ void ProgressReporter::onMessage(const std::string& text) {
     }
     std::fprintf(stderr, "%s\n", text.c_str());
     nlohmann::json j{{"event", "message"}, {"text", text}};
-    writeJson(j.dump());
+    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ProgressReporter::onGeneration(std::uint64_t filesDone, std::uint64_t filesTotal, std::uint64_t bytesDone,
@@ -141,7 +141,7 @@ void ProgressReporter::onGeneration(std::uint64_t filesDone, std::uint64_t files
     phase_ = "datagen";
     nlohmann::json j{{"event", "datagen"}, {"files_done", filesDone}, {"files_total", filesTotal},
                      {"bytes_done", bytesDone}, {"bytes_total", bytesTotal}, {"seconds", seconds}};
-    writeJson(j.dump());
+    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ProgressReporter::tick() {

@@ -562,7 +562,7 @@ fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
     }
     const fs::path target = runsDir / "mlperf_storage_report.json";
     // json.dump(indent=4) layout, as the generator writes it.
-    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4), io);
+    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4, ' ', false, ordered_json::error_handler_t::replace), io);
     return target;
 }
 
@@ -576,7 +576,8 @@ fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction, I
     j["groups"] = std::move(all["groups"]);
     j["skipped"] = std::move(all["skipped"]);
     const fs::path target = benchmarkDir / "aggregate.json";
-    writeFileAtomically(target, j.dump(2) + "\n", io);
+    // Paths need not be valid UTF-8; dump would throw on them by default.
+    writeFileAtomically(target, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
     return target;
 }
 

@@ -18,6 +18,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Strings from the config (model name, paths) need not be valid UTF-8, and nlohmann's dump throws on
+// invalid UTF-8 by default: that would lose a finished run's results over a label. Replace instead.
+std::string dumpJson(const nlohmann::ordered_json& j) {
+    return j.dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 std::string twoDecimals(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -193,14 +199,14 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     try {
         // Step records first, summary last: a folder with a summary.json has everything else.
         for (const auto& r : run.ranks) {
-            writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), rankOutputJson(r, run, host).dump(4), ctx.io);
-            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), perEpochStatsJson(r).dump(4), ctx.io);
+            writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), dumpJson(rankOutputJson(r, run, host)), ctx.io);
+            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), dumpJson(perEpochStatsJson(r)), ctx.io);
         }
         writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), ctx.io);
         writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), ctx.io);
-        writeFileAtomic(dir / "trainio_run.json", meta.dump(4), ctx.io);
+        writeFileAtomic(dir / "trainio_run.json", dumpJson(meta), ctx.io);
         writeFileAtomic(dir / "trainio.log", logText(cfg, run, ctx), ctx.io);
-        writeFileAtomic(dir / "summary.json", summaryJson(cfg, run, host).dump(4), ctx.io);
+        writeFileAtomic(dir / "summary.json", dumpJson(summaryJson(cfg, run, host)), ctx.io);
     } catch (const RunError& e) {
         // Without summary.json the folder is not a result; say why in trainio_run.json, so that a
         // folder whose disk filled up while writing is not mistaken for a complete run without its
@@ -208,7 +214,7 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
         meta["status"] = toString(RunStatus::Failed);
         meta["error"] = run.error.empty() ? std::string(e.what()) : run.error + "; then " + e.what();
         try {
-            writeFileAtomic(dir / "trainio_run.json", meta.dump(4), ctx.io);
+            writeFileAtomic(dir / "trainio_run.json", dumpJson(meta), ctx.io);
         } catch (const RunError&) {
         }
         throw;

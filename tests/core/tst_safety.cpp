@@ -7,6 +7,7 @@
 #include "aggregate/results_import.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
+#include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "util/errors.h"
 
@@ -127,6 +128,28 @@ private slots:
         const GenerationResult r = generate(cfg);
         QCOMPARE(r.filesWritten, std::uint64_t(1));
         QCOMPARE(r.filesSkipped, std::uint64_t(5));
+    }
+
+    // ---- bad input that used to lose results -------------------------------------------------------
+    void invalidUtf8InTheConfigDoesNotLoseTheResults() {
+        // Regression (fuzz_config, corpus crash-invalid-utf8-model-name): the loader accepts a model name
+        // that is not UTF-8; the result writer's JSON dump threw on it after the whole run, so the run's
+        // summary was never written.
+        QTemporaryDir tmp;
+        const fs::path base = tmp.path().toStdString();
+        const std::string yaml = "model:\n  name: co\x8d\x92low\nframework: pytorch\ndataset:\n  data_folder: " +
+                                 (base / "data").string() +
+                                 "\n  format: npz\n  num_files_train: 4\n  num_samples_per_file: 1\n"
+                                 "  record_length_bytes: 4096\nreader:\n  batch_size: 1\n  read_threads: 1\n"
+                                 "train:\n  epochs: 1\n  computation_time: 0.0\n";
+        const WorkloadConfig cfg = loadWorkloadConfigFromString(yaml, "bad-utf8.yaml").config;
+        generate(cfg);
+        const RunOutcome out = runInvocation(cfg, base / "run", InvocationOptions{});
+        QCOMPARE(out.status, RunStatus::Complete);
+        const json meta = json::parse(testsupport::readText(base / "run" / "trainio_run.json"));
+        QCOMPARE(meta["status"].get<std::string>(), std::string("complete"));
+        QVERIFY(meta["workload"].get<std::string>().rfind("co", 0) == 0); // the bad bytes replaced, not fatal
+        QVERIFY(json::parse(testsupport::readText(base / "run" / "summary.json")).contains("metric"));
     }
 
     // ---- import ----------------------------------------------------------------------------------
