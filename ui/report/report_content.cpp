@@ -85,7 +85,7 @@ ReportTable keyValueTable(const std::vector<std::pair<QString, QString>>& items,
         for (const auto& [k, v] : items) t.rows.push_back({QStringLiteral("<b>%1</b>").arg(k), v});
         return t;
     }
-    t.widthsPercent = {20, 30, 20, 30};
+    t.widthsPercent = {24, 26, 24, 26};
     t.alignRight = {false, false, false, false};
     const std::size_t half = (items.size() + 1) / 2;
     // Column-major, so that related keys (dataset.*, reader.*) read down, not across.
@@ -293,7 +293,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         auto p2 = makeBarPlot(QStringLiteral("Throughput"), QStringLiteral("samples/s"), sps, seriesColour(1));
         auto p3 = makeBarPlot(QStringLiteral("Bandwidth"), QStringLiteral("MiB/s"), mib, seriesColour(2));
         // Side by side while the tick labels fit; one above the other for many groups.
-        const bool stacked = au.size() > 6;
+        const bool stacked = au.size() > 4;
         const double figureHeight = stacked ? flow.mm(150) : flow.mm(58);
         flow.ensureSpace(figureHeight + flow.mm(8));
         heading(flow, htmlText(w), 3, 8);
@@ -314,7 +314,7 @@ ReportTable runTable(const ImportResult& imp, const std::vector<std::size_t>& ru
     ReportTable t;
     t.header = {QStringLiteral("Run"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("MiB/s"),
                 QStringLiteral("Epochs"), QStringLiteral("DLIO verdict"), QStringLiteral("Start"), QStringLiteral("Hosts")};
-    t.widthsPercent = {12, 9, 12, 11, 7, 10, 32, 7};
+    t.widthsPercent = {12, 9, 12, 11, 9, 10, 30, 7};
     t.alignRight = {false, true, true, true, true, false, false, true};
     for (std::size_t i : runs) {
         const auto& r = imp.runs[i];
@@ -512,8 +512,12 @@ void groupSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) 
     }
     for (std::size_t i : g.warmups) {
         const auto& r = imp.runs[i];
-        auLines.push_back({q(r.runName) + QStringLiteral(" (warm-up)"), r.epochAuPercent, true});
-        spsLines.push_back({q(r.runName) + QStringLiteral(" (warm-up)"), r.epochSamplesPerSecond, true});
+        const QString name = q(r.runName);
+        const QString label = name + (name.contains(QStringLiteral("warm"), Qt::CaseInsensitive)
+                                           ? QStringLiteral(" (excluded)")
+                                           : QStringLiteral(" (warm-up, excluded)"));
+        auLines.push_back({label, r.epochAuPercent, true});
+        spsLines.push_back({label, r.epochSamplesPerSecond, true});
     }
     auto auPlot = makeEpochPlot(QStringLiteral("AU per epoch"), QStringLiteral("AU %"), auLines, groupThreshold(imp, g), false);
     auto spsPlot = makeEpochPlot(QStringLiteral("Throughput per epoch"), QStringLiteral("samples/s"), spsLines, std::nullopt, false);

@@ -110,7 +110,10 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
     plot->xAxis->setTicker(ticker);
     plot->xAxis->setTickLength(0, 3);
     plot->xAxis->setSubTicks(false);
-    plot->xAxis->setRange(0.4, static_cast<double>(bars.size()) + 0.6);
+    // At least three bar slots wide, so that one or two groups do not become slabs.
+    const double barSlots = std::max<double>(3.0, static_cast<double>(bars.size()));
+    const double centre = (static_cast<double>(bars.size()) + 1.0) / 2.0;
+    plot->xAxis->setRange(centre - barSlots / 2.0 - 0.1, centre + barSlots / 2.0 + 0.1);
     plot->yAxis->setLabel(valueLabel);
     niceValueRange(plot->yAxis, 0.0, high, true);
 
