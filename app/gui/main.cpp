@@ -12,9 +12,18 @@
 #include <QTemporaryDir>
 #include <QTextStream>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 int main(int argc, char* argv[]) {
+    // The platform plugin is chosen when QApplication is constructed: a headless report must not need a
+    // display, so pick the offscreen platform unless the user chose one.
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--report") == 0 || std::strncmp(argv[i], "--report=", 9) == 0) {
+            if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+            break;
+        }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("TrainIO"));
     QApplication::setApplicationName(QStringLiteral("TrainIO"));
