@@ -307,6 +307,7 @@ WriteOutcome writeNpz(IoBackend& io, const DataFileSpec& spec, const std::string
 
     auto fail = [&](const char* what, zip_error_t* err) -> WriteOutcome {
         std::string detail = zip_error_strerror(err);
+        zip_error_fini(err); // frees the message zip_error_strerror allocated (LeakSanitizer, ENOSPC tests)
         zip_error_fini(&x.error);
         if (x.wasCancelled) {
             zip_error_fini(&sink.error);

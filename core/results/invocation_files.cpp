@@ -7,6 +7,7 @@
 #include "util/errors.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -255,6 +256,18 @@ nlohmann::json readJsonFile(const fs::path& p, const fs::path& dir) {
     return std::move(*j);
 }
 
+// Epoch, block and rank numbers in keys and file names: std::stoull would throw std::out_of_range or
+// invalid_argument ("99999999999999999999", "blockx") — a crash of `metrics`, not the InputError that
+// names the file (found by fuzz_results).
+std::uint64_t keyNumber(const std::string& digits, const fs::path& file, const std::string& what) {
+    std::uint64_t v = 0;
+    const char* end = digits.data() + digits.size();
+    const auto [p, ec] = std::from_chars(digits.data(), end, v);
+    if (digits.empty() || ec != std::errc() || p != end)
+        throw InputError(file.string() + ": " + what + " '" + digits + "': expected a whole number below 2^64");
+    return v;
+}
+
 double jsonTimestamp(const nlohmann::json& obj, const char* key, const fs::path& file, const std::string& where) {
     if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string())
         throw InputError(file.string() + ": " + where + "." + key + ": expected a timestamp string");
@@ -287,7 +300,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
     for (const auto& entry : fs::directory_iterator(dir)) {
         std::smatch m;
         const std::string name = entry.path().filename().string();
-        if (std::regex_match(name, m, outRe)) outputs[std::stoull(m[1].str())] = entry.path();
+        if (std::regex_match(name, m, outRe)) outputs[keyNumber(m[1].str(), entry.path(), "rank")] = entry.path();
     }
     if (outputs.empty())
         throw InputError(dir.string() + ": no <rank>_output.json files: expected DLIO's per-step records");
@@ -339,7 +352,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
         std::vector<std::uint64_t> epochs;
         for (const auto& [key, value] : out.items()) {
             if (key.empty() || !std::all_of(key.begin(), key.end(), ::isdigit)) continue;
-            epochs.push_back(std::stoull(key));
+            epochs.push_back(keyNumber(key, outPath, "epoch key"));
         }
         std::sort(epochs.begin(), epochs.end());
         for (std::uint64_t e : epochs) {
@@ -359,7 +372,7 @@ InvocationData readInvocationFolder(const fs::path& dir) {
             for (const auto& [bkey, procList] : eo["proc"].items()) {
                 if (bkey.rfind("block", 0) != 0) continue;
                 BlockRecord b;
-                b.block = std::stoull(bkey.substr(5).empty() ? "1" : bkey.substr(5));
+                b.block = bkey.size() == 5 ? 1 : keyNumber(bkey.substr(5), outPath, "block key " + ek + "." + bkey);
                 const std::string where = ek + "." + bkey;
                 b.proc = numberList(procList, outPath, where + ".proc");
                 b.compute = numberList(eo.value("compute", nlohmann::json::object()).value(bkey, nlohmann::json()),

@@ -55,6 +55,15 @@ std::string errorOf(F&& f) {
 
 const std::string kPrecious = "user data, not TrainIO's";
 
+// The fixtures are read-only; their copies must be editable (also when the tests do not run as root).
+void copyWritable(const fs::path& from, const fs::path& to) {
+    fs::copy(from, to, fs::copy_options::recursive);
+    fs::permissions(to, fs::perms::owner_all, fs::perm_options::add);
+    for (const auto& e : fs::recursive_directory_iterator(to))
+        fs::permissions(e.path(), e.is_directory() ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write,
+                        fs::perm_options::add);
+}
+
 } // namespace
 
 class TestSafety : public QObject {
@@ -190,21 +199,35 @@ private slots:
         QTemporaryDir tmp;
         const fs::path base = tmp.path().toStdString();
         const fs::path src = testsupport::fixtures() / "dlio-runs" / "unet3d_256_np1";
-        fs::copy(src, base / "ok", fs::copy_options::recursive);
+        copyWritable(src, base / "ok");
         QVERIFY(!readInvocationFolder(base / "ok").ranks.empty());
         // Deep nesting: refused with a message, not a stack overflow.
-        fs::copy(src, base / "deep", fs::copy_options::recursive);
+        copyWritable(src, base / "deep");
         testsupport::writeText(base / "deep" / "0_output.json", std::string(100000, '[') + std::string(100000, ']'));
         std::string e = errorOf<InputError>([&] { readInvocationFolder(base / "deep"); });
         QVERIFY2(e.find("0_output.json") != std::string::npos && e.find("nested deeper") != std::string::npos, e.c_str());
         // Oversized (sparse, costs no disk): refused unread.
-        fs::copy(src, base / "big", fs::copy_options::recursive);
+        copyWritable(src, base / "big");
         fs::resize_file(base / "big" / "0_per_epoch_stats.json", (256ull << 20) + 1);
         e = errorOf<InputError>([&] { readInvocationFolder(base / "big"); });
         QVERIFY2(e.find("0_per_epoch_stats.json") != std::string::npos && e.find("MiB read limit") != std::string::npos,
                  e.c_str());
+        // Regression (fuzz_results, corpus crash-epoch-key-overflow / crash-block-key-not-a-number):
+        // keys that are not small whole numbers were std::stoull exceptions, not InputError.
+        for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"1\": {", "\"99999999999999999999999\": {"},
+                                       std::pair<std::string, std::string>{"\"block1\"", "\"blockx\""}}) {
+            const fs::path d = base / ("keys" + std::to_string(from.size()));
+            copyWritable(src, d);
+            std::string text = testsupport::readText(d / "0_output.json");
+            for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+                text.replace(at, from.size(), to);
+            testsupport::writeText(d / "0_output.json", text);
+            e = errorOf<InputError>([&] { readInvocationFolder(d); });
+            QVERIFY2(e.find("0_output.json") != std::string::npos && e.find("expected a whole number") != std::string::npos,
+                     e.c_str());
+        }
         // A step record linked to a file outside the folder is not read.
-        fs::copy(src, base / "linked", fs::copy_options::recursive);
+        copyWritable(src, base / "linked");
         fs::rename(base / "linked" / "0_output.json", base / "elsewhere.json");
         fs::create_symlink(base / "elsewhere.json", base / "linked" / "0_output.json");
         e = errorOf<InputError>([&] { readInvocationFolder(base / "linked"); });

@@ -96,8 +96,8 @@ private slots:
         startCli(p, {QStringLiteral("run"), QStringLiteral("--config"), cfg_, QStringLiteral("--output"), q(out),
                      QStringLiteral("--accelerators"), QStringLiteral("2"), QStringLiteral("--live-json"), q(live),
                      QStringLiteral("--quiet")});
-        // After the first epoch and a step into the second.
-        QVERIFY(waitUntil(p, [&] { return countIn(live, kEpoch) >= 1 && countIn(live, kStep) >= 2 * 8 + 2; }));
+        // After the first epoch (2 ranks × 4 steps) and a step of each rank into the second.
+        QVERIFY(waitUntil(p, [&] { return countIn(live, kEpoch) >= 1 && countIn(live, kStep) >= 2 * 4 + 2; }));
         const int stepsBefore = countIn(live, kStep);
         QElapsedTimer t;
         t.start();
