@@ -37,13 +37,23 @@ constexpr const char* kNames[] = {"summary.json",
                                   ".hydra/overrides.yaml",
                                   "host1/summary.json"};
 
-const fs::path& scratch() {
-    static const fs::path dir = [] {
+// One scratch folder per process, removed at exit (libFuzzer leaves through exit(), so static
+// destructors run) so that CI runs do not pile folders up in /tmp.
+struct Scratch {
+    fs::path dir;
+    Scratch() {
         const char* base = std::getenv("TMPDIR");
-        fs::path d = fs::path(base && *base ? base : "/tmp") / ("trainio-fuzz-results-" + std::to_string(::getpid()));
-        return d;
-    }();
-    return dir;
+        dir = fs::path(base && *base ? base : "/tmp") / ("trainio-fuzz-results-" + std::to_string(::getpid()));
+    }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
+const fs::path& scratch() {
+    static const Scratch s;
+    return s.dir;
 }
 
 } // namespace
