@@ -11,6 +11,25 @@ cd "$(dirname "$0")/.."
 bash packaging/setup-debian.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
+passed=0
+failed=0
+# Runs ctest, shows its output, and adds its counts to the totals printed at the end.
+run_ctest() {
+  local log
+  log=$(mktemp)
+  local rc=0
+  ctest "$@" 2>&1 | tee "$log" || rc=$?
+  local line total fails
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1 || true)
+  if [ -n "$line" ]; then
+    total=$(echo "$line" | sed -E 's/.* out of ([0-9]+).*/\1/')
+    fails=$(echo "$line" | sed -E 's/.*, ([0-9]+) tests failed.*/\1/')
+    passed=$((passed + total - fails))
+    failed=$((failed + fails))
+  fi
+  rm -f "$log"
+  return $rc
+}
 stage_start=$SECONDS
 stage() {
   if [ -n "${stage_name:-}" ]; then echo "=== ${stage_name}: $((SECONDS - stage_start)) s ==="; fi
@@ -22,27 +41,28 @@ stage() {
 stage "build + test (ci preset)"
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"
-ctest --preset ci
+run_ctest --preset ci
 
 if [ "${TRAINIO_SKIP_SANITIZERS:-0}" != 1 ]; then
   stage "ASan + UBSan (asan preset)"
   cmake --preset asan
   cmake --build --preset asan -j "$jobs"
-  ctest --preset asan
+  run_ctest --preset asan
 
   stage "TSan: engine tests (tsan preset)"
   cmake --preset tsan
-  # Only what the engine tests need: the core, the CLI they drive, the engine test executables.
-  cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -o '^tst_engine[a-z_]*:' | tr -d ':' | sort -u)
-  ctest --preset tsan
+  # Only what the threaded tests need: the core, the CLI they drive, the engine/fault/signal tests.
+  cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -oE '^tst_(engine|fault|signal)[a-z_]*:' | tr -d ':' | sort -u)
+  run_ctest --preset tsan
 fi
 
 if [ "${TRAINIO_SKIP_FUZZ:-0}" != 1 ]; then
   stage "fuzz: libFuzzer targets (fuzz preset)"
   cmake --preset fuzz -DTRAINIO_FUZZ_SECONDS="${TRAINIO_FUZZ_SECONDS:-60}"
   cmake --build --preset fuzz -j "$jobs"
-  ctest --preset fuzz
+  run_ctest --preset fuzz
 fi
 stage "done"
 echo
 echo "all test stages passed"
+echo "tests: $passed passed, $failed failed"
