@@ -39,13 +39,11 @@ struct SharedRun {
     std::string error;
     // perEpoch[e][r], filled by rank r at the end of epoch e (preallocated: no reallocation races).
     std::vector<std::vector<EpochRankMetrics>> perEpoch;
-    std::vector<std::vector<bool>> perEpochDone;
     std::atomic<std::uint64_t> bytesRead{0}, samplesRead{0};
 
     SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t r, std::uint64_t seed)
         : cfg(c), opt(o), ranks(r), runSeed(seed), barrier(r),
-          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)),
-          perEpochDone(c.train.epochs, std::vector<bool>(r, false)) {}
+          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)) {}
 
     bool cancelled() const { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); }
     void fail(const std::string& what) {
@@ -139,7 +137,6 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
-        run.perEpochDone[epoch - 1][rank] = true;
         if (!run.barrier.arriveAndWait()) break;
         if (rank == 0 && obs) {
             EpochEvent ev;
