@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed (Debian 12, as root), builds, and runs the whole test suite:
 #   1. the optimised build with warnings as errors (preset "ci"), all CTest suites;
-#   2. ASan + UBSan over the whole core suite (preset "asan");
+#   2. ASan + UBSan over the whole suite, GUI tests included (preset "asan");
 #   3. TSan over the threaded engine tests (preset "tsan");
 #   4. the libFuzzer targets (preset "fuzz", clang): the committed corpora replayed, then each target
 #      fuzzed for TRAINIO_FUZZ_SECONDS (default 60) — docs/reliability.md.

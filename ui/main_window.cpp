@@ -34,6 +34,8 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
+
+#include <memory>
 #include <QUrl>
 
 #include <set>
@@ -70,8 +72,9 @@ QPalette darkPalette() {
 }
 
 QPalette lightPalette() {
-    QPalette p = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
-    return p;
+    // QStyleFactory::create hands over ownership; the style is only needed for its palette.
+    const std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+    return fusion ? fusion->standardPalette() : QApplication::palette();
 }
 
 } // namespace
