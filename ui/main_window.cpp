@@ -33,6 +33,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
+#include <QPainter>
+#include <QPixmap>
 #include <QStyleFactory>
 
 #include <memory>
@@ -69,6 +71,20 @@ QPalette darkPalette() {
     for (auto role : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
         p.setColor(QPalette::Disabled, role, disabled);
     return p;
+}
+
+// The style's play icon is a black glyph that vanishes on the dark palette; a coloured triangle reads
+// on both.
+QIcon runPageIcon() {
+    QPixmap pm(48, 48);
+    pm.fill(Qt::transparent);
+    QPainter painter(&pm);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0x2e9e4f));
+    const QPointF triangle[] = {{12, 8}, {40, 24}, {12, 40}};
+    painter.drawPolygon(triangle, 3);
+    return QIcon(pm);
 }
 
 QPalette lightPalette() {
@@ -109,7 +125,8 @@ MainWindow::MainWindow(QWidget* parent)
         {tr("Workload"), QStyle::SP_FileDialogDetailedView}, {tr("Data"), QStyle::SP_DriveHDIcon},
         {tr("Run"), QStyle::SP_MediaPlay}, {tr("Results"), QStyle::SP_DirIcon}, {tr("Compare"), QStyle::SP_FileDialogContentsView}};
     for (int i = 0; i < PageCount; ++i) {
-        auto* item = new QListWidgetItem(style()->standardIcon(pages[i].second), pages[i].first, sidebar_);
+        const QIcon icon = i == RunPageIndex ? runPageIcon() : style()->standardIcon(pages[i].second);
+        auto* item = new QListWidgetItem(icon, pages[i].first, sidebar_);
         item->setToolTip(tr("%1 (Ctrl+%2)").arg(pages[i].first).arg(i + 1));
         item->setSizeHint(QSize(140, 40));
     }
