@@ -32,10 +32,17 @@ struct CliResult {
     QString err;
 };
 
-// Runs trainio-cli with the given arguments and waits for it (with a generous limit so that a hang
-// fails the test instead of blocking CTest).
-inline CliResult runCli(const QStringList& args, int timeoutMs = 300000) {
+// Runs trainio-cli with the given arguments (and extra environment variables) and waits for it, with a
+// generous limit so that a hang fails the test instead of blocking CTest. A crash (signal) is reported
+// as exit code -1, which no assertion on a real exit code accepts.
+inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
+                        const QList<QPair<QString, QString>>& extraEnv = {}) {
     QProcess p;
+    if (!extraEnv.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const auto& [k, v] : extraEnv) env.insert(k, v);
+        p.setProcessEnvironment(env);
+    }
     p.start(QStringLiteral(TRAINIO_CLI), args);
     CliResult r;
     if (!p.waitForStarted(10000)) return r;

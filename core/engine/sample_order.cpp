@@ -7,6 +7,15 @@
 #include <numeric>
 
 namespace trainio {
+namespace {
+
+// Fisher–Yates (Durstenfeld): for i from n down to 2, swap v[i-1] with v[below(i)] — docs/engine.md.
+void fisherYates(std::vector<std::uint64_t>& v, std::uint64_t streamSeed) {
+    SplitMix64 g(streamSeed);
+    for (std::uint64_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[g.below(i)]);
+}
+
+} // namespace
 
 ShardPlan planShard(const WorkloadConfig& cfg, std::uint64_t rank, std::uint64_t ranks) {
     ShardPlan p;
@@ -54,8 +63,7 @@ void sampleOrder(const WorkloadConfig& cfg, const ShardPlan& plan, std::uint64_t
         const std::uint64_t lastFile = (plan.shardBegin + plan.shardSize - 1) / spf;
         std::vector<std::uint64_t> files(lastFile - firstFile + 1);
         std::iota(files.begin(), files.end(), firstFile);
-        SplitMix64 g(mixSeed(seed, 0xF11E, rank));
-        for (std::uint64_t i = files.size(); i > 1; --i) std::swap(files[i - 1], files[g.below(i)]);
+        fisherYates(files, mixSeed(seed, 0xF11E, rank));
         std::size_t k = 0;
         for (std::uint64_t f : files) {
             const std::uint64_t b = std::max(plan.shardBegin, f * spf);
@@ -64,13 +72,10 @@ void sampleOrder(const WorkloadConfig& cfg, const ShardPlan& plan, std::uint64_t
         }
     } else if (cfg.reader.fileShuffle != ShuffleMode::Off && cfg.reader.sampleShuffle == ShuffleMode::Off) {
         // One sample per file: shuffling files is shuffling samples.
-        SplitMix64 g(mixSeed(seed, 0xF11E, rank));
-        for (std::uint64_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[g.below(i)]);
+        fisherYates(order, mixSeed(seed, 0xF11E, rank));
     }
     if (cfg.reader.sampleShuffle != ShuffleMode::Off) {
-        // Fisher–Yates (Durstenfeld), from the end, j = below(i + 1).
-        SplitMix64 g(mixSeed(seed, 0x5A3B, rank));
-        for (std::uint64_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[g.below(i)]);
+        fisherYates(order, mixSeed(seed, 0x5A3B, rank));
     }
     const std::uint64_t need = plan.stepsPerEpoch * plan.batchSize;
     if (need < order.size()) {

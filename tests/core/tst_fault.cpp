@@ -72,24 +72,7 @@ RunOutcome runWith(const WorkloadConfig& cfg, const fs::path& out, std::shared_p
 }
 
 testsupport::CliResult runCliWithFaults(const QStringList& args, const QString& faultSpec) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("TRAINIO_FAULTS"), faultSpec);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(TRAINIO_CLI), args);
-    testsupport::CliResult r;
-    if (!p.waitForStarted(10000)) return r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = QStringLiteral("timeout");
-        return r;
-    }
-    // A crash (signal) is reported as -1, which no assertion on exit code 1 accepts.
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return testsupport::runCli(args, 300000, {{QStringLiteral("TRAINIO_FAULTS"), faultSpec}});
 }
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }

@@ -110,8 +110,7 @@ void ReportPageFlow::paintChrome() {
     painter_->restore();
 }
 
-double ReportPageFlow::measureHtml(const QString& html, double width, double fontPt) const {
-    QTextDocument doc;
+void ReportPageFlow::layoutHtml(QTextDocument& doc, const QString& html, double width, double fontPt) const {
     // Metrics of the PDF device, not of the (offscreen) screen: otherwise text is laid out at 96 dpi.
     doc.documentLayout()->setPaintDevice(&writer_);
     doc.setDocumentMargin(0);
@@ -119,18 +118,18 @@ double ReportPageFlow::measureHtml(const QString& html, double width, double fon
     doc.setDefaultStyleSheet(styleSheet(fontPt));
     doc.setHtml(html);
     doc.setTextWidth(width);
+}
+
+double ReportPageFlow::measureHtml(const QString& html, double width, double fontPt) const {
+    QTextDocument doc;
+    layoutHtml(doc, html, width, fontPt);
     return doc.size().height();
 }
 
 void ReportPageFlow::drawHtml(const QString& html, double x, double y, double width, double fontPt) {
     if (!painter_) return;
     QTextDocument doc;
-    doc.documentLayout()->setPaintDevice(&writer_);
-    doc.setDocumentMargin(0);
-    doc.setDefaultFont(reportFont(fontPt));
-    doc.setDefaultStyleSheet(styleSheet(fontPt));
-    doc.setHtml(html);
-    doc.setTextWidth(width);
+    layoutHtml(doc, html, width, fontPt);
     painter_->save();
     painter_->translate(x, y);
     doc.drawContents(painter_);

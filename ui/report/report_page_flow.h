@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+class QTextDocument;
+
 #include <functional>
 #include <vector>
 
@@ -63,6 +65,8 @@ public:
 
 private:
     double measureHtml(const QString& html, double width, double fontPt) const;
+    // Sets doc up with html laid out for the PDF device at the given width and font size.
+    void layoutHtml(QTextDocument& doc, const QString& html, double width, double fontPt) const;
     void drawHtml(const QString& html, double x, double y, double width, double fontPt);
     QString tableHtml(const ReportTable& table, std::size_t from, std::size_t to) const;
     void paintChrome();
