@@ -1,0 +1,50 @@
+// Pre-flight checks: everything that can be known to fail before anything is measured, checked by one
+// function that the CLI and the GUI both call before datagen, a run or a benchmark — so that a run never
+// measures for minutes and then loses its results to a folder it cannot write, a dataset that does not
+// match the config, or a config that forms no step.
+#pragma once
+
+#include "config/workload_config.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+// One thing that stops the action: what is wrong (naming the key, file or folder and the value found)
+// and what was expected.
+struct PreflightProblem {
+    std::string subject;  // a configuration key (dataset.num_files_train), a file or a folder
+    std::string found;    // what is there now
+    std::string expected; // what the action needs
+    std::string text() const; // "subject: found; expected …"
+};
+
+struct PreflightResult {
+    std::vector<PreflightProblem> problems; // any problem: the action must not start
+    std::vector<std::string> warnings;      // worth showing, does not stop the action
+    bool ok() const { return problems.empty(); }
+    std::string text() const; // one line per problem
+};
+
+enum class PreflightAction { Datagen, Run, Benchmark };
+
+struct PreflightRequest {
+    PreflightAction action = PreflightAction::Run;
+    std::uint64_t accelerators = 1;
+    std::filesystem::path output;     // the invocation (Run) or benchmark (Benchmark) folder; empty: not checked
+    std::uint64_t invocations = 1;    // Benchmark: warm-ups + runs, for the room the result files need
+    // Run/Benchmark with workflow.generate_data on: the dataset is generated first, so check the data
+    // folder's free space instead of the dataset itself.
+    bool generateFirst = false;
+    std::uint64_t headerSampleFiles = 16; // dataset files whose framing/header is read (cheap check)
+};
+
+PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& request);
+
+// For front ends that stop on the first failure: throws InputError with every problem, one per line.
+void requirePreflight(const WorkloadConfig& cfg, const PreflightRequest& request);
+
+} // namespace trainio
