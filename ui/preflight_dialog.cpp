@@ -12,6 +12,10 @@ constexpr std::size_t kProblemsInText = 12;
 
 } // namespace
 
+QString problemCount(std::size_t n) {
+    return n == 1 ? QObject::tr("1 problem") : QObject::tr("%1 problems").arg(n);
+}
+
 QString preflightProblemLines(const std::vector<PreflightProblem>& problems) {
     QStringList lines;
     for (const PreflightProblem& p : problems) lines << QString::fromStdString(p.text());
@@ -25,9 +29,8 @@ QMessageBox* showPreflightProblems(QWidget* parent, const QString& action, const
     box->setIcon(QMessageBox::Critical);
     box->setWindowTitle(QObject::tr("Pre-flight check failed"));
     box->setTextFormat(Qt::RichText);
-    box->setText(QObject::tr("<b>%1 not started.</b> %n problem(s) found before anything was measured or written:", nullptr,
-                             static_cast<int>(problems.size()))
-                     .arg(action.toHtmlEscaped()));
+    box->setText(QObject::tr("<b>%1 not started.</b> %2 found before anything was measured or written:")
+                     .arg(action.toHtmlEscaped(), problemCount(problems.size())));
     QString list = QStringLiteral("<table cellspacing=3>");
     for (std::size_t i = 0; i < problems.size() && i < kProblemsInText; ++i) {
         const PreflightProblem& p = problems[i];

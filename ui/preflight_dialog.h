@@ -14,6 +14,9 @@ class QWidget;
 
 namespace trainio::ui {
 
+// "1 problem", "3 problems".
+QString problemCount(std::size_t n);
+
 // One line per problem, plain text ("subject: found; expected …"), for logs and notifications.
 QString preflightProblemLines(const std::vector<PreflightProblem>& problems);
 

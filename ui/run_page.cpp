@@ -109,6 +109,7 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
     connect(controller_, &RunController::finished, this, &RunPage::onFinished);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
+        clearView();
         emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark_ ? tr("Benchmark") : tr("Invocation"), dir));
     });
     connect(controller_, &RunController::phaseChanged, this, [this](const QString& p) {
@@ -195,18 +196,24 @@ bool RunPage::start(bool benchmark) {
     req.warmups = static_cast<std::uint64_t>(warmups_->value());
     req.io = io_;
     benchmark_ = benchmark;
+    runConfig_ = config_;
+    runAccelerators_ = accelerators_;
 
-    invocations_->clear();
-    plots_->reset(accelerators_, config_.reader.batchSize, config_.metric.au * 100.0);
-    epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
-    epochs_ = config_.train.epochs;
-    phase_.clear();
-    invocationLabel_.clear();
-    clock_.start();
     if (!controller_->start(req)) return false;
     setRunning(true);
     status_->setText(tr("Checking before the run (pre-flight: configuration, dataset, output folder)…"));
     return true;
+}
+
+void RunPage::clearView() {
+    invocations_->clear();
+    plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
+    epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
+    epochs_ = runConfig_.train.epochs;
+    phase_.clear();
+    invocationLabel_.clear();
+    progress_->setValue(0);
+    clock_.start();
 }
 
 void RunPage::cancel() {
@@ -259,9 +266,8 @@ void RunPage::onFinished(const RunFinish& r) {
     status_->setToolTip(QString());
     if (!r.preflightProblems.empty()) {
         const QString what = benchmark_ ? tr("Benchmark") : tr("Run");
-        status_->setText(tr("%1 not started: the pre-flight check found %n problem(s).", nullptr,
-                            static_cast<int>(r.preflightProblems.size())).arg(what));
-        emit notify(Severity::Error, tr("%1 not started (pre-flight):\n%2").arg(what, preflightProblemLines(r.preflightProblems)));
+        status_->setText(tr("%1 not started: the pre-flight check found %2.").arg(what, problemCount(r.preflightProblems.size())));
+        emit notify(Severity::Error, tr("%1 not started — pre-flight: %2").arg(what, preflightProblemLines(r.preflightProblems)));
         showPreflightProblems(this, what, r.preflightProblems);
         if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
         return;

@@ -63,6 +63,8 @@ private:
     void onFinished(const RunFinish& r);
     void updateStatus();
     void setRunning(bool running);
+    // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
+    void clearView();
 
     WorkloadConfig config_;
     std::uint64_t accelerators_ = 1;
@@ -73,6 +75,8 @@ private:
     std::shared_ptr<IoBackend> io_;
     std::function<void()> closeWhenStopped_; // set while a confirmed close waits for the engine
     bool benchmark_ = false;                 // what the current (or last) start was
+    WorkloadConfig runConfig_;               // the workload the current run was started with
+    std::uint64_t runAccelerators_ = 1;
 
     RunController* controller_;
     LivePlots* plots_;
