@@ -268,8 +268,9 @@ void RunPage::onFinished(const RunFinish& r) {
         const QString what = benchmark_ ? tr("Benchmark") : tr("Run");
         status_->setText(tr("%1 not started: the pre-flight check found %2.").arg(what, problemCount(r.preflightProblems.size())));
         emit notify(Severity::Error, tr("%1 not started — pre-flight: %2").arg(what, preflightProblemLines(r.preflightProblems)));
-        showPreflightProblems(this, what, r.preflightProblems);
+        // Closing anyway: the problems are in the notifications; a dialog would outlive the window.
         if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
+        else showPreflightProblems(this, what, r.preflightProblems);
         return;
     }
     if (r.complete) progress_->setValue(1000);
