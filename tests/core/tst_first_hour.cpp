@@ -6,6 +6,8 @@
 
 #include <QTemporaryDir>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 
@@ -168,6 +170,141 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("1 dataset file(s) are still there")), qPrintable(r.err));
         QVERIFY(fs::exists(victim));
+    }
+
+    // Defect 6: a config that forms no step is not "valid".
+    void configWithoutAStepIsRefused() {
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        t.batch = 7;
+        const QString cfg = writeWorkload(tmp, t);
+        auto r = testsupport::runCli({QStringLiteral("validate"), QStringLiteral("--config"), cfg, QStringLiteral("--accelerators"),
+                                      QStringLiteral("4"), QStringLiteral("++workload.workflow.generate_data=True")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("8 samples cannot feed one step of 7 samples on each of 4 accelerators")),
+                 qPrintable(r.err));
+        // One accelerator can take one step of 7: valid (the dataset is generated first).
+        r = testsupport::runCli({QStringLiteral("validate"), QStringLiteral("--config"), cfg, QStringLiteral("--accelerators"),
+                                 QStringLiteral("1"), QStringLiteral("++workload.workflow.generate_data=True")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // validate calls a dataset that is not generated yet fine (it checks the room datagen needs); a run
+        // without generate_data needs the dataset and says so before it measures.
+        r = testsupport::runCli({QStringLiteral("validate"), QStringLiteral("--config"), cfg});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                 tmp.filePath(QStringLiteral("out"))});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("dataset.data_folder: ")) && r.err.contains(QStringLiteral("does not exist")),
+                 qPrintable(r.err));
+    }
+
+    // Defect 6: a dataset that does not match the config is found before the run, not mid-run.
+    void mismatchedDatasetIsRefusedBeforeMeasuring_data() {
+        QTest::addColumn<QString>("override");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("file count") << "++workload.dataset.num_files_train=16"
+                                    << "16 of 16 configured files are missing (first: ";
+        QTest::newRow("sample size") << "++workload.dataset.record_length_bytes=262144"
+                                     << "dataset.record_length_bytes: the dataset's files average 8.";
+        QTest::newRow("format") << "++workload.dataset.format=npy" << "8 of 8 configured files are missing";
+        QTest::newRow("prefix") << "++workload.dataset.file_prefix=sample" << "holds 8 file(s), e.g. img_0_of_8.npz";
+    }
+    void mismatchedDatasetIsRefusedBeforeMeasuring() {
+        QFETCH(QString, override);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        const QString cfg = writeWorkload(tmp, t);
+        auto r = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
+                                 QStringLiteral("--quiet"), override});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("pre-flight check failed, nothing was measured")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY2(!fs::exists(out.toStdString()), "no result folder for a run that did not start");
+    }
+
+    // A file that is not what the format says (here: a tfrecord config over files that are not tfrecords)
+    // is found by its header, for the same file names.
+    void wrongFormatHeaderIsFound() {
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        const QString cfg = writeWorkload(tmp, t);
+        QVERIFY(testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")}).exitCode == 0);
+        // Overwrite one file in the middle of the sample with same-sized bytes that are no zip archive.
+        const fs::path f = fs::path(t.folder) / "train" / "img_7_of_8.npz";
+        const auto size = fs::file_size(f);
+        testsupport::writeText(f, std::string(size, 'x'));
+        const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            tmp.filePath(QStringLiteral("out")), QStringLiteral("--quiet")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("img_7_of_8.npz: does not start like a zip archive (npz)")), qPrintable(r.err));
+    }
+
+    // Defect 4: an output folder that cannot be written stops the run before it measures (even as root:
+    // a path below a regular file, and a folder of /proc, cannot be created by anyone).
+    void unwritableOutputStopsBeforeMeasuring() {
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        const QString cfg = writeWorkload(tmp, t);
+        QVERIFY(testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")}).exitCode == 0);
+        testsupport::writeText(tmp.filePath(QStringLiteral("plainfile")).toStdString(), "x");
+        for (const QString& out : {tmp.filePath(QStringLiteral("plainfile/out")), QStringLiteral("/proc/trainio-out")}) {
+            for (const char* cmd : {"run", "benchmark"}) {
+                const auto r = testsupport::runCli({QLatin1String(cmd), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                                    out, QStringLiteral("--quiet"), QStringLiteral("--runs"), QStringLiteral("1")});
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY2(r.err.contains(QStringLiteral("--output: ")), qPrintable(r.err));
+                QVERIFY2(r.err.contains(QStringLiteral("nothing was measured")), qPrintable(r.err));
+                QVERIFY2(!r.err.contains(QStringLiteral("samples/s")), qPrintable(r.err)); // no headline: no run happened
+            }
+        }
+        // An output folder that already holds a result is not overwritten.
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        QVERIFY(testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
+                                     QStringLiteral("--quiet")}).exitCode == 0);
+        const std::string before = testsupport::readText(out.toStdString() + "/summary.json");
+        const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
+                                            QStringLiteral("--quiet")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("already holds a result")), qPrintable(r.err));
+        QCOMPARE(testsupport::readText(out.toStdString() + "/summary.json"), before);
+    }
+
+    // Defect 6, last part: a failed run keeps what it measured, but its AU-0 summary is not imported as a
+    // result: aggregate lists it as skipped with the reason.
+    void failedRunIsNotImportedAsAResult() {
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        t.files = 16;
+        t.extra = "";
+        const QString cfg = writeWorkload(tmp, t);
+        QVERIFY(testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")}).exitCode == 0);
+        const QString root = tmp.filePath(QStringLiteral("results"));
+        const QString good = root + QStringLiteral("/good"), bad = root + QStringLiteral("/bad");
+        QVERIFY(testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), good,
+                                     QStringLiteral("--quiet")}).exitCode == 0);
+        // The disk fails under the readers after a few files: the run fails mid-way (fault injection hook).
+        const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), bad,
+                                            QStringLiteral("--quiet")},
+                                           300000, {{QStringLiteral("TRAINIO_FAULTS"), QStringLiteral("read:EIO:img_09_of_16")}});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(fs::exists(bad.toStdString() + "/summary.json"));
+        QVERIFY(testsupport::readText(bad.toStdString() + "/trainio_run.json").find("\"failed\"") != std::string::npos);
+        const auto a = testsupport::runCli({QStringLiteral("aggregate"), root, QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+        const auto j = nlohmann::json::parse(a.out.toStdString());
+        std::size_t runs = 0;
+        for (const auto& g : j.at("groups")) runs += g.at("runs").size();
+        QCOMPARE(runs, std::size_t(1));
+        QVERIFY2(a.out.contains(QStringLiteral("TrainIO run failed")), qPrintable(a.out));
     }
 };
 
