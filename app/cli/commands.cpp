@@ -57,7 +57,11 @@ bool wantsHelp(const Args& args, const char* text) {
 LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
     const auto config = p.value("--config");
     if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
-    LoadedConfig lc = loadConfigOrPreset(*config, p.overrides);
+    std::vector<std::string> overrides = p.overrides;
+    // --accelerator-type is the config's `accelerator` key (validated there like any value; it names the
+    // accelerator in workload=<model>_<accelerator>), applied last so that it wins over the preset's.
+    if (const auto acc = p.value("--accelerator-type")) overrides.push_back("++workload.accelerator=" + *acc);
+    LoadedConfig lc = loadConfigOrPreset(*config, overrides);
     if (printWarnings)
         for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
     return lc;
@@ -137,8 +141,12 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
     return out;
 }
 
-const char* kValidateHelp = "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...]\n"
-                            "Checks a workload; exit 0 if valid, else 2 with one line per problem naming the key.\n";
+const char* kValidateHelp =
+    "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
+    "                            [--accelerator-type NAME] [--output DIR]\n"
+    "Checks a workload and what a run of it needs (at least one step per accelerator; the dataset present and\n"
+    "matching, unless workflow.generate_data is on; with --output, that DIR can be written); exit 0 if it can\n"
+    "run, else 2 with one line per problem naming the key, file or folder and what was expected.\n";
 const char* kDatagenHelp = "Usage: trainio-cli datagen --config FILE [overrides] [--quiet] [--live-json FILE]\n"
                            "Generates the dataset in dataset.data_folder (resumable: complete files are kept).\n";
 const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n"
@@ -147,12 +155,13 @@ const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
                          "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
-    "                       [--quiet] [--live-json FILE]\n"
+    "                       [--accelerator-type NAME] [--quiet] [--live-json FILE]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log. Exit 0 when complete, 1 when it failed or was interrupted.\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
-    "                             [--accelerators R] [--semantics v2|v1] [--quiet] [--live-json FILE]\n"
+    "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
+    "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.\n";
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
@@ -174,7 +183,8 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
 
 OptionSpec runSpec() {
     OptionSpec s;
-    s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup"};
+    s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
+                "--accelerator-type"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -195,7 +205,7 @@ const std::atomic<bool>* cancelFlag() { return &g_cancel; }
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;
     OptionSpec spec;
-    spec.valued = {"--config", "--accelerators"};
+    spec.valued = {"--config", "--accelerators", "--accelerator-type"};
     spec.overrides = true;
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);
@@ -240,6 +250,12 @@ int runCleanCommand(const Args& args) {
     const CleanResult r = cleanDataset(lc.config);
     std::printf("clean: removed %llu files and %llu folders from %s\n", static_cast<unsigned long long>(r.filesRemoved),
                 static_cast<unsigned long long>(r.dirsRemoved), lc.config.dataset.dataFolder.c_str());
+    if (r.filesRemaining > 0) {
+        std::fprintf(stderr, "error: %llu dataset file(s) are still there (first: %s); they are not regular files "
+                             "TrainIO wrote, or lie below a symbolic link: remove them by hand\n",
+                     static_cast<unsigned long long>(r.filesRemaining), r.firstRemaining.c_str());
+        return 1;
+    }
     return 0;
 }
 
