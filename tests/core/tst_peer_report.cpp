@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QFileInfo>
 #include <QProcess>
 
 #include <cmath>
@@ -109,11 +110,16 @@ private slots:
         QTest::addColumn<int>("accelerators");
         QTest::addColumn<QString>("expectedModel");
         QTest::addColumn<QString>("expectedAccelerator");
+        // report.py takes the text before the first '_' as the model: TrainIO writes the model's '_' as '-'
+        // and, when no accelerator is named, the documented default "generic" (docs/configuration.md).
         QTest::newRow("--accelerator-type h100, 2 accelerators")
             << QStringLiteral("tiny_tf") << QStringList{QStringLiteral("--accelerator-type"), QStringLiteral("h100")} << 2
-            << QStringLiteral("tinytf") << QStringLiteral("h100");
-        QTest::newRow("default accelerator")
-            << QStringLiteral("tiny_tf") << QStringList{} << 1 << QStringLiteral("tinytf") << QStringLiteral("TODO");
+            << QStringLiteral("tiny-tf") << QStringLiteral("h100");
+        QTest::newRow("accelerator key in the config")
+            << QStringLiteral("tiny_tf") << QStringList{QStringLiteral("++workload.accelerator=a100")} << 1
+            << QStringLiteral("tiny-tf") << QStringLiteral("a100");
+        QTest::newRow("default accelerator, two '_'")
+            << QStringLiteral("my_tiny_tf") << QStringList{} << 1 << QStringLiteral("my-tiny-tf") << QStringLiteral("generic");
     }
 
     void reportPyAcceptsCustomWorkload() {
@@ -216,6 +222,21 @@ private slots:
         QVERIFY2(sameCount(own["train_num_accelerators"], accelerators), own.dump().c_str());
         for (const char* k : {"train_throughput_mean_samples_per_second", "train_throughput_mean_MB_per_second"})
             QVERIFY2(relClose(own[k].get<double>(), overall[k].get<double>()), k);
+    }
+
+    // An accelerator with '_' would be split again by report.py (tiny-tf_h_100 → accelerator "h"): it must
+    // be refused before anything is measured, not turned into a folder the peer tool misreads.
+    void acceleratorWithUnderscoreRefusedBeforeTheRun() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString cfg = writeWorkload(tmp, "tiny_tf");
+        const QString out = tmp.filePath(QStringLiteral("bench"));
+        const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg,
+                                            QStringLiteral("--output"), out, QStringLiteral("--accelerator-type"),
+                                            QStringLiteral("h_100"), QStringLiteral("--quiet")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("accelerator")) && r.err.contains(QStringLiteral("h_100")), qPrintable(r.err));
+        QVERIFY2(!QFileInfo::exists(out), "an output folder was created for a run that cannot be reported");
     }
 };
 
