@@ -120,9 +120,9 @@ void ResultsPage::reportImport(const QString& folder, const ResultsLibraryLoader
     const QString path = QDir::toNativeSeparators(folder);
     const QString skipped = tr("%1 %2 skipped").arg(c.skipped).arg(c.skipped == 1 ? tr("file") : tr("files"));
     if (c.invocations == 0) {
-        QString text = tr("No DLIO / TrainIO / MLPerf results found in %1").arg(path);
-        if (c.skipped > 0) text += tr("; %1 (see Import problems)").arg(skipped);
-        emit notify(Severity::Warning, text);
+        // Results that could not be read (a failed run's folder, a damaged file) are not "no results".
+        emit notify(Severity::Warning, c.skipped == 0 ? tr("No DLIO / TrainIO / MLPerf results found in %1").arg(path)
+                                                      : tr("Nothing imported from %1: %2 (see Results → Import problems)").arg(path, skipped));
         return;
     }
     emit notify(Severity::Info, tr("Imported %1 %2 in %3 %4 from %5; %6")

@@ -98,6 +98,17 @@ private slots:
         QCOMPARE(p.last(Severity::Warning),
                  QStringLiteral("No DLIO / TrainIO / MLPerf results found in %1").arg(QFileInfo(empty.path()).canonicalFilePath()));
         QVERIFY(p.last(Severity::Info).isEmpty()); // no "imported 0 invocations" beside it
+
+        // A folder whose only summary cannot be read holds results that failed to import: it says that.
+        QTemporaryDir damaged;
+        QVERIFY(QDir().mkpath(damaged.filePath(QStringLiteral("run1"))));
+        QFile summary(damaged.filePath(QStringLiteral("run1/summary.json")));
+        QVERIFY(summary.open(QIODevice::WriteOnly));
+        summary.write("[");
+        summary.close();
+        QVERIFY(p.add(damaged.path()));
+        QCOMPARE(p.last(Severity::Warning), QStringLiteral("Nothing imported from %1: 1 file skipped (see Results → Import problems)")
+                                                .arg(QFileInfo(damaged.path()).canonicalFilePath()));
     }
 
     void sameFolderCannotBeAddedTwice() {

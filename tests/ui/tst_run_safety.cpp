@@ -193,8 +193,9 @@ private slots:
         for (const auto& n : notes)
             shown = shown || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(reason));
         QVERIFY(shown);
-        // The page can run again at once.
+        // The page can run again at once (into a new folder: pre-flight never lets a run overwrite one).
         page.setIoBackend(nullptr);
+        page.setOutputFolder(out + QStringLiteral("-again"));
         QVERIFY(page.startInvocation());
         QVERIFY(finished.wait(60000));
         QVERIFY2(finished.last().first().value<RunFinish>().complete, qPrintable(finished.last().first().value<RunFinish>().error));
