@@ -31,6 +31,12 @@ bool copyTree(const QString& from, const QString& to) {
     return true;
 }
 
+// Writes `bytes` to `path`, creating its folders.
+bool writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return QDir().mkpath(QFileInfo(path).path()) && f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 } // namespace
 
 class TestLibraryImport : public QObject {
@@ -76,11 +82,7 @@ private slots:
         // A second folder: the count is of that folder, not of the whole library.
         QTemporaryDir second;
         QVERIFY(copyTree(oneGroup_, second.filePath(QStringLiteral("cosmoflow"))));
-        QVERIFY(QDir().mkpath(second.filePath(QStringLiteral("broken/run1"))));
-        QFile broken(second.filePath(QStringLiteral("broken/run1/summary.json")));
-        QVERIFY(broken.open(QIODevice::WriteOnly));
-        broken.write("{ \"metric\": ");
-        broken.close();
+        QVERIFY(writeFile(second.filePath(QStringLiteral("broken/run1/summary.json")), "{ \"metric\": "));
         QVERIFY(p.add(second.path()));
         QCOMPARE(p.last(Severity::Info),
                  QStringLiteral("Imported 5 invocations in 1 group from %1; 1 file skipped").arg(QFileInfo(second.path()).canonicalFilePath()));
@@ -90,10 +92,7 @@ private slots:
     void folderWithoutResultsSaysSo() {
         Page p;
         QTemporaryDir empty;
-        QFile note(empty.filePath(QStringLiteral("notes.txt")));
-        QVERIFY(note.open(QIODevice::WriteOnly));
-        note.write("no results here\n");
-        note.close();
+        QVERIFY(writeFile(empty.filePath(QStringLiteral("notes.txt")), "no results here\n"));
         QVERIFY(p.add(empty.path()));
         QCOMPARE(p.last(Severity::Warning),
                  QStringLiteral("No DLIO / TrainIO / MLPerf results found in %1").arg(QFileInfo(empty.path()).canonicalFilePath()));
@@ -101,11 +100,7 @@ private slots:
 
         // A folder whose only summary cannot be read holds results that failed to import: it says that.
         QTemporaryDir damaged;
-        QVERIFY(QDir().mkpath(damaged.filePath(QStringLiteral("run1"))));
-        QFile summary(damaged.filePath(QStringLiteral("run1/summary.json")));
-        QVERIFY(summary.open(QIODevice::WriteOnly));
-        summary.write("[");
-        summary.close();
+        QVERIFY(writeFile(damaged.filePath(QStringLiteral("run1/summary.json")), "["));
         QVERIFY(p.add(damaged.path()));
         QCOMPARE(p.last(Severity::Warning), QStringLiteral("Nothing imported from %1: 1 file skipped (see Results → Import problems)")
                                                 .arg(QFileInfo(damaged.path()).canonicalFilePath()));
