@@ -10,6 +10,12 @@ namespace {
 // the details, which scroll.
 constexpr std::size_t kProblemsInText = 12;
 
+// Core names the output folder after the CLI option; the window calls it what its field is labelled.
+PreflightProblem asShownHere(PreflightProblem p) {
+    if (p.subject == "--output") p.subject = QObject::tr("Output folder").toStdString();
+    return p;
+}
+
 } // namespace
 
 QString problemCount(std::size_t n) {
@@ -18,7 +24,7 @@ QString problemCount(std::size_t n) {
 
 QString preflightProblemLines(const std::vector<PreflightProblem>& problems) {
     QStringList lines;
-    for (const PreflightProblem& p : problems) lines << QString::fromStdString(p.text());
+    for (const PreflightProblem& p : problems) lines << QString::fromStdString(asShownHere(p).text());
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -33,7 +39,7 @@ QMessageBox* showPreflightProblems(QWidget* parent, const QString& action, const
                      .arg(action.toHtmlEscaped(), problemCount(problems.size())));
     QString list = QStringLiteral("<table cellspacing=3>");
     for (std::size_t i = 0; i < problems.size() && i < kProblemsInText; ++i) {
-        const PreflightProblem& p = problems[i];
+        const PreflightProblem p = asShownHere(problems[i]);
         list += QObject::tr("<tr><td>•&nbsp;</td><td><b>%1</b>: %2<br/><i>expected</i> %3</td></tr>")
                     .arg(QString::fromStdString(p.subject).toHtmlEscaped(), QString::fromStdString(p.found).toHtmlEscaped(),
                          QString::fromStdString(p.expected).toHtmlEscaped());

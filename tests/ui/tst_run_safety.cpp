@@ -118,10 +118,12 @@ private slots:
         // Every problem is listed, each with what was expected.
         const QString shown = box->informativeText();
         for (const auto& p : result.preflightProblems) {
-            QVERIFY2(shown.contains(QString::fromStdString(p.subject).toHtmlEscaped()), qPrintable(shown));
+            QVERIFY2(shown.contains(QString::fromStdString(p.found).toHtmlEscaped()), qPrintable(shown));
             QVERIFY2(shown.contains(QString::fromStdString(p.expected).toHtmlEscaped()), qPrintable(shown));
         }
         QVERIFY2(shown.contains(QStringLiteral("plain-file")), qPrintable(shown));
+        // Named as the page labels it, not as the command line's option.
+        QVERIFY2(shown.contains(QStringLiteral("<b>Output folder</b>")) && !shown.contains(QStringLiteral("--output")), qPrintable(shown));
         bool errorNamesIt = false;
         for (const auto& n : notes)
             errorNamesIt = errorNamesIt || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(QStringLiteral("plain-file")));
