@@ -87,20 +87,37 @@ private slots:
     }
 
     // An output folder under a regular file cannot be created.
-    void preflightRefusesARunWithADialogAndMeasuresNothing() {
+    void preflightRefusesWithADialogAndMeasuresNothing_data() {
+        QTest::addColumn<bool>("benchmark");
+        QTest::addColumn<QString>("named"); // what the dialog and the error message must name
+        QTest::newRow("run, output folder under a file") << false << QStringLiteral("plain-file");
+        // 16 files, batch 7, 4 accelerators: 16 samples cannot give each accelerator a batch of 7.
+        QTest::newRow("benchmark, no step per accelerator") << true << QStringLiteral("batch 7");
+    }
+
+    void preflightRefusesWithADialogAndMeasuresNothing() {
+        QFETCH(bool, benchmark);
+        QFETCH(QString, named);
         const QString plain = regularFile(work_, QStringLiteral("plain-file"));
         QVERIFY(QFileInfo(plain).isFile());
-        const QString out = plain + QStringLiteral("/run");
+        trainio::WorkloadConfig cfg = cfg_;
+        std::uint64_t accelerators = 1;
+        QString out = plain + QStringLiteral("/run");
+        if (benchmark) {
+            cfg.reader.batchSize = 7;
+            accelerators = 4;
+            out = work_.filePath(QStringLiteral("never-benchmarked"));
+        }
         RunPage page;
         page.show();
-        page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setWorkload(cfg, accelerators, trainio::MetricSemantics::DlioV2, true);
         page.setOutputFolder(out);
         QSignalSpy started(page.controller(), &RunController::started);
         QSignalSpy steps(page.controller(), &RunController::steps);
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy notes(&page, &RunPage::notify);
         QSignalSpy written(&page, &RunPage::resultsWritten);
-        page.startInvocation();
+        QVERIFY(benchmark ? page.startBenchmark() : page.startInvocation());
         QVERIFY(finished.wait(30000));
 
         const auto result = finished.first().first().value<RunFinish>();
@@ -110,25 +127,47 @@ private slots:
         QCOMPARE(steps.count(), 0);
         QCOMPARE(written.count(), 0);
         QVERIFY(QFileInfo(plain).isFile()); // untouched
+        QVERIFY(!QFileInfo::exists(out));
         QVERIFY(pageIsIdle(page));
         QVERIFY2(statusText(page).contains(QStringLiteral("not started")), qPrintable(statusText(page)));
 
         QMessageBox* box = visibleBox(page, QStringLiteral("preflightDialog"));
         QVERIFY(box);
-        // Every problem is listed, each with what was expected.
+        // Every problem is listed, each with what was found and what was expected.
         const QString shown = box->informativeText();
         for (const auto& p : result.preflightProblems) {
             QVERIFY2(shown.contains(QString::fromStdString(p.found).toHtmlEscaped()), qPrintable(shown));
             QVERIFY2(shown.contains(QString::fromStdString(p.expected).toHtmlEscaped()), qPrintable(shown));
         }
-        QVERIFY2(shown.contains(QStringLiteral("plain-file")), qPrintable(shown));
+        QVERIFY2(shown.contains(named), qPrintable(shown));
         // Named as the page labels it, not as the command line's option.
-        QVERIFY2(shown.contains(QStringLiteral("<b>Output folder</b>")) && !shown.contains(QStringLiteral("--output")), qPrintable(shown));
+        if (!benchmark)
+            QVERIFY2(shown.contains(QStringLiteral("<b>Output folder</b>")) && !shown.contains(QStringLiteral("--output")), qPrintable(shown));
         bool errorNamesIt = false;
         for (const auto& n : notes)
-            errorNamesIt = errorNamesIt || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(QStringLiteral("plain-file")));
+            errorNamesIt = errorNamesIt || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(named));
         QVERIFY(errorNamesIt);
         box->close();
+    }
+
+    // Pre-flight warnings are shown and the run goes ahead.
+    void preflightWarningsDoNotStopTheRun() {
+        trainio::WorkloadConfig cfg = cfg_;
+        cfg.metric.excludeStartSteps = 8; // every one of the 8 steps per epoch: nothing left to measure
+        RunPage page;
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(work_.filePath(QStringLiteral("warned")));
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy notes(&page, &RunPage::notify);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(60000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        bool warned = false;
+        for (const auto& n : notes)
+            warned = warned || (n.at(0).value<Severity>() == Severity::Warning && n.at(1).toString().contains(QStringLiteral("no steps to measure")));
+        QVERIFY(warned);
+        QVERIFY(!visibleBox(page, QStringLiteral("preflightDialog")));
     }
 
     void preflightRefusesAGenerationWithADialog() {
