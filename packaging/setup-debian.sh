@@ -18,6 +18,8 @@ PACKAGES=(
   libgl-dev libxkbcommon-dev
   # tests, screenshots, report checks
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
+  # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
+  dpkg-dev help2man librsvg2-bin man-db desktop-file-utils appstream
 )
 
 need=()
