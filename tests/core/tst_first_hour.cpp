@@ -306,6 +306,35 @@ private slots:
         QCOMPARE(runs, std::size_t(1));
         QVERIFY2(a.out.contains(QStringLiteral("TrainIO run failed")), qPrintable(a.out));
     }
+
+    // The same class of defect in the command line's own numbers.
+    void optionNumbersAreStrict_data() {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("text") << "--accelerators" << "abc-12x" << "--accelerators = 'abc-12x': expected a whole number 1 … 4096";
+        QTest::newRow("negative") << "--accelerators" << "-3" << "--accelerators = '-3': expected a whole number 1 … 4096";
+        QTest::newRow("1e99") << "--accelerators" << "1e99" << "--accelerators = '1e99': expected a whole number 1 … 4096";
+        QTest::newRow("huge") << "--accelerators" << "99999999999999999999"
+                              << "--accelerators = '99999999999999999999': expected a whole number 1 … 4096";
+        QTest::newRow("zero") << "--accelerators" << "0" << "--accelerators = 0: expected a whole number 1 … 4096";
+        QTest::newRow("trailing space") << "--accelerators" << "4 " << "--accelerators = '4 ': expected a whole number 1 … 4096";
+        QTest::newRow("runs") << "--runs" << "0" << "--runs = 0: expected a whole number 1 … 1000";
+        QTest::newRow("warmup") << "--warmup" << "11" << "--warmup = 11: expected a whole number 0 … 10";
+    }
+    void optionNumbersAreStrict() {
+        QFETCH(QString, option);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        Tiny t;
+        t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
+        const QString cfg = writeWorkload(tmp, t);
+        const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            tmp.filePath(QStringLiteral("out")), option, value});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFirstHour)
