@@ -38,6 +38,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QStyleFactory>
+#include <QTimer>
 
 #include <memory>
 #include <QUrl>
@@ -159,6 +160,14 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::configChanged, this, &MainWindow::syncWorkload);
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
+    workloadAutosave_ = new QTimer(this);
+    workloadAutosave_->setSingleShot(true);
+    workloadAutosave_->setInterval(1000);
+    connect(workloadAutosave_, &QTimer::timeout, this, [this] {
+        QSettings s;
+        saveWorkloadSession(s);
+    });
+    connect(workload_, &WorkloadPage::configChanged, workloadAutosave_, qOverload<>(&QTimer::start));
     connect(run_, &RunPage::resultsWritten, this, [this](const QString& dir) {
         QString why;
         if (!loader_->folders().contains(QFileInfo(dir).canonicalFilePath()) && !loader_->addFolder(dir, &why))

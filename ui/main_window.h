@@ -11,6 +11,7 @@ class QAction;
 class QListWidget;
 class QMenu;
 class QSettings;
+class QTimer;
 class QStackedWidget;
 
 namespace trainio::ui {
@@ -101,6 +102,7 @@ private:
     HelpWindow* help_ = nullptr;
     QuickStartDialog* quickStart_ = nullptr;
     bool unsavedWorkloadConfirmed_ = false;
+    QTimer* workloadAutosave_ = nullptr; // keeps the form in the settings shortly after each edit (a crash keeps it)
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
     QString systemStyle_;
