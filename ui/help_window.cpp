@@ -100,7 +100,7 @@ HelpWindow::HelpWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     splitter->addWidget(contents_);
     splitter->addWidget(browser_);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({220, 880});
+    splitter->setSizes({270, 830});
     layout->addWidget(splitter, 1);
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("helpStatus"));

@@ -25,7 +25,9 @@ std::string bytesText(double b) {
 
 std::string secondsText(double s) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
+    if (s < 0.01) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+    else if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1e3);
+    else std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
     return buf;
 }
 
