@@ -250,6 +250,7 @@ void MainWindow::buildMenus() {
     }, QStyle::SP_MediaStop);
     runMenu->addSeparator();
     make(runMenu, QStringLiteral("generateData"), tr("&Generate dataset"), {QKeySequence(tr("Ctrl+G"))}, [this] {
+        if (!workloadFieldsAccepted()) return;
         showPage(DataPageIndex);
         data_->generate();
     });
@@ -436,7 +437,8 @@ void MainWindow::restoreSession() {
     showPage(s.value(QStringLiteral("window/page"), 0).toInt());
     if (!s.value(QStringLiteral("ui/quickStartShown")).toBool()) {
         s.setValue(QStringLiteral("ui/quickStartShown"), true);
-        showQuickStart();
+        // Once the event loop runs, so that it opens over the shown window rather than before it.
+        QTimer::singleShot(0, this, [this] { showQuickStart(); });
     }
 }
 
@@ -519,6 +521,15 @@ void MainWindow::restoreWorkloadSession(const QSettings& s) {
 }
 
 void MainWindow::saveWorkloadSession(QSettings& s) { workload_->saveSession(s); }
+
+bool MainWindow::workloadFieldsAccepted() {
+    const auto errors = workload_->fieldErrors();
+    if (errors.isEmpty()) return true;
+    // The last accepted values are not what the form shows: nothing is generated from them.
+    notifications_->post(Severity::Error, tr("Fix the workload first: %1").arg(errors.begin().value()));
+    showPage(WorkloadPageIndex);
+    return false;
+}
 
 bool MainWindow::confirmUnsavedWorkload(QCloseEvent* event) {
     if (unsavedWorkloadConfirmed_ || !workload_->isModified()) return true;

@@ -76,6 +76,7 @@ private:
     void shrinkWorkloadToMachine();
     void restoreWorkloadSession(const QSettings& settings);
     void saveWorkloadSession(QSettings& settings);
+    bool workloadFieldsAccepted(); // false, with a message, while a workload field holds refused text
     // False (and the event ignored, a Save / Discard / Cancel question open) while unsaved workload edits
     // would be lost; the window closes itself once they are saved or discarded.
     bool confirmUnsavedWorkload(QCloseEvent* event);

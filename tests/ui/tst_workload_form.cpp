@@ -125,7 +125,8 @@ private slots:
         MainWindow w;
         w.show();
         WorkloadPage* page = w.workloadPage();
-        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        // Data in the temporary folder: were the refusal to generate broken, nothing lands elsewhere.
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("absurd")), 16, 5), QStringLiteral("test"));
         QCOMPARE(page->config().train.epochs, 5ull);
         QuantitySpinBox* epochs = quantity(page, "train.epochs");
         QLabel* label = errorLabel(page, "train.epochs");
@@ -145,6 +146,12 @@ private slots:
         type(epochs, QStringLiteral("abc-12x"));
         QVERIFY(label->text().contains(QStringLiteral("'abc-12x' is not a number")));
         QCOMPARE(page->config().train.epochs, 5ull);
+        // Enter and leaving the field keep the text as typed (QSpinBox reverted it silently).
+        QTest::keyClick(epochs->findChild<QLineEdit*>(), Qt::Key_Return);
+        QFocusEvent out(QEvent::FocusOut, Qt::TabFocusReason);
+        QApplication::sendEvent(epochs, &out);
+        QCOMPARE(epochs->text(), QStringLiteral("abc-12x"));
+        QVERIFY(!epochs->isAcceptable());
 
         // The run refuses to start while a field is in error, and so does saving.
         QVERIFY(!w.runPage()->startInvocation());
@@ -152,6 +159,8 @@ private slots:
         QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("has errors")));
         QVERIFY(!page->saveFile(work_.filePath(QStringLiteral("never.yaml"))));
         QVERIFY(!QFile::exists(work_.filePath(QStringLiteral("never.yaml"))));
+        w.action(QStringLiteral("generateData"))->trigger();
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("Fix the workload first: train.epochs")));
 
         type(epochs, QStringLiteral("12"));
         QCOMPARE(page->config().train.epochs, 12ull);
@@ -352,9 +361,8 @@ private slots:
         MainWindow w;
         w.show();
         w.restoreSession();
+        QTRY_VERIFY(w.quickStart() && w.quickStart()->isVisible());
         QuickStartDialog* quick = w.quickStart();
-        QVERIFY(quick);
-        QVERIFY(quick->isVisible());
         QTest::mouseClick(quick->demoButton(), Qt::LeftButton);
         QCOMPARE(w.workloadPage()->config().model.name, std::string("demo"));
 
@@ -383,6 +391,7 @@ private slots:
         QVERIFY(w.action(QStringLiteral("shrinkToFit")));
         MainWindow second;
         second.restoreSession();
+        QCoreApplication::processEvents(); // the first start's dialog would open here
         QVERIFY(!second.quickStart());
     }
 
