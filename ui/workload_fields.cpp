@@ -49,10 +49,13 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 WorkloadField integer(QString section, QString key, QString label, QString unit, QString meaning,
                       std::function<std::uint64_t&(WorkloadConfig&)> ref) {
     WorkloadField f = base(section, key, label, unit, meaning, Kind::Quantity);
+    // qulonglong both ways: a seed beyond 2^53 must not pass through a double.
     f.get = [ref](const WorkloadConfig& c) {
-        return QVariant::fromValue(static_cast<qlonglong>(ref(const_cast<WorkloadConfig&>(c))));
+        return QVariant::fromValue(static_cast<qulonglong>(ref(const_cast<WorkloadConfig&>(c))));
     };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = static_cast<std::uint64_t>(v.toDouble()); };
+    f.set = [ref](WorkloadConfig& c, const QVariant& v) {
+        ref(c) = v.typeId() == QMetaType::ULongLong ? v.toULongLong() : static_cast<std::uint64_t>(v.toDouble());
+    };
     return f;
 }
 

@@ -235,7 +235,7 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
     };
     switch (f.kind) {
     case WorkloadField::Kind::Quantity: {
-        const key_ranges::KeyRange* range = key_ranges::find(f.dlioKey.toStdString());
+        const std::optional<key_ranges::KeyRange> range = key_ranges::find(f.dlioKey.toStdString());
         // A numeric field without a range would accept anything: a programming error, caught by the tests.
         if (!range) throw std::logic_error("workload field " + f.dlioKey.toStdString() + " has no range in key_ranges");
         auto* s = new QuantitySpinBox(*range);
@@ -344,7 +344,8 @@ void WorkloadPage::readEditors() {
         if (!fieldProblem(i).isEmpty()) continue; // keeps its last accepted value; the error says why
         QWidget* w = editorByField_[i];
         QVariant v;
-        if (auto* q = qobject_cast<QuantitySpinBox*>(w)) v = q->value();
+        if (auto* q = qobject_cast<QuantitySpinBox*>(w))
+            v = q->wholeValue() ? QVariant(static_cast<qulonglong>(*q->wholeValue())) : QVariant(q->value());
         else if (auto* c = qobject_cast<QCheckBox*>(w)) v = c->isChecked();
         else v = editorText(i);
         fields[i].set(config_, v);
@@ -357,7 +358,10 @@ void WorkloadPage::writeEditors() {
     for (std::size_t i = 0; i < fields.size(); ++i) {
         QWidget* w = editorByField_[i];
         const QVariant v = fields[i].get(config_);
-        if (auto* q = qobject_cast<QuantitySpinBox*>(w)) q->setValue(v.toDouble());
+        if (auto* q = qobject_cast<QuantitySpinBox*>(w)) {
+            if (v.typeId() == QMetaType::ULongLong) q->setWholeValue(v.toULongLong());
+            else q->setValue(v.toDouble());
+        }
         else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(v.toBool());
         else if (auto* b = qobject_cast<QComboBox*>(w); b && !b->isEditable() && b->findText(v.toString()) < 0) {
             b->addItem(v.toString()); // a value the list does not offer (from a file) is shown, not replaced

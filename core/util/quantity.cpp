@@ -36,10 +36,11 @@ struct Unit {
 
 constexpr std::array kByteUnits = {
     Unit{"b", 0, 1},           Unit{"kb", 3, 1},          Unit{"mb", 6, 1},          Unit{"gb", 9, 1},
-    Unit{"tb", 12, 1},         Unit{"pb", 15, 1},         Unit{"kib", 0, 0x1p10},    Unit{"mib", 0, 0x1p20},
-    Unit{"gib", 0, 0x1p30},    Unit{"tib", 0, 0x1p40},    Unit{"pib", 0, 0x1p50},
+    Unit{"tb", 12, 1},         Unit{"pb", 15, 1},         Unit{"eb", 18, 1},         Unit{"kib", 0, 0x1p10},
+    Unit{"mib", 0, 0x1p20},    Unit{"gib", 0, 0x1p30},    Unit{"tib", 0, 0x1p40},    Unit{"pib", 0, 0x1p50},
+    Unit{"eib", 0, 0x1p60},
 };
-constexpr const char* kByteUnitList = "B, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
+constexpr const char* kByteUnitList = "B, kB, MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB, PiB, EiB";
 
 constexpr std::array kSecondUnits = {
     Unit{"ns", -9, 1}, Unit{"us", -6, 1}, Unit{"\xc2\xb5s", -6, 1} /* µs, micro sign */,
@@ -58,9 +59,7 @@ const Unit* findUnit(const std::array<Unit, N>& units, std::string_view text) {
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-Result failure(std::string_view text, const std::string& why, Kind kind, const Limits& limits) {
-    return Result{std::nullopt, quoted(text) + " " + why + ": expected " + describe(kind, limits)};
-}
+constexpr double kExactDoubleLimit = 0x1p53; // every whole number below is exact in a double
 
 std::string shortest(double v) {
     if (v == 0) return "0";
@@ -73,7 +72,11 @@ std::string shortest(double v) {
 
 } // namespace
 
-Result parse(std::string_view raw, Kind kind, const Limits& limits) {
+Result parse(std::string_view raw, Kind kind, const Limits& limits, std::string_view expectation) {
+    const std::string expected = expectation.empty() ? describe(kind, limits) : std::string(expectation);
+    auto failure = [&](std::string_view text, const std::string& why, Kind, const Limits&) {
+        return Result{std::nullopt, std::nullopt, quoted(text) + " " + why + ": expected " + expected};
+    };
     const std::string_view s = trim(raw);
     if (s.empty()) return failure(raw, "is empty", kind, limits);
 
@@ -148,11 +151,38 @@ Result parse(std::string_view raw, Kind kind, const Limits& limits) {
     if (negative) value = -value;
     if (value == 0) value = 0; // no negative zero
 
-    if ((kind == Kind::Count || limits.integer) && value != std::floor(value))
-        return failure(raw, "is not a whole number", kind, limits);
-    const bool belowMin = limits.minExclusive ? !(value > limits.min) : !(value >= limits.min);
-    if (belowMin || !(value <= limits.max)) return failure(raw, "is not allowed", kind, limits);
-    return Result{value, {}};
+    // First against the limits as a double: "1e99" and 23-digit numbers are refused as out of the range.
+    auto outside = [&](long double v) {
+        const long double lo = limits.min, hi = limits.max;
+        return (limits.minExclusive ? !(v > lo) : !(v >= lo)) || !(v <= hi);
+    };
+    const bool wantWhole = kind == Kind::Count || limits.integer;
+    if (wantWhole && value != std::floor(value)) return failure(raw, "is not a whole number", kind, limits);
+    if (outside(value)) return failure(raw, "is not allowed", kind, limits);
+    std::optional<std::uint64_t> whole;
+    if (wantWhole) {
+        const bool plainDigits = mantissa.find('.') == std::string_view::npos && exponent == 0 &&
+                                 unit.decimalExponent == 0 && unit.factor >= 1 && unit.factor == std::floor(unit.factor) &&
+                                 (static_cast<std::uint64_t>(unit.factor) & (static_cast<std::uint64_t>(unit.factor) - 1)) == 0;
+        if (value == 0) {
+            whole = 0;
+        } else if (!negative && plainDigits) {
+            // Integer arithmetic: a double would round 18446744073709551615 up to 2^64.
+            std::uint64_t n = 0;
+            const auto [q, e] = std::from_chars(mantissa.data(), mantissa.data() + mantissa.size(), n);
+            if (e != std::errc() || q != mantissa.data() + mantissa.size()) return failure(raw, "is out of range", kind, limits);
+            const int shift = std::ilogb(unit.factor);
+            if (shift > 0 && n > (UINT64_MAX >> shift)) return failure(raw, "is out of range", kind, limits);
+            whole = n << shift;
+        } else if (!negative) {
+            if (value >= kExactDoubleLimit)
+                return failure(raw, "is too large to be read exactly (write all its digits)", kind, limits);
+            whole = static_cast<std::uint64_t>(value);
+        }
+        // Then exactly: 2^64 − 1 must not pass for 2^64, nor 2^53 + 1 for 2^53.
+        if (whole && outside(static_cast<long double>(*whole))) return failure(raw, "is not allowed", kind, limits);
+    }
+    return Result{value, whole, {}};
 }
 
 Result parse(std::string_view text, Kind kind, double min, double max) {
@@ -163,15 +193,25 @@ std::string describe(Kind kind, const Limits& limits) {
     const std::string lo = format(limits.min, kind), hi = format(limits.max, kind);
     const std::string range = limits.minExclusive ? "more than " + lo + " and at most " + hi : lo + " … " + hi;
     switch (kind) {
-    case Kind::Count: return "an integer " + range;
+    case Kind::Count: return "a whole number " + range;
     case Kind::Bytes:
         return std::string(limits.integer ? "a whole number of bytes " : "a number of bytes ") + range +
                " (e.g. 4 MiB, 128 KiB, 1.5 GB)";
     case Kind::Seconds: return "a number of seconds " + range + " (e.g. 150 ms, 2 s, 300 us)";
     case Kind::Fraction: return "a fraction " + range + " (e.g. 0.9 or 90 %)";
-    case Kind::Real: return (limits.integer ? "an integer " : "a number ") + range;
+    case Kind::Real: return (limits.integer ? "a whole number " : "a number ") + range;
     }
     return range;
+}
+
+std::string formatWhole(std::uint64_t value, Kind kind) {
+    static constexpr std::array<const char*, 6> names = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (kind == Kind::Bytes && value >= 1024)
+        for (int k = 6; k >= 1; --k) {
+            const std::uint64_t unit = std::uint64_t{1} << (10 * k);
+            if (value % unit == 0) return std::to_string(value / unit) + " " + names[static_cast<std::size_t>(k - 1)];
+        }
+    return std::to_string(value);
 }
 
 std::string format(double value, Kind kind) {

@@ -4,6 +4,7 @@
 #include "testsupport.h"
 
 #include "config/key_ranges.h"
+#include "config/value_ranges.h"
 #include "util/quantity.h"
 
 using namespace trainio;
@@ -36,7 +37,7 @@ private slots:
         // What QSpinBox did: 1e99 → 199, abc-12x → 12, -3 → 3. Each must be an error now.
         const auto big = count("1e99");
         QVERIFY(rejected(big, "'1e99' is not allowed"));
-        QVERIFY2(big.error.find("an integer 1 … 100000") != std::string::npos, big.error.c_str());
+        QVERIFY2(big.error.find("a whole number 1 … 100000") != std::string::npos, big.error.c_str());
         QVERIFY(rejected(count("abc-12x"), "'abc-12x' is not a number"));
         QVERIFY(rejected(count("-3"), "'-3' is not allowed"));
         QVERIFY(rejected(count("12x"), "unexpected 'x'"));
@@ -46,7 +47,7 @@ private slots:
         const auto r = key_ranges::parseKey("train.epochs", "-3");
         QVERIFY(!r.ok());
         QCOMPARE(QString::fromStdString(r.error),
-                 QStringLiteral("train.epochs: '-3' is not allowed: expected an integer 1 … 100000"));
+                 QStringLiteral("train.epochs: '-3' is not allowed: expected a whole number 1 … 1000000"));
         QCOMPARE(*key_ranges::parseKey("train.epochs", "12").value, 12.0);
         QVERIFY(!key_ranges::parseKey("no.such.key", "1").ok());
     }
@@ -138,13 +139,41 @@ private slots:
         QVERIFY(key_ranges::acceleratorNameProblem("-h100").find("start") != std::string::npos);
     }
 
-    void checkValueOfLoadedNumbers() {
-        QVERIFY(key_ranges::checkValue("train.epochs", 3).empty());
-        QCOMPARE(QString::fromStdString(key_ranges::checkValue("train.epochs", 0)),
-                 QStringLiteral("train.epochs = 0: expected an integer 1 … 100000"));
-        QVERIFY(!key_ranges::checkValue("dataset.record_length_bytes", 1e23).empty());
-        QVERIFY(!key_ranges::checkValue("dataset.record_length_bytes", 0).empty());
-        QVERIFY(!key_ranges::checkValue("reader.batch_size", 2.5).empty());
+    void rangesComeFromTheConfigurationTable() {
+        // key_ranges adds no table of its own: every numeric key has value_ranges' limits and words.
+        for (const char* key : {"dataset.num_files_train", "dataset.record_length_bytes", "reader.transfer_size",
+                                "train.epochs", "train.seed", "train.computation_time", "metric.au"}) {
+            const auto k = key_ranges::find(key);
+            const auto v = trainio::valueRange(key);
+            QVERIFY2(k && v, key);
+            QCOMPARE(k->limits.min, v->min);
+            QCOMPARE(k->limits.max, v->max);
+            QCOMPARE(k->limits.minExclusive, v->minExclusive);
+            QVERIFY2(k->expectation.rfind(v->describe(), 0) == 0, key);
+        }
+        QCOMPARE(key_ranges::find("reader.transfer_size")->kind, Kind::Bytes);
+        QCOMPARE(key_ranges::find("train.computation_time")->kind, Kind::Seconds);
+        QCOMPARE(key_ranges::find("train.epochs")->kind, Kind::Count);
+        QCOMPARE(key_ranges::find("metric.au")->kind, Kind::Fraction);
+        QVERIFY(!key_ranges::find("dataset.data_folder"));
+    }
+
+    void wholeNumbersAreExactBeyondDoubles() {
+        // 2^64 − 1 is not a double: read through a double it would become 2^64 (and overflow a uint64).
+        const auto max = quantity::parse("18446744073709551615", Kind::Count, 0, 18446744073709551615.0);
+        QVERIFY(max.ok());
+        QCOMPARE(*max.whole, UINT64_MAX);
+        const auto odd = quantity::parse("9007199254740993", Kind::Count, 0, 18446744073709551615.0); // 2^53 + 1
+        QCOMPARE(*odd.whole, 9007199254740993ull);
+        QVERIFY(rejected(quantity::parse("18446744073709551616", Kind::Count, 0, 18446744073709551615.0), "out of range"));
+        QVERIFY(rejected(quantity::parse("1.8e19", Kind::Count, 0, 18446744073709551615.0), "read exactly"));
+        QCOMPARE(*quantity::parse("4 GiB", Kind::Bytes, quantity::Limits{0, 1e12, true, false}).whole, 4294967296ull);
+        QCOMPARE(*quantity::parse("1.5 KiB", Kind::Bytes, quantity::Limits{0, 1e12, true, false}).whole, 1536ull);
+        QCOMPARE(*key_ranges::parseKey("train.seed", "18446744073709551615").whole, UINT64_MAX);
+        QCOMPARE(quantity::formatWhole(UINT64_MAX, Kind::Count), std::string("18446744073709551615"));
+        QCOMPARE(quantity::formatWhole(std::uint64_t{1} << 60, Kind::Bytes), std::string("1 EiB"));
+        QCOMPARE(*quantity::parse(quantity::formatWhole(std::uint64_t{3} << 50, Kind::Bytes), Kind::Bytes,
+                                  quantity::Limits{0, 1e19, true, false}).whole, std::uint64_t{3} << 50);
     }
 };
 

@@ -134,7 +134,7 @@ private slots:
         QVERIFY(!label->isVisible());
 
         type(epochs, QStringLiteral("-3"));
-        QCOMPARE(label->text(), QStringLiteral("train.epochs: '-3' is not allowed: expected an integer 1 … 100000"));
+        QCOMPARE(label->text(), QStringLiteral("train.epochs: '-3' is not allowed: expected a whole number 1 … 1000000"));
         QVERIFY(label->isVisible());
         QCOMPARE(page->config().train.epochs, 5ull); // the last accepted value, not 3
         QVERIFY(!page->isValid());
@@ -192,6 +192,15 @@ private slots:
         paste(quantity(page, "reader.transfer_size"), QStringLiteral("4 MB/s"));
         QVERIFY(quantity(page, "reader.transfer_size")->error().contains(QStringLiteral("unknown unit")));
         QCOMPARE(page->config().reader.transferSize, 131072ull);
+        // Whole numbers are exact all the way through, also beyond a double's 2^53.
+        paste(quantity(page, "train.seed"), QStringLiteral("18446744073709551615"));
+        QCOMPARE(page->config().train.seed, UINT64_MAX);
+        trainio::WorkloadConfig big = page->config();
+        big.train.seed = 9007199254740993ull; // 2^53 + 1
+        page->setConfig(big, QStringLiteral("test"));
+        QCOMPARE(quantity(page, "train.seed")->text(), QStringLiteral("9007199254740993"));
+        type(quantity(page, "train.epochs"), QStringLiteral("2"));
+        QCOMPARE(page->config().train.seed, 9007199254740993ull);
         // The accelerator count too: "-3" is not 3.
         type(page->editorFor(QStringLiteral("accelerators")), QStringLiteral("-3"));
         QVERIFY(page->fieldErrors().value(QStringLiteral("accelerators")).contains(QStringLiteral("is not allowed")));
