@@ -2,13 +2,16 @@
 
 #include "compare_page.h"
 #include "data_page.h"
+#include "help_window.h"
 #include "live_plots.h"
 #include "plot_export.h"
+#include "quick_start_dialog.h"
 #include "report/report_writer.h"
 #include "results_library_loader.h"
 #include "results_page.h"
 #include "results_tree_model.h"
 #include "run_page.h"
+#include "wheel_guard.h"
 #include "workload_page.h"
 
 #include <qcustomplot.h>
@@ -17,7 +20,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -36,6 +38,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QStyleFactory>
+#include <QTimer>
 
 #include <memory>
 #include <QUrl>
@@ -110,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     systemPalette_ = QApplication::palette();
     systemStyle_ = QApplication::style()->name();
+    WheelGuard::install();
 
     workload_ = new WorkloadPage(this);
     data_ = new DataPage(this);
@@ -155,6 +159,15 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(workload_, &WorkloadPage::configChanged, this, &MainWindow::syncWorkload);
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
+    connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
+    workloadAutosave_ = new QTimer(this);
+    workloadAutosave_->setSingleShot(true);
+    workloadAutosave_->setInterval(1000);
+    connect(workloadAutosave_, &QTimer::timeout, this, [this] {
+        QSettings s;
+        saveWorkloadSession(s);
+    });
+    connect(workload_, &WorkloadPage::configChanged, workloadAutosave_, qOverload<>(&QTimer::start));
     connect(run_, &RunPage::resultsWritten, this, [this](const QString& dir) {
         QString why;
         if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why))
@@ -237,6 +250,7 @@ void MainWindow::buildMenus() {
     }, QStyle::SP_MediaStop);
     runMenu->addSeparator();
     make(runMenu, QStringLiteral("generateData"), tr("&Generate dataset"), {QKeySequence(tr("Ctrl+G"))}, [this] {
+        if (!workloadFieldsAccepted()) return;
         showPage(DataPageIndex);
         data_->generate();
     });
@@ -261,9 +275,7 @@ void MainWindow::buildMenus() {
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    make(help, QStringLiteral("userGuide"), tr("User guide"), {QKeySequence::HelpContents}, [] {
-        QDesktopServices::openUrl(QUrl(QStringLiteral("https://github.com/trainio/trainio/blob/main/docs/user-guide.md")));
-    });
+    buildWorkloadActions(file, help);
     make(help, QStringLiteral("about"), tr("About TrainIO"), {}, [this] {
         auto* box = new QMessageBox(QMessageBox::Information, tr("About TrainIO"),
                                     tr("<b>TrainIO %1</b><br/>Deep-learning training I/O workbench: emulates training reads and "
@@ -391,7 +403,7 @@ void MainWindow::rebuildRecentMenus() {
     QSettings s;
     recentConfigs_->clear();
     for (const QString& p : s.value(QStringLiteral("recent/configs")).toStringList())
-        recentConfigs_->addAction(p, this, [this, p] { workload_->openFile(p); });
+        recentConfigs_->addAction(p, this, [this, p] { workload_->requestOpenFile(p); });
     recentConfigs_->setEnabled(!recentConfigs_->isEmpty());
     recentResults_->clear();
     for (const QString& p : s.value(QStringLiteral("recent/results")).toStringList())
@@ -419,17 +431,19 @@ void MainWindow::restoreSession() {
     QString root = s.value(QStringLiteral("run/resultsRoot")).toString();
     if (root.isEmpty()) root = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("results"));
     run_->setResultsRoot(root);
-    // The workload of the last session: "preset:<name>" or "file:<path>".
-    const QString last = s.value(QStringLiteral("workload/last")).toString();
-    if (last.startsWith(QLatin1String("preset:"))) workload_->loadPresetNamed(last.mid(7));
-    else if (last.startsWith(QLatin1String("file:")) && QFileInfo::exists(last.mid(5))) workload_->openFile(last.mid(5));
-    workload_->setAccelerators(static_cast<std::uint64_t>(s.value(QStringLiteral("workload/accelerators"), 1).toInt()));
+    restoreWorkloadSession(s);
     loader_->restore();
     rebuildRecentMenus();
     showPage(s.value(QStringLiteral("window/page"), 0).toInt());
+    if (!s.value(QStringLiteral("ui/quickStartShown")).toBool()) {
+        s.setValue(QStringLiteral("ui/quickStartShown"), true);
+        // Once the event loop runs, so that it opens over the shown window rather than before it.
+        QTimer::singleShot(0, this, [this] { showQuickStart(); });
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmUnsavedWorkload(event)) return;
     // A run in progress: the Run page asks, and closes the window again once the engine has stopped.
     if (!run_->confirmClose([this] { close(); })) {
         event->ignore();
@@ -439,11 +453,96 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
     s.setValue(QStringLiteral("window/page"), currentPage());
-    s.setValue(QStringLiteral("workload/accelerators"), static_cast<qulonglong>(workload_->accelerators()));
-    if (!workload_->currentFile().isEmpty()) s.setValue(QStringLiteral("workload/last"), QStringLiteral("file:") + workload_->currentFile());
-    else if (!workload_->presetName().isEmpty()) s.setValue(QStringLiteral("workload/last"), QStringLiteral("preset:") + workload_->presetName());
+    saveWorkloadSession(s);
     loader_->save();
     event->accept();
+}
+
+void MainWindow::buildWorkloadActions(QMenu* fileMenu, QMenu* helpMenu) {
+    auto* shrink = new QAction(tr("Shrink workload to fit this machine"), this);
+    shrink->setObjectName(QStringLiteral("shrinkToFit"));
+    shrink->setToolTip(tr("Fewer training files so that the dataset fits this machine and an epoch takes about a minute"));
+    connect(shrink, &QAction::triggered, this, &MainWindow::shrinkWorkloadToMachine);
+    // After "Save workload…": it edits the workload.
+    const QList<QAction*> fileActions = fileMenu->actions();
+    fileMenu->insertAction(fileActions.size() > 2 ? fileActions.at(2) : nullptr, shrink);
+
+    auto* guide = new QAction(tr("User guide"), this);
+    guide->setObjectName(QStringLiteral("userGuide"));
+    QList<QKeySequence> keys = QKeySequence::keyBindings(QKeySequence::HelpContents);
+    if (!keys.contains(QKeySequence(Qt::Key_F1))) keys << QKeySequence(Qt::Key_F1); // F1 on every platform
+    guide->setShortcuts(keys);
+    connect(guide, &QAction::triggered, this, [this] { showHelp(); });
+    helpMenu->addAction(guide);
+    addAction(guide); // F1 works whichever page has focus
+    auto* quick = new QAction(tr("Quick start…"), this);
+    quick->setObjectName(QStringLiteral("quickStartAction"));
+    connect(quick, &QAction::triggered, this, [this] { showQuickStart(); });
+    helpMenu->addAction(quick);
+}
+
+HelpWindow* MainWindow::showHelp(const QString& document) {
+    if (!help_) help_ = new HelpWindow(this);
+    if (!document.isEmpty()) help_->showDocument(document);
+    help_->show();
+    help_->raise();
+    help_->activateWindow();
+    return help_;
+}
+
+QuickStartDialog* MainWindow::showQuickStart() {
+    if (!quickStart_) {
+        quickStart_ = new QuickStartDialog(this);
+        connect(quickStart_, &QuickStartDialog::demoRequested, this, [this] {
+            workload_->requestPreset(QStringLiteral("demo"));
+            showPage(WorkloadPageIndex);
+        });
+        connect(quickStart_, &QuickStartDialog::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
+        connect(quickStart_, &QuickStartDialog::guideRequested, this, [this] { showHelp(); });
+    }
+    quickStart_->show();
+    quickStart_->raise();
+    return quickStart_;
+}
+
+void MainWindow::shrinkWorkloadToMachine() {
+    const ShrinkResult r = workload_->shrinkToFitThisMachine();
+    showPage(WorkloadPageIndex);
+    if (quickStart_) quickStart_->showOutcome(QString::fromStdString(r.summary));
+}
+
+void MainWindow::restoreWorkloadSession(const QSettings& s) {
+    if (!workload_->restoreSession(s)) {
+        // Sessions of older versions remembered only where the workload came from.
+        const QString last = s.value(QStringLiteral("workload/last")).toString();
+        if (last.startsWith(QLatin1String("preset:"))) workload_->loadPresetNamed(last.mid(7));
+        else if (last.startsWith(QLatin1String("file:")) && QFileInfo::exists(last.mid(5))) workload_->openFile(last.mid(5));
+        workload_->setAccelerators(static_cast<std::uint64_t>(std::max(1, s.value(QStringLiteral("workload/accelerators"), 1).toInt())));
+    }
+}
+
+void MainWindow::saveWorkloadSession(QSettings& s) { workload_->saveSession(s); }
+
+bool MainWindow::workloadFieldsAccepted() {
+    const auto errors = workload_->fieldErrors();
+    if (errors.isEmpty()) return true;
+    // The last accepted values are not what the form shows: nothing is generated from them.
+    notifications_->post(Severity::Error, tr("Fix the workload first: %1").arg(errors.begin().value()));
+    showPage(WorkloadPageIndex);
+    return false;
+}
+
+bool MainWindow::confirmUnsavedWorkload(QCloseEvent* event) {
+    if (unsavedWorkloadConfirmed_ || !workload_->isModified()) return true;
+    event->ignore();
+    workload_->confirmDiscard(tr("quitting"), [this] {
+        // Discarded edits are not brought back by the next session either.
+        if (workload_->isModified()) workload_->revertEdits();
+        unsavedWorkloadConfirmed_ = true;
+        close();
+        unsavedWorkloadConfirmed_ = false;
+    });
+    return false;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -457,7 +556,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
         const QString path = url.toLocalFile();
         const QString suffix = QFileInfo(path).suffix().toLower();
         if (QFileInfo(path).isFile() && (suffix == QLatin1String("yaml") || suffix == QLatin1String("yml"))) {
-            workload_->openFile(path);
+            workload_->requestOpenFile(path);
             showPage(WorkloadPageIndex);
         } else {
             any = results_->addFolder(path) || any;

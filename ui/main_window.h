@@ -10,12 +10,16 @@
 class QAction;
 class QListWidget;
 class QMenu;
+class QSettings;
+class QTimer;
 class QStackedWidget;
 
 namespace trainio::ui {
 
 class ComparePage;
 class DataPage;
+class HelpWindow;
+class QuickStartDialog;
 class ResultsLibraryLoader;
 class ResultsPage;
 class ResultsTreeModel;
@@ -43,8 +47,15 @@ public:
     int currentPage() const;
     QAction* action(const QString& objectName) const;
 
-    // Reads QSettings: geometry, state, last page, library folders, recent files, theme, results root.
+    // Reads QSettings: geometry, state, last page, library folders, recent files, theme, results root,
+    // the workload form as it was left. On the very first start it offers the quick start.
     void restoreSession();
+
+    // The bundled documentation (F1), created on first use; `document` e.g. "metrics.md".
+    HelpWindow* showHelp(const QString& document = {});
+    HelpWindow* helpWindow() const { return help_; }
+    QuickStartDialog* showQuickStart();
+    QuickStartDialog* quickStart() const { return quickStart_; }
 
 public slots:
     void showPage(int page);
@@ -61,6 +72,14 @@ protected:
 
 private:
     void buildMenus();
+    void buildWorkloadActions(QMenu* fileMenu, QMenu* helpMenu);
+    void shrinkWorkloadToMachine();
+    void restoreWorkloadSession(const QSettings& settings);
+    void saveWorkloadSession(QSettings& settings);
+    bool workloadFieldsAccepted(); // false, with a message, while a workload field holds refused text
+    // False (and the event ignored, a Save / Discard / Cancel question open) while unsaved workload edits
+    // would be lost; the window closes itself once they are saved or discarded.
+    bool confirmUnsavedWorkload(QCloseEvent* event);
     void syncWorkload();
     void updateCompare();
     void rememberRecent(const QString& key, const QString& path);
@@ -81,6 +100,10 @@ private:
     QStackedWidget* stack_;
     QMenu* recentConfigs_ = nullptr;
     QMenu* recentResults_ = nullptr;
+    HelpWindow* help_ = nullptr;
+    QuickStartDialog* quickStart_ = nullptr;
+    bool unsavedWorkloadConfirmed_ = false;
+    QTimer* workloadAutosave_ = nullptr; // keeps the form in the settings shortly after each edit (a crash keeps it)
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
     QString systemStyle_;

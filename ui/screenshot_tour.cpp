@@ -2,6 +2,8 @@
 
 #include "compare_page.h"
 #include "data_page.h"
+#include "help_window.h"
+#include "quick_start_dialog.h"
 #include "main_window.h"
 #include "results_library_loader.h"
 #include "results_page.h"
@@ -19,6 +21,8 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -53,7 +57,42 @@ void ScreenshotTour::start() {
     window_->showPage(MainWindow::WorkloadPageIndex);
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("workload"));
+        showInvalidFields();
+    });
+}
+
+// Two fields typed wrong, as a user might: each refused at the field with the key and what is accepted.
+void ScreenshotTour::showInvalidFields() {
+    WorkloadPage* page = window_->workloadPage();
+    for (const auto& [key, typed] : {std::pair{"train.epochs", "-3"}, std::pair{"accelerator", "H100_SXM"}}) {
+        QWidget* editor = page->editorFor(QString::fromLatin1(key));
+        auto* edit = editor ? editor->findChild<QLineEdit*>() : nullptr;
+        if (!edit) return fail(QStringLiteral("no editor for %1").arg(QString::fromLatin1(key)));
+        edit->selectAll();
+        edit->insert(QString::fromLatin1(typed)); // as typed: emits textEdited
+    }
+    QTimer::singleShot(300, this, [this, page] {
+        save(QStringLiteral("workload-invalid"));
+        page->revertEdits();
         generate();
+    });
+}
+
+void ScreenshotTour::quickStartAndHelp() {
+    // An MLPerf Storage workload is what needs shrinking on a workstation.
+    window_->workloadPage()->loadPresetNamed(QStringLiteral("unet3d_h100"));
+    QuickStartDialog* quick = window_->showQuickStart();
+    quick->shrinkButton()->click();
+    QTimer::singleShot(300, this, [this, quick] {
+        saveWidget(quick, QStringLiteral("quick-start"));
+        HelpWindow* help = window_->showHelp(QStringLiteral("user-guide.md"));
+        quick->hide();
+        QTimer::singleShot(300, this, [this, help] {
+            saveWidget(help, QStringLiteral("help"));
+            help->hide();
+            QTextStream(stdout) << outputDir_ << '\n';
+            emit finished(exitCode_);
+        });
     });
 }
 
@@ -176,8 +215,7 @@ void ScreenshotTour::compare() {
         QTimer::singleShot(300, this, [this] {
             save(QStringLiteral("compare-dark"));
             window_->setTheme(MainWindow::Theme::Light);
-            QTextStream(stdout) << outputDir_ << '\n';
-            emit finished(exitCode_);
+            quickStartAndHelp();
         });
     });
 }
@@ -193,6 +231,11 @@ void ScreenshotTour::save(const QString& name) {
         if (d->isVisible()) painter.drawPixmap(window_->mapFromGlobal(d->mapToGlobal(QPoint(0, 0))), d->grab());
     painter.end();
     if (!picture.save(path)) fail(QStringLiteral("cannot write %1").arg(path));
+}
+
+void ScreenshotTour::saveWidget(QWidget* widget, const QString& name) {
+    const QString path = QDir(outputDir_).filePath(name + QStringLiteral(".png"));
+    if (!widget->grab().save(path)) fail(QStringLiteral("cannot write %1").arg(path));
 }
 
 void ScreenshotTour::fail(const QString& why) {

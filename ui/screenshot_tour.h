@@ -8,6 +8,8 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+class QWidget;
+
 namespace trainio::ui {
 
 class MainWindow;
@@ -23,12 +25,15 @@ signals:
     void finished(int exitCode);
 
 private:
+    void showInvalidFields();
     void generate();
     void benchmark();
     void preflight();
     void importResults();
     void compare();
+    void quickStartAndHelp();
     void save(const QString& name);
+    void saveWidget(QWidget* widget, const QString& name);
     void fail(const QString& why);
 
     MainWindow* window_;

@@ -1,5 +1,7 @@
 #include "workload_fields.h"
 
+#include "config/key_ranges.h"
+
 #include <array>
 
 namespace trainio::ui {
@@ -40,26 +42,26 @@ WorkloadField base(QString section, QString key, QString label, QString unit, QS
     return f;
 }
 
-std::uint64_t u64(const QVariant& v) { return static_cast<std::uint64_t>(v.toLongLong()); }
 std::string str(const QVariant& v) { return v.toString().toStdString(); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+// The accepted range is not repeated here: the form looks it up by key in core's key_ranges.
 WorkloadField integer(QString section, QString key, QString label, QString unit, QString meaning,
-                      std::function<std::uint64_t&(WorkloadConfig&)> ref, double min = 0) {
-    WorkloadField f = base(section, key, label, unit, meaning, Kind::Integer);
-    f.minimum = min;
+                      std::function<std::uint64_t&(WorkloadConfig&)> ref) {
+    WorkloadField f = base(section, key, label, unit, meaning, Kind::Quantity);
+    // qulonglong both ways: a seed beyond 2^53 must not pass through a double.
     f.get = [ref](const WorkloadConfig& c) {
-        return QVariant::fromValue(static_cast<qlonglong>(ref(const_cast<WorkloadConfig&>(c))));
+        return QVariant::fromValue(static_cast<qulonglong>(ref(const_cast<WorkloadConfig&>(c))));
     };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = u64(v); };
+    f.set = [ref](WorkloadConfig& c, const QVariant& v) {
+        ref(c) = v.typeId() == QMetaType::ULongLong ? v.toULongLong() : static_cast<std::uint64_t>(v.toDouble());
+    };
     return f;
 }
 
 WorkloadField real(QString section, QString key, QString label, QString unit, QString meaning,
-                   std::function<double&(WorkloadConfig&)> ref, int decimals, double max = 1e15) {
-    WorkloadField f = base(section, key, label, unit, meaning, Kind::Real);
-    f.maximum = max;
-    f.decimals = decimals;
+                   std::function<double&(WorkloadConfig&)> ref) {
+    WorkloadField f = base(section, key, label, unit, meaning, Kind::Quantity);
     f.get = [ref](const WorkloadConfig& c) { return QVariant(ref(const_cast<WorkloadConfig&>(c))); };
     f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = v.toDouble(); };
     return f;
@@ -108,8 +110,11 @@ std::vector<WorkloadField> buildFields() {
                      [](C& c) -> std::string& { return c.model.type; }));
     f.push_back(choiceText(m, "framework", "Framework", "tensorflow or pytorch (DLIO's framework key).",
                            {"pytorch", "tensorflow"}, [](C& c) -> std::string& { return c.framework; }));
-    f.push_back(text(m, "accelerator", "Accelerator", "Accelerator generation the compute time stands for (a100, h100, b200…); TrainIO's key.",
-                     [](C& c) -> std::string& { return c.accelerator; }));
+    f.push_back(text(m, "accelerator", "Accelerator type",
+                     "Accelerator the compute time stands for: a100, h100, b200 or your own lower-case name without '_' "
+                     "(results label the workload <model>_<accelerator>, which MLPerf Storage splits on '_'). "
+                     "Empty: the workload has none of its own.",
+                     [](C& c) -> std::string& { return c.accelerator; }, Kind::Accelerator));
 
     const QString w = QStringLiteral("workflow");
     f.push_back(boolean(w, "workflow.generate_data", "Generate data", "Generate the dataset before training.",
@@ -126,20 +131,20 @@ std::vector<WorkloadField> buildFields() {
     f.push_back(choiceEnum(d, "dataset.format", "Format", "File format of the dataset.", kFormats,
                            std::function<DataFormat&(C&)>([](C& c) -> DataFormat& { return c.dataset.format; })));
     f.push_back(integer(d, "dataset.num_files_train", "Training files", "files", "Number of training files (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numFilesTrain; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.dataset.numFilesTrain; }));
     f.push_back(integer(d, "dataset.num_files_eval", "Evaluation files", "files", "Number of evaluation files.",
                         [](C& c) -> std::uint64_t& { return c.dataset.numFilesEval; }));
     f.push_back(integer(d, "dataset.num_samples_per_file", "Samples per file", "samples", "Samples in each file (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numSamplesPerFile; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.dataset.numSamplesPerFile; }));
     f.push_back(real(d, "dataset.record_length_bytes", "Sample size (mean)", "bytes",
                      "Mean sample size (record_length_bytes; record_length in DLIO 1.0).",
-                     [](C& c) -> double& { return c.dataset.recordLength; }, 2));
+                     [](C& c) -> double& { return c.dataset.recordLength; }));
     f.push_back(real(d, "dataset.record_length_bytes_stdev", "Sample size stdev", "bytes",
                      "Standard deviation of the sample size (record_length_stdev in DLIO 1.0).",
-                     [](C& c) -> double& { return c.dataset.recordLengthStdev; }, 2));
+                     [](C& c) -> double& { return c.dataset.recordLengthStdev; }));
     f.push_back(real(d, "dataset.record_length_bytes_resize", "Resize to", "bytes",
                      "Size the loader resizes samples to (informational).",
-                     [](C& c) -> double& { return c.dataset.recordLengthResize; }, 2));
+                     [](C& c) -> double& { return c.dataset.recordLengthResize; }));
     f.push_back(integer(d, "dataset.num_subfolders_train", "Train subfolders", "folders",
                         "Spread training files over this many subfolders (0 or 1 = none).",
                         [](C& c) -> std::uint64_t& { return c.dataset.numSubfoldersTrain; }));
@@ -156,11 +161,11 @@ std::vector<WorkloadField> buildFields() {
                            {"pytorch", "tensorflow", "dali", "native_dali", "custom", "none", "synthetic", "daos_pytorch"},
                            [](C& c) -> std::string& { return c.reader.dataLoader; }));
     f.push_back(integer(r, "reader.batch_size", "Batch size", "samples", "Samples per training step per accelerator (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.batchSize; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.reader.batchSize; }));
     f.push_back(integer(r, "reader.read_threads", "Read threads", "threads", "Reader threads per accelerator (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.readThreads; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.reader.readThreads; }));
     f.push_back(integer(r, "reader.computation_threads", "Computation threads", "threads", "Preprocessing threads (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.computationThreads; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.reader.computationThreads; }));
     f.push_back(integer(r, "reader.prefetch_size", "Prefetch", "batches", "Batches buffered ahead per accelerator.",
                         [](C& c) -> std::uint64_t& { return c.reader.prefetchSize; }));
     f.push_back(choiceEnum(r, "reader.file_shuffle", "File shuffle", "off, seed (reproducible) or random.", kShuffles,
@@ -168,7 +173,7 @@ std::vector<WorkloadField> buildFields() {
     f.push_back(choiceEnum(r, "reader.sample_shuffle", "Sample shuffle", "off, seed (reproducible) or random.", kShuffles,
                            std::function<ShuffleMode&(C&)>([](C& c) -> ShuffleMode& { return c.reader.sampleShuffle; })));
     f.push_back(integer(r, "reader.shuffle_size", "Shuffle buffer", "samples", "Shuffle buffer size (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.shuffleSize; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.reader.shuffleSize; }));
     f.push_back(integer(r, "reader.transfer_size", "Transfer size", "bytes", "Bytes per read() call.",
                         [](C& c) -> std::uint64_t& { return c.reader.transferSize; }));
     f.push_back(boolean(r, "reader.odirect", "O_DIRECT", "Read with O_DIRECT, bypassing the page cache.",
@@ -176,23 +181,23 @@ std::vector<WorkloadField> buildFields() {
 
     const QString t = QStringLiteral("train");
     f.push_back(integer(t, "train.epochs", "Epochs", "epochs", "Passes over the dataset (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.train.epochs; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.train.epochs; }));
     f.push_back(choiceEnum(t, "train.computation_time.type", "Compute distribution",
                            "Distribution of the emulated compute time per step (DLIO's sleep()).", kDistributions,
                            std::function<ComputeDistribution&(C&)>([](C& c) -> ComputeDistribution& { return c.train.computationTime.distribution; })));
     f.push_back(real(t, "train.computation_time", "Compute time (mean)", "s",
                      "Emulated accelerator compute per step: the constant, or the mean of normal.",
-                     [](C& c) -> double& { return c.train.computationTime.mean; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.mean; }));
     f.push_back(real(t, "train.computation_time.stdev", "Compute stdev", "s", "Standard deviation (normal).",
-                     [](C& c) -> double& { return c.train.computationTime.stdev; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.stdev; }));
     f.push_back(real(t, "train.computation_time.min", "Compute min", "s", "Lower bound (uniform).",
-                     [](C& c) -> double& { return c.train.computationTime.min; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.min; }));
     f.push_back(real(t, "train.computation_time.max", "Compute max", "s", "Upper bound (uniform).",
-                     [](C& c) -> double& { return c.train.computationTime.max; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.max; }));
     f.push_back(real(t, "train.computation_time.shape", "Compute shape", "", "Shape k (gamma).",
-                     [](C& c) -> double& { return c.train.computationTime.shape; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.shape; }));
     f.push_back(real(t, "train.computation_time.scale", "Compute scale", "s", "Scale θ (gamma, exponential).",
-                     [](C& c) -> double& { return c.train.computationTime.scale; }, 6, 1e6));
+                     [](C& c) -> double& { return c.train.computationTime.scale; }));
     f.push_back(integer(t, "train.seed", "Seed", "", "Shuffle seed.", [](C& c) -> std::uint64_t& { return c.train.seed; }));
     f.push_back(boolean(t, "train.seed_change_epoch", "Seed changes each epoch", "Use seed + epoch in every epoch.",
                         [](C& c) -> bool& { return c.train.seedChangeEpoch; }));
@@ -206,13 +211,13 @@ std::vector<WorkloadField> buildFields() {
     f.push_back(integer(k, "checkpoint.checkpoint_after_epoch", "After epoch", "epoch", "First epoch that checkpoints.",
                         [](C& c) -> std::uint64_t& { return c.checkpoint.afterEpoch; }));
     f.push_back(integer(k, "checkpoint.epochs_between_checkpoints", "Epochs between", "epochs", "Checkpoint every N epochs (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.checkpoint.epochsBetween; }, 1));
+                        [](C& c) -> std::uint64_t& { return c.checkpoint.epochsBetween; }));
     f.push_back(real(k, "model.model_size_bytes", "Model size", "bytes", "Checkpoint size (checkpoint.model_size in DLIO 1.0).",
-                     [](C& c) -> double& { return c.checkpoint.modelSize; }, 0));
+                     [](C& c) -> double& { return c.checkpoint.modelSize; }));
 
     const QString e = QStringLiteral("metric");
     f.push_back(real(e, "metric.au", "AU pass threshold", "fraction", "A run passes when its AU is at least this (0 … 1].",
-                     [](C& c) -> double& { return c.metric.au; }, 3, 1.0));
+                     [](C& c) -> double& { return c.metric.au; }));
     f.push_back(integer(e, "output.metric.exclude_start_steps", "Exclude start steps", "steps",
                         "Steps left out of AU at the start of each epoch (DLIO's output.metric key).",
                         [](C& c) -> std::uint64_t& { return c.metric.excludeStartSteps; }));
@@ -227,6 +232,8 @@ std::vector<WorkloadField> buildFields() {
 QString WorkloadField::toolTip() const {
     QString tip = QStringLiteral("<b>%1</b><br/>%2").arg(label.toHtmlEscaped(), meaning.toHtmlEscaped());
     if (!unit.isEmpty()) tip += QStringLiteral("<br/>Unit: %1").arg(unit.toHtmlEscaped());
+    if (kind == Kind::Quantity)
+        tip += QStringLiteral("<br/>Accepted: %1").arg(QString::fromStdString(key_ranges::expectation(dlioKey.toStdString())).toHtmlEscaped());
     tip += QStringLiteral("<br/>DLIO key: <code>%1</code>").arg(dlioKey.toHtmlEscaped());
     return tip;
 }

@@ -15,7 +15,9 @@
 namespace trainio::ui {
 
 struct WorkloadField {
-    enum class Kind { Integer, Real, Text, Folder, Bool, Choice };
+    // Quantity: a number parsed strictly against the key's range in core (config/key_ranges.h), with
+    // units where the key is bytes or seconds. Accelerator: a name checked as it is typed.
+    enum class Kind { Quantity, Text, Folder, Bool, Choice, Accelerator };
     QString section;  // group shown on the page: "dataset", "reader", …
     QString dlioKey;  // canonical dotted DLIO key, as validateConfig names it
     QString label;
@@ -23,9 +25,6 @@ struct WorkloadField {
     QString meaning;
     Kind kind = Kind::Text;
     QStringList choices;
-    double minimum = 0;
-    double maximum = 2147483647.0;
-    int decimals = 0;
     std::function<QVariant(const WorkloadConfig&)> get;
     std::function<void(WorkloadConfig&, const QVariant&)> set;
 

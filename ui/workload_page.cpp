@@ -1,12 +1,13 @@
 #include "workload_page.h"
 
+#include "config/key_ranges.h"
+#include "quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 #include "workload_fields.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -16,10 +17,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
-#include <QSpinBox>
+#include <QSettings>
 #include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
@@ -49,6 +51,19 @@ QString humanBytes(double bytes) {
     return QStringLiteral("%1 %2").arg(bytes, 0, 'f', u == 0 ? 0 : 1).arg(QString::fromUtf8(units[u]));
 }
 
+constexpr double kMiB = 1048576.0;
+
+// Session keys: the form as typed, the configuration it started from, where that came from.
+const QString kFormFields = QStringLiteral("workload/form/fields");
+const QString kFormBase = QStringLiteral("workload/form/base");
+const QString kFormSource = QStringLiteral("workload/form/source");
+const QString kFormFile = QStringLiteral("workload/form/file");
+const QString kFormPreset = QStringLiteral("workload/form/preset");
+const QString kFormModified = QStringLiteral("workload/form/modified");
+const QString kFormAccelerators = QStringLiteral("workload/accelerators");
+
+QString errorStyle() { return QStringLiteral("border: 2px solid #c0392b;"); }
+
 } // namespace
 
 WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
@@ -73,12 +88,21 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     saveButton->setToolTip(tr("Save as DLIO workload YAML (Ctrl+S)"));
     top->addWidget(openButton);
     top->addWidget(saveButton);
+    auto* shrinkButton = new QPushButton(tr("Shrink to fit this machine"), this);
+    shrinkButton->setObjectName(QStringLiteral("shrinkButton"));
+    shrinkButton->setToolTip(tr("Fewer training files (and smaller samples only if needed) so that the dataset fits "
+                                "this machine's disk and a quarter of its RAM and an epoch takes about a minute; "
+                                "format, samples per file, batch, threads and compute time stay"));
+    top->addWidget(shrinkButton);
     top->addSpacing(16);
     top->addWidget(new QLabel(tr("Accelerators:"), this));
-    accelerators_ = new QSpinBox(this);
+    accelerators_ = new QuantitySpinBox(*key_ranges::find("accelerators"), this);
     accelerators_->setObjectName(QStringLiteral("accelerators"));
-    accelerators_->setRange(1, 4096);
-    accelerators_->setToolTip(tr("Emulated accelerators (ranks): each reads its own shard and sleeps its compute time"));
+    accelerators_->setToolTip(tr("Emulated accelerators (ranks): each reads its own shard and sleeps its compute time. "
+                                 "Accepted: %1").arg(QString::fromStdString(key_ranges::expectation("accelerators"))));
+    accelerators_->setMinimumWidth(70);
+    accelerators_->setValue(1);
+    editors_.insert(QStringLiteral("accelerators"), accelerators_);
     top->addWidget(accelerators_);
     top->addWidget(new QLabel(tr("Semantics:"), this));
     semantics_ = new QComboBox(this);
@@ -91,11 +115,13 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     layout->addLayout(top);
 
     sourceLabel_ = new QLabel(this);
+    sourceLabel_->setObjectName(QStringLiteral("sourceLabel"));
     sourceLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(sourceLabel_);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     auto* scroll = new QScrollArea(splitter);
+    scroll->setObjectName(QStringLiteral("formScroll"));
     scroll->setWidgetResizable(true);
     scroll->setWidget(buildForm());
     splitter->addWidget(scroll);
@@ -107,15 +133,13 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     auto* sizingLayout = new QVBoxLayout(sizingBox);
     auto* ramRow = new QHBoxLayout;
     ramRow->addWidget(new QLabel(tr("Client RAM:"), sizingBox));
-    clientRamGiB_ = new QDoubleSpinBox(sizingBox);
-    clientRamGiB_->setRange(0.1, 1e7);
-    clientRamGiB_->setDecimals(1);
-    clientRamGiB_->setSuffix(tr(" GiB"));
-    clientRamGiB_->setToolTip(tr("Total RAM of the client hosts; defaults to this host's. The dataset must be at "
-                                 "least 5 × this, or the page cache hides the storage."));
-    clientRamGiB_->setValue(std::max(0.1, readHostInfo().memoryGiB));
-    ramRow->addWidget(clientRamGiB_);
-    ramRow->addStretch();
+    clientRam_ = new QuantitySpinBox(QStringLiteral("client RAM"), quantity::Kind::Bytes,
+                                     quantity::Limits{64 * kMiB, 0x1p60, false, false}, sizingBox);
+    clientRam_->setObjectName(QStringLiteral("clientRam"));
+    clientRam_->setToolTip(tr("Total RAM of the client hosts, e.g. 64 GiB; defaults to this host's. The dataset must be "
+                              "at least 5 × this, or the page cache hides the storage."));
+    clientRam_->setValue(std::max(64.0, std::round(readHostInfo().memoryGiB * 1024.0)) * kMiB);
+    ramRow->addWidget(clientRam_, 1);
     sizingLayout->addLayout(ramRow);
     sizingLabel_ = new QLabel(sizingBox);
     sizingLabel_->setObjectName(QStringLiteral("sizingAdvice"));
@@ -142,16 +166,17 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(splitter, 1);
 
     connect(presetBox_, &QComboBox::activated, this, [this](int index) {
-        if (index > 0) loadPresetNamed(presetBox_->itemText(index));
+        if (index > 0) requestPreset(presetBox_->itemText(index));
     });
     connect(openButton, &QPushButton::clicked, this, &WorkloadPage::openWithDialog);
     connect(saveButton, &QPushButton::clicked, this, &WorkloadPage::saveWithDialog);
-    connect(accelerators_, &QSpinBox::valueChanged, this, [this] {
-        updateSizing();
+    connect(shrinkButton, &QPushButton::clicked, this, &WorkloadPage::shrinkRequested);
+    connect(accelerators_, &QuantitySpinBox::edited, this, [this] {
+        revalidate();
         emit configChanged();
     });
     connect(semantics_, &QComboBox::currentIndexChanged, this, &WorkloadPage::configChanged);
-    connect(clientRamGiB_, &QDoubleSpinBox::valueChanged, this, &WorkloadPage::updateSizing);
+    connect(clientRam_, &QuantitySpinBox::edited, this, &WorkloadPage::revalidate);
     connect(diagnostics_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         if (QWidget* w = editors_.value(item->data(Qt::UserRole).toString())) w->setFocus();
     });
@@ -181,6 +206,16 @@ QWidget* WorkloadPage::buildForm() {
             label->setToolTip(fields[i].toolTip());
             label->setBuddy(editor);
             fl->addRow(label, editor);
+            if (fields[i].kind == WorkloadField::Kind::Quantity || fields[i].kind == WorkloadField::Kind::Accelerator) {
+                // The message sits right under the field it is about, not only in the list on the side.
+                auto* error = new QLabel(box);
+                error->setObjectName(fields[i].dlioKey + QStringLiteral("/error"));
+                error->setWordWrap(true);
+                error->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+                error->hide();
+                fl->addRow(QString(), error);
+                errorLabels_.insert(fields[i].dlioKey, error);
+            }
         }
         // Two columns: the large sections on the left, the short ones on the right.
         const bool left = section == QLatin1String("dataset") || section == QLatin1String("reader") ||
@@ -196,27 +231,15 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
     const WorkloadField& f = workloadFields()[fieldIndex];
     QWidget* editor = nullptr;
     auto changed = [this] {
-        if (updating_) return;
-        readEditors();
-        revalidate();
-        emit configChanged();
+        if (!updating_) userEdited();
     };
     switch (f.kind) {
-    case WorkloadField::Kind::Integer: {
-        auto* s = new QSpinBox;
-        s->setRange(static_cast<int>(f.minimum), static_cast<int>(std::min(f.maximum, 2147483647.0)));
-        s->setGroupSeparatorShown(true);
-        connect(s, &QSpinBox::valueChanged, this, changed);
-        editor = s;
-        break;
-    }
-    case WorkloadField::Kind::Real: {
-        auto* s = new QDoubleSpinBox;
-        s->setDecimals(f.decimals);
-        s->setRange(f.minimum, f.maximum);
-        s->setGroupSeparatorShown(true);
-        if (f.decimals >= 3) s->setSingleStep(std::pow(10.0, -std::min(f.decimals, 3)));
-        connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+    case WorkloadField::Kind::Quantity: {
+        const std::optional<key_ranges::KeyRange> range = key_ranges::find(f.dlioKey.toStdString());
+        // A numeric field without a range would accept anything: a programming error, caught by the tests.
+        if (!range) throw std::logic_error("workload field " + f.dlioKey.toStdString() + " has no range in key_ranges");
+        auto* s = new QuantitySpinBox(*range);
+        connect(s, &QuantitySpinBox::edited, this, changed);
         editor = s;
         break;
     }
@@ -254,10 +277,18 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
         editor = c;
         break;
     }
-    case WorkloadField::Kind::Choice: {
+    case WorkloadField::Kind::Choice:
+    case WorkloadField::Kind::Accelerator: {
         auto* c = new QComboBox;
-        c->setEditable(f.choices.isEmpty());
-        c->addItems(f.choices);
+        const bool accelerator = f.kind == WorkloadField::Kind::Accelerator;
+        c->setEditable(accelerator || f.choices.isEmpty());
+        if (accelerator) {
+            for (const auto& name : key_ranges::suggestedAccelerators()) c->addItem(QString::fromStdString(name));
+            c->lineEdit()->setPlaceholderText(tr("none (a100, h100, b200 or your own)"));
+            c->setInsertPolicy(QComboBox::NoInsert);
+        } else {
+            c->addItems(f.choices);
+        }
         connect(c, &QComboBox::currentTextChanged, this, changed);
         editor = c;
         break;
@@ -270,17 +301,53 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
     return editor;
 }
 
+void WorkloadPage::userEdited() {
+    readEditors();
+    revalidate();
+    setModified(true);
+    emit configChanged();
+}
+
+QString WorkloadPage::editorText(std::size_t i) const {
+    QWidget* w = editorByField_[i];
+    if (auto* q = qobject_cast<QuantitySpinBox*>(w)) return q->text();
+    if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
+    if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked() ? QStringLiteral("true") : QStringLiteral("false");
+    if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentText();
+    if (auto* pe = w->findChild<QLineEdit*>()) return pe->text();
+    return {};
+}
+
+void WorkloadPage::setEditorText(std::size_t i, const QString& text) {
+    QWidget* w = editorByField_[i];
+    if (auto* q = qobject_cast<QuantitySpinBox*>(w)) q->setTypedText(text);
+    else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(text);
+    else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(text == QLatin1String("true"));
+    else if (auto* b = qobject_cast<QComboBox*>(w)) {
+        if (b->isEditable()) b->setEditText(text);
+        else if (b->findText(text) >= 0) b->setCurrentText(text);
+    } else if (auto* pe = w->findChild<QLineEdit*>()) pe->setText(text);
+}
+
+// "" when the field's text is an accepted value for its key.
+QString WorkloadPage::fieldProblem(std::size_t i) const {
+    const WorkloadField& f = workloadFields()[i];
+    if (auto* q = qobject_cast<QuantitySpinBox*>(editorByField_[i])) return q->error();
+    if (f.kind == WorkloadField::Kind::Accelerator)
+        return QString::fromStdString(key_ranges::acceleratorNameProblem(editorText(i).toStdString()));
+    return {};
+}
+
 void WorkloadPage::readEditors() {
     const auto& fields = workloadFields();
     for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (!fieldProblem(i).isEmpty()) continue; // keeps its last accepted value; the error says why
         QWidget* w = editorByField_[i];
         QVariant v;
-        if (auto* s = qobject_cast<QSpinBox*>(w)) v = static_cast<qlonglong>(s->value());
-        else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) v = d->value();
-        else if (auto* e = qobject_cast<QLineEdit*>(w)) v = e->text();
+        if (auto* q = qobject_cast<QuantitySpinBox*>(w))
+            v = q->wholeValue() ? QVariant(static_cast<qulonglong>(*q->wholeValue())) : QVariant(q->value());
         else if (auto* c = qobject_cast<QCheckBox*>(w)) v = c->isChecked();
-        else if (auto* b = qobject_cast<QComboBox*>(w)) v = b->currentText();
-        else if (auto* pe = w->findChild<QLineEdit*>()) v = pe->text();
+        else v = editorText(i);
         fields[i].set(config_, v);
     }
 }
@@ -291,27 +358,46 @@ void WorkloadPage::writeEditors() {
     for (std::size_t i = 0; i < fields.size(); ++i) {
         QWidget* w = editorByField_[i];
         const QVariant v = fields[i].get(config_);
-        if (auto* s = qobject_cast<QSpinBox*>(w)) s->setValue(static_cast<int>(std::min<qlonglong>(v.toLongLong(), s->maximum())));
-        else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(v.toDouble());
-        else if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(v.toString());
+        if (auto* q = qobject_cast<QuantitySpinBox*>(w)) {
+            if (v.typeId() == QMetaType::ULongLong) q->setWholeValue(v.toULongLong());
+            else q->setValue(v.toDouble());
+        }
         else if (auto* c = qobject_cast<QCheckBox*>(w)) c->setChecked(v.toBool());
-        else if (auto* b = qobject_cast<QComboBox*>(w)) {
-            if (b->findText(v.toString()) < 0) b->addItem(v.toString());
+        else if (auto* b = qobject_cast<QComboBox*>(w); b && !b->isEditable() && b->findText(v.toString()) < 0) {
+            b->addItem(v.toString()); // a value the list does not offer (from a file) is shown, not replaced
             b->setCurrentText(v.toString());
-        } else if (auto* pe = w->findChild<QLineEdit*>()) pe->setText(v.toString());
+        } else setEditorText(i, v.toString());
     }
     updating_ = false;
 }
 
 void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
     config_ = cfg;
-    sourceLabel_->setText(tr("Configuration: %1").arg(source));
     writeEditors();
+    markLoaded(source);
     revalidate();
     emit configChanged();
 }
 
-void WorkloadPage::setAccelerators(std::uint64_t n) { accelerators_->setValue(static_cast<int>(n)); }
+void WorkloadPage::markLoaded(const QString& source) {
+    clean_ = config_;
+    source_ = source;
+    sourceLabel_->setText(tr("Configuration: %1").arg(source));
+    setModified(false);
+}
+
+void WorkloadPage::setModified(bool modified) {
+    if (modified == modified_) return;
+    modified_ = modified;
+    sourceLabel_->setText(tr("Configuration: %1%2").arg(source_, modified ? tr(" (edited, not saved)") : QString()));
+    emit modifiedChanged(modified);
+}
+
+void WorkloadPage::setAccelerators(std::uint64_t n) {
+    accelerators_->setValue(static_cast<double>(n));
+    revalidate();
+    emit configChanged();
+}
 
 std::uint64_t WorkloadPage::accelerators() const { return static_cast<std::uint64_t>(accelerators_->value()); }
 
@@ -320,7 +406,19 @@ MetricSemantics WorkloadPage::semantics() const {
 }
 
 void WorkloadPage::revalidate() {
-    errors_ = validateConfig(config_);
+    fieldErrors_.clear();
+    errors_.clear();
+    // The fields first, in form order: what is typed and refused is the first thing to fix.
+    auto refuse = [this](const QString& key, const QString& problem, const QString& typed) {
+        fieldErrors_.insert(key, problem);
+        errors_.push_back({key.toStdString(), typed.toStdString(), problem.toStdString()});
+    };
+    for (QuantitySpinBox* q : {accelerators_, clientRam_})
+        if (!q->isAcceptable()) refuse(q->key(), q->error(), q->text());
+    const auto& fields = workloadFields();
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (const QString problem = fieldProblem(i); !problem.isEmpty()) refuse(fields[i].dlioKey, problem, editorText(i));
+    for (auto& d : validateConfig(config_)) errors_.push_back(std::move(d));
     showDiagnostics();
     updateSizing();
 }
@@ -328,12 +426,17 @@ void WorkloadPage::revalidate() {
 void WorkloadPage::showDiagnostics() {
     diagnostics_->clear();
     for (QWidget* w : editorByField_) w->setStyleSheet({});
+    for (QuantitySpinBox* q : {accelerators_, clientRam_}) q->setStyleSheet(q->isAcceptable() ? QString() : errorStyle());
+    for (auto it = errorLabels_.cbegin(); it != errorLabels_.cend(); ++it) {
+        const QString problem = fieldErrors_.value(it.key());
+        it.value()->setText(problem);
+        it.value()->setVisible(!problem.isEmpty());
+    }
     for (const auto& d : errors_) {
         auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical),
                                          QString::fromStdString(d.message), diagnostics_);
         item->setData(Qt::UserRole, QString::fromStdString(d.key));
-        if (QWidget* w = editors_.value(QString::fromStdString(d.key)))
-            w->setStyleSheet(QStringLiteral("border: 2px solid #c0392b;"));
+        if (QWidget* w = editors_.value(QString::fromStdString(d.key))) w->setStyleSheet(errorStyle());
     }
     for (const auto& d : loadWarnings_) {
         auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxWarning),
@@ -346,7 +449,7 @@ void WorkloadPage::showDiagnostics() {
 }
 
 void WorkloadPage::updateSizing() {
-    const double ram = clientRamGiB_->value() * 1024.0 * 1024.0 * 1024.0;
+    const double ram = clientRam_->value();
     try {
         advice_ = sizingAdvice(config_, accelerators(), ram);
     } catch (const std::exception& e) {
@@ -406,6 +509,11 @@ bool WorkloadPage::openFile(const QString& path) {
 }
 
 bool WorkloadPage::saveFile(const QString& path) {
+    if (!fieldErrors_.isEmpty()) {
+        // Saving would write the last accepted values, not what the form shows.
+        emit notify(Severity::Error, tr("Not saved: %1").arg(fieldErrors_.begin().value()));
+        return false;
+    }
     QSaveFile file(path);
     const std::string yaml = toYaml(config_);
     if (!file.open(QIODevice::WriteOnly) || file.write(yaml.data(), static_cast<qint64>(yaml.size())) < 0 ||
@@ -414,23 +522,133 @@ bool WorkloadPage::saveFile(const QString& path) {
         return false;
     }
     currentFile_ = path;
-    sourceLabel_->setText(tr("Configuration: %1").arg(path));
+    presetName_.clear();
+    markLoaded(path);
     emit notify(Severity::Info, tr("Saved %1.").arg(path));
     emit fileOpened(path);
     return true;
 }
 
+void WorkloadPage::requestPreset(const QString& name) {
+    confirmDiscard(tr("loading preset %1").arg(name), [this, name] { loadPresetNamed(name); }, [this] {
+        // The combo box already shows the new name: put back what the form holds.
+        if (presetName_.isEmpty()) presetBox_->setCurrentIndex(0);
+        else presetBox_->setCurrentText(presetName_);
+    });
+}
+
+void WorkloadPage::requestOpenFile(const QString& path) {
+    confirmDiscard(tr("opening %1").arg(QFileInfo(path).fileName()), [this, path] { openFile(path); });
+}
+
 void WorkloadPage::openWithDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open workload"), QFileInfo(currentFile_).path(),
                                                       tr("DLIO workloads (*.yaml *.yml *.json);;All files (*)"));
-    if (!path.isEmpty()) openFile(path);
+    if (!path.isEmpty()) requestOpenFile(path);
 }
 
-void WorkloadPage::saveWithDialog() {
+void WorkloadPage::saveWithDialog() { saveWithDialogNow(); }
+
+bool WorkloadPage::saveWithDialogNow() {
     QString suggestion = currentFile_;
     if (suggestion.isEmpty()) suggestion = QString::fromStdString(config_.model.name) + QStringLiteral(".yaml");
     const QString path = QFileDialog::getSaveFileName(this, tr("Save workload"), suggestion, tr("DLIO workload (*.yaml)"));
-    if (!path.isEmpty()) saveFile(path);
+    return !path.isEmpty() && saveFile(path);
+}
+
+void WorkloadPage::confirmDiscard(const QString& what, std::function<void()> proceed, std::function<void()> cancelled) {
+    if (!modified_) {
+        proceed();
+        return;
+    }
+    if (discardPrompt_) discardPrompt_->reject(); // one question at a time: the newer request wins
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Unsaved workload"),
+                                tr("The workload has edits that are not saved. Save them before %1?").arg(what),
+                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("discardPrompt"));
+    box->setDefaultButton(QMessageBox::Save);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    discardPrompt_ = box;
+    connect(box, &QMessageBox::finished, this, [this, box, proceed, cancelled] {
+        if (discardPrompt_ == box) discardPrompt_ = nullptr;
+        const QMessageBox::StandardButton answer = box->clickedButton() ? box->standardButton(box->clickedButton())
+                                                                        : QMessageBox::Cancel;
+        const bool saved = answer == QMessageBox::Save &&
+                           (currentFile_.isEmpty() ? saveWithDialogNow() : saveFile(currentFile_));
+        if (saved || answer == QMessageBox::Discard) proceed();
+        else if (cancelled) cancelled();
+    });
+    box->open();
+}
+
+void WorkloadPage::revertEdits() {
+    const QString source = source_;
+    config_ = clean_;
+    writeEditors();
+    markLoaded(source);
+    revalidate();
+    emit configChanged();
+}
+
+ShrinkResult WorkloadPage::shrinkToFit(const MachineBudget& budget) {
+    ShrinkResult r = trainio::shrinkToFit(config_, budget);
+    if (r.changed) {
+        config_ = r.config;
+        writeEditors();
+        revalidate();
+        setModified(true);
+        emit configChanged();
+    }
+    emit notify(r.fits ? Severity::Info : Severity::Warning, QString::fromStdString(r.summary));
+    return r;
+}
+
+ShrinkResult WorkloadPage::shrinkToFitThisMachine() {
+    return shrinkToFit(measureMachine(config_.dataset.dataFolder, accelerators()));
+}
+
+void WorkloadPage::saveSession(QSettings& s) const {
+    QVariantMap fields;
+    for (std::size_t i = 0; i < workloadFields().size(); ++i) fields.insert(workloadFields()[i].dlioKey, editorText(i));
+    s.setValue(kFormFields, fields);
+    // Keys the form does not show come from the configuration the form started from.
+    s.setValue(kFormBase, QString::fromStdString(toYaml(clean_)));
+    s.setValue(kFormSource, source_);
+    s.setValue(kFormFile, currentFile_);
+    s.setValue(kFormPreset, presetName_);
+    s.setValue(kFormModified, modified_);
+    s.setValue(kFormAccelerators, accelerators_->text());
+}
+
+bool WorkloadPage::restoreSession(const QSettings& s) {
+    if (!s.contains(kFormFields)) return false;
+    WorkloadConfig base = dlioDefaultConfig();
+    try {
+        base = loadWorkloadConfigFromString(s.value(kFormBase).toString().toStdString(),
+                                            s.value(kFormSource).toString().toStdString()).config;
+    } catch (const std::exception& e) {
+        emit notify(Severity::Warning, tr("The last session's workload could not be read back (%1); the form starts "
+                                          "from DLIO's defaults.").arg(QString::fromUtf8(e.what())));
+    }
+    currentFile_ = s.value(kFormFile).toString();
+    presetName_ = s.value(kFormPreset).toString();
+    loadWarnings_.clear();
+    setConfig(base, s.value(kFormSource).toString());
+    if (!presetName_.isEmpty()) presetBox_->setCurrentText(presetName_);
+    const QVariantMap fields = s.value(kFormFields).toMap();
+    updating_ = true;
+    for (std::size_t i = 0; i < workloadFields().size(); ++i) {
+        const auto it = fields.constFind(workloadFields()[i].dlioKey);
+        if (it != fields.constEnd()) setEditorText(i, it.value().toString());
+    }
+    updating_ = false;
+    if (s.contains(kFormAccelerators)) accelerators_->setTypedText(s.value(kFormAccelerators).toString());
+    readEditors();
+    revalidate();
+    setModified(s.value(kFormModified).toBool());
+    emit configChanged();
+    return true;
 }
 
 } // namespace trainio::ui

@@ -1,22 +1,31 @@
 // Page 1: the workload. Preset picker, every configuration key in a form (meaning, unit and DLIO name
 // in each tooltip), validation as you type with the engine's own messages, open/save DLIO YAML,
 // accelerators and metric semantics, and the MLPerf Storage dataset sizing advice.
+// Numbers are typed as text and parsed strictly (core's quantity parser, ranges from key_ranges): a
+// field that does not hold an accepted value is marked at the field, listed with the errors, and the
+// page is not valid until it is fixed. The page knows whether it holds unsaved edits and asks before
+// anything replaces them.
 #pragma once
 
 #include "config/config_loader.h"
+#include "config/shrink_to_fit.h"
 #include "config/workload_config.h"
 #include "notification_panel.h"
 
 #include <QHash>
 #include <QWidget>
 
+#include <functional>
+
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
-class QSpinBox;
+class QMessageBox;
+class QSettings;
 
 namespace trainio::ui {
+
+class QuantitySpinBox;
 
 class WorkloadPage final : public QWidget {
     Q_OBJECT
@@ -26,58 +35,100 @@ public:
     const WorkloadConfig& config() const { return config_; }
     std::uint64_t accelerators() const;
     MetricSemantics semantics() const;
+    // Valid: every field holds an accepted value and the configuration passes validateConfig.
     bool isValid() const { return errors_.empty(); }
     const std::vector<ConfigDiagnostic>& errors() const { return errors_; }
+    // The fields whose text is not an accepted value, by DLIO key → the message shown at the field.
+    QHash<QString, QString> fieldErrors() const { return fieldErrors_; }
     QString sizingText() const;
     bool datasetFitsInRam() const { return advice_.fitsInRam; }
     QString currentFile() const { return currentFile_; }
     QString presetName() const { return presetName_; }
+    // Edited since it was last loaded or saved.
+    bool isModified() const { return modified_; }
 
-    // Replaces the configuration shown (e.g. from a test or a restored session).
+    // Replaces the configuration shown (e.g. from a test or a restored session); it counts as loaded,
+    // not as an edit.
     void setConfig(const WorkloadConfig& cfg, const QString& source);
     void setAccelerators(std::uint64_t n);
 
-    // Editors by DLIO key, for tests and for focusing the field a message names.
+    // Editors by DLIO key, for tests and for focusing the field a message names. Numeric keys are
+    // QuantitySpinBox; "accelerators" is the accelerator count of the run.
     QWidget* editorFor(const QString& dlioKey) const { return editors_.value(dlioKey); }
 
+    // The form, as typed (invalid fields included), its origin and whether it was edited.
+    void saveSession(QSettings& settings) const;
+    bool restoreSession(const QSettings& settings);
+
+    // Runs `proceed` at once when there are no unsaved edits; otherwise asks (Save / Discard / Cancel,
+    // window-modal, not blocking) and runs it after a save or a discard, `cancelled` after Cancel.
+    // `what` completes "Save them before …?".
+    void confirmDiscard(const QString& what, std::function<void()> proceed, std::function<void()> cancelled = {});
+    QMessageBox* pendingDiscardPrompt() const { return discardPrompt_; }
+    // Back to the configuration last loaded or saved.
+    void revertEdits();
+
+    // Shrinks the workload to this machine (or to the given budget) keeping its shape; an edit.
+    ShrinkResult shrinkToFit(const MachineBudget& budget);
+    ShrinkResult shrinkToFitThisMachine();
+
 public slots:
+    // Unconditional loads (tests, session restore, the screenshot tour).
     bool loadPresetNamed(const QString& name);
     bool openFile(const QString& path);
     bool saveFile(const QString& path);
+    // What the user's actions call: they ask before replacing unsaved edits.
+    void requestPreset(const QString& name);
+    void requestOpenFile(const QString& path);
     void openWithDialog();
     void saveWithDialog();
 
 signals:
     void configChanged();
+    void modifiedChanged(bool modified);
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
     void fileOpened(const QString& path); // for the recent-files list
+    void shrinkRequested();
 
 private:
     QWidget* buildForm();
     QWidget* createEditor(std::size_t fieldIndex);
-    void readEditors();          // editors → config_
+    void userEdited();
+    void readEditors();          // editors → config_ (fields in error keep their last accepted value)
     void writeEditors();         // config_ → editors
+    QString editorText(std::size_t fieldIndex) const;
+    void setEditorText(std::size_t fieldIndex, const QString& text);
+    QString fieldProblem(std::size_t fieldIndex) const;
     void revalidate();
     void showDiagnostics();
     void updateSizing();
+    void setModified(bool modified);
+    void markLoaded(const QString& source);
+    bool saveWithDialogNow();
 
     WorkloadConfig config_;
+    WorkloadConfig clean_; // as last loaded or saved
     std::vector<ConfigDiagnostic> errors_;
     std::vector<ConfigDiagnostic> loadWarnings_;
+    QHash<QString, QString> fieldErrors_;
     SizingAdvice advice_;
     QString currentFile_;
     QString presetName_;
+    QString source_;
     bool updating_ = false;
+    bool modified_ = false;
 
     QComboBox* presetBox_;
-    QSpinBox* accelerators_;
+    QuantitySpinBox* accelerators_;
     QComboBox* semantics_;
-    QDoubleSpinBox* clientRamGiB_;
+    QuantitySpinBox* clientRam_;
     QLabel* sourceLabel_;
     QLabel* sizingLabel_;
     QLabel* ramWarning_;
     QListWidget* diagnostics_;
+    QMessageBox* discardPrompt_ = nullptr;
     QHash<QString, QWidget*> editors_;
+    QHash<QString, QLabel*> errorLabels_;
     std::vector<QWidget*> editorByField_;
 };
 

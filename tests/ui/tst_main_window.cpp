@@ -6,6 +6,7 @@
 #include "gui_arguments.h"
 #include "main_window.h"
 #include "notification_panel.h"
+#include "quantity_spin_box.h"
 #include "results_library_loader.h"
 #include "results_tree_model.h"
 #include "gui_test_support.h"
@@ -20,8 +21,8 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QSignalSpy>
-#include <QDoubleSpinBox>
-#include <QSpinBox>
+#include <QComboBox>
+#include <QLineEdit>
 #include <QTableWidget>
 #include <QTest>
 
@@ -38,6 +39,14 @@ class TestMainWindow : public QObject {
         for (const auto& e : w.notifications()->entries())
             if (e.severity == s && e.text.contains(part)) return true;
         return false;
+    }
+
+    // Types into a field as a user does: select all, then the keys.
+    static void type(QWidget* field, const QString& text) {
+        auto* edit = field->findChild<QLineEdit*>();
+        QVERIFY(edit);
+        edit->selectAll();
+        QTest::keyClicks(edit, text);
     }
 
     void loadFixture(MainWindow& w) {
@@ -92,9 +101,9 @@ private slots:
         MainWindow w;
         WorkloadPage* page = w.workloadPage();
         QVERIFY(page->loadPresetNamed(QStringLiteral("resnet50_a100")));
-        auto* threads = qobject_cast<QSpinBox*>(page->editorFor(QStringLiteral("reader.read_threads")));
+        auto* threads = qobject_cast<QuantitySpinBox*>(page->editorFor(QStringLiteral("reader.read_threads")));
         QVERIFY(threads);
-        threads->setValue(7);
+        type(threads, QStringLiteral("7"));
         QCOMPARE(page->config().reader.readThreads, 7ull);
         const QString path = work_.filePath(QStringLiteral("saved.yaml"));
         QVERIFY(page->saveFile(path));
@@ -102,7 +111,7 @@ private slots:
         QVERIFY(page->openFile(path));
         QCOMPARE(page->config().reader.readThreads, 7ull);
         QCOMPARE(page->config().model.name, std::string("resnet50"));
-        QCOMPARE(threads->value(), 7);
+        QCOMPARE(threads->value(), 7.0);
     }
 
     void formValidatesAsYouType() {
@@ -112,21 +121,30 @@ private slots:
         QVERIFY(page->isValid());
         QSignalSpy changed(page, &WorkloadPage::configChanged);
         // A zero sample size and an AU threshold outside (0, 1]: the engine's own validation must say so.
-        auto* record = qobject_cast<QDoubleSpinBox*>(page->editorFor(QStringLiteral("dataset.record_length_bytes")));
-        auto* au = qobject_cast<QDoubleSpinBox*>(page->editorFor(QStringLiteral("metric.au")));
-        QVERIFY(record && au);
-        record->setValue(0);
-        au->setValue(0);
+        // Values the fields accept but validateConfig refuses as a combination: uniform compute with
+        // max < min. The engine's own validation must say so.
+        auto* min = page->editorFor(QStringLiteral("train.computation_time.min"));
+        auto* max = page->editorFor(QStringLiteral("train.computation_time.max"));
+        auto* kind = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("train.computation_time.type")));
+        QVERIFY(min && max && kind);
+        kind->setCurrentText(QStringLiteral("uniform"));
+        type(min, QStringLiteral("0.5"));
+        type(max, QStringLiteral("0.25"));
         QVERIFY(changed.count() >= 2);
         const auto expected = trainio::validateConfig(page->config());
-        QVERIFY(!expected.empty());
+        QCOMPARE(expected.size(), std::size_t(1));
         QCOMPARE(page->errors().size(), expected.size());
         auto* list = page->findChild<QListWidget*>(QStringLiteral("diagnostics"));
         QVERIFY(list);
         QCOMPARE(list->item(0)->text(), QString::fromStdString(expected.front().message));
+        QVERIFY(list->item(0)->text().contains(QStringLiteral("train.computation_time.max")));
+        // Out of range where the field itself refuses it: listed first, with the key and the range.
+        type(page->editorFor(QStringLiteral("metric.au")), QStringLiteral("0"));
         QCOMPARE(page->errors().size(), std::size_t(2));
-        record->setValue(146600628);
-        au->setValue(0.9);
+        QVERIFY(list->item(0)->text().startsWith(QStringLiteral("metric.au: '0' is not allowed")));
+        type(max, QStringLiteral("1 s"));
+        type(page->editorFor(QStringLiteral("metric.au")), QStringLiteral("90 %"));
+        QCOMPARE(page->config().metric.au, 0.9);
         QVERIFY(page->isValid());
         QCOMPARE(list->count(), 1); // "The configuration is valid."
     }
@@ -142,8 +160,7 @@ private slots:
         QVERIFY(warning->isVisible());
         QVERIFY(warning->text().contains(QStringLiteral("fits in the client RAM")));
         QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
-        auto* files = qobject_cast<QSpinBox*>(page->editorFor(QStringLiteral("dataset.num_files_train")));
-        files->setValue(2000000); // ~273 TiB of 146 MB samples: no host holds that in RAM
+        type(page->editorFor(QStringLiteral("dataset.num_files_train")), QStringLiteral("2000000")); // ~273 TiB of 146 MB samples
         QVERIFY(!page->datasetFitsInRam());
         QVERIFY(!warning->isVisible());
     }

@@ -1,0 +1,467 @@
+// The workload form's habits (issue 8): numbers typed are read entirely or refused at the field with
+// the key and the accepted range (never "1e99" → 199, "abc-12x" → 12, "-3" → 3); the accelerator type
+// is checked as it is typed; the wheel changes no field that lacks the focus; the form comes back after
+// a restart and unsaved edits are never replaced without asking; the first start offers the demo and a
+// shrink to this machine; F1 opens the bundled documentation offline.
+#include "config/key_ranges.h"
+#include "config/shrink_to_fit.h"
+#include "gui_test_support.h"
+#include "help_window.h"
+#include "main_window.h"
+#include "notification_panel.h"
+#include "quantity_spin_box.h"
+#include "quick_start_dialog.h"
+#include "run_page.h"
+#include "wheel_guard.h"
+#include "workload_fields.h"
+#include "workload_page.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStorageInfo>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <unistd.h>
+
+using namespace trainio::ui;
+using Severity = NotificationPanel::Severity;
+
+namespace {
+
+void type(QWidget* field, const QString& text) {
+    auto* edit = qobject_cast<QLineEdit*>(field);
+    if (!edit) edit = field->findChild<QLineEdit*>();
+    QVERIFY2(edit, qPrintable(field->objectName()));
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+}
+
+// Pastes over the whole text (Ctrl+A, Ctrl+V): no intermediate text is ever in the field. Typing key by
+// key passes through prefixes, some of them accepted values ("1" of "1e99"), as a user's typing does.
+void paste(QWidget* field, const QString& text) {
+    auto* edit = qobject_cast<QLineEdit*>(field);
+    if (!edit) edit = field->findChild<QLineEdit*>();
+    QVERIFY2(edit, qPrintable(field->objectName()));
+    QApplication::clipboard()->setText(text);
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_V, Qt::ControlModifier);
+    QCOMPARE(edit->text(), text);
+}
+
+QuantitySpinBox* quantity(WorkloadPage* page, const char* key) {
+    return qobject_cast<QuantitySpinBox*>(page->editorFor(QString::fromLatin1(key)));
+}
+
+QLabel* errorLabel(WorkloadPage* page, const char* key) {
+    return page->findChild<QLabel*>(QString::fromLatin1(key) + QStringLiteral("/error"));
+}
+
+void wheel(QWidget* w, int clicks) {
+    const QPointF centre(w->width() / 2.0, w->height() / 2.0);
+    QWheelEvent e(centre, w->mapToGlobal(centre), QPoint(), QPoint(0, 120 * clicks), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+}
+
+bool anyMessage(const MainWindow& w, Severity s, const QString& part) {
+    for (const auto& e : w.notifications()->entries())
+        if (e.severity == s && e.text.contains(part)) return true;
+    return false;
+}
+
+QString readDoc(const QString& name) {
+    QFile f(QStringLiteral(TRAINIO_SOURCE_DIR "/docs/") + name);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// The first "# " heading of a Markdown text.
+QString heading(const QString& markdown) {
+    for (const QString& line : markdown.split(QLatin1Char('\n')))
+        if (line.startsWith(QLatin1String("# "))) return line.mid(2).trimmed();
+    return {};
+}
+
+} // namespace
+
+class TestWorkloadForm : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+
+private slots:
+    void initTestCase() { uitest::isolateSettings(settingsDir_); }
+    void init() { QSettings().clear(); }
+
+    void everyNumericFieldIsStrict() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        int numeric = 0;
+        for (const WorkloadField& f : workloadFields()) {
+            if (f.kind != WorkloadField::Kind::Quantity) continue;
+            ++numeric;
+            QVERIFY2(trainio::key_ranges::find(f.dlioKey.toStdString()), qPrintable(f.dlioKey));
+            auto* q = qobject_cast<QuantitySpinBox*>(page->editorFor(f.dlioKey));
+            QVERIFY2(q, qPrintable(f.dlioKey));
+            type(q, QStringLiteral("abc-12x"));
+            // Kept as typed (no character dropped), refused with the key named.
+            QCOMPARE(q->text(), QStringLiteral("abc-12x"));
+            QVERIFY2(q->error().startsWith(f.dlioKey + QStringLiteral(": 'abc-12x' is not a number")), qPrintable(q->error()));
+        }
+        QVERIFY(numeric >= 25);
+        QVERIFY(!page->isValid());
+    }
+
+    void absurdNumbersAreErrorsAtTheField() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        // Data in the temporary folder: were the refusal to generate broken, nothing lands elsewhere.
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("absurd")), 16, 5), QStringLiteral("test"));
+        QCOMPARE(page->config().train.epochs, 5ull);
+        QuantitySpinBox* epochs = quantity(page, "train.epochs");
+        QLabel* label = errorLabel(page, "train.epochs");
+        QVERIFY(epochs && label);
+        QVERIFY(!label->isVisible());
+
+        type(epochs, QStringLiteral("-3"));
+        QCOMPARE(label->text(), QStringLiteral("train.epochs: '-3' is not allowed: expected a whole number 1 … 1000000"));
+        QVERIFY(label->isVisible());
+        QCOMPARE(page->config().train.epochs, 5ull); // the last accepted value, not 3
+        QVERIFY(!page->isValid());
+        auto* list = page->findChild<QListWidget*>(QStringLiteral("diagnostics"));
+        QCOMPARE(list->item(0)->text(), label->text());
+
+        paste(epochs, QStringLiteral("1e99"));
+        QVERIFY(label->text().contains(QStringLiteral("'1e99' is not allowed")));
+        type(epochs, QStringLiteral("abc-12x"));
+        QVERIFY(label->text().contains(QStringLiteral("'abc-12x' is not a number")));
+        QCOMPARE(page->config().train.epochs, 5ull);
+        // Enter and leaving the field keep the text as typed (QSpinBox reverted it silently).
+        QTest::keyClick(epochs->findChild<QLineEdit*>(), Qt::Key_Return);
+        QFocusEvent out(QEvent::FocusOut, Qt::TabFocusReason);
+        QApplication::sendEvent(epochs, &out);
+        QCOMPARE(epochs->text(), QStringLiteral("abc-12x"));
+        QVERIFY(!epochs->isAcceptable());
+
+        // The run refuses to start while a field is in error, and so does saving.
+        QVERIFY(!w.runPage()->startInvocation());
+        QVERIFY(!w.runPage()->isRunning());
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("has errors")));
+        QVERIFY(!page->saveFile(work_.filePath(QStringLiteral("never.yaml"))));
+        QVERIFY(!QFile::exists(work_.filePath(QStringLiteral("never.yaml"))));
+        w.action(QStringLiteral("generateData"))->trigger();
+        QVERIFY(anyMessage(w, Severity::Error, QStringLiteral("Fix the workload first: train.epochs")));
+
+        type(epochs, QStringLiteral("12"));
+        QCOMPARE(page->config().train.epochs, 12ull);
+        QVERIFY(!label->isVisible());
+        QVERIFY(page->isValid());
+    }
+
+    void unitsAreReadWhole() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        type(quantity(page, "reader.transfer_size"), QStringLiteral("4 MiB"));
+        QCOMPARE(page->config().reader.transferSize, 4194304ull);
+        type(quantity(page, "reader.transfer_size"), QStringLiteral("128 kib"));
+        QCOMPARE(page->config().reader.transferSize, 131072ull);
+        type(quantity(page, "dataset.record_length_bytes"), QStringLiteral("1.5 GB"));
+        QCOMPARE(page->config().dataset.recordLength, 1.5e9);
+        type(quantity(page, "train.computation_time"), QStringLiteral("150 ms"));
+        QCOMPARE(page->config().train.computationTime.mean, 0.15);
+        type(quantity(page, "train.computation_time"), QStringLiteral("300 us"));
+        QCOMPARE(page->config().train.computationTime.mean, 0.0003);
+        type(quantity(page, "metric.au"), QStringLiteral("85 %"));
+        QCOMPARE(page->config().metric.au, 0.85);
+        QVERIFY(page->isValid());
+        // A unit the key does not take, or one TrainIO does not know, is refused, not dropped.
+        type(quantity(page, "reader.batch_size"), QStringLiteral("7 MiB"));
+        QVERIFY(quantity(page, "reader.batch_size")->error().contains(QStringLiteral("unexpected 'MiB'")));
+        QCOMPARE(page->config().reader.batchSize, 7ull);
+        paste(quantity(page, "reader.transfer_size"), QStringLiteral("4 MB/s"));
+        QVERIFY(quantity(page, "reader.transfer_size")->error().contains(QStringLiteral("unknown unit")));
+        QCOMPARE(page->config().reader.transferSize, 131072ull);
+        // Whole numbers are exact all the way through, also beyond a double's 2^53.
+        paste(quantity(page, "train.seed"), QStringLiteral("18446744073709551615"));
+        QCOMPARE(page->config().train.seed, UINT64_MAX);
+        trainio::WorkloadConfig big = page->config();
+        big.train.seed = 9007199254740993ull; // 2^53 + 1
+        page->setConfig(big, QStringLiteral("test"));
+        QCOMPARE(quantity(page, "train.seed")->text(), QStringLiteral("9007199254740993"));
+        type(quantity(page, "train.epochs"), QStringLiteral("2"));
+        QCOMPARE(page->config().train.seed, 9007199254740993ull);
+        // The accelerator count too: "-3" is not 3.
+        type(page->editorFor(QStringLiteral("accelerators")), QStringLiteral("-3"));
+        QVERIFY(page->fieldErrors().value(QStringLiteral("accelerators")).contains(QStringLiteral("is not allowed")));
+        QCOMPARE(page->accelerators(), 1ull);
+    }
+
+    void acceleratorTypeIsCheckedAsTyped() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        QCOMPARE(page->config().accelerator, std::string("h100"));
+        auto* box = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("accelerator")));
+        QVERIFY(box && box->isEditable());
+        for (const char* name : {"a100", "h100", "b200"}) QVERIFY(box->findText(QString::fromLatin1(name)) >= 0);
+        QLabel* label = errorLabel(page, "accelerator");
+        QVERIFY(label);
+        const std::pair<const char*, const char*> bad[] = {{"h100_sxm", "'_'"}, {"H100", "upper-case"}, {"h 100", "blank"}};
+        for (const auto& [typed, why] : bad) {
+            paste(box, QString::fromLatin1(typed));
+            QCOMPARE(box->currentText(), QString::fromLatin1(typed));
+            QVERIFY2(label->text().contains(QString::fromLatin1(why)), qPrintable(label->text()));
+            QVERIFY(!label->isHidden());
+            QVERIFY(!page->isValid());
+            QCOMPARE(page->config().accelerator, std::string("h100"));
+        }
+        type(box, QStringLiteral("mi300x"));
+        QVERIFY(page->isValid());
+        QVERIFY(label->isHidden());
+        QCOMPARE(page->config().accelerator, std::string("mi300x"));
+        // It becomes the second half of MLPerf's workload label.
+        QVERIFY(QString::fromStdString(trainio::overridesYaml(page->config())).contains(QStringLiteral("workload=unet3d_mi300x")));
+    }
+
+    void wheelLeavesUnfocusedFieldsAlone() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(WheelGuard::isInstalled());
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        QuantitySpinBox* batch = quantity(page, "reader.batch_size");
+        auto* format = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("dataset.format")));
+        QVERIFY(batch && format);
+        // A spin box on another page (not part of the form): the guard covers the whole application.
+        auto* runs = w.runPage()->findChild<QSpinBox*>();
+        QVERIFY(runs);
+        // Polished fields no longer take the focus from the wheel itself.
+        QCOMPARE(batch->focusPolicy(), Qt::StrongFocus);
+        QCOMPARE(format->focusPolicy(), Qt::StrongFocus);
+
+        const QString formatBefore = format->currentText();
+        const int runsBefore = runs->value();
+        QVERIFY(!batch->hasFocus() && !format->hasFocus() && !runs->hasFocus());
+        wheel(batch, 3);
+        wheel(format, -2);
+        wheel(runs, 2);
+        QCOMPARE(batch->value(), 7.0);
+        QCOMPARE(batch->text(), QStringLiteral("7"));
+        QCOMPARE(format->currentText(), formatBefore);
+        QCOMPARE(runs->value(), runsBefore);
+        QCOMPARE(page->config().reader.batchSize, 7ull);
+        QVERIFY(!page->isModified());
+
+        // Focused, the wheel steps as usual (the guard does not just swallow every wheel).
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        batch->setFocus();
+        QTRY_VERIFY(batch->hasFocus());
+        wheel(batch, 1);
+        QCOMPARE(batch->value(), 8.0);
+        QCOMPARE(page->config().reader.batchSize, 8ull);
+    }
+
+    void unsavedEditsAreNotReplacedWithoutAsking() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        const QString path = work_.filePath(QStringLiteral("edited.yaml"));
+        QVERIFY(page->loadPresetNamed(QStringLiteral("resnet50_a100")));
+        QVERIFY(page->saveFile(path));
+        QVERIFY(!page->isModified());
+        // No edits: loading goes ahead without a question.
+        page->requestPreset(QStringLiteral("unet3d_h100"));
+        QVERIFY(!page->pendingDiscardPrompt());
+        QCOMPARE(page->config().model.name, std::string("unet3d"));
+        QVERIFY(page->openFile(path));
+
+        type(quantity(page, "reader.read_threads"), QStringLiteral("6"));
+        QVERIFY(page->isModified());
+        // Cancel: nothing changes.
+        page->requestPreset(QStringLiteral("demo"));
+        QMessageBox* box = page->pendingDiscardPrompt();
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QCOMPARE(page->config().model.name, std::string("resnet50"));
+        QTest::mouseClick(box->button(QMessageBox::Cancel), Qt::LeftButton);
+        QTRY_VERIFY(!page->pendingDiscardPrompt());
+        QCOMPARE(page->config().model.name, std::string("resnet50"));
+        QCOMPARE(page->config().reader.readThreads, 6ull);
+        QVERIFY(page->isModified());
+
+        // Save: the edit goes to the file it came from, then the preset loads.
+        page->requestPreset(QStringLiteral("demo"));
+        QVERIFY(page->pendingDiscardPrompt());
+        QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Save), Qt::LeftButton);
+        QTRY_COMPARE(page->config().model.name, std::string("demo"));
+        QCOMPARE(trainio::loadWorkloadConfig(path.toStdString()).config.reader.readThreads, 6ull);
+
+        // Discard: the edit is gone, the file keeps what it had.
+        QVERIFY(page->openFile(path));
+        type(quantity(page, "reader.read_threads"), QStringLiteral("2"));
+        page->requestOpenFile(path);
+        QVERIFY(page->pendingDiscardPrompt());
+        QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
+        QTRY_VERIFY(!page->isModified());
+        QCOMPARE(page->config().reader.readThreads, 6ull);
+    }
+
+    void quittingAsksAndDiscardIsNotRestored() {
+        {
+            MainWindow w;
+            w.show();
+            WorkloadPage* page = w.workloadPage();
+            QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_h100")));
+            type(quantity(page, "train.epochs"), QStringLiteral("9"));
+            QVERIFY(!w.close()); // asks first
+            QVERIFY(w.isVisible());
+            QVERIFY(page->pendingDiscardPrompt());
+            QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
+            QTRY_VERIFY(!w.isVisible());
+        }
+        MainWindow next;
+        next.restoreSession();
+        QCOMPARE(next.workloadPage()->config().model.name, std::string("unet3d"));
+        QCOMPARE(next.workloadPage()->config().train.epochs, 5ull);
+        QVERIFY(!next.workloadPage()->isModified());
+    }
+
+    void formIsRestoredAfterARestart() {
+        {
+            MainWindow w;
+            w.restoreSession();
+            WorkloadPage* page = w.workloadPage();
+            QVERIFY(page->loadPresetNamed(QStringLiteral("cosmoflow_h100")));
+            type(quantity(page, "reader.read_threads"), QStringLiteral("3"));
+            type(quantity(page, "reader.transfer_size"), QStringLiteral("1 MiB"));
+            type(quantity(page, "train.epochs"), QStringLiteral("abc")); // left in error
+            type(page->editorFor(QStringLiteral("accelerators")), QStringLiteral("4"));
+            // The form reaches the settings shortly after the edit, without closing: a crash keeps it.
+            QTRY_VERIFY_WITH_TIMEOUT(QSettings().value(QStringLiteral("workload/form/fields")).toMap()
+                                         .value(QStringLiteral("train.epochs")).toString() == QLatin1String("abc"), 10000);
+        } // destroyed without close(): as after a crash
+        MainWindow next;
+        next.restoreSession();
+        WorkloadPage* page = next.workloadPage();
+        QCOMPARE(page->config().model.name, std::string("cosmoflow"));
+        QCOMPARE(page->config().reader.readThreads, 3ull);
+        QCOMPARE(page->config().reader.transferSize, 1048576ull);
+        QCOMPARE(page->accelerators(), 4ull);
+        QCOMPARE(quantity(page, "train.epochs")->text(), QStringLiteral("abc"));
+        QVERIFY(page->fieldErrors().contains(QStringLiteral("train.epochs")));
+        QVERIFY(page->isModified());
+        QCOMPARE(page->presetName(), QStringLiteral("cosmoflow_h100"));
+    }
+
+    void firstStartOffersTheQuickStart() {
+        MainWindow w;
+        w.show();
+        w.restoreSession();
+        QTRY_VERIFY(w.quickStart() && w.quickStart()->isVisible());
+        QuickStartDialog* quick = w.quickStart();
+        QTest::mouseClick(quick->demoButton(), Qt::LeftButton);
+        QCOMPARE(w.workloadPage()->config().model.name, std::string("demo"));
+
+        QVERIFY(w.workloadPage()->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        const trainio::WorkloadConfig before = w.workloadPage()->config();
+        QTest::mouseClick(quick->shrinkButton(), Qt::LeftButton);
+        const trainio::WorkloadConfig& after = w.workloadPage()->config();
+        QVERIFY(!quick->outcome().isEmpty());
+        // The shape stays; the dataset fits this machine by the rules, checked here independently.
+        QCOMPARE(after.dataset.format, before.dataset.format);
+        QCOMPARE(after.reader.batchSize, before.reader.batchSize);
+        QCOMPARE(after.reader.readThreads, before.reader.readThreads);
+        QCOMPARE(after.train.computationTime.mean, before.train.computationTime.mean);
+        QVERIFY(after.dataset.numFilesTrain <= before.dataset.numFilesTrain);
+        QVERIFY(after.dataset.numFilesTrain * after.dataset.numSamplesPerFile >= after.reader.batchSize * w.workloadPage()->accelerators());
+        const double bytes = static_cast<double>(after.dataset.numFilesTrain) * after.dataset.recordLength;
+        const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+        QVERIFY2(bytes <= 0.25 * ram, qPrintable(QString::number(bytes)));
+        QStorageInfo disk(QDir::current());
+        QVERIFY(bytes <= 0.5 * static_cast<double>(disk.bytesAvailable()) + 1e6 * static_cast<double>(after.dataset.numFilesTrain));
+        QVERIFY(w.workloadPage()->isModified());
+        QVERIFY(w.workloadPage()->editorFor(QStringLiteral("dataset.num_files_train"))->findChild<QLineEdit*>()->text() ==
+                QString::number(after.dataset.numFilesTrain));
+
+        // The menu action does the same; a second start does not offer the quick start again.
+        QVERIFY(w.action(QStringLiteral("shrinkToFit")));
+        MainWindow second;
+        second.restoreSession();
+        QCoreApplication::processEvents(); // the first start's dialog would open here
+        QVERIFY(!second.quickStart());
+    }
+
+    void shrinkKeepsTheFormConsistent() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("demo")));
+        trainio::MachineBudget b;
+        b.freeBytes = 1e12;
+        b.ramBytes = 64.0 * 1024 * 1024 * 4; // a quarter is 64 MiB: 2 MiB samples + 4 KiB → 31 files
+        b.accelerators = 1;
+        const trainio::ShrinkResult r = page->shrinkToFit(b);
+        QVERIFY(r.changed);
+        QCOMPARE(page->config().dataset.numFilesTrain, 31ull);
+        QCOMPARE(quantity(page, "dataset.num_files_train")->text(), QStringLiteral("31"));
+        QCOMPARE(quantity(page, "dataset.record_length_bytes")->text(), QStringLiteral("2 MiB"));
+        QVERIFY(page->isModified());
+        QVERIFY(page->isValid());
+    }
+
+    void f1OpensTheBundledDocumentation() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!w.helpWindow());
+        QTest::keyClick(&w, Qt::Key_F1);
+        HelpWindow* help = w.helpWindow();
+        QVERIFY(help);
+        QVERIFY(help->isVisible());
+        DocBrowser* browser = help->browser();
+        QVERIFY(browser->source().toString().endsWith(QLatin1String("user-guide.md")));
+        const QString guide = readDoc(QStringLiteral("user-guide.md"));
+        QVERIFY(!guide.isEmpty());
+        QVERIFY(browser->toPlainText().contains(heading(guide)));
+        QVERIFY(w.action(QStringLiteral("userGuide"))->shortcuts().contains(QKeySequence(Qt::Key_F1)));
+
+        // Every document of docs/ is bundled, the user guide first.
+        const QStringList onDisk = QDir(QStringLiteral(TRAINIO_SOURCE_DIR "/docs")).entryList({QStringLiteral("*.md")}, QDir::Files);
+        QCOMPARE(HelpWindow::bundledDocuments().size(), onDisk.size());
+        QCOMPARE(HelpWindow::bundledDocuments().first(), QStringLiteral("user-guide.md"));
+        QCOMPARE(help->contents()->count(), onDisk.size());
+
+        // A relative link to another document opens it in place; back returns.
+        QVERIFY(browser->follow(QUrl(QStringLiteral("metrics.md"))));
+        QVERIFY(browser->source().toString().endsWith(QLatin1String("metrics.md")));
+        QVERIFY(browser->toPlainText().contains(heading(readDoc(QStringLiteral("metrics.md")))));
+        browser->backward();
+        QVERIFY(browser->source().toString().endsWith(QLatin1String("user-guide.md")));
+        // A link out of the bundle is explained, and the page stays.
+        QVERIFY(!browser->follow(QUrl(QStringLiteral("../README.md"))));
+        QVERIFY(browser->problem().contains(QStringLiteral("README.md")));
+        QVERIFY(browser->source().toString().endsWith(QLatin1String("user-guide.md")));
+        // The screenshots are there, scaled to the page.
+        const QVariant image = browser->loadResource(QTextDocument::ImageResource, QUrl(QStringLiteral("screenshots/workload.png")));
+        QVERIFY(image.canConvert<QImage>());
+        const QImage img = image.value<QImage>();
+        QVERIFY(!img.isNull());
+        QVERIFY(img.width() <= std::max(200, browser->viewport()->width() - 40));
+        QVERIFY(guide.contains(QLatin1String("screenshots/workload.png")));
+    }
+};
+
+QTEST_MAIN(TestWorkloadForm)
+#include "tst_workload_form.moc"
