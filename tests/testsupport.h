@@ -47,7 +47,12 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
     }
     p.start(QStringLiteral(TRAINIO_CLI), args);
     CliResult r;
-    if (!p.waitForStarted(10000)) return r;
+    if (!p.waitForStarted(10000)) {
+        // Every test executable depends on trainio-cli (tests/CMakeLists.txt): a missing binary is a
+        // broken build, never a reason to skip.
+        QTest::qFail(qPrintable(QStringLiteral("cannot start " TRAINIO_CLI ": ") + p.errorString()), __FILE__, __LINE__);
+        return r;
+    }
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
