@@ -438,26 +438,6 @@ private slots:
         QCOMPARE(v.problems.size(), std::size_t(2));
         QVERIFY(v.problems[0].find(cut) != std::string::npos);
     }
-
-    // Not a test of behaviour: prints the generation rate when TRAINIO_GEN_BENCH=<folder> is set.
-    void generationRate() {
-        const QByteArray where = qgetenv("TRAINIO_GEN_BENCH");
-        if (where.isEmpty()) QSKIP("set TRAINIO_GEN_BENCH=<folder> to measure");
-        for (DataFormat f : {DataFormat::Npz, DataFormat::Tfrecord}) {
-            const fs::path root = fs::path(where.toStdString()) / toString(f);
-            WorkloadConfig cfg = tinyWorkload(root, f);
-            cfg.dataset.numFilesTrain = 16;
-            cfg.dataset.numFilesEval = 0;
-            cfg.dataset.numSamplesPerFile = 1;
-            cfg.dataset.recordLength = 64.0 * 1024 * 1024;
-            cfg.dataset.recordLengthStdev = 0;
-            cfg.dataset.numSubfoldersTrain = 0;
-            const auto r = generateDataset(cfg, threads(2));
-            qInfo("%s: %.1f MB in %.2f s = %.0f MB/s (2 threads)", toString(f), r.bytesWritten / 1e6, r.seconds,
-                  r.bytesWritten / 1e6 / r.seconds);
-            cleanDataset(cfg);
-        }
-    }
 };
 
 QTEST_GUILESS_MAIN(TestDataset)
