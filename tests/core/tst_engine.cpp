@@ -213,8 +213,15 @@ private slots:
         o.semantics = MetricSemantics::DlioV1;
         const RunOutcome r = runTraining(c, o);
         QCOMPARE(r.status, RunStatus::Complete);
-        // DLIO 1.0 records the configured compute time, not the measured one.
-        for (double v : r.ranks[0].epochs[0].blocks[0].compute) QCOMPARE(v, 0.002);
+        // DLIO 1.0 records the configured compute time, not the measured one: every step of every
+        // epoch (24 files × 2 samples ÷ batch 4 = 12 steps).
+        QCOMPARE(r.ranks.size(), std::size_t(1));
+        QCOMPARE(r.ranks[0].epochs.size(), std::size_t(3));
+        for (const auto& e : r.ranks[0].epochs) {
+            QCOMPARE(e.blocks.size(), std::size_t(1));
+            QCOMPARE(e.blocks[0].compute.size(), std::size_t(12));
+            for (double v : e.blocks[0].compute) QCOMPARE(v, 0.002);
+        }
     }
     void cancelStopsWithinAStepAndKeepsEpochs() {
         QTemporaryDir tmp;
