@@ -11,7 +11,6 @@
 #include "engine/training_engine.h"
 #include "util/errors.h"
 
-#include <QProcess>
 
 #include <algorithm>
 #include <atomic>
@@ -99,14 +98,12 @@ private slots:
         const ShardPlan p = planShard(c, 1, 4);
         std::vector<std::uint64_t> order;
         sampleOrder(c, p, 1, 3, 0, order);
-        QProcess py;
-        py.start(QStringLiteral("python3"),
-                 {QStringLiteral(TRAINIO_TEST_DATA "/../tools/shuffle_reference.py"), QStringLiteral("987654321"),
-                  QStringLiteral("3"), QStringLiteral("1"), QString::number(p.shardBegin),
-                  QString::number(p.shardSize), QStringLiteral("1")});
-        QVERIFY(py.waitForFinished(60000));
-        QCOMPARE(py.exitCode(), 0);
-        const QStringList ref = QString::fromUtf8(py.readAllStandardOutput()).trimmed().split(' ');
+        const QString out = testsupport::runPythonTool(
+            QStringLiteral("shuffle_reference.py"), {QStringLiteral("987654321"), QStringLiteral("3"), QStringLiteral("1"),
+                                                     QString::number(p.shardBegin), QString::number(p.shardSize),
+                                                     QStringLiteral("1")});
+        if (QTest::currentTestFailed()) return;
+        const QStringList ref = out.trimmed().split(' ');
         QCOMPARE(std::size_t(ref.size()), order.size());
         for (std::size_t i = 0; i < order.size(); ++i) QCOMPARE(order[i], ref[int(i)].toULongLong());
     }
