@@ -11,7 +11,6 @@
 #include "engine/training_engine.h"
 #include "util/errors.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
