@@ -92,22 +92,30 @@ void flipByte(const std::string& path, std::uint64_t offset) {
     f.write(&c, 1);
 }
 
-// Why the file system of `folder` refuses O_DIRECT, or "" when it takes it: a 4 KiB-aligned read of
-// 4 KiB at offset 0, which every O_DIRECT-capable Linux file system accepts.
-QString odirectRefusal(const QString& folder) {
+// Whether the file system of `folder` takes O_DIRECT: a 4 KiB-aligned read of 4 KiB at offset 0, which
+// every O_DIRECT-capable Linux file system accepts. Only EINVAL (open or read) means "refused"; any
+// other error is a broken test environment and fails the test.
+struct OdirectProbe {
+    bool refused = false;
+    QString message; // why refused, or the unexpected error; empty when O_DIRECT works
+};
+
+OdirectProbe probeOdirect(const QString& folder) {
     const std::string path = (folder + QStringLiteral("/odirect-probe")).toStdString();
     testsupport::writeText(path, std::string(8192, 'x'));
+    const auto outcome = [&](int err, const char* what) {
+        return OdirectProbe{err == EINVAL, folder + QLatin1String(what) + QString::fromStdString(errnoText(err))};
+    };
     const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
-    if (fd < 0) return folder + QStringLiteral(": open(O_DIRECT): ") + QString::fromStdString(errnoText(errno));
+    if (fd < 0) return outcome(errno, ": open(O_DIRECT): ");
     void* buf = std::aligned_alloc(4096, 4096);
     const ssize_t n = ::pread(fd, buf, 4096, 0);
     const int err = errno;
     std::free(buf);
     ::close(fd);
     fs::remove(path);
-    if (n != 4096)
-        return folder + QStringLiteral(": aligned O_DIRECT pread: ") +
-               (n < 0 ? QString::fromStdString(errnoText(err)) : QStringLiteral("short read %1").arg(n));
+    if (n < 0) return outcome(err, ": aligned O_DIRECT pread: ");
+    if (n != 4096) return {false, folder + QStringLiteral(": aligned O_DIRECT pread: %1 of 4096 bytes").arg(n)};
     return {};
 }
 
@@ -361,12 +369,16 @@ private slots:
         // error, EINVAL included (what a misaligned buffer, offset or length gives), is a failure.
         auto dir = std::make_unique<QTemporaryDir>();
         QVERIFY(dir->isValid());
-        if (const QString tempRefusal = odirectRefusal(dir->path()); !tempRefusal.isEmpty()) {
+        const OdirectProbe temp = probeOdirect(dir->path());
+        QVERIFY2(temp.refused || temp.message.isEmpty(), qPrintable(temp.message));
+        if (temp.refused) {
             dir = std::make_unique<QTemporaryDir>(QCoreApplication::applicationDirPath() + QStringLiteral("/odirect-XXXXXX"));
             QVERIFY(dir->isValid());
-            if (const QString buildRefusal = odirectRefusal(dir->path()); !buildRefusal.isEmpty())
-                QSKIP(qPrintable(QStringLiteral("no folder here takes O_DIRECT: ") + tempRefusal + QStringLiteral("; ") +
-                                 buildRefusal));
+            const OdirectProbe build = probeOdirect(dir->path());
+            QVERIFY2(build.refused || build.message.isEmpty(), qPrintable(build.message));
+            if (build.refused)
+                QSKIP(qPrintable(QStringLiteral("no folder here takes O_DIRECT: ") + temp.message + QStringLiteral("; ") +
+                                 build.message));
         }
         const std::string path = dir->filePath("od.raw").toStdString();
         writeFile(spec(DataFormat::Raw, 100, 101, 3), path);
