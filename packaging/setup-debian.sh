@@ -18,6 +18,9 @@ PACKAGES=(
   libgl-dev libxkbcommon-dev
   # tests, screenshots, report checks
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
+  python3-dateutil     # MLPerf Storage v1.0 report.py (tst_peer_report)
+  # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
+  dpkg-dev help2man librsvg2-bin man-db desktop-file-utils appstream
 )
 
 need=()

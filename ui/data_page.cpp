@@ -1,5 +1,7 @@
 #include "data_page.h"
 
+#include "preflight_dialog.h"
+
 #include <QDir>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -87,6 +89,10 @@ DataPage::DataPage(QWidget* parent) : QWidget(parent), controller_(new DatasetCo
     connect(cancel_, &QPushButton::clicked, this, &DataPage::cancel);
     connect(controller_, &DatasetController::progress, this, &DataPage::showProgress);
     connect(controller_, &DatasetController::finished, this, &DataPage::onFinished);
+    connect(controller_, &DatasetController::warning, this, [this](const QString& text) {
+        log_->appendPlainText(QStringLiteral("[%1] warning: %2").arg(QTime::currentTime().toString(), text));
+        emit notify(Severity::Warning, tr("warning: %1").arg(text));
+    });
     setBusy(false);
 }
 
@@ -140,7 +146,10 @@ void DataPage::onFinished(DatasetController::Operation op, bool ok, bool cancell
     bar_->setRange(0, 1000);
     if (ok) bar_->setValue(1000);
     lastSummary_ = summary;
+    const bool refused = !controller_->preflightProblems().empty();
+    if (refused) showPreflightProblems(this, operationName(op), controller_->preflightProblems());
     const QString head = cancelled ? tr("%1 cancelled").arg(operationName(op))
+                         : refused ? tr("%1 not started").arg(operationName(op))
                          : ok      ? tr("%1 finished").arg(operationName(op))
                                    : tr("%1 failed").arg(operationName(op));
     // Keep the last progress line (files, MiB/s, time): it is the rate the user wanted to see.

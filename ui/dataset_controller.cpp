@@ -1,6 +1,7 @@
 #include "dataset_controller.h"
 
 #include "dataset/dataset_generator.h"
+#include "preflight/preflight.h"
 
 #include <QMetaObject>
 
@@ -18,13 +19,25 @@ DatasetController::~DatasetController() {
 bool DatasetController::start(Operation op, const WorkloadConfig& cfg) {
     if (isBusy()) return false;
     cancel_ = false;
+    preflightProblems_.clear();
     worker_ = std::thread([this, op, cfg] {
         bool ok = false;
         bool cancelled = false;
         QString summary;
+        std::vector<PreflightProblem> refused;
         try {
             switch (op) {
             case Operation::Generate: {
+                PreflightRequest pr;
+                pr.action = PreflightAction::Datagen;
+                const PreflightResult checked = preflight(cfg, pr);
+                for (const std::string& w : checked.warnings)
+                    QMetaObject::invokeMethod(this, [this, t = QString::fromStdString(w)] { emit warning(t); }, Qt::QueuedConnection);
+                if (!checked.ok()) {
+                    refused = checked.problems;
+                    summary = tr("not started, the pre-flight check failed:\n%1").arg(QString::fromStdString(checked.text()).trimmed());
+                    break;
+                }
                 GenerateOptions opts;
                 opts.cancel = &cancel_;
                 // Called from the generator's writer threads; only a queued call reaches the GUI.
@@ -66,8 +79,9 @@ bool DatasetController::start(Operation op, const WorkloadConfig& cfg) {
         }
         QMetaObject::invokeMethod(
             this,
-            [this, op, ok, cancelled, summary] {
+            [this, op, ok, cancelled, summary, refused] {
                 if (worker_.joinable()) worker_.join();
+                preflightProblems_ = refused;
                 emit finished(op, ok, cancelled, summary);
             },
             Qt::QueuedConnection);

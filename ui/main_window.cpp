@@ -157,7 +157,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(run_, &RunPage::resultsWritten, this, [this](const QString& dir) {
         QString why;
-        if (!loader_->folders().contains(QFileInfo(dir).canonicalFilePath()) && !loader_->addFolder(dir, &why))
+        if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why))
             notifications_->post(Severity::Warning, why);
         else loader_->reload();
     });
@@ -430,9 +430,10 @@ void MainWindow::restoreSession() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (run_->isRunning()) {
-        run_->cancel(); // the controller's destructor waits for the engine, which stops within a step
-        notifications_->post(Severity::Warning, tr("Run cancelled because the window closed."));
+    // A run in progress: the Run page asks, and closes the window again once the engine has stopped.
+    if (!run_->confirmClose([this] { close(); })) {
+        event->ignore();
+        return;
     }
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());

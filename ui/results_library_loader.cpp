@@ -7,6 +7,9 @@
 #include <QMetaObject>
 #include <QSettings>
 
+#include <algorithm>
+#include <utility>
+
 namespace trainio::ui {
 
 ResultsLibraryLoader::ResultsLibraryLoader(QObject* parent)
@@ -19,6 +22,30 @@ ResultsLibraryLoader::~ResultsLibraryLoader() {
         if (w.thread.joinable()) w.thread.join();
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Lexical containment on canonical paths: both sides were resolved (symlinks, "..", trailing slash).
+bool isWithin(const fs::path& p, const fs::path& root) {
+    auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    return r == root.end();
+}
+
+QString canonical(const QString& path) {
+    const QString c = QFileInfo(path).canonicalFilePath();
+    return c.isEmpty() ? QDir::cleanPath(QFileInfo(path).absoluteFilePath()) : c;
+}
+
+} // namespace
+
+QString ResultsLibraryLoader::folderHolding(const QString& path) const {
+    const fs::path p = canonical(path).toStdString();
+    for (const QString& f : folders_)
+        if (isWithin(p, canonical(f).toStdString())) return f;
+    return {};
+}
+
 bool ResultsLibraryLoader::addFolder(const QString& path, QString* why) {
     const QFileInfo info(path);
     QString reason;
@@ -26,18 +53,38 @@ bool ResultsLibraryLoader::addFolder(const QString& path, QString* why) {
     else if (!info.exists()) reason = tr("%1: no such file or folder").arg(path);
     else if (!info.isReadable() || (info.isDir() && !info.isExecutable())) reason = tr("%1: permission denied (not readable)").arg(path);
     else if (info.isDir() && !QDir(path).isReadable()) reason = tr("%1: the folder cannot be listed").arg(path);
+    else if (const QString holder = folderHolding(path); !holder.isEmpty())
+        reason = canonical(holder) == info.canonicalFilePath() ? tr("%1 is already in the library").arg(path)
+                                                              : tr("%1 is already in the library (inside %2)").arg(path, holder);
     if (!reason.isEmpty()) {
         if (why) *why = reason;
         return false;
     }
-    const QString canonical = info.canonicalFilePath();
-    if (!folders_.contains(canonical)) {
-        folders_.append(canonical);
-        emit foldersChanged(folders_);
-        save();
-    }
+    const QString added = info.canonicalFilePath();
+    folders_.append(added);
+    justAdded_.append(added);
+    emit foldersChanged(folders_);
+    save();
     reload();
     return true;
+}
+
+ResultsLibraryLoader::FolderCount ResultsLibraryLoader::countIn(const aggregate::ImportResult& imported, const QString& folder) {
+    const fs::path root = folder.toStdString();
+    FolderCount c;
+    std::vector<bool> counted(imported.runs.size(), false);
+    for (std::size_t i = 0; i < imported.runs.size(); ++i) {
+        for (const fs::path& summary : imported.runs[i].summaryFiles) counted[i] = counted[i] || isWithin(summary, root);
+        c.invocations += counted[i];
+    }
+    for (const aggregate::RunGroup& g : imported.groups) {
+        bool any = false;
+        for (const auto* list : {&g.runs, &g.warmups})
+            for (std::size_t r : *list) any = any || (r < counted.size() && counted[r]);
+        c.groups += any;
+    }
+    for (const aggregate::SkippedFile& s : imported.skipped) c.skipped += isWithin(s.path, root);
+    return c;
 }
 
 void ResultsLibraryLoader::removeFolder(const QString& path) {
@@ -78,6 +125,8 @@ void ResultsLibraryLoader::reload() {
                 loading_ = false;
                 library_ = lib;
                 emit loaded(lib);
+                for (const QString& f : std::exchange(justAdded_, {}))
+                    if (folders_.contains(f)) emit folderImported(f, countIn(lib->imported(), f));
             },
             Qt::QueuedConnection);
         done->store(true);
@@ -96,8 +145,10 @@ void ResultsLibraryLoader::joinFinishedWorkers() {
 
 void ResultsLibraryLoader::restore() {
     QSettings s;
-    QStringList folders = s.value(QStringLiteral("library/folders")).toStringList();
-    folders.removeDuplicates();
+    // Settings written by older versions may hold one folder under two spellings.
+    QStringList folders;
+    for (const QString& f : s.value(QStringLiteral("library/folders")).toStringList())
+        if (const QString c = canonical(f); !folders.contains(c)) folders.append(c);
     setFolders(folders);
 }
 

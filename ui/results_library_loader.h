@@ -28,9 +28,14 @@ public:
     std::shared_ptr<const aggregate::ResultsLibrary> library() const { return library_; }
     bool isLoading() const { return loading_; }
 
-    // Adds a folder (or a summary.json) and re-imports. Returns false with *why set when the path does
-    // not exist or cannot be read; the folder is then not added.
+    // Adds a folder (or a summary.json) and re-imports; when that import is done, folderImported()
+    // tells what it found there. Returns false with *why set when the path does not exist, cannot be
+    // read, or is already in the library (the same folder by any spelling — trailing slash, symlink,
+    // "..": canonical paths are compared — or a folder inside one of the library's folders); the
+    // folder is then not added.
     bool addFolder(const QString& path, QString* why = nullptr);
+    // The library folder that holds `path` (itself, or a folder above it), or an empty string.
+    QString folderHolding(const QString& path) const;
     void removeFolder(const QString& path);
     void setFolders(const QStringList& folders); // replaces the list and re-imports
     void reload();
@@ -39,15 +44,26 @@ public:
     void restore();
     void save() const;
 
+    // What one import root holds within an imported library.
+    struct FolderCount {
+        std::size_t invocations = 0; // measured and warm-up invocations
+        std::size_t groups = 0;      // workload groups with at least one of them
+        std::size_t skipped = 0;     // files the import had to skip
+    };
+    static FolderCount countIn(const aggregate::ImportResult& imported, const QString& folder);
+
 signals:
     void loadingStarted();
     void loaded(std::shared_ptr<const trainio::aggregate::ResultsLibrary> library);
     void foldersChanged(const QStringList& folders);
+    // After the import that followed addFolder(folder).
+    void folderImported(const QString& folder, const trainio::ui::ResultsLibraryLoader::FolderCount& count);
 
 private:
     void joinFinishedWorkers();
 
     QStringList folders_;
+    QStringList justAdded_; // reported by folderImported() once an import that includes them lands
     std::shared_ptr<const aggregate::ResultsLibrary> library_;
     struct Worker {
         std::thread thread;

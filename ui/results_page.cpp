@@ -3,6 +3,7 @@
 #include "results_library_loader.h"
 #include "results_tree_model.h"
 
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -87,6 +88,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     connect(uncheckAll, &QPushButton::clicked, this, [this] { model_->setAllChecked(false); });
     connect(loader_, &ResultsLibraryLoader::loadingStarted, this, [this] { summary_->setText(tr("Importing…")); });
     connect(loader_, &ResultsLibraryLoader::loaded, this, &ResultsPage::onLoaded);
+    connect(loader_, &ResultsLibraryLoader::folderImported, this, &ResultsPage::reportImport);
     connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& f) {
         folders_->clear();
         folders_->addItems(f);
@@ -110,8 +112,25 @@ bool ResultsPage::addFolder(const QString& path) {
         emit notify(Severity::Error, tr("Cannot add results folder: %1").arg(why));
         return false;
     }
-    emit notify(Severity::Info, tr("Importing %1…").arg(path));
+    summary_->setText(tr("Importing %1…").arg(QDir::toNativeSeparators(path)));
     return true;
+}
+
+void ResultsPage::reportImport(const QString& folder, const ResultsLibraryLoader::FolderCount& c) {
+    const QString path = QDir::toNativeSeparators(folder);
+    const QString skipped = tr("%1 %2 skipped").arg(c.skipped).arg(c.skipped == 1 ? tr("file") : tr("files"));
+    if (c.invocations == 0) {
+        // Results that could not be read (a failed run's folder, a damaged file) are not "no results".
+        emit notify(Severity::Warning, c.skipped == 0 ? tr("No DLIO / TrainIO / MLPerf results found in %1").arg(path)
+                                                      : tr("Nothing imported from %1: %2 (see Results → Import problems)").arg(path, skipped));
+        return;
+    }
+    emit notify(Severity::Info, tr("Imported %1 %2 in %3 %4 from %5; %6")
+                                    .arg(c.invocations)
+                                    .arg(c.invocations == 1 ? tr("invocation") : tr("invocations"))
+                                    .arg(c.groups)
+                                    .arg(c.groups == 1 ? tr("group") : tr("groups"))
+                                    .arg(path, skipped));
 }
 
 void ResultsPage::onLoaded() {

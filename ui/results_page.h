@@ -3,6 +3,7 @@
 #pragma once
 
 #include "notification_panel.h"
+#include "results_library_loader.h"
 
 #include <QWidget>
 
@@ -14,7 +15,6 @@ class QTreeWidget;
 
 namespace trainio::ui {
 
-class ResultsLibraryLoader;
 class ResultsTreeModel;
 
 class ResultsPage final : public QWidget {
@@ -38,6 +38,7 @@ protected:
 
 private:
     void onLoaded();
+    void reportImport(const QString& folder, const ResultsLibraryLoader::FolderCount& count);
     void showDetails();
 
     ResultsLibraryLoader* loader_;

@@ -1,6 +1,7 @@
 #include "run_controller.h"
 
 #include "engine_bridge.h"
+#include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
 
@@ -31,30 +32,57 @@ bool RunController::start(const RunRequest& request) {
         return false;
     }
     if (request.outputDir.empty()) {
-        emit finished(RunFinish{false, false, tr("No output folder chosen."), {}});
+        emit finished(RunFinish{false, false, tr("No output folder chosen."), {}, {}});
         return false;
     }
     cancel_ = false;
     invocationCount_ = request.benchmark ? request.runs + request.warmups : 1;
     bridge_->takeSteps();
     const QString dir = QString::fromStdString(request.outputDir.string());
-    emit started(dir);
-    for (const auto& w : runWarnings(request.config, request.accelerators))
-        emit message(tr("warning: %1").arg(QString::fromStdString(w)));
-    drainTimer_.start();
 
     // Callbacks from the worker thread reach the GUI thread only through queued invocations on `this`.
     worker_ = std::thread([this, request, dir] {
         RunFinish result;
         result.outputDir = dir;
         try {
+            // Pre-flight stats the dataset and probes the output folder: on a large or remote tree that
+            // takes long enough to freeze the window, so it runs here rather than in start().
+            PreflightRequest pr;
+            pr.action = request.benchmark ? PreflightAction::Benchmark : PreflightAction::Run;
+            pr.accelerators = request.accelerators;
+            pr.output = request.outputDir;
+            pr.invocations = request.benchmark ? request.runs + request.warmups : 1;
+            pr.generateFirst = false; // the window generates only from the Data page
+            const PreflightResult checked = preflight(request.config, pr);
+            std::vector<std::string> warnings = runWarnings(request.config, request.accelerators);
+            warnings.insert(warnings.end(), checked.warnings.begin(), checked.warnings.end());
+            QMetaObject::invokeMethod(
+                this,
+                [this, warnings] {
+                    for (const auto& w : warnings) emit message(tr("warning: %1").arg(QString::fromStdString(w)));
+                },
+                Qt::QueuedConnection);
+            if (!checked.ok() || cancel_) {
+                result.preflightProblems = checked.problems;
+                result.cancelled = checked.ok();
+                if (!checked.ok())
+                    result.error = tr("pre-flight check failed:\n%1").arg(QString::fromStdString(checked.text()).trimmed());
+                QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
+                return;
+            }
+            QMetaObject::invokeMethod(this, [this, dir] {
+                drainTimer_.start();
+                emit started(dir);
+            }, Qt::QueuedConnection);
+
             InvocationOptions io;
             io.accelerators = request.accelerators;
             io.semantics = request.semantics;
             io.observer = bridge_;
             io.cancel = &cancel_;
+            io.io = request.io;
             io.commandLine = "trainio (desktop)";
-            io.warnings = runWarnings(request.config, request.accelerators);
+            io.warnings = warnings; // at the head of the invocation's log too
             if (!request.benchmark) {
                 QMetaObject::invokeMethod(this, [this, dir] { emit invocationStarted(tr("invocation"), dir, 0); },
                                           Qt::QueuedConnection);

@@ -5,6 +5,8 @@
 
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
+#include "io/io_backend.h"
+#include "preflight/preflight.h"
 
 #include <QObject>
 #include <QString>
@@ -12,6 +14,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -27,6 +30,7 @@ struct RunRequest {
     bool benchmark = false;     // false: a single invocation into outputDir
     std::uint64_t runs = 5;     // benchmark only
     std::uint64_t warmups = 1;  // benchmark only
+    std::shared_ptr<IoBackend> io; // null: POSIX; tests wrap it in a FaultInjectingBackend
 };
 
 struct RunFinish {
@@ -34,6 +38,9 @@ struct RunFinish {
     bool cancelled = false;
     QString error;          // why it failed (empty when complete or cancelled)
     QString outputDir;
+    // Not empty: pre-flight refused the run, nothing was measured or written.
+    std::vector<PreflightProblem> preflightProblems;
+    bool failed() const { return !complete && !cancelled; }
 };
 
 class RunController final : public QObject {
@@ -43,8 +50,9 @@ public:
     ~RunController() override; // cancels and joins a running worker
 
     bool isRunning() const { return worker_.joinable(); }
-    // Starts the run; returns false (and emits failed) when one is already running or the request is
-    // unusable (no output folder).
+    // Starts the worker, which runs pre-flight first: when it finds problems, finished() carries them
+    // and nothing is measured; otherwise started() and the run follow. Returns false (and emits
+    // finished) when one is already running or the request is unusable (no output folder).
     bool start(const RunRequest& request);
     // Asks the engine to stop; it stops within a step and keeps what was measured.
     void cancel();
@@ -53,7 +61,7 @@ public:
     std::uint64_t invocationCount() const { return invocationCount_; }
 
 signals:
-    void started(const QString& outputDir);
+    void started(const QString& outputDir); // pre-flight passed, measuring begins
     void invocationStarted(const QString& label, const QString& dir, int index);
     void invocationFinished(const QString& label, const QString& dir, const QString& status, double auPercent);
     void steps(const std::vector<trainio::StepEvent>& batch); // every 100 ms while steps arrive

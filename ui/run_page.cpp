@@ -1,6 +1,7 @@
 #include "run_page.h"
 
 #include "live_plots.h"
+#include "preflight_dialog.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -10,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -18,6 +20,8 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace trainio::ui {
 
@@ -104,6 +108,10 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::steps, this, &RunPage::onSteps);
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
     connect(controller_, &RunController::finished, this, &RunPage::onFinished);
+    connect(controller_, &RunController::started, this, [this](const QString& dir) {
+        clearView();
+        emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark_ ? tr("Benchmark") : tr("Invocation"), dir));
+    });
     connect(controller_, &RunController::phaseChanged, this, [this](const QString& p) {
         phase_ = p;
         updateStatus();
@@ -186,18 +194,26 @@ bool RunPage::start(bool benchmark) {
     req.benchmark = benchmark;
     req.runs = static_cast<std::uint64_t>(runs_->value());
     req.warmups = static_cast<std::uint64_t>(warmups_->value());
+    req.io = io_;
+    benchmark_ = benchmark;
+    runConfig_ = config_;
+    runAccelerators_ = accelerators_;
 
-    invocations_->clear();
-    plots_->reset(accelerators_, config_.reader.batchSize, config_.metric.au * 100.0);
-    epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
-    epochs_ = config_.train.epochs;
-    phase_.clear();
-    invocationLabel_.clear();
-    clock_.start();
     if (!controller_->start(req)) return false;
     setRunning(true);
-    emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark ? tr("Benchmark") : tr("Invocation"), output_->text()));
+    status_->setText(tr("Checking before the run (pre-flight: configuration, dataset, output folder)…"));
     return true;
+}
+
+void RunPage::clearView() {
+    invocations_->clear();
+    plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
+    epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
+    epochs_ = runConfig_.train.epochs;
+    phase_.clear();
+    invocationLabel_.clear();
+    progress_->setValue(0);
+    clock_.start();
 }
 
 void RunPage::cancel() {
@@ -242,13 +258,56 @@ void RunPage::updateStatus() {
 
 void RunPage::onFinished(const RunFinish& r) {
     setRunning(false);
+    // Rows of invocations that never reported their end (a write error thrown after the measurement,
+    // a cancel between invocations) must not keep saying "running".
+    const QString ended = r.cancelled ? tr("cancelled") : r.complete ? tr("complete") : tr("failed");
+    for (int i = 0; i < invocations_->topLevelItemCount(); ++i)
+        if (QTreeWidgetItem* item = invocations_->topLevelItem(i); item->text(1) == tr("running")) item->setText(1, ended);
+    status_->setToolTip(QString());
+    if (!r.preflightProblems.empty()) {
+        const QString what = benchmark_ ? tr("Benchmark") : tr("Run");
+        status_->setText(tr("%1 not started: the pre-flight check found %2.").arg(what, problemCount(r.preflightProblems.size())));
+        emit notify(Severity::Error, tr("%1 not started — pre-flight: %2").arg(what, preflightProblemLines(r.preflightProblems)));
+        // Closing anyway: the problems are in the notifications; a dialog would outlive the window.
+        if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
+        else showPreflightProblems(this, what, r.preflightProblems);
+        return;
+    }
     if (r.complete) progress_->setValue(1000);
-    const QString what = r.complete ? tr("Run complete") : r.cancelled ? tr("Run cancelled (what was measured is kept)") : tr("Run failed");
-    status_->setText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
-    if (r.complete) emit notify(Severity::Info, tr("%1: %2").arg(what, r.outputDir));
-    else if (r.cancelled) emit notify(Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
-    else emit notify(Severity::Error, tr("%1: %2").arg(what, r.error));
+    if (r.failed()) {
+        const QString reason = r.error.isEmpty() ? tr("unknown error") : r.error;
+        status_->setText(tr("Run failed: %1").arg(reason.section(QLatin1Char('\n'), 0, 0)));
+        status_->setToolTip(reason);
+        emit notify(Severity::Error, tr("Run failed: %1 (folder %2)").arg(reason, r.outputDir));
+    } else {
+        const QString what = r.complete ? tr("Run complete") : tr("Run cancelled (what was measured is kept)");
+        status_->setText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
+        emit notify(r.complete ? Severity::Info : Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
+    }
     if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) emit resultsWritten(r.outputDir);
+    if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
+}
+
+bool RunPage::confirmClose(std::function<void()> closeNow) {
+    if (!isRunning()) return true;
+    if (closeWhenStopped_) return false; // already stopping; it closes when the engine has stopped
+    // Window-modal and asynchronous (open, not exec): the run keeps reporting while the user decides.
+    auto* box = new QMessageBox(QMessageBox::Question, tr("A run is in progress"),
+                                tr("Closing TrainIO stops the run. What was measured so far is kept in %1, marked "
+                                   "cancelled.").arg(output_->text()),
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("confirmCloseDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* stop = box->addButton(tr("Stop the run and close"), QMessageBox::DestructiveRole);
+    stop->setObjectName(QStringLiteral("stopAndClose"));
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(stop, &QPushButton::clicked, this, [this, closeNow = std::move(closeNow)] {
+        if (!isRunning()) return closeNow(); // it ended while the question was open
+        closeWhenStopped_ = closeNow;
+        cancel();
+    });
+    box->open();
+    return false;
 }
 
 void RunPage::setRunning(bool running) {

@@ -9,6 +9,9 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
+#include <functional>
+#include <memory>
+
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -34,6 +37,13 @@ public:
     RunController* controller() const { return controller_; }
     LivePlots* plots() const { return plots_; }
     bool isRunning() const { return controller_->isRunning(); }
+    // The I/O backend of the next runs (null: POSIX). Tests inject faults through it.
+    void setIoBackend(std::shared_ptr<IoBackend> io) { io_ = std::move(io); }
+
+    // Asked before the window closes. Nothing running: returns true (close now). Otherwise asks "Stop
+    // the run and close / Cancel" and returns false; when confirmed, cancels the run and calls
+    // closeNow() once the engine has stopped and the folder holds what was measured.
+    bool confirmClose(std::function<void()> closeNow);
 
 public slots:
     bool startInvocation();
@@ -53,6 +63,8 @@ private:
     void onFinished(const RunFinish& r);
     void updateStatus();
     void setRunning(bool running);
+    // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
+    void clearView();
 
     WorkloadConfig config_;
     std::uint64_t accelerators_ = 1;
@@ -60,6 +72,11 @@ private:
     bool valid_ = false;
     QString resultsRoot_;
     bool outputChosenByUser_ = false;
+    std::shared_ptr<IoBackend> io_;
+    std::function<void()> closeWhenStopped_; // set while a confirmed close waits for the engine
+    bool benchmark_ = false;                 // what the current (or last) start was
+    WorkloadConfig runConfig_;               // the workload the current run was started with
+    std::uint64_t runAccelerators_ = 1;
 
     RunController* controller_;
     LivePlots* plots_;

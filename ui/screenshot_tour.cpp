@@ -13,7 +13,12 @@
 
 #include <qcustomplot.h>
 
+#include <QDialog>
 #include <QDir>
+#include <QFile>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -79,16 +84,40 @@ void ScreenshotTour::benchmark() {
             QTimer::singleShot(300, this, [this] {
                 save(QStringLiteral("run-dark"));
                 window_->setTheme(MainWindow::Theme::Light);
-                importResults();
+                preflight();
             });
         });
     }, Qt::SingleShotConnection);
     if (!run->startBenchmark()) fail(QStringLiteral("the benchmark did not start"));
 }
 
+void ScreenshotTour::preflight() {
+    // An output folder that would have to be created under a regular file: pre-flight refuses the run.
+    const QString blocker = QDir(temp_.path()).filePath(QStringLiteral("results/not-a-folder"));
+    QFile file(blocker);
+    if (!file.open(QIODevice::WriteOnly) || file.write("a file, not a folder\n") < 0) return fail(QStringLiteral("cannot write %1").arg(blocker));
+    file.close();
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(blocker + QStringLiteral("/run-1"));
+    connect(run->controller(), &RunController::finished, this, [this, run](const RunFinish& r) {
+        if (r.preflightProblems.empty()) return fail(QStringLiteral("pre-flight let a run into %1 start").arg(r.outputDir));
+        QTimer::singleShot(300, this, [this, run] {
+            save(QStringLiteral("preflight"));
+            for (QMessageBox* box : run->findChildren<QMessageBox*>(QStringLiteral("preflightDialog"))) box->close();
+            run->setOutputFolder(benchmarkDir_); // the Run page of the later pictures shows the benchmark
+            importResults();
+        });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the pre-flight run did not start"));
+}
+
 void ScreenshotTour::importResults() {
     ResultsLibraryLoader* loader = window_->libraryLoader();
     for (const QString& f : resultsFolders_) window_->openResultsFolder(f);
+    // A folder without results, for the message the import gives then.
+    const QString empty = QDir(temp_.path()).filePath(QStringLiteral("no-results-here"));
+    QDir().mkpath(empty);
+    window_->openResultsFolder(empty);
     window_->showPage(MainWindow::ResultsPageIndex);
     // The last of the imports started above is the one that holds every folder.
     auto waitForLibrary = std::make_shared<QMetaObject::Connection>();
@@ -157,7 +186,13 @@ void ScreenshotTour::save(const QString& name) {
     // Queued replots have not necessarily happened yet: draw every plot now.
     for (QCustomPlot* p : window_->findChildren<QCustomPlot*>()) p->replot(QCustomPlot::rpImmediateRefresh);
     const QString path = QDir(outputDir_).filePath(name + QStringLiteral(".png"));
-    if (!window_->grab().save(path)) fail(QStringLiteral("cannot write %1").arg(path));
+    // grab() draws the window only: an open dialog (a separate window) is painted over it where it is.
+    QPixmap picture = window_->grab();
+    QPainter painter(&picture);
+    for (QDialog* d : window_->findChildren<QDialog*>())
+        if (d->isVisible()) painter.drawPixmap(window_->mapFromGlobal(d->mapToGlobal(QPoint(0, 0))), d->grab());
+    painter.end();
+    if (!picture.save(path)) fail(QStringLiteral("cannot write %1").arg(path));
 }
 
 void ScreenshotTour::fail(const QString& why) {

@@ -25,6 +25,7 @@ signals:
 private:
     void generate();
     void benchmark();
+    void preflight();
     void importResults();
     void compare();
     void save(const QString& name);

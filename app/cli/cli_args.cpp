@@ -12,17 +12,22 @@ std::optional<std::string> ParsedArgs::value(const std::string& opt) const {
     return it->second.back();
 }
 
-std::optional<unsigned long long> ParsedArgs::unsignedValue(const std::string& opt) const {
+std::optional<unsigned long long> ParsedArgs::unsignedValue(const std::string& opt, unsigned long long min,
+                                                            unsigned long long max) const {
     auto v = value(opt);
     if (!v) return std::nullopt;
+    const std::string range = "expected a whole number " + std::to_string(min) + " … " + std::to_string(max);
     bool digits = !v->empty();
     for (char c : *v) digits = digits && std::isdigit(static_cast<unsigned char>(c));
-    if (!digits) throw InputError(opt + " = '" + *v + "': expected a whole number >= 0");
+    if (!digits) throw InputError(opt + " = '" + *v + "': " + range);
+    unsigned long long n = 0;
     try {
-        return std::stoull(*v);
+        n = std::stoull(*v);
     } catch (const std::exception&) {
-        throw InputError(opt + " = '" + *v + "': expected a whole number that fits in 64 bits");
+        throw InputError(opt + " = '" + *v + "': " + range);
     }
+    if (n < min || n > max) throw InputError(opt + " = " + *v + ": " + range);
+    return n;
 }
 
 ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spec) {

@@ -26,7 +26,10 @@ struct ParsedArgs {
     bool has(const std::string& opt) const { return values.count(opt) || flags.count(opt); }
     std::optional<std::string> value(const std::string& opt) const; // last value given
     // The last value parsed as an unsigned integer; throws InputError naming the option otherwise.
-    std::optional<unsigned long long> unsignedValue(const std::string& opt) const;
+    // The option's value as a whole number in [min, max]; anything else (text, a sign, a fraction,
+    // spaces, out of range) is InputError naming the option and the range.
+    std::optional<unsigned long long> unsignedValue(const std::string& opt, unsigned long long min,
+                                                    unsigned long long max) const;
 };
 
 // Throws trainio::InputError with a message naming the offending argument.

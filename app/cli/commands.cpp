@@ -8,6 +8,7 @@
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
 #include "io/fault_injection.h"
+#include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "util/errors.h"
@@ -57,7 +58,15 @@ bool wantsHelp(const Args& args, const char* text) {
 LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
     const auto config = p.value("--config");
     if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
-    LoadedConfig lc = loadConfigOrPreset(*config, p.overrides);
+    std::vector<std::string> overrides = p.overrides;
+    // --accelerator-type is the config's `accelerator` key (validated there like any value; it names the
+    // accelerator in workload=<model>_<accelerator>), applied last so that it wins over the preset's.
+    if (const auto acc = p.value("--accelerator-type")) {
+        if (acc->find_first_not_of(" \t") == std::string::npos)
+            throw InputError("--accelerator-type = '" + *acc + "': expected an accelerator name such as a100, h100, b200");
+        overrides.push_back("++workload.accelerator=" + *acc);
+    }
+    LoadedConfig lc = loadConfigOrPreset(*config, overrides);
     if (printWarnings)
         for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
     return lc;
@@ -71,9 +80,7 @@ MetricSemantics semanticsFrom(const ParsedArgs& p) {
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
-    const auto r = p.unsignedValue("--accelerators").value_or(1);
-    if (r < 1 || r > 4096) throw InputError("--accelerators = " + std::to_string(r) + ": expected 1 … 4096");
-    return r;
+    return p.unsignedValue("--accelerators", 1, 4096).value_or(1);
 }
 
 // Test hook, documented in docs/reliability.md: TRAINIO_FAULTS="read:EIO:img_3_of:after=65536;…" wraps
@@ -107,13 +114,31 @@ bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
     return !r.cancelled;
 }
 
-void requireDataset(const WorkloadConfig& cfg) {
-    DatasetLayout layout(cfg.dataset);
-    const std::string first = layout.filePath(Split::Train, 0);
-    if (!fs::exists(first))
-        throw InputError("dataset.data_folder = " + cfg.dataset.dataFolder + ": " + first +
-                         " does not exist: expected a generated dataset (run `trainio-cli datagen` first, or set "
-                         "++workload.workflow.generate_data=True)");
+// Everything that can be known to fail before measuring (core/preflight): exit 2 naming each problem.
+void checkBeforeMeasuring(const WorkloadConfig& cfg, PreflightAction action, std::uint64_t accelerators,
+                          const std::optional<std::string>& output, std::uint64_t invocations, ProgressReporter* progress,
+                          bool roomIsAdvisory = false) {
+    PreflightRequest req;
+    req.roomIsAdvisory = roomIsAdvisory;
+    req.action = action;
+    req.accelerators = accelerators;
+    if (output) req.output = *output;
+    req.invocations = invocations;
+    req.generateFirst = action != PreflightAction::Datagen && cfg.workflow.generateData;
+    const PreflightResult r = preflight(cfg, req);
+    for (const auto& w : r.warnings) {
+        if (progress) progress->onMessage("warning: " + w);
+        else std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+    requirePreflight(cfg, req);
+}
+
+// A dataset generated just now is checked like any other before it is measured.
+void checkGenerated(const WorkloadConfig& cfg, PreflightAction action, std::uint64_t accelerators, const std::string& output,
+                    std::uint64_t invocations, ProgressReporter& progress) {
+    WorkloadConfig generated = cfg;
+    generated.workflow.generateData = false;
+    checkBeforeMeasuring(generated, action, accelerators, output, invocations, &progress);
 }
 
 void printHeadline(const fs::path& dir, const RunOutcome& out) {
@@ -137,8 +162,16 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
     return out;
 }
 
-const char* kValidateHelp = "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...]\n"
-                            "Checks a workload; exit 0 if valid, else 2 with one line per problem naming the key.\n";
+const char* kValidateHelp =
+    "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
+    "                            [--accelerator-type NAME] [--output DIR]\n"
+    "Checks a workload and what a run of it needs: at least one step per accelerator; a dataset that is\n"
+    "there matches the config (count, names, sizes, format), or, not generated yet, its data folder has room\n"
+    "for it; with --output, that DIR can be written. Exit 0 if it can run, else 2 with one line per problem\n"
+    "naming the key, file or folder and what was expected. run, benchmark and datagen make the same checks\n"
+    "before they measure or write anything.\n"
+    "--accelerator-type NAME: the accelerator in workload=<model>_<NAME> (configs/overrides.yaml); default:\n"
+    "the preset's, else the config's `accelerator` key, else 'generic'. Lower case, no '_'.\n";
 const char* kDatagenHelp = "Usage: trainio-cli datagen --config FILE [overrides] [--quiet] [--live-json FILE]\n"
                            "Generates the dataset in dataset.data_folder (resumable: complete files are kept).\n";
 const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n"
@@ -147,12 +180,13 @@ const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
                          "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
-    "                       [--quiet] [--live-json FILE]\n"
+    "                       [--accelerator-type NAME] [--quiet] [--live-json FILE]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log. Exit 0 when complete, 1 when it failed or was interrupted.\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
-    "                             [--accelerators R] [--semantics v2|v1] [--quiet] [--live-json FILE]\n"
+    "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
+    "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.\n";
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
@@ -174,7 +208,8 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
 
 OptionSpec runSpec() {
     OptionSpec s;
-    s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup"};
+    s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
+                "--accelerator-type"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -195,11 +230,16 @@ const std::atomic<bool>* cancelFlag() { return &g_cancel; }
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;
     OptionSpec spec;
-    spec.valued = {"--config", "--accelerators"};
+    spec.valued = {"--config", "--accelerators", "--accelerator-type", "--output"};
     spec.overrides = true;
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);
     const WorkloadConfig& c = lc.config;
+    // A dataset not generated yet is no fault of the workload: then check the room datagen needs instead.
+    // A dataset that is there must match.
+    WorkloadConfig planned = c;
+    if (!fs::is_directory(DatasetLayout(c.dataset).root())) planned.workflow.generateData = true;
+    checkBeforeMeasuring(planned, PreflightAction::Run, acceleratorsFrom(p), p.value("--output"), 1, nullptr, true);
     const HostInfo host = readHostInfo();
     const SizingAdvice sa = sizingAdvice(c, acceleratorsFrom(p), host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
     std::printf("valid: %s\n  model %s, format %s, %llu files × %llu samples of %.0f bytes (stdev %.0f), batch %llu, "
@@ -217,6 +257,7 @@ int runDatagenCommand(const Args& args) {
     if (wantsHelp(args, kDatagenHelp)) return 0;
     const ParsedArgs p = parseArgs(args, runSpec());
     const LoadedConfig lc = loadFromArgs(p);
+    checkBeforeMeasuring(lc.config, PreflightAction::Datagen, 1, std::nullopt, 0, nullptr);
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), lc.config.dataset.recordLength,
                               lc.config.reader.batchSize, lc.config.train.epochs);
     return generate(lc.config, progress) ? 0 : 1;
@@ -240,6 +281,12 @@ int runCleanCommand(const Args& args) {
     const CleanResult r = cleanDataset(lc.config);
     std::printf("clean: removed %llu files and %llu folders from %s\n", static_cast<unsigned long long>(r.filesRemoved),
                 static_cast<unsigned long long>(r.dirsRemoved), lc.config.dataset.dataFolder.c_str());
+    if (r.filesRemaining > 0) {
+        std::fprintf(stderr, "error: %llu dataset file(s) are still there (first: %s); they are not regular files "
+                             "TrainIO wrote, or lie below a symbolic link: remove them by hand\n",
+                     static_cast<unsigned long long>(r.filesRemaining), r.firstRemaining.c_str());
+        return 1;
+    }
     return 0;
 }
 
@@ -256,12 +303,14 @@ int runRunCommand(const Args& args) {
                               cfg.reader.batchSize, cfg.train.epochs);
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
+    if (cfg.workflow.train) checkBeforeMeasuring(cfg, PreflightAction::Run, R, output, 1, &progress);
+    else checkBeforeMeasuring(cfg, PreflightAction::Datagen, 1, std::nullopt, 0, &progress);
     if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
     if (!cfg.workflow.train) {
         progress.onMessage("workflow.train is off: nothing to run");
         return 0;
     }
-    requireDataset(cfg);
+    if (cfg.workflow.generateData) checkGenerated(cfg, PreflightAction::Run, R, *output, 1, progress);
     const RunOutcome out = runAndReport(cfg, *output, invocationOptions(R, sem, progress, joinArgs("run", args), warnings),
                                         progress);
     std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
@@ -275,10 +324,8 @@ int runBenchmarkCommand(const Args& args) {
     const WorkloadConfig& cfg = lc.config;
     const auto output = p.value("--output");
     if (!output) throw InputError("--output DIR is required");
-    const std::uint64_t runs = p.unsignedValue("--runs").value_or(5);
-    const std::uint64_t warmups = p.unsignedValue("--warmup").value_or(1);
-    if (runs < 1 || runs > 1000) throw InputError("--runs = " + std::to_string(runs) + ": expected 1 … 1000");
-    if (warmups > 10) throw InputError("--warmup = " + std::to_string(warmups) + ": expected 0 … 10");
+    const std::uint64_t runs = p.unsignedValue("--runs", 1, 1000).value_or(5);
+    const std::uint64_t warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
     const std::uint64_t R = acceleratorsFrom(p);
     const MetricSemantics sem = semanticsFrom(p);
     const fs::path dir = *output;
@@ -286,8 +333,11 @@ int runBenchmarkCommand(const Args& args) {
                               cfg.reader.batchSize, cfg.train.epochs);
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
-    if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
-    requireDataset(cfg);
+    checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
+    if (cfg.workflow.generateData) {
+        if (!generate(cfg, progress)) return 1;
+        checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
+    }
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
     bo.runs = runs;

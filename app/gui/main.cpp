@@ -17,10 +17,13 @@
 #include <memory>
 
 int main(int argc, char* argv[]) {
-    // The platform plugin is chosen when QApplication is constructed: a headless report must not need a
-    // display, so pick the offscreen platform unless the user chose one.
+    // The platform plugin is chosen when QApplication is constructed: a headless report, --help and
+    // --version (help2man, scripts, a terminal without X) must not need a display, so pick the offscreen
+    // platform unless the user chose one.
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--report") == 0 || std::strncmp(argv[i], "--report=", 9) == 0) {
+        if (std::strcmp(argv[i], "--report") == 0 || std::strncmp(argv[i], "--report=", 9) == 0 ||
+            std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+            std::strcmp(argv[i], "--version") == 0) {
             if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
             break;
         }

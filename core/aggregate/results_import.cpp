@@ -397,6 +397,26 @@ std::optional<json> parseBoundedJson(const std::string& text, int maxDepth, std:
     }
 }
 
+// "" for a complete TrainIO run or a folder TrainIO did not write; else "failed: <error>" or "cancelled".
+std::string trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options) {
+    const fs::path meta = dir / "trainio_run.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(meta, ec))) return {};
+    std::string why;
+    if (!safeToRead(meta, canonicalRoot, why)) return {};
+    const auto text = readBoundedFile(meta, options.maxFileBytes, why);
+    if (!text) return {};
+    const auto j = parseBoundedJson(*text, options.maxJsonDepth, why);
+    if (!j || !j->is_object()) return {};
+    const auto st = j->find("status");
+    if (st == j->end() || !st->is_string() || st->get<std::string>() == "complete") return {};
+    std::string out = st->get<std::string>();
+    if (const auto e = j->find("error"); e != j->end() && e->is_string() && !e->get<std::string>().empty())
+        out += ": " + e->get<std::string>();
+    return out;
+}
+
+
 std::vector<std::pair<std::string, std::string>> readFlatYaml(const std::string& text) {
     std::vector<std::pair<std::string, std::string>> out;
     std::vector<std::pair<std::size_t, std::string>> stack; // (indent, key) of open mappings
@@ -565,6 +585,12 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         auto j = parseBoundedJson(*text, options.maxJsonDepth, why);
         if (!j) {
             result.skipped.push_back({f.summary, why});
+            continue;
+        }
+        // A TrainIO run that failed or was cancelled keeps what it measured, marked in trainio_run.json;
+        // its summary (AU 0 for the epochs it never reached) is not a result: shown as skipped, with the reason.
+        if (const auto status = trainioRunStatus(f.summary.parent_path(), f.canonicalRoot, options); !status.empty()) {
+            result.skipped.push_back({f.summary, "TrainIO run " + status + "; not a result, excluded"});
             continue;
         }
         HostSummary hs;

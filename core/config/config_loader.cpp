@@ -791,7 +791,7 @@ private:
             const std::string acc = acceleratorFromLabel(selectedWorkload_);
             const std::string model = acc.empty() ? selectedWorkload_
                                                   : selectedWorkload_.substr(0, selectedWorkload_.size() - acc.size() - 1);
-            if (model != cfg.model.name) {
+            if (model != cfg.model.name && model != mlperfModelLabel(cfg.model.name)) {
                 errors_.push_back({"workload", selectedWorkload_,
                                    source_ + ": override 'workload=" + selectedWorkload_ + "': this file holds the " +
                                        cfg.model.name + " workload: expected workload=" + cfg.model.name +

@@ -58,6 +58,16 @@ nlohmann::json toJson(const WorkloadConfig& cfg);
 // line per override applied.
 std::string overridesYaml(const WorkloadConfig& cfg);
 
+// The accelerator written when neither the preset, the config's `accelerator` key, --accelerator-type
+// nor the GUI names one (docs/configuration.md). Not a real device: it says "not stated".
+inline constexpr const char* kDefaultAccelerator = "generic";
+// MLPerf Storage v1.0's report.py splits "workload=<model>_<accelerator>" at the first '_', so the model
+// part must have none of its own: '_' is written as '-' (unet3d → unet3d, tiny_tf → tiny-tf). The real
+// name stays in configs/config.yaml (model.name).
+std::string mlperfModelLabel(const std::string& modelName);
+// "<model label>_<accelerator or kDefaultAccelerator>".
+std::string mlperfWorkloadLabel(const WorkloadConfig& cfg);
+
 // Dataset sizing as MLPerf Storage does it (SPEC §2):
 //   filesForRam   = ceil(5 × clientRamBytes ÷ mean file size)      (mean file size = record × samples/file)
 //   filesForSteps = ceil(500 × accelerators × batch ÷ samples_per_file)

@@ -1,5 +1,6 @@
 #include "config/config_internal.h"
 #include "config/config_loader.h"
+#include "config/value_ranges.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,69 +19,51 @@ bool contains(const std::vector<std::string>& names, const std::string& s) {
 
 std::string u(std::uint64_t v) { return std::to_string(v); }
 
+// Seconds within the table's range (no negative times, nothing beyond a day per step).
+void checkSeconds(const std::string& key, const std::string& tableKey, double v, std::vector<Issue>& out) {
+    const auto r = valueRange(tableKey);
+    if (r && (!std::isfinite(v) || !r->contains(v))) out.push_back({key, formatNumber(v), r->describe()});
+}
+
 void checkTime(const ComputeTime& t, const std::string& key, std::vector<Issue>& out) {
-    const std::string secs = "a number of seconds >= 0";
+    const std::string k = "train.computation_time"; // one range for every time of the workload
     switch (t.distribution) {
-    case ComputeDistribution::Constant:
-        if (!(t.mean >= 0)) out.push_back({key, formatNumber(t.mean), secs});
-        break;
+    case ComputeDistribution::Constant: checkSeconds(key, k, t.mean, out); break;
     case ComputeDistribution::Normal:
-        if (!(t.mean >= 0)) out.push_back({key + ".mean", formatNumber(t.mean), secs});
-        if (!(t.stdev >= 0)) out.push_back({key + ".stdev", formatNumber(t.stdev), secs});
+        checkSeconds(key + ".mean", k, t.mean, out);
+        checkSeconds(key + ".stdev", k, t.stdev, out);
         break;
     case ComputeDistribution::Uniform:
-        if (!(t.min >= 0)) out.push_back({key + ".min", formatNumber(t.min), secs});
+        checkSeconds(key + ".min", k, t.min, out);
+        checkSeconds(key + ".max", k, t.max, out);
         if (!(t.max >= t.min)) out.push_back({key + ".max", formatNumber(t.max), "a number of seconds >= min (" + formatNumber(t.min) + ")"});
         break;
     case ComputeDistribution::Gamma:
-        if (!(t.shape > 0)) out.push_back({key + ".shape", formatNumber(t.shape), "a number > 0"});
-        if (!(t.scale > 0)) out.push_back({key + ".scale", formatNumber(t.scale), "a number of seconds > 0"});
+        if (!(t.shape > 0) || !(t.shape <= 1e6)) out.push_back({key + ".shape", formatNumber(t.shape), "a number > 0 and <= 1000000"});
+        checkSeconds(key + ".scale", k + ".scale", t.scale, out);
         break;
-    case ComputeDistribution::Exponential:
-        if (!(t.scale > 0)) out.push_back({key + ".scale", formatNumber(t.scale), "a number of seconds > 0"});
-        break;
+    case ComputeDistribution::Exponential: checkSeconds(key + ".scale", k + ".scale", t.scale, out); break;
     }
 }
 
 } // namespace
 
 std::string expectationFor(const std::string& key) {
-    static const std::map<std::string, std::string> m = {
-        {"dataset.num_files_train", "a whole number >= 1"},
-        {"dataset.num_files_eval", "a whole number >= 0"},
-        {"dataset.num_samples_per_file", "a whole number >= 1"},
-        {"dataset.record_length_bytes", "a number of bytes > 0"},
-        {"dataset.record_length_bytes_stdev", "a number of bytes >= 0"},
-        {"dataset.record_length_bytes_resize", "a number of bytes >= 0"},
-        {"dataset.num_subfolders_train", "a whole number >= 0"},
-        {"dataset.num_subfolders_eval", "a whole number >= 0"},
-        {"reader.batch_size", "a whole number >= 1"},
-        {"reader.batch_size_eval", "a whole number >= 1"},
-        {"reader.read_threads", "a whole number >= 1"},
-        {"reader.computation_threads", "a whole number >= 1"},
-        {"reader.prefetch_size", "a whole number >= 0"},
-        {"reader.shuffle_size", "a whole number >= 1"},
-        {"reader.transfer_size", "a number of bytes >= 0 (a whole number)"},
-        {"train.epochs", "a whole number >= 1"},
-        {"train.seed", "a whole number >= 0"},
-        {"train.total_training_steps", "a whole number >= 0, or -1 for the whole dataset"},
-        {"checkpoint.checkpoint_after_epoch", "a whole number >= 0"},
-        {"checkpoint.epochs_between_checkpoints", "a whole number >= 1"},
-        {"checkpoint.steps_between_checkpoints", "a whole number >= 1, or -1 for off"},
-        {"model.model_size_bytes", "a number of bytes >= 0"},
-        {"evaluation.epochs_between_evals", "a whole number >= 1"},
-        {"output.metric.exclude_start_steps", "a whole number >= 0"},
-        {"output.metric.exclude_end_steps", "a whole number >= 0"},
-        {"metric.au", "a fraction > 0 and <= 1 (0.90 = 90 %)"},
-    };
-    auto it = m.find(key);
-    return it == m.end() ? std::string("a number") : it->second;
+    const auto r = valueRange(key);
+    return r ? r->describe() : std::string("a number");
 }
 
 std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     std::vector<Issue> out;
-    auto atLeast = [&](const char* key, std::uint64_t v, std::uint64_t min) {
-        if (v < min) out.push_back({key, u(v), expectationFor(key)});
+    // Every numeric key against its range in the one table (value_ranges.cpp).
+    auto inRange = [&](const char* key, long double v, const std::string& shown) {
+        const auto r = valueRange(key);
+        if (r && !r->contains(v)) out.push_back({key, shown, r->describe()});
+    };
+    auto whole = [&](const char* key, std::uint64_t v) { inRange(key, static_cast<long double>(v), u(v)); };
+    auto real = [&](const char* key, double v) {
+        if (!std::isfinite(v)) out.push_back({key, formatNumber(v), expectationFor(key)});
+        else inRange(key, v, formatNumber(v));
     };
     if (c.model.name.empty()) out.push_back({"model.name", "''", "a non-empty model name (unet3d, resnet50, …)"});
     if (c.framework != "tensorflow" && c.framework != "pytorch")
@@ -88,14 +71,14 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
 
     const auto& d = c.dataset;
     if (d.dataFolder.empty()) out.push_back({"dataset.data_folder", "''", "a folder path"});
-    atLeast("dataset.num_files_train", d.numFilesTrain, 1);
-    atLeast("dataset.num_samples_per_file", d.numSamplesPerFile, 1);
-    if (!(d.recordLength > 0) || !std::isfinite(d.recordLength))
-        out.push_back({"dataset.record_length_bytes", formatNumber(d.recordLength), expectationFor("dataset.record_length_bytes")});
-    if (!(d.recordLengthStdev >= 0) || !std::isfinite(d.recordLengthStdev))
-        out.push_back({"dataset.record_length_bytes_stdev", formatNumber(d.recordLengthStdev), expectationFor("dataset.record_length_bytes_stdev")});
-    if (!(d.recordLengthResize >= 0) || !std::isfinite(d.recordLengthResize))
-        out.push_back({"dataset.record_length_bytes_resize", formatNumber(d.recordLengthResize), expectationFor("dataset.record_length_bytes_resize")});
+    whole("dataset.num_files_train", d.numFilesTrain);
+    whole("dataset.num_files_eval", d.numFilesEval);
+    whole("dataset.num_samples_per_file", d.numSamplesPerFile);
+    whole("dataset.num_subfolders_train", d.numSubfoldersTrain);
+    whole("dataset.num_subfolders_eval", d.numSubfoldersEval);
+    real("dataset.record_length_bytes", d.recordLength);
+    real("dataset.record_length_bytes_stdev", d.recordLengthStdev);
+    real("dataset.record_length_bytes_resize", d.recordLengthResize);
     if (d.filePrefix.empty()) out.push_back({"dataset.file_prefix", "''", "a non-empty file name prefix"});
     if (d.filePrefix.find('/') != std::string::npos)
         out.push_back({"dataset.file_prefix", "'" + d.filePrefix + "'", "a file name prefix without '/'"});
@@ -105,28 +88,42 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     const auto& r = c.reader;
     if (!contains(dataLoaderNames(), r.dataLoader))
         out.push_back({"reader.data_loader", "'" + r.dataLoader + "'", "one of " + joinNames(dataLoaderNames())});
-    atLeast("reader.batch_size", r.batchSize, 1);
-    atLeast("reader.batch_size_eval", r.batchSizeEval, 1);
-    atLeast("reader.read_threads", r.readThreads, 1);
-    atLeast("reader.computation_threads", r.computationThreads, 1);
-    atLeast("reader.shuffle_size", r.shuffleSize, 1);
+    whole("reader.batch_size", r.batchSize);
+    whole("reader.batch_size_eval", r.batchSizeEval);
+    whole("reader.read_threads", r.readThreads);
+    whole("reader.computation_threads", r.computationThreads);
+    whole("reader.prefetch_size", r.prefetchSize);
+    whole("reader.shuffle_size", r.shuffleSize);
+    whole("reader.transfer_size", r.transferSize);
 
-    atLeast("train.epochs", c.train.epochs, 1);
+    whole("train.epochs", c.train.epochs);
+    whole("train.total_training_steps", c.train.totalTrainingSteps);
     checkTime(c.train.computationTime, "train.computation_time", out);
     checkTime(c.evaluation.evalTime, "evaluation.eval_time", out);
-    atLeast("evaluation.epochs_between_evals", c.evaluation.epochsBetweenEvals, 1);
-    atLeast("checkpoint.epochs_between_checkpoints", c.checkpoint.epochsBetween, 1);
+    whole("evaluation.epochs_between_evals", c.evaluation.epochsBetweenEvals);
+    whole("checkpoint.checkpoint_after_epoch", c.checkpoint.afterEpoch);
+    whole("checkpoint.epochs_between_checkpoints", c.checkpoint.epochsBetween);
+    whole("checkpoint.steps_between_checkpoints", c.checkpoint.stepsBetween);
+    whole("output.metric.exclude_start_steps", c.metric.excludeStartSteps);
+    whole("output.metric.exclude_end_steps", c.metric.excludeEndSteps);
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
-    if (!(c.checkpoint.modelSize >= 0) || !std::isfinite(c.checkpoint.modelSize))
-        out.push_back({"model.model_size_bytes", formatNumber(c.checkpoint.modelSize), expectationFor("model.model_size_bytes")});
+    real("model.model_size_bytes", c.checkpoint.modelSize);
+    real("metric.au", c.metric.au);
 
-    if (!(c.metric.au > 0 && c.metric.au <= 1))
-        out.push_back({"metric.au", formatNumber(c.metric.au), expectationFor("metric.au")});
-
-    static const std::regex acceleratorPattern("[a-z0-9][a-z0-9_.-]*");
+    // Both end up in "workload=<model>_<accelerator>" (configs/overrides.yaml), which MLPerf's report.py
+    // splits at '_': the accelerator may have no '_', the model's '_' are written as '-' (mlperfModelLabel),
+    // and neither may hold what would break the YAML line (spaces, ':', '#', quotes, '=').
+    static const std::regex acceleratorPattern("[a-z0-9][a-z0-9.-]*");
     if (!c.accelerator.empty() && !std::regex_match(c.accelerator, acceleratorPattern))
-        out.push_back({"accelerator", "'" + c.accelerator + "'", "a lower-case accelerator name such as a100, h100, b200"});
+        out.push_back({"accelerator", "'" + c.accelerator + "'",
+                       "a lower-case accelerator name of letters, digits, '.' and '-' (no '_': it becomes "
+                       "workload=<model>_<accelerator>), such as a100, h100, b200"});
+    static const std::regex modelPattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
+    if (!c.model.name.empty() && !std::regex_match(c.model.name, modelPattern))
+        out.push_back({"model.name", "'" + c.model.name + "'",
+                       "a model name of letters, digits, '.', '-' and '_' (it becomes workload=<model>_<accelerator> "
+                       "in configs/overrides.yaml, with '_' written as '-')"});
     return out;
 }
 

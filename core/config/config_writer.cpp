@@ -146,10 +146,19 @@ std::string toYaml(const WorkloadConfig& cfg) {
     return std::string(e.c_str()) + "\n";
 }
 
+std::string mlperfModelLabel(const std::string& modelName) {
+    std::string m = modelName;
+    for (char& ch : m)
+        if (ch == '_') ch = '-';
+    return m;
+}
+
+std::string mlperfWorkloadLabel(const WorkloadConfig& cfg) {
+    return mlperfModelLabel(cfg.model.name) + "_" + (cfg.accelerator.empty() ? kDefaultAccelerator : cfg.accelerator);
+}
+
 std::string overridesYaml(const WorkloadConfig& cfg) {
-    std::string out = "- workload=" + cfg.model.name;
-    if (!cfg.accelerator.empty()) out += "_" + cfg.accelerator;
-    out += "\n";
+    std::string out = "- workload=" + mlperfWorkloadLabel(cfg) + "\n";
     for (const auto& raw : cfg.overrides) {
         std::string s = raw;
         auto b = s.find_first_not_of(" \t");

@@ -116,11 +116,11 @@ std::string temporaryFor(const std::string& path) {
 std::vector<fs::path> datasetDirectories(const DatasetSection& ds) {
     const DatasetLayout layout(ds);
     std::vector<fs::path> dirs;
+    // DLIO's generator always creates train/ and valid/, and its loader lists valid/ even when
+    // num_files_eval is 0 (FileNotFoundError without it): create both, subfolders only where files go.
     auto addSplit = [&](Split split, std::uint64_t files, std::uint64_t subs) {
-        if (files == 0) return;
-        const fs::path folder = layout.splitFolder(split);
-        dirs.push_back(folder);
-        if (subs > 1) {
+        dirs.push_back(layout.splitFolder(split));
+        if (files > 0 && subs > 1) {
             for (std::uint64_t s = 0; s < subs && s < files; ++s) dirs.push_back(fs::path(layout.filePath(split, s)).parent_path());
         }
     };
@@ -176,7 +176,7 @@ void makeDirectory(const fs::path& dir) {
 
 // Opens (creating or re-using) the marker; refuses foreign folders and other parameters.
 void prepareRoot(const WorkloadConfig& cfg, IoBackend& io) {
-    const fs::path root(cfg.dataset.dataFolder);
+    const fs::path root = datasetRoot(cfg.dataset.dataFolder);
     const fs::path marker = root / kDatasetMarkerName;
     const nlohmann::json params = parametersJson(cfg.dataset, cfg.train.seed);
     std::error_code ec;
@@ -388,7 +388,7 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
 }
 
 CleanResult cleanDataset(const WorkloadConfig& cfg) {
-    const fs::path root(cfg.dataset.dataFolder);
+    const fs::path root = datasetRoot(cfg.dataset.dataFolder);
     std::error_code ec;
     const auto rootStatus = fs::symlink_status(root, ec);
     if (fs::is_symlink(rootStatus))
@@ -447,6 +447,15 @@ CleanResult cleanDataset(const WorkloadConfig& cfg) {
     for (auto it = safeDirs.rbegin(); it != safeDirs.rend(); ++it)
         if (fs::remove(*it, ec)) ++r.dirsRemoved;
     if (m.createdRoot && fs::remove(root, ec)) ++r.dirsRemoved;
+    // Say what is still there rather than report a clean that left the data behind.
+    for (const Split split : {Split::Train, Split::Valid}) {
+        for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
+            layout.filePath(split, i, path);
+            if (fs::exists(fs::symlink_status(path, ec))) {
+                if (r.filesRemaining++ == 0) r.firstRemaining = path;
+            }
+        }
+    }
     return r;
 }
 

@@ -55,6 +55,10 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
 struct CleanResult {
     std::uint64_t filesRemoved = 0;
     std::uint64_t dirsRemoved = 0;
+    // Dataset files still present afterwards (not regular files, or below a symlinked folder): the
+    // clean did not do what it was asked, and the caller must say so.
+    std::uint64_t filesRemaining = 0;
+    std::string firstRemaining;
 };
 
 // Removes what generateDataset wrote into cfg.dataset.dataFolder, using the parameters recorded in

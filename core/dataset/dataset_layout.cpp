@@ -28,8 +28,16 @@ void appendNumber(std::string& out, std::uint64_t value) { appendPadded(out, val
 
 } // namespace
 
+std::filesystem::path datasetRoot(const std::string& dataFolder) {
+    // "data/unet3d/" (as the presets write it) and "data/unet3d" name one folder; lexically_normal keeps a
+    // trailing separator as an empty last element, which would make parent_path() comparisons fail.
+    std::filesystem::path p = std::filesystem::path(dataFolder).lexically_normal();
+    while (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+    return p;
+}
+
 DatasetLayout::DatasetLayout(const DatasetSection& dataset)
-    : root_(dataset.dataFolder), prefix_(dataset.filePrefix), ext_(fileExtension(dataset.format)),
+    : root_(datasetRoot(dataset.dataFolder)), prefix_(dataset.filePrefix), ext_(fileExtension(dataset.format)),
       filesTrain_(dataset.numFilesTrain), filesValid_(dataset.numFilesEval), subTrain_(dataset.numSubfoldersTrain),
       subValid_(dataset.numSubfoldersEval) {}
 

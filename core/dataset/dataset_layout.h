@@ -13,6 +13,9 @@ namespace trainio {
 
 enum class Split { Train, Valid };
 
+// The dataset's root folder, normalised: no trailing separator, no "." or ".." elements.
+std::filesystem::path datasetRoot(const std::string& dataFolder);
+
 class DatasetLayout {
 public:
     explicit DatasetLayout(const DatasetSection& dataset);

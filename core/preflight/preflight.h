@@ -40,6 +40,9 @@ struct PreflightRequest {
     // folder's free space instead of the dataset itself.
     bool generateFirst = false;
     std::uint64_t headerSampleFiles = 16; // dataset files whose framing/header is read (cheap check)
+    // Free space too small for the dataset is a warning, not a problem (validate: the config is checked
+    // on a machine that may not be the one that generates the data).
+    bool roomIsAdvisory = false;
 };
 
 PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& request);

@@ -3,6 +3,7 @@
 #include "aggregate/benchmark_report.h"
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
+#include "util/errors.h"
 #include "util/host_info.h"
 
 namespace trainio {
@@ -16,6 +17,11 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     eo.cancel = opt.cancel;
     eo.io = opt.io;
     const HostInfo host = readHostInfo();
+    // The folder first: a folder that cannot be made fails here, before anything is measured, rather
+    // than after a run of minutes whose results then have nowhere to go.
+    std::error_code ec;
+    fs::create_directories(dir / "configs", ec);
+    if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
     RunOutcome out = runTraining(cfg, eo);
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;

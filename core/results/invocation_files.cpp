@@ -187,7 +187,8 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     meta["cpu_seconds"] = run.cpuSeconds;
     meta["wall_seconds"] = run.end - run.start;
     meta["command_line"] = ctx.commandLine;
-    meta["workload"] = cfg.model.name + (cfg.accelerator.empty() ? "" : "_" + cfg.accelerator);
+    meta["workload"] = mlperfWorkloadLabel(cfg); // as in configs/overrides.yaml
+    meta["model"] = cfg.model.name;             // the real name ('_' kept)
     meta["config_source"] = cfg.sourcePath;
     nlohmann::ordered_json env;
     env["hostname"] = host.hostname;

@@ -228,8 +228,9 @@ private slots:
         QCOMPARE(mine["num_accelerators"].get<int>(), 2);
         QCOMPARE(mine["epochs"].get<int>(), 3);
         QCOMPARE(mine["metric"]["train_au_percentage"].size(), std::size_t(3));
-        QCOMPARE(testsupport::readText(dir / "configs" / "overrides.yaml").substr(0, 16), std::string("- workload=tiny"
-                                                                                                       "\n"));
+        // model "tiny" with no accelerator named: the documented default accelerator label.
+        QCOMPARE(testsupport::readText(dir / "configs" / "overrides.yaml").substr(0, 24),
+                 std::string("- workload=tiny_generic\n"));
         // 32 files / batch 2 / 2 ranks = 8 steps per epoch per rank, 3 epochs.
         const ordered_json o1 = readJson(dir / "1_output.json");
         QCOMPARE(o1["2"]["proc"]["block1"].size(), std::size_t(8));

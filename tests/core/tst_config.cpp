@@ -449,7 +449,7 @@ void TestConfig::overrideErrors() {
     QVERIFY2(contains(e, "nosuchsection.key: unknown key"), e.c_str());
 
     e = loadErrorFromString(kMinimal, "mini.yaml", {"++workload.reader.batch_size=abc"});
-    QVERIFY2(contains(e, "mini.yaml (override): reader.batch_size = 'abc': expected a whole number >= 1"), e.c_str());
+    QVERIFY2(contains(e, "mini.yaml (override): reader.batch_size = 'abc': expected a whole number 1 … 10000000"), e.c_str());
 
     e = loadErrorFromString(kMinimal, "mini.yaml", {"++workload.reader.batch_size=[1, 2"});
     QVERIFY2(contains(e, "reader.batch_size") && contains(e, "not valid YAML"), e.c_str());
@@ -676,7 +676,12 @@ void TestConfig::overridesYamlContent() {
                                            "- ++workload.dataset.data_folder=/mnt/u\n"));
     c.accelerator.clear();
     c.overrides.clear();
-    QCOMPARE(overridesYaml(c), std::string("- workload=unet3d\n"));
+    // No accelerator named anywhere: the documented default, so that report.py's split at '_' works.
+    QCOMPARE(overridesYaml(c), std::string("- workload=unet3d_generic\n"));
+    // A model name with '_' of its own: written with '-', the accelerator after the only '_'.
+    c.model.name = "tiny_tf_v2";
+    c.accelerator = "b200";
+    QCOMPARE(overridesYaml(c), std::string("- workload=tiny-tf-v2_b200\n"));
 }
 
 void TestConfig::sizingAdviceNumbers() {
@@ -730,7 +735,7 @@ void TestConfig::errorsAreCollected() {
     t += "metric:\n  au: 1.5\n";
     const std::string e = loadErrorFromString(t, "many.yaml");
     QCOMPARE(lines(e).size(), std::size_t(3));
-    QVERIFY2(contains(e, "many.yaml:" + std::to_string(lineOf(t, "batch_size")) + ": reader.batch_size = 0: expected a whole number >= 1"), e.c_str());
+    QVERIFY2(contains(e, "many.yaml:" + std::to_string(lineOf(t, "batch_size")) + ": reader.batch_size = 0: expected a whole number 1 … 10000000"), e.c_str());
     QVERIFY2(contains(e, "dataset.format = 'csv': expected one of npz, npy, tfrecord"), e.c_str());
     QVERIFY2(contains(e, "metric.au = 1.5: expected a fraction > 0 and <= 1"), e.c_str());
     // The syntax error names line and column.
@@ -757,7 +762,7 @@ void TestConfig::validateConfigOnStruct() {
     const auto d = validateConfig(c);
     QCOMPARE(d.size(), std::size_t(2));
     QCOMPARE(d[0].key, std::string("reader.read_threads"));
-    QCOMPARE(d[0].message, std::string("built.yaml: reader.read_threads = 0: expected a whole number >= 1"));
+    QCOMPARE(d[0].message, std::string("built.yaml: reader.read_threads = 0: expected a whole number 1 … 1024"));
     QCOMPARE(d[1].key, std::string("train.computation_time.stdev"));
 }
 

@@ -1,0 +1,326 @@
+#include "preflight/preflight.h"
+
+#include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
+#include "dataset/dataset_layout.h"
+#include "engine/sample_order.h"
+#include "format/crc32c.h"
+#include "format/format_writer.h"
+#include "util/errors.h"
+
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <optional>
+
+namespace trainio {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string gib(double bytes) {
+    char buf[64];
+    if (bytes >= 1073741824.0) std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= 1048576.0) std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
+    else if (bytes >= 1024.0) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+    else std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+    return buf;
+}
+
+// The folder that exists and would hold `p` once created: p itself, or its nearest existing ancestor.
+fs::path nearestExisting(const fs::path& p) {
+    fs::path cur = fs::absolute(p).lexically_normal();
+    std::error_code ec;
+    while (!cur.empty() && !fs::exists(fs::symlink_status(cur, ec))) {
+        if (cur == cur.parent_path()) break;
+        cur = cur.parent_path();
+    }
+    return cur;
+}
+
+// Whether a file can really be created in `dir` (permissions, read-only mounts, ACLs and root alike):
+// create a uniquely named temporary and remove it. access(2) would say yes to root on a read-only bind.
+std::string probeWritable(const fs::path& dir) {
+    const std::string probe = (dir / (".trainio-preflight-" + std::to_string(::getpid()))).string();
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return errnoText(errno);
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return {};
+}
+
+std::optional<double> freeBytes(const fs::path& dir) {
+    struct statvfs st {};
+    if (::statvfs(dir.c_str(), &st) != 0) return std::nullopt;
+    return static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
+}
+
+// A folder that will be created (or written into) for the action: it, or its nearest existing ancestor,
+// must be a directory we can write, with `needBytes` of room.
+void checkFolder(const std::string& subject, const fs::path& folder, double needBytes, const std::string& forWhat,
+                 PreflightResult& r, bool roomIsAdvisory = false) {
+    std::error_code ec;
+    const auto st = fs::status(folder, ec);
+    if (fs::exists(st) && !fs::is_directory(st)) {
+        r.problems.push_back({subject, folder.string() + " exists and is not a folder", "a folder for " + forWhat});
+        return;
+    }
+    const fs::path base = nearestExisting(folder);
+    if (!fs::is_directory(fs::status(base, ec))) {
+        r.problems.push_back({subject, base.string() + " is not a folder, so " + folder.string() + " cannot be created",
+                              "a path whose existing part is a folder"});
+        return;
+    }
+    if (const std::string why = probeWritable(base); !why.empty()) {
+        r.problems.push_back({subject, (base == folder ? folder.string() : base.string() + " (to create " + folder.string() + ")") +
+                                           " cannot be written: " + why,
+                              "a folder this user can write, for " + forWhat});
+        return;
+    }
+    if (const auto free = freeBytes(base); free && *free < needBytes) {
+        PreflightProblem p{subject, base.string() + " has " + gib(*free) + " free", "at least " + gib(needBytes) + " for " + forWhat};
+        if (roomIsAdvisory) r.warnings.push_back(p.text());
+        else r.problems.push_back(p);
+    }
+}
+
+// The first bytes each format starts with (what its reader would refuse first); raw and indexed_binary
+// have no framing to check.
+std::string headerProblem(DataFormat format, const std::string& path, std::uint64_t size) {
+    std::array<unsigned char, 12> h{};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "cannot be opened: " + errnoText(errno ? errno : EACCES);
+    in.read(reinterpret_cast<char*>(h.data()), static_cast<std::streamsize>(h.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    auto starts = [&](std::initializer_list<unsigned char> magic) {
+        if (got < magic.size()) return false;
+        return std::equal(magic.begin(), magic.end(), h.begin());
+    };
+    switch (format) {
+    case DataFormat::Npz:
+        return starts({'P', 'K', 0x03, 0x04}) ? "" : "does not start like a zip archive (npz)";
+    case DataFormat::Npy:
+        return starts({0x93, 'N', 'U', 'M', 'P', 'Y'}) ? "" : "does not start with the .npy magic";
+    case DataFormat::Hdf5:
+        return starts({0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'}) ? "" : "does not start with the HDF5 signature";
+    case DataFormat::Jpeg: return starts({0xFF, 0xD8, 0xFF}) ? "" : "does not start with a JPEG marker";
+    case DataFormat::Png:
+        return starts({0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}) ? "" : "does not start with the PNG signature";
+    case DataFormat::Tfrecord: {
+        // uint64 length | uint32 masked_crc32c(length): the CRC proves the framing, the length must fit.
+        if (got < 12) return "is shorter than one tfrecord header";
+        std::uint64_t len = 0;
+        std::uint32_t crc = 0;
+        std::memcpy(&len, h.data(), 8);
+        std::memcpy(&crc, h.data() + 8, 4);
+        if (maskCrc(crc32c(h.data(), 8)) != crc) return "does not start with a tfrecord header (length CRC mismatch)";
+        if (len + 16 > size) return "its first tfrecord (" + std::to_string(len) + " bytes) runs past the end of the file";
+        return "";
+    }
+    case DataFormat::IndexedBinary:
+    case DataFormat::Raw: return "";
+    }
+    return "";
+}
+
+void checkSteps(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
+    try {
+        // The engine's own plan, for the first and the last rank (shards differ only at the end).
+        const ShardPlan first = planShard(cfg, 0, req.accelerators);
+        if (req.accelerators > 1) planShard(cfg, req.accelerators - 1, req.accelerators);
+        const std::uint64_t excluded = cfg.metric.excludeStartSteps + cfg.metric.excludeEndSteps;
+        if (first.stepsPerEpoch <= excluded)
+            r.warnings.push_back("only " + std::to_string(first.stepsPerEpoch) + " step(s) per epoch per accelerator, and " +
+                                 std::to_string(excluded) +
+                                 " are excluded from the metrics (output.metric.exclude_start/end_steps): AU and "
+                                 "throughput will have no steps to measure");
+    } catch (const InputError& e) {
+        r.problems.push_back({"dataset / reader.batch_size / accelerators",
+                              std::to_string(cfg.dataset.numFilesTrain) + " files × " +
+                                  std::to_string(cfg.dataset.numSamplesPerFile) + " samples, batch " +
+                                  std::to_string(cfg.reader.batchSize) + ", " + std::to_string(req.accelerators) +
+                                  " accelerator(s): " + e.what(),
+                              "at least one step per accelerator and epoch"});
+    }
+}
+
+void checkDataset(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
+    const DatasetSection& ds = cfg.dataset;
+    const DatasetLayout layout(ds);
+    const fs::path root = layout.root();
+    std::error_code ec;
+    if (!fs::is_directory(fs::status(root, ec))) {
+        r.problems.push_back({"dataset.data_folder", root.string() + " does not exist",
+                              "a generated dataset (run datagen first, or turn on workflow.generate_data)"});
+        return;
+    }
+    // Names and count: every configured file must be there (stat only).
+    std::uint64_t missing = 0;
+    std::string firstMissing, path;
+    double bytesSeen = 0, bytesExpected = 0;
+    std::uint64_t filesSeen = 0;
+    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) {
+        layout.filePath(Split::Train, i, path);
+        const auto st = fs::status(path, ec);
+        if (!fs::is_regular_file(st)) {
+            if (missing++ == 0) firstMissing = path;
+            continue;
+        }
+        bytesSeen += static_cast<double>(fs::file_size(path, ec));
+        bytesExpected += static_cast<double>(expectedDatasetFileSize(cfg, Split::Train, i));
+        ++filesSeen;
+    }
+    if (missing > 0) {
+        // What is there instead, as a hint (another count, prefix or format shows in the names).
+        std::string found;
+        std::uint64_t others = 0;
+        for (const auto& e : fs::recursive_directory_iterator(layout.splitFolder(Split::Train), ec)) {
+            if (!e.is_regular_file(ec)) continue;
+            if (found.empty() || e.path().filename().string() < found) found = e.path().filename().string();
+            ++others;
+        }
+        r.problems.push_back({"dataset.num_files_train / dataset.data_folder",
+                              std::to_string(missing) + " of " + std::to_string(ds.numFilesTrain) +
+                                  " configured files are missing (first: " + firstMissing + "); the train folder holds " +
+                                  std::to_string(others) + " file(s)" + (found.empty() ? "" : ", e.g. " + found),
+                              "the dataset this config describes (same num_files_train, file_prefix, format and "
+                              "subfolders: regenerate it with datagen, or fix the config)"});
+        return;
+    }
+    // Sizes: the files' mean must be near what the record-size distribution gives (a 3 MB-sample dataset
+    // under a 146 MB-sample config is another workload). A factor of two leaves room for DLIO's own
+    // generator and framing; stdev is already in the per-file expectations.
+    if (filesSeen > 0 && bytesExpected > 0) {
+        const double ratio = bytesSeen / bytesExpected;
+        if (ratio < 0.5 || ratio > 2.0)
+            r.problems.push_back({"dataset.record_length_bytes",
+                                  "the dataset's files average " + gib(bytesSeen / static_cast<double>(filesSeen)),
+                                  "about " + gib(bytesExpected / static_cast<double>(filesSeen)) +
+                                      " per file (record_length_bytes × num_samples_per_file with the format's framing): "
+                                      "the dataset was generated for another workload"});
+    }
+    // Format: the header of a sample of files spread over the dataset.
+    const std::uint64_t n = ds.numFilesTrain;
+    const std::uint64_t sample = std::min<std::uint64_t>(n, std::max<std::uint64_t>(1, req.headerSampleFiles));
+    for (std::uint64_t k = 0; k < sample; ++k) {
+        const std::uint64_t i = sample == 1 ? 0 : k * (n - 1) / (sample - 1);
+        layout.filePath(Split::Train, i, path);
+        const std::string why = headerProblem(ds.format, path, fs::file_size(path, ec));
+        if (!why.empty()) {
+            r.problems.push_back({path, why, std::string("a ") + toString(ds.format) + " file (dataset.format)"});
+            break;
+        }
+    }
+}
+
+double datasetBytes(const WorkloadConfig& cfg) {
+    // Sum of the generator's own per-file sizes where cheap; a mean-based estimate for huge datasets.
+    const DatasetSection& ds = cfg.dataset;
+    const std::uint64_t total = ds.numFilesTrain + ds.numFilesEval;
+    if (total <= 100000) {
+        double sum = 0;
+        for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) sum += static_cast<double>(expectedDatasetFileSize(cfg, Split::Train, i));
+        for (std::uint64_t i = 0; i < ds.numFilesEval; ++i) sum += static_cast<double>(expectedDatasetFileSize(cfg, Split::Valid, i));
+        return sum;
+    }
+    return static_cast<double>(total) * static_cast<double>(ds.numSamplesPerFile) * ds.recordLength * 1.01;
+}
+
+void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvisory) {
+    if (!formatWritable(cfg.dataset.format)) {
+        r.problems.push_back({"dataset.format", toString(cfg.dataset.format),
+                              "a format this build can generate (npz, npy, tfrecord, indexed_binary, raw)"});
+        return;
+    }
+    // Files already complete (a resumed generation) need no room.
+    const DatasetLayout layout(cfg.dataset);
+    double present = 0;
+    std::error_code ec;
+    if (cfg.dataset.numFilesTrain <= 100000) {
+        std::string path;
+        for (std::uint64_t i = 0; i < cfg.dataset.numFilesTrain; ++i) {
+            layout.filePath(Split::Train, i, path);
+            const auto size = fs::file_size(path, ec);
+            if (!ec && size == expectedDatasetFileSize(cfg, Split::Train, i)) present += static_cast<double>(size);
+        }
+    }
+    const double need = std::max(0.0, datasetBytes(cfg) - present) + 16.0 * 1048576.0;
+    checkFolder("dataset.data_folder", layout.root(), need, "the dataset (" + gib(datasetBytes(cfg)) + ")", r, roomIsAdvisory);
+}
+
+void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
+    if (req.output.empty()) return;
+    std::error_code ec;
+    if (req.action == PreflightAction::Run && fs::exists(req.output / "summary.json", ec))
+        r.problems.push_back({"--output", req.output.string() + " already holds a result (summary.json)",
+                              "a new or empty folder, so that no earlier result is overwritten"});
+    if (req.action == PreflightAction::Benchmark && fs::exists(req.output / "runs", ec))
+        r.problems.push_back({"--output", req.output.string() + " already holds a benchmark (runs/)",
+                              "a new or empty folder, so that no earlier result is overwritten"});
+    // Room for the result files: per step and rank, three numbers in <rank>_output.json (~24 bytes each
+    // as JSON text) plus a per-epoch file and the fixed files, times the invocations, doubled for the
+    // temporary of the atomic write.
+    std::uint64_t steps = 1;
+    try {
+        steps = std::max<std::uint64_t>(1, planShard(cfg, 0, req.accelerators).stepsPerEpoch);
+    } catch (const InputError&) {
+    }
+    const double perInvocation =
+        static_cast<double>(req.accelerators) * static_cast<double>(steps) * static_cast<double>(cfg.train.epochs) * 80.0 +
+        1048576.0;
+    const double need = 2.0 * perInvocation * static_cast<double>(std::max<std::uint64_t>(1, req.invocations));
+    checkFolder("--output", req.output, need, "the result files", r);
+}
+
+} // namespace
+
+std::string PreflightProblem::text() const {
+    return subject + ": " + found + "; expected " + expected;
+}
+
+std::string PreflightResult::text() const {
+    std::string s;
+    for (const auto& p : problems) s += p.text() + "\n";
+    return s;
+}
+
+PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req) {
+    PreflightResult r;
+    if (req.accelerators == 0) {
+        r.problems.push_back({"accelerators", "0", "at least 1"});
+        return r;
+    }
+    if (req.action == PreflightAction::Datagen) {
+        checkDatagen(cfg, r, req.roomIsAdvisory);
+        return r;
+    }
+    if (!formatWritable(cfg.dataset.format)) {
+        // The readers support the same formats as the writers.
+        r.problems.push_back({"dataset.format", toString(cfg.dataset.format),
+                              "a format this build can read (npz, npy, tfrecord, indexed_binary, raw)"});
+        return r;
+    }
+    checkSteps(cfg, req, r);
+    if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
+    else checkDataset(cfg, req, r);
+    checkOutput(cfg, req, r);
+    return r;
+}
+
+void requirePreflight(const WorkloadConfig& cfg, const PreflightRequest& req) {
+    const PreflightResult r = preflight(cfg, req);
+    if (r.ok()) return;
+    std::string msg = "pre-flight check failed, nothing was measured:";
+    for (const auto& p : r.problems) msg += "\n  " + p.text();
+    throw InputError(msg);
+}
+
+} // namespace trainio

@@ -1,0 +1,150 @@
+// Importing into the results library from the Results page: every import says what it found in the
+// folder just added (invocations, groups, skipped files), a folder without results says so, and one
+// folder cannot be added twice under another spelling (trailing slash, symlink, "..", a folder inside).
+#include "gui_test_support.h"
+#include "results_library_loader.h"
+#include "results_page.h"
+#include "results_tree_model.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace trainio::ui;
+using Severity = NotificationPanel::Severity;
+
+namespace {
+
+// Copies a folder tree (files only, as the fixture holds).
+bool copyTree(const QString& from, const QString& to) {
+    QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString file = it.next();
+        const QString target = QDir(to).filePath(QDir(from).relativeFilePath(file));
+        if (!QDir().mkpath(QFileInfo(target).path()) || !QFile::copy(file, target)) return false;
+    }
+    return true;
+}
+
+// Writes `bytes` to `path`, creating its folders.
+bool writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return QDir().mkpath(QFileInfo(path).path()) && f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+} // namespace
+
+class TestLibraryImport : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    // FIXTURES.md: 39 workload groups, 195 runs (one summary.json each, no host folders).
+    const QString fixture_ = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0");
+    // One of its groups: Micron's cosmoflow on h100, runs run1 … run5.
+    const QString oneGroup_ = fixture_ + QStringLiteral("/Closed/Micron/results/Micron_9550_Gen5_Performance_NVMe/cosmoflow/h100");
+
+    struct Page {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        ResultsPage page{&loader, &model};
+        QList<std::pair<Severity, QString>> notes;
+        Page() {
+            QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
+            QObject::connect(&page, &ResultsPage::notify, &page, [this](Severity s, const QString& t) { notes.append({s, t}); });
+        }
+        // Adds through the page, as the button and drag-and-drop do, and waits for the import.
+        bool add(const QString& path) {
+            QSignalSpy imported(&loader, &ResultsLibraryLoader::folderImported);
+            if (!page.addFolder(path)) return false;
+            return imported.wait(60000) || imported.count() > 0;
+        }
+        QString last(Severity s) const {
+            for (auto it = notes.rbegin(); it != notes.rend(); ++it)
+                if (it->first == s) return it->second;
+            return {};
+        }
+    };
+
+private slots:
+    void initTestCase() { uitest::isolateSettings(settingsDir_); }
+    void init() { QSettings().clear(); }
+
+    void importSaysWhatTheFolderHeld() {
+        Page p;
+        QVERIFY(p.add(fixture_));
+        const QString fixture = QFileInfo(fixture_).canonicalFilePath();
+        QCOMPARE(p.last(Severity::Info), QStringLiteral("Imported 195 invocations in 39 groups from %1; 0 files skipped").arg(fixture));
+
+        // A second folder: the count is of that folder, not of the whole library.
+        QTemporaryDir second;
+        QVERIFY(copyTree(oneGroup_, second.filePath(QStringLiteral("cosmoflow"))));
+        QVERIFY(writeFile(second.filePath(QStringLiteral("broken/run1/summary.json")), "{ \"metric\": "));
+        QVERIFY(p.add(second.path()));
+        QCOMPARE(p.last(Severity::Info),
+                 QStringLiteral("Imported 5 invocations in 1 group from %1; 1 file skipped").arg(QFileInfo(second.path()).canonicalFilePath()));
+        QCOMPARE(p.loader.folders().size(), 2);
+    }
+
+    void folderWithoutResultsSaysSo() {
+        Page p;
+        QTemporaryDir empty;
+        QVERIFY(writeFile(empty.filePath(QStringLiteral("notes.txt")), "no results here\n"));
+        QVERIFY(p.add(empty.path()));
+        QCOMPARE(p.last(Severity::Warning),
+                 QStringLiteral("No DLIO / TrainIO / MLPerf results found in %1").arg(QFileInfo(empty.path()).canonicalFilePath()));
+        QVERIFY(p.last(Severity::Info).isEmpty()); // no "imported 0 invocations" beside it
+
+        // A folder whose only summary cannot be read holds results that failed to import: it says that.
+        QTemporaryDir damaged;
+        QVERIFY(writeFile(damaged.filePath(QStringLiteral("run1/summary.json")), "["));
+        QVERIFY(p.add(damaged.path()));
+        QCOMPARE(p.last(Severity::Warning), QStringLiteral("Nothing imported from %1: 1 file skipped (see Results → Import problems)")
+                                                .arg(QFileInfo(damaged.path()).canonicalFilePath()));
+    }
+
+    void sameFolderCannotBeAddedTwice() {
+        Page p;
+        QTemporaryDir dir;
+        QVERIFY(copyTree(oneGroup_, dir.filePath(QStringLiteral("results/cosmoflow"))));
+        const QString results = dir.filePath(QStringLiteral("results"));
+        QVERIFY(p.add(results));
+        QVERIFY(QFile::link(results, dir.filePath(QStringLiteral("link"))));
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("other"))));
+        const QStringList spellings = {results + QLatin1Char('/'), dir.filePath(QStringLiteral("link")),
+                                       dir.filePath(QStringLiteral("other/../results")), results + QStringLiteral("/./")};
+        for (const QString& again : spellings) {
+            QString why;
+            QVERIFY2(!p.loader.addFolder(again, &why), qPrintable(again));
+            QVERIFY2(why.contains(QStringLiteral("already in the library")), qPrintable(why));
+            // Through the page the user reads it.
+            p.notes.clear();
+            QVERIFY(!p.page.addFolder(again));
+            QVERIFY2(p.last(Severity::Error).contains(QStringLiteral("already in the library")), qPrintable(p.last(Severity::Error)));
+        }
+        // A folder inside one of the library's folders adds nothing new either.
+        QString why;
+        QVERIFY(!p.loader.addFolder(dir.filePath(QStringLiteral("results/cosmoflow/runs")), &why));
+        QVERIFY2(why.contains(QStringLiteral("already in the library")) && why.contains(QFileInfo(results).canonicalFilePath()), qPrintable(why));
+        QCOMPARE(p.loader.folders().size(), 1);
+        // A sibling whose name starts the same is another folder.
+        QVERIFY(copyTree(oneGroup_, dir.filePath(QStringLiteral("results-2/cosmoflow"))));
+        QVERIFY(p.add(dir.filePath(QStringLiteral("results-2"))));
+        QCOMPARE(p.loader.folders().size(), 2);
+    }
+
+    void restoredSettingsHoldEachFolderOnce() {
+        QTemporaryDir dir;
+        QSettings().setValue(QStringLiteral("library/folders"), QStringList{dir.path(), dir.path() + QLatin1Char('/'),
+                                                                           dir.path() + QStringLiteral("/.")});
+        ResultsLibraryLoader loader;
+        loader.restore();
+        QCOMPARE(loader.folders(), QStringList{QFileInfo(dir.path()).canonicalFilePath()});
+    }
+};
+
+QTEST_MAIN(TestLibraryImport)
+#include "tst_library_import.moc"

@@ -1,0 +1,308 @@
+// Run safety in the window: pre-flight refuses a run (and a generation) that cannot succeed before
+// anything is measured, with a dialog naming every problem; a failure during or after a run ends the
+// "running" state with the reason; closing the window during a run asks, and a confirmed close stops
+// the engine and keeps what was measured, marked cancelled.
+#include "data_page.h"
+#include "dataset_controller.h"
+#include "gui_test_support.h"
+#include "main_window.h"
+#include "run_controller.h"
+#include "run_page.h"
+
+#include "io/fault_injection.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace trainio::ui;
+using Severity = NotificationPanel::Severity;
+
+namespace {
+
+QJsonObject readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// Button states say whether the page believes a run is going on.
+bool pageIsIdle(RunPage& page) {
+    QPushButton* run = nullptr;
+    QPushButton* cancel = nullptr;
+    for (QPushButton* b : page.findChildren<QPushButton*>()) {
+        if (b->text() == QObject::tr("Run once")) run = b;
+        if (b->text() == QObject::tr("Cancel")) cancel = b;
+    }
+    return run && cancel && run->isEnabled() && !cancel->isEnabled() && !page.isRunning();
+}
+
+// A regular file where a folder would have to be created: no permission bit is involved, so it stops
+// root as well.
+QString regularFile(const QTemporaryDir& dir, const QString& name) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write("not a folder\n");
+    return path;
+}
+
+QString statusText(QWidget& page) { return page.findChild<QLabel*>(QStringLiteral("runStatus"))->text(); }
+
+// The visible dialog with that object name, or null.
+QMessageBox* visibleBox(QWidget& under, const QString& name) {
+    for (QMessageBox* b : under.findChildren<QMessageBox*>(name))
+        if (b->isVisible()) return b;
+    return nullptr;
+}
+
+} // namespace
+
+class TestRunSafety : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+    trainio::WorkloadConfig cfg_;
+
+private slots:
+    void initTestCase() {
+        uitest::isolateSettings(settingsDir_);
+        QVERIFY(work_.isValid());
+        cfg_ = uitest::tinyWorkload(work_.filePath(QStringLiteral("data")));
+        DatasetController data;
+        QSignalSpy finished(&data, &DatasetController::finished);
+        QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(3).toString()));
+    }
+
+    // An output folder under a regular file cannot be created.
+    void preflightRefusesWithADialogAndMeasuresNothing_data() {
+        QTest::addColumn<bool>("benchmark");
+        QTest::addColumn<QString>("named"); // what the dialog and the error message must name
+        QTest::newRow("run, output folder under a file") << false << QStringLiteral("plain-file");
+        // 16 files, batch 7, 4 accelerators: 16 samples cannot give each accelerator a batch of 7.
+        QTest::newRow("benchmark, no step per accelerator") << true << QStringLiteral("batch 7");
+    }
+
+    void preflightRefusesWithADialogAndMeasuresNothing() {
+        QFETCH(bool, benchmark);
+        QFETCH(QString, named);
+        const QString plain = regularFile(work_, QStringLiteral("plain-file"));
+        QVERIFY(QFileInfo(plain).isFile());
+        trainio::WorkloadConfig cfg = cfg_;
+        std::uint64_t accelerators = 1;
+        QString out = plain + QStringLiteral("/run");
+        if (benchmark) {
+            cfg.reader.batchSize = 7;
+            accelerators = 4;
+            out = work_.filePath(QStringLiteral("never-benchmarked"));
+        }
+        RunPage page;
+        page.show();
+        page.setWorkload(cfg, accelerators, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(out);
+        QSignalSpy started(page.controller(), &RunController::started);
+        QSignalSpy steps(page.controller(), &RunController::steps);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy notes(&page, &RunPage::notify);
+        QSignalSpy written(&page, &RunPage::resultsWritten);
+        QVERIFY(benchmark ? page.startBenchmark() : page.startInvocation());
+        QVERIFY(finished.wait(30000));
+
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY(!result.complete);
+        QVERIFY(!result.preflightProblems.empty());
+        QCOMPARE(started.count(), 0);
+        QCOMPARE(steps.count(), 0);
+        QCOMPARE(written.count(), 0);
+        QVERIFY(QFileInfo(plain).isFile()); // untouched
+        QVERIFY(!QFileInfo::exists(out));
+        QVERIFY(pageIsIdle(page));
+        QVERIFY2(statusText(page).contains(QStringLiteral("not started")), qPrintable(statusText(page)));
+
+        QMessageBox* box = visibleBox(page, QStringLiteral("preflightDialog"));
+        QVERIFY(box);
+        // Every problem is listed, each with what was found and what was expected.
+        const QString shown = box->informativeText();
+        for (const auto& p : result.preflightProblems) {
+            QVERIFY2(shown.contains(QString::fromStdString(p.found).toHtmlEscaped()), qPrintable(shown));
+            QVERIFY2(shown.contains(QString::fromStdString(p.expected).toHtmlEscaped()), qPrintable(shown));
+        }
+        QVERIFY2(shown.contains(named), qPrintable(shown));
+        // Named as the page labels it, not as the command line's option.
+        if (!benchmark)
+            QVERIFY2(shown.contains(QStringLiteral("<b>Output folder</b>")) && !shown.contains(QStringLiteral("--output")), qPrintable(shown));
+        bool errorNamesIt = false;
+        for (const auto& n : notes)
+            errorNamesIt = errorNamesIt || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(named));
+        QVERIFY(errorNamesIt);
+        box->close();
+    }
+
+    // Pre-flight warnings are shown and the run goes ahead.
+    void preflightWarningsDoNotStopTheRun() {
+        trainio::WorkloadConfig cfg = cfg_;
+        cfg.metric.excludeStartSteps = 8; // every one of the 8 steps per epoch: nothing left to measure
+        RunPage page;
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(work_.filePath(QStringLiteral("warned")));
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy notes(&page, &RunPage::notify);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(60000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        bool warned = false;
+        for (const auto& n : notes)
+            warned = warned || (n.at(0).value<Severity>() == Severity::Warning && n.at(1).toString().contains(QStringLiteral("no steps to measure")));
+        QVERIFY(warned);
+        QVERIFY(!visibleBox(page, QStringLiteral("preflightDialog")));
+    }
+
+    void preflightRefusesAGenerationWithADialog() {
+        // The data folder would be created below a regular file: datagen cannot write a single file.
+        const QString plain = regularFile(work_, QStringLiteral("plain-data-file"));
+        QVERIFY(QFileInfo(plain).isFile());
+        trainio::WorkloadConfig cfg = cfg_;
+        cfg.dataset.dataFolder = (plain + QStringLiteral("/data")).toStdString();
+        DataPage page;
+        page.show();
+        page.setWorkload(cfg);
+        QSignalSpy progress(page.controller(), &DatasetController::progress);
+        QSignalSpy finished(page.controller(), &DatasetController::finished);
+        page.generate();
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!finished.first().at(1).toBool());
+        QVERIFY(!page.controller()->preflightProblems().empty());
+        QCOMPARE(progress.count(), 0);
+        QVERIFY(QFileInfo(plain).isFile());
+        QMessageBox* box = visibleBox(page, QStringLiteral("preflightDialog"));
+        QVERIFY(box);
+        QVERIFY2(box->informativeText().contains(QStringLiteral("plain-data-file")), qPrintable(box->informativeText()));
+        QVERIFY2(page.lastSummary().contains(QStringLiteral("not started")), qPrintable(page.lastSummary()));
+        box->close();
+    }
+
+    // Defect 4: a failure while or after measuring must end the "running" state and say why.
+    void failureEndsTheRunningStateWithTheReason_data() {
+        QTest::addColumn<QString>("faults");
+        QTest::addColumn<QString>("reason");
+        // Thrown by the result writer after the whole measurement (RunError).
+        QTest::newRow("result write fails") << QStringLiteral("write:ENOSPC:summary.json") << QStringLiteral("No space left on device");
+        // Returned by the engine as a failed outcome, mid-run.
+        QTest::newRow("read fails") << QStringLiteral("read:EIO:.npz") << QStringLiteral("Input/output error");
+    }
+
+    void failureEndsTheRunningStateWithTheReason() {
+        QFETCH(QString, faults);
+        QFETCH(QString, reason);
+        RunPage page;
+        page.show();
+        page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("failing-%1").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+        page.setOutputFolder(out);
+        auto backend = std::make_shared<trainio::FaultInjectingBackend>(trainio::makePosixBackend(), trainio::parseFaultRules(faults.toStdString()));
+        page.setIoBackend(backend);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy notes(&page, &RunPage::notify);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(backend->firedTotal() > 0); // the fault really happened
+
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY(result.failed());
+        QVERIFY2(result.error.contains(reason), qPrintable(result.error));
+        QVERIFY(pageIsIdle(page));
+        QVERIFY2(statusText(page).startsWith(QStringLiteral("Run failed: ")), qPrintable(statusText(page)));
+        QVERIFY2(statusText(page).contains(reason), qPrintable(statusText(page)));
+        // No invocation row keeps saying "running".
+        auto* list = page.findChild<QTreeWidget*>(QStringLiteral("invocationList"));
+        QCOMPARE(list->topLevelItemCount(), 1);
+        QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("failed"));
+        bool shown = false;
+        for (const auto& n : notes)
+            shown = shown || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(reason));
+        QVERIFY(shown);
+        // The page can run again at once (into a new folder: pre-flight never lets a run overwrite one).
+        page.setIoBackend(nullptr);
+        page.setOutputFolder(out + QStringLiteral("-again"));
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.last().first().value<RunFinish>().complete, qPrintable(finished.last().first().value<RunFinish>().error));
+    }
+
+    void closingWithoutARunDoesNotAsk() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.close());
+        QVERIFY(!visibleBox(w, QStringLiteral("confirmCloseDialog")));
+    }
+
+    void closingDuringARunAsksAndKeepsWhatWasMeasured() {
+        // 8 steps × 3 epochs × 0.2 s: it cannot end by itself during the test.
+        trainio::WorkloadConfig slow = cfg_;
+        slow.train.epochs = 3;
+        slow.train.computationTime.mean = 0.2;
+        const std::uint64_t stepsPerEpoch = slow.dataset.numFilesTrain / slow.reader.batchSize;
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RunPage* page = w.runPage();
+        page->setWorkload(slow, 1, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("closed-during-run"));
+        page->setOutputFolder(out);
+        QSignalSpy steps(page->controller(), &RunController::steps);
+        QSignalSpy finished(page->controller(), &RunController::finished);
+        QVERIFY(page->startInvocation());
+        QVERIFY(steps.wait(30000));
+
+        // Asked; "Cancel" keeps the window and the run.
+        QVERIFY(!w.close());
+        QMessageBox* box = visibleBox(w, QStringLiteral("confirmCloseDialog"));
+        QVERIFY(box);
+        box->button(QMessageBox::Cancel)->click();
+        QVERIFY(w.isVisible());
+        QVERIFY(page->isRunning());
+        QCOMPARE(finished.count(), 0);
+
+        // Asked again; "Stop the run and close" stops the engine, writes the folder, then closes.
+        QVERIFY(!w.close());
+        box = visibleBox(w, QStringLiteral("confirmCloseDialog"));
+        QVERIFY(box);
+        auto* stop = box->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
+        QVERIFY(stop);
+        QElapsedTimer clock;
+        clock.start();
+        stop->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QVERIFY(!page->isRunning());
+        QCOMPARE(finished.count(), 1);
+        // Within a step (0.2 s of compute) plus writing the folder — far less than the run's 4.8 s.
+        QVERIFY2(clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY(finished.first().first().value<RunFinish>().cancelled);
+
+        // The folder keeps what was measured, marked cancelled, with its per-step records.
+        QCOMPARE(readJson(out + QStringLiteral("/summary.json")).value(QStringLiteral("trainio_status")).toString(), QStringLiteral("cancelled"));
+        QCOMPARE(readJson(out + QStringLiteral("/trainio_run.json")).value(QStringLiteral("status")).toString(), QStringLiteral("cancelled"));
+        qsizetype loads = 0; // per-step load times, over every epoch and block recorded
+        for (const auto& epoch : readJson(out + QStringLiteral("/0_output.json")))
+            for (const auto& block : epoch.toObject().value(QStringLiteral("load")).toObject()) loads += block.toArray().size();
+        QVERIFY2(loads >= 1, "at least one step's load time");
+        QVERIFY2(loads < qsizetype(stepsPerEpoch * slow.train.epochs), "stopped before the end");
+    }
+};
+
+QTEST_MAIN(TestRunSafety)
+#include "tst_run_safety.moc"
