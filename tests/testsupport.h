@@ -6,10 +6,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace testsupport {
 
@@ -45,7 +47,12 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
     }
     p.start(QStringLiteral(TRAINIO_CLI), args);
     CliResult r;
-    if (!p.waitForStarted(10000)) return r;
+    if (!p.waitForStarted(10000)) {
+        // Every test executable depends on trainio-cli (tests/CMakeLists.txt): a missing binary is a
+        // broken build, never a reason to skip.
+        QTest::qFail(qPrintable(QStringLiteral("cannot start " TRAINIO_CLI ": ") + p.errorString()), __FILE__, __LINE__);
+        return r;
+    }
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
@@ -56,6 +63,38 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// Statistics computed by the tests themselves (numpy's mean and std, ddof 0), so that an expected
+// value never comes from the code under test.
+inline double meanOf(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+inline double populationStdevOf(const std::vector<double>& v) {
+    const double m = meanOf(v);
+    double s = 0;
+    for (double x : v) s += (x - m) * (x - m);
+    return v.empty() ? 0.0 : std::sqrt(s / static_cast<double>(v.size()));
+}
+
+// Runs one of the independent reference scripts in tests/tools with Debian's python3 and returns its
+// standard output; a missing interpreter, a crash or a non-zero exit fails the calling test.
+inline QString runPythonTool(const QString& script, const QStringList& args) {
+    QProcess py;
+    py.start(QStringLiteral("/usr/bin/python3"), QStringList{QStringLiteral(TRAINIO_TEST_DATA "/../tools/") + script} + args);
+    if (!py.waitForStarted(10000)) {
+        QTest::qFail("cannot start /usr/bin/python3 (packaging/setup-debian.sh installs it)", __FILE__, __LINE__);
+        return {};
+    }
+    const bool finished = py.waitForFinished(120000);
+    const QString err = QString::fromUtf8(py.readAllStandardError());
+    if (!finished || py.exitStatus() != QProcess::NormalExit || py.exitCode() != 0) {
+        QTest::qFail(qPrintable(script + QStringLiteral(" failed: ") + err), __FILE__, __LINE__);
+        return {};
+    }
+    return QString::fromUtf8(py.readAllStandardOutput());
 }
 
 // The fixtures (copies of ../shared/fixtures: dlio-runs/, dlio-workloads-v1.0/, mlperf-storage-v1.0/).

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDate>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -32,6 +33,100 @@ QString writeTinyWorkload(const QTemporaryDir& tmp, const QString& format = QStr
 ordered_json readJson(const std::filesystem::path& p) { return ordered_json::parse(testsupport::readText(p)); }
 
 bool relClose(double a, double b, double tol) { return std::abs(a - b) <= tol * std::max(1e-12, std::abs(b)); }
+
+// Seconds from `a` to `b`, two of DLIO's timestamps ("2026-11-23T01:13:42.479596"): whole days and the
+// seconds within the day apart, so that microseconds survive in a double.
+double secondsBetween(const std::string& a, const std::string& b) {
+    auto split = [](const std::string& t, qint64& day, double& sec) {
+        const QString q = QString::fromStdString(t);
+        const QStringList dt = q.split('T');
+        QCOMPARE(dt.size(), 2);
+        day = QDate::fromString(dt[0], Qt::ISODate).toJulianDay();
+        const QStringList hms = dt[1].split(':');
+        QCOMPARE(hms.size(), 3);
+        sec = hms[0].toInt() * 3600.0 + hms[1].toInt() * 60.0 + hms[2].toDouble();
+    };
+    qint64 da = 0, db = 0;
+    double sa = 0, sb = 0;
+    split(a, da, sa);
+    split(b, db, sb);
+    return static_cast<double>(db - da) * 86400.0 + (sb - sa);
+}
+
+double sumOf(const ordered_json& list, std::size_t from, std::size_t to) {
+    double s = 0;
+    for (std::size_t i = from; i < std::min(to, list.size()); ++i) s += list[i].get<double>();
+    return s;
+}
+
+// The invocation metrics of SPEC §5 / docs/metrics.md, computed here from the step records a run
+// wrote (<rank>_output.json, <rank>_per_epoch_stats.json) for one block per epoch.
+struct HandMetrics {
+    std::vector<double> auPerEpoch, samplesPerEpoch;
+};
+
+HandMetrics handMetrics(const std::filesystem::path& dir, int ranks, int epochs, bool v1, std::size_t stepsPerEpoch,
+                        double batch) {
+    HandMetrics m;
+    for (int e = 1; e <= epochs; ++e) {
+        const std::string ep = std::to_string(e);
+        double au = 0, samples = 0;
+        for (int r = 0; r < ranks; ++r) {
+            const ordered_json out = readJson(dir / (std::to_string(r) + "_output.json"));
+            const ordered_json stats = readJson(dir / (std::to_string(r) + "_per_epoch_stats.json"));
+            const ordered_json& proc = out[ep]["proc"]["block1"];
+            const ordered_json& compute = out[ep]["compute"]["block1"];
+            const double T = secondsBetween(stats[ep]["block1"]["start"].get<std::string>(),
+                                            stats[ep]["block1"]["end"].get<std::string>());
+            if (v1) { // AU = Σ compute[1:] ÷ (T − proc[0]); samples/s = S ÷ T × batch
+                au += 100.0 * sumOf(compute, 1, compute.size()) / (T - proc[0].get<double>());
+                samples += static_cast<double>(proc.size()) / T * batch;
+            } else { // s = 1, e = 0: end = steps − 1; the window excludes proc[0] and proc[steps:]
+                const std::size_t end = stepsPerEpoch - 1;
+                const double time = T - proc[0].get<double>() - sumOf(proc, end + 1, proc.size());
+                au += 100.0 * sumOf(compute, 1, end + 1) / time;
+                samples += (static_cast<double>(compute.size()) - 2.0) / time * batch;
+            }
+        }
+        m.auPerEpoch.push_back(au / ranks); // AU: mean over ranks; samples/s: sum over ranks
+        m.samplesPerEpoch.push_back(samples);
+    }
+    return m;
+}
+
+// Checks a metric JSON object (the `metrics` command's output or summary.json's "metric") against
+// hand-computed metrics, within a relative tolerance.
+void compareWithHand(const ordered_json& metric, const HandMetrics& hand, double recordLength, double tol,
+                     const char* what) {
+    using testsupport::meanOf;
+    using testsupport::populationStdevOf;
+    // A stdev is a difference of nearly equal numbers: its error is relative to the mean's size.
+    const auto check = [&](const char* key, double expected, double scale = 0) {
+        const double got = metric[key].get<double>();
+        QVERIFY2(std::abs(got - expected) <= tol * std::max(std::abs(expected), scale),
+                 qPrintable(QStringLiteral("%1 %2: %3, by hand %4").arg(QLatin1String(what), QLatin1String(key))
+                                .arg(got, 0, 'g', 12).arg(expected, 0, 'g', 12)));
+    };
+    QCOMPARE(metric["train_au_percentage"].size(), hand.auPerEpoch.size());
+    for (std::size_t e = 0; e < hand.auPerEpoch.size(); ++e) {
+        const auto at = [&](const char* key, double expected) {
+            const double got = metric[key][e].get<double>();
+            QVERIFY2(relClose(got, expected, tol), qPrintable(QStringLiteral("%1 %2[%3]: %4, by hand %5")
+                                                                  .arg(QLatin1String(what), QLatin1String(key))
+                                                                  .arg(e)
+                                                                  .arg(got, 0, 'g', 12)
+                                                                  .arg(expected, 0, 'g', 12)));
+        };
+        at("train_au_percentage", hand.auPerEpoch[e]);
+        at("train_throughput_samples_per_second", hand.samplesPerEpoch[e]);
+    }
+    check("train_au_mean_percentage", meanOf(hand.auPerEpoch));
+    check("train_au_stdev_percentage", populationStdevOf(hand.auPerEpoch), meanOf(hand.auPerEpoch));
+    check("train_throughput_mean_samples_per_second", meanOf(hand.samplesPerEpoch));
+    check("train_throughput_stdev_samples_per_second", populationStdevOf(hand.samplesPerEpoch),
+          meanOf(hand.samplesPerEpoch));
+    check("train_io_mean_MB_per_second", meanOf(hand.samplesPerEpoch) * recordLength / 1048576.0);
+}
 
 } // namespace
 
@@ -141,19 +236,25 @@ private slots:
         QCOMPARE(o1["2"]["proc"]["block1"].size(), std::size_t(8));
         QCOMPARE(readJson(dir / "trainio_run.json")["status"].get<std::string>(), std::string("complete"));
 
-        // `metrics` recomputes the summary from the step records (µs timestamps: 1e-4 relative).
+        // The metrics recomputed here from the step records by SPEC §5's formulas. `metrics` reads the
+        // same records but holds timestamps as Unix seconds in a double (0.24 µs steps): 1e-4 relative
+        // on a 25 ms epoch. summary.json was computed from the run's own clock, which the µs rounding
+        // of the written timestamps moves by up to 2 µs: 1e-3. A wrong formula is off by >= 1/8.
+        const double recordLength = 131072, batch = 2;
+        const HandMetrics v2Hand = handMetrics(dir, 2, 3, false, 8, batch);
+        const HandMetrics v1Hand = handMetrics(dir, 2, 3, true, 8, batch);
+        compareWithHand(mine["metric"], v2Hand, recordLength, 1e-3, "summary.json");
+        if (QTest::currentTestFailed()) return;
         r = testsupport::runCli({QStringLiteral("metrics"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const auto re = nlohmann::json::parse(r.out.toStdString());
-        for (const char* k : {"train_au_mean_percentage", "train_throughput_mean_samples_per_second",
-                              "train_io_mean_MB_per_second"})
-            QVERIFY2(relClose(re[k].get<double>(), mine["metric"][k].get<double>(), 1e-4), k);
-        // v1 semantics give different (DLIO 1.0) numbers from the same records.
+        compareWithHand(ordered_json::parse(r.out.toStdString()), v2Hand, recordLength, 1e-4, "metrics (v2)");
+        if (QTest::currentTestFailed()) return;
         r = testsupport::runCli({QStringLiteral("metrics"), out, QStringLiteral("--semantics"), QStringLiteral("v1")});
-        QCOMPARE(r.exitCode, 0);
-        const auto v1 = nlohmann::json::parse(r.out.toStdString());
-        QVERIFY(v1["train_throughput_mean_samples_per_second"].get<double>() !=
-                re["train_throughput_mean_samples_per_second"].get<double>());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        compareWithHand(ordered_json::parse(r.out.toStdString()), v1Hand, recordLength, 1e-4, "metrics --semantics v1");
+        if (QTest::currentTestFailed()) return;
+        // The two semantics really differ on these records (v1 counts all 8 steps over the whole block).
+        QVERIFY(!relClose(testsupport::meanOf(v1Hand.samplesPerEpoch), testsupport::meanOf(v2Hand.samplesPerEpoch), 1e-3));
 
         // Live JSON: a line per step per rank (2 × 3 × 8) plus epochs.
         QFile lf(live);
@@ -182,6 +283,20 @@ private slots:
             QVERIFY(std::filesystem::exists(dir / "runs" / ("run-" + std::to_string(i)) / "summary.json"));
         QVERIFY(!std::filesystem::exists(dir / "runs" / "warmup"));
         QVERIFY(std::filesystem::exists(dir / "aggregate.json"));
+        // MLPerf Storage's rule (SPEC §7, report.py): per run, the host summaries' headline means; over
+        // the runs, their mean and population stdev. Computed here from the five summary.json files.
+        std::vector<double> samples, mib;
+        for (int i = 1; i <= 5; ++i) {
+            const ordered_json m = readJson(dir / "runs" / ("run-" + std::to_string(i)) / "summary.json")["metric"];
+            samples.push_back(m["train_throughput_mean_samples_per_second"].get<double>());
+            mib.push_back(m["train_io_mean_MB_per_second"].get<double>());
+        }
+        const std::pair<const char*, double> expected[] = {
+            {"train_throughput_mean_samples_per_second", testsupport::meanOf(samples)},
+            {"train_throughput_stdev_samples_per_second", testsupport::populationStdevOf(samples)},
+            {"train_throughput_mean_MB_per_second", testsupport::meanOf(mib)},
+            {"train_throughput_stdev_MB_per_second", testsupport::populationStdevOf(mib)}};
+        QVERIFY(testsupport::populationStdevOf(samples) > 0); // five real runs never agree to the last digit
         const ordered_json report = readJson(dir / "runs" / "mlperf_storage_report.json");
         r = testsupport::runCli({QStringLiteral("aggregate"), out + QStringLiteral("/runs"), QStringLiteral("--format"),
                                  QStringLiteral("json")});
@@ -190,9 +305,13 @@ private slots:
         QCOMPARE(agg["groups"].size(), std::size_t(1));
         const auto& g = agg["groups"][0];
         QCOMPARE(g["num_runs"].get<int>(), 5);
-        for (const char* k : {"train_throughput_mean_samples_per_second", "train_throughput_stdev_samples_per_second",
-                              "train_throughput_mean_MB_per_second", "train_throughput_stdev_MB_per_second"})
-            QVERIFY2(relClose(g[k].get<double>(), report["overall"][k].get<double>(), 1e-9), k);
+        for (const auto& [k, v] : expected) {
+            QVERIFY2(relClose(g[k].get<double>(), v, 1e-9),
+                     qPrintable(QStringLiteral("aggregate %1: %2, expected %3").arg(QLatin1String(k)).arg(g[k].get<double>()).arg(v)));
+            QVERIFY2(relClose(report["overall"][k].get<double>(), v, 1e-9),
+                     qPrintable(QStringLiteral("mlperf_storage_report.json %1: %2, expected %3")
+                                    .arg(QLatin1String(k)).arg(report["overall"][k].get<double>()).arg(v)));
+        }
     }
 
     void interruptKeepsWhatWasMeasured() {
@@ -208,20 +327,26 @@ private slots:
                                               QStringLiteral("--output"), out, QStringLiteral("--live-json"), live,
                                               QStringLiteral("--quiet")});
         QVERIFY(p.waitForStarted());
-        // Wait (by polling the live stream, bounded) until the second epoch has finished.
+        // Wait (by polling the live stream, bounded) until the second epoch has finished: the stream's
+        // complete lines are parsed, and an epoch event must name its epoch and the run's 50 epochs.
         QElapsedTimer t;
         t.start();
         int epochsSeen = 0;
-        while (epochsSeen < 2 && t.elapsed() < 60000) {
+        while (epochsSeen < 2 && t.elapsed() < 60000 && p.state() == QProcess::Running) {
             p.waitForFinished(20);
             QFile lf(live);
-            if (lf.open(QIODevice::ReadOnly)) epochsSeen = QString::fromUtf8(lf.readAll()).count(QStringLiteral("\"epoch\",\"epochs\""));
-            if (epochsSeen == 0) {
-                QFile lf2(live);
-                if (lf2.open(QIODevice::ReadOnly)) epochsSeen = QString::fromUtf8(lf2.readAll()).count(QStringLiteral("\"event\":\"epoch\""));
+            if (!lf.open(QIODevice::ReadOnly)) continue;
+            const QString text = QString::fromUtf8(lf.readAll());
+            epochsSeen = 0;
+            for (const QString& line : text.left(text.lastIndexOf('\n') + 1).split('\n', Qt::SkipEmptyParts)) {
+                const auto j = nlohmann::json::parse(line.toStdString());
+                if (j["event"] != "epoch") continue;
+                ++epochsSeen;
+                QCOMPARE(j["epoch"].get<int>(), epochsSeen);
+                QCOMPARE(j["epochs"].get<int>(), 50);
             }
         }
-        QVERIFY(epochsSeen >= 2);
+        QVERIFY2(epochsSeen >= 2, qPrintable(QStringLiteral("%1 epoch events after %2 ms").arg(epochsSeen).arg(t.elapsed())));
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);

@@ -107,6 +107,10 @@ private slots:
         o.batchSize = 1;
         const InvocationMetrics m = invocationMetrics(std::vector<RankRecord>{r}, o, 1.0, 0.9);
         QCOMPARE(m.auPerEpoch.size(), std::size_t(1));
+        // And the epoch kept is the complete one: proc = [3, 2, 2, 2], T = 10, s = 1:
+        // AU = 100 × 3 ÷ (10 − 3), samples/s = (4 − 2) ÷ 7 × 1.
+        QVERIFY2(std::abs(m.auPerEpoch[0] - 300.0 / 7.0) < 1e-9, qPrintable(QString::number(m.auPerEpoch[0])));
+        QVERIFY2(std::abs(m.throughputPerEpoch[0] - 2.0 / 7.0) < 1e-12, qPrintable(QString::number(m.throughputPerEpoch[0])));
     }
 
     void dlioFoldersReproduceSummary_data() {

@@ -13,11 +13,50 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <cerrno>
+#include <cstring>
 #include <functional>
+#include <thread>
 
+#include <dirent.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace trainio::ui;
+
+namespace {
+
+// Runs f on a thread of its own whose capability sets lack CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH.
+// Linux credentials are per thread (and the raw capset syscall changes only the caller's), so the
+// rest of the process keeps its rights; for a normal user there is nothing to drop. Returns why the
+// capabilities could not be dropped, or "".
+QString onThreadWithoutFileModeOverride(const std::function<void()>& f) {
+    QString error;
+    std::thread t([&] {
+        __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+        __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+        if (::syscall(SYS_capget, &header, data) != 0) {
+            error = QStringLiteral("capget: ") + QString::fromLocal8Bit(std::strerror(errno));
+            return;
+        }
+        for (const int cap : {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH}) {
+            const auto bit = ~(1u << (cap % 32));
+            data[cap / 32].effective &= bit;
+            data[cap / 32].permitted &= bit; // access() checks a real-uid-root caller's permitted set
+            data[cap / 32].inheritable &= bit;
+        }
+        if (::syscall(SYS_capset, &header, data) != 0) {
+            error = QStringLiteral("capset: ") + QString::fromLocal8Bit(std::strerror(errno));
+            return;
+        }
+        f();
+    });
+    t.join();
+    return error;
+}
+
+} // namespace
 using trainio::aggregate::LibraryNode;
 using trainio::aggregate::NodeKind;
 
@@ -160,13 +199,40 @@ private slots:
         QVERIFY(!loader.addFolder(QStringLiteral("/nonexistent/trainio-results"), &why));
         QVERIFY2(why.contains(QStringLiteral("no such file")), qPrintable(why));
         QVERIFY(loader.folders().isEmpty());
-        if (::geteuid() != 0) { // root reads anything: permissions cannot make a folder unreadable
-            QTemporaryDir dir;
-            QFile::setPermissions(dir.path(), QFileDevice::Permissions{});
-            QVERIFY(!loader.addFolder(dir.path(), &why));
-            QVERIFY2(why.contains(QStringLiteral("permission")) || why.contains(QStringLiteral("listed")), qPrintable(why));
-            QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-        }
+        // A path through a regular file and a dangling symlink: nothing there to add.
+        QTemporaryDir tmp;
+        QFile plain(tmp.filePath(QStringLiteral("plain")));
+        QVERIFY(plain.open(QIODevice::WriteOnly));
+        plain.close();
+        QVERIFY(!loader.addFolder(tmp.filePath(QStringLiteral("plain/results")), &why));
+        QVERIFY2(why.contains(QStringLiteral("plain/results")) && why.contains(QStringLiteral("no such file")), qPrintable(why));
+        QVERIFY(QFile::link(tmp.filePath(QStringLiteral("gone")), tmp.filePath(QStringLiteral("dangling"))));
+        QVERIFY(!loader.addFolder(tmp.filePath(QStringLiteral("dangling")), &why));
+        QVERIFY2(why.contains(QStringLiteral("dangling")) && why.contains(QStringLiteral("no such file")), qPrintable(why));
+        QVERIFY(loader.folders().isEmpty());
+    }
+
+    void unreadableFolderIsRefusedEvenForRoot() {
+        // A mode-000 folder, checked on a thread without the capabilities that let root ignore file
+        // modes, so that the case runs as root too (CI's containers run as root).
+        QTemporaryDir dir;
+        QVERIFY(QFile::setPermissions(dir.path(), QFileDevice::Permissions{}));
+        bool added = true;
+        QString why, bypass;
+        const QString dropError = onThreadWithoutFileModeOverride([&] {
+            if (DIR* d = ::opendir(dir.path().toLocal8Bit().constData())) {
+                ::closedir(d);
+                bypass = QStringLiteral("opendir() of a mode-000 folder succeeded without CAP_DAC_OVERRIDE/READ_SEARCH");
+                return;
+            }
+            ResultsLibraryLoader loader; // lives on this thread; a refused folder starts nothing
+            added = loader.addFolder(dir.path(), &why);
+        });
+        QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QVERIFY2(dropError.isEmpty(), qPrintable(dropError));
+        if (!bypass.isEmpty()) QSKIP(qPrintable(QStringLiteral("this file system ignores file modes: ") + bypass));
+        QVERIFY(!added);
+        QVERIFY2(why.contains(dir.path()) && why.contains(QStringLiteral("permission denied")), qPrintable(why));
     }
 
     void hostileFilesAreListedNotFatal() {

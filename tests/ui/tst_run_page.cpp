@@ -7,11 +7,14 @@
 #include "run_controller.h"
 #include "run_page.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 
+#include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
@@ -106,27 +109,65 @@ private slots:
     }
 
     void cancelStopsWithinAStepAndKeepsTheFolder() {
-        // Long enough that it cannot finish by itself within the test: 8 steps × 3 epochs × 0.2 s.
+        // 2 accelerators, 16 files, batch 2: 4 steps per epoch per rank of 0.2 s each, 10 epochs (8 s):
+        // it cannot finish by itself before the cancel below.
+        constexpr double stepSeconds = 0.2;
+        constexpr std::uint64_t ranks = 2;
         trainio::WorkloadConfig slow = cfg_;
-        slow.train.epochs = 3;
-        slow.train.computationTime.mean = 0.2;
+        slow.train.epochs = 10;
+        slow.train.computationTime.mean = stepSeconds;
         slow.dataset.numFilesTrain = 16;
         RunPage page;
-        page.setWorkload(slow, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setWorkload(slow, ranks, trainio::MetricSemantics::DlioV2, true);
         const QString out = work_.filePath(QStringLiteral("cancelled"));
         page.setOutputFolder(out);
+        std::vector<int> seenAtCancel(ranks, 0), seen(ranks, 0);
+        connect(page.controller(), &RunController::steps, this, [&](const std::vector<trainio::StepEvent>& batch) {
+            for (const auto& e : batch) ++seen[e.rank];
+        });
         QSignalSpy steps(page.controller(), &RunController::steps);
         QSignalSpy finished(page.controller(), &RunController::finished);
         QVERIFY(page.startInvocation());
-        QVERIFY(steps.wait(30000)); // some steps measured
+        // Cancel in the second epoch, right after a batch of steps arrived.
+        QElapsedTimer waited;
+        waited.start();
+        while (seen[0] < 6 && finished.isEmpty() && waited.elapsed() < 30000) steps.wait(2000);
+        if (!finished.isEmpty())
+            QFAIL(qPrintable(QStringLiteral("the run ended before the cancel: ") +
+                             finished.first().first().value<RunFinish>().error));
+        QVERIFY2(seen[0] >= 6, "the run measured steps");
+        seenAtCancel = seen;
+        QElapsedTimer sinceCancel;
+        sinceCancel.start();
         page.cancel();
-        QVERIFY(finished.wait(10000));
+        // Stopping takes at most the step in progress (its compute is cut short) and writing the
+        // result files; one step time plus a second for the files is the bound.
+        const qint64 boundMs = qint64(stepSeconds * 1000) + 1000;
+        QVERIFY(finished.wait(int(boundMs) + 10000));
+        const qint64 stopMs = sinceCancel.elapsed();
+        QVERIFY2(stopMs <= boundMs, qPrintable(QStringLiteral("stopped %1 ms after cancel; bound %2 ms").arg(stopMs).arg(boundMs)));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY(!result.complete);
         QVERIFY(result.cancelled);
         QVERIFY(result.error.isEmpty());
         QVERIFY(page.plots()->stepPointCount() > 0);
         QVERIFY2(QFileInfo::exists(out + QStringLiteral("/summary.json")), "what was measured is kept");
+
+        // Steps recorded per rank (the step records in <rank>_output.json): everything seen before the
+        // cancel, and at most one more (the step that was already on its way when cancel was pressed:
+        // a 0.2 s step cannot start and finish within the cancel's ~30 ms propagation).
+        for (std::uint64_t r = 0; r < ranks; ++r) {
+            const auto o = nlohmann::json::parse(testsupport::readText(
+                (out + QStringLiteral("/%1_output.json").arg(r)).toStdString()));
+            int recorded = 0;
+            for (const auto& [epoch, v] : o.items())
+                if (v.is_object() && v.contains("proc")) recorded += int(v["proc"]["block1"].size());
+            const QString counts = QStringLiteral("rank %1: %2 steps seen before cancel, %3 recorded, %4 reported")
+                                       .arg(r).arg(seenAtCancel[r]).arg(recorded).arg(seen[r]);
+            QVERIFY2(recorded >= seenAtCancel[r] && recorded <= seenAtCancel[r] + 1, qPrintable(counts));
+            QVERIFY2(seen[r] == recorded, qPrintable(counts)); // every recorded step reached the plots
+            QVERIFY2(recorded < int(slow.train.epochs * 4), qPrintable(counts));
+        }
     }
 
     void invalidWorkloadDoesNotStart() {
