@@ -35,12 +35,6 @@ QString writeWorkload(const QTemporaryDir& tmp, const Tiny& t, const QString& na
     return path;
 }
 
-QStringList args(std::initializer_list<const char*> list) {
-    QStringList l;
-    for (const char* s : list) l << QString::fromUtf8(s);
-    return l;
-}
-
 std::uint64_t bytesBelow(const fs::path& dir) {
     std::uint64_t n = 0;
     std::error_code ec;
