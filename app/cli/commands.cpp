@@ -4,6 +4,7 @@
 #include "progress_reporter.h"
 
 #include "config/config_loader.h"
+#include "config/value_ranges.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
@@ -80,7 +81,9 @@ MetricSemantics semanticsFrom(const ParsedArgs& p) {
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
-    return p.unsignedValue("--accelerators", 1, 4096).value_or(1);
+    const ValueRange r = *valueRange("accelerators"); // one range for the CLI and the GUI's field
+    return p.unsignedValue("--accelerators", static_cast<unsigned long long>(r.min), static_cast<unsigned long long>(r.max))
+        .value_or(1);
 }
 
 // Test hook, documented in docs/reliability.md: TRAINIO_FAULTS="read:EIO:img_3_of:after=65536;…" wraps

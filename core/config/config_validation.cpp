@@ -19,7 +19,7 @@ bool contains(const std::vector<std::string>& names, const std::string& s) {
 
 std::string u(std::uint64_t v) { return std::to_string(v); }
 
-// Seconds within the table's range (no negative times, nothing beyond a day per step).
+// A value within the table's range (times: no negative times, nothing beyond a day per step).
 void checkSeconds(const std::string& key, const std::string& tableKey, double v, std::vector<Issue>& out) {
     const auto r = valueRange(tableKey);
     if (r && (!std::isfinite(v) || !r->contains(v))) out.push_back({key, formatNumber(v), r->describe()});
@@ -39,7 +39,8 @@ void checkTime(const ComputeTime& t, const std::string& key, std::vector<Issue>&
         if (!(t.max >= t.min)) out.push_back({key + ".max", formatNumber(t.max), "a number of seconds >= min (" + formatNumber(t.min) + ")"});
         break;
     case ComputeDistribution::Gamma:
-        if (!(t.shape > 0) || !(t.shape <= 1e6)) out.push_back({key + ".shape", formatNumber(t.shape), "a number > 0 and <= 1000000"});
+        checkSeconds(key + ".shape", k + ".shape", t.shape, out); // the table's range (not seconds: same check)
+        if (!(t.shape > 0)) out.push_back({key + ".shape", formatNumber(t.shape), "a number > 0 for the gamma distribution"});
         checkSeconds(key + ".scale", k + ".scale", t.scale, out);
         break;
     case ComputeDistribution::Exponential: checkSeconds(key + ".scale", k + ".scale", t.scale, out); break;

@@ -28,14 +28,8 @@ std::string unitsHint(quantity::Kind kind) {
 } // namespace
 
 std::optional<KeyRange> find(std::string_view key) {
-    if (key == "accelerators") // the same limits and words as the CLI's --accelerators
-        return KeyRange{"accelerators", quantity::Kind::Count, quantity::Limits{1, 4096, true, false},
-                        "a whole number 1 … 4096"};
     // Shape and scale hold 0 while the chosen distribution does not use them, so the form accepts 0;
     // validateConfig asks for > 0 when the distribution (gamma, exponential) uses them.
-    if (key == "train.computation_time.shape") // validateConfig's own limits for the shape
-        return KeyRange{std::string(key), quantity::Kind::Real, quantity::Limits{0, 1e6, false, false},
-                        "a number 0 … 1000000 (> 0 for gamma)"};
     std::optional<ValueRange> r = valueRange(std::string(key));
     if (!r) return std::nullopt;
     if (key == "train.computation_time.scale") r->minExclusive = false;

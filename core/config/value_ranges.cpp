@@ -80,6 +80,13 @@ const std::map<std::string, ValueRange>& table() {
         t["train.computation_time.min"] = seconds(0, kMaxSeconds);
         t["train.computation_time.max"] = seconds(0, kMaxSeconds);
         t["train.computation_time.scale"] = seconds(0, kMaxSeconds, true);
+        ValueRange shape; // 0 while the distribution does not use it; validateConfig asks > 0 for gamma
+        shape.min = 0;
+        shape.max = 1e6;
+        shape.note = "> 0 for gamma";
+        t["train.computation_time.shape"] = shape;
+        // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
+        t["accelerators"] = whole(1, 4096);
         t["evaluation.eval_time"] = seconds(0, kMaxSeconds);
         t["evaluation.epochs_between_evals"] = whole(1, 1e6);
         t["checkpoint.checkpoint_after_epoch"] = whole(0, 1e6);
