@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     events.reserve(batch * ranks);
     QElapsedTimer feed;
     feed.start();
-    std::uint64_t batches = 0;
+    std::uint64_t batches = 0, epochsDone = 0;
     for (std::uint64_t first = 0; first < steps; first += batch) {
         events.clear();
         const std::uint64_t last = std::min(steps, first + batch);
@@ -99,9 +99,12 @@ int main(int argc, char** argv) {
         plots.addSteps(events);
         QApplication::processEvents(); // runs the queued replots, as the GUI's event loop does
         ++batches;
-        if (last % stepsPerEpoch == 0 || last == steps) {
+        // Every epoch that ended in this batch (the last one may be cut short by STEPS).
+        const std::uint64_t ended = last == steps ? (steps + stepsPerEpoch - 1) / stepsPerEpoch : last / stepsPerEpoch;
+        while (epochsDone < ended) {
+            ++epochsDone;
             trainio::EpochEvent ep;
-            ep.epoch = (last - 1) / stepsPerEpoch + 1;
+            ep.epoch = epochsDone;
             ep.epochs = (steps + stepsPerEpoch - 1) / stepsPerEpoch;
             ep.auPercent = 85;
             ep.throughput = 1000;
