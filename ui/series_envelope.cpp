@@ -34,7 +34,8 @@ void SeriesEnvelope::clear() {
 
 void SeriesEnvelope::add(double key, double value) {
     ++received_;
-    if (!std::isfinite(key) || !std::isfinite(value)) {
+    // Beyond ±2^62 a key has no bucket index (and is no step number).
+    if (!std::isfinite(key) || !std::isfinite(value) || std::abs(key) > 0x1p62) {
         ++notDrawable_;
         return;
     }

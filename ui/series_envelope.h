@@ -40,8 +40,8 @@ public:
 
     void clear();
     // Keys are expected in non-decreasing order (step numbers); an earlier key is still placed where it
-    // belongs. A point with a non-finite key or value cannot be drawn: it is counted in received() and
-    // notDrawable() but not kept.
+    // belongs. A point with a non-finite key or value, or a key beyond ±2^62, cannot be drawn: it is
+    // counted in received() and notDrawable() but not kept.
     void add(double key, double value);
 
     std::uint64_t received() const { return received_; }
