@@ -102,7 +102,8 @@ void LivePlots::rebuildGraphs() {
         if (perRank && ranks_ > 1)
             for (std::uint64_t r = 0; r < ranks_; ++r)
                 addGraph(id, tr("accelerator %1").arg(r), static_cast<int>(r), false);
-        if (!isEpochPlot(id)) stepLines_[static_cast<std::size_t>(i)].assign(static_cast<std::size_t>(p->graphCount()), SeriesEnvelope{});
+        if (!isEpochPlot(id))
+            stepLines_[static_cast<std::size_t>(i)].assign(static_cast<std::size_t>(p->graphCount()), SeriesEnvelope{});
     }
     thresholdLine_ = new QCPItemStraightLine(plot(EpochAu));
     thresholdLine_->point1->setCoords(0, threshold_);
@@ -199,7 +200,8 @@ void LivePlots::addSteps(const std::vector<StepEvent>& events) {
         if (lines.size() > 1)
             for (const auto& [rank, point] : out.perRank) {
                 const std::size_t g = static_cast<std::size_t>(rank) + 1;
-                if (g >= lines.size()) continue; // a rank beyond reset()'s count: its steps still reach the total
+                // A rank beyond reset()'s count has no line of its own; its steps still reach the total.
+                if (g >= lines.size()) continue;
                 lines[g].add(point.key, valueOf(id, point));
                 touched[g] = true;
             }

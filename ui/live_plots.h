@@ -52,7 +52,8 @@ private:
     void rebuildGraphs();
     void applyTheme();
     void replotAll();
-    // Copies what an envelope draws into its graph (bounded: the whole line is cheaper to replace than to patch).
+    // Copies what an envelope draws into its graph: the line is bounded, so replacing it whole is cheaper
+    // than patching the buckets that changed.
     void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
 
     static constexpr int kStepPlots = StepQueue + 1; // the step plots come first in PlotId

@@ -9,9 +9,11 @@ namespace {
 void merge(SeriesEnvelope::Bucket& into, const SeriesEnvelope::Bucket& other) {
     // Ties keep the earlier sample, so the drawn spike sits where it first happened.
     const auto earlierWins = [](const EnvelopePoint& a, const EnvelopePoint& b) { return a.key <= b.key; };
-    if (other.min.value < into.min.value || (other.min.value == into.min.value && !earlierWins(into.min, other.min)))
+    if (other.min.value < into.min.value ||
+        (other.min.value == into.min.value && !earlierWins(into.min, other.min)))
         into.min = other.min;
-    if (other.max.value > into.max.value || (other.max.value == into.max.value && !earlierWins(into.max, other.max)))
+    if (other.max.value > into.max.value ||
+        (other.max.value == into.max.value && !earlierWins(into.max, other.max)))
         into.max = other.max;
     into.sum += other.sum;
     into.count += other.count;
@@ -71,7 +73,8 @@ void SeriesEnvelope::absorb(const EnvelopePoint& p) {
         else
             buckets_.insert(it, b);
     }
-    while (buckets_.size() > limits_.buckets) coarsen();
+    while (buckets_.size() > limits_.buckets)
+        coarsen();
 }
 
 void SeriesEnvelope::coarsen() {
@@ -97,7 +100,8 @@ bool SeriesEnvelope::valueRange(double& lower, double& upper) const {
 
 std::size_t SeriesEnvelope::drawPointCount() const {
     std::size_t n = recent_.size();
-    for (const Bucket& b : buckets_) n += isOnePoint(b) ? 1 : 2;
+    for (const Bucket& b : buckets_)
+        n += isOnePoint(b) ? 1 : 2;
     return n;
 }
 

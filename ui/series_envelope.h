@@ -26,7 +26,7 @@ struct EnvelopeLimits {
 };
 
 class SeriesEnvelope {
-public:
+  public:
     using Limits = EnvelopeLimits;
     struct Bucket {
         std::int64_t index = 0; // floor(key / bucketWidth())
@@ -61,13 +61,14 @@ public:
             sink(first);
             if (!one) sink(&first == &b.min ? b.max : b.min);
         }
-        for (const EnvelopePoint& p : recent_) sink(p);
+        for (const EnvelopePoint& p : recent_)
+            sink(p);
     }
     std::size_t drawPointCount() const;
     // A bucket whose minimum and maximum are drawn as one point: the same key and the same value.
     static bool isOnePoint(const Bucket& b) { return b.min.key == b.max.key && b.min.value == b.max.value; }
 
-private:
+  private:
     void absorb(const EnvelopePoint& p);
     void coarsen();
 

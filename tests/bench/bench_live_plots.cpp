@@ -30,7 +30,8 @@ double procStatusMib(const std::string& field) {
     std::ifstream in("/proc/self/status");
     std::string line;
     while (std::getline(in, line))
-        if (line.rfind(field + ":", 0) == 0) return std::strtod(line.c_str() + field.size() + 1, nullptr) / 1024.0;
+        if (line.rfind(field + ":", 0) == 0)
+            return std::strtod(line.c_str() + field.size() + 1, nullptr) / 1024.0;
     return -1;
 }
 
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
         QApplication::processEvents(); // runs the queued replots, as the GUI's event loop does
         ++batches;
         // Every epoch that ended in this batch (the last one may be cut short by STEPS).
-        const std::uint64_t ended = last == steps ? (steps + stepsPerEpoch - 1) / stepsPerEpoch : last / stepsPerEpoch;
+        const std::uint64_t ended =
+            last == steps ? (steps + stepsPerEpoch - 1) / stepsPerEpoch : last / stepsPerEpoch;
         while (epochsDone < ended) {
             ++epochsDone;
             trainio::EpochEvent ep;
@@ -116,21 +118,24 @@ int main(int argc, char** argv) {
         }
     }
     const double feedSeconds = static_cast<double>(feed.nsecsElapsed()) / 1e9;
-    std::printf("fed %llu steps x %llu accelerators in %llu batches in %.2f s (%.0f steps/s, %.2f ms per batch)\n",
-                static_cast<unsigned long long>(steps), static_cast<unsigned long long>(ranks),
-                static_cast<unsigned long long>(batches), feedSeconds, static_cast<double>(steps) / feedSeconds,
-                1e3 * feedSeconds / static_cast<double>(batches));
+    std::printf(
+        "fed %llu steps x %llu accelerators in %llu batches in %.2f s (%.0f steps/s, %.2f ms per batch)\n",
+        static_cast<unsigned long long>(steps), static_cast<unsigned long long>(ranks),
+        static_cast<unsigned long long>(batches), feedSeconds, static_cast<double>(steps) / feedSeconds,
+        1e3 * feedSeconds / static_cast<double>(batches));
 
     int drawn = 0;
     for (int id = 0; id < trainio::ui::LivePlots::PlotCount; ++id) {
         QCustomPlot* p = plots.plot(static_cast<trainio::ui::LivePlots::PlotId>(id));
-        for (int g = 0; g < p->graphCount(); ++g) drawn += p->graph(g)->dataCount();
+        for (int g = 0; g < p->graphCount(); ++g)
+            drawn += p->graph(g)->dataCount();
     }
     std::printf("steps received %d, points held by all graphs %d\n", plots.stepPointCount(), drawn);
 
     if (const QString png = qEnvironmentVariable("TRAINIO_BENCH_PNG"); !png.isEmpty()) {
         QApplication::processEvents();
-        if (!plots.grab().save(png)) std::fprintf(stderr, "bench_live_plots: cannot write %s\n", qPrintable(png));
+        if (!plots.grab().save(png))
+            std::fprintf(stderr, "bench_live_plots: cannot write %s\n", qPrintable(png));
     }
 
     // A frame is a full redraw of every plot of the grid, painted to the widget at once.
@@ -139,13 +144,15 @@ int main(int argc, char** argv) {
     std::uint64_t frames = 0;
     while (static_cast<double>(clock.nsecsElapsed()) / 1e9 < seconds) {
         for (int id = 0; id < trainio::ui::LivePlots::PlotCount; ++id)
-            plots.plot(static_cast<trainio::ui::LivePlots::PlotId>(id))->replot(QCustomPlot::rpImmediateRefresh);
+            plots.plot(static_cast<trainio::ui::LivePlots::PlotId>(id))
+                ->replot(QCustomPlot::rpImmediateRefresh);
         ++frames;
     }
     const double fps = static_cast<double>(frames) / (static_cast<double>(clock.nsecsElapsed()) / 1e9);
     const double rss = procStatusMib("VmRSS");
     const double hwm = procStatusMib("VmHWM");
-    std::printf("frames %llu, VmRSS %.1f MiB, VmHWM %.1f MiB\n", static_cast<unsigned long long>(frames), rss, hwm);
+    std::printf("frames %llu, VmRSS %.1f MiB, VmHWM %.1f MiB\n", static_cast<unsigned long long>(frames), rss,
+                hwm);
     std::printf("fps=%.1f memory_mib=%.1f\n", fps, hwm);
     return 0;
 }

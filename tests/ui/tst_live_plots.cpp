@@ -32,7 +32,8 @@ double loadOf(std::uint64_t step, std::uint64_t rank) {
 }
 
 // Feeds steps [first, last] of `ranks` ranks in batches of `batch` steps, as RunController does.
-void feed(LivePlots& plots, std::uint64_t first, std::uint64_t last, std::uint64_t ranks, std::uint64_t batch = 2000) {
+void feed(LivePlots& plots, std::uint64_t first, std::uint64_t last, std::uint64_t ranks,
+          std::uint64_t batch = 2000) {
     std::vector<trainio::StepEvent> events;
     for (std::uint64_t s = first; s <= last;) {
         events.clear();
@@ -57,7 +58,8 @@ void feed(LivePlots& plots, std::uint64_t first, std::uint64_t last, std::uint64
 // The drawn data of one graph as key → values (a key may carry a minimum and a maximum).
 std::multimap<double, double> drawn(QCPGraph* g) {
     std::multimap<double, double> out;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) out.emplace(it->key, it->value);
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        out.emplace(it->key, it->value);
     return out;
 }
 
@@ -72,7 +74,7 @@ bool contains(const std::multimap<double, double>& points, double key, double va
 
 class TestLivePlots : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void envelopeKeepsMinMaxAndMeanOfEveryBucket() {
         const SeriesEnvelope::Limits limits{16, 64};
         SeriesEnvelope env(limits);
@@ -83,7 +85,7 @@ private slots:
         for (std::uint64_t k = 1; k <= n; ++k) {
             values[k] = noise(rng);
             if (k % 9973 == 0) values[k] = 1000.0 + static_cast<double>(k); // isolated spikes…
-            if (k % 7919 == 0) values[k] = -500.0;                           // …and dips
+            if (k % 7919 == 0) values[k] = -500.0;                          // …and dips
             env.add(static_cast<double>(k), values[k]);
         }
         QCOMPARE(env.received(), n);
@@ -126,12 +128,14 @@ private slots:
 
     void envelopeDrawsEverySpikeInKeyOrder() {
         SeriesEnvelope env({8, 32});
-        for (int k = 1; k <= 50'000; ++k) env.add(k, k == 777 ? 99.0 : (k == 30'001 ? -99.0 : 1.0));
+        for (int k = 1; k <= 50'000; ++k)
+            env.add(k, k == 777 ? 99.0 : (k == 30'001 ? -99.0 : 1.0));
         std::vector<EnvelopePoint> points;
         env.forEachDrawPoint([&](const EnvelopePoint& p) { points.push_back(p); });
         QCOMPARE(points.size(), env.drawPointCount());
         QVERIFY(points.size() <= 2 * 32 + 8);
-        for (std::size_t i = 1; i < points.size(); ++i) QVERIFY(points[i - 1].key <= points[i].key);
+        for (std::size_t i = 1; i < points.size(); ++i)
+            QVERIFY(points[i - 1].key <= points[i].key);
         auto has = [&](double key, double value) {
             return std::any_of(points.begin(), points.end(),
                                [&](const EnvelopePoint& p) { return p.key == key && p.value == value; });
@@ -143,7 +147,8 @@ private slots:
 
     void envelopeTakesLateKeysAndRefusesNonFiniteValues() {
         SeriesEnvelope env({4, 8});
-        for (int k = 1; k <= 100; ++k) env.add(k, 1.0);
+        for (int k = 1; k <= 100; ++k)
+            env.add(k, 1.0);
         env.add(3, 50.0);  // long merged: goes into the bucket of key 3
         env.add(99, 60.0); // still recent: sorted in
         env.add(101, std::numeric_limits<double>::quiet_NaN());
@@ -153,10 +158,14 @@ private slots:
         QCOMPARE(env.notDrawable(), std::uint64_t(3));
         std::vector<EnvelopePoint> points;
         env.forEachDrawPoint([&](const EnvelopePoint& p) { points.push_back(p); });
-        for (std::size_t i = 1; i < points.size(); ++i) QVERIFY(points[i - 1].key <= points[i].key);
-        QVERIFY(std::any_of(points.begin(), points.end(), [](auto& p) { return p.key == 3 && p.value == 50.0; }));
-        QVERIFY(std::any_of(points.begin(), points.end(), [](auto& p) { return p.key == 99 && p.value == 60.0; }));
-        for (const auto& p : points) QVERIFY(std::isfinite(p.key) && std::isfinite(p.value));
+        for (std::size_t i = 1; i < points.size(); ++i)
+            QVERIFY(points[i - 1].key <= points[i].key);
+        QVERIFY(
+            std::any_of(points.begin(), points.end(), [](auto& p) { return p.key == 3 && p.value == 50.0; }));
+        QVERIFY(std::any_of(points.begin(), points.end(),
+                            [](auto& p) { return p.key == 99 && p.value == 60.0; }));
+        for (const auto& p : points)
+            QVERIFY(std::isfinite(p.key) && std::isfinite(p.value));
         env.clear();
         QCOMPARE(env.received(), std::uint64_t(0));
         QCOMPARE(env.drawPointCount(), std::size_t(0));
@@ -181,7 +190,10 @@ private slots:
             QCOMPARE(p->graphCount(), 3);
             for (int g = 0; g < p->graphCount(); ++g)
                 QVERIFY2(p->graph(g)->dataCount() <= bound,
-                         qPrintable(QStringLiteral("plot %1 graph %2 holds %3 points").arg(id).arg(g).arg(p->graph(g)->dataCount())));
+                         qPrintable(QStringLiteral("plot %1 graph %2 holds %3 points")
+                                        .arg(id)
+                                        .arg(g)
+                                        .arg(p->graph(g)->dataCount())));
         }
         QVERIFY(plots.plot(LivePlots::StepAu)->graph(0)->dataCount() <= after50k + after50k / 2);
         QCOMPARE(plots.stepPointsDrawn(), plots.plot(LivePlots::StepAu)->graph(0)->dataCount());
@@ -259,7 +271,8 @@ private slots:
         plots.reset(3, 1, 90.0);
         feed(plots, 1, 500, 3, 64);
         for (int id = LivePlots::StepAu; id <= LivePlots::StepQueue; ++id)
-            for (int g = 0; g < 4; ++g) QCOMPARE(plots.plot(LivePlots::PlotId(id))->graph(g)->dataCount(), 500);
+            for (int g = 0; g < 4; ++g)
+                QCOMPARE(plots.plot(LivePlots::PlotId(id))->graph(g)->dataCount(), 500);
         QCOMPARE(plots.stepPointsDrawn(), 500);
         QCOMPARE(plots.stepPointCount(), 500);
     }
