@@ -26,7 +26,7 @@ struct EnvelopeLimits {
 };
 
 class SeriesEnvelope {
-  public:
+public:
     using Limits = EnvelopeLimits;
     struct Bucket {
         std::int64_t index = 0; // floor(key / bucketWidth())
@@ -52,8 +52,8 @@ class SeriesEnvelope {
     // Smallest and largest value ever added (every minimum and maximum survives merging); false if none.
     bool valueRange(double& lower, double& upper) const;
 
-    // The points to draw, in key order: each bucket's minimum and maximum (one point when they are the
-    // same sample), then the recent points.
+    // The points to draw, in key order: each bucket's minimum and maximum (one point when isOnePoint()),
+    // then the recent points.
     template <typename Sink> void forEachDrawPoint(Sink&& sink) const {
         for (const Bucket& b : buckets_) {
             const bool one = isOnePoint(b);
@@ -68,7 +68,7 @@ class SeriesEnvelope {
     // A bucket whose minimum and maximum are drawn as one point: the same key and the same value.
     static bool isOnePoint(const Bucket& b) { return b.min.key == b.max.key && b.min.value == b.max.value; }
 
-  private:
+private:
     void absorb(const EnvelopePoint& p);
     void coarsen();
 

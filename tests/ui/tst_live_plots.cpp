@@ -74,7 +74,7 @@ bool contains(const std::multimap<double, double>& points, double key, double va
 
 class TestLivePlots : public QObject {
     Q_OBJECT
-  private slots:
+private slots:
     void envelopeKeepsMinMaxAndMeanOfEveryBucket() {
         const SeriesEnvelope::Limits limits{16, 64};
         SeriesEnvelope env(limits);
