@@ -102,6 +102,8 @@ void LivePlots::rebuildGraphs() {
         if (perRank && ranks_ > 1)
             for (std::uint64_t r = 0; r < ranks_; ++r)
                 addGraph(id, tr("accelerator %1").arg(r), static_cast<int>(r), false);
+        if (!isEpochPlot(id))
+            stepLines_[static_cast<std::size_t>(i)].assign(static_cast<std::size_t>(p->graphCount()), SeriesEnvelope{});
     }
     thresholdLine_ = new QCPItemStraightLine(plot(EpochAu));
     thresholdLine_->point1->setCoords(0, threshold_);
@@ -190,26 +192,45 @@ void LivePlots::addSteps(const std::vector<StepEvent>& events) {
         default: return p.queueDepth;
         }
     };
+    std::vector<bool> touched;
     for (PlotId id : ids) {
         QCustomPlot* p = plot(id);
-        if (perRankSteps_ && ranks_ > 1)
-            for (const auto& [rank, point] : out.perRank)
-                p->graph(static_cast<int>(rank) + 1)->addData(point.key, valueOf(id, point));
-        for (const StepPoint& t : out.total) p->graph(0)->addData(t.key, valueOf(id, t));
+        std::vector<SeriesEnvelope>& lines = stepLines_[static_cast<std::size_t>(id)];
+        touched.assign(lines.size(), false);
+        if (lines.size() > 1)
+            for (const auto& [rank, point] : out.perRank) {
+                const std::size_t g = static_cast<std::size_t>(rank) + 1;
+                // A rank beyond reset()'s count has no line of its own; its steps still reach the total.
+                if (g >= lines.size()) continue;
+                lines[g].add(point.key, valueOf(id, point));
+                touched[g] = true;
+            }
+        for (const StepPoint& t : out.total) lines[0].add(t.key, valueOf(id, t));
+        touched[0] = !out.total.empty();
+        for (std::size_t g = 0; g < lines.size(); ++g)
+            if (touched[g]) syncGraph(p->graph(static_cast<int>(g)), lines[g]);
         p->xAxis->setRange(0, std::max(1.0, series_.lastKey()) + 1);
         if (id != StepAu) {
+            // Every minimum and maximum survives decimation, so the envelopes know each line's range.
+            double upper = 0;
             bool found = false;
-            QCPRange r = p->graph(0)->getValueRange(found);
-            for (int g = 1; g < p->graphCount(); ++g) {
-                bool f = false;
-                const QCPRange gr = p->graph(g)->getValueRange(f);
-                if (f) r = found ? QCPRange(std::min(r.lower, gr.lower), std::max(r.upper, gr.upper)) : gr;
-                found = found || f;
+            for (const SeriesEnvelope& line : lines) {
+                double lo = 0, hi = 0;
+                if (!line.valueRange(lo, hi)) continue;
+                upper = found ? std::max(upper, hi) : hi;
+                found = true;
             }
-            if (found) p->yAxis->setRange(0, std::max(r.upper * 1.08, 1e-6));
+            if (found) p->yAxis->setRange(0, std::max(upper * 1.08, 1e-6));
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }
+}
+
+void LivePlots::syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope) {
+    QVector<QCPGraphData> points;
+    points.reserve(static_cast<qsizetype>(envelope.drawPointCount()));
+    envelope.forEachDrawPoint([&](const EnvelopePoint& e) { points.append(QCPGraphData(e.key, e.value)); });
+    graph->data()->set(points, true);
 }
 
 void LivePlots::addEpoch(const EpochEvent& e) {
@@ -235,7 +256,8 @@ void LivePlots::addEpoch(const EpochEvent& e) {
 }
 
 int LivePlots::epochPointCount() const { return plot(EpochAu)->graph(0)->dataCount(); }
-int LivePlots::stepPointCount() const { return plot(StepAu)->graph(0)->dataCount(); }
+int LivePlots::stepPointCount() const { return static_cast<int>(stepLines_[StepAu].front().received()); }
+int LivePlots::stepPointsDrawn() const { return plot(StepAu)->graph(0)->dataCount(); }
 
 void LivePlots::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) applyTheme();

@@ -1,14 +1,18 @@
 // The live plots of a run: per step (AU, load time, samples/s, MiB/s, prefetch-queue depth) and per
 // epoch (AU with the pass threshold, MiB/s), one line per emulated accelerator and one for the total.
 // Fed on the GUI thread by RunController's step batches and epoch events; draws with queued replots.
+// Step lines go through a SeriesEnvelope each, so a run of a million steps holds and draws a few thousand
+// points per line (recent steps exact, older ones as min/max per bucket); epoch lines are exact.
 #pragma once
 
 #include "engine/engine_observer.h"
+#include "series_envelope.h"
 #include "step_series.h"
 
 #include <QWidget>
 
 #include <array>
+#include <vector>
 
 class QCustomPlot;
 class QCPGraph;
@@ -33,9 +37,12 @@ public:
 
     QCustomPlot* plot(PlotId id) const { return plots_[static_cast<std::size_t>(id)]; }
     static QString plotTitle(PlotId id);
-    // Points in the "total" line of the epoch AU plot and of the step AU plot (what tests check).
+    // Points in the "total" line of the epoch AU plot, and steps the total line of the step plots has
+    // received (every step, however many are drawn).
     int epochPointCount() const;
     int stepPointCount() const;
+    // Points the total line of the step AU plot draws: bounded, whatever the run's length.
+    int stepPointsDrawn() const;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -45,8 +52,14 @@ private:
     void rebuildGraphs();
     void applyTheme();
     void replotAll();
+    // Copies what an envelope draws into its graph: the line is bounded, so replacing it whole is cheaper
+    // than patching the buckets that changed.
+    void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
 
+    static constexpr int kStepPlots = StepQueue + 1; // the step plots come first in PlotId
     std::array<QCustomPlot*, PlotCount> plots_{};
+    // Per step plot, one envelope per graph (graph 0 the total, then the ranks).
+    std::array<std::vector<SeriesEnvelope>, kStepPlots> stepLines_;
     StepSeries series_;
     std::uint64_t ranks_ = 1;
     bool perRankSteps_ = true; // per-rank step lines only for a few ranks: beyond, they are unreadable
