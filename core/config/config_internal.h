@@ -39,6 +39,11 @@ const std::vector<std::string>& elementTypeNames();
 // Accelerator names recognised in a file name or a "workload=<model>_<accelerator>" label.
 const std::vector<std::string>& acceleratorNames();
 
+// trainio.io_engine, trainio.cache and trainio.storage.latency_ms.type values.
+const std::vector<std::string>& ioEngineNames();
+const std::vector<std::string>& cacheModeNames();
+const std::vector<std::string>& latencyTypeNames();
+
 std::string joinNames(const std::vector<std::string>& names, const std::string& lastSep = " or ");
 
 } // namespace trainio::config_detail

@@ -545,6 +545,47 @@ private:
         return v;
     }
 
+    // One of a fixed set of names (lower case); anything else names the key and the choices.
+    std::optional<std::string> readChoice(const YAML::Node& root, const std::string& key,
+                                          const std::vector<std::string>& choices) {
+        const auto v = readString(root, key, "one of " + config_detail::joinNames(choices));
+        if (!v) return std::nullopt;
+        const std::string name = lower(trim(*v));
+        if (std::find(choices.begin(), choices.end(), name) == choices.end()) {
+            error(key, display(get(root, key)), "expected one of " + config_detail::joinNames(choices));
+            return std::nullopt;
+        }
+        return name;
+    }
+
+    void readTrainioSection(const YAML::Node& root, TrainioSection& t) {
+        set(t.ioEngine, readChoice(root, "trainio.io_engine", config_detail::ioEngineNames()));
+        set(t.ioDepth, readWhole(root, "trainio.io_depth"));
+        set(t.cache, readChoice(root, "trainio.cache", config_detail::cacheModeNames()));
+        auto& st = t.storage;
+        set(st.profile, readString(root, "trainio.storage.profile", "a storage profile name or file"));
+        set(st.bandwidthMiBs, readNumber(root, "trainio.storage.bandwidth_mib_s"));
+        set(st.iops, readNumber(root, "trainio.storage.iops"));
+        set(st.maxInflight, readWhole(root, "trainio.storage.max_inflight"));
+        auto& l = st.latencyMs;
+        const YAML::Node lat = get(root, "trainio.storage.latency_ms");
+        if (lat.IsDefined() && lat.IsScalar()) {
+            // A bare number: a constant latency.
+            if (auto v = readNumber(root, "trainio.storage.latency_ms", "trainio.storage.latency_ms.value")) {
+                l.type = "constant";
+                l.value = *v;
+            }
+        } else if (lat.IsDefined()) {
+            set(l.type, readChoice(root, "trainio.storage.latency_ms.type", config_detail::latencyTypeNames()));
+            for (auto [name, field] : {std::pair{"value", &l.value}, {"mean", &l.mean}, {"stdev", &l.stdev},
+                                       {"median", &l.median}, {"sigma", &l.sigma}}) {
+                const std::string key = std::string("trainio.storage.latency_ms.") + name;
+                set(*field, readNumber(root, key));
+            }
+        }
+        set(t.telemetryIntervalS, readNumber(root, "trainio.telemetry_interval_s"));
+    }
+
     // Both key generations: record_length (v1.0) and record_length_bytes (later). The later one wins,
     // with a warning when both are there and disagree.
     std::optional<double> readEitherNumber(const YAML::Node& root, const std::string& oldKey, const std::string& newKey) {
@@ -779,6 +820,9 @@ private:
         set(c.metric.excludeStartSteps, readWhole(root, "output.metric.exclude_start_steps"));
         set(c.metric.excludeEndSteps, readWhole(root, "output.metric.exclude_end_steps"));
         set(c.metric.au, readNumber(root, "metric.au"));
+        readTrainioSection(root, c.trainio);
+        // DLIO's reader.odirect keeps its meaning: the O_DIRECT engine.
+        if (c.reader.odirect && c.trainio.ioEngine == "posix") c.trainio.ioEngine = "odirect";
         return c;
     }
 

@@ -15,6 +15,25 @@ const std::vector<KeyInfo>& table() {
         // TrainIO's own: which accelerator generation the compute time stands for.
         {"accelerator", K::Used},
 
+        // TrainIO's own section (DLIO ignores it): I/O engine, cache control, emulated storage, telemetry.
+        {"trainio", K::Section},
+        {"trainio.io_engine", K::Used},
+        {"trainio.io_depth", K::Used},
+        {"trainio.cache", K::Used},
+        {"trainio.storage", K::Section},
+        {"trainio.storage.profile", K::Used},
+        {"trainio.storage.bandwidth_mib_s", K::Used},
+        {"trainio.storage.latency_ms", K::Section},
+        {"trainio.storage.latency_ms.type", K::Used},
+        {"trainio.storage.latency_ms.value", K::Used},
+        {"trainio.storage.latency_ms.mean", K::Used},
+        {"trainio.storage.latency_ms.stdev", K::Used},
+        {"trainio.storage.latency_ms.median", K::Used},
+        {"trainio.storage.latency_ms.sigma", K::Used},
+        {"trainio.storage.iops", K::Used},
+        {"trainio.storage.max_inflight", K::Used},
+        {"trainio.telemetry_interval_s", K::Used},
+
         {"model", K::Section}, // v1.0: a plain string; later: a map
         {"model.name", K::Used},
         {"model.type", K::Used},

@@ -110,6 +110,27 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
     real("model.model_size_bytes", c.checkpoint.modelSize);
+
+    const auto& tr = c.trainio;
+    whole("trainio.io_depth", tr.ioDepth);
+    real("trainio.storage.bandwidth_mib_s", tr.storage.bandwidthMiBs);
+    real("trainio.storage.iops", tr.storage.iops);
+    whole("trainio.storage.max_inflight", tr.storage.maxInflight);
+    real("trainio.telemetry_interval_s", tr.telemetryIntervalS);
+    const auto& lat = tr.storage.latencyMs;
+    real("trainio.storage.latency_ms.value", lat.value);
+    real("trainio.storage.latency_ms.mean", lat.mean);
+    real("trainio.storage.latency_ms.stdev", lat.stdev);
+    real("trainio.storage.latency_ms.median", lat.median);
+    real("trainio.storage.latency_ms.sigma", lat.sigma);
+    // The parameters the chosen distribution needs.
+    auto need = [&](const char* name, double v) {
+        if (!(v > 0))
+            out.push_back({std::string("trainio.storage.latency_ms.") + name, formatNumber(v),
+                           "a number of milliseconds > 0 for a " + lat.type + " latency"});
+    };
+    if (lat.type == "normal" || lat.type == "exponential") need("mean", lat.mean);
+    if (lat.type == "lognormal") need("median", lat.median);
     real("metric.au", c.metric.au);
 
     // Both end up in "workload=<model>_<accelerator>" (configs/overrides.yaml), which MLPerf's report.py
@@ -182,6 +203,21 @@ const std::vector<std::string>& elementTypeNames() {
 
 const std::vector<std::string>& acceleratorNames() {
     static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x"};
+    return v;
+}
+
+const std::vector<std::string>& ioEngineNames() {
+    static const std::vector<std::string> v = {"posix", "odirect", "mmap", "io_uring"};
+    return v;
+}
+
+const std::vector<std::string>& cacheModeNames() {
+    static const std::vector<std::string> v = {"keep", "fadvise", "drop"};
+    return v;
+}
+
+const std::vector<std::string>& latencyTypeNames() {
+    static const std::vector<std::string> v = {"none", "constant", "normal", "lognormal", "exponential"};
     return v;
 }
 

@@ -87,6 +87,27 @@ ordered_json workloadJson(const WorkloadConfig& c) {
                                {"exclude_end_steps", c.metric.excludeEndSteps}}}};
     w["metric"] = {{"au", number(c.metric.au)}};
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
+    // TrainIO's own section, always written: it is how the storage was read and shaped (DLIO ignores it).
+    const auto& tr = c.trainio;
+    ordered_json trainio = {{"io_engine", tr.ioEngine}, {"io_depth", tr.ioDepth}, {"cache", tr.cache}};
+    const auto& st = tr.storage;
+    if (st.any()) {
+        ordered_json storage;
+        if (!st.profile.empty()) storage["profile"] = st.profile;
+        storage["bandwidth_mib_s"] = number(st.bandwidthMiBs);
+        const auto& l = st.latencyMs;
+        ordered_json lat = {{"type", l.type}};
+        if (l.type == "constant") lat["value"] = number(l.value);
+        if (l.type == "normal") lat["mean"] = number(l.mean), lat["stdev"] = number(l.stdev);
+        if (l.type == "exponential") lat["mean"] = number(l.mean);
+        if (l.type == "lognormal") lat["median"] = number(l.median), lat["sigma"] = number(l.sigma);
+        storage["latency_ms"] = lat;
+        storage["iops"] = number(st.iops);
+        storage["max_inflight"] = st.maxInflight;
+        trainio["storage"] = storage;
+    }
+    trainio["telemetry_interval_s"] = number(tr.telemetryIntervalS);
+    w["trainio"] = trainio;
     return w;
 }
 

@@ -11,6 +11,7 @@ quantity::Kind kindOf(const ValueRange& r) {
     case ValueUnit::Bytes: return quantity::Kind::Bytes;
     case ValueUnit::Seconds: return quantity::Kind::Seconds;
     case ValueUnit::Fraction: return quantity::Kind::Fraction;
+    case ValueUnit::Milliseconds: // a plain number of milliseconds (the key's unit), no suffixes
     case ValueUnit::None: break;
     }
     return r.whole ? quantity::Kind::Count : quantity::Kind::Real;

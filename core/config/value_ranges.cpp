@@ -85,6 +85,25 @@ const std::map<std::string, ValueRange>& table() {
         shape.max = 1e6;
         shape.note = "> 0 for gamma";
         t["train.computation_time.shape"] = shape;
+        t["trainio.io_depth"] = whole(1, 4096);
+        ValueRange mibs;
+        mibs.min = 0;
+        mibs.max = 1e9;
+        mibs.note = "0 for no cap";
+        t["trainio.storage.bandwidth_mib_s"] = mibs;
+        ValueRange iops = mibs;
+        t["trainio.storage.iops"] = iops;
+        t["trainio.storage.max_inflight"] = whole(0, 1e6, "0 for no limit");
+        ValueRange ms;
+        ms.min = 0;
+        ms.max = 600000; // ten minutes per request
+        ms.unit = ValueUnit::Milliseconds;
+        for (const char* k : {"value", "mean", "stdev", "median"}) t[std::string("trainio.storage.latency_ms.") + k] = ms;
+        ValueRange sigma;
+        sigma.min = 0;
+        sigma.max = 10;
+        t["trainio.storage.latency_ms.sigma"] = sigma;
+        t["trainio.telemetry_interval_s"] = seconds(0.01, 3600);
         // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
         t["accelerators"] = whole(1, 4096);
         t["evaluation.eval_time"] = seconds(0, kMaxSeconds);
@@ -121,6 +140,7 @@ std::string ValueRange::describe() const {
     case ValueUnit::None: what = whole ? "a whole number" : "a number"; break;
     case ValueUnit::Bytes: what = whole ? "a whole number of bytes" : "a number of bytes"; break;
     case ValueUnit::Seconds: what = "a number of seconds"; break;
+    case ValueUnit::Milliseconds: what = "a number of milliseconds"; break;
     case ValueUnit::Fraction: what = "a fraction"; break;
     }
     std::string s = minExclusive ? what + " > " + number(min) + " and <= " + number(max)

@@ -8,7 +8,7 @@
 
 namespace trainio {
 
-enum class ValueUnit { None, Bytes, Seconds, Fraction };
+enum class ValueUnit { None, Bytes, Seconds, Milliseconds, Fraction };
 
 struct ValueRange {
     double min = 0;

@@ -96,6 +96,36 @@ struct MetricSection {
     std::uint64_t excludeEndSteps = 0;
 };
 
+// TrainIO's own section (`trainio:` beside DLIO's sections; DLIO ignores it): how the storage is read,
+// emulated and observed. Values are validated names and numbers; core/io maps them onto backends.
+struct LatencySpec {
+    std::string type = "none"; // none, constant, normal, lognormal, exponential
+    double value = 0;          // constant (ms)
+    double mean = 0;           // normal, exponential (ms)
+    double stdev = 0;          // normal (ms)
+    double median = 0;         // lognormal (ms)
+    double sigma = 0;          // lognormal (of the log)
+};
+
+struct StorageEmulationSection {
+    std::string profile;        // resources/storage-profiles/<name>.yaml or a file; empty: none
+    double bandwidthMiBs = 0;   // aggregate cap, MiB/s; 0: no cap
+    LatencySpec latencyMs;      // per request
+    double iops = 0;            // 0: no cap
+    std::uint64_t maxInflight = 0; // 0: no limit
+    bool any() const {
+        return !profile.empty() || bandwidthMiBs > 0 || latencyMs.type != "none" || iops > 0 || maxInflight > 0;
+    }
+};
+
+struct TrainioSection {
+    std::string ioEngine = "posix"; // posix, odirect, mmap, io_uring (reader.odirect: true = odirect)
+    std::uint64_t ioDepth = 32;     // io_uring requests in flight per reader
+    std::string cache = "keep";     // keep, fadvise, drop (before each epoch)
+    StorageEmulationSection storage;
+    double telemetryIntervalS = 1.0;
+};
+
 struct WorkloadConfig {
     ModelSection model;
     std::string framework = "pytorch";
@@ -106,6 +136,7 @@ struct WorkloadConfig {
     CheckpointSection checkpoint;
     EvaluationSection evaluation;
     MetricSection metric;
+    TrainioSection trainio;
 
     // The workload label MLPerf Storage uses in overrides.yaml: "<model>_<accelerator>" (accelerator may be empty).
     std::string accelerator; // a100, h100, b200 — from the preset or the file name; empty when unknown
