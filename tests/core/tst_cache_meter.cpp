@@ -24,6 +24,8 @@
 #include <poll.h>
 #include <random>
 #include <set>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -110,9 +112,9 @@ std::string partitionsName(unsigned major, unsigned minor) {
     return {};
 }
 
-// Runs fn in a child process that first becomes nobody (uid/gid 65534); returns what fn returned.
-// Fails (never hangs) if the child does not answer within 30 s.
-std::string runAsNobody(const std::function<std::string()>& fn) {
+// Runs fn in a child process (which first becomes nobody, uid/gid 65534, if asked); returns what fn
+// returned. Fails (never hangs) if the child does not answer within 30 s.
+std::string runInChild(const std::function<std::string()>& fn, bool asNobody) {
     int fds[2];
     if (::pipe(fds) != 0) {
         QTest::qFail("pipe failed", __FILE__, __LINE__);
@@ -122,7 +124,7 @@ std::string runAsNobody(const std::function<std::string()>& fn) {
     if (pid == 0) {
         ::close(fds[0]);
         std::string out;
-        if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)
+        if (asNobody && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
             out = std::string("setuid failed: ") + std::strerror(errno);
         else
             out = fn();
@@ -151,6 +153,8 @@ std::string runAsNobody(const std::function<std::string()>& fn) {
     if (timedOut) QTest::qFail("the child did not answer within 30 s (a hang)", __FILE__, __LINE__);
     return out;
 }
+
+std::string runAsNobody(const std::function<std::string()>& fn) { return runInChild(fn, true); }
 
 } // namespace
 
@@ -396,6 +400,42 @@ private slots:
         QVERIFY2(missing.reason.find("/nonexistent-tst-cache-meter") != std::string::npos, missing.reason.c_str());
         if (!diskDir_)
             QVERIFY2(!noDeviceReasons_.empty(), "no block device, and no reason given");
+    }
+
+    // A tmpfs and an overlayfs mounted in a private mount namespace of a child process (gone with the
+    // child): no device, and the reason names the file system.
+    void deviceNoneOnTmpfsAndOverlay() {
+        if (::geteuid() != 0) {
+            QSKIP("mounting a tmpfs and an overlayfs needs root; this test runs as a normal user");
+        }
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString();
+        const std::string out = runInChild([&] {
+            if (::unshare(CLONE_NEWNS) != 0) return "cannot mount: unshare(CLONE_NEWNS): " + std::string(std::strerror(errno));
+            if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                return "cannot mount: make / private: " + std::string(std::strerror(errno));
+            if (::mount("tst", root.c_str(), "tmpfs", 0, nullptr) != 0)
+                return "cannot mount: tmpfs: " + std::string(std::strerror(errno));
+            for (const char* d : {"/lower", "/upper", "/work", "/merged"}) ::mkdir((root + d).c_str(), 0700);
+            const std::string opts = "lowerdir=" + root + "/lower,upperdir=" + root + "/upper,workdir=" + root + "/work";
+            std::string result = "tmpfs|" + findBlockDevice(root).reason + "\n";
+            if (::mount("tst", (root + "/merged").c_str(), "overlay", 0, opts.c_str()) != 0)
+                return result + "overlay unavailable: " + std::strerror(errno);
+            const BlockDevice ov = findBlockDevice(root + "/merged");
+            return result + (ov.found ? "FOUND " + ov.name : "overlay|" + ov.reason);
+        }, false);
+        if (out.rfind("cannot mount", 0) == 0) {
+            QSKIP(qPrintable(QString::fromStdString("this sandbox forbids mounts in a private namespace: " + out)));
+        }
+        qInfo("%s", out.c_str());
+        QVERIFY2(out.rfind("tmpfs|" + root + " is on tmpfs", 0) == 0, out.c_str());
+        QVERIFY2(out.find("no storage is read") != std::string::npos, out.c_str());
+        if (out.find("overlay unavailable") != std::string::npos) {
+            qWarning("overlayfs cannot be mounted here (%s): only the tmpfs case was checked", out.c_str());
+            return;
+        }
+        QVERIFY2(out.find("overlay|" + root + "/merged is on overlay") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("FOUND") == std::string::npos, out.c_str());
     }
 
     // Written files are cached: residency ≈ 1 and a re-read reads ≈ nothing from storage. After
