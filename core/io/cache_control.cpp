@@ -35,7 +35,8 @@ void adviseDontNeed(const std::string& path, CacheControlResult& result) {
     if (rc == 0) {
         op = "sync_file_range";
         rc = ::sync_file_range(fd, 0, 0,
-                               SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0
+                               SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                   SYNC_FILE_RANGE_WAIT_AFTER) == 0
                  ? 0
                  : errno;
     }
@@ -73,9 +74,12 @@ CacheMode parseCacheMode(const std::string& text, const std::string& where) {
 
 const char* toString(CacheMode mode) {
     switch (mode) {
-    case CacheMode::Keep: return "keep";
-    case CacheMode::Fadvise: return "fadvise";
-    case CacheMode::Drop: return "drop";
+    case CacheMode::Keep:
+        return "keep";
+    case CacheMode::Fadvise:
+        return "fadvise";
+    case CacheMode::Drop:
+        return "drop";
     }
     return "keep";
 }
@@ -86,7 +90,8 @@ CacheControlResult applyCacheControl(CacheMode mode, const std::vector<std::stri
     CacheControlResult result;
     result.mode = mode;
     if (mode == CacheMode::Fadvise)
-        for (const auto& f : files) adviseDontNeed(f, result);
+        for (const auto& f : files)
+            adviseDontNeed(f, result);
     else if (mode == CacheMode::Drop)
         dropCaches(options.dropCachesFile.string());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

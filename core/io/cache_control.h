@@ -33,9 +33,9 @@ struct CacheControlOptions {
 
 struct CacheControlResult {
     CacheMode mode = CacheMode::Keep;
-    double seconds = 0;          // wall time the control took (outside the measured epoch)
-    std::uint64_t files = 0;     // files advised (fadvise)
-    std::uint64_t bytes = 0;     // their total size (fadvise)
+    double seconds = 0;      // wall time the control took (outside the measured epoch)
+    std::uint64_t files = 0; // files advised (fadvise)
+    std::uint64_t bytes = 0; // their total size (fadvise)
 };
 
 // Applies mode. Keep returns at once. Fadvise opens each file read-only, writes back any of its dirty

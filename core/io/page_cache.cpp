@@ -40,16 +40,18 @@ struct FsKind {
 constexpr FsKind kFsKinds[] = {
     {TMPFS_MAGIC, "tmpfs", "a tmpfs lives in memory; no storage is read"},
     {RAMFS_MAGIC, "ramfs", "a ramfs lives in memory; no storage is read"},
-    {OVERLAYFS_SUPER_MAGIC, "overlay", "an overlayfs (e.g. a container's root) merges several layers; "
-                                       "mount the dataset from a block device to measure it"},
+    {OVERLAYFS_SUPER_MAGIC, "overlay",
+     "an overlayfs (e.g. a container's root) merges several layers; "
+     "mount the dataset from a block device to measure it"},
     {kNfsMagic, "nfs", "NFS reads go over the network; see the client's network counters"},
     {kCifsMagic, "cifs", "SMB/CIFS reads go over the network"},
     {kSmb2Magic, "smb2", "SMB reads go over the network"},
     {kCephMagic, "ceph", "CephFS reads go over the network"},
     {kNinePMagic, "9p", "9p reads go to the host through a virtual channel"},
     {kFuseMagic, "fuse", "a FUSE file system has no block device the kernel knows of"},
-    {BTRFS_SUPER_MAGIC, "btrfs", "btrfs gives each subvolume an anonymous device number and may span "
-                                 "several devices"},
+    {BTRFS_SUPER_MAGIC, "btrfs",
+     "btrfs gives each subvolume an anonymous device number and may span "
+     "several devices"},
     {kZfsMagic, "zfs", "ZFS pools span devices and report an anonymous device number"},
     {EXT4_SUPER_MAGIC, "ext4", ""}, // ext2/ext3/ext4 share the magic
     {XFS_SUPER_MAGIC, "xfs", ""},
@@ -109,7 +111,8 @@ int countWindow(int fd, std::uint64_t firstPage, std::uint64_t pages, std::size_
     ::munmap(p, len);
     if (rc != 0) return rc;
     out.pages += pages;
-    for (unsigned char v : vec) out.resident += v & 1u;
+    for (unsigned char v : vec)
+        out.resident += v & 1u;
     return 0;
 }
 
@@ -129,8 +132,10 @@ ProcessIoSnapshot readProcessIo(const fs::path& procIo) {
     std::string key;
     std::uint64_t value = 0;
     while (in >> key >> value) {
-        if (key == "rchar:") s.rchar = value, haveRchar = true;
-        else if (key == "read_bytes:") s.readBytes = value, haveReadBytes = true;
+        if (key == "rchar:")
+            s.rchar = value, haveRchar = true;
+        else if (key == "read_bytes:")
+            s.readBytes = value, haveReadBytes = true;
     }
     if (!haveRchar || !haveReadBytes) {
         s.unavailableReason = procIo.string() + ": expected lines 'rchar: N' and 'read_bytes: N'";
@@ -187,8 +192,8 @@ BlockDevice findBlockDeviceByNumber(unsigned major, unsigned minor, const std::s
     std::error_code ec;
     const fs::path dir = fs::canonical(link, ec);
     if (ec) {
-        d.reason = fsType + " on device " + deviceNumber(major, minor) + ", which has no entry " + link.string() +
-                   " (" + ec.message() + "): not a block device the kernel lists";
+        d.reason = fsType + " on device " + deviceNumber(major, minor) + ", which has no entry " +
+                   link.string() + " (" + ec.message() + "): not a block device the kernel lists";
         return d;
     }
     d.name = dir.filename().string();
@@ -257,8 +262,7 @@ Residency measureResidency(const std::vector<std::string>& files, const Residenc
             if (filePages > 0) err = countWindow(fd, 0, filePages, pageSize, vec, fc);
         } else {
             // Windows of equal size, the first at the start and the last at the end of the file.
-            const std::uint64_t windows =
-                std::clamp<std::uint64_t>(options.windowsPerFile, 1, maxPages);
+            const std::uint64_t windows = std::clamp<std::uint64_t>(options.windowsPerFile, 1, maxPages);
             const std::uint64_t windowPages = maxPages / windows;
             for (std::uint64_t w = 0; w < windows && err == 0; ++w) {
                 const std::uint64_t first = windows == 1 ? 0 : w * (filePages - windowPages) / (windows - 1);
@@ -301,13 +305,15 @@ std::optional<double> percentFromCache(const EpochIoRecord& epoch) {
     return percentFromCache(delivered, fromStorage);
 }
 
-std::vector<std::uint64_t> apportionByShare(std::uint64_t total, const std::vector<std::uint64_t>& delivered) {
+std::vector<std::uint64_t> apportionByShare(std::uint64_t total,
+                                            const std::vector<std::uint64_t>& delivered) {
     __extension__ typedef unsigned __int128 Wide; // total × share overflows 64 bits for large runs
     const std::size_t n = delivered.size();
     std::vector<std::uint64_t> parts(n, 0);
     if (n == 0) return parts;
     Wide sum = 0;
-    for (auto d : delivered) sum += d;
+    for (auto d : delivered)
+        sum += d;
     std::vector<Wide> remainders(n, 0);
     std::uint64_t given = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -320,10 +326,12 @@ std::vector<std::uint64_t> apportionByShare(std::uint64_t total, const std::vect
     // Largest remainder: the leftover units go to the ranks whose exact share lost most to rounding,
     // lower rank first on ties, so the parts always sum to total.
     std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    for (std::size_t i = 0; i < n; ++i)
+        order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
-    for (std::size_t k = 0; given < total; ++k, ++given) ++parts[order[k % n]];
+    for (std::size_t k = 0; given < total; ++k, ++given)
+        ++parts[order[k % n]];
     return parts;
 }
 
@@ -338,9 +346,11 @@ nlohmann::json ioReportJson(const IoReport& report) {
                              {"bytes_from_storage", orNull(r.bytesFromStorage)},
                              {"device_read_bytes", orNull(r.deviceReadBytes)},
                              {"cache_resident_fraction", orNull(r.cacheResidentFraction)}});
-        epochs.push_back({{"epoch", e.epoch}, {"percent_from_cache", orNull(percentFromCache(e))}, {"ranks", ranks}});
+        epochs.push_back(
+            {{"epoch", e.epoch}, {"percent_from_cache", orNull(percentFromCache(e))}, {"ranks", ranks}});
     }
-    return {{"engine", report.engine}, {"cache", report.cache}, {"storage", report.storage}, {"epochs", epochs}};
+    return {
+        {"engine", report.engine}, {"cache", report.cache}, {"storage", report.storage}, {"epochs", epochs}};
 }
 
 void writeIoReport(const fs::path& folder, const IoReport& report) {
@@ -360,8 +370,9 @@ std::string cacheWarning(const IoReport& report) {
     if (count == 0) return {};
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f", highest);
-    return "Most bytes came from the page cache, not from storage, in epoch" + std::string(count > 1 ? "s " : " ") +
-           list + " (up to " + pct + " % from cache): bandwidth and AU describe memory, not the storage. "
+    return "Most bytes came from the page cache, not from storage, in epoch" +
+           std::string(count > 1 ? "s " : " ") + list + " (up to " + pct +
+           " % from cache): bandwidth and AU describe memory, not the storage. "
            "Use cache: fadvise or cache: drop, or a dataset larger than RAM, to measure the storage.";
 }
 
@@ -380,7 +391,8 @@ const Residency& PageCacheMeter::beginEpoch() {
     return residency_;
 }
 
-EpochIoRecord PageCacheMeter::endEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& deliveredPerRank) {
+EpochIoRecord PageCacheMeter::endEpoch(std::uint64_t epoch,
+                                       const std::vector<std::uint64_t>& deliveredPerRank) {
     const ProcessIoSnapshot processEnd = readProcessIo();
     const auto deviceEnd = device_.found ? deviceReadBytes(device_.name, paths_.diskstats) : std::nullopt;
     EpochIoRecord rec;
@@ -390,7 +402,8 @@ EpochIoRecord PageCacheMeter::endEpoch(std::uint64_t epoch, const std::vector<st
     if (processStart_.available && processEnd.available)
         storageParts = apportionByShare(readBytesDelta(processStart_, processEnd), deliveredPerRank);
     if (deviceStart_ && deviceEnd)
-        deviceParts = apportionByShare(*deviceEnd > *deviceStart_ ? *deviceEnd - *deviceStart_ : 0, deliveredPerRank);
+        deviceParts =
+            apportionByShare(*deviceEnd > *deviceStart_ ? *deviceEnd - *deviceStart_ : 0, deliveredPerRank);
     for (std::size_t i = 0; i < deliveredPerRank.size(); ++i) {
         auto& r = rec.ranks[i];
         r.bytesDelivered = deliveredPerRank[i];

@@ -65,12 +65,12 @@ struct SystemPaths {
 
 struct BlockDevice {
     bool found = false;
-    std::string reason;       // when !found: why there is none (file system type, st_dev, …)
+    std::string reason; // when !found: why there is none (file system type, st_dev, …)
     unsigned major = 0, minor = 0;
-    std::string name;         // the kernel's name, as in /proc/diskstats: "nvme0n1p2", "dm-0", "md0"
-    std::string parentDisk;   // for a partition, its disk ("nvme0n1"); otherwise empty
-    std::string mapperName;   // for device-mapper, /sys/…/dm/name ("vg-root"); otherwise empty
-    std::string fsType;       // file system type of the folder ("ext4", "tmpfs", … or "0x…")
+    std::string name;       // the kernel's name, as in /proc/diskstats: "nvme0n1p2", "dm-0", "md0"
+    std::string parentDisk; // for a partition, its disk ("nvme0n1"); otherwise empty
+    std::string mapperName; // for device-mapper, /sys/…/dm/name ("vg-root"); otherwise empty
+    std::string fsType;     // file system type of the folder ("ext4", "tmpfs", … or "0x…")
 };
 
 // The block device holding folder: stat(folder).st_dev, named through /sys/dev/block/<maj>:<min>.
@@ -89,18 +89,18 @@ std::optional<std::uint64_t> deviceReadBytes(const std::string& deviceName,
 // ---- (c) page-cache residency of a dataset -------------------------------------------------------
 
 struct ResidencyOptions {
-    std::size_t maxFiles = 64;                    // files sampled, evenly spread over the list
-    std::uint64_t maxBytesPerFile = 16ull << 20;  // bytes sampled per file, in windows spread evenly
-    std::size_t windowsPerFile = 16;              // windows a larger file's sample is cut into
+    std::size_t maxFiles = 64;                   // files sampled, evenly spread over the list
+    std::uint64_t maxBytesPerFile = 16ull << 20; // bytes sampled per file, in windows spread evenly
+    std::size_t windowsPerFile = 16;             // windows a larger file's sample is cut into
 };
 
 struct Residency {
     std::optional<double> residentFraction; // resident pages ÷ sampled pages; nullopt if nothing measurable
     std::uint64_t filesInDataset = 0;
-    std::uint64_t filesSampled = 0;         // files whose pages were counted
+    std::uint64_t filesSampled = 0; // files whose pages were counted
     std::uint64_t pagesSampled = 0;
     std::uint64_t pagesResident = 0;
-    std::vector<std::string> problems;      // files that could not be measured, each with why
+    std::vector<std::string> problems; // files that could not be measured, each with why
 };
 
 // mmap + mincore (no page is touched or faulted in). Linux reports residency of a file only to a
@@ -112,10 +112,10 @@ Residency measureResidency(const std::vector<std::string>& files, const Residenc
 
 struct RankIoRecord {
     std::uint64_t bytesDelivered = 0;
-    std::optional<std::uint64_t> bytesFromStorage;    // apportioned share of the process's read_bytes;
-                                                      // nullopt where /proc/self/io is unavailable
-    std::optional<std::uint64_t> deviceReadBytes;     // apportioned share; nullopt without a device
-    std::optional<double> cacheResidentFraction;      // the dataset's, at epoch start (same for all ranks)
+    std::optional<std::uint64_t> bytesFromStorage; // apportioned share of the process's read_bytes;
+                                                   // nullopt where /proc/self/io is unavailable
+    std::optional<std::uint64_t> deviceReadBytes;  // apportioned share; nullopt without a device
+    std::optional<double> cacheResidentFraction;   // the dataset's, at epoch start (same for all ranks)
 };
 
 struct EpochIoRecord {
@@ -135,8 +135,8 @@ std::optional<double> percentFromCache(const EpochIoRecord& epoch);
 std::vector<std::uint64_t> apportionByShare(std::uint64_t total, const std::vector<std::uint64_t>& delivered);
 
 struct IoReport {
-    std::string engine;                           // io_engine: posix | odirect | mmap | io_uring
-    std::string cache;                            // keep | fadvise | drop
+    std::string engine;                                // io_engine: posix | odirect | mmap | io_uring
+    std::string cache;                                 // keep | fadvise | drop
     nlohmann::json storage = nlohmann::json::object(); // the emulated-storage settings, {} when none
     std::vector<EpochIoRecord> epochs;
 };

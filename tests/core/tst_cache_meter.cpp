@@ -23,8 +23,8 @@
 #include <linux/magic.h>
 #include <poll.h>
 #include <random>
-#include <set>
 #include <sched.h>
+#include <set>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -58,7 +58,9 @@ std::vector<std::string> writeFiles(const fs::path& dir, int count, std::uint64_
         std::ofstream out(p, std::ios::binary);
         out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
         out.close();
-        if (!out) QTest::qFail(qPrintable(QString::fromStdString("cannot write " + p.string())), __FILE__, __LINE__);
+        if (!out)
+            QTest::qFail(qPrintable(QString::fromStdString("cannot write " + p.string())), __FILE__,
+                         __LINE__);
         paths.push_back(p.string());
     }
     return paths;
@@ -71,11 +73,13 @@ std::uint64_t readAll(const std::vector<std::string>& files, int extraFlags = 0)
     for (const auto& f : files) {
         int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC | extraFlags);
         if (fd < 0) {
-            QTest::qFail(qPrintable(QString::fromStdString("open " + f + ": " + std::strerror(errno))), __FILE__, __LINE__);
+            QTest::qFail(qPrintable(QString::fromStdString("open " + f + ": " + std::strerror(errno))),
+                         __FILE__, __LINE__);
             return total;
         }
         ssize_t n;
-        while ((n = ::read(fd, buf.data(), buf.capacity())) > 0) total += static_cast<std::uint64_t>(n);
+        while ((n = ::read(fd, buf.data(), buf.capacity())) > 0)
+            total += static_cast<std::uint64_t>(n);
         ::close(fd);
     }
     return total;
@@ -154,7 +158,9 @@ std::string runInChild(const std::function<std::string()>& fn, bool asNobody) {
     return out;
 }
 
-std::string runAsNobody(const std::function<std::string()>& fn) { return runInChild(fn, true); }
+std::string runAsNobody(const std::function<std::string()>& fn) {
+    return runInChild(fn, true);
+}
 
 } // namespace
 
@@ -184,8 +190,8 @@ private slots:
             if (d.found) {
                 diskDir_ = dir;
                 device_ = d;
-                qInfo("test folder %s on block device %s (%u:%u, %s)", qPrintable(dir->path()), d.name.c_str(),
-                      d.major, d.minor, d.fsType.c_str());
+                qInfo("test folder %s on block device %s (%u:%u, %s)", qPrintable(dir->path()),
+                      d.name.c_str(), d.major, d.minor, d.fsType.c_str());
                 return;
             }
             noDeviceReasons_ += d.reason + "; ";
@@ -250,10 +256,12 @@ private slots:
         rep.epochs = {e1, e2};
         QTemporaryDir tmp;
         writeIoReport(tmp.path().toStdString(), rep);
-        const json j = json::parse(testsupport::readText(fs::path(tmp.path().toStdString()) / "trainio_io.json"));
+        const json j =
+            json::parse(testsupport::readText(fs::path(tmp.path().toStdString()) / "trainio_io.json"));
         auto keys = [](const json& o) {
             std::set<std::string> k;
-            for (auto it = o.begin(); it != o.end(); ++it) k.insert(it.key());
+            for (auto it = o.begin(); it != o.end(); ++it)
+                k.insert(it.key());
             return k;
         };
         QCOMPARE(keys(j), (std::set<std::string>{"engine", "cache", "storage", "epochs"}));
@@ -264,8 +272,8 @@ private slots:
         for (const auto& e : j["epochs"]) {
             QCOMPARE(keys(e), (std::set<std::string>{"epoch", "percent_from_cache", "ranks"}));
             for (const auto& r : e["ranks"])
-                QCOMPARE(keys(r), (std::set<std::string>{"bytes_delivered", "bytes_from_storage", "device_read_bytes",
-                                                          "cache_resident_fraction"}));
+                QCOMPARE(keys(r), (std::set<std::string>{"bytes_delivered", "bytes_from_storage",
+                                                         "device_read_bytes", "cache_resident_fraction"}));
         }
         QCOMPARE(j["epochs"][0]["epoch"].get<int>(), 1);
         QCOMPARE(j["epochs"][0]["percent_from_cache"].get<double>(), 5.0); // 1 − 1900/2000
@@ -279,11 +287,14 @@ private slots:
 
     void warningWhenMostlyFromCache() {
         IoReport rep;
-        rep.epochs = {{1, {{1000, 1000, std::nullopt, 0.0}}}, {2, {{1000, 20, std::nullopt, 1.0}}},
-                      {3, {{1000, 500, std::nullopt, 1.0}}}, {4, {{1000, 100, std::nullopt, 1.0}}}};
+        rep.epochs = {{1, {{1000, 1000, std::nullopt, 0.0}}},
+                      {2, {{1000, 20, std::nullopt, 1.0}}},
+                      {3, {{1000, 500, std::nullopt, 1.0}}},
+                      {4, {{1000, 100, std::nullopt, 1.0}}}};
         const std::string w = cacheWarning(rep);
         QVERIFY2(w.find("page cache") != std::string::npos, w.c_str());
-        QVERIFY2(w.find("in epochs 2, 4 (") != std::string::npos, w.c_str()); // 98 % and 90 %; 3 is exactly half
+        QVERIFY2(w.find("in epochs 2, 4 (") != std::string::npos,
+                 w.c_str()); // 98 % and 90 %; 3 is exactly half
         QVERIFY2(w.find("98.0 %") != std::string::npos, w.c_str());
         QVERIFY2(w.find("fadvise") != std::string::npos, w.c_str());
         rep.epochs.resize(1);
@@ -304,8 +315,10 @@ private slots:
         QVERIFY2(s.unavailableReason.find("read_bytes") != std::string::npos, s.unavailableReason.c_str());
         const ProcessIoSnapshot missing = readProcessIo(bad.string() + "-missing");
         QVERIFY(!missing.available);
-        QVERIFY2(missing.unavailableReason.find("io-missing") != std::string::npos, missing.unavailableReason.c_str());
-        testsupport::writeText(bad, "rchar: 5000\nwchar: 0\nsyscr: 3\nsyscw: 0\nread_bytes: 4096\nwrite_bytes: 0\n");
+        QVERIFY2(missing.unavailableReason.find("io-missing") != std::string::npos,
+                 missing.unavailableReason.c_str());
+        testsupport::writeText(
+            bad, "rchar: 5000\nwchar: 0\nsyscr: 3\nsyscw: 0\nread_bytes: 4096\nwrite_bytes: 0\n");
         const ProcessIoSnapshot ok = readProcessIo(bad);
         QVERIFY(ok.available);
         QCOMPARE(ok.rchar, std::uint64_t(5000));
@@ -397,9 +410,9 @@ private slots:
         }
         BlockDevice missing = findBlockDevice("/nonexistent-tst-cache-meter");
         QVERIFY(!missing.found);
-        QVERIFY2(missing.reason.find("/nonexistent-tst-cache-meter") != std::string::npos, missing.reason.c_str());
-        if (!diskDir_)
-            QVERIFY2(!noDeviceReasons_.empty(), "no block device, and no reason given");
+        QVERIFY2(missing.reason.find("/nonexistent-tst-cache-meter") != std::string::npos,
+                 missing.reason.c_str());
+        if (!diskDir_) QVERIFY2(!noDeviceReasons_.empty(), "no block device, and no reason given");
     }
 
     // A tmpfs and an overlayfs mounted in a private mount namespace of a child process (gone with the
@@ -410,22 +423,28 @@ private slots:
         }
         QTemporaryDir tmp;
         const std::string root = tmp.path().toStdString();
-        const std::string out = runInChild([&] {
-            if (::unshare(CLONE_NEWNS) != 0) return "cannot mount: unshare(CLONE_NEWNS): " + std::string(std::strerror(errno));
-            if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-                return "cannot mount: make / private: " + std::string(std::strerror(errno));
-            if (::mount("tst", root.c_str(), "tmpfs", 0, nullptr) != 0)
-                return "cannot mount: tmpfs: " + std::string(std::strerror(errno));
-            for (const char* d : {"/lower", "/upper", "/work", "/merged"}) ::mkdir((root + d).c_str(), 0700);
-            const std::string opts = "lowerdir=" + root + "/lower,upperdir=" + root + "/upper,workdir=" + root + "/work";
-            std::string result = "tmpfs|" + findBlockDevice(root).reason + "\n";
-            if (::mount("tst", (root + "/merged").c_str(), "overlay", 0, opts.c_str()) != 0)
-                return result + "overlay unavailable: " + std::strerror(errno);
-            const BlockDevice ov = findBlockDevice(root + "/merged");
-            return result + (ov.found ? "FOUND " + ov.name : "overlay|" + ov.reason);
-        }, false);
+        const std::string out = runInChild(
+            [&] {
+                if (::unshare(CLONE_NEWNS) != 0)
+                    return "cannot mount: unshare(CLONE_NEWNS): " + std::string(std::strerror(errno));
+                if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                    return "cannot mount: make / private: " + std::string(std::strerror(errno));
+                if (::mount("tst", root.c_str(), "tmpfs", 0, nullptr) != 0)
+                    return "cannot mount: tmpfs: " + std::string(std::strerror(errno));
+                for (const char* d : {"/lower", "/upper", "/work", "/merged"})
+                    ::mkdir((root + d).c_str(), 0700);
+                const std::string opts =
+                    "lowerdir=" + root + "/lower,upperdir=" + root + "/upper,workdir=" + root + "/work";
+                std::string result = "tmpfs|" + findBlockDevice(root).reason + "\n";
+                if (::mount("tst", (root + "/merged").c_str(), "overlay", 0, opts.c_str()) != 0)
+                    return result + "overlay unavailable: " + std::strerror(errno);
+                const BlockDevice ov = findBlockDevice(root + "/merged");
+                return result + (ov.found ? "FOUND " + ov.name : "overlay|" + ov.reason);
+            },
+            false);
         if (out.rfind("cannot mount", 0) == 0) {
-            QSKIP(qPrintable(QString::fromStdString("this sandbox forbids mounts in a private namespace: " + out)));
+            QSKIP(qPrintable(
+                QString::fromStdString("this sandbox forbids mounts in a private namespace: " + out)));
         }
         qInfo("%s", out.c_str());
         QVERIFY2(out.rfind("tmpfs|" + root + " is on tmpfs", 0) == 0, out.c_str());
@@ -469,12 +488,13 @@ private slots:
         const std::uint64_t coldRead = storageReadDuring([&] { QCOMPARE(readAll(files), kDatasetBytes); });
         const auto deviceAfter = deviceReadBytes(device_.name);
         const std::uint64_t deviceDelta = *deviceAfter - *deviceBefore;
-        qInfo("after fadvise (%.3f s for %llu files): residency %.4f, re-read: read_bytes %llu = %.1f %% from "
-              "storage; device %s read %llu bytes (%.1f %%, other processes included)",
-              fa.seconds, static_cast<unsigned long long>(fa.files), *cold.residentFraction,
-              static_cast<unsigned long long>(coldRead), 100.0 * double(coldRead) / double(kDatasetBytes),
-              device_.name.c_str(), static_cast<unsigned long long>(deviceDelta),
-              100.0 * double(deviceDelta) / double(kDatasetBytes));
+        qInfo(
+            "after fadvise (%.3f s for %llu files): residency %.4f, re-read: read_bytes %llu = %.1f %% from "
+            "storage; device %s read %llu bytes (%.1f %%, other processes included)",
+            fa.seconds, static_cast<unsigned long long>(fa.files), *cold.residentFraction,
+            static_cast<unsigned long long>(coldRead), 100.0 * double(coldRead) / double(kDatasetBytes),
+            device_.name.c_str(), static_cast<unsigned long long>(deviceDelta),
+            100.0 * double(deviceDelta) / double(kDatasetBytes));
         QVERIFY(coldRead >= kDatasetBytes * 9 / 10);
         QVERIFY(deviceDelta >= kDatasetBytes * 9 / 10);
     }
@@ -491,7 +511,8 @@ private slots:
         QCOMPARE(meter.device().name, device_.name);
 
         // Rank 0 reads files 0..3, rank 1 files 4..15: a quarter and three quarters.
-        const std::vector<std::string> rank0(files.begin(), files.begin() + 4), rank1(files.begin() + 4, files.end());
+        const std::vector<std::string> rank0(files.begin(), files.begin() + 4),
+            rank1(files.begin() + 4, files.end());
         auto epoch = [&](std::uint64_t n) {
             std::uint64_t d0 = 0, d1 = 0;
             std::thread t0([&] { d0 = readAll(rank0); });
@@ -511,7 +532,8 @@ private slots:
         const EpochIoRecord& cold = rep.epochs[0];
         QCOMPARE(cold.ranks[0].bytesDelivered, kDatasetBytes / 4);
         QCOMPARE(cold.ranks[1].bytesDelivered, kDatasetBytes * 3 / 4);
-        const std::uint64_t storage0 = *cold.ranks[0].bytesFromStorage, storage1 = *cold.ranks[1].bytesFromStorage;
+        const std::uint64_t storage0 = *cold.ranks[0].bytesFromStorage,
+                            storage1 = *cold.ranks[1].bytesFromStorage;
         QVERIFY(storage0 >= kDatasetBytes * 9 / 10 / 4);
         // The apportionment keeps the ranks' 1 : 3 share of delivered bytes (to within one byte).
         QVERIFY(storage1 + 3 >= 3 * storage0 && storage1 <= 3 * storage0 + 3);
@@ -535,12 +557,15 @@ private slots:
         QVERIFY(*measureResidency(files).residentFraction >= 0.99);
         int probe = ::open(files[0].c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
         if (probe < 0 && errno == EINVAL) {
-            QSKIP(qPrintable(QStringLiteral("the file system of %1 refuses O_DIRECT (EINVAL)").arg(diskDir_->path())));
+            QSKIP(qPrintable(
+                QStringLiteral("the file system of %1 refuses O_DIRECT (EINVAL)").arg(diskDir_->path())));
         }
         QVERIFY(probe >= 0);
         ::close(probe);
-        const std::uint64_t fromStorage = storageReadDuring([&] { QCOMPARE(readAll(files, O_DIRECT), 4 * kFileBytes); });
-        qInfo("O_DIRECT re-read of cached files: %.1f %% from storage", 100.0 * double(fromStorage) / double(4 * kFileBytes));
+        const std::uint64_t fromStorage =
+            storageReadDuring([&] { QCOMPARE(readAll(files, O_DIRECT), 4 * kFileBytes); });
+        qInfo("O_DIRECT re-read of cached files: %.1f %% from storage",
+              100.0 * double(fromStorage) / double(4 * kFileBytes));
         QVERIFY(fromStorage >= 4 * kFileBytes * 95 / 100);
     }
 
@@ -550,7 +575,8 @@ private slots:
         const fs::path dir = fs::path(diskDir_->path().toStdString()) / "sample";
         fs::create_directories(dir);
         const auto files = writeFiles(dir, 10, 64 * 1024);
-        for (int i = 1; i < 10; i += 2) evict(files[static_cast<std::size_t>(i)], 0, 0); // odd files out
+        for (int i = 1; i < 10; i += 2)
+            evict(files[static_cast<std::size_t>(i)], 0, 0); // odd files out
         QCOMPARE(*measureResidency(files).residentFraction, 0.5);
         ResidencyOptions five;
         five.maxFiles = 5; // files 0, 2, 4, 6, 8: all resident
@@ -579,10 +605,19 @@ private slots:
     // The kernel hides residency of files the process may not write: reported as a problem, never
     // as "not resident".
     void residencyOfOthersFiles() {
-        if (!needDisk()) return;
         if (::geteuid() != 0) {
-            QSKIP("needs root to make a file this process does not own (the test runs as a normal user)");
+            // A normal user: /etc/passwd is root's and read-only to others on every Linux system.
+            struct stat st {};
+            QCOMPARE(::stat("/etc/passwd", &st), 0);
+            QVERIFY(st.st_uid != ::geteuid() && ::access("/etc/passwd", W_OK) != 0);
+            Residency r = measureResidency({"/etc/passwd"});
+            QVERIFY(!r.residentFraction);
+            QCOMPARE(r.filesSampled, std::uint64_t(0));
+            QVERIFY2(r.problems.size() == 1 && r.problems[0].find("owner") != std::string::npos,
+                     r.problems.empty() ? "no problem listed" : r.problems[0].c_str());
+            return;
         }
+        if (!needDisk()) return;
         const fs::path dir = fs::path(diskDir_->path().toStdString()) / "others";
         fs::create_directories(dir);
         fs::permissions(diskDir_->path().toStdString(), fs::perms::others_exec, fs::perm_options::add);
@@ -591,8 +626,9 @@ private slots:
         fs::permissions(files[0], fs::perms::others_read, fs::perm_options::add);
         const std::string out = runAsNobody([&] {
             Residency r = measureResidency(files);
-            return std::string(r.residentFraction ? "fraction " : "nofraction ") + std::to_string(r.filesSampled) +
-                   " " + (r.problems.empty() ? std::string() : r.problems[0]);
+            return std::string(r.residentFraction ? "fraction " : "nofraction ") +
+                   std::to_string(r.filesSampled) + " " +
+                   (r.problems.empty() ? std::string() : r.problems[0]);
         });
         QVERIFY2(out.rfind("nofraction 0 ", 0) == 0, out.c_str());
         QVERIFY2(out.find(files[0]) != std::string::npos, out.c_str());
@@ -654,7 +690,8 @@ private slots:
     // As root, drop empties the cache of our files (or, in a sandbox that forbids it, says so).
     void dropAsRoot() {
         if (::geteuid() != 0) {
-            QSKIP("drop needs root; this test runs as a normal user (dropWithoutRootIsAClearError covers it)");
+            QSKIP(
+                "drop needs root; this test runs as a normal user (dropWithoutRootIsAClearError covers it)");
         }
         if (!needDisk()) return;
         const fs::path dir = fs::path(diskDir_->path().toStdString()) / "drop";
