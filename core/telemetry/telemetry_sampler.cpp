@@ -136,6 +136,7 @@ struct TelemetrySampler::Sources {
     std::size_t gpus = 0;
     std::size_t gpuFailures = 0;
     std::string firstGpuFailure;
+    std::string gpuGaveUp; // set when nvidia-smi hung: it is not asked again during this run
     std::vector<double> row;
 
     void read(Reading& r) {
@@ -306,8 +307,14 @@ void TelemetrySampler::sampleOnce() {
     }
     std::swap(s.prev, s.cur);
 
-    if (s.gpus > 0) {
+    if (s.gpus > 0 && !s.gpuGaveUp.empty()) {
+        row.insert(row.end(), 3 * s.gpus, kNaN);
+    } else if (s.gpus > 0) {
         const ProcessOutput out = runProcess(s.gpuPath, nvidiaSmiArguments(), opt_.gpuTimeoutS);
+        // A hung driver would make every later sample wait for the time limit: stop asking.
+        if (out.timedOut)
+            s.gpuGaveUp = "nvidia-smi timed out at " + std::to_string(t) +
+                          " s and was not run again: GPU columns empty from then on";
         std::vector<GpuReading> gpus;
         std::string failure = out.error;
         if (failure.empty()) {
@@ -354,6 +361,7 @@ TelemetryTable TelemetrySampler::stop() {
     if (src_ && src_->gpuFailures > 0)
         t.notes.push_back("nvidia-smi failed in " + std::to_string(src_->gpuFailures) +
                           " samples (GPU columns empty there); first failure: " + src_->firstGpuFailure);
+    if (src_ && !src_->gpuGaveUp.empty()) t.notes.push_back(src_->gpuGaveUp);
     if (!error_.empty()) t.notes.push_back(error_);
     src_.reset();
     return t;

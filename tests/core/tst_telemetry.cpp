@@ -558,6 +558,27 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     const std::string expected = "nvidia-smi failed in " + std::to_string(t2.rows.size()) + " samples";
     QVERIFY2(t2.notes[0].find(expected) != std::string::npos && t2.notes[0].find("exited with status 3") != std::string::npos,
              t2.notes[0].c_str());
+
+    // Works at start, then hangs: killed once after the time limit and never run again, so the samples
+    // keep their interval instead of each waiting for the limit.
+    const fs::path hangsLater = dir / "hangs-later-smi";
+    const fs::path calls = dir / "calls";
+    writeScript(hangsLater, "echo x >> '" + calls.string() + "'\nif [ $(wc -l < '" + calls.string() +
+                                "') -gt 1 ]; then exec sleep 30; fi\necho '5, 6, 7'\n");
+    TelemetryOptions h = quietOptions(0.05);
+    h.nvidiaSmi = hangsLater.string();
+    h.gpuTimeoutS = 0.3;
+    TelemetrySampler third(h, clock, clock.now());
+    third.start();
+    QVERIFY(third.waitForRows(5, std::chrono::seconds(30)));
+    const TelemetryTable t3 = third.stop();
+    QCOMPARE(testsupport::readText(calls), std::string("x\nx\n")); // the start probe and one hung call
+    QCOMPARE(t3.notes.size(), std::size_t(2));
+    QVERIFY2(t3.notes[0].find("failed in 1 samples") != std::string::npos && t3.notes[0].find("timed out") != std::string::npos,
+             t3.notes[0].c_str());
+    QVERIFY2(t3.notes[1].find("not run again") != std::string::npos, t3.notes[1].c_str());
+    const int g = t3.columnIndex("gpu0_util_pct");
+    for (const auto& row : t3.rows) QVERIFY(std::isnan(row[g]));
 }
 
 QTEST_GUILESS_MAIN(TestTelemetry)
