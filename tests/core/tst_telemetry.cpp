@@ -21,7 +21,11 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <thread>
 #include <unistd.h>
 
@@ -104,6 +108,7 @@ private slots:
     void clientBoundRule();
     void liveSamplerCoversInterval();
     void liveColumnsFollowTheRules();
+    void liveDiskSeesRealIo();
     void badOptions();
     void nvidiaSmiAbsent();
     void nvidiaSmiStandIn();
@@ -458,6 +463,68 @@ void TestTelemetry::liveColumnsFollowTheRules() {
     QCOMPARE(static_cast<std::size_t>(std::count_if(names.begin(), names.end(),
                                                     [](const std::string& n) { return n.rfind("net_", 0) == 0; })),
              2 * interfaces);
+}
+
+void TestTelemetry::liveDiskSeesRealIo() {
+    // 32 MiB written with fsync and read back with O_DIRECT on the temporary folder's disk: the sampler's
+    // rates integrated over the rows must account for at least those bytes (other processes only add).
+    QTemporaryDir tmp;
+    const fs::path file = fs::path(tmp.path().toStdString()) / "io.bin";
+    struct stat st {};
+    QVERIFY(::stat(tmp.path().toLocal8Bit().constData(), &st) == 0);
+    const std::string sysDev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    std::error_code ec;
+    const fs::path devDir = fs::canonical(sysDev, ec);
+    if (ec)
+        QSKIP(qPrintable(QString("the temporary folder %1 is on no block device (%2 absent: tmpfs, overlay or NFS)")
+                             .arg(tmp.path(), QString::fromStdString(sysDev))));
+    const std::string dev = devDir.filename().string();
+    // The request size limit bounds how few requests can carry the bytes.
+    const fs::path disk = fs::exists(devDir / "partition") ? devDir.parent_path() : devDir;
+    const double maxRequestBytes = std::stod(testsupport::readText(disk / "queue" / "max_sectors_kb")) * 1024.0;
+
+    const std::size_t bytes = 32u << 20, block = 1u << 20;
+    WallClock clock;
+    TelemetryOptions o = quietOptions(0.05);
+    o.disks = {dev}; // named explicitly: it may be a partition
+    TelemetrySampler sampler(o, clock, clock.now());
+    sampler.start();
+    void* buf = nullptr;
+    QVERIFY(::posix_memalign(&buf, 4096, block) == 0);
+    std::unique_ptr<void, decltype(&std::free)> hold(buf, &std::free);
+    std::memset(buf, 0x5a, block);
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    QVERIFY(fd >= 0);
+    for (std::size_t off = 0; off < bytes; off += block) QCOMPARE(::write(fd, buf, block), ssize_t(block));
+    QCOMPARE(::fsync(fd), 0);
+    ::close(fd);
+    fd = ::open(file.c_str(), O_RDONLY | O_DIRECT);
+    if (fd < 0) {
+        sampler.stop();
+        QSKIP(qPrintable(QString("O_DIRECT refused on %1 (%2): the read check needs uncached reads")
+                             .arg(QString::fromStdString(file.string()), QString::fromStdString(errnoText(errno)))));
+    }
+    for (std::size_t off = 0; off < bytes; off += block) QCOMPARE(::read(fd, buf, block), ssize_t(block));
+    ::close(fd);
+    const std::size_t seen = sampler.rowCount();
+    QVERIFY(sampler.waitForRows(seen + 2, std::chrono::seconds(30))); // the counters settle after completion
+    const TelemetryTable t = sampler.stop();
+    const int dt = t.columnIndex("interval_s"), rd = t.columnIndex("disk_" + dev + "_read_mib_s"),
+              wr = t.columnIndex("disk_" + dev + "_write_mib_s"), rio = t.columnIndex("disk_" + dev + "_read_iops"),
+              util = t.columnIndex("disk_" + dev + "_util_pct");
+    QVERIFY(rd > 0 && wr > 0 && rio > 0 && util > 0);
+    double readMiB = 0, writtenMiB = 0, reads = 0, busyS = 0;
+    for (const auto& row : t.rows) {
+        readMiB += row[rd] * row[dt];
+        writtenMiB += row[wr] * row[dt];
+        reads += row[rio] * row[dt];
+        busyS += row[util] / 100.0 * row[dt];
+    }
+    const double mib = static_cast<double>(bytes) / (1 << 20);
+    QVERIFY2(writtenMiB >= mib - 1e-6, qPrintable(QString("%1 MiB written by the counters, %2 by the test").arg(writtenMiB).arg(mib)));
+    QVERIFY2(readMiB >= mib - 1e-6, qPrintable(QString("%1 MiB read by the counters, %2 by the test").arg(readMiB).arg(mib)));
+    QVERIFY2(reads >= static_cast<double>(bytes) / maxRequestBytes - 1e-6, qPrintable(QString("%1 reads").arg(reads)));
+    QVERIFY(busyS > 0);
 }
 
 void TestTelemetry::badOptions() {
