@@ -4,7 +4,8 @@
 //
 // The rule (docs/telemetry.md), over the rows whose time_s lies in (fromS, toS]: a row is saturated when
 //   cpu_busy_pct >= busyThresholdPct                                (the whole machine is busy), or
-//   proc_cpu_pct >= busyThresholdPct × allowed_cores               (this process fills every core it may use);
+//   proc_cpu_pct >= busyThresholdPct × allowed_cores               (this process fills every core it may
+//   use);
 // the window is client-bound when at least minSaturatedFraction of its rows are saturated. Rows with NaN
 // in a compared column do not count as saturated. A window without rows is not client-bound.
 #pragma once
@@ -28,6 +29,7 @@ struct ClientBoundVerdict {
 };
 
 // Throws InputError when the table lacks cpu_busy_pct, proc_cpu_pct or allowed_cores.
-ClientBoundVerdict clientBound(const TelemetryTable& table, double fromS, double toS, const ClientBoundRule& rule = {});
+ClientBoundVerdict clientBound(const TelemetryTable& table, double fromS, double toS,
+                               const ClientBoundRule& rule = {});
 
 } // namespace trainio::telemetry

@@ -22,8 +22,10 @@ namespace trainio::telemetry {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -61,7 +63,8 @@ std::vector<GpuReading> parseNvidiaSmi(std::string_view text, std::string_view s
         const std::size_t c1 = line.find(',');
         const std::size_t c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
         if (c2 == std::string_view::npos || line.find(',', c2 + 1) != std::string_view::npos)
-            throw InputError(std::string(source) + " line " + std::to_string(lineNo) + " \"" + std::string(line) +
+            throw InputError(std::string(source) + " line " + std::to_string(lineNo) + " \"" +
+                             std::string(line) +
                              "\": expected \"utilization.gpu, memory.used, memory.total\"");
         out.push_back({gpuField(line.substr(0, c1), source, lineNo, line),
                        gpuField(line.substr(c1 + 1, c2 - c1 - 1), source, lineNo, line),
@@ -100,7 +103,8 @@ ProcessOutput runProcess(const std::string& path, const std::vector<std::string>
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(path.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : args)
+        argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     pid_t pid = -1;
     const int rc = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
@@ -114,7 +118,8 @@ ProcessOutput runProcess(const std::string& path, const std::vector<std::string>
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
     char buf[4096];
     while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             r.timedOut = true;
             break;

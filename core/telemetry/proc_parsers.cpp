@@ -23,10 +23,12 @@ template <std::size_t N> Fields<N> splitFields(std::string_view line) {
     Fields<N> out;
     std::size_t i = 0;
     while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+            ++i;
         if (i >= line.size()) break;
         std::size_t j = i;
-        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t')
+            ++j;
         if (out.count < N) out.f[out.count] = line.substr(i, j - i);
         ++out.count;
         i = j;
@@ -46,7 +48,8 @@ template <typename Fn> void forEachLine(std::string_view text, Fn&& fn) {
     }
 }
 
-[[noreturn]] void fail(std::string_view source, std::size_t lineNo, std::string_view line, std::string_view expected) {
+[[noreturn]] void fail(std::string_view source, std::size_t lineNo, std::string_view line,
+                       std::string_view expected) {
     throw InputError(std::string(source) + " line " + std::to_string(lineNo) + " \"" + std::string(line) +
                      "\": expected " + std::string(expected));
 }
@@ -68,7 +71,8 @@ void parseProcStat(std::string_view text, CpuStat& out, std::string_view source)
         if (line.size() < 3 || line.substr(0, 3) != "cpu") return;
         const auto fields = splitFields<12>(line);
         // user nice system idle are present since 2.4; later fields (iowait … steal) appeared one by one.
-        if (fields.count < 5) fail(source, lineNo, line, "\"cpuN user nice system idle …\" (at least 4 counters)");
+        if (fields.count < 5)
+            fail(source, lineNo, line, "\"cpuN user nice system idle …\" (at least 4 counters)");
         std::array<std::uint64_t, 8> v{};
         for (std::size_t k = 0; k < 8 && k + 1 < std::min<std::size_t>(fields.count, 12); ++k)
             v[k] = toU64(fields.f[k + 1], source, lineNo, line);
@@ -94,7 +98,8 @@ void parseProcStat(std::string_view text, CpuStat& out, std::string_view source)
         out.coreIds[cores] = id;
         ++cores;
     });
-    if (!sawTotal) throw InputError(std::string(source) + ": no \"cpu\" line: expected the aggregate CPU counters");
+    if (!sawTotal)
+        throw InputError(std::string(source) + ": no \"cpu\" line: expected the aggregate CPU counters");
     out.cores.resize(cores);
     out.coreIds.resize(cores);
 }
@@ -152,16 +157,22 @@ void parseMeminfo(std::string_view text, MemInfo& out, std::string_view source) 
         const auto fields = splitFields<3>(line);
         if (fields.count < 2) return;
         std::uint64_t* target = nullptr;
-        if (fields.f[0] == "MemTotal:") target = &out.totalKiB, total = true;
-        else if (fields.f[0] == "MemAvailable:") target = &out.availableKiB, available = true;
-        else if (fields.f[0] == "Cached:") target = &out.cachedKiB, cached = true;
+        if (fields.f[0] == "MemTotal:")
+            target = &out.totalKiB, total = true;
+        else if (fields.f[0] == "MemAvailable:")
+            target = &out.availableKiB, available = true;
+        else if (fields.f[0] == "Cached:")
+            target = &out.cachedKiB, cached = true;
         if (!target) return;
         if (fields.count != 3 || fields.f[2] != "kB") fail(source, lineNo, line, "\"Key: <number> kB\"");
         *target = toU64(fields.f[1], source, lineNo, line);
     });
     if (!total || !available || !cached)
-        throw InputError(std::string(source) + ": expected the keys MemTotal, MemAvailable and Cached; missing " +
-                         (!total ? "MemTotal" : !available ? "MemAvailable" : "Cached"));
+        throw InputError(std::string(source) +
+                         ": expected the keys MemTotal, MemAvailable and Cached; missing " +
+                         (!total       ? "MemTotal"
+                          : !available ? "MemAvailable"
+                                       : "Cached"));
 }
 
 std::uint64_t parseStatmResidentPages(std::string_view text, std::string_view source) {

@@ -22,9 +22,9 @@ struct CpuTimes {
 };
 
 struct CpuStat {
-    CpuTimes total;                      // the aggregate "cpu" line
-    std::vector<int> coreIds;            // N of each "cpuN" line, in file order (offline cores have none)
-    std::vector<CpuTimes> cores;         // parallel to coreIds
+    CpuTimes total;              // the aggregate "cpu" line
+    std::vector<int> coreIds;    // N of each "cpuN" line, in file order (offline cores have none)
+    std::vector<CpuTimes> cores; // parallel to coreIds
 };
 
 // One whole line of /proc/diskstats. Fields after "major minor name": 11 (kernels before 4.18),
@@ -38,7 +38,7 @@ struct DiskCounters {
     std::uint64_t sectorsRead = 0;
     std::uint64_t writesCompleted = 0;
     std::uint64_t sectorsWritten = 0;
-    std::uint64_t ioTicksMs = 0;     // field 10: time the device had I/O in flight (unsigned int in the kernel)
+    std::uint64_t ioTicksMs = 0; // field 10: time the device had I/O in flight (unsigned int in the kernel)
     std::uint64_t timeInQueueMs = 0; // field 11: sum over requests of their time in flight
 };
 
@@ -51,7 +51,8 @@ struct NetCounters {
 struct MemInfo {
     std::uint64_t totalKiB = 0;
     std::uint64_t availableKiB = 0;
-    std::uint64_t cachedKiB = 0; // "Cached": the page cache (without swap cache), as free(1)'s buff/cache minus buffers
+    std::uint64_t cachedKiB =
+        0; // "Cached": the page cache (without swap cache), as free(1)'s buff/cache minus buffers
 };
 
 // `source` names the file in error messages (tests pass the fixture's name).
@@ -60,7 +61,8 @@ void parseProcStat(std::string_view text, CpuStat& out, std::string_view source 
 // are partitions, which the default device rule leaves out anyway.
 void parseDiskstats(std::string_view text, std::vector<DiskCounters>& out,
                     std::string_view source = "/proc/diskstats");
-void parseNetDev(std::string_view text, std::vector<NetCounters>& out, std::string_view source = "/proc/net/dev");
+void parseNetDev(std::string_view text, std::vector<NetCounters>& out,
+                 std::string_view source = "/proc/net/dev");
 void parseMeminfo(std::string_view text, MemInfo& out, std::string_view source = "/proc/meminfo");
 // /proc/self/statm: the second field, resident pages.
 std::uint64_t parseStatmResidentPages(std::string_view text, std::string_view source = "/proc/self/statm");

@@ -83,7 +83,8 @@ double threadCpuNow() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
-template <typename T> const T* findByName(const std::vector<T>& v, const std::string& name, std::size_t hint) {
+template <typename T>
+const T* findByName(const std::vector<T>& v, const std::string& name, std::size_t hint) {
     // The kernel lists devices in a stable order, so the previous position almost always matches.
     if (hint < v.size() && v[hint].name == name) return &v[hint];
     for (const auto& x : v)
@@ -130,9 +131,9 @@ struct TelemetrySampler::Sources {
     Reading prev, cur;
     MemInfo mem;
     double pageSizeMiB = static_cast<double>(::sysconf(_SC_PAGESIZE)) / kMiB;
-    std::vector<int> coreIds;               // the per-core columns, in order
-    std::vector<std::string> disks, nets;   // the per-device and per-interface columns, in order
-    std::string gpuPath;                    // empty: no GPU columns
+    std::vector<int> coreIds;             // the per-core columns, in order
+    std::vector<std::string> disks, nets; // the per-device and per-interface columns, in order
+    std::string gpuPath;                  // empty: no GPU columns
     std::size_t gpus = 0;
     std::size_t gpuFailures = 0;
     std::string firstGpuFailure;
@@ -161,8 +162,8 @@ void TelemetrySampler::start() {
         throw InputError(describeProblem("telemetry", "telemetry_interval_s", std::to_string(opt_.intervalS),
                                          "seconds between samples, above 0 and at most 3600"));
     if (!(opt_.gpuTimeoutS > 0))
-        throw InputError(describeProblem("telemetry", "gpu timeout", std::to_string(opt_.gpuTimeoutS),
-                                         "seconds above 0"));
+        throw InputError(
+            describeProblem("telemetry", "gpu timeout", std::to_string(opt_.gpuTimeoutS), "seconds above 0"));
     auto src = std::make_unique<Sources>();
     Sources& s = *src;
     s.read(s.prev);
@@ -172,22 +173,28 @@ void TelemetrySampler::start() {
     TelemetryTable t;
     t.intervalS = opt_.intervalS;
     auto add = [&](const std::string& name) { t.columns.push_back(describeColumn(name)); };
-    for (const char* c : {"time_s", "interval_s", "cpu_busy_pct", "cpu_iowait_pct"}) add(c);
+    for (const char* c : {"time_s", "interval_s", "cpu_busy_pct", "cpu_iowait_pct"})
+        add(c);
     s.coreIds = s.prev.cpu.coreIds;
-    for (int id : s.coreIds) add("cpu" + std::to_string(id) + "_busy_pct");
-    for (const char* c : {"allowed_cores", "proc_cpu_pct", "proc_rss_mib", "mem_available_mib", "page_cache_mib"})
+    for (int id : s.coreIds)
+        add("cpu" + std::to_string(id) + "_busy_pct");
+    for (const char* c :
+         {"allowed_cores", "proc_cpu_pct", "proc_rss_mib", "mem_available_mib", "page_cache_mib"})
         add(c);
 
-    s.disks = selectNames(s.prev.disks, opt_.disks, "disks", "a device listed in /proc/diskstats",
-                          [&](const std::string& d) { return opt_.allDisks || isDefaultDisk(d, opt_.sysBlockDir); });
+    s.disks = selectNames(
+        s.prev.disks, opt_.disks, "disks", "a device listed in /proc/diskstats",
+        [&](const std::string& d) { return opt_.allDisks || isDefaultDisk(d, opt_.sysBlockDir); });
     for (const auto& d : s.disks)
-        for (const char* suffix : {"_read_mib_s", "_write_mib_s", "_read_iops", "_write_iops", "_util_pct", "_queue_depth"})
+        for (const char* suffix :
+             {"_read_mib_s", "_write_mib_s", "_read_iops", "_write_iops", "_util_pct", "_queue_depth"})
             add("disk_" + d + suffix);
 
     s.nets = selectNames(s.prev.nets, opt_.interfaces, "interfaces", "an interface listed in /proc/net/dev",
                          [](const std::string& n) { return n != "lo"; });
     for (const auto& n : s.nets)
-        for (const char* suffix : {"_rx_mib_s", "_tx_mib_s"}) add("net_" + n + suffix);
+        for (const char* suffix : {"_rx_mib_s", "_tx_mib_s"})
+            add("net_" + n + suffix);
 
     if (opt_.nvidiaSmi.empty()) {
         t.notes.push_back("GPU telemetry off: no nvidia-smi program configured; no GPU columns");
@@ -274,7 +281,8 @@ void TelemetrySampler::sampleOnce() {
     row.push_back(total.iowaitPct);
     for (std::size_t i = 0; i < s.coreIds.size(); ++i) {
         // A core taken offline during the run has no line: NaN, not a stale or zero value.
-        const std::size_t ia = indexOf(a.cpu.coreIds, s.coreIds[i], i), ib = indexOf(b.cpu.coreIds, s.coreIds[i], i);
+        const std::size_t ia = indexOf(a.cpu.coreIds, s.coreIds[i], i),
+                          ib = indexOf(b.cpu.coreIds, s.coreIds[i], i);
         row.push_back(ia < a.cpu.cores.size() && ib < b.cpu.cores.size()
                           ? cpuPercent(a.cpu.cores[ia], b.cpu.cores[ib]).busyPct
                           : kNaN);
@@ -289,7 +297,8 @@ void TelemetrySampler::sampleOnce() {
         const DiskCounters* db = findByName(b.disks, s.disks[i], i);
         if (da && db) {
             const DiskRates r = diskRates(*da, *db, dt);
-            for (double v : {r.readMiBs, r.writeMiBs, r.readIops, r.writeIops, r.utilPct, r.queueDepth}) row.push_back(v);
+            for (double v : {r.readMiBs, r.writeMiBs, r.readIops, r.writeIops, r.utilPct, r.queueDepth})
+                row.push_back(v);
         } else {
             row.insert(row.end(), 6, kNaN);
         }
@@ -325,8 +334,8 @@ void TelemetrySampler::sampleOnce() {
             }
         }
         if (failure.empty() && gpus.size() != s.gpus)
-            failure = s.gpuPath + " listed " + std::to_string(gpus.size()) + " GPUs, " + std::to_string(s.gpus) +
-                      " at start";
+            failure = s.gpuPath + " listed " + std::to_string(gpus.size()) + " GPUs, " +
+                      std::to_string(s.gpus) + " at start";
         if (!failure.empty()) {
             if (s.gpuFailures++ == 0) s.firstGpuFailure = failure;
             row.insert(row.end(), 3 * s.gpus, kNaN);

@@ -15,8 +15,8 @@ namespace trainio::telemetry {
 namespace {
 
 struct Family {
-    const char* prefix;  // the name starts with this …
-    const char* suffix;  // … and ends with this; what lies between is the device, interface or index
+    const char* prefix; // the name starts with this …
+    const char* suffix; // … and ends with this; what lies between is the device, interface or index
     const char* unit;
     const char* meaning; // "%s" is replaced by the part between prefix and suffix
 };
@@ -36,11 +36,13 @@ constexpr std::array kFamilies{
     Family{"page_cache_mib", "", "MiB", "page cache size (/proc/meminfo Cached)"},
     Family{"cpu", "_busy_pct", "%", "CPU %s: busy time / all time, as cpu_busy_pct"},
     Family{"disk_", "_read_mib_s", "MiB/s", "block device %s: MiB read per second (sectors read × 512)"},
-    Family{"disk_", "_write_mib_s", "MiB/s", "block device %s: MiB written per second (sectors written × 512)"},
+    Family{"disk_", "_write_mib_s", "MiB/s",
+           "block device %s: MiB written per second (sectors written × 512)"},
     Family{"disk_", "_read_iops", "1/s", "block device %s: read requests completed per second"},
     Family{"disk_", "_write_iops", "1/s", "block device %s: write requests completed per second"},
     Family{"disk_", "_util_pct", "%",
-           "block device %s: share of the interval with at least one request in flight (io_ticks; iostat %util)"},
+           "block device %s: share of the interval with at least one request in flight (io_ticks; iostat "
+           "%util)"},
     Family{"disk_", "_queue_depth", "requests",
            "block device %s: average requests in flight (time_in_queue delta / interval; iostat aqu-sz)"},
     Family{"net_", "_rx_mib_s", "MiB/s", "network interface %s: MiB received per second"},
@@ -65,7 +67,8 @@ std::string formatNumber(double v) {
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
 }
 
@@ -76,12 +79,18 @@ std::vector<std::string> splitCsv(const std::string& line, const std::string& wh
     for (std::size_t i = 0; i < line.size(); ++i) {
         const char c = line[i];
         if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-            else if (c == '"') quoted = false;
-            else out.back() += c;
-        } else if (c == '"' && out.back().empty()) quoted = true;
-        else if (c == ',') out.emplace_back();
-        else out.back() += c;
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                out.back() += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                out.back() += c;
+        } else if (c == '"' && out.back().empty())
+            quoted = true;
+        else if (c == ',')
+            out.emplace_back();
+        else
+            out.back() += c;
     }
     if (quoted) throw InputError(where + ": unterminated quoted field: expected a closing '\"'");
     return out;
@@ -153,11 +162,13 @@ std::string telemetryJson(const TelemetryTable& table) {
     j["interval_s"] = table.intervalS;
     j["notes"] = table.notes;
     auto& cols = j["columns"] = nlohmann::ordered_json::array();
-    for (const auto& c : table.columns) cols.push_back({{"name", c.name}, {"unit", c.unit}, {"meaning", c.meaning}});
+    for (const auto& c : table.columns)
+        cols.push_back({{"name", c.name}, {"unit", c.unit}, {"meaning", c.meaning}});
     auto& rows = j["rows"] = nlohmann::ordered_json::array();
     for (const auto& row : table.rows) {
         auto r = nlohmann::ordered_json::array();
-        for (double v : row) r.push_back(std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v));
+        for (double v : row)
+            r.push_back(std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v));
         rows.push_back(std::move(r));
     }
     return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -177,7 +188,8 @@ TelemetryTable parseTelemetryCsv(const std::string& text, const std::string& sou
         const auto fields = splitCsv(line, where);
         if (lineNo == 1) {
             for (const auto& name : fields) {
-                if (t.columnIndex(name) >= 0) throw InputError(where + ": column \"" + name + "\" appears twice");
+                if (t.columnIndex(name) >= 0)
+                    throw InputError(where + ": column \"" + name + "\" appears twice");
                 try {
                     t.columns.push_back(describeColumn(name));
                 } catch (const InputError& e) {
@@ -207,9 +219,11 @@ TelemetryTable parseTelemetryJson(const std::string& text, const std::string& so
     } catch (const nlohmann::json::exception& e) {
         throw InputError(source + ": not JSON: " + e.what());
     }
-    auto need = [&](const char* key, bool (nlohmann::json::*is)() const noexcept, const char* what) -> const nlohmann::json& {
+    auto need = [&](const char* key, bool (nlohmann::json::*is)() const noexcept,
+                    const char* what) -> const nlohmann::json& {
         if (!j.is_object() || !j.contains(key) || !(j[key].*is)())
-            throw InputError(describeProblem(source, key, j.is_object() && j.contains(key) ? j[key].dump() : "(missing)", what));
+            throw InputError(describeProblem(
+                source, key, j.is_object() && j.contains(key) ? j[key].dump() : "(missing)", what));
         return j[key];
     };
     if (need("format", &nlohmann::json::is_string, "\"trainio-telemetry\"") != "trainio-telemetry")
@@ -224,7 +238,8 @@ TelemetryTable parseTelemetryJson(const std::string& text, const std::string& so
     }
     for (const auto& c : need("columns", &nlohmann::json::is_array, "a list of {name, unit, meaning}")) {
         if (!c.is_object() || !c.contains("name") || !c["name"].is_string())
-            throw InputError(describeProblem(source, "columns", c.dump(), "{\"name\": …, \"unit\": …, \"meaning\": …}"));
+            throw InputError(
+                describeProblem(source, "columns", c.dump(), "{\"name\": …, \"unit\": …, \"meaning\": …}"));
         try {
             t.columns.push_back(describeColumn(c["name"].get<std::string>()));
         } catch (const InputError& e) {
@@ -236,8 +251,9 @@ TelemetryTable parseTelemetryJson(const std::string& text, const std::string& so
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const std::string key = "rows[" + std::to_string(r) + "]";
         if (!rows[r].is_array() || rows[r].size() != t.columns.size())
-            throw InputError(describeProblem(source, key, rows[r].dump(),
-                                             "a list of " + std::to_string(t.columns.size()) + " numbers or nulls"));
+            throw InputError(
+                describeProblem(source, key, rows[r].dump(),
+                                "a list of " + std::to_string(t.columns.size()) + " numbers or nulls"));
         std::vector<double> row;
         for (const auto& v : rows[r]) {
             if (!v.is_null() && !v.is_number())

@@ -18,7 +18,7 @@ struct TelemetryColumn {
 };
 
 struct TelemetryTable {
-    std::vector<TelemetryColumn> columns; // columns[0] is always time_s
+    std::vector<TelemetryColumn> columns;  // columns[0] is always time_s
     std::vector<std::vector<double>> rows; // each row has columns.size() values
     double intervalS = 0;                  // the requested sampling interval
     std::vector<std::string> notes;        // e.g. why there are no GPU columns

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     const double perSample = sampler.threadCpuSeconds() / static_cast<double>(sampler.samplesTaken());
     std::printf("%zu samples at %.0f ms, %zu columns (%zu notes)\n", sampler.samplesTaken(), intervalMs,
                 table.columns.size(), table.notes.size());
-    for (const auto& n : table.notes) std::printf("  note: %s\n", n.c_str());
+    for (const auto& n : table.notes)
+        std::printf("  note: %s\n", n.c_str());
     std::printf("sampler thread CPU: %.1f us per sample = %.4f %% of one core at 1 Hz (target < 0.5 %%)\n",
                 perSample * 1e6, perSample * 100.0);
     if (children > 0)

@@ -20,10 +20,10 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <set>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <set>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <thread>
@@ -49,7 +49,8 @@ template <typename Fn> std::string inputErrorOf(Fn&& fn) {
 
 // Compares every rate with the hand-computed one, in the order of DiskRates' fields.
 void checkDiskRates(const DiskRates& r, const std::array<double, 6>& expected) {
-    const std::array<double, 6> got{r.readMiBs, r.writeMiBs, r.readIops, r.writeIops, r.utilPct, r.queueDepth};
+    const std::array<double, 6> got{r.readMiBs,  r.writeMiBs, r.readIops,
+                                    r.writeIops, r.utilPct,   r.queueDepth};
     for (std::size_t i = 0; i < got.size(); ++i)
         QVERIFY2(std::abs(got[i] - expected[i]) < 1e-12,
                  qPrintable(QString("field %1: %2, expected %3").arg(i).arg(got[i]).arg(expected[i])));
@@ -143,9 +144,16 @@ void TestTelemetry::procStatOldKernelAndErrors() {
     QCOMPARE(s.total.busy, std::uint64_t(20));
     QCOMPARE(s.total.idle, std::uint64_t(80));
     QCOMPARE(s.cores.size(), std::size_t(1));
-    const std::string e1 = inputErrorOf([] { CpuStat x; parseProcStat("cpu 1 2 x 4\n", x, "fixture-stat"); });
-    QVERIFY2(e1.find("fixture-stat line 1") != std::string::npos && e1.find("\"x\"") != std::string::npos, e1.c_str());
-    const std::string e2 = inputErrorOf([] { CpuStat x; parseProcStat("intr 1\n", x, "fixture-stat"); });
+    const std::string e1 = inputErrorOf([] {
+        CpuStat x;
+        parseProcStat("cpu 1 2 x 4\n", x, "fixture-stat");
+    });
+    QVERIFY2(e1.find("fixture-stat line 1") != std::string::npos && e1.find("\"x\"") != std::string::npos,
+             e1.c_str());
+    const std::string e2 = inputErrorOf([] {
+        CpuStat x;
+        parseProcStat("intr 1\n", x, "fixture-stat");
+    });
     QVERIFY2(e2.find("no \"cpu\" line") != std::string::npos, e2.c_str());
 }
 
@@ -171,8 +179,10 @@ void TestTelemetry::diskstatsTwentyFields() {
 void TestTelemetry::diskstatsFourteenFieldsAndOldPartitions() {
     // Kernels before 4.18: 11 counters; 2.6 printed partitions with 4 counters (skipped).
     std::vector<DiskCounters> a, b;
-    parseDiskstats("   8       0 sda 100 0 2048 10 50 0 1024 5 0 20 30\n   8       1 sda1 100 200 300 400\n", a);
-    parseDiskstats("   8       0 sda 300 0 10240 30 150 0 3072 15 1 220 430\n   8       1 sda1 100 200 300 400\n", b);
+    parseDiskstats("   8       0 sda 100 0 2048 10 50 0 1024 5 0 20 30\n   8       1 sda1 100 200 300 400\n",
+                   a);
+    parseDiskstats(
+        "   8       0 sda 300 0 10240 30 150 0 3072 15 1 220 430\n   8       1 sda1 100 200 300 400\n", b);
     QCOMPARE(a.size(), std::size_t(1));
     // Over 1 s: 8192 sectors = 4 MiB read, 2048 sectors = 1 MiB written, 200 reads, 100 writes,
     // io_ticks +200 ms → 20 %, time_in_queue +400 ms → 0.4 in flight on average.
@@ -185,10 +195,13 @@ void TestTelemetry::diskstatsFourteenFieldsAndOldPartitions() {
 
 void TestTelemetry::diskstatsErrors() {
     std::vector<DiskCounters> d;
-    const std::string e = inputErrorOf([&] { parseDiskstats("8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 0 sdb 1 2 3\n", d, "ds-fixture"); });
-    QVERIFY2(e.find("ds-fixture line 2") != std::string::npos && e.find("14, 18 or 20 fields") != std::string::npos,
+    const std::string e = inputErrorOf(
+        [&] { parseDiskstats("8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 0 sdb 1 2 3\n", d, "ds-fixture"); });
+    QVERIFY2(e.find("ds-fixture line 2") != std::string::npos &&
+                 e.find("14, 18 or 20 fields") != std::string::npos,
              e.c_str());
-    const std::string e2 = inputErrorOf([&] { parseDiskstats("8 0 sda 1 2 3 4 5 6 7 8 9 -10 11\n", d, "ds-fixture"); });
+    const std::string e2 =
+        inputErrorOf([&] { parseDiskstats("8 0 sda 1 2 3 4 5 6 7 8 9 -10 11\n", d, "ds-fixture"); });
     QVERIFY2(e2.find("\"-10\"") != std::string::npos, e2.c_str());
 }
 
@@ -205,9 +218,10 @@ void TestTelemetry::counterWrap() {
 }
 
 void TestTelemetry::netDevRates() {
-    const char* header = "Inter-|   Receive                                                |  Transmit\n"
-                         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop "
-                         "fifo colls carrier compressed\n";
+    const char* header =
+        "Inter-|   Receive                                                |  Transmit\n"
+        " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop "
+        "fifo colls carrier compressed\n";
     std::vector<NetCounters> a, b;
     parseNetDev(std::string(header) + "    lo: 1000 10 0 0 0 0 0 0 1000 10 0 0 0 0 0 0\n"
                                       "  eth0: 1048576 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
@@ -225,8 +239,10 @@ void TestTelemetry::netDevRates() {
     const NetRates r = netRates(a[1], b[1], 0.5);
     QCOMPARE(r.rxMiBs, 6.0);
     QCOMPARE(r.txMiBs, 1.0);
-    const std::string e = inputErrorOf([&] { parseNetDev(std::string(header) + "eth0: 1 2 3\n", a, "nd-fixture"); });
-    QVERIFY2(e.find("nd-fixture line 3") != std::string::npos && e.find("16 counters") != std::string::npos, e.c_str());
+    const std::string e =
+        inputErrorOf([&] { parseNetDev(std::string(header) + "eth0: 1 2 3\n", a, "nd-fixture"); });
+    QVERIFY2(e.find("nd-fixture line 3") != std::string::npos && e.find("16 counters") != std::string::npos,
+             e.c_str());
 }
 
 void TestTelemetry::meminfoAndStatm() {
@@ -237,15 +253,18 @@ void TestTelemetry::meminfoAndStatm() {
     QCOMPARE(m.totalKiB, std::uint64_t(24684084));
     QCOMPARE(m.availableKiB, std::uint64_t(23188704));
     QCOMPARE(m.cachedKiB, std::uint64_t(1956652)); // Cached, not SwapCached
-    const std::string e = inputErrorOf([&] { parseMeminfo("MemTotal: 1 kB\nMemAvailable: 1 kB\n", m, "mi-fixture"); });
-    QVERIFY2(e.find("mi-fixture") != std::string::npos && e.find("missing Cached") != std::string::npos, e.c_str());
+    const std::string e =
+        inputErrorOf([&] { parseMeminfo("MemTotal: 1 kB\nMemAvailable: 1 kB\n", m, "mi-fixture"); });
+    QVERIFY2(e.find("mi-fixture") != std::string::npos && e.find("missing Cached") != std::string::npos,
+             e.c_str());
     QCOMPARE(parseStatmResidentPages("765 422 394 5 0 123 0\n"), std::uint64_t(422));
 }
 
 void TestTelemetry::defaultDiskRule() {
     QTemporaryDir tmp;
     const fs::path sys = tmp.path().toStdString();
-    for (const char* d : {"nvme0n1", "sda", "loop0", "ram0", "zram0", "dm-0", "md127"}) fs::create_directories(sys / d);
+    for (const char* d : {"nvme0n1", "sda", "loop0", "ram0", "zram0", "dm-0", "md127"})
+        fs::create_directories(sys / d);
     const std::set<std::string> expected{"nvme0n1", "sda", "dm-0", "md127"};
     for (const char* d : {"nvme0n1", "sda", "loop0", "ram0", "zram0", "dm-0", "md127", "nvme0n1p1", "sda2"})
         QVERIFY2(isDefaultDisk(d, sys.string()) == (expected.count(d) == 1), d);
@@ -267,7 +286,8 @@ void TestTelemetry::nvidiaSmiParsing() {
 
 void TestTelemetry::csvJsonRoundTrip() {
     TelemetryTable t;
-    for (const char* c : {"time_s", "cpu_busy_pct", "disk_nvme0n1_read_mib_s", "net_eth0_rx_mib_s", "gpu0_util_pct"})
+    for (const char* c :
+         {"time_s", "cpu_busy_pct", "disk_nvme0n1_read_mib_s", "net_eth0_rx_mib_s", "gpu0_util_pct"})
         t.columns.push_back(describeColumn(c));
     t.intervalS = 0.25;
     t.notes = {"a note, with a comma"};
@@ -283,7 +303,8 @@ void TestTelemetry::csvJsonRoundTrip() {
         parseTelemetryJson(testsupport::readText(dir / "inv" / "telemetry.json"), "telemetry.json");
     for (const TelemetryTable* back : {&fromCsv, &fromJson}) {
         QCOMPARE(back->rows.size(), t.rows.size());
-        for (std::size_t r = 0; r < t.rows.size(); ++r) QVERIFY(sameValues(back->rows[r], t.rows[r]));
+        for (std::size_t r = 0; r < t.rows.size(); ++r)
+            QVERIFY(sameValues(back->rows[r], t.rows[r]));
         QCOMPARE(back->columns.size(), t.columns.size());
         QCOMPARE(back->columns[2].unit, std::string("MiB/s"));
         QVERIFY(back->columns[2].meaning.find("nvme0n1") != std::string::npos);
@@ -301,14 +322,16 @@ void TestTelemetry::csvJsonRoundTrip() {
 }
 
 void TestTelemetry::csvJsonErrors() {
-    const std::string e1 = inputErrorOf([] { parseTelemetryCsv("time_s,cpu_busy_pct\n1,2\n3,abc\n", "t.csv"); });
+    const std::string e1 =
+        inputErrorOf([] { parseTelemetryCsv("time_s,cpu_busy_pct\n1,2\n3,abc\n", "t.csv"); });
     QVERIFY2(e1.find("t.csv line 3") != std::string::npos && e1.find("cpu_busy_pct") != std::string::npos &&
                  e1.find("\"abc\"") != std::string::npos,
              e1.c_str());
     const std::string e2 = inputErrorOf([] { parseTelemetryCsv("time_s,cpu_bogus\n", "t.csv"); });
     QVERIFY2(e2.find("cpu_bogus") != std::string::npos, e2.c_str());
     const std::string e3 = inputErrorOf([] { parseTelemetryCsv("time_s,cpu_busy_pct\n1\n", "t.csv"); });
-    QVERIFY2(e3.find("line 2") != std::string::npos && e3.find("expected 2") != std::string::npos, e3.c_str());
+    QVERIFY2(e3.find("line 2") != std::string::npos && e3.find("expected 2") != std::string::npos,
+             e3.c_str());
     const std::string e4 = inputErrorOf([] { parseTelemetryCsv("cpu_busy_pct,time_s\n", "t.csv"); });
     QVERIFY2(e4.find("expected time_s") != std::string::npos, e4.c_str());
     const std::string e5 = inputErrorOf([] {
@@ -323,7 +346,8 @@ void TestTelemetry::csvJsonErrors() {
 
 void TestTelemetry::clientBoundRule() {
     TelemetryTable t;
-    for (const char* c : {"time_s", "cpu_busy_pct", "proc_cpu_pct", "allowed_cores"}) t.columns.push_back(describeColumn(c));
+    for (const char* c : {"time_s", "cpu_busy_pct", "proc_cpu_pct", "allowed_cores"})
+        t.columns.push_back(describeColumn(c));
     t.rows = {
         {1, 95.0, 50.0, 2},  // machine saturated
         {2, 50.0, 185.0, 2}, // the process fills its 2 cores (>= 180 % of one core)
@@ -360,7 +384,8 @@ void TestTelemetry::liveSamplerCoversInterval() {
     std::atomic<bool> spin{true};
     std::thread burner([&] {
         volatile unsigned x = 0;
-        while (spin.load(std::memory_order_relaxed)) x = x + 1;
+        while (spin.load(std::memory_order_relaxed))
+            x = x + 1;
     });
     const double runStart = clock.now();
     const double cpuBefore = processCpuSeconds();
@@ -393,17 +418,21 @@ void TestTelemetry::liveSamplerCoversInterval() {
     }
     QVERIFY2(t.rows.back()[iTime] >= stopping - interval / 4 - 0.002 && t.rows.back()[iTime] <= stopped,
              qPrintable(QString("last row at %1 s, stop asked at %2 s, returned at %3 s")
-                            .arg(t.rows.back()[iTime]).arg(stopping).arg(stopped)));
+                            .arg(t.rows.back()[iTime])
+                            .arg(stopping)
+                            .arg(stopped)));
     QVERIFY(std::abs(covered - (t.rows.back()[iTime] - started)) < 0.01);
 
     // Values against independent measurements of the same process.
     const int iProc = t.columnIndex("proc_cpu_pct"), iRss = t.columnIndex("proc_rss_mib");
     double cpuSeconds = 0;
-    for (const auto& row : t.rows) cpuSeconds += row[iProc] / 100.0 * row[iDt];
+    for (const auto& row : t.rows)
+        cpuSeconds += row[iProc] / 100.0 * row[iDt];
     const double cpuMeasured = cpuAfter - cpuBefore;
     QVERIFY2(std::abs(cpuSeconds - cpuMeasured) <= 0.05 * cpuMeasured + 0.02,
              qPrintable(QString("sampler %1 CPU s, getrusage %2 CPU s").arg(cpuSeconds).arg(cpuMeasured)));
-    QVERIFY2(cpuMeasured > 0.2 * duration, "the spinning thread got almost no CPU: the check above proves nothing");
+    QVERIFY2(cpuMeasured > 0.2 * duration,
+             "the spinning thread got almost no CPU: the check above proves nothing");
     QVERIFY2(std::abs(t.rows.back()[iRss] - rssSeen) < 16.0,
              qPrintable(QString("sampler RSS %1 MiB, VmRSS %2 MiB").arg(t.rows.back()[iRss]).arg(rssSeen)));
     QVERIFY(t.rows.back()[iRss] > 64.0);
@@ -416,9 +445,11 @@ void TestTelemetry::liveSamplerCoversInterval() {
     // The live table survives its files unchanged.
     QTemporaryDir tmp;
     writeTelemetryFiles(tmp.path().toStdString(), t);
-    const auto back = parseTelemetryCsv(testsupport::readText(fs::path(tmp.path().toStdString()) / "telemetry.csv"), "csv");
+    const auto back =
+        parseTelemetryCsv(testsupport::readText(fs::path(tmp.path().toStdString()) / "telemetry.csv"), "csv");
     QCOMPARE(back.rows.size(), t.rows.size());
-    for (std::size_t r = 0; r < t.rows.size(); ++r) QVERIFY(sameValues(back.rows[r], t.rows[r]));
+    for (std::size_t r = 0; r < t.rows.size(); ++r)
+        QVERIFY(sameValues(back.rows[r], t.rows[r]));
 }
 
 void TestTelemetry::liveColumnsFollowTheRules() {
@@ -428,20 +459,24 @@ void TestTelemetry::liveColumnsFollowTheRules() {
     QVERIFY(sampler.waitForRows(1, std::chrono::seconds(30)));
     const TelemetryTable t = sampler.stop();
     std::set<std::string> names;
-    for (const auto& c : t.columns) names.insert(c.name);
+    for (const auto& c : t.columns)
+        names.insert(c.name);
     QCOMPARE(names.size(), t.columns.size());
-    for (const auto& row : t.rows) QCOMPARE(row.size(), t.columns.size());
+    for (const auto& row : t.rows)
+        QCOMPARE(row.size(), t.columns.size());
     // One column per online core.
     const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
     long coreColumns = 0;
     for (const auto& n : names)
-        if (n.size() > 3 && n.rfind("cpu", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[3]))) ++coreColumns;
+        if (n.size() > 3 && n.rfind("cpu", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[3])))
+            ++coreColumns;
     QCOMPARE(coreColumns, online);
     // Disks: the whole disks listed in /sys/block, minus loop, ram and zram.
     std::set<std::string> expectedDisks;
     for (const auto& e : fs::directory_iterator("/sys/block")) {
         const std::string n = e.path().filename().string();
-        if (n.rfind("loop", 0) != 0 && n.rfind("ram", 0) != 0 && n.rfind("zram", 0) != 0) expectedDisks.insert(n);
+        if (n.rfind("loop", 0) != 0 && n.rfind("ram", 0) != 0 && n.rfind("zram", 0) != 0)
+            expectedDisks.insert(n);
     }
     std::set<std::string> disks;
     for (const auto& n : names)
@@ -460,8 +495,8 @@ void TestTelemetry::liveColumnsFollowTheRules() {
         QCOMPARE(names.count("net_" + n + "_rx_mib_s"), std::size_t(n == "lo" ? 0 : 1));
         interfaces += n == "lo" ? 0 : 1;
     }
-    QCOMPARE(static_cast<std::size_t>(std::count_if(names.begin(), names.end(),
-                                                    [](const std::string& n) { return n.rfind("net_", 0) == 0; })),
+    QCOMPARE(static_cast<std::size_t>(std::count_if(
+                 names.begin(), names.end(), [](const std::string& n) { return n.rfind("net_", 0) == 0; })),
              2 * interfaces);
 }
 
@@ -472,16 +507,19 @@ void TestTelemetry::liveDiskSeesRealIo() {
     const fs::path file = fs::path(tmp.path().toStdString()) / "io.bin";
     struct stat st {};
     QVERIFY(::stat(tmp.path().toLocal8Bit().constData(), &st) == 0);
-    const std::string sysDev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    const std::string sysDev =
+        "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
     std::error_code ec;
     const fs::path devDir = fs::canonical(sysDev, ec);
     if (ec)
-        QSKIP(qPrintable(QString("the temporary folder %1 is on no block device (%2 absent: tmpfs, overlay or NFS)")
-                             .arg(tmp.path(), QString::fromStdString(sysDev))));
+        QSKIP(qPrintable(
+            QString("the temporary folder %1 is on no block device (%2 absent: tmpfs, overlay or NFS)")
+                .arg(tmp.path(), QString::fromStdString(sysDev))));
     const std::string dev = devDir.filename().string();
     // The request size limit bounds how few requests can carry the bytes.
     const fs::path disk = fs::exists(devDir / "partition") ? devDir.parent_path() : devDir;
-    const double maxRequestBytes = std::stod(testsupport::readText(disk / "queue" / "max_sectors_kb")) * 1024.0;
+    const double maxRequestBytes =
+        std::stod(testsupport::readText(disk / "queue" / "max_sectors_kb")) * 1024.0;
 
     const std::size_t bytes = 32u << 20, block = 1u << 20;
     WallClock clock;
@@ -495,22 +533,26 @@ void TestTelemetry::liveDiskSeesRealIo() {
     std::memset(buf, 0x5a, block);
     int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     QVERIFY(fd >= 0);
-    for (std::size_t off = 0; off < bytes; off += block) QCOMPARE(::write(fd, buf, block), ssize_t(block));
+    for (std::size_t off = 0; off < bytes; off += block)
+        QCOMPARE(::write(fd, buf, block), ssize_t(block));
     QCOMPARE(::fsync(fd), 0);
     ::close(fd);
     fd = ::open(file.c_str(), O_RDONLY | O_DIRECT);
     if (fd < 0) {
         sampler.stop();
-        QSKIP(qPrintable(QString("O_DIRECT refused on %1 (%2): the read check needs uncached reads")
-                             .arg(QString::fromStdString(file.string()), QString::fromStdString(errnoText(errno)))));
+        QSKIP(qPrintable(
+            QString("O_DIRECT refused on %1 (%2): the read check needs uncached reads")
+                .arg(QString::fromStdString(file.string()), QString::fromStdString(errnoText(errno)))));
     }
-    for (std::size_t off = 0; off < bytes; off += block) QCOMPARE(::read(fd, buf, block), ssize_t(block));
+    for (std::size_t off = 0; off < bytes; off += block)
+        QCOMPARE(::read(fd, buf, block), ssize_t(block));
     ::close(fd);
     const std::size_t seen = sampler.rowCount();
     QVERIFY(sampler.waitForRows(seen + 2, std::chrono::seconds(30))); // the counters settle after completion
     const TelemetryTable t = sampler.stop();
     const int dt = t.columnIndex("interval_s"), rd = t.columnIndex("disk_" + dev + "_read_mib_s"),
-              wr = t.columnIndex("disk_" + dev + "_write_mib_s"), rio = t.columnIndex("disk_" + dev + "_read_iops"),
+              wr = t.columnIndex("disk_" + dev + "_write_mib_s"),
+              rio = t.columnIndex("disk_" + dev + "_read_iops"),
               util = t.columnIndex("disk_" + dev + "_util_pct");
     QVERIFY(rd > 0 && wr > 0 && rio > 0 && util > 0);
     double readMiB = 0, writtenMiB = 0, reads = 0, busyS = 0;
@@ -521,9 +563,12 @@ void TestTelemetry::liveDiskSeesRealIo() {
         busyS += row[util] / 100.0 * row[dt];
     }
     const double mib = static_cast<double>(bytes) / (1 << 20);
-    QVERIFY2(writtenMiB >= mib - 1e-6, qPrintable(QString("%1 MiB written by the counters, %2 by the test").arg(writtenMiB).arg(mib)));
-    QVERIFY2(readMiB >= mib - 1e-6, qPrintable(QString("%1 MiB read by the counters, %2 by the test").arg(readMiB).arg(mib)));
-    QVERIFY2(reads >= static_cast<double>(bytes) / maxRequestBytes - 1e-6, qPrintable(QString("%1 reads").arg(reads)));
+    QVERIFY2(writtenMiB >= mib - 1e-6,
+             qPrintable(QString("%1 MiB written by the counters, %2 by the test").arg(writtenMiB).arg(mib)));
+    QVERIFY2(readMiB >= mib - 1e-6,
+             qPrintable(QString("%1 MiB read by the counters, %2 by the test").arg(readMiB).arg(mib)));
+    QVERIFY2(reads >= static_cast<double>(bytes) / maxRequestBytes - 1e-6,
+             qPrintable(QString("%1 reads").arg(reads)));
     QVERIFY(busyS > 0);
 }
 
@@ -535,7 +580,8 @@ void TestTelemetry::badOptions() {
     TelemetryOptions disk = quietOptions(1);
     disk.disks = {"no-such-disk9"};
     const std::string e2 = inputErrorOf([&] { TelemetrySampler(disk, clock, 0).start(); });
-    QVERIFY2(e2.find("no-such-disk9") != std::string::npos && e2.find("/proc/diskstats") != std::string::npos, e2.c_str());
+    QVERIFY2(e2.find("no-such-disk9") != std::string::npos && e2.find("/proc/diskstats") != std::string::npos,
+             e2.c_str());
     TelemetryOptions net = quietOptions(1);
     net.interfaces = {"nosuchif0"};
     const std::string e3 = inputErrorOf([&] { TelemetrySampler(net, clock, 0).start(); });
@@ -551,7 +597,8 @@ void TestTelemetry::nvidiaSmiAbsent() {
     sampler.start();
     QVERIFY(sampler.waitForRows(2, std::chrono::seconds(30)));
     const TelemetryTable t = sampler.stop();
-    for (const auto& c : t.columns) QVERIFY2(c.name.rfind("gpu", 0) != 0, c.name.c_str());
+    for (const auto& c : t.columns)
+        QVERIFY2(c.name.rfind("gpu", 0) != 0, c.name.c_str());
     QCOMPARE(t.notes.size(), std::size_t(1));
     QVERIFY2(t.notes[0].find("no-such-nvidia-smi not found") != std::string::npos &&
                  t.notes[0].find("no GPU columns") != std::string::npos,
@@ -605,7 +652,8 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     const TelemetryTable t = sampler.stop();
     QCOMPARE(t.notes.size(), std::size_t(1));
     QVERIFY2(t.notes[0].find("timed out") != std::string::npos, t.notes[0].c_str());
-    for (const auto& c : t.columns) QVERIFY(c.name.rfind("gpu", 0) != 0);
+    for (const auto& c : t.columns)
+        QVERIFY(c.name.rfind("gpu", 0) != 0);
 
     // Works at start, then fails: empty GPU cells and a note with the count and the first failure.
     const fs::path flaky = dir / "flaky-smi";
@@ -620,10 +668,12 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     const TelemetryTable t2 = second.stop();
     const int u0 = t2.columnIndex("gpu0_util_pct");
     QVERIFY(u0 > 0);
-    for (const auto& row : t2.rows) QVERIFY(std::isnan(row[u0]));
+    for (const auto& row : t2.rows)
+        QVERIFY(std::isnan(row[u0]));
     QCOMPARE(t2.notes.size(), std::size_t(1));
     const std::string expected = "nvidia-smi failed in " + std::to_string(t2.rows.size()) + " samples";
-    QVERIFY2(t2.notes[0].find(expected) != std::string::npos && t2.notes[0].find("exited with status 3") != std::string::npos,
+    QVERIFY2(t2.notes[0].find(expected) != std::string::npos &&
+                 t2.notes[0].find("exited with status 3") != std::string::npos,
              t2.notes[0].c_str());
 
     // Works at start, then hangs: killed once after the time limit and never run again, so the samples
@@ -641,11 +691,13 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     const TelemetryTable t3 = third.stop();
     QCOMPARE(testsupport::readText(calls), std::string("x\nx\n")); // the start probe and one hung call
     QCOMPARE(t3.notes.size(), std::size_t(2));
-    QVERIFY2(t3.notes[0].find("failed in 1 samples") != std::string::npos && t3.notes[0].find("timed out") != std::string::npos,
+    QVERIFY2(t3.notes[0].find("failed in 1 samples") != std::string::npos &&
+                 t3.notes[0].find("timed out") != std::string::npos,
              t3.notes[0].c_str());
     QVERIFY2(t3.notes[1].find("not run again") != std::string::npos, t3.notes[1].c_str());
     const int g = t3.columnIndex("gpu0_util_pct");
-    for (const auto& row : t3.rows) QVERIFY(std::isnan(row[g]));
+    for (const auto& row : t3.rows)
+        QVERIFY(std::isnan(row[g]));
 }
 
 QTEST_GUILESS_MAIN(TestTelemetry)
