@@ -17,12 +17,15 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // Sleeping requests look at rate changes at least this often; a change is thus effective within it.
 constexpr std::chrono::milliseconds kRecheck{100};
 
+// Clamped so that an extreme parameter (a 1 B/s cap, a lognormal tail) cannot overflow the clock.
 Clock::duration seconds(double s) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+    constexpr double kMax = 1e9;
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::isfinite(s) ? std::clamp(s, 0.0, kMax) : kMax));
 }
 
 Clock::duration scaled(Clock::duration d, double factor) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, Clock::period>(d.count() * factor));
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, Clock::period>(std::min(static_cast<double>(d.count()) * factor, 1e18)));
 }
 
 std::uint64_t nanosBetween(Clock::time_point a, Clock::time_point b) {
@@ -41,8 +44,11 @@ void sleepPrecisely(Clock::time_point due) {
     while (Clock::now() < due) std::this_thread::yield();
 }
 
-void requireFinite(double v, const std::string& where, const std::string& key, bool positive, const char* expected) {
-    if (!std::isfinite(v) || v < 0 || (positive && v == 0)) throw InputError(describeProblem(where, key, number(v), expected));
+// `smallest`: the least value above 0 that is allowed (0 itself is allowed unless `positive`).
+void requireFinite(double v, const std::string& where, const std::string& key, bool positive, const char* expected,
+                   double smallest = 0) {
+    if (!std::isfinite(v) || v < 0 || (positive && v == 0) || (v > 0 && v < smallest))
+        throw InputError(describeProblem(where, key, number(v), expected));
 }
 
 // The configuration's key for the centre and the spread of each kind (docs/emulated-storage.md).
@@ -94,8 +100,9 @@ std::string describeLatency(const LatencyDistribution& d) {
 }
 
 void validateStorageShape(const StorageShape& s, const std::string& where) {
-    requireFinite(s.bandwidthBytesPerSecond / kMiB, where, "bandwidth_mib_s", false, "a number of MiB/s >= 0 (0 = unlimited)");
-    requireFinite(s.iops, where, "iops", false, "a number of requests per second >= 0 (0 = unlimited)");
+    requireFinite(s.bandwidthBytesPerSecond / kMiB, where, "bandwidth_mib_s", false,
+                  "0 (unlimited) or a number of MiB/s >= 0.001", 0.001);
+    requireFinite(s.iops, where, "iops", false, "0 (unlimited) or a number of requests per second >= 0.001", 0.001);
     const LatencyDistribution& l = s.latency;
     if (l.kind == LatencyKind::None) return;
     const bool positive = l.kind == LatencyKind::Lognormal || l.kind == LatencyKind::Exponential;

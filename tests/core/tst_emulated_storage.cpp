@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <fcntl.h>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -339,6 +340,8 @@ void TestEmulatedStorage::invalidLiveValuesAreRejected() {
     };
     expectError([&] { io.setBandwidth(-5); }, "bandwidth_mib_s");
     expectError([&] { io.setIops(std::nan("")); }, "iops");
+    expectError([&] { io.setBandwidth(0.5); }, "bandwidth_mib_s"); // half a byte per second: surely a unit slip
+    expectError([&] { io.setIops(std::numeric_limits<double>::infinity()); }, "iops");
     expectError([&] { io.setLatency({LatencyKind::Lognormal, 0, 0.5}); }, "latency_ms.median");
     expectError([&] { io.setLatency({LatencyKind::Normal, 1, -1}); }, "latency_ms.stddev");
     QCOMPARE(io.changes().size(), std::size_t(0));
