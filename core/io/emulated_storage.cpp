@@ -99,6 +99,35 @@ std::string describeLatency(const LatencyDistribution& d) {
     return "none";
 }
 
+nlohmann::json storageShapeJson(const StorageShape& s) {
+    nlohmann::json latency = {{"type", latencyKindName(s.latency.kind)}};
+    switch (s.latency.kind) {
+    case LatencyKind::None: break;
+    case LatencyKind::Constant: latency["value"] = s.latency.centerMs; break;
+    case LatencyKind::Normal: latency["mean"] = s.latency.centerMs, latency["stddev"] = s.latency.spread; break;
+    case LatencyKind::Lognormal: latency["median"] = s.latency.centerMs, latency["sigma"] = s.latency.spread; break;
+    case LatencyKind::Exponential: latency["mean"] = s.latency.centerMs; break;
+    }
+    return {{"bandwidth_mib_s", s.bandwidthBytesPerSecond / kMiB},
+            {"latency_ms", latency},
+            {"iops", s.iops},
+            {"max_inflight", s.maxInflight},
+            {"shape_writes", s.shapeWrites}};
+}
+
+nlohmann::json storageChangesJson(const std::vector<StorageChange>& changes) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const StorageChange& c : changes)
+        out.push_back({{"seconds_since_start", c.secondsSinceStart},
+                       {"unix_time", c.unixTime},
+                       {"parameter", c.parameter},
+                       {"old", c.oldValue},
+                       {"new", c.newValue},
+                       {"old_text", c.oldText},
+                       {"new_text", c.newText}});
+    return out;
+}
+
 void validateStorageShape(const StorageShape& s, const std::string& where) {
     requireFinite(s.bandwidthBytesPerSecond / kMiB, where, "bandwidth_mib_s", false,
                   "0 (unlimited) or a number of MiB/s >= 0.001", 0.001);

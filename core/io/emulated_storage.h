@@ -7,7 +7,8 @@
 //     // … then apply the `trainio.storage` overrides to p.shape (parseStorageShape on that YAML node)
 //     auto shaped = std::make_shared<EmulatedStorageBackend>(engineBackend, p.shape, cfg.train.seed, runClock);
 //     // hand `shaped` to the readers instead of engineBackend; keep the pointer for the GUI's live controls
-//     // and write shaped->changes() with the results (time since the run clock's origin, parameter, old, new).
+//     // and write storageShapeJson(shape) and storageChangesJson(shaped->changes()) with the results
+//     // (each change: time since the run clock's origin, parameter, old, new).
 //
 // What is one request: one pread (or pwrite, when shape.shapeWrites) call on this backend. The engine's
 // readers call pread once per reader.transfer_size chunk (readFully in io_backend.h), so latency and
@@ -45,6 +46,8 @@
 
 #include "io/io_backend.h"
 #include "util/clock.h"
+
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -90,6 +93,11 @@ void validateStorageShape(const StorageShape& shape, const std::string& where);
 std::string describeLatency(const LatencyDistribution& latency);
 const char* latencyKindName(LatencyKind kind);
 
+// The shape in the configuration's keys (docs/emulated-storage.md), for results files:
+// {"bandwidth_mib_s", "latency_ms": {"type", …}, "iops", "max_inflight", "shape_writes"}; 0 = unlimited.
+// It reads back with parseStorageShape (io/storage_profile.h).
+nlohmann::json storageShapeJson(const StorageShape& shape);
+
 // One live change of a parameter.
 struct StorageChange {
     double secondsSinceStart = 0; // the clock's now() − origin()
@@ -101,6 +109,9 @@ struct StorageChange {
     std::string oldText; // the whole value in words ("lognormal(median 2 ms, sigma 0.5)", "unlimited")
     std::string newText;
 };
+
+// [{"seconds_since_start", "unix_time", "parameter", "old", "new", "old_text", "new_text"}, …]
+nlohmann::json storageChangesJson(const std::vector<StorageChange>& changes);
 
 // Counters since construction; for reports and tests.
 struct EmulationStats {

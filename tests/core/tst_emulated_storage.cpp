@@ -123,6 +123,7 @@ private slots:
     void badProfilesGiveClearErrors();
     void unknownProfileNameListsTheKnownOnes();
     void workloadSectionOverridesAProfile();
+    void shapeAndChangesAsJson();
 
 private:
     QTemporaryDir tmp_;
@@ -437,6 +438,33 @@ void TestEmulatedStorage::workloadSectionOverridesAProfile() {
     } catch (const InputError& e) {
         QVERIFY2(std::string(e.what()).find("trainio.storage") != std::string::npos, e.what());
     }
+}
+
+void TestEmulatedStorage::shapeAndChangesAsJson() {
+    // Every shipped profile, written as JSON (which is YAML) and read back, is the same shape.
+    for (const std::string& name : storageProfileNames()) {
+        const StorageShape s = loadStorageProfile(name).shape;
+        const std::string text = storageShapeJson(s).dump();
+        QVERIFY2(parseStorageShape(YAML::Load(text), name) == s, text.c_str());
+    }
+    const StorageShape normal{0, {LatencyKind::Normal, 2, 0.5}, 0, 0, true};
+    QVERIFY(parseStorageShape(YAML::Load(storageShapeJson(normal).dump()), "normal") == normal);
+    const nlohmann::json j = storageShapeJson({100 * kMiB, {LatencyKind::Constant, 3, 0}, 0, 4, false});
+    QCOMPARE(j["bandwidth_mib_s"].get<double>(), 100.0);
+    QCOMPARE(j["latency_ms"]["type"].get<std::string>(), std::string("constant"));
+    QCOMPARE(j["latency_ms"]["value"].get<double>(), 3.0);
+    QCOMPARE(j["max_inflight"].get<unsigned>(), 4u);
+
+    EmulatedStorageBackend io(std::make_shared<FakeDevice>(), {}, 1);
+    io.setLatency({LatencyKind::Lognormal, 2, 0.5});
+    const nlohmann::json log = storageChangesJson(io.changes());
+    QCOMPARE(log.size(), std::size_t(1));
+    QCOMPARE(log[0]["parameter"].get<std::string>(), std::string("latency_ms"));
+    QCOMPARE(log[0]["old"].get<double>(), 0.0);
+    QCOMPARE(log[0]["new"].get<double>(), 2.0);
+    QCOMPARE(log[0]["old_text"].get<std::string>(), std::string("none"));
+    QCOMPARE(log[0]["new_text"].get<std::string>(), std::string("lognormal(median 2 ms, sigma 0.5)"));
+    QVERIFY(log[0]["seconds_since_start"].get<double>() >= 0);
 }
 
 QTEST_GUILESS_MAIN(TestEmulatedStorage)
