@@ -20,33 +20,41 @@ constexpr std::chrono::milliseconds kRecheck{100};
 // Clamped so that an extreme parameter (a 1 B/s cap, a lognormal tail) cannot overflow the clock.
 Clock::duration seconds(double s) {
     constexpr double kMax = 1e9;
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::isfinite(s) ? std::clamp(s, 0.0, kMax) : kMax));
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(std::isfinite(s) ? std::clamp(s, 0.0, kMax) : kMax));
 }
 
 Clock::duration scaled(Clock::duration d, double factor) {
-    return std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double, Clock::period>(std::min(static_cast<double>(d.count()) * factor, 1e18)));
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, Clock::period>(
+        std::min(static_cast<double>(d.count()) * factor, 1e18)));
 }
 
 std::uint64_t nanosBetween(Clock::time_point a, Clock::time_point b) {
-    return b > a ? static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()) : 0;
+    return b > a ? static_cast<std::uint64_t>(
+                       std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count())
+                 : 0;
 }
 
-std::string number(double v) { return quantity::format(v, quantity::Kind::Real); }
+std::string number(double v) {
+    return quantity::format(v, quantity::Kind::Real);
+}
 
-std::string limitText(double v, const char* unit) { return v > 0 ? number(v) + " " + unit : std::string("unlimited"); }
+std::string limitText(double v, const char* unit) {
+    return v > 0 ? number(v) + " " + unit : std::string("unlimited");
+}
 
 // Sleeps until `due`; the last kSpinWindow is spent yielding so that the wake-up is on time (a plain
 // sleep wakes 50–100 µs late, which is 5 % of a 2 ms latency).
 void sleepPrecisely(Clock::time_point due) {
     if (due - Clock::now() > EmulatedStorageBackend::kSpinWindow)
         std::this_thread::sleep_until(due - EmulatedStorageBackend::kSpinWindow);
-    while (Clock::now() < due) std::this_thread::yield();
+    while (Clock::now() < due)
+        std::this_thread::yield();
 }
 
 // `smallest`: the least value above 0 that is allowed (0 itself is allowed unless `positive`).
-void requireFinite(double v, const std::string& where, const std::string& key, bool positive, const char* expected,
-                   double smallest = 0) {
+void requireFinite(double v, const std::string& where, const std::string& key, bool positive,
+                   const char* expected, double smallest = 0) {
     if (!std::isfinite(v) || v < 0 || (positive && v == 0) || (v > 0 && v < smallest))
         throw InputError(describeProblem(where, key, number(v), expected));
 }
@@ -54,11 +62,16 @@ void requireFinite(double v, const std::string& where, const std::string& key, b
 // The configuration's key for the centre and the spread of each kind (docs/emulated-storage.md).
 const char* centerKey(LatencyKind k) {
     switch (k) {
-    case LatencyKind::Constant: return "latency_ms.value";
-    case LatencyKind::Normal: return "latency_ms.mean";
-    case LatencyKind::Lognormal: return "latency_ms.median";
-    case LatencyKind::Exponential: return "latency_ms.mean";
-    case LatencyKind::None: break;
+    case LatencyKind::Constant:
+        return "latency_ms.value";
+    case LatencyKind::Normal:
+        return "latency_ms.mean";
+    case LatencyKind::Lognormal:
+        return "latency_ms.median";
+    case LatencyKind::Exponential:
+        return "latency_ms.mean";
+    case LatencyKind::None:
+        break;
     }
     return "latency_ms";
 }
@@ -66,11 +79,14 @@ const char* centerKey(LatencyKind k) {
 // The median of the distribution in ms: the number a plot of "latency over time" shows.
 double medianMs(const LatencyDistribution& d) {
     switch (d.kind) {
-    case LatencyKind::None: return 0;
-    case LatencyKind::Exponential: return d.centerMs * std::log(2.0);
+    case LatencyKind::None:
+        return 0;
+    case LatencyKind::Exponential:
+        return d.centerMs * std::log(2.0);
     case LatencyKind::Normal: // truncated at 0: the median moves only when the mean is below 0.67 sigma
     case LatencyKind::Constant:
-    case LatencyKind::Lognormal: return d.centerMs;
+    case LatencyKind::Lognormal:
+        return d.centerMs;
     }
     return 0;
 }
@@ -79,22 +95,32 @@ double medianMs(const LatencyDistribution& d) {
 
 const char* latencyKindName(LatencyKind kind) {
     switch (kind) {
-    case LatencyKind::None: return "none";
-    case LatencyKind::Constant: return "constant";
-    case LatencyKind::Normal: return "normal";
-    case LatencyKind::Lognormal: return "lognormal";
-    case LatencyKind::Exponential: return "exponential";
+    case LatencyKind::None:
+        return "none";
+    case LatencyKind::Constant:
+        return "constant";
+    case LatencyKind::Normal:
+        return "normal";
+    case LatencyKind::Lognormal:
+        return "lognormal";
+    case LatencyKind::Exponential:
+        return "exponential";
     }
     return "none";
 }
 
 std::string describeLatency(const LatencyDistribution& d) {
     switch (d.kind) {
-    case LatencyKind::None: return "none";
-    case LatencyKind::Constant: return "constant " + number(d.centerMs) + " ms";
-    case LatencyKind::Normal: return "normal(mean " + number(d.centerMs) + " ms, stddev " + number(d.spread) + " ms)";
-    case LatencyKind::Lognormal: return "lognormal(median " + number(d.centerMs) + " ms, sigma " + number(d.spread) + ")";
-    case LatencyKind::Exponential: return "exponential(mean " + number(d.centerMs) + " ms)";
+    case LatencyKind::None:
+        return "none";
+    case LatencyKind::Constant:
+        return "constant " + number(d.centerMs) + " ms";
+    case LatencyKind::Normal:
+        return "normal(mean " + number(d.centerMs) + " ms, stddev " + number(d.spread) + " ms)";
+    case LatencyKind::Lognormal:
+        return "lognormal(median " + number(d.centerMs) + " ms, sigma " + number(d.spread) + ")";
+    case LatencyKind::Exponential:
+        return "exponential(mean " + number(d.centerMs) + " ms)";
     }
     return "none";
 }
@@ -102,11 +128,20 @@ std::string describeLatency(const LatencyDistribution& d) {
 nlohmann::json storageShapeJson(const StorageShape& s) {
     nlohmann::json latency = {{"type", latencyKindName(s.latency.kind)}};
     switch (s.latency.kind) {
-    case LatencyKind::None: break;
-    case LatencyKind::Constant: latency["value"] = s.latency.centerMs; break;
-    case LatencyKind::Normal: latency["mean"] = s.latency.centerMs, latency["stddev"] = s.latency.spread; break;
-    case LatencyKind::Lognormal: latency["median"] = s.latency.centerMs, latency["sigma"] = s.latency.spread; break;
-    case LatencyKind::Exponential: latency["mean"] = s.latency.centerMs; break;
+    case LatencyKind::None:
+        break;
+    case LatencyKind::Constant:
+        latency["value"] = s.latency.centerMs;
+        break;
+    case LatencyKind::Normal:
+        latency["mean"] = s.latency.centerMs, latency["stddev"] = s.latency.spread;
+        break;
+    case LatencyKind::Lognormal:
+        latency["median"] = s.latency.centerMs, latency["sigma"] = s.latency.spread;
+        break;
+    case LatencyKind::Exponential:
+        latency["mean"] = s.latency.centerMs;
+        break;
     }
     return {{"bandwidth_mib_s", s.bandwidthBytesPerSecond / kMiB},
             {"latency_ms", latency},
@@ -131,7 +166,8 @@ nlohmann::json storageChangesJson(const std::vector<StorageChange>& changes) {
 void validateStorageShape(const StorageShape& s, const std::string& where) {
     requireFinite(s.bandwidthBytesPerSecond / kMiB, where, "bandwidth_mib_s", false,
                   "0 (unlimited) or a number of MiB/s >= 0.001", 0.001);
-    requireFinite(s.iops, where, "iops", false, "0 (unlimited) or a number of requests per second >= 0.001", 0.001);
+    requireFinite(s.iops, where, "iops", false, "0 (unlimited) or a number of requests per second >= 0.001",
+                  0.001);
     const LatencyDistribution& l = s.latency;
     if (l.kind == LatencyKind::None) return;
     const bool positive = l.kind == LatencyKind::Lognormal || l.kind == LatencyKind::Exponential;
@@ -140,13 +176,14 @@ void validateStorageShape(const StorageShape& s, const std::string& where) {
     if (l.kind == LatencyKind::Normal)
         requireFinite(l.spread, where, "latency_ms.stddev", false, "a number of milliseconds >= 0");
     if (l.kind == LatencyKind::Lognormal)
-        requireFinite(l.spread, where, "latency_ms.sigma", false, "a number >= 0 (the standard deviation of ln latency)");
+        requireFinite(l.spread, where, "latency_ms.sigma", false,
+                      "a number >= 0 (the standard deviation of ln latency)");
 }
 
 // A GCRA token bucket: tat_ is the time at which all work reserved so far is done. A reservation
 // starts at tat_, or up to kBucketDepth in the past when the bucket has been idle (the credit).
 class EmulatedStorageBackend::RateBucket {
-public:
+  public:
     struct Reservation {
         Clock::time_point due;
         std::uint64_t generation = 0;
@@ -170,8 +207,10 @@ public:
         const Clock::time_point now = Clock::now();
         // The queued work keeps its units and is re-timed at the new rate; an unlimited bucket has no
         // queue and its stale tat_ must not become a burst of credit.
-        if (rate_ > 0 && rate > 0 && tat_ > now) tat_ = now + scaled(tat_ - now, rate_ / rate);
-        else tat_ = std::max(tat_, now);
+        if (rate_ > 0 && rate > 0 && tat_ > now)
+            tat_ = now + scaled(tat_ - now, rate_ / rate);
+        else
+            tat_ = std::max(tat_, now);
         rate_ = rate;
         generation_.fetch_add(1, std::memory_order_release);
     }
@@ -194,7 +233,7 @@ public:
         }
     }
 
-private:
+  private:
     std::mutex mutex_;
     double rate_;
     Clock::time_point tat_;
@@ -223,23 +262,32 @@ double EmulatedStorageBackend::drawLatencySeconds() {
     SplitMix64 g(mixSeed(seed_, latencyDraws_.fetch_add(1, std::memory_order_relaxed)));
     double ms = 0;
     switch (d.kind) {
-    case LatencyKind::None: break;
-    case LatencyKind::Constant: ms = d.centerMs; break;
-    case LatencyKind::Normal: ms = std::max(0.0, d.centerMs + d.spread * g.normal()); break;
-    case LatencyKind::Lognormal: ms = d.centerMs * std::exp(d.spread * g.normal()); break;
-    case LatencyKind::Exponential: ms = g.exponential(d.centerMs); break;
+    case LatencyKind::None:
+        break;
+    case LatencyKind::Constant:
+        ms = d.centerMs;
+        break;
+    case LatencyKind::Normal:
+        ms = std::max(0.0, d.centerMs + d.spread * g.normal());
+        break;
+    case LatencyKind::Lognormal:
+        ms = d.centerMs * std::exp(d.spread * g.normal());
+        break;
+    case LatencyKind::Exponential:
+        ms = g.exponential(d.centerMs);
+        break;
     }
     return ms / 1e3;
 }
 
-template <class Call>
-ssize_t EmulatedStorageBackend::shaped(Call&& call) {
+template <class Call> ssize_t EmulatedStorageBackend::shaped(Call&& call) {
     const Clock::time_point arrived = Clock::now();
     {
         std::unique_lock lock(inflightMutex_);
         inflightFree_.wait(lock, [this] { return maxInflight_ == 0 || inflight_ < maxInflight_; });
         ++inflight_;
-        if (inflight_ > maxInflightSeen_.load(std::memory_order_relaxed)) maxInflightSeen_.store(inflight_, std::memory_order_relaxed);
+        if (inflight_ > maxInflightSeen_.load(std::memory_order_relaxed))
+            maxInflightSeen_.store(inflight_, std::memory_order_relaxed);
     }
     // Leaves the in-flight count on every path out, and lets one waiting request in.
     struct Release {
@@ -277,7 +325,9 @@ ssize_t EmulatedStorageBackend::shaped(Call&& call) {
     return n;
 }
 
-int EmulatedStorageBackend::open(const std::string& path, const OpenOptions& opts) { return inner_->open(path, opts); }
+int EmulatedStorageBackend::open(const std::string& path, const OpenOptions& opts) {
+    return inner_->open(path, opts);
+}
 
 ssize_t EmulatedStorageBackend::pread(int handle, void* buf, std::size_t len, std::uint64_t offset) {
     return shaped([&] { return inner_->pread(handle, buf, len, offset); });
@@ -288,14 +338,21 @@ ssize_t EmulatedStorageBackend::pwrite(int handle, const void* buf, std::size_t 
     return shaped([&] { return inner_->pwrite(handle, buf, len, offset); });
 }
 
-std::int64_t EmulatedStorageBackend::size(int handle) { return inner_->size(handle); }
-int EmulatedStorageBackend::fsync(int handle) { return inner_->fsync(handle); }
-int EmulatedStorageBackend::close(int handle) { return inner_->close(handle); }
+std::int64_t EmulatedStorageBackend::size(int handle) {
+    return inner_->size(handle);
+}
+int EmulatedStorageBackend::fsync(int handle) {
+    return inner_->fsync(handle);
+}
+int EmulatedStorageBackend::close(int handle) {
+    return inner_->close(handle);
+}
 
-void EmulatedStorageBackend::logChange(const char* parameter, double oldValue, double newValue, std::string oldText,
-                                       std::string newText) {
+void EmulatedStorageBackend::logChange(const char* parameter, double oldValue, double newValue,
+                                       std::string oldText, std::string newText) {
     const double now = clock_.now();
-    changes_.push_back({now - clock_.origin(), now, parameter, oldValue, newValue, std::move(oldText), std::move(newText)});
+    changes_.push_back(
+        {now - clock_.origin(), now, parameter, oldValue, newValue, std::move(oldText), std::move(newText)});
 }
 
 void EmulatedStorageBackend::setRate(RateBucket& bucket, double StorageShape::*field, double value,
@@ -313,10 +370,13 @@ void EmulatedStorageBackend::setRate(RateBucket& bucket, double StorageShape::*f
 }
 
 void EmulatedStorageBackend::setBandwidth(double bytesPerSecond) {
-    setRate(*bytes_, &StorageShape::bandwidthBytesPerSecond, bytesPerSecond, "bandwidth_mib_s", kMiB, "MiB/s");
+    setRate(*bytes_, &StorageShape::bandwidthBytesPerSecond, bytesPerSecond, "bandwidth_mib_s", kMiB,
+            "MiB/s");
 }
 
-void EmulatedStorageBackend::setIops(double iops) { setRate(*requests_, &StorageShape::iops, iops, "iops", 1, "IOPS"); }
+void EmulatedStorageBackend::setIops(double iops) {
+    setRate(*requests_, &StorageShape::iops, iops, "iops", 1, "IOPS");
+}
 
 void EmulatedStorageBackend::setLatency(const LatencyDistribution& latency) {
     StorageShape probe;
@@ -340,7 +400,8 @@ void EmulatedStorageBackend::setMaxInflight(unsigned maxInflight) {
         maxInflight_ = maxInflight;
     }
     inflightFree_.notify_all();
-    logChange("max_inflight", old, maxInflight, limitText(old, "requests"), limitText(maxInflight, "requests"));
+    logChange("max_inflight", old, maxInflight, limitText(old, "requests"),
+              limitText(maxInflight, "requests"));
 }
 
 void EmulatedStorageBackend::setShapeWrites(bool on) {

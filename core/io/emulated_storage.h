@@ -5,7 +5,8 @@
 // Integration (one call where the engine builds its IoBackend):
 //     StorageProfile p = loadStorageProfile(cfg.trainio.storage.profile);      // io/storage_profile.h
 //     // … then apply the `trainio.storage` overrides to p.shape (parseStorageShape on that YAML node)
-//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineBackend, p.shape, cfg.train.seed, runClock);
+//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineBackend, p.shape, cfg.train.seed,
+//     runClock);
 //     // hand `shaped` to the readers instead of engineBackend; keep the pointer for the GUI's live controls
 //     // and write storageShapeJson(shape) and storageChangesJson(shaped->changes()) with the results
 //     // (each change: time since the run clock's origin, parameter, old, new).
@@ -125,7 +126,7 @@ struct EmulationStats {
 };
 
 class EmulatedStorageBackend final : public IoBackend {
-public:
+  public:
     // How much unused rate a bucket keeps as credit; also the largest burst above the cap.
     static constexpr std::chrono::milliseconds kBucketDepth{20};
     static constexpr std::chrono::microseconds kSpinWindow{100};
@@ -158,9 +159,8 @@ public:
 
     class RateBucket; // defined in the .cpp
 
-private:
-    template <class Call>
-    ssize_t shaped(Call&& call);
+  private:
+    template <class Call> ssize_t shaped(Call&& call);
     void logChange(const char* parameter, double oldValue, double newValue, std::string oldText,
                    std::string newText);
     double drawLatencySeconds();

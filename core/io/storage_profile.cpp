@@ -41,7 +41,8 @@ double readNumber(const YAML::Node& v, const std::string& where, const std::stri
 }
 
 double readMs(const YAML::Node& v, const std::string& where, const std::string& key) {
-    return readNumber(v, where, key, quantity::Kind::Real, 1e7, "a number of milliseconds >= 0, e.g. 0.1 or 8");
+    return readNumber(v, where, key, quantity::Kind::Real, 1e7,
+                      "a number of milliseconds >= 0, e.g. 0.1 or 8");
 }
 
 void rejectUnknownKeys(const YAML::Node& map, const std::string& where, const std::string& prefix,
@@ -71,22 +72,33 @@ LatencyDistribution readLatency(const YAML::Node& v, const std::string& where) {
     if (!type) throw InputError(describeProblem(where, "latency_ms.type", "(missing)", kinds));
     const std::string t = type.IsScalar() ? type.Scalar() : scalarOrShape(type);
     // The keys each kind takes, the first being its centre (LatencyDistribution::centerMs).
-    std::vector<std::string> keys;
-    if (t == "none") d.kind = LatencyKind::None;
-    else if (t == "constant") d.kind = LatencyKind::Constant, keys = {"value"};
-    else if (t == "normal") d.kind = LatencyKind::Normal, keys = {"mean", "stddev"};
-    else if (t == "lognormal") d.kind = LatencyKind::Lognormal, keys = {"median", "sigma"};
-    else if (t == "exponential") d.kind = LatencyKind::Exponential, keys = {"mean"};
-    else throw InputError(describeProblem(where, "latency_ms.type", t, kinds));
+    struct KindKeys {
+        const char* name;
+        LatencyKind kind;
+        std::vector<std::string> keys;
+    };
+    static const KindKeys table[] = {{"none", LatencyKind::None, {}},
+                                     {"constant", LatencyKind::Constant, {"value"}},
+                                     {"normal", LatencyKind::Normal, {"mean", "stddev"}},
+                                     {"lognormal", LatencyKind::Lognormal, {"median", "sigma"}},
+                                     {"exponential", LatencyKind::Exponential, {"mean"}}};
+    const auto found =
+        std::find_if(std::begin(table), std::end(table), [&](const KindKeys& k) { return t == k.name; });
+    if (found == std::end(table)) throw InputError(describeProblem(where, "latency_ms.type", t, kinds));
+    d.kind = found->kind;
+    const std::vector<std::string>& keys = found->keys;
     std::vector<std::string> known = keys;
     known.push_back("type");
     rejectUnknownKeys(v, where + " (latency_ms of type " + t + ")", "latency_ms.", known);
     for (std::size_t i = 0; i < keys.size(); ++i) {
         const std::string key = "latency_ms." + keys[i];
         const YAML::Node n = v[keys[i]];
-        if (!n) throw InputError(describeProblem(where, key, "(missing)", "a number (required for type " + t + ")"));
+        if (!n)
+            throw InputError(
+                describeProblem(where, key, "(missing)", "a number (required for type " + t + ")"));
         const double x = keys[i] == "sigma"
-                             ? readNumber(n, where, key, quantity::Kind::Real, 10, "a number 0 … 10 (the standard deviation of ln latency)")
+                             ? readNumber(n, where, key, quantity::Kind::Real, 10,
+                                          "a number 0 … 10 (the standard deviation of ln latency)")
                              : readMs(n, where, key);
         (i == 0 ? d.centerMs : d.spread) = x;
     }
@@ -103,9 +115,11 @@ bool readBool(const YAML::Node& v, const std::string& where, const std::string& 
 StorageShape readShape(const YAML::Node& node, const std::string& where, StorageShape s,
                        const std::vector<std::string>& extraKeys) {
     if (!node.IsMap())
-        throw InputError(describeProblem(where, "", scalarOrShape(node),
-                                         "a map of bandwidth_mib_s, latency_ms, iops, max_inflight, shape_writes"));
-    std::vector<std::string> known = {"bandwidth_mib_s", "latency_ms", "iops", "max_inflight", "shape_writes"};
+        throw InputError(
+            describeProblem(where, "", scalarOrShape(node),
+                            "a map of bandwidth_mib_s, latency_ms, iops, max_inflight, shape_writes"));
+    std::vector<std::string> known = {"bandwidth_mib_s", "latency_ms", "iops", "max_inflight",
+                                      "shape_writes"};
     known.insert(known.end(), extraKeys.begin(), extraKeys.end());
     rejectUnknownKeys(node, where, "", known);
     if (const YAML::Node v = node["bandwidth_mib_s"])
@@ -113,7 +127,8 @@ StorageShape readShape(const YAML::Node& node, const std::string& where, Storage
                                                       "a number of MiB/s >= 0 (0 = unlimited)");
     if (const YAML::Node v = node["latency_ms"]) s.latency = readLatency(v, where);
     if (const YAML::Node v = node["iops"])
-        s.iops = readNumber(v, where, "iops", quantity::Kind::Real, 1e10, "a number of requests per second >= 0 (0 = unlimited)");
+        s.iops = readNumber(v, where, "iops", quantity::Kind::Real, 1e10,
+                            "a number of requests per second >= 0 (0 = unlimited)");
     if (const YAML::Node v = node["max_inflight"])
         s.maxInflight = static_cast<unsigned>(readNumber(v, where, "max_inflight", quantity::Kind::Count, 1e6,
                                                          "a whole number 0 … 1000000 (0 = unlimited)"));
@@ -124,7 +139,8 @@ StorageShape readShape(const YAML::Node& node, const std::string& where, Storage
 
 bool looksLikePath(const std::string& s) {
     std::error_code ec;
-    return s.find('/') != std::string::npos || fs::path(s).extension() == ".yaml" || fs::is_regular_file(s, ec);
+    return s.find('/') != std::string::npos || fs::path(s).extension() == ".yaml" ||
+           fs::is_regular_file(s, ec);
 }
 
 StorageProfile loadFile(const std::string& path) {
@@ -136,12 +152,13 @@ StorageProfile loadFile(const std::string& path) {
     try {
         doc = YAML::Load(text.str());
     } catch (const YAML::ParserException& e) {
-        throw InputError(path + ": YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
-                         std::to_string(e.mark.column + 1) + ": " + e.msg);
+        throw InputError(path + ": YAML syntax error at line " + std::to_string(e.mark.line + 1) +
+                         ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
     }
     if (!doc.IsDefined() || doc.IsNull())
-        throw InputError(path + ": the storage profile is empty: expected a map of description, bandwidth_mib_s, "
-                                "latency_ms, iops, max_inflight");
+        throw InputError(path +
+                         ": the storage profile is empty: expected a map of description, bandwidth_mib_s, "
+                         "latency_ms, iops, max_inflight");
     StorageProfile p;
     p.path = path;
     p.name = fs::path(path).stem().string();
@@ -171,7 +188,8 @@ std::vector<std::string> storageProfileNames() {
     std::vector<std::string> names;
     std::error_code ec;
     for (fs::directory_iterator it(storageProfileDirectory(), ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().extension() == ".yaml" && it->is_regular_file(ec)) names.push_back(it->path().stem().string());
+        if (it->path().extension() == ".yaml" && it->is_regular_file(ec))
+            names.push_back(it->path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -180,7 +198,8 @@ StorageProfile loadStorageProfile(const std::string& nameOrPath) {
     if (looksLikePath(nameOrPath)) return loadFile(nameOrPath);
     const std::vector<std::string> names = storageProfileNames();
     if (std::find(names.begin(), names.end(), nameOrPath) == names.end()) {
-        std::string msg = nameOrPath + ": no such storage profile in " + storageProfileDirectory() + ": expected one of " +
+        std::string msg = nameOrPath + ": no such storage profile in " + storageProfileDirectory() +
+                          ": expected one of " +
                           (names.empty() ? std::string("(none found)") : config_detail::joinNames(names)) +
                           " or the path of a profile file";
         for (const auto& n : names)

@@ -28,8 +28,8 @@ class Node;
 namespace trainio {
 
 struct StorageProfile {
-    std::string name;        // the file's stem ("nvme")
-    std::string path;        // the file it was read from
+    std::string name; // the file's stem ("nvme")
+    std::string path; // the file it was read from
     std::string description;
     StorageShape shape;
 };

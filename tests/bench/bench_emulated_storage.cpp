@@ -33,26 +33,28 @@ constexpr std::size_t kChunk = 1 << 20;
 constexpr std::uint64_t kFileBytes = 256ull << 20;
 
 struct Measured {
-    double rate = 0;       // units per second over the whole point
-    double cpuPerSec = 0;  // process CPU seconds per wall second
+    double rate = 0;      // units per second over the whole point
+    double cpuPerSec = 0; // process CPU seconds per wall second
 };
 
 // Calls one request per iteration from `threads` threads until `seconds` have passed; request()
 // returns the units it moved. Rate = units / elapsed until the last request finished.
-template <class Request>
-Measured drive(int threads, double seconds, Request request) {
+template <class Request> Measured drive(int threads, double seconds, Request request) {
     std::atomic<std::uint64_t> units{0};
     const double cpu0 = processCpuSeconds();
-    const Clock::time_point start = Clock::now(), deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                                                       std::chrono::duration<double>(seconds));
+    const Clock::time_point start = Clock::now(),
+                            deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(seconds));
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
             std::vector<char> buf(kChunk);
             std::uint64_t i = static_cast<std::uint64_t>(t) * 37;
-            while (Clock::now() < deadline) units += request(buf.data(), i++);
+            while (Clock::now() < deadline)
+                units += request(buf.data(), i++);
         });
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+        th.join();
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     return {static_cast<double>(units.load()) / elapsed, (processCpuSeconds() - cpu0) / elapsed};
 }
@@ -60,22 +62,28 @@ Measured drive(int threads, double seconds, Request request) {
 // An instant device: answers every request at once without touching the buffer, so that what is
 // measured is the emulator alone.
 class InstantDevice final : public IoBackend {
-public:
+  public:
     const char* name() const override { return "instant"; }
     int open(const std::string&, const OpenOptions&) override { return 0; }
     ssize_t pread(int, void*, std::size_t len, std::uint64_t) override { return static_cast<ssize_t>(len); }
-    ssize_t pwrite(int, const void*, std::size_t len, std::uint64_t) override { return static_cast<ssize_t>(len); }
+    ssize_t pwrite(int, const void*, std::size_t len, std::uint64_t) override {
+        return static_cast<ssize_t>(len);
+    }
     std::int64_t size(int) override { return 0; }
     int fsync(int) override { return 0; }
     int close(int) override { return 0; }
 };
 
-const char* verdict(double ratio, double tolerance) { return std::abs(ratio - 1) <= tolerance ? "ok" : "MISSED"; }
+const char* verdict(double ratio, double tolerance) {
+    return std::abs(ratio - 1) <= tolerance ? "ok" : "MISSED";
+}
 
 std::string bytesRate(double bytesPerSecond) {
     char buf[64];
-    if (bytesPerSecond >= 1024 * kMiB) std::snprintf(buf, sizeof buf, "%.2f GiB/s", bytesPerSecond / 1024 / kMiB);
-    else std::snprintf(buf, sizeof buf, "%.1f MiB/s", bytesPerSecond / kMiB);
+    if (bytesPerSecond >= 1024 * kMiB)
+        std::snprintf(buf, sizeof buf, "%.2f GiB/s", bytesPerSecond / 1024 / kMiB);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB/s", bytesPerSecond / kMiB);
     return buf;
 }
 
@@ -91,7 +99,8 @@ int main(int argc, char** argv) {
     {
         std::ofstream out(path, std::ios::binary);
         const std::string block(kChunk, 'x');
-        for (std::uint64_t i = 0; i < kFileBytes / kChunk; ++i) out << block;
+        for (std::uint64_t i = 0; i < kFileBytes / kChunk; ++i)
+            out << block;
     }
     int missed = 0;
     auto posix = makePosixBackend();
@@ -103,10 +112,11 @@ int main(int argc, char** argv) {
         };
     };
 
-    std::printf("== bandwidth cap (page-cached %llu MiB file, 1 MiB preads, %.1f s per point; target ±3 %%)\n",
-                static_cast<unsigned long long>(kFileBytes >> 20), seconds);
-    std::printf("%-8s %-12s %-12s %-12s %-8s %-8s %s\n", "threads", "cap", "unshaped", "measured", "ratio", "CPU/s",
-                "verdict");
+    std::printf(
+        "== bandwidth cap (page-cached %llu MiB file, 1 MiB preads, %.1f s per point; target ±3 %%)\n",
+        static_cast<unsigned long long>(kFileBytes >> 20), seconds);
+    std::printf("%-8s %-12s %-12s %-12s %-8s %-8s %s\n", "threads", "cap", "unshaped", "measured", "ratio",
+                "CPU/s", "verdict");
     for (const int threads : {1, 2, 4}) {
         const Measured unshaped = drive(threads, std::min(seconds, 1.0), readChunk(*posix));
         for (const double capMiB : {50.0, 200.0, 1024.0, 2048.0, 5120.0}) {
@@ -117,17 +127,23 @@ int main(int argc, char** argv) {
             const double ratio = m.rate / shape.bandwidthBytesPerSecond;
             // Above the cap is always a miss; below it only when the machine can go well beyond it.
             const bool reachable = unshaped.rate >= 1.1 * shape.bandwidthBytesPerSecond;
-            const char* v = ratio > 1.03 ? "MISSED" : reachable ? verdict(ratio, 0.03) : "machine cannot reach the cap";
+            const char* v = ratio > 1.03 ? "MISSED"
+                            : reachable  ? verdict(ratio, 0.03)
+                                         : "machine cannot reach the cap";
             if (std::string(v) == "MISSED") ++missed;
-            std::printf("%-8d %-12s %-12s %-12s %-8.4f %-8.3f %s\n", threads, bytesRate(shape.bandwidthBytesPerSecond).c_str(),
-                        bytesRate(unshaped.rate).c_str(), bytesRate(m.rate).c_str(), ratio, m.cpuPerSec, v);
+            std::printf("%-8d %-12s %-12s %-12s %-8.4f %-8.3f %s\n", threads,
+                        bytesRate(shape.bandwidthBytesPerSecond).c_str(), bytesRate(unshaped.rate).c_str(),
+                        bytesRate(m.rate).c_str(), ratio, m.cpuPerSec, v);
         }
     }
     posix->close(h);
     fs::remove_all(dir);
 
-    std::printf("\n== latency (instant device, 4 threads x %d requests; per-request time; target: median ±5 %%)\n", 600);
-    std::printf("%-44s %-10s %-10s %-8s %-10s %s\n", "distribution", "expected", "median", "ratio", "p99 ms", "verdict");
+    std::printf(
+        "\n== latency (instant device, 4 threads x %d requests; per-request time; target: median ±5 %%)\n",
+        600);
+    std::printf("%-44s %-10s %-10s %-8s %-10s %s\n", "distribution", "expected", "median", "ratio", "p99 ms",
+                "verdict");
     struct LatencyCase {
         LatencyDistribution d;
         double expectedMedianMs; // from the parameters, independently of the emulator
@@ -152,19 +168,22 @@ int main(int argc, char** argv) {
                 for (int i = 0; i < 600; ++i) {
                     const Clock::time_point s = Clock::now();
                     io.pread(0, b, sizeof b, 0);
-                    perThread[t].push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+                    perThread[t].push_back(
+                        std::chrono::duration<double, std::milli>(Clock::now() - s).count());
                 }
             });
-        for (auto& th : pool) th.join();
+        for (auto& th : pool)
+            th.join();
         std::vector<double> all;
-        for (const auto& v : perThread) all.insert(all.end(), v.begin(), v.end());
+        for (const auto& v : perThread)
+            all.insert(all.end(), v.begin(), v.end());
         std::sort(all.begin(), all.end());
         const double med = all[all.size() / 2], p99 = all[all.size() * 99 / 100];
         const double ratio = med / c.expectedMedianMs;
         const char* v = verdict(ratio, 0.05);
         if (std::string(v) == "MISSED") ++missed;
-        std::printf("%-44s %-10.4f %-10.4f %-8.4f %-10.3f %s\n", describeLatency(c.d).c_str(), c.expectedMedianMs, med,
-                    ratio, p99, v);
+        std::printf("%-44s %-10.4f %-10.4f %-8.4f %-10.3f %s\n", describeLatency(c.d).c_str(),
+                    c.expectedMedianMs, med, ratio, p99, v);
     }
 
     std::printf("\n== IOPS cap (instant device, 4 threads, %.1f s per point; target ±3 %%)\n", seconds);

@@ -26,12 +26,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double secondsSince(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // A device that answers every read in `hold` (0: at once, touching no byte) and counts the requests it
 // is serving at the same time, independently of the emulator's own bookkeeping.
 class FakeDevice final : public IoBackend {
-public:
+  public:
     std::chrono::microseconds hold{0};
     std::atomic<int> inflight{0};
     std::atomic<int> maxSeen{0};
@@ -59,11 +61,12 @@ public:
 };
 
 // Runs `threads` threads calling body(threadIndex) and joins them.
-template <class Body>
-void runThreads(int threads, Body body) {
+template <class Body> void runThreads(int threads, Body body) {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { body(t); });
-    for (auto& th : pool) th.join();
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] { body(t); });
+    for (auto& th : pool)
+        th.join();
 }
 
 // Per-request latencies (seconds) of `count` sequential 4 KiB reads.
@@ -108,7 +111,7 @@ double readBytes(IoBackend& io, const std::string& path, std::uint64_t total, in
 class TestEmulatedStorage : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void bandwidthCapHoldsOnRealFiles();
     void iopsCapHolds();
     void concurrencyLimitIsNeverExceeded();
@@ -125,7 +128,7 @@ private slots:
     void workloadSectionOverridesAProfile();
     void shapeAndChangesAsJson();
 
-private:
+  private:
     QTemporaryDir tmp_;
 };
 
@@ -151,7 +154,8 @@ void TestEmulatedStorage::bandwidthCapHoldsOnRealFiles() {
     QVERIFY2(rate <= cap * 1.05, qPrintable(QString("%1 MiB/s is above the cap").arg(rate / kMiB)));
     QCOMPARE(io.stats().bytes, total);
     if (unshapedRate < 2 * cap) {
-        qWarning("this machine reads only %.0f MiB/s unshaped: the lower bound of the 200 MiB/s cap is not checked",
+        qWarning("this machine reads only %.0f MiB/s unshaped: the lower bound of the 200 MiB/s cap is not "
+                 "checked",
                  unshapedRate / kMiB);
         return;
     }
@@ -168,7 +172,8 @@ void TestEmulatedStorage::iopsCapHolds() {
     const Clock::time_point start = Clock::now();
     runThreads(3, [&](int) {
         char b[512];
-        while (next.fetch_add(1) < requests) io.pread(3, b, sizeof b, 0);
+        while (next.fetch_add(1) < requests)
+            io.pread(3, b, sizeof b, 0);
     });
     const double rate = requests / secondsSince(start);
     qInfo("1000 IOPS cap: %.0f IOPS measured", rate);
@@ -187,16 +192,19 @@ void TestEmulatedStorage::concurrencyLimitIsNeverExceeded() {
         EmulatedStorageBackend io(dev, shape, 1);
         runThreads(8, [&](int) {
             char b[64];
-            for (int i = 0; i < 15; ++i) io.pread(3, b, sizeof b, 0);
+            for (int i = 0; i < 15; ++i)
+                io.pread(3, b, sizeof b, 0);
         });
         QCOMPARE(dev->calls.load(), std::uint64_t(8 * 15));
         if (limit) {
-            QVERIFY2(dev->maxSeen.load() <= 3, qPrintable(QString("%1 requests in flight").arg(dev->maxSeen.load())));
+            QVERIFY2(dev->maxSeen.load() <= 3,
+                     qPrintable(QString("%1 requests in flight").arg(dev->maxSeen.load())));
             QVERIFY(io.stats().maxInflightSeen <= 3);
         } else {
             // The control: without a limit, 8 threads holding a request 2 ms each overlap beyond 3, so
             // the assertion above can fail.
-            QVERIFY2(dev->maxSeen.load() > 3, qPrintable(QString("only %1 in flight unlimited").arg(dev->maxSeen.load())));
+            QVERIFY2(dev->maxSeen.load() > 3,
+                     qPrintable(QString("only %1 in flight unlimited").arg(dev->maxSeen.load())));
         }
     }
 }
@@ -237,8 +245,9 @@ void TestEmulatedStorage::latencyDistributionsMatchTheirParameters() {
         const std::vector<double> lat = requestLatencies(io, c.n);
         const double got = median(lat) * 1e3;
         qInfo("%s: median %.4f ms (expected %.3f)", describeLatency(c.d).c_str(), got, c.expectedMedianMs);
-        QVERIFY2(got >= c.expectedMedianMs * (1 - c.below) && got <= c.expectedMedianMs * (1 + c.above),
-                 qPrintable(QString::fromStdString(describeLatency(c.d)) + QString(": measured %1 ms").arg(got)));
+        QVERIFY2(
+            got >= c.expectedMedianMs * (1 - c.below) && got <= c.expectedMedianMs * (1 + c.above),
+            qPrintable(QString::fromStdString(describeLatency(c.d)) + QString(": measured %1 ms").arg(got)));
     }
 }
 
@@ -254,10 +263,12 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     std::atomic<bool> stop{false};
     double changedAt = 0;
     std::thread presenter([&] {
-        while (clock.now() - clock.origin() < 0.6) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        while (clock.now() - clock.origin() < 0.6)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
         changedAt = clock.now() - clock.origin();
         io.setBandwidth(100 * kMiB);
-        while (clock.now() - clock.origin() < 1.6) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        while (clock.now() - clock.origin() < 1.6)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
         stop = true;
     });
     runThreads(2, [&](int) {
@@ -270,12 +281,15 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     });
     presenter.join();
     auto mibIn = [&](double from, double to) {
-        return static_cast<double>(std::count_if(done.begin(), done.end(), [&](double t) { return t >= from && t < to; })) /
+        return static_cast<double>(
+                   std::count_if(done.begin(), done.end(), [&](double t) { return t >= from && t < to; })) /
                (to - from);
     };
     const double before = mibIn(0.1, changedAt), after = mibIn(changedAt + 0.2, 1.6);
-    qInfo("live change 400 -> 100 MiB/s at %.3f s: %.0f MiB/s before, %.0f MiB/s from 0.2 s after", changedAt, before, after);
-    QVERIFY2(before <= 400 * 1.05 && before >= 400 * 0.8, qPrintable(QString("before: %1 MiB/s").arg(before)));
+    qInfo("live change 400 -> 100 MiB/s at %.3f s: %.0f MiB/s before, %.0f MiB/s from 0.2 s after", changedAt,
+          before, after);
+    QVERIFY2(before <= 400 * 1.05 && before >= 400 * 0.8,
+             qPrintable(QString("before: %1 MiB/s").arg(before)));
     QVERIFY2(after <= 100 * 1.08 && after >= 100 * 0.8, qPrintable(QString("after: %1 MiB/s").arg(after)));
 
     const std::vector<StorageChange> log = io.changes();
@@ -284,8 +298,9 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     QCOMPARE(log[0].oldValue, 400.0);
     QCOMPARE(log[0].newValue, 100.0);
     QCOMPARE(log[0].oldText, std::string("400 MiB/s"));
-    QVERIFY2(std::abs(log[0].secondsSinceStart - changedAt) < 0.05,
-             qPrintable(QString("logged at %1 s, changed at %2 s").arg(log[0].secondsSinceStart).arg(changedAt)));
+    QVERIFY2(
+        std::abs(log[0].secondsSinceStart - changedAt) < 0.05,
+        qPrintable(QString("logged at %1 s, changed at %2 s").arg(log[0].secondsSinceStart).arg(changedAt)));
     QVERIFY(std::abs(log[0].unixTime - (clock.origin() + changedAt)) < 0.05);
     // Setting the same value again is no change.
     io.setBandwidth(100 * kMiB);
@@ -341,7 +356,8 @@ void TestEmulatedStorage::invalidLiveValuesAreRejected() {
     };
     expectError([&] { io.setBandwidth(-5); }, "bandwidth_mib_s");
     expectError([&] { io.setIops(std::nan("")); }, "iops");
-    expectError([&] { io.setBandwidth(0.5); }, "bandwidth_mib_s"); // half a byte per second: surely a unit slip
+    expectError([&] { io.setBandwidth(0.5); },
+                "bandwidth_mib_s"); // half a byte per second: surely a unit slip
     expectError([&] { io.setIops(std::numeric_limits<double>::infinity()); }, "iops");
     expectError([&] { io.setLatency({LatencyKind::Lognormal, 0, 0.5}); }, "latency_ms.median");
     expectError([&] { io.setLatency({LatencyKind::Normal, 1, -1}); }, "latency_ms.stddev");
@@ -373,20 +389,34 @@ void TestEmulatedStorage::shippedProfilesLoad() {
 void TestEmulatedStorage::badProfilesGiveClearErrors_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("mentions"); // '|'-separated parts the message must contain
-    QTest::newRow("misspelt key") << "bandwith_mib_s: 500\n" << "bandwith_mib_s|did you mean bandwidth_mib_s";
-    QTest::newRow("negative") << "bandwidth_mib_s: -3\n" << "bandwidth_mib_s|-3|MiB/s";
-    QTest::newRow("units in a number") << "bandwidth_mib_s: 500 MB/s\n" << "bandwidth_mib_s|500 MB/s";
-    QTest::newRow("trailing text") << "iops: 12x\n" << "iops|12x";
-    QTest::newRow("list for a number") << "iops: [1, 2]\n" << "iops|(a list)";
-    QTest::newRow("unknown latency type") << "latency_ms: {type: gaussian, mean: 2}\n" << "latency_ms.type|gaussian|lognormal";
-    QTest::newRow("missing sigma") << "latency_ms: {type: lognormal, median: 2}\n" << "latency_ms.sigma|missing";
-    QTest::newRow("key of another type") << "latency_ms: {type: exponential, median: 2}\n" << "latency_ms.median|exponential";
-    QTest::newRow("zero median") << "latency_ms: {type: lognormal, median: 0, sigma: 1}\n" << "latency_ms.median|> 0";
-    QTest::newRow("fractional inflight") << "max_inflight: 2.5\n" << "max_inflight|2.5|whole";
-    QTest::newRow("bad bool") << "shape_writes: maybe\n" << "shape_writes|maybe|true or false";
-    QTest::newRow("syntax") << "bandwidth_mib_s: [1,\n" << "YAML syntax error at line";
-    QTest::newRow("empty") << "" << "empty";
-    QTest::newRow("not a map") << "- 1\n- 2\n" << "(a list)";
+    QTest::newRow("misspelt key") << "bandwith_mib_s: 500\n"
+                                  << "bandwith_mib_s|did you mean bandwidth_mib_s";
+    QTest::newRow("negative") << "bandwidth_mib_s: -3\n"
+                              << "bandwidth_mib_s|-3|MiB/s";
+    QTest::newRow("units in a number") << "bandwidth_mib_s: 500 MB/s\n"
+                                       << "bandwidth_mib_s|500 MB/s";
+    QTest::newRow("trailing text") << "iops: 12x\n"
+                                   << "iops|12x";
+    QTest::newRow("list for a number") << "iops: [1, 2]\n"
+                                       << "iops|(a list)";
+    QTest::newRow("unknown latency type") << "latency_ms: {type: gaussian, mean: 2}\n"
+                                          << "latency_ms.type|gaussian|lognormal";
+    QTest::newRow("missing sigma") << "latency_ms: {type: lognormal, median: 2}\n"
+                                   << "latency_ms.sigma|missing";
+    QTest::newRow("key of another type") << "latency_ms: {type: exponential, median: 2}\n"
+                                         << "latency_ms.median|exponential";
+    QTest::newRow("zero median") << "latency_ms: {type: lognormal, median: 0, sigma: 1}\n"
+                                 << "latency_ms.median|> 0";
+    QTest::newRow("fractional inflight") << "max_inflight: 2.5\n"
+                                         << "max_inflight|2.5|whole";
+    QTest::newRow("bad bool") << "shape_writes: maybe\n"
+                              << "shape_writes|maybe|true or false";
+    QTest::newRow("syntax") << "bandwidth_mib_s: [1,\n"
+                            << "YAML syntax error at line";
+    QTest::newRow("empty") << ""
+                           << "empty";
+    QTest::newRow("not a map") << "- 1\n- 2\n"
+                               << "(a list)";
 }
 
 void TestEmulatedStorage::badProfilesGiveClearErrors() {
@@ -430,8 +460,8 @@ void TestEmulatedStorage::workloadSectionOverridesAProfile() {
     QCOMPARE(s.bandwidthBytesPerSecond, 100 * kMiB);
     QCOMPARE(s.latency.kind, LatencyKind::Constant);
     QCOMPARE(s.latency.centerMs, 3.0);
-    QCOMPARE(s.iops, 200.0);       // from the profile
-    QCOMPARE(s.maxInflight, 32u);  // from the profile
+    QCOMPARE(s.iops, 200.0);      // from the profile
+    QCOMPARE(s.maxInflight, 32u); // from the profile
     try {
         parseStorageShape(YAML::Load("{description: x}"), "trainio.storage");
         QFAIL("description is not a key of trainio.storage");
