@@ -244,20 +244,33 @@ EmulatedStorageBackend::EmulatedStorageBackend(std::shared_ptr<IoBackend> inner,
                                                std::uint64_t seed, WallClock clock)
     : inner_(inner ? std::move(inner) : makePosixBackend()), seed_(seed), clock_(clock), shape_(shape) {
     validateStorageShape(shape, "emulated storage");
-    latencyOn_ = shape.latency.kind != LatencyKind::None;
+    publishLatency(shape.latency);
     shapeWrites_ = shape.shapeWrites;
     bytes_ = std::make_unique<RateBucket>(shape.bandwidthBytesPerSecond);
     requests_ = std::make_unique<RateBucket>(shape.iops);
-    maxInflight_ = shape.maxInflight;
+    maxInflight_.store(shape.maxInflight);
 }
 
 EmulatedStorageBackend::~EmulatedStorageBackend() = default;
 
+// All sequentially consistent (no fences: TSan does not model them): a reader that saw any field of a
+// write in progress sees the sequence number move. Loads are plain moves on x86; only writers pay.
+void EmulatedStorageBackend::publishLatency(const LatencyDistribution& d) {
+    ++latencySeq_;
+    latencyKind_ = static_cast<int>(d.kind);
+    latencyCenterMs_ = d.centerMs;
+    latencySpread_ = d.spread;
+    ++latencySeq_;
+}
+
 double EmulatedStorageBackend::drawLatencySeconds() {
     LatencyDistribution d;
-    {
-        std::lock_guard lock(paramsMutex_);
-        d = shape_.latency;
+    for (;;) {
+        const std::uint64_t seq = latencySeq_.load();
+        d.kind = static_cast<LatencyKind>(latencyKind_.load());
+        d.centerMs = latencyCenterMs_.load();
+        d.spread = latencySpread_.load();
+        if (!(seq & 1) && latencySeq_.load() == seq) break;
     }
     SplitMix64 g(mixSeed(seed_, latencyDraws_.fetch_add(1, std::memory_order_relaxed)));
     double ms = 0;
@@ -280,26 +293,40 @@ double EmulatedStorageBackend::drawLatencySeconds() {
     return ms / 1e3;
 }
 
+// Without a limit a request only counts itself in. With one it waits under the mutex until there is
+// room; the count stays atomic so that a limit set during a run sees the requests already in flight.
+void EmulatedStorageBackend::enterDevice() {
+    unsigned now = 0;
+    if (maxInflight_.load() == 0) {
+        now = inflight_.fetch_add(1) + 1;
+    } else {
+        std::unique_lock lock(inflightMutex_);
+        inflightFree_.wait(lock, [this] {
+            const unsigned limit = maxInflight_.load();
+            return limit == 0 || inflight_.load() < limit;
+        });
+        now = inflight_.fetch_add(1) + 1;
+    }
+    unsigned seen = maxInflightSeen_.load(std::memory_order_relaxed);
+    while (now > seen && !maxInflightSeen_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+    }
+}
+
+void EmulatedStorageBackend::leaveDevice() {
+    inflight_.fetch_sub(1);
+    if (maxInflight_.load() == 0) return;
+    // Taking the mutex orders this exit before a waiter's check-then-sleep: no lost wake-up.
+    { std::lock_guard lock(inflightMutex_); }
+    inflightFree_.notify_one();
+}
+
 template <class Call> ssize_t EmulatedStorageBackend::shaped(Call&& call) {
     const Clock::time_point arrived = Clock::now();
-    {
-        std::unique_lock lock(inflightMutex_);
-        inflightFree_.wait(lock, [this] { return maxInflight_ == 0 || inflight_ < maxInflight_; });
-        ++inflight_;
-        if (inflight_ > maxInflightSeen_.load(std::memory_order_relaxed))
-            maxInflightSeen_.store(inflight_, std::memory_order_relaxed);
-    }
-    // Leaves the in-flight count on every path out, and lets one waiting request in.
-    struct Release {
+    enterDevice();
+    struct Leave {
         EmulatedStorageBackend& self;
-        ~Release() {
-            {
-                std::lock_guard lock(self.inflightMutex_);
-                --self.inflight_;
-            }
-            self.inflightFree_.notify_one();
-        }
-    } release{*this};
+        ~Leave() { self.leaveDevice(); }
+    } leave{*this};
     const Clock::time_point admitted = Clock::now();
     waitInflightNs_.fetch_add(nanosBetween(arrived, admitted), std::memory_order_relaxed);
 
@@ -308,7 +335,9 @@ template <class Call> ssize_t EmulatedStorageBackend::shaped(Call&& call) {
     const Clock::time_point issued = Clock::now();
     waitIopsNs_.fetch_add(nanosBetween(admitted, issued), std::memory_order_relaxed);
 
-    const double latency = latencyOn_.load(std::memory_order_relaxed) ? drawLatencySeconds() : 0.0;
+    const double latency = latencyKind_.load(std::memory_order_relaxed) != static_cast<int>(LatencyKind::None)
+                               ? drawLatencySeconds()
+                               : 0.0;
     const ssize_t n = call();
     if (latency > 0) {
         const Clock::time_point done = Clock::now();
@@ -386,7 +415,7 @@ void EmulatedStorageBackend::setLatency(const LatencyDistribution& latency) {
     const LatencyDistribution old = shape_.latency;
     if (old == latency) return;
     shape_.latency = latency;
-    latencyOn_.store(latency.kind != LatencyKind::None, std::memory_order_relaxed);
+    publishLatency(latency);
     logChange("latency_ms", medianMs(old), medianMs(latency), describeLatency(old), describeLatency(latency));
 }
 
@@ -397,7 +426,7 @@ void EmulatedStorageBackend::setMaxInflight(unsigned maxInflight) {
     shape_.maxInflight = maxInflight;
     {
         std::lock_guard inflight(inflightMutex_);
-        maxInflight_ = maxInflight;
+        maxInflight_.store(maxInflight);
     }
     inflightFree_.notify_all();
     logChange("max_inflight", old, maxInflight, limitText(old, "requests"),

@@ -35,10 +35,11 @@
 // is appended to a log with the time since the clock's origin (pass the engine's run clock) so results
 // and plots can show it.
 //
-// Cost on the hot path: per request two uncontended mutex sections (in-flight count, bucket
-// reservation), a few atomics, and one PRNG draw when a latency is set. Waiting sleeps until the due
-// time; only latency waits spin, and only for the last kSpinWindow (100 µs), because a device's access
-// time is what the latency figure is about. A parameter that is 0 / None costs nothing beyond a check.
+// Cost on the hot path: per request a few atomics, a short mutex section per bucket that has a rate
+// (reservation) and two while max_inflight is set (the queue), and one PRNG draw when a latency is set.
+// Waiting sleeps until the due time; only latency waits spin, and only for the last kSpinWindow (100 µs),
+// because a device's access time is what the latency figure is about. A parameter that is 0 / None costs
+// nothing beyond a check.
 //
 // Latency draws are reproducible: draw k (k = 0, 1, … in the order requests reach step 3) comes from
 // SplitMix64 seeded with mixSeed(seed, k). With one thread the latencies are the same on every run;
@@ -164,6 +165,9 @@ class EmulatedStorageBackend final : public IoBackend {
     void logChange(const char* parameter, double oldValue, double newValue, std::string oldText,
                    std::string newText);
     double drawLatencySeconds();
+    void publishLatency(const LatencyDistribution& latency); // with paramsMutex_ held
+    void enterDevice();
+    void leaveDevice();
     // A bandwidth or IOPS change: validates, updates the bucket and logs it (in unit / unitScale).
     void setRate(RateBucket& bucket, double StorageShape::*field, double value, const char* parameter,
                  double unitScale, const char* unit);
@@ -175,17 +179,22 @@ class EmulatedStorageBackend final : public IoBackend {
     mutable std::mutex paramsMutex_; // shape_ (latency distribution) and the change log
     StorageShape shape_;
     std::vector<StorageChange> changes_;
-    std::atomic<bool> latencyOn_{false};
+    // The latency distribution as the hot path reads it, without a lock: a sequence lock whose
+    // writers hold paramsMutex_ (odd latencySeq_ = being written).
+    std::atomic<std::uint64_t> latencySeq_{0};
+    std::atomic<int> latencyKind_{0};
+    std::atomic<double> latencyCenterMs_{0}, latencySpread_{0};
     std::atomic<bool> shapeWrites_{false};
     std::atomic<std::uint64_t> latencyDraws_{0};
 
     std::unique_ptr<RateBucket> bytes_;
     std::unique_ptr<RateBucket> requests_;
 
+    // Counted with atomics; requests take the mutex only while a limit is set (waiting needs it).
     std::mutex inflightMutex_;
     std::condition_variable inflightFree_;
-    unsigned inflight_ = 0;
-    unsigned maxInflight_ = 0; // guarded by inflightMutex_
+    std::atomic<unsigned> inflight_{0};
+    std::atomic<unsigned> maxInflight_{0};
 
     std::atomic<std::uint64_t> statRequests_{0}, statBytes_{0};
     std::atomic<std::uint64_t> waitInflightNs_{0}, waitIopsNs_{0}, waitLatencyNs_{0}, waitBandwidthNs_{0};
