@@ -123,6 +123,7 @@ class TestEmulatedStorage : public QObject {
     void liveBandwidthChangeTakesEffectAndIsLogged();
     void slowQueueIsRetimedWhenTheRateRises();
     void writesPassThroughUnlessShaped();
+    void everyParameterChangesUnderLoad();
     void invalidLiveValuesAreRejected();
     void shippedProfilesLoad();
     void badProfilesGiveClearErrors_data();
@@ -346,6 +347,49 @@ void TestEmulatedStorage::writesPassThroughUnlessShaped() {
     QCOMPARE(io.pwrite(3, b, sizeof b, 0), ssize_t(sizeof b));
     QVERIFY(secondsSince(t) >= 0.020);
     QCOMPARE(io.changes().back().parameter, std::string("shape_writes"));
+}
+
+void TestEmulatedStorage::everyParameterChangesUnderLoad() {
+    // Six threads read and write while every parameter flips 20 times (for TSan as much as for the
+    // log): no request is lost or cut, the limit set last holds, every change is logged in order.
+    auto dev = std::make_shared<FakeDevice>();
+    StorageShape start;
+    start.bandwidthBytesPerSecond = 400 * kMiB;
+    EmulatedStorageBackend io(dev, start, 1);
+    std::atomic<bool> stop{false};
+    std::atomic<int> badReturns{0};
+    std::atomic<std::uint64_t> calls{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 6; ++t)
+        pool.emplace_back([&] {
+            std::vector<char> b(64 << 10);
+            while (!stop) {
+                if (io.pread(3, b.data(), b.size(), 0) != ssize_t(b.size())) ++badReturns;
+                if (io.pwrite(3, b.data(), 100, 0) != 100) ++badReturns;
+                calls += 2;
+            }
+        });
+    for (int k = 0; k < 20; ++k) {
+        const bool odd = k % 2;
+        io.setBandwidth((odd ? 200 : 300) * kMiB); // never the starting 400: each call is a change
+        io.setIops(odd ? 5000 : 0);
+        io.setMaxInflight(odd ? 2 : 0);
+        io.setLatency(odd ? LatencyDistribution{LatencyKind::Exponential, 0.2, 0} : LatencyDistribution{});
+        io.setShapeWrites(!odd);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // let requests run under each setting
+    }
+    stop = true;
+    for (auto& th : pool)
+        th.join();
+    QCOMPARE(badReturns.load(), 0);
+    QCOMPARE(dev->calls.load(), calls.load());
+    // k = 0 leaves iops, max_inflight and latency as they were (0/none): 2 changes, then 5 per step.
+    const std::vector<StorageChange> log = io.changes();
+    QCOMPARE(log.size(), std::size_t(2 + 19 * 5));
+    for (std::size_t i = 1; i < log.size(); ++i)
+        QVERIFY(log[i].secondsSinceStart >= log[i - 1].secondsSinceStart);
+    QCOMPARE(io.shape().maxInflight, 2u);
+    QCOMPARE(io.shape().bandwidthBytesPerSecond, 200 * kMiB);
 }
 
 void TestEmulatedStorage::invalidLiveValuesAreRejected() {
