@@ -2,14 +2,16 @@
 // io_uring, fault injection) behave like a slower device, so that "slow storage starves the
 // accelerators" can be shown on a workstation whose dataset sits in the page cache.
 //
-// Integration (one call where the engine builds its IoBackend):
-//     StorageProfile p = loadStorageProfile(cfg.trainio.storage.profile);      // io/storage_profile.h
-//     // … then apply the `trainio.storage` overrides to p.shape (parseStorageShape on that YAML node)
-//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineBackend, p.shape, cfg.train.seed,
-//     runClock);
-//     // hand `shaped` to the readers instead of engineBackend; keep the pointer for the GUI's live controls
-//     // and write storageShapeJson(shape) and storageChangesJson(shaped->changes()) with the results
-//     // (each change: time since the run clock's origin, parameter, old, new).
+// Integration (one call where the engine builds its IoBackend; io/storage_profile.h for the first two):
+//     StorageShape shape = loadStorageProfile(profileNameOrFile).shape;         // trainio.storage.profile
+//     shape = parseStorageShape(storageNode, "trainio.storage", shape);         // the section's own keys
+//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineIo, shape, cfg.train.seed, runClock);
+// Hand `shaped` to the readers instead of engineIo and keep the pointer for the GUI's live controls;
+// write storageShapeJson(shape) and storageChangesJson(shaped->changes()) with the results.
+// Thread-safety: every IoBackend call, setter and accessor may be called from any thread at any time.
+// Clocks: the change log is stamped with the given WallClock (util/clock.h; pass the run's clock so
+// that times line up with the step records); waits use std::chrono::steady_clock, which WallClock is
+// built on.
 //
 // What is one request: one pread (or pwrite, when shape.shapeWrites) call on this backend. The engine's
 // readers call pread once per reader.transfer_size chunk (readFully in io_backend.h), so latency and
@@ -31,8 +33,9 @@
 //
 // Live changes: every setter may be called from any thread during a run. A new rate also rescales the
 // work already queued in its bucket (its bytes are re-timed at the new rate) and sleeping requests
-// re-check at least every 100 ms, so a change is effective within well under one second. Each change
-// is appended to a log with the time since the clock's origin (pass the engine's run clock) so results
+// re-check at least every 100 ms, so a change is effective within well under one second. A new latency
+// applies to requests that reach the device after the change (one already drawn is served as drawn). Each
+// change is appended to a log with the time since the clock's origin (pass the engine's run clock) so results
 // and plots can show it.
 //
 // Cost on the hot path: per request a few atomics, a short mutex section per bucket that has a rate
