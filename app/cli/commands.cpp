@@ -153,6 +153,7 @@ void printHeadline(const fs::path& dir, const RunOutcome& out) {
                  dir.string().c_str(), m.auMean, m.auStdev, m.throughputMean, m.ioMeanMiB,
                  m.pass ? "PASS" : "FAIL", static_cast<double>(out.bytesRead) / 1048576.0, out.cpuSeconds, cpuPerSample,
                  toString(out.status));
+    for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
 }
 
@@ -241,7 +242,8 @@ int runValidateCommand(const Args& args) {
     // A dataset not generated yet is no fault of the workload: then check the room datagen needs instead.
     // A dataset that is there must match.
     WorkloadConfig planned = c;
-    if (!fs::is_directory(DatasetLayout(c.dataset).root())) planned.workflow.generateData = true;
+    std::error_code ec;
+    if (!fs::is_directory(DatasetLayout(c.dataset).root(), ec)) planned.workflow.generateData = true;
     checkBeforeMeasuring(planned, PreflightAction::Run, acceleratorsFrom(p), p.value("--output"), 1, nullptr, true);
     const HostInfo host = readHostInfo();
     const SizingAdvice sa = sizingAdvice(c, acceleratorsFrom(p), host.memoryGiB * 1024.0 * 1024.0 * 1024.0);

@@ -60,7 +60,7 @@ void BatchPrefetcher::readerLoop(unsigned) {
     SampleReaderOptions ro;
     ro.transferSize = cfg_.reader.transferSize;
     ro.samplesPerFile = spf_;
-    ro.odirect = cfg_.reader.odirect;
+    ro.odirect = cfg_.reader.odirect || cfg_.trainio.ioEngine == "odirect";
     std::unique_ptr<SampleReader> reader;
     std::string path;
     std::string initError;

@@ -39,11 +39,29 @@ struct SharedRun {
     std::string error;
     // perEpoch[e][r], filled by rank r at the end of epoch e (preallocated: no reallocation races).
     std::vector<std::vector<EpochRankMetrics>> perEpoch;
+    // epochBytes[e][r]: bytes rank r's readers delivered in epoch e (for EngineOptions::afterEpoch).
+    std::vector<std::vector<std::uint64_t>> epochBytes;
     std::atomic<std::uint64_t> bytesRead{0}, samplesRead{0};
 
     SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t r, std::uint64_t seed)
         : cfg(c), opt(o), ranks(r), runSeed(seed), barrier(r),
-          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)) {}
+          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)),
+          epochBytes(c.train.epochs, std::vector<std::uint64_t>(r, 0)) {}
+
+    // Runs a between-epochs hook on rank 0 while the other ranks wait at the barrier; false if the run
+    // stops (a failing hook fails the run).
+    template <class F>
+    bool betweenEpochs(std::uint64_t rank, F&& hook) {
+        if (!barrier.arriveAndWait()) return false;
+        if (rank == 0) {
+            try {
+                hook();
+            } catch (const std::exception& e) {
+                fail(e.what());
+            }
+        }
+        return barrier.arriveAndWait();
+    }
 
     bool cancelled() const { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); }
     void fail(const std::string& what) {
@@ -78,6 +96,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
 
     for (std::uint64_t epoch = 1; epoch <= cfg.train.epochs; ++epoch) {
         if (shouldStop()) break;
+        if (run.opt.beforeEpoch && !run.betweenEpochs(rank, [&] { run.opt.beforeEpoch(epoch); })) break;
+        const std::uint64_t bytesBefore = prefetcher.bytesRead();
         sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
         prefetcher.startEpoch(order, plan.stepsPerEpoch);
         if (!run.barrier.arriveAndWait()) {
@@ -133,11 +153,15 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         block.end = run.clock.now();
         prefetcher.endEpoch();
         ep.end = run.clock.now();
+        run.epochBytes[epoch - 1][rank] = prefetcher.bytesRead() - bytesBefore;
         ep.complete = block.steps() == plan.stepsPerEpoch;
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
         if (!run.barrier.arriveAndWait()) break;
+        if (run.opt.afterEpoch &&
+            !run.betweenEpochs(rank, [&] { run.opt.afterEpoch(epoch, run.epochBytes[epoch - 1]); }))
+            break;
         if (rank == 0 && obs) {
             EpochEvent ev;
             ev.epoch = epoch;

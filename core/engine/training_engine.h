@@ -10,6 +10,7 @@
 #include "metrics/step_records.h"
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +27,11 @@ struct EngineOptions {
     std::shared_ptr<IoBackend> io;        // null = POSIX
     EngineObserver* observer = nullptr;   // may be null
     const std::atomic<bool>* cancel = nullptr;
+    // Between epochs, outside every measured window, on one thread while all ranks wait: before the
+    // epoch's first read (cache control, page-cache metering) and after its last read, with the bytes
+    // each rank delivered in that epoch. Only called when set; an exception fails the run.
+    std::function<void(std::uint64_t epoch)> beforeEpoch;
+    std::function<void(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank)> afterEpoch;
 };
 
 struct RunOutcome {
@@ -40,6 +46,9 @@ struct RunOutcome {
     std::uint64_t bytesRead = 0;
     std::uint64_t samplesRead = 0;
     double cpuSeconds = 0;      // process CPU time (user + system) during the run
+    // What the result must say beside its numbers (most bytes from the page cache, a client-bound run);
+    // filled by the invocation runner from the storage session.
+    std::vector<std::string> warnings;
 };
 
 // Throws InputError for a configuration the engine cannot run (e.g. too few samples for one step).

@@ -6,6 +6,8 @@
 #include "engine/sample_order.h"
 #include "format/crc32c.h"
 #include "format/format_writer.h"
+#include "io/cache_control.h"
+#include "results/storage_session.h"
 #include "util/errors.h"
 
 #include <sys/statvfs.h>
@@ -182,7 +184,7 @@ void checkDataset(const WorkloadConfig& cfg, const PreflightRequest& req, Prefli
         // What is there instead, as a hint (another count, prefix or format shows in the names).
         std::string found;
         std::uint64_t others = 0;
-        for (const auto& e : fs::recursive_directory_iterator(layout.splitFolder(Split::Train), ec)) {
+        for (const auto& e : fs::recursive_directory_iterator(layout.splitFolder(Split::Train), fs::directory_options::skip_permission_denied, ec)) {
             if (!e.is_regular_file(ec)) continue;
             if (found.empty() || e.path().filename().string() < found) found = e.path().filename().string();
             ++others;
@@ -280,6 +282,28 @@ void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, Preflig
     checkFolder("--output", req.output, need, "the result files", r);
 }
 
+// The trainio: section's engine, cache control and emulated storage can be set up (drop needs root,
+// a profile must load) — the same checks the run makes when it starts, made before anything else.
+void checkStorageSide(const WorkloadConfig& cfg, PreflightResult& r) {
+    const auto& tr = cfg.trainio;
+    if (tr.ioEngine != "posix" && tr.ioEngine != "odirect")
+        r.problems.push_back({"trainio.io_engine", tr.ioEngine,
+                              "posix or odirect (mmap and io_uring are not connected to the readers in this build yet)"});
+    try {
+        if (const auto problem = cacheControlProblem(parseCacheMode(tr.cache, "trainio.cache")))
+            r.problems.push_back({"trainio.cache", tr.cache, *problem});
+    } catch (const InputError& e) {
+        r.problems.push_back({"trainio.cache", tr.cache, e.what()});
+    }
+    if (tr.storage.any()) {
+        try {
+            storageShapeFor(tr.storage);
+        } catch (const InputError& e) {
+            r.problems.push_back({"trainio.storage", tr.storage.profile.empty() ? "(settings)" : tr.storage.profile, e.what()});
+        }
+    }
+}
+
 } // namespace
 
 std::string PreflightProblem::text() const {
@@ -309,6 +333,7 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
         return r;
     }
     checkSteps(cfg, req, r);
+    checkStorageSide(cfg, r);
     if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
     else checkDataset(cfg, req, r);
     checkOutput(cfg, req, r);

@@ -3,6 +3,7 @@
 #include "aggregate/benchmark_report.h"
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
+#include "results/storage_session.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 
@@ -10,23 +11,35 @@ namespace trainio {
 namespace fs = std::filesystem;
 
 RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
+    // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
+    StorageSession storage(cfg, opt.io);
+    if (opt.onStorage) opt.onStorage(storage.emulated());
     EngineOptions eo;
     eo.accelerators = opt.accelerators;
     eo.semantics = opt.semantics;
     eo.observer = opt.observer;
     eo.cancel = opt.cancel;
-    eo.io = opt.io;
+    eo.io = storage.io();
+    eo.beforeEpoch = [&](std::uint64_t epoch) { storage.beforeEpoch(epoch); };
+    eo.afterEpoch = [&](std::uint64_t epoch, const std::vector<std::uint64_t>& bytes) { storage.afterEpoch(epoch, bytes); };
     const HostInfo host = readHostInfo();
     // The folder first: a folder that cannot be made fails here, before anything is measured, rather
     // than after a run of minutes whose results then have nowhere to go.
     std::error_code ec;
     fs::create_directories(dir / "configs", ec);
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
+    storage.startTelemetry();
     RunOutcome out = runTraining(cfg, eo);
+    if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
+    out.warnings = storage.stop();
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;
-    ctx.logLines = opt.warnings;
     ctx.io = opt.io.get();
+    // The storage files first, through the same backend as the rest: a failure there is a warning on the
+    // result, never the loss of what was measured.
+    for (auto& w : storage.write(dir, ctx.io)) out.warnings.push_back(std::move(w));
+    ctx.logLines = opt.warnings;
+    ctx.logLines.insert(ctx.logLines.end(), out.warnings.begin(), out.warnings.end());
     writeInvocationFolder(dir, cfg, out, host, ctx);
     return out;
 }

@@ -6,6 +6,7 @@
 
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
+#include "io/emulated_storage.h"
 
 #include <atomic>
 #include <cstdint>
@@ -24,6 +25,9 @@ struct InvocationOptions {
     std::shared_ptr<IoBackend> io;
     std::string commandLine;           // recorded in trainio_run.json
     std::vector<std::string> warnings; // put at the head of the log
+    // Called with the emulated storage device when the run starts (null when none), and with null when
+    // it ends: what the GUI's live bandwidth/latency controls act on.
+    std::function<void(std::shared_ptr<EmulatedStorageBackend>)> onStorage;
 };
 
 // Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).

@@ -173,6 +173,7 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     meta["trainio_version"] = TRAINIO_VERSION;
     meta["status"] = toString(run.status);
     meta["error"] = run.error;
+    meta["warnings"] = run.warnings; // e.g. most bytes came from the page cache (trainio_io.json)
     meta["semantics"] = run.metricOptions.semantics == MetricSemantics::DlioV1 ? "v1" : "v2";
     meta["exclude_start_steps"] = run.metricOptions.excludeStartSteps;
     meta["exclude_end_steps"] = run.metricOptions.excludeEndSteps;

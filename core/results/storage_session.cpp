@@ -1,0 +1,138 @@
+#include "results/storage_session.h"
+
+#include "dataset/dataset_layout.h"
+#include "io/storage_profile.h"
+#include "results/atomic_file.h"
+#include "telemetry/client_bound.h"
+#include "util/errors.h"
+
+#include <cstdio>
+
+namespace trainio {
+namespace {
+
+LatencyDistribution latencyFor(const LatencySpec& l) {
+    LatencyDistribution d;
+    if (l.type == "constant") {
+        d.kind = LatencyKind::Constant;
+        d.centerMs = l.value;
+    } else if (l.type == "normal") {
+        d.kind = LatencyKind::Normal;
+        d.centerMs = l.mean;
+        d.spread = l.stdev;
+    } else if (l.type == "lognormal") {
+        d.kind = LatencyKind::Lognormal;
+        d.centerMs = l.median;
+        d.spread = l.sigma;
+    } else if (l.type == "exponential") {
+        d.kind = LatencyKind::Exponential;
+        d.centerMs = l.mean;
+    }
+    return d;
+}
+
+std::vector<std::string> trainFiles(const DatasetSection& ds) {
+    const DatasetLayout layout(ds);
+    std::vector<std::string> files(ds.numFilesTrain);
+    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) layout.filePath(Split::Train, i, files[i]);
+    return files;
+}
+
+} // namespace
+
+StorageShape storageShapeFor(const StorageEmulationSection& s) {
+    StorageShape shape = s.profile.empty() ? StorageShape{} : loadStorageProfile(s.profile).shape;
+    if (s.bandwidthMiBs > 0) shape.bandwidthBytesPerSecond = s.bandwidthMiBs * 1048576.0;
+    if (s.latencyMs.type != "none") shape.latency = latencyFor(s.latencyMs);
+    if (s.iops > 0) shape.iops = s.iops;
+    if (s.maxInflight > 0) shape.maxInflight = static_cast<unsigned>(s.maxInflight);
+    validateStorageShape(shape, "trainio.storage");
+    return shape;
+}
+
+StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base) : cfg_(cfg) {
+    const auto& tr = cfg.trainio;
+    // Engines other than posix and odirect (which the sample reader applies per open) are not connected
+    // to the readers yet: say so instead of measuring with another engine than the one asked for.
+    if (tr.ioEngine != "posix" && tr.ioEngine != "odirect")
+        throw InputError("trainio.io_engine = " + tr.ioEngine +
+                         ": expected posix or odirect (mmap and io_uring are not connected to the readers in this "
+                         "build yet)");
+    io_ = base ? base : makePosixBackend();
+    if (tr.storage.any()) {
+        emulated_ = std::make_shared<EmulatedStorageBackend>(io_, storageShapeFor(tr.storage), cfg.train.seed, clock_);
+        io_ = emulated_;
+    }
+    cache_ = parseCacheMode(tr.cache, "trainio.cache");
+    if (const auto problem = cacheControlProblem(cache_)) throw InputError("trainio.cache = " + tr.cache + ": " + *problem);
+    files_ = trainFiles(cfg.dataset);
+    meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
+    report_.engine = tr.ioEngine;
+    report_.cache = tr.cache;
+    report_.storage = emulated_ ? storageShapeJson(emulated_->shape()) : nlohmann::json::object();
+}
+
+StorageSession::~StorageSession() {
+    if (sampler_) {
+        try {
+            sampler_->stop();
+        } catch (...) {
+        }
+    }
+}
+
+void StorageSession::beforeEpoch(std::uint64_t) {
+    const CacheControlResult r = applyCacheControl(cache_, files_);
+    cacheSeconds_.push_back(r.seconds);
+    meter_->beginEpoch();
+}
+
+void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank) {
+    report_.epochs.push_back(meter_->endEpoch(epoch, bytesPerRank));
+}
+
+void StorageSession::startTelemetry() {
+    telemetry::TelemetryOptions opt;
+    opt.intervalS = cfg_.trainio.telemetryIntervalS;
+    sampler_ = std::make_unique<telemetry::TelemetrySampler>(opt, clock_, clock_.now());
+    sampler_->start();
+}
+
+std::vector<std::string> StorageSession::stop() {
+    std::vector<std::string> warnings;
+    if (emulated_) report_.storage["changes"] = storageChangesJson(emulated_->changes());
+    if (const std::string w = cacheWarning(report_); !w.empty()) warnings.push_back(w);
+    if (sampler_) {
+        telemetry_ = sampler_->stop();
+        sampler_.reset();
+        if (!telemetry_->rows.empty()) {
+            try {
+                const auto verdict =
+                    telemetry::clientBound(*telemetry_, telemetry_->rows.front()[0], telemetry_->rows.back()[0]);
+                if (verdict.clientBound) warnings.push_back("client-bound: " + verdict.reason);
+            } catch (const InputError&) {
+                // A table without the CPU columns (unreadable /proc) gives no verdict; the file says why.
+            }
+        }
+    }
+    return warnings;
+}
+
+std::vector<std::string> StorageSession::write(const std::filesystem::path& dir, IoBackend* io) const {
+    std::vector<std::string> warnings;
+    auto one = [&](const char* name, const std::string& text) {
+        try {
+            writeFileAtomic(dir / name, text, io);
+        } catch (const RunError& e) {
+            warnings.push_back(std::string(name) + " was not written: " + e.what());
+        }
+    };
+    one("trainio_io.json", ioReportJson(report_).dump(2) + "\n");
+    if (telemetry_) {
+        one("telemetry.csv", telemetry::telemetryCsv(*telemetry_));
+        one("telemetry.json", telemetry::telemetryJson(*telemetry_));
+    }
+    return warnings;
+}
+
+} // namespace trainio

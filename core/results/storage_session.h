@@ -1,0 +1,64 @@
+// The storage side of one invocation (issue "Storage truth"), around the engine: the I/O stack the
+// readers use (the engine chosen by trainio.io_engine, wrapped in emulated storage when trainio.storage
+// asks for it), cache control and page-cache metering between epochs, the telemetry sampler around the
+// run — and, after it, trainio_io.json and telemetry.csv/json in the invocation folder.
+#pragma once
+
+#include "config/workload_config.h"
+#include "io/cache_control.h"
+#include "io/emulated_storage.h"
+#include "io/page_cache.h"
+#include "telemetry/telemetry_sampler.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+// The emulated-storage parameters of a workload: the profile's, then the section's own non-zero keys.
+// Throws InputError naming the key (or the profile file) for a bad value.
+StorageShape storageShapeFor(const StorageEmulationSection& section);
+
+class StorageSession {
+public:
+    // `base` is the backend the engine would use (null: POSIX); tests pass a fault-injecting one.
+    StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base);
+    ~StorageSession();
+
+    std::shared_ptr<IoBackend> io() const { return io_; }
+    // The emulated device for live changes (null when the workload emulates none).
+    std::shared_ptr<EmulatedStorageBackend> emulated() const { return emulated_; }
+
+    // EngineOptions::beforeEpoch / afterEpoch.
+    void beforeEpoch(std::uint64_t epoch);
+    void afterEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank);
+
+    void startTelemetry();
+    // Stops the sampler (if started) and returns the warnings for the result: most bytes from the page
+    // cache, a client-bound run.
+    std::vector<std::string> stop();
+    // Writes trainio_io.json and telemetry.csv/json into `dir` through `io` (null: POSIX). A file that
+    // cannot be written does not cost the run: its error is returned as a warning instead.
+    std::vector<std::string> write(const std::filesystem::path& dir, IoBackend* io) const;
+
+    // Seconds spent in cache control before each epoch (outside the measured epochs).
+    const std::vector<double>& cacheControlSeconds() const { return cacheSeconds_; }
+
+private:
+    const WorkloadConfig& cfg_;
+    std::shared_ptr<IoBackend> io_;
+    std::shared_ptr<EmulatedStorageBackend> emulated_;
+    CacheMode cache_ = CacheMode::Keep;
+    std::vector<std::string> files_;
+    std::unique_ptr<PageCacheMeter> meter_;
+    IoReport report_;
+    std::vector<double> cacheSeconds_;
+    WallClock clock_;
+    std::unique_ptr<telemetry::TelemetrySampler> sampler_;
+    std::optional<telemetry::TelemetryTable> telemetry_;
+};
+
+} // namespace trainio
