@@ -67,6 +67,12 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
             throw InputError("--accelerator-type = '" + *acc + "': expected an accelerator name such as a100, h100, b200");
         overrides.push_back("++workload.accelerator=" + *acc);
     }
+    // --storage-profile is trainio.storage.profile: an emulated device (resources/storage-profiles/).
+    if (const auto prof = p.value("--storage-profile")) {
+        if (prof->find_first_not_of(" \t") == std::string::npos)
+            throw InputError("--storage-profile = '" + *prof + "': expected a storage profile name or file");
+        overrides.push_back("++trainio.storage.profile=" + *prof);
+    }
     LoadedConfig lc = loadConfigOrPreset(*config, overrides);
     if (printWarnings)
         for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
@@ -184,12 +190,16 @@ const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
                          "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
-    "                       [--accelerator-type NAME] [--quiet] [--live-json FILE]\n"
+    "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
-    "configs/, trainio_run.json, trainio.log. Exit 0 when complete, 1 when it failed or was interrupted.\n";
+    "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
+    "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
+    "--storage-profile NAME|FILE: read through an emulated device (trainio.storage.profile; the profiles are\n"
+    "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
+    "                             [--storage-profile NAME|FILE]\n"
     "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.\n";
@@ -213,7 +223,7 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
 OptionSpec runSpec() {
     OptionSpec s;
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
-                "--accelerator-type"};
+                "--accelerator-type", "--storage-profile"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -234,7 +244,7 @@ const std::atomic<bool>* cancelFlag() { return &g_cancel; }
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;
     OptionSpec spec;
-    spec.valued = {"--config", "--accelerators", "--accelerator-type", "--output"};
+    spec.valued = {"--config", "--accelerators", "--accelerator-type", "--output", "--storage-profile"};
     spec.overrides = true;
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);

@@ -128,6 +128,28 @@ private slots:
         QVERIFY2(capped.at("metric").at("train_au_mean_percentage").get<double>() < 50.0, capped.dump().c_str());
     }
 
+    // The demo: the same workload through the shipped HDD profile (250 MiB/s, 8 ms lognormal, 200 IOPS)
+    // starves the accelerators; the profile is recorded with the result.
+    void storageProfileOption() {
+        const auto r = run(QStringLiteral("hdd"), {QStringLiteral("--storage-profile"), QStringLiteral("hdd")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json io = readJson(tmp_.filePath(QStringLiteral("hdd/trainio_io.json")).toStdString());
+        QCOMPARE(io.at("storage").at("bandwidth_mib_s").get<double>(), 250.0);
+        QCOMPARE(io.at("storage").at("iops").get<double>(), 200.0);
+        const json s = readJson(tmp_.filePath(QStringLiteral("hdd/summary.json")).toStdString());
+        const json k = readJson(tmp_.filePath(QStringLiteral("keep/summary.json")).toStdString());
+        const double au = s.at("metric").at("train_au_mean_percentage").get<double>();
+        QVERIFY2(au < 50.0 && au < k.at("metric").at("train_au_mean_percentage").get<double>() - 30.0, s.dump().c_str());
+        QVERIFY2(!r.err.contains(QStringLiteral("Most bytes came from the page cache")), qPrintable(r.err));
+        QVERIFY(testsupport::readText(tmp_.filePath(QStringLiteral("hdd/configs/config.yaml")).toStdString()).find("profile: hdd") !=
+                std::string::npos);
+        // An unknown profile is bad input before anything is measured.
+        const auto bad = run(QStringLiteral("floppy"), {QStringLiteral("--storage-profile"), QStringLiteral("floppy")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("no such storage profile")), qPrintable(bad.err));
+        QVERIFY(!fs::exists(tmp_.filePath(QStringLiteral("floppy")).toStdString()));
+    }
+
     // Telemetry rows cover the run: the first row within two intervals of the start, the last at its end.
     void telemetryCoversTheRun() {
         const fs::path dir = tmp_.filePath(QStringLiteral("keep")).toStdString();
