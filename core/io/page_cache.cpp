@@ -397,16 +397,24 @@ const Residency& PageCacheMeter::beginEpoch() {
 EpochIoRecord PageCacheMeter::endEpoch(std::uint64_t epoch,
                                        const std::vector<std::uint64_t>& deliveredPerRank) {
     const ProcessIoSnapshot processEnd = readProcessIo();
-    const auto deviceEnd = device_.found ? deviceReadBytes(device_.name, paths_.diskstats) : std::nullopt;
+    // value_or(0) with an explicit flag rather than a second optional: GCC 12 at -O2 warns (maybe-
+    // uninitialized) on the optional's payload below, and CI builds with -Werror.
+    std::uint64_t deviceEnd = 0;
+    bool deviceEndKnown = false;
+    if (device_.found) {
+        if (const auto v = deviceReadBytes(device_.name, paths_.diskstats)) {
+            deviceEnd = *v;
+            deviceEndKnown = true;
+        }
+    }
     EpochIoRecord rec;
     rec.epoch = epoch;
     rec.ranks.resize(deliveredPerRank.size());
     std::optional<std::vector<std::uint64_t>> storageParts, deviceParts;
     if (processStart_.available && processEnd.available)
         storageParts = apportionByShare(readBytesDelta(processStart_, processEnd), deliveredPerRank);
-    if (deviceStart_ && deviceEnd)
-        deviceParts =
-            apportionByShare(*deviceEnd > *deviceStart_ ? *deviceEnd - *deviceStart_ : 0, deliveredPerRank);
+    if (deviceStart_ && deviceEndKnown)
+        deviceParts = apportionByShare(deviceEnd > *deviceStart_ ? deviceEnd - *deviceStart_ : 0, deliveredPerRank);
     for (std::size_t i = 0; i < deliveredPerRank.size(); ++i) {
         auto& r = rec.ranks[i];
         r.bytesDelivered = deliveredPerRank[i];
