@@ -9,7 +9,7 @@
 //   mmap      the file is mapped read-only at open (MADV_SEQUENTIAL) and pread memcpy's the asked range
 //             into the caller's buffer: "delivering the bytes" means every byte is touched and lands
 //             where the caller parses it, as with the other engines. A SIGBUS (file truncated under the
-//             mapping) becomes -EIO, never a crash.
+//             mapping) becomes -EIO, never a crash. OpenOptions::direct is ignored: a mapping is cached.
 //   io_uring  liburing, one ring per reader thread (thread_local, created on the thread's first read,
 //             freed when the thread ends). pread(len) is split into ceil(len / requestBytes) reads with
 //             up to ioDepth in flight, reaped together: a large read then keeps ioDepth requests queued
