@@ -1,11 +1,13 @@
 #include "io/engine_support.h"
 
+#include <atomic>
 #include <cerrno>
 #include <csetjmp>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +19,9 @@ namespace {
 // get an I/O error for that, as pread would give, not kill the process: the copy runs with a per-thread
 // jump target that a process-wide SIGBUS handler returns to. A SIGBUS outside such a copy goes to the
 // handler that was installed before (or the default action).
-thread_local sigjmp_buf* tCopyJump = nullptr;
+// volatile: the handler reads it asynchronously; without it the compiler may drop the store before
+// the memcpy (memcpy is known not to read it), and a fault then looks like a SIGBUS outside a copy.
+thread_local sigjmp_buf* volatile tCopyJump = nullptr;
 struct sigaction gPreviousBus {};
 
 void onSigbus(int sig, siginfo_t* info, void* context) {
@@ -50,10 +54,19 @@ bool guardedCopy(void* dst, const unsigned char* src, std::size_t n) {
     sigjmp_buf jump;
     if (sigsetjmp(jump, 0) != 0) {
         tCopyJump = nullptr;
+        // Left the handler by a jump that did not restore the signal mask: SIGBUS may still be blocked
+        // (SA_NODEFER covers our handler, not a sanitizer's wrapper around it), and a blocked SIGBUS on
+        // the next fault would kill the process. Unblocking here costs nothing on the copies that work.
+        sigset_t bus;
+        sigemptyset(&bus);
+        sigaddset(&bus, SIGBUS);
+        ::pthread_sigmask(SIG_UNBLOCK, &bus, nullptr);
         return false;
     }
     tCopyJump = &jump;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     std::memcpy(dst, src, n);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     tCopyJump = nullptr;
     return true;
 }
