@@ -15,8 +15,8 @@ namespace trainio::engines {
 DirectAlignment directAlignmentOf(int fd) {
     DirectAlignment a;
     struct statx stx {};
-    if (::syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN) &&
-        stx.stx_dio_mem_align > 0 && stx.stx_dio_offset_align > 0) {
+    if (::syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+        (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_mem_align > 0 && stx.stx_dio_offset_align > 0) {
         // Never below 512 (the smallest logical block) nor above what AlignedBuffer guarantees in memory.
         a.memory = std::clamp<std::size_t>(stx.stx_dio_mem_align, 1, AlignedBuffer::kAlignment);
         a.offset = std::max<std::size_t>(stx.stx_dio_offset_align, 512);

@@ -18,8 +18,7 @@ namespace trainio::engines {
 
 // What an engine remembers about an open handle. Readers look it up on every pread, so it is a
 // shared-locked map: the lock is only taken exclusively at open and close.
-template <class T>
-class HandleTable {
+template <class T> class HandleTable {
 public:
     void put(int handle, const T& value) {
         std::unique_lock lock(mutex_);
@@ -80,7 +79,8 @@ inline constexpr std::size_t kMaxBounceBytes = 16u << 20;
 // the range is rounded out to the alignment, read into a per-thread aligned bounce buffer and the asked
 // bytes are copied out. Same return convention as pread (short at end of file, -errno).
 template <class RawRead>
-ssize_t readAligned(const DirectAlignment& a, void* buf, std::size_t len, std::uint64_t offset, RawRead&& raw) {
+ssize_t readAligned(const DirectAlignment& a, void* buf, std::size_t len, std::uint64_t offset,
+                    RawRead&& raw) {
     const auto addr = reinterpret_cast<std::uintptr_t>(buf);
     if (addr % a.memory == 0 && offset % a.offset == 0 && len % a.offset == 0) return raw(buf, len, offset);
     thread_local AlignedBuffer bounce;

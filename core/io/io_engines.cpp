@@ -39,20 +39,26 @@ const char* toString(IoEngine engine) {
 IoEngine parseIoEngine(std::string_view text, const std::string& key) {
     for (const auto& [e, n] : kNames)
         if (text == n) return e;
-    throw InputError(describeProblem("", key, "'" + std::string(text) + "'", "one of posix, odirect, mmap, io_uring"));
+    throw InputError(
+        describeProblem("", key, "'" + std::string(text) + "'", "one of posix, odirect, mmap, io_uring"));
 }
 
 std::shared_ptr<IoEngineBackend> makeIoBackend(IoEngine engine, const IoEngineOptions& options) {
     if (options.ioDepth < 1 || options.ioDepth > 4096)
-        throw InputError(describeProblem("", "io_depth", std::to_string(options.ioDepth), "an integer from 1 to 4096"));
+        throw InputError(
+            describeProblem("", "io_depth", std::to_string(options.ioDepth), "an integer from 1 to 4096"));
     if (options.requestBytes < 512 || options.requestBytes > (std::size_t{1} << 30))
-        throw InputError(describeProblem("", "io_uring request size (transfer_size)", std::to_string(options.requestBytes),
-                                         "from 512 bytes to 1 GiB"));
+        throw InputError(describeProblem("", "io_uring request size (transfer_size)",
+                                         std::to_string(options.requestBytes), "from 512 bytes to 1 GiB"));
     switch (engine) {
-    case IoEngine::Posix: return std::make_shared<PosixEngine>();
-    case IoEngine::ODirect: return engines::makeODirectBackend();
-    case IoEngine::Mmap: return engines::makeMmapBackend();
-    case IoEngine::IoUring: return engines::makeIoUringBackend(options);
+    case IoEngine::Posix:
+        return std::make_shared<PosixEngine>();
+    case IoEngine::ODirect:
+        return engines::makeODirectBackend();
+    case IoEngine::Mmap:
+        return engines::makeMmapBackend();
+    case IoEngine::IoUring:
+        return engines::makeIoUringBackend(options);
     }
     return std::make_shared<PosixEngine>();
 }

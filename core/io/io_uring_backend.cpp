@@ -42,7 +42,8 @@ class IoUringBackend final : public ReadEngineBase {
 public:
     explicit IoUringBackend(const IoEngineOptions& o) : depth_(o.ioDepth), direct_(o.direct) {
         // Requests stay multiples of the direct alignment, so that the split of an aligned read is aligned.
-        request_ = (o.requestBytes + AlignedBuffer::kAlignment - 1) / AlignedBuffer::kAlignment * AlignedBuffer::kAlignment;
+        request_ = (o.requestBytes + AlignedBuffer::kAlignment - 1) / AlignedBuffer::kAlignment *
+                   AlignedBuffer::kAlignment;
     }
     const char* name() const override { return "io_uring"; }
     IoEngine engine() const override { return IoEngine::IoUring; }
@@ -55,8 +56,9 @@ public:
     ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) override {
         DirectAlignment a;
         if (!directAlignment(handle, a)) return submit(handle, buf, len, offset);
-        return readAligned(a, buf, len, offset,
-                           [this, handle](void* b, std::size_t l, std::uint64_t o) { return submit(handle, b, l, o); });
+        return readAligned(a, buf, len, offset, [this, handle](void* b, std::size_t l, std::uint64_t o) {
+            return submit(handle, b, l, o);
+        });
     }
     int close(int handle) override { return closeDirectOrBuffered(handle); }
 
@@ -89,7 +91,8 @@ private:
             }
             if (queued > 0) {
                 int s;
-                do s = io_uring_submit(&tr.ring);
+                do
+                    s = io_uring_submit(&tr.ring);
                 while (s == -EINTR || s == -EAGAIN || s == -EBUSY);
                 if (s < 0) {
                     // The kernel holds requests into the caller's buffer that we can no longer account
@@ -100,7 +103,8 @@ private:
             }
             io_uring_cqe* cqe = nullptr;
             int w;
-            do w = io_uring_wait_cqe(&tr.ring, &cqe);
+            do
+                w = io_uring_wait_cqe(&tr.ring, &cqe);
             while (w == -EINTR);
             if (w < 0) {
                 tr.reset();

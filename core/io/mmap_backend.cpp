@@ -128,6 +128,8 @@ private:
 
 } // namespace
 
-std::shared_ptr<IoEngineBackend> makeMmapBackend() { return std::make_shared<MmapBackend>(); }
+std::shared_ptr<IoEngineBackend> makeMmapBackend() {
+    return std::make_shared<MmapBackend>();
+}
 
 } // namespace trainio::engines

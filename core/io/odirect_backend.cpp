@@ -17,7 +17,8 @@ public:
     }
     ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) override {
         DirectAlignment a;
-        if (!directAlignment(handle, a)) return posix_->pread(handle, buf, len, offset); // buffered fallback or a writer
+        if (!directAlignment(handle, a))
+            return posix_->pread(handle, buf, len, offset); // buffered fallback or a writer
         return readAligned(a, buf, len, offset, [handle](void* b, std::size_t l, std::uint64_t o) -> ssize_t {
             const ssize_t n = ::pread(handle, b, l, static_cast<off_t>(o));
             return n >= 0 ? n : -errno;
@@ -28,6 +29,8 @@ public:
 
 } // namespace
 
-std::shared_ptr<IoEngineBackend> makeODirectBackend() { return std::make_shared<ODirectBackend>(); }
+std::shared_ptr<IoEngineBackend> makeODirectBackend() {
+    return std::make_shared<ODirectBackend>();
+}
 
 } // namespace trainio::engines

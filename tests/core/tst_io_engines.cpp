@@ -55,7 +55,8 @@ std::vector<EngineCase> engineCases() {
 std::string randomBytes(std::size_t n, unsigned seed) {
     std::mt19937 rng(seed);
     std::string s(n, '\0');
-    for (auto& ch : s) ch = static_cast<char>(rng() & 0xff);
+    for (auto& ch : s)
+        ch = static_cast<char>(rng() & 0xff);
     return s;
 }
 
@@ -109,7 +110,8 @@ double residentFraction(const std::string& path) {
     ::munmap(p, static_cast<std::size_t>(size));
     if (r != 0) return -1;
     std::size_t in = 0;
-    for (unsigned char v : vec) in += v & 1;
+    for (unsigned char v : vec)
+        in += v & 1;
     return static_cast<double>(in) / static_cast<double>(pages);
 }
 
@@ -138,7 +140,7 @@ std::string readWhole(IoBackend& io, const std::string& path, std::size_t chunk)
 class TestIoEngines : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void names() {
         QCOMPARE(std::string(toString(IoEngine::Posix)), std::string("posix"));
         QCOMPARE(std::string(toString(IoEngine::ODirect)), std::string("odirect"));
@@ -172,7 +174,8 @@ private slots:
                 QVERIFY2(m.find("1 to 4096") != std::string::npos, m.c_str());
             }
         }
-        QVERIFY_THROWS_EXCEPTION(InputError, makeIoBackend(IoEngine::IoUring, IoEngineOptions{32, 100, false}));
+        QVERIFY_THROWS_EXCEPTION(InputError,
+                                 makeIoBackend(IoEngine::IoUring, IoEngineOptions{32, 100, false}));
     }
 
     void engineNames() {
@@ -203,26 +206,32 @@ private slots:
                 QVERIFY2(h >= 0, where.c_str());
                 QCOMPARE(io->size(h), static_cast<std::int64_t>(expected.size()));
                 const std::uint64_t size = expected.size();
-                const std::uint64_t offsets[] = {0, 1, 511, 4095, 4096, 4097, 70001, size / 2, size - std::min<std::uint64_t>(size, 1),
-                                                 size, size + 10};
+                const std::uint64_t offsets[] = {0,     1,        511,
+                                                 4095,  4096,     4097,
+                                                 70001, size / 2, size - std::min<std::uint64_t>(size, 1),
+                                                 size,  size + 10};
                 const std::size_t lengths[] = {1, 7, 4095, 4096, 65537, 1048576 + 513};
                 AlignedBuffer buf(1048576 + 513 + 8);
                 for (std::uint64_t off : offsets) {
                     for (std::size_t len : lengths) {
                         for (std::size_t shift : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
-                            const std::string at = where + " offset " + std::to_string(off) + " len " + std::to_string(len) +
-                                                   " buffer+" + std::to_string(shift);
+                            const std::string at = where + " offset " + std::to_string(off) + " len " +
+                                                   std::to_string(len) + " buffer+" + std::to_string(shift);
                             unsigned char* dst = buf.data() + shift;
                             std::memset(dst, 0xA5, len + 1); // one guard byte after the range
                             const ssize_t n = readFully(*io, h, dst, len, off, 0);
-                            const std::uint64_t want = off >= size ? 0 : std::min<std::uint64_t>(len, size - off);
-                            QVERIFY2(n == static_cast<ssize_t>(want), (at + " returned " + std::to_string(n)).c_str());
+                            const std::uint64_t want =
+                                off >= size ? 0 : std::min<std::uint64_t>(len, size - off);
+                            QVERIFY2(n == static_cast<ssize_t>(want),
+                                     (at + " returned " + std::to_string(n)).c_str());
                             if (want > 0) {
                                 QVERIFY2(std::memcmp(dst, expected.data() + off, want) == 0, at.c_str());
                                 // A single pread may come back short, but what it returns is right.
                                 const ssize_t one = io->pread(h, dst, len, off);
                                 QVERIFY2(one > 0 && static_cast<std::uint64_t>(one) <= want, at.c_str());
-                                QVERIFY2(std::memcmp(dst, expected.data() + off, static_cast<std::size_t>(one)) == 0, at.c_str());
+                                QVERIFY2(std::memcmp(dst, expected.data() + off,
+                                                     static_cast<std::size_t>(one)) == 0,
+                                         at.c_str());
                             }
                             // Bytes past what was asked stay untouched (no overrun from rounding out).
                             QCOMPARE(dst[len], static_cast<unsigned char>(0xA5));
@@ -251,15 +260,17 @@ private slots:
                 for (const auto& f : files) {
                     const std::string ext = f.extension().string();
                     if (ext != ".npz" && ext != ".tfrecord") continue;
-                    auto reader = makeSampleReader(ext == ".npz" ? DataFormat::Npz : DataFormat::Tfrecord, *io, o);
+                    auto reader =
+                        makeSampleReader(ext == ".npz" ? DataFormat::Npz : DataFormat::Tfrecord, *io, o);
                     for (std::uint64_t i = 0; i < 3; ++i) {
                         try {
                             const auto r = reader->read(f.string(), i);
                             QVERIFY(r.sampleBytes > 0);
                         } catch (const std::exception& e) {
-                            QFAIL(qPrintable(QStringLiteral("%1 %2: %3").arg(QString::fromLatin1(c.label),
-                                                                               QString::fromStdString(f.string()),
-                                                                               QString::fromLocal8Bit(e.what()))));
+                            QFAIL(qPrintable(QStringLiteral("%1 %2: %3")
+                                                 .arg(QString::fromLatin1(c.label),
+                                                      QString::fromStdString(f.string()),
+                                                      QString::fromLocal8Bit(e.what()))));
                         }
                     }
                 }
@@ -285,12 +296,14 @@ private slots:
                 threads.emplace_back([&, t] {
                     for (int round = 0; round < 5; ++round) {
                         const unsigned i = (t + static_cast<unsigned>(round)) % 4;
-                        if (readWhole(*io, (root / ("t" + std::to_string(i))).string(), 65536 * (round + 1) + round) != contents[i])
+                        if (readWhole(*io, (root / ("t" + std::to_string(i))).string(),
+                                      65536 * (round + 1) + round) != contents[i])
                             ++mismatches;
                     }
                 });
             }
-            for (auto& th : threads) th.join();
+            for (auto& th : threads)
+                th.join();
             QVERIFY2(mismatches.load() == 0, c.label);
         }
     }
@@ -311,16 +324,19 @@ private slots:
             return residentFraction(path);
         };
         if (!takesDirect(path))
-            QSKIP("the temporary folder's file system refuses O_DIRECT (EINVAL): nothing to bypass the cache with here");
+            QSKIP("the temporary folder's file system refuses O_DIRECT (EINVAL): nothing to bypass the cache "
+                  "with here");
         if (evict() > 0.01)
-            QSKIP("this file system keeps the file cached after fdatasync + POSIX_FADV_DONTNEED: residency cannot be measured here");
+            QSKIP("this file system keeps the file cached after fdatasync + POSIX_FADV_DONTNEED: residency "
+                  "cannot be measured here");
         for (const auto& c : engineCases()) {
             const bool direct = c.engine == IoEngine::ODirect || c.options.direct;
             QCOMPARE(evict(), 0.0);
             auto io = makeIoBackend(c.engine, c.options);
             QVERIFY2(readWhole(*io, path, 262144) == bytes, c.label);
             const double resident = residentFraction(path);
-            const std::string msg = std::string(c.label) + " left " + std::to_string(resident) + " of the file cached";
+            const std::string msg =
+                std::string(c.label) + " left " + std::to_string(resident) + " of the file cached";
             if (direct) {
                 QVERIFY2(resident < 0.01, msg.c_str());
                 QCOMPARE(io->stats().directFallbackFiles, std::uint64_t(0));
@@ -337,7 +353,8 @@ private slots:
         const int err = errno;
         if (probe >= 0) ::close(probe);
         if (probe >= 0 || err != EINVAL)
-            QSKIP("this kernel does not refuse O_DIRECT on procfs with EINVAL: no file system at hand refuses it");
+            QSKIP("this kernel does not refuse O_DIRECT on procfs with EINVAL: no file system at hand "
+                  "refuses it");
         for (const auto& c : engineCases()) {
             const bool direct = c.engine == IoEngine::ODirect || c.options.direct;
             auto io = makeIoBackend(c.engine, c.options);
@@ -347,15 +364,18 @@ private slots:
                 char buf[256];
                 const ssize_t n = io->pread(h, buf, sizeof buf, 0);
                 QVERIFY2(n > 0, c.label); // mountinfo is never empty and its first line names a mount
-                QVERIFY2(std::string(buf, static_cast<std::size_t>(n)).find(' ') != std::string::npos, c.label);
+                QVERIFY2(std::string(buf, static_cast<std::size_t>(n)).find(' ') != std::string::npos,
+                         c.label);
                 io->close(h);
             }
             const IoEngineStats s = io->stats();
             QCOMPARE(s.directFallbackFiles, std::uint64_t(direct ? 2 : 0));
             if (direct) {
                 QVERIFY2(s.fallbackReason.find(path) != std::string::npos, s.fallbackReason.c_str());
-                QVERIFY2(s.fallbackReason.find("O_DIRECT refused") != std::string::npos, s.fallbackReason.c_str());
-                QVERIFY2(s.fallbackReason.find(errnoText(EINVAL)) != std::string::npos, s.fallbackReason.c_str());
+                QVERIFY2(s.fallbackReason.find("O_DIRECT refused") != std::string::npos,
+                         s.fallbackReason.c_str());
+                QVERIFY2(s.fallbackReason.find(errnoText(EINVAL)) != std::string::npos,
+                         s.fallbackReason.c_str());
             } else {
                 QVERIFY(s.fallbackReason.empty());
             }
@@ -413,7 +433,8 @@ private slots:
             };
             sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
             std::string out;
-            if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+            if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+                ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
                 out = "SETUP " + errnoText(errno);
             } else {
                 try {
@@ -431,7 +452,8 @@ private slots:
         ::close(fds[1]);
         std::string msg;
         char buf[512];
-        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, static_cast<std::size_t>(n));
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+            msg.append(buf, static_cast<std::size_t>(n));
         ::close(fds[0]);
         int status = 0;
         ::waitpid(pid, &status, 0);
