@@ -9,7 +9,8 @@
 //   mmap      the file is mapped read-only at open (MADV_SEQUENTIAL) and pread memcpy's the asked range
 //             into the caller's buffer: "delivering the bytes" means every byte is touched and lands
 //             where the caller parses it, as with the other engines. A SIGBUS (file truncated under the
-//             mapping) becomes -EIO, never a crash. OpenOptions::direct is ignored: a mapping is cached.
+//             mapping) becomes -EIO, never a crash. OpenOptions::direct is ignored: a mapping reads
+//             through the page cache.
 //   io_uring  liburing, one ring per reader thread (thread_local, created on the thread's first read,
 //             freed when the thread ends). pread(len) is split into ceil(len / requestBytes) reads with
 //             up to ioDepth in flight, reaped together: a large read then keeps ioDepth requests queued
@@ -19,7 +20,8 @@
 // Integration (one call): from `trainio.io_engine` / `trainio.io_depth` and the reader's transfer_size,
 //     auto io = makeIoBackend(parseIoEngine(text, "trainio.io_engine"),
 //                             IoEngineOptions{.ioDepth = depth, .requestBytes = transferSize});
-// and hand `io` to the engine where makePosixBackend() is used today. `reader.odirect: true` maps to
+// and hand `io` to the engine where makePosixBackend() is used today (decorators such as fault injection
+// or emulated storage wrap it like any IoBackend). `reader.odirect: true` maps to
 // IoEngine::ODirect. To let io_uring keep ioDepth requests in flight, the sample reader must ask for a
 // whole sample (or a multiple of requestBytes) per pread, i.e. readFully(..., chunk = len); with
 // chunk = transfer_size each pread is one request and io_uring behaves like posix.
@@ -28,8 +30,10 @@
 //
 // Thread safety: one backend is shared by all reader threads; every call is thread-safe. Hot-path cost
 // over posix: one shared-lock lookup of the handle per pread (odirect, mmap, io_uring); odirect's bounce
-// copy only for unaligned requests; mmap one memcpy; io_uring one submit+wait per ioDepth requests.
-// Writes (generator, result writers) are buffered ::pwrite with every engine: engines change reads only.
+// copy only for unaligned requests (AlignedBuffer's buffers are aligned, and from 256 KiB on backed by
+// huge pages, which doubled direct-read throughput: docs/io-engines.md); mmap one memcpy; io_uring one
+// submit+wait per ioDepth requests. Writes (generator, result writers) are buffered ::pwrite with every
+// engine: engines change reads only.
 #pragma once
 
 #include "io/io_backend.h"
