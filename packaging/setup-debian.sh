@@ -12,6 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev   # JSON for results and configs (header-only)
   libyaml-cpp-dev      # DLIO workload YAML
   libzip-dev           # npz = zip archive of npy arrays (writer + verifier)
+  liburing-dev         # the io_uring I/O engine
 
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev
