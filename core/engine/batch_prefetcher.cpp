@@ -59,6 +59,9 @@ void BatchPrefetcher::readerLoop(unsigned) {
     pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
     SampleReaderOptions ro;
     ro.transferSize = cfg_.reader.transferSize;
+    // io_uring splits one call into transfer_size requests, io_depth in flight: hand it whole samples,
+    // or it can only ever have one request in flight (docs/io-engines.md).
+    if (cfg_.trainio.ioEngine == "io_uring") ro.transferSize = std::size_t{1} << 40;
     ro.samplesPerFile = spf_;
     ro.odirect = cfg_.reader.odirect || cfg_.trainio.ioEngine == "odirect";
     std::unique_ptr<SampleReader> reader;

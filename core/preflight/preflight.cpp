@@ -7,6 +7,7 @@
 #include "format/crc32c.h"
 #include "format/format_writer.h"
 #include "io/cache_control.h"
+#include "io/io_engines.h"
 #include "results/storage_session.h"
 #include "util/errors.h"
 
@@ -286,9 +287,12 @@ void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, Preflig
 // a profile must load) — the same checks the run makes when it starts, made before anything else.
 void checkStorageSide(const WorkloadConfig& cfg, PreflightResult& r) {
     const auto& tr = cfg.trainio;
-    if (tr.ioEngine != "posix" && tr.ioEngine != "odirect")
-        r.problems.push_back({"trainio.io_engine", tr.ioEngine,
-                              "posix or odirect (mmap and io_uring are not connected to the readers in this build yet)"});
+    try {
+        // Creating the engine checks what can fail at its start (io_uring refused by the kernel or seccomp).
+        makeIoBackend(parseIoEngine(tr.ioEngine, "trainio.io_engine"));
+    } catch (const std::runtime_error& e) { // InputError (a bad name) or RunError (the kernel refuses)
+        r.problems.push_back({"trainio.io_engine", tr.ioEngine, e.what()});
+    }
     try {
         if (const auto problem = cacheControlProblem(parseCacheMode(tr.cache, "trainio.cache")))
             r.problems.push_back({"trainio.cache", tr.cache, *problem});

@@ -7,6 +7,7 @@
 #include "config/workload_config.h"
 #include "io/cache_control.h"
 #include "io/emulated_storage.h"
+#include "io/io_engines.h"
 #include "io/page_cache.h"
 #include "telemetry/telemetry_sampler.h"
 
@@ -50,6 +51,7 @@ public:
 private:
     const WorkloadConfig& cfg_;
     std::shared_ptr<IoBackend> io_;
+    std::shared_ptr<IoEngineBackend> engine_; // null when a backend was handed in
     std::shared_ptr<EmulatedStorageBackend> emulated_;
     CacheMode cache_ = CacheMode::Keep;
     std::vector<std::string> files_;
