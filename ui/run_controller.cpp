@@ -83,10 +83,18 @@ bool RunController::start(const RunRequest& request) {
             io.io = request.io;
             io.commandLine = "trainio (desktop)";
             io.warnings = warnings; // at the head of the invocation's log too
+            // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
+            auto postWarnings = [this](const QString& label, const std::vector<std::string>& ws) {
+                for (const auto& w : ws)
+                    QMetaObject::invokeMethod(
+                        this, [this, m = tr("%1: warning: %2").arg(label, QString::fromStdString(w))] { emit message(m); },
+                        Qt::QueuedConnection);
+            };
             if (!request.benchmark) {
                 QMetaObject::invokeMethod(this, [this, dir] { emit invocationStarted(tr("invocation"), dir, 0); },
                                           Qt::QueuedConnection);
                 const RunOutcome out = runInvocation(request.config, request.outputDir, io);
+                postWarnings(tr("invocation"), out.warnings);
                 const QString status = QString::fromUtf8(toString(out.status));
                 const double au = out.metrics.auMean;
                 QMetaObject::invokeMethod(
@@ -110,8 +118,9 @@ bool RunController::start(const RunRequest& request) {
                         },
                         Qt::QueuedConnection);
                 };
-                bo.onInvocationDone = [this](const std::string& label, const std::filesystem::path& d,
-                                             const RunOutcome& out) {
+                bo.onInvocationDone = [this, postWarnings](const std::string& label, const std::filesystem::path& d,
+                                                           const RunOutcome& out) {
+                    postWarnings(QString::fromStdString(label), out.warnings);
                     QMetaObject::invokeMethod(
                         this,
                         [this, l = QString::fromStdString(label), p = QString::fromStdString(d.string()),

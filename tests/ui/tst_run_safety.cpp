@@ -170,6 +170,23 @@ private slots:
         QVERIFY(!visibleBox(page, QStringLiteral("preflightDialog")));
     }
 
+    // A result's own warnings reach the Messages panel: this tiny dataset is read from the page cache
+    // (trainio.cache keep), and the run says so rather than present memory bandwidth as storage.
+    void resultWarningsAreShown() {
+        RunPage page;
+        page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(work_.filePath(QStringLiteral("cached")));
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy messages(page.controller(), &RunController::message);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
+        bool cached = false;
+        for (const auto& m : messages) cached = cached || m.at(0).toString().contains(QStringLiteral("Most bytes came from the page cache"));
+        QVERIFY(cached);
+        QVERIFY(QFileInfo::exists(work_.filePath(QStringLiteral("cached/trainio_io.json"))));
+    }
+
     void preflightRefusesAGenerationWithADialog() {
         // The data folder would be created below a regular file: datagen cannot write a single file.
         const QString plain = regularFile(work_, QStringLiteral("plain-data-file"));
