@@ -9,7 +9,7 @@
 #include "aggregate/group_aggregate.h"
 
 #include "aggregate/results_import.h"
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "io/page_cache.h"
 
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <algorithm>

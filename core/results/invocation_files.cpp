@@ -2,7 +2,7 @@
 
 #include "aggregate/results_import.h"
 #include "config/config_loader.h"
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/errors.h"
 

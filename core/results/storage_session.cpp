@@ -2,7 +2,7 @@
 
 #include "dataset/dataset_layout.h"
 #include "io/storage_profile.h"
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
 

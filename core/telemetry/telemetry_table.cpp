@@ -1,6 +1,6 @@
 #include "telemetry/telemetry_table.h"
 
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

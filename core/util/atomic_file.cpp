@@ -1,4 +1,4 @@
-#include "results/atomic_file.h"
+#include "util/atomic_file.h"
 
 #include "util/errors.h"
 
