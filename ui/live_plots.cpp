@@ -144,6 +144,7 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     threshold_ = auThresholdPercent;
     epochOffset_ = 0;
     lastEpochKey_ = 0;
+    markers_.clear();
     series_.reset(ranks_, batchSize);
     rebuildGraphs();
     for (QCustomPlot* p : plots_) {
@@ -162,21 +163,33 @@ void LivePlots::beginInvocation(const QString& label) {
     epochOffset_ = lastEpochKey_;
     // A dotted line where each invocation of a benchmark begins, labelled with its name.
     const QColor c = palette().color(QPalette::PlaceholderText);
-    auto mark = [&](QCustomPlot* p, double x) {
-        auto* line = new QCPItemStraightLine(p);
-        line->point1->setCoords(x, 0);
-        line->point2->setCoords(x, 1);
-        line->setPen(QPen(c, 1, Qt::DotLine));
-        auto* text = new QCPItemText(p);
-        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        text->position->setCoords(x, 0.0);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        text->setText(label);
-        text->setColor(c);
-        text->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
-    };
-    for (PlotId id : {EpochAu, EpochMib}) mark(plot(id), epochOffset_ + 0.5);
-    for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue}) mark(plot(id), series_.lastKey() + 0.5);
+    for (PlotId id : {EpochAu, EpochMib}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
+    for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
+        drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine);
+}
+
+double LivePlots::addMarker(const QString& label) {
+    // Dashed and coloured, so a storage change is not mistaken for an invocation boundary.
+    const double x = series_.lastKey() + 0.5;
+    for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
+        drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine);
+    markers_ << label;
+    replotAll();
+    return x;
+}
+
+void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style) {
+    auto* line = new QCPItemStraightLine(p);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(color, 1, style));
+    auto* text = new QCPItemText(p);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(x, 0.0);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setText(label);
+    text->setColor(color);
+    text->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
 }
 
 void LivePlots::addSteps(const std::vector<StepEvent>& events) {

@@ -9,6 +9,7 @@
 #include "series_envelope.h"
 #include "step_series.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <array>
@@ -31,6 +32,11 @@ public:
     void reset(std::uint64_t ranks, std::uint64_t batchSize, double auThresholdPercent);
     // Keys continue across the invocations of a benchmark.
     void beginInvocation(const QString& label);
+    // A labelled vertical line on the step plots at the latest step: something changed there (a storage
+    // setting during a run). Returns the step key it was drawn at.
+    double addMarker(const QString& label);
+    // Labels of the markers added since the last reset, in order.
+    const QStringList& markers() const { return markers_; }
 
     void addSteps(const std::vector<StepEvent>& events);
     void addEpoch(const EpochEvent& e);
@@ -55,6 +61,7 @@ private:
     // Copies what an envelope draws into its graph: the line is bounded, so replacing it whole is cheaper
     // than patching the buckets that changed.
     void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
+    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style);
 
     static constexpr int kStepPlots = StepQueue + 1; // the step plots come first in PlotId
     std::array<QCustomPlot*, PlotCount> plots_{};
@@ -67,6 +74,7 @@ private:
     double epochOffset_ = 0;
     double lastEpochKey_ = 0;
     QCPItemStraightLine* thresholdLine_ = nullptr;
+    QStringList markers_;
 };
 
 } // namespace trainio::ui

@@ -83,6 +83,18 @@ bool RunController::start(const RunRequest& request) {
             io.io = request.io;
             io.commandLine = "trainio (desktop)";
             io.warnings = warnings; // at the head of the invocation's log too
+            // Called on this worker thread: the device crosses to the GUI thread, where the live controls
+            // act on it (its setters are thread-safe). Queued in order, so an invocation's null comes
+            // before the next invocation's device.
+            io.onStorage = [this](std::shared_ptr<EmulatedStorageBackend> device) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, device = std::move(device)] {
+                        storage_ = device;
+                        emit storageChanged();
+                    },
+                    Qt::QueuedConnection);
+            };
             // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
             auto postWarnings = [this](const QString& label, const std::vector<std::string>& ws) {
                 for (const auto& w : ws)
@@ -155,6 +167,10 @@ void RunController::onWorkerDone(RunFinish result) {
     drainTimer_.stop();
     drainSteps();
     if (result.cancelled) result.error.clear();
+    if (storage_) { // an invocation that threw never said "none" itself
+        storage_.reset();
+        emit storageChanged();
+    }
     emit finished(result);
 }
 

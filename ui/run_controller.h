@@ -18,6 +18,10 @@
 #include <thread>
 #include <vector>
 
+namespace trainio {
+class EmulatedStorageBackend;
+}
+
 namespace trainio::ui {
 
 class EngineBridge;
@@ -59,6 +63,8 @@ public:
 
     // How many invocations the current run has in total (warm-ups included).
     std::uint64_t invocationCount() const { return invocationCount_; }
+    // The emulated device the running invocation reads through; null when it uses none or none runs.
+    const std::shared_ptr<EmulatedStorageBackend>& storage() const { return storage_; }
 
 signals:
     void started(const QString& outputDir); // pre-flight passed, measuring begins
@@ -69,6 +75,7 @@ signals:
     void phaseChanged(const QString& phase);
     void message(const QString& text);
     void finished(const trainio::ui::RunFinish& result);
+    void storageChanged(); // storage() now names another device (or none)
 
 private:
     void drainSteps();
@@ -79,6 +86,7 @@ private:
     std::thread worker_;
     std::atomic<bool> cancel_{false};
     std::uint64_t invocationCount_ = 0;
+    std::shared_ptr<EmulatedStorageBackend> storage_;
 };
 
 } // namespace trainio::ui

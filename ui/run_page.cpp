@@ -2,6 +2,7 @@
 
 #include "live_plots.h"
 #include "preflight_dialog.h"
+#include "storage_controls.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -83,6 +84,9 @@ RunPage::RunPage(QWidget* parent)
     progress_->setMaximumWidth(320);
     statusRow->addWidget(progress_);
     layout->addLayout(statusRow);
+    storage_ = new StorageControls(this);
+    storage_->setObjectName(QStringLiteral("storageControls"));
+    layout->addWidget(storage_);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(plots_);
@@ -117,6 +121,13 @@ RunPage::RunPage(QWidget* parent)
         updateStatus();
     });
     connect(controller_, &RunController::message, this, [this](const QString& m) { emit notify(Severity::Warning, m); });
+    connect(controller_, &RunController::storageChanged, this, [this] { storage_->setDevice(controller_->storage()); });
+    // The device logs the change with its time (trainio_io.json); the plots show where in the run it fell.
+    connect(storage_, &StorageControls::changed, this, [this](const QString& label) {
+        plots_->addMarker(label);
+        emit notify(Severity::Info, tr("Emulated storage: %1 at step %L2").arg(label).arg(step_));
+    });
+    connect(storage_, &StorageControls::refused, this, [this](const QString& text) { emit notify(Severity::Error, text); });
     connect(controller_, &RunController::invocationStarted, this, [this](const QString& label, const QString& dir, int) {
         invocationLabel_ = label;
         epoch_ = step_ = 0;

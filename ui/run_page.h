@@ -22,6 +22,7 @@ class QTreeWidget;
 namespace trainio::ui {
 
 class LivePlots;
+class StorageControls;
 
 class RunPage final : public QWidget {
     Q_OBJECT
@@ -36,6 +37,7 @@ public:
 
     RunController* controller() const { return controller_; }
     LivePlots* plots() const { return plots_; }
+    StorageControls* storageControls() const { return storage_; }
     bool isRunning() const { return controller_->isRunning(); }
     // The I/O backend of the next runs (null: POSIX). Tests inject faults through it.
     void setIoBackend(std::shared_ptr<IoBackend> io) { io_ = std::move(io); }
@@ -80,6 +82,7 @@ private:
 
     RunController* controller_;
     LivePlots* plots_;
+    StorageControls* storage_;
     QLineEdit* output_;
     QSpinBox* runs_;
     QSpinBox* warmups_;

@@ -123,11 +123,45 @@ void ScreenshotTour::benchmark() {
             QTimer::singleShot(300, this, [this] {
                 save(QStringLiteral("run-dark"));
                 window_->setTheme(MainWindow::Theme::Light);
-                preflight();
+                demoConfig_ = window_->workloadPage()->config();
+                storageDemo(0);
             });
         });
     }, Qt::SingleShotConnection);
     if (!run->startBenchmark()) fail(QStringLiteral("the benchmark did not start"));
+}
+
+// The same workload through two emulated devices (docs/storage-demo.md): nvme keeps the accelerators
+// busy, hdd starves them. Each picture is taken while the last epoch runs, so the live "Emulated
+// storage" strip is on it.
+void ScreenshotTour::storageDemo(int profileIndex) {
+    static const QStringList profiles = {QStringLiteral("nvme"), QStringLiteral("hdd")};
+    if (profileIndex >= profiles.size()) {
+        window_->workloadPage()->setConfig(demoConfig_, QStringLiteral("preset demo (resized for the screenshots)"));
+        return preflight();
+    }
+    const QString profile = profiles[profileIndex];
+    WorkloadConfig cfg = demoConfig_;
+    cfg.trainio.storage = StorageEmulationSection{};
+    cfg.trainio.storage.profile = profile.toStdString();
+    cfg.train.epochs = 4;
+    window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo, storage profile %1").arg(profile));
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("storage-") + profile));
+    auto whileRunning = std::make_shared<QMetaObject::Connection>();
+    *whileRunning = connect(run->controller(), &RunController::epochFinished, this,
+                            [this, profile, whileRunning](const EpochEvent& e) {
+                                if (e.epoch + 1 < e.epochs) return;
+                                disconnect(*whileRunning);
+                                save(QStringLiteral("storage-") + profile);
+                            });
+    connect(run->controller(), &RunController::finished, this, [this, profileIndex, profile, whileRunning](const RunFinish& r) {
+        disconnect(*whileRunning);
+        if (!r.complete) return fail(QStringLiteral("the %1 storage run failed: %2").arg(profile, r.error));
+        QTimer::singleShot(300, this, [this, profileIndex] { storageDemo(profileIndex + 1); });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the %1 storage run did not start").arg(profile));
 }
 
 void ScreenshotTour::preflight() {

@@ -4,6 +4,8 @@
 // Driven by signals (no nested event loops); emits finished() when every picture is written.
 #pragma once
 
+#include "config/workload_config.h"
+
 #include <QObject>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -28,6 +30,7 @@ private:
     void showInvalidFields();
     void generate();
     void benchmark();
+    void storageDemo(int profileIndex);
     void preflight();
     void importResults();
     void compare();
@@ -41,6 +44,7 @@ private:
     QStringList resultsFolders_;
     QTemporaryDir temp_;
     QString benchmarkDir_;
+    WorkloadConfig demoConfig_; // the tour's workload, restored after the storage pictures
     int exitCode_ = 0;
 };
 

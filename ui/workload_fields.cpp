@@ -1,6 +1,8 @@
 #include "workload_fields.h"
 
 #include "config/key_ranges.h"
+#include "io/storage_profile.h"
+#include <QObject>
 
 #include <array>
 
@@ -97,6 +99,31 @@ WorkloadField choiceEnum(QString section, QString key, QString label, QString me
     f.choices = namesOf(values);
     f.get = [ref](const WorkloadConfig& c) { return QVariant(QString::fromUtf8(toString(ref(const_cast<WorkloadConfig&>(c))))); };
     f.set = [ref, values](WorkloadConfig& c, const QVariant& v) { ref(c) = valueOf(values, v.toString()); };
+    return f;
+}
+
+// "none" stands for the empty profile (no emulation unless the caps below are set); each profile's own
+// description is its choice's tooltip, so the picker says what an "hdd" is without opening the file.
+WorkloadField storageProfileField(const QString& section) {
+    WorkloadField f = base(section, "trainio.storage.profile", "Storage profile", {},
+                           "Emulated device the reads go through (resources/storage-profiles); none: the real storage.",
+                           Kind::Choice);
+    f.choices << QStringLiteral("none");
+    f.choiceToolTips << QObject::tr("No emulated device: reads go to the real storage.");
+    for (const std::string& name : storageProfileNames()) {
+        f.choices << qs(name);
+        try {
+            f.choiceToolTips << qs(loadStorageProfile(name).description);
+        } catch (const std::exception& e) {
+            f.choiceToolTips << QObject::tr("This profile cannot be read: %1").arg(QString::fromUtf8(e.what()));
+        }
+    }
+    f.get = [](const WorkloadConfig& c) {
+        return QVariant(c.trainio.storage.profile.empty() ? QStringLiteral("none") : qs(c.trainio.storage.profile));
+    };
+    f.set = [](WorkloadConfig& c, const QVariant& v) {
+        c.trainio.storage.profile = v.toString() == QLatin1String("none") ? std::string() : str(v);
+    };
     return f;
 }
 
@@ -224,6 +251,37 @@ std::vector<WorkloadField> buildFields() {
     f.push_back(integer(e, "output.metric.exclude_end_steps", "Exclude end steps", "steps",
                         "Steps left out of AU at the end of each epoch.",
                         [](C& c) -> std::uint64_t& { return c.metric.excludeEndSteps; }));
+
+    const QString s = QStringLiteral("trainio");
+    f.push_back(choiceText(s, "trainio.io_engine", "I/O engine",
+                           "How readers read: posix (buffered pread), odirect (O_DIRECT, bypasses the page cache), "
+                           "mmap (map and touch every byte), io_uring (queued requests).",
+                           {"posix", "odirect", "mmap", "io_uring"}, [](C& c) -> std::string& { return c.trainio.ioEngine; }));
+    f.push_back(integer(s, "trainio.io_depth", "I/O depth", "requests", "io_uring requests in flight per reader.",
+                        [](C& c) -> std::uint64_t& { return c.trainio.ioDepth; }));
+    f.push_back(choiceText(s, "trainio.cache", "Cache control",
+                           "Before each epoch: keep (nothing), fadvise (POSIX_FADV_DONTNEED on every file, no privilege "
+                           "needed), drop (drop_caches, needs root).",
+                           {"keep", "fadvise", "drop"}, [](C& c) -> std::string& { return c.trainio.cache; }));
+    f.push_back(storageProfileField(s));
+    f.push_back(real(s, "trainio.storage.bandwidth_mib_s", "Bandwidth cap", "MiB/s",
+                     "Aggregate read bandwidth of the emulated device (0 = no cap; overrides the profile's).",
+                     [](C& c) -> double& { return c.trainio.storage.bandwidthMiBs; }));
+    f.push_back(choiceText(s, "trainio.storage.latency_ms.type", "Latency", "Per-request latency distribution of the emulated device.",
+                           {"none", "constant", "normal", "lognormal", "exponential"},
+                           [](C& c) -> std::string& { return c.trainio.storage.latencyMs.type; }));
+    f.push_back(real(s, "trainio.storage.latency_ms.median", "Latency median", "ms", "Median latency (lognormal).",
+                     [](C& c) -> double& { return c.trainio.storage.latencyMs.median; }));
+    f.push_back(real(s, "trainio.storage.latency_ms.mean", "Latency mean", "ms", "Mean latency (normal, exponential).",
+                     [](C& c) -> double& { return c.trainio.storage.latencyMs.mean; }));
+    f.push_back(real(s, "trainio.storage.iops", "IOPS cap", "requests/s", "Requests per second (0 = no cap).",
+                     [](C& c) -> double& { return c.trainio.storage.iops; }));
+    f.push_back(integer(s, "trainio.storage.max_inflight", "Max in flight", "requests",
+                        "Requests in flight at once on the device (0 = no limit).",
+                        [](C& c) -> std::uint64_t& { return c.trainio.storage.maxInflight; }));
+    f.push_back(real(s, "trainio.telemetry_interval_s", "Telemetry interval", "s",
+                     "How often the telemetry sampler records CPU, memory, devices and network.",
+                     [](C& c) -> double& { return c.trainio.telemetryIntervalS; }));
     return f;
 }
 
@@ -245,7 +303,8 @@ const std::vector<WorkloadField>& workloadFields() {
 
 QStringList workloadSections() {
     return {QStringLiteral("model"), QStringLiteral("dataset"), QStringLiteral("reader"), QStringLiteral("train"),
-            QStringLiteral("metric"), QStringLiteral("workflow"), QStringLiteral("checkpoint")};
+            QStringLiteral("metric"), QStringLiteral("workflow"), QStringLiteral("checkpoint"),
+            QStringLiteral("trainio")};
 }
 
 } // namespace trainio::ui

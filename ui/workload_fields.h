@@ -25,6 +25,7 @@ struct WorkloadField {
     QString meaning;
     Kind kind = Kind::Text;
     QStringList choices;
+    QStringList choiceToolTips; // one per choice, or empty
     std::function<QVariant(const WorkloadConfig&)> get;
     std::function<void(WorkloadConfig&, const QVariant&)> set;
 

@@ -36,6 +36,7 @@ namespace {
 QString sectionTitle(const QString& s) {
     if (s == QLatin1String("model")) return QObject::tr("Model and framework");
     if (s == QLatin1String("metric")) return QObject::tr("Metric");
+    if (s == QLatin1String("trainio")) return QObject::tr("Storage (TrainIO)");
     QString t = s;
     t[0] = t[0].toUpper();
     return t;
@@ -288,6 +289,8 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
             c->setInsertPolicy(QComboBox::NoInsert);
         } else {
             c->addItems(f.choices);
+            for (int k = 0; k < f.choiceToolTips.size() && k < c->count(); ++k)
+                c->setItemData(k, f.choiceToolTips[k], Qt::ToolTipRole);
         }
         connect(c, &QComboBox::currentTextChanged, this, changed);
         editor = c;

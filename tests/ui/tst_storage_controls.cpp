@@ -1,0 +1,236 @@
+// The storage settings of issue 10 in the GUI: the workload page's "Storage (TrainIO)" fields read and
+// write WorkloadConfig::trainio (a YAML with a trainio: section fills them and they write it back), an
+// invalid io_depth is refused as it is typed, and the Run page's "Emulated storage" strip appears for a
+// run through an emulated device, changes that device live (its own change log and the invocation's
+// trainio_io.json record it) and stays hidden without emulation.
+#include "config/config_loader.h"
+#include "dataset_controller.h"
+#include "io/emulated_storage.h"
+#include "io/storage_profile.h"
+#include "live_plots.h"
+#include "quantity_spin_box.h"
+#include "run_controller.h"
+#include "run_page.h"
+#include "storage_controls.h"
+#include "workload_page.h"
+#include "gui_test_support.h"
+#include "testsupport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <fstream>
+
+using namespace trainio::ui;
+
+namespace {
+
+QString comboText(WorkloadPage& page, const char* key) {
+    auto* c = qobject_cast<QComboBox*>(page.editorFor(QString::fromLatin1(key)));
+    return c ? c->currentText() : QStringLiteral("<no combo for %1>").arg(QString::fromLatin1(key));
+}
+
+QString quantityText(WorkloadPage& page, const char* key) {
+    auto* q = qobject_cast<QuantitySpinBox*>(page.editorFor(QString::fromLatin1(key)));
+    return q ? q->text() : QStringLiteral("<no quantity for %1>").arg(QString::fromLatin1(key));
+}
+
+// Key by key into the field's line edit, over what it held, as a user types.
+void type(QWidget* field, const QString& text) {
+    auto* edit = field->findChild<QLineEdit*>();
+    QVERIFY2(edit, qPrintable(field->objectName()));
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+}
+
+// The Run page reads a dataset; the Data page's controller writes it.
+bool generate(const trainio::WorkloadConfig& cfg) {
+    DatasetController data;
+    QSignalSpy finished(&data, &DatasetController::finished);
+    if (!data.start(DatasetController::Operation::Generate, cfg)) return false;
+    return (finished.wait(60000) || !finished.isEmpty()) && finished.first().at(1).toBool();
+}
+
+} // namespace
+
+class TestStorageControls : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+
+private slots:
+    void initTestCase() {
+        uitest::isolateSettings(settingsDir_);
+        QVERIFY(work_.isValid());
+    }
+
+    void trainioSectionLoadsIntoTheFieldsAndBack() {
+        // A DLIO workload with TrainIO's own section, as a user would write it.
+        const QString path = work_.filePath(QStringLiteral("storage.yaml"));
+        {
+            std::ofstream out(path.toStdString());
+            out << "model: {name: unet3d}\n"
+                   "framework: pytorch\n"
+                   "workflow: {generate_data: false, train: true}\n"
+                   "dataset: {data_folder: " << work_.filePath(QStringLiteral("d")).toStdString() << ", format: npz,\n"
+                   "          num_files_train: 8, num_samples_per_file: 1, record_length_bytes: 4096}\n"
+                   "reader: {data_loader: pytorch, batch_size: 2, read_threads: 1}\n"
+                   "train: {epochs: 1, computation_time: 0.001}\n"
+                   "trainio:\n"
+                   "  io_engine: mmap\n"
+                   "  io_depth: 12\n"
+                   "  cache: fadvise\n"
+                   "  storage: {profile: hdd, bandwidth_mib_s: 77, latency_ms: {type: lognormal, median: 3.5, sigma: 0.5},\n"
+                   "            iops: 900, max_inflight: 5}\n"
+                   "  telemetry_interval_s: 0.5\n";
+        }
+        WorkloadPage page;
+        QVERIFY2(page.openFile(path), "the file loads");
+        QCOMPARE(comboText(page, "trainio.io_engine"), QStringLiteral("mmap"));
+        QCOMPARE(quantityText(page, "trainio.io_depth"), QStringLiteral("12"));
+        QCOMPARE(comboText(page, "trainio.cache"), QStringLiteral("fadvise"));
+        QCOMPARE(comboText(page, "trainio.storage.profile"), QStringLiteral("hdd"));
+        QCOMPARE(quantityText(page, "trainio.storage.bandwidth_mib_s"), QStringLiteral("77"));
+        QCOMPARE(comboText(page, "trainio.storage.latency_ms.type"), QStringLiteral("lognormal"));
+        QCOMPARE(quantityText(page, "trainio.storage.latency_ms.median"), QStringLiteral("3.5"));
+        QCOMPARE(quantityText(page, "trainio.storage.iops"), QStringLiteral("900"));
+        QCOMPARE(quantityText(page, "trainio.storage.max_inflight"), QStringLiteral("5"));
+        QCOMPARE(quantityText(page, "trainio.telemetry_interval_s"), QStringLiteral("0.5"));
+
+        // The profile picker offers every profile, each described in its tooltip.
+        auto* profile = qobject_cast<QComboBox*>(page.editorFor(QStringLiteral("trainio.storage.profile")));
+        QVERIFY(profile);
+        QCOMPARE(profile->itemText(0), QStringLiteral("none"));
+        const int hdd = profile->findText(QStringLiteral("hdd"));
+        QVERIFY(hdd > 0);
+        QVERIFY(profile->findText(QStringLiteral("nvme")) > 0);
+        QCOMPARE(profile->itemData(hdd, Qt::ToolTipRole).toString().toStdString(),
+                 trainio::loadStorageProfile("hdd").description);
+
+        // Editing the fields changes WorkloadConfig::trainio.
+        qobject_cast<QComboBox*>(page.editorFor(QStringLiteral("trainio.io_engine")))->setCurrentText(QStringLiteral("odirect"));
+        qobject_cast<QComboBox*>(page.editorFor(QStringLiteral("trainio.cache")))->setCurrentText(QStringLiteral("keep"));
+        profile->setCurrentText(QStringLiteral("none"));
+        auto* bw = qobject_cast<QuantitySpinBox*>(page.editorFor(QStringLiteral("trainio.storage.bandwidth_mib_s")));
+        QVERIFY(bw);
+        type(bw, QStringLiteral("250"));
+        const auto& t = page.config().trainio;
+        QCOMPARE(t.ioEngine, std::string("odirect"));
+        QCOMPARE(t.cache, std::string("keep"));
+        QCOMPARE(t.storage.profile, std::string());
+        QCOMPARE(t.storage.bandwidthMiBs, 250.0);
+        QCOMPARE(t.storage.latencyMs.median, 3.5);
+        QCOMPARE(t.ioDepth, 12ull);
+
+        // And back to a file that the core loader reads with the same values.
+        const QString saved = work_.filePath(QStringLiteral("saved.yaml"));
+        QVERIFY(page.saveFile(saved));
+        const trainio::WorkloadConfig again = trainio::loadWorkloadConfig(saved.toStdString()).config;
+        QCOMPARE(again.trainio.ioEngine, std::string("odirect"));
+        QCOMPARE(again.trainio.storage.bandwidthMiBs, 250.0);
+        QCOMPARE(again.trainio.storage.latencyMs.type, std::string("lognormal"));
+        QCOMPARE(again.trainio.storage.iops, 900.0);
+        QCOMPARE(again.trainio.storage.maxInflight, 5ull);
+        QCOMPARE(again.trainio.telemetryIntervalS, 0.5);
+    }
+
+    void invalidIoDepthIsRefusedAsTyped() {
+        WorkloadPage page;
+        page.setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("d2"))), QStringLiteral("test"));
+        const std::uint64_t before = page.config().trainio.ioDepth;
+        auto* depth = qobject_cast<QuantitySpinBox*>(page.editorFor(QStringLiteral("trainio.io_depth")));
+        QVERIFY(depth);
+        type(depth, QStringLiteral("0"));
+        QVERIFY2(page.fieldErrors().contains(QStringLiteral("trainio.io_depth")), "0 requests in flight is refused");
+        QVERIFY2(page.fieldErrors().value(QStringLiteral("trainio.io_depth")).contains(QStringLiteral("'0' is not allowed")),
+                 qPrintable(page.fieldErrors().value(QStringLiteral("trainio.io_depth"))));
+        QVERIFY(!page.isValid());
+        QCOMPARE(page.config().trainio.ioDepth, before); // the last accepted value stays
+        type(depth, QStringLiteral("8"));
+        QVERIFY(!page.fieldErrors().contains(QStringLiteral("trainio.io_depth")));
+        QCOMPARE(page.config().trainio.ioDepth, 8ull);
+    }
+
+    void liveBandwidthChangeReachesTheRunningDevice() {
+        // 16 files of 64 KiB through a 1 MiB/s device: about 1 s of reading at least, so the change below
+        // lands during the run; then 20 MiB/s.
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("emulated")), 16, 1);
+        QVERIFY(generate(cfg));
+        cfg.trainio.storage.bandwidthMiBs = 1;
+        RunPage page;
+        page.show();
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("emulated-run"));
+        page.setOutputFolder(out);
+        StorageControls* strip = page.storageControls();
+        QVERIFY(strip);
+        QVERIFY(!strip->isVisible());
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy device(page.controller(), &RunController::storageChanged);
+        QVERIFY(page.startInvocation());
+        QVERIFY2(device.wait(60000) || !device.isEmpty(), "the run reports its emulated device");
+        if (!finished.isEmpty()) QFAIL("the run ended before its device was shown");
+        QVERIFY(strip->isVisible());
+        std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
+        QVERIFY(dev);
+        QCOMPARE(strip->bandwidthBox()->value(), 1.0);
+
+        strip->bandwidthBox()->setValue(20);
+        QCOMPARE(dev->shape().bandwidthBytesPerSecond, 20.0 * 1048576);
+        const auto changes = dev->changes();
+        QCOMPARE(changes.size(), std::size_t(1));
+        QCOMPARE(changes[0].parameter, std::string("bandwidth_mib_s"));
+        QCOMPARE(changes[0].oldValue, 1.0);
+        QCOMPARE(changes[0].newValue, 20.0);
+        QCOMPARE(page.plots()->markers(), QStringList{QStringLiteral("bw 1→20 MiB/s")});
+
+        QVERIFY(finished.wait(120000) || !finished.isEmpty());
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        QVERIFY2(!strip->isVisible(), "the strip goes when the device does");
+        QVERIFY(!page.controller()->storage());
+
+        const auto io = nlohmann::json::parse(testsupport::readText((out + QStringLiteral("/trainio_io.json")).toStdString()));
+        const auto& logged = io.at("storage").at("changes");
+        QCOMPARE(logged.size(), std::size_t(1));
+        QCOMPARE(logged[0].at("parameter").get<std::string>(), std::string("bandwidth_mib_s"));
+        QCOMPARE(logged[0].at("old").get<double>(), 1.0);
+        QCOMPARE(logged[0].at("new").get<double>(), 20.0);
+    }
+
+    void withoutEmulationTheStripStaysHidden() {
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("plain")), 8, 1);
+        QVERIFY(generate(cfg));
+        QVERIFY(!cfg.trainio.storage.any());
+        RunPage page;
+        page.show();
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(work_.filePath(QStringLiteral("plain-run")));
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy steps(page.controller(), &RunController::steps);
+        QVERIFY(page.startInvocation());
+        bool everShown = false;
+        QElapsedTimer t;
+        t.start();
+        while (finished.isEmpty() && t.elapsed() < 120000) {
+            steps.wait(200);
+            everShown = everShown || page.storageControls()->isVisible();
+        }
+        QVERIFY(!finished.isEmpty());
+        QVERIFY2(finished.first().first().value<RunFinish>().complete, "the plain run completes");
+        QVERIFY(steps.count() > 0);
+        QVERIFY(!everShown);
+        QVERIFY(!page.storageControls()->device());
+    }
+};
+
+QTEST_MAIN(TestStorageControls)
+#include "tst_storage_controls.moc"
