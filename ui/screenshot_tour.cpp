@@ -17,6 +17,7 @@
 
 #include <QDialog>
 #include <QDir>
+#include <QGroupBox>
 #include <QFile>
 #include <QMessageBox>
 #include <QPainter>
@@ -57,6 +58,9 @@ void ScreenshotTour::start() {
     window_->showPage(MainWindow::WorkloadPageIndex);
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("workload"));
+        // The storage settings sit below the fold of the page: their group alone.
+        for (QGroupBox* box : window_->workloadPage()->findChildren<QGroupBox*>())
+            if (box->title() == tr("Storage (TrainIO)")) saveWidget(box, QStringLiteral("storage-settings"));
         showInvalidFields();
     });
 }
