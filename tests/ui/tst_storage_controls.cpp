@@ -191,6 +191,12 @@ private slots:
         QCOMPARE(changes[0].oldValue, 1.0);
         QCOMPARE(changes[0].newValue, 20.0);
         QCOMPARE(page.plots()->markers(), QStringList{QStringLiteral("bw 1→20 MiB/s")});
+        // A device without latency gets a constant one.
+        strip->latencyBox()->setValue(2);
+        QCOMPARE(dev->shape().latency, (trainio::LatencyDistribution{trainio::LatencyKind::Constant, 2.0, 0.0}));
+        QCOMPARE(dev->changes().size(), std::size_t(2));
+        QCOMPARE(dev->changes()[1].parameter, std::string("latency_ms"));
+        QCOMPARE(page.plots()->markers().value(1), QStringLiteral("lat 0→2 ms"));
 
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
         const auto result = finished.first().first().value<RunFinish>();
@@ -200,10 +206,12 @@ private slots:
 
         const auto io = nlohmann::json::parse(testsupport::readText((out + QStringLiteral("/trainio_io.json")).toStdString()));
         const auto& logged = io.at("storage").at("changes");
-        QCOMPARE(logged.size(), std::size_t(1));
+        QCOMPARE(logged.size(), std::size_t(2));
         QCOMPARE(logged[0].at("parameter").get<std::string>(), std::string("bandwidth_mib_s"));
         QCOMPARE(logged[0].at("old").get<double>(), 1.0);
         QCOMPARE(logged[0].at("new").get<double>(), 20.0);
+        QCOMPARE(logged[1].at("parameter").get<std::string>(), std::string("latency_ms"));
+        QCOMPARE(logged[1].at("new").get<double>(), 2.0);
     }
 
     void withoutEmulationTheStripStaysHidden() {
