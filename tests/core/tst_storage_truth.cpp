@@ -92,6 +92,7 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const json io = readJson(tmp_.filePath(QStringLiteral("fadvise/trainio_io.json")).toStdString());
         QCOMPARE(io.at("cache").get<std::string>(), std::string("fadvise"));
+        for (const auto& e : io.at("epochs")) QVERIFY2(e.at("cache_control_seconds").get<double>() > 0, e.dump().c_str());
         for (std::size_t i = 1; i < io.at("epochs").size(); ++i) {
             const auto [delivered, storage] = deliveredAndFromStorage(io.at("epochs")[i]);
             QVERIFY2(storage >= 0.90 * delivered, io.at("epochs")[i].dump().c_str());
