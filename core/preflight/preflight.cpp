@@ -255,8 +255,9 @@ void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvi
             if (!ec && size == expectedDatasetFileSize(cfg, Split::Train, i)) present += static_cast<double>(size);
         }
     }
-    const double need = std::max(0.0, datasetBytes(cfg) - present) + 16.0 * 1048576.0;
-    checkFolder("dataset.data_folder", layout.root(), need, "the dataset (" + gib(datasetBytes(cfg)) + ")", r, roomIsAdvisory);
+    const double total = datasetBytes(cfg);
+    const double need = std::max(0.0, total - present) + 16.0 * 1048576.0;
+    checkFolder("dataset.data_folder", layout.root(), need, "the dataset (" + gib(total) + ")", r, roomIsAdvisory);
 }
 
 void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
