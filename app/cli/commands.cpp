@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <tuple>
 #include <unistd.h>
 
 namespace trainio::cli {
@@ -60,18 +61,17 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
     const auto config = p.value("--config");
     if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
     std::vector<std::string> overrides = p.overrides;
-    // --accelerator-type is the config's `accelerator` key (validated there like any value; it names the
-    // accelerator in workload=<model>_<accelerator>), applied last so that it wins over the preset's.
-    if (const auto acc = p.value("--accelerator-type")) {
-        if (acc->find_first_not_of(" \t") == std::string::npos)
-            throw InputError("--accelerator-type = '" + *acc + "': expected an accelerator name such as a100, h100, b200");
-        overrides.push_back("++workload.accelerator=" + *acc);
-    }
-    // --storage-profile is trainio.storage.profile: an emulated device (resources/storage-profiles/).
-    if (const auto prof = p.value("--storage-profile")) {
-        if (prof->find_first_not_of(" \t") == std::string::npos)
-            throw InputError("--storage-profile = '" + *prof + "': expected a storage profile name or file");
-        overrides.push_back("++trainio.storage.profile=" + *prof);
+    // Options that are config keys, applied last so that they win over the preset's values and are
+    // validated there like any value: --accelerator-type is `accelerator` (workload=<model>_<accelerator>),
+    // --storage-profile is trainio.storage.profile (an emulated device, resources/storage-profiles/).
+    for (const auto& [option, key, expected] :
+         {std::tuple{"--accelerator-type", "++workload.accelerator=", "an accelerator name such as a100, h100, b200"},
+          std::tuple{"--storage-profile", "++trainio.storage.profile=", "a storage profile name or file"}}) {
+        const auto v = p.value(option);
+        if (!v) continue;
+        if (v->find_first_not_of(" \t") == std::string::npos)
+            throw InputError(std::string(option) + " = '" + *v + "': expected " + expected);
+        overrides.push_back(key + *v);
     }
     LoadedConfig lc = loadConfigOrPreset(*config, overrides);
     if (printWarnings)

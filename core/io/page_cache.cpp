@@ -1,5 +1,7 @@
 #include "io/page_cache.h"
 
+#include "telemetry/proc_parsers.h"
+
 #include "util/atomic_file.h"
 #include "util/errors.h"
 
@@ -212,16 +214,18 @@ BlockDevice findBlockDeviceByNumber(unsigned major, unsigned minor, const std::s
 }
 
 std::optional<std::uint64_t> deviceReadBytes(const std::string& deviceName, const fs::path& diskstats) {
-    std::ifstream in(diskstats);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream ls(line);
-        unsigned maj = 0, min = 0;
-        std::string name;
-        std::uint64_t readsCompleted = 0, readsMerged = 0, sectorsRead = 0;
-        if (!(ls >> maj >> min >> name >> readsCompleted >> readsMerged >> sectorsRead)) continue;
-        if (name == deviceName) return sectorsRead * 512u;
+    // One reader of /proc/diskstats for the project: the telemetry sampler's parser.
+    std::ifstream in(diskstats, std::ios::binary);
+    if (!in) return std::nullopt;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<telemetry::DiskCounters> disks;
+    try {
+        telemetry::parseDiskstats(text, disks, diskstats.string());
+    } catch (const InputError&) {
+        return std::nullopt;
     }
+    for (const auto& d : disks)
+        if (d.name == deviceName) return d.sectorsRead * 512u;
     return std::nullopt;
 }
 
