@@ -13,6 +13,26 @@
 
 namespace trainio::aggregate {
 
+// What an invocation (or a benchmark) is worth. Only Complete ones enter statistics; the others are
+// shown with their reason (docs/aggregation.md).
+//   complete   — every planned epoch measured (an invocation), every planned run complete (a benchmark)
+//   incomplete — fewer epochs than configured, or fewer complete runs than the manifest planned
+//   cancelled  — stopped by the user (TrainIO's trainio_run.json "status": "cancelled")
+//   failed     — stopped by an error (trainio_run.json "status": "failed", with the error)
+enum class InvocationStatus { Complete, Incomplete, Cancelled, Failed };
+std::string statusName(InvocationStatus s); // "complete", "incomplete", "cancelled", "failed"
+
+// Names and descriptions a user gives to results (docs/aggregation.md, "Labels"): read from
+// trainio_labels.json in the folder or the nearest folder above it inside the imported root, or,
+// for MLPerf trees, from systems/<system>.json|yaml. Empty strings where nothing says.
+struct Labels {
+    std::string system;      // system name: the storage under test plus its client hosts
+    std::string description; // the storage under test: file system, device/array, mount options, network, clients
+    std::string notes;       // free text
+    std::string name;        // the item's own name (a benchmark or an invocation); "" = the default name
+    std::optional<std::filesystem::path> file; // where they were read from
+};
+
 struct InvocationRecord {
     std::filesystem::path path;                      // the run folder
     std::vector<std::filesystem::path> summaryFiles; // one per host folder, usually just one
@@ -43,6 +63,22 @@ struct InvocationRecord {
     bool warmup = false;
     std::vector<std::pair<std::string, std::string>> overrides; // configs/overrides.yaml keys ("workload." stripped) and values
     std::vector<std::string> notes;                  // quirks tolerated while reading
+
+    // Issue 9: status, identity, labels.
+    InvocationStatus status = InvocationStatus::Complete;
+    std::string statusReason;                        // why it is not complete ("" when complete)
+    std::filesystem::path canonicalPath;             // the run folder, symlinks resolved (deduplication key)
+    std::vector<std::pair<std::string, std::string>> resolved; // every resolved config key ("workload." stripped), sorted by key
+    std::string format;                              // dataset.format ("" when unknown)
+    std::optional<double> recordLengthStdevBytes;    // dataset.record_length(_bytes)_stdev
+    std::int64_t batchSize = 0;                      // reader.batch_size (0 when unknown)
+    std::int64_t plannedEpochs = 0;                  // train.epochs from the config (0 when unknown)
+    std::string workloadKey;                         // canonical text of the workload identity (identity.h)
+    std::string benchmarkKey;                        // canonical text of the benchmark identity
+    std::string workloadTitle;                       // short human name: "unet3d_h100 · npz · 139.8 MiB/sample"
+    Labels labels;
+    std::optional<std::filesystem::path> manifest;   // the trainio_benchmark.json that names this invocation
+    bool runOnce = false;                            // a TrainIO invocation outside any benchmark manifest
 };
 
 struct WorkloadIdentity {
@@ -51,17 +87,37 @@ struct WorkloadIdentity {
     std::int64_t accelerators = 0;
     std::int64_t filesTrain = 0;
     std::int64_t samplesPerFile = 0;
+    std::string workloadKey;  // InvocationRecord::workloadKey of its runs (equal for equal workloads)
+    std::string benchmarkKey; // InvocationRecord::benchmarkKey of its runs
     auto operator<=>(const WorkloadIdentity&) const = default;
+};
+
+// How invocations came to form one group (docs/aggregation.md, "Benchmarks").
+enum class GroupKind {
+    Manifest, // a TrainIO benchmark: its trainio_benchmark.json names the warm-up and the runs
+    Folder,   // an imported tree: invocations sharing a runs folder and the benchmark identity
+    Single,   // one invocation on its own (a TrainIO "run once", or a lone folder)
 };
 
 struct RunGroup {
     std::filesystem::path path;        // the folder the run folders were found in
     WorkloadIdentity identity;
-    std::vector<std::size_t> runs;     // measured invocations (indices into ImportResult::runs), by name
+    std::vector<std::size_t> runs;     // complete measured invocations (indices into ImportResult::runs), by name
     std::vector<std::size_t> warmups;  // warm-up invocations, excluded from every statistic
-    std::string system;                // system label (systems/<name>.json, else a folder or user label)
+    std::vector<std::size_t> excluded; // measured invocations that are not complete: shown with their reason,
+                                       // never in a statistic
+    std::string system;                // system name (labels, systems/<name>.json|yaml, else a folder or user label)
+    std::string systemDescription;     // the storage under test, as the labels or the systems file describe it
     std::optional<std::filesystem::path> systemFile;
     std::optional<std::filesystem::path> existingReport; // an mlperf_storage_report.json beside the runs
+    GroupKind kind = GroupKind::Folder;
+    std::size_t plannedRuns = 0;       // from the manifest (0 = not known)
+    InvocationStatus status = InvocationStatus::Complete; // Incomplete when fewer complete runs than planned,
+                                                          // or no complete run at all
+    std::string statusReason;
+    Labels labels;                     // the group's own labels (name, notes) — system ones are above
+    std::vector<std::string> differences; // "reader.read_threads: 1 here, 4 in <other group path>" for groups
+                                          // sharing this folder with another benchmark identity
 };
 
 struct SkippedFile {
@@ -76,8 +132,14 @@ struct ImportOptions {
     int maxFolderDepth = 32;                       // folders deeper below a root are not searched
 };
 
+struct DuplicatePath {
+    std::filesystem::path path; // the spelling that was dropped
+    std::filesystem::path kept; // the run folder it is the same as
+};
+
 struct ImportResult {
     std::vector<InvocationRecord> runs;
+    std::vector<DuplicatePath> duplicates; // one run folder reached twice (same root twice, symlink, overlap)
     std::vector<RunGroup> groups;
     std::vector<SkippedFile> skipped;
     std::size_t summariesFound = 0; // summary.json files seen, imported or not

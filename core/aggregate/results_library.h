@@ -1,6 +1,10 @@
-// The results library: imported runs as a tree system → workload → benchmark → invocation → epoch,
-// with an aggregate and its spread at every level and pass/fail badges. Plain structs: the GUI wraps
-// a Qt item model around this, reports walk it directly.
+// The results library: imported runs as a tree system → workload → benchmark → invocation → epoch.
+// Aggregates only where they mean something (docs/aggregation.md): an epoch is one value; an
+// invocation aggregates its epochs (DLIO); a benchmark its complete runs (MLPerf's mean of means,
+// spread, 95 % CI). A workload node (one workload identity within a system) holds its benchmarks side
+// by side and names the best passing one — no mean across accelerator counts; a system node holds a
+// per-workload summary only — never a number averaged across workloads. Status badges on every level.
+// Plain structs: the GUI wraps a Qt item model around this; reports, exports and the CLI walk it.
 #pragma once
 
 #include "aggregate/group_aggregate.h"
@@ -24,6 +28,7 @@ struct NodeMetric {
     double mean = 0.0;
     double stdev = 0.0; // population stdev, the spread MLPerf and DLIO report
     ConfidenceInterval ci95;
+    std::vector<double> values; // the sample behind mean/stdev/ci95 (runs of a benchmark, epochs of an invocation)
 };
 
 struct NodeBadge {
@@ -34,15 +39,30 @@ struct NodeBadge {
 
 struct LibraryNode {
     NodeKind kind = NodeKind::Root;
-    std::string label;
+    std::string label;                   // tree label: system name, workload title, benchmark/invocation name
+    std::string itemName;                // name in compare tables, plots and reports: the label's name, else
+                                         // "system · workload · N accelerators" (benchmark), + " · run-2" (invocation)
     std::filesystem::path path;          // folder (system: none; epoch: the invocation's folder)
+    bool hasMetrics = false;             // false at root, system and workload nodes: no aggregate is meaningful there
     NodeMetric au, samplesPerSecond, mibPerSecond;
+    NodeMetric readGibPerSecond;         // MLPerf v3.0 headline "Read B/W (GiB/s)": train_io_mean_MB_per_second / 1024
+    std::int64_t accelerators = 0;       // benchmark, invocation, epoch nodes
+    std::string workloadKey;             // workload identity (workload, benchmark, invocation, epoch nodes)
+    std::string workloadTitle;
+    InvocationStatus status = InvocationStatus::Complete; // worst status in the subtree at system/workload nodes
+    std::string statusReason;
+    std::string description;             // system: the storage under test; others: label description
+    std::string notes;
+    std::optional<std::size_t> bestPassing; // workload node: child index of the passing benchmark with the most
+                                            // accelerators (ties: higher Read GiB/s); nullopt when none passes
+    std::vector<std::string> summary;    // system: one line per workload; workload: the benchmarks side by side
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::optional<std::size_t> group;    // index into ImportResult::groups (benchmark nodes)
     std::optional<std::size_t> run;      // index into ImportResult::runs (invocation and epoch nodes)
     std::optional<std::size_t> epoch;    // 0-based epoch index (epoch nodes)
     bool warmup = false;                 // warm-up invocation, shown but not counted
+    bool excluded = false;               // not complete: shown with its reason, never counted
     LibraryNode* parent = nullptr;
     std::vector<std::unique_ptr<LibraryNode>> children;
 
@@ -58,10 +78,22 @@ public:
     const ImportResult& imported() const { return imported_; }
     const GroupAggregate& aggregate(std::size_t group) const { return aggregates_.at(group); }
 
+    // Every node of `kind` in tree order.
+    std::vector<const LibraryNode*> nodes(NodeKind kind) const;
+    // The node for a benchmark or invocation folder (canonical paths compared); null when none.
+    const LibraryNode* findByPath(const std::filesystem::path& folder) const;
+
 private:
     ImportResult imported_;
     std::vector<GroupAggregate> aggregates_;
     std::unique_ptr<LibraryNode> root_ = std::make_unique<LibraryNode>();
 };
+
+// `trainio-cli aggregate PATH... --tree --format json`: {"tree": [node...]} where each node has
+// "level" (system|workload|benchmark|invocation), "label", "status", "status_reason", "workload_identity",
+// "metrics" (null where no aggregate is meaningful, else {"au_mean_percentage", "samples_per_second",
+// "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width) and "children".
+// Epochs are not nodes of this tree (they are in each invocation's files).
+nlohmann::ordered_json treeJson(const ResultsLibrary& library);
 
 } // namespace trainio::aggregate
