@@ -4,6 +4,7 @@
 // DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.
 #pragma once
 
+#include "aggregate/invocation_record.h"
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
 #include "io/emulated_storage.h"
@@ -25,6 +26,9 @@ struct InvocationOptions {
     std::shared_ptr<IoBackend> io;
     std::string commandLine;           // recorded in trainio_run.json
     std::vector<std::string> warnings; // put at the head of the log
+    // Written to trainio_labels.json in the invocation folder (a run once) or the benchmark folder
+    // (a benchmark) when any field is set: the system name the run/benchmark controls ask for.
+    aggregate::Labels labels;
     // Called with the emulated storage device when the run starts (null when none), and with null when
     // it ends: what the GUI's live bandwidth/latency controls act on.
     std::function<void(std::shared_ptr<EmulatedStorageBackend>)> onStorage;
