@@ -29,21 +29,27 @@ const LibraryNode* systemOf(const LibraryNode& node) {
     return n;
 }
 
-void collectBenchmarks(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
-    if (n.kind == NodeKind::Benchmark) {
+// The items of a system: its benchmarks and the run-once invocations that sit directly under a workload.
+void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
+    if (n.kind == NodeKind::Benchmark || (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload)) {
         out.push_back(&n);
         return;
     }
-    for (const auto& c : n.children) collectBenchmarks(*c, out);
+    if (n.kind == NodeKind::Invocation || n.kind == NodeKind::Epoch) return;
+    for (const auto& c : n.children) collectItems(*c, out);
 }
 
-// The folder a benchmark's labels belong in: a single invocation's own folder, else the benchmark's.
-std::filesystem::path benchmarkFolder(const aggregate::ResultsLibrary& library, const LibraryNode& bench) {
+// The folder an item's labels belong in: a TrainIO benchmark's own folder (where its manifest is), a
+// single invocation's folder, else the folder its runs were found in.
+std::filesystem::path itemFolder(const aggregate::ResultsLibrary& library, const LibraryNode& bench) {
+    const auto& imp = library.imported();
+    if (bench.kind == NodeKind::Invocation) return bench.run ? imp.runs.at(*bench.run).path : bench.path;
     if (bench.group) {
-        const auto& imp = library.imported();
         const auto& g = imp.groups.at(*bench.group);
+        const auto& members = g.runs.empty() ? g.excluded : g.runs;
+        if (g.kind == aggregate::GroupKind::Manifest && !members.empty())
+            if (const auto& manifest = imp.runs.at(members.front()).manifest) return manifest->parent_path();
         if (g.kind == aggregate::GroupKind::Single) {
-            const auto& members = g.runs.empty() ? g.excluded : g.runs;
             if (members.size() == 1) return imp.runs.at(members.front()).path;
         }
         if (!g.path.empty()) return g.path;
@@ -60,12 +66,12 @@ bool LabelDialog::canEdit(const LibraryNode& node) {
 std::vector<std::filesystem::path> LabelDialog::targetFolders(const aggregate::ResultsLibrary& library, const LibraryNode& node) {
     std::vector<std::filesystem::path> out;
     if (node.kind == NodeKind::Invocation) {
-        out.push_back(node.run ? library.imported().runs.at(*node.run).path : node.path);
+        out.push_back(itemFolder(library, node));
     } else {
-        std::vector<const LibraryNode*> benchmarks;
-        collectBenchmarks(node, benchmarks);
-        for (const LibraryNode* b : benchmarks) {
-            std::filesystem::path p = benchmarkFolder(library, *b);
+        std::vector<const LibraryNode*> items;
+        collectItems(node, items);
+        for (const LibraryNode* b : items) {
+            std::filesystem::path p = itemFolder(library, *b);
             if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
         }
     }
@@ -127,15 +133,11 @@ LabelDialog::LabelDialog(const aggregate::ResultsLibrary& library, const Library
     }
     // An MLPerf tree describes its systems in systems/<name>.json|yaml; a labels file overrides it.
     std::vector<std::filesystem::path> systemFiles;
-    if (system) {
-        std::vector<const LibraryNode*> benchmarks;
-        collectBenchmarks(*system, benchmarks);
-        for (const LibraryNode* b : benchmarks)
-            if (b->group)
-                if (const auto& f = library.imported().groups.at(*b->group).systemFile;
-                    f && std::find(systemFiles.begin(), systemFiles.end(), *f) == systemFiles.end())
-                    systemFiles.push_back(*f);
-    }
+    if (system)
+        for (const auto& g : library.imported().groups)
+            if (g.system == system->label && g.systemFile &&
+                std::find(systemFiles.begin(), systemFiles.end(), *g.systemFile) == systemFiles.end())
+                systemFiles.push_back(*g.systemFile);
     for (const auto& f : systemFiles)
         where += tr("<p>The system name and description come from <code>%1</code>. What you write here goes into "
                     "%2, which takes precedence over that file; the file itself is left as it is.</p>")
