@@ -9,6 +9,7 @@
 #include "compare_page.h"
 #include "gui_test_support.h"
 #include "plot_export.h"
+#include "testsupport.h"
 
 #include "aggregate/results_import.h"
 #endif
@@ -22,7 +23,6 @@
 #include <QTest>
 
 #include <cmath>
-#include <numeric>
 
 using namespace trainio;
 using namespace trainio::ui;
@@ -42,8 +42,6 @@ const LibraryNode* benchmarkIn(const aggregate::ResultsLibrary& lib, const QStri
     }
     return nullptr;
 }
-
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
 
 // "[+1.5, +2.25]  within noise" → {1.5, 2.25}; the page writes numbers in the C locale here.
 std::pair<double, double> bounds(QString text) {
@@ -110,14 +108,14 @@ private slots:
         QVERIFY(page.perAcceleratorToggle()->isChecked());
         QVERIFY(page.deltaTable()->horizontalHeaderItem(ComparePage::ValueColumn + 1)->text().contains(QStringLiteral("per accelerator")));
         // 2 accelerators: the row shows the benchmark's mean over its runs halved.
-        const double expected = mean(unet2_->samplesPerSecond.values) / 2.0;
+        const double expected = testsupport::meanOf(unet2_->samplesPerSecond.values) / 2.0;
         const double shown = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
         QVERIFY2(std::abs(shown - expected) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(expected)));
 
         QTest::mouseClick(page.perAcceleratorToggle(), Qt::LeftButton);
         QVERIFY(!page.perAcceleratorToggle()->isChecked());
         const double total = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
-        QVERIFY(std::abs(total - mean(unet2_->samplesPerSecond.values)) <= 0.05 + 1e-9);
+        QVERIFY(std::abs(total - testsupport::meanOf(unet2_->samplesPerSecond.values)) <= 0.05 + 1e-9);
         show(page, {unet2_, unet1_}); // new items: the user's "off" stays
         QVERIFY(!page.perAcceleratorToggle()->isChecked());
     }
@@ -132,11 +130,11 @@ private slots:
         // AU is never divided per accelerator: the CI's centre is the difference of the run means.
         const QString ci = t->item(1, ComparePage::CiColumn)->text();
         const auto [low, high] = bounds(ci);
-        const double diff = mean(unet2_->au.values) - mean(unet1_->au.values);
+        const double diff = testsupport::meanOf(unet2_->au.values) - testsupport::meanOf(unet1_->au.values);
         QVERIFY2(std::isfinite(low) && low < high, qPrintable(ci));
         QVERIFY2(std::abs((low + high) / 2 - diff) <= 0.011, qPrintable(QStringLiteral("%1, difference %2").arg(ci).arg(diff)));
         QCOMPARE(ci.contains(QStringLiteral("within noise")), low <= 0 && high >= 0);
-        const double pct = 100.0 * diff / mean(unet1_->au.values);
+        const double pct = 100.0 * diff / testsupport::meanOf(unet1_->au.values);
         const QString pctText = t->item(1, ComparePage::DeltaColumn)->text();
         QVERIFY2(std::abs(QLocale().toDouble(pctText.section(QLatin1Char(' '), 0, 0)) - pct) <= 0.051, qPrintable(pctText));
 
