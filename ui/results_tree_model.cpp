@@ -333,9 +333,14 @@ std::vector<const LibraryNode*> ResultsTreeModel::checkedNodes() const {
         stack.pop_back();
         const Qt::CheckState s = checkState(n);
         const bool aboveBenchmark = n->kind == NodeKind::System || n->kind == NodeKind::Workload;
-        if (s == Qt::Checked && !aboveBenchmark) out.push_back(n);
-        else if (s != Qt::Unchecked)
+        // An excluded invocation (cancelled, failed) has no values to compare: a checked parent does
+        // not bring it along; checked on its own, it is listed with the reason.
+        const bool byParent = n->parent && checkState(n->parent) == Qt::Checked;
+        if (s == Qt::Checked && !aboveBenchmark) {
+            if (!(n->excluded && byParent)) out.push_back(n);
+        } else if (s != Qt::Unchecked) {
             for (auto it = n->children.rbegin(); it != n->children.rend(); ++it) stack.push_back(it->get());
+        }
     }
     return out;
 }

@@ -51,8 +51,9 @@ public:
     const aggregate::LibraryNode* node(const QModelIndex& index) const;
     QModelIndex indexOf(const aggregate::LibraryNode* node, int column = 0) const;
 
-    // What the user checked, as items to compare: the checked benchmarks (a checked system or workload
-    // stands for its benchmarks), and checked invocations or epochs of benchmarks not wholly checked.
+    // What the user checked, as items to compare: the checked benchmarks and run-once invocations (a
+    // checked system or workload stands for them), and checked invocations or epochs of benchmarks not
+    // wholly checked. Excluded invocations come only when checked on their own.
     std::vector<const aggregate::LibraryNode*> checkedNodes() const;
     void setAllChecked(bool checked);
     int groupCount() const;
