@@ -1,5 +1,6 @@
 #include "compare_page.h"
 
+#include "plot_export.h"
 #include "plot_theme.h"
 
 #include <qcustomplot.h>
@@ -11,12 +12,15 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
 #include <exception>
+#include <utility>
 
 namespace trainio::ui {
 
@@ -28,13 +32,18 @@ namespace {
 constexpr int kMetrics = 3; // AU, samples/s, Read GiB/s: CompareRow::metrics' order
 
 QString metricName(int which) {
-    return which == 0 ? QObject::tr("AU") : which == 1 ? QObject::tr("Samples/s") : QObject::tr("Read B/W");
+    return which == 0 ? QObject::tr("AU") : which == 1 ? QObject::tr("Throughput") : QObject::tr("Read B/W");
 }
 
 int decimalsOf(int which) { return which == 0 ? 2 : which == 1 ? 1 : 3; }
 
 QString fmt(double v, int decimals) { return std::isfinite(v) ? QLocale().toString(v, 'f', decimals) : QStringLiteral("—"); }
-QString signedFmt(double v, int decimals) { return (v > 0 ? QStringLiteral("+") : QString()) + fmt(v, decimals); }
+// "+1.2", "-0.3", and "0.0" for what rounds to zero (never "-0.0").
+QString signedFmt(double v, int decimals) {
+    const double rounded = std::round(v * std::pow(10.0, decimals)) / std::pow(10.0, decimals);
+    if (rounded == 0.0) return fmt(0.0, decimals);
+    return (v > 0 ? QStringLiteral("+") : QString()) + fmt(v, decimals);
+}
 
 // Legends sit below the plot, as wide as it: long item names wrap at their " · " separators rather
 // than being clipped.
@@ -53,19 +62,19 @@ QString wrapName(const QString& name, int width = 44) {
 
 QCustomPlot* makePlot(QWidget* parent) {
     auto* p = new QCustomPlot(parent);
-    p->setMinimumSize(260, 220);
+    p->setMinimumSize(260, 150);
     p->plotLayout()->insertRow(0);
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QString(), QFont(parent->font().family(), parent->font().pointSize(), QFont::Bold)));
-    // The legend goes below the axis rect, never over the data.
-    p->axisRect()->insetLayout()->take(p->legend);
-    p->plotLayout()->addElement(2, 0, p->legend);
-    p->plotLayout()->setRowStretchFactor(2, 0.001);
     p->legend->setFillOrder(QCPLegend::foRowsFirst);
     QFont small = parent->font();
     small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
     p->legend->setFont(small);
     p->legend->setMargins(QMargins(6, 3, 6, 3));
     p->legend->setRowSpacing(0);
+    // On screen one legend serves every plot (the page's); an exported plot shows its own, below the
+    // axis rect (plot_export).
+    p->legend->setVisible(false);
+    p->setProperty(kExportLegendProperty, true);
     return p;
 }
 
@@ -130,6 +139,13 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     grid->addWidget(bars_[1], 0, 1);
     grid->addWidget(bars_[2], 1, 0);
     grid->addWidget(epochs_, 1, 1);
+    legend_ = new QLabel(plots);
+    legend_->setObjectName(QStringLiteral("compareLegend"));
+    legend_->setWordWrap(true);
+    legend_->setTextFormat(Qt::RichText);
+    grid->addWidget(legend_, 2, 0, 1, 2);
+    grid->setRowStretch(0, 1);
+    grid->setRowStretch(1, 1);
     vsplit->addWidget(plots);
     auto* tableBox = new QWidget(vsplit);
     auto* tableLayout = new QVBoxLayout(tableBox);
@@ -138,6 +154,7 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     table_->setObjectName(QStringLiteral("deltaTable"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setAlternatingRowColors(true);
+    table_->setWordWrap(true);
     table_->verticalHeader()->setVisible(false);
     tableLayout->addWidget(table_, 1);
     note_ = new QLabel(tableBox);
@@ -145,8 +162,8 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     note_->setWordWrap(true);
     tableLayout->addWidget(note_);
     vsplit->addWidget(tableBox);
-    vsplit->setStretchFactor(0, 3);
-    vsplit->setStretchFactor(1, 2);
+    vsplit->setStretchFactor(0, 1);
+    vsplit->setStretchFactor(1, 1);
     layout->addWidget(vsplit, 1);
 
     connect(baseline_, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
@@ -237,7 +254,6 @@ void ComparePage::rebuildPlots() {
         p->xAxis->setRange(0.3, std::max(1, n) + 0.7);
         p->yAxis->setLabel(unit);
         p->yAxis->setRange(0, top > 0 ? top * 1.12 : 1); // bar axes start at zero
-        p->legend->setVisible(p->plottableCount() > 0);
         applyPlotTheme(p, pal);
         p->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -272,9 +288,21 @@ void ComparePage::rebuildPlots() {
     epochs_->xAxis->setRange(0.5, std::max(1, maxEpochs) + 0.5);
     epochs_->yAxis->setLabel(mib ? tr("MiB/s") : tr("AU %"));
     epochs_->yAxis->setRange(0, mib ? std::max(1.0, top * 1.12) : 105);
-    epochs_->legend->setVisible(epochs_->graphCount() > 0);
     applyPlotTheme(epochs_, pal);
     epochs_->replot(QCustomPlot::rpQueuedReplot);
+
+    // The page's legend: the item's number (as on the bars' axis and in the table), colour and name.
+    QString html = QStringLiteral("<table cellspacing=0 cellpadding=1><tr>");
+    for (int i = 0; i < static_cast<int>(items_.size()); ++i) {
+        if (i > 0 && i % 2 == 0) html += QStringLiteral("</tr><tr>");
+        const bool shown = i >= n || result_.rows[static_cast<std::size_t>(i)].valuesShown;
+        html += QStringLiteral("<td><span style=\"color:%1\">&#9632;</span>&nbsp;<b>%2</b>&nbsp;%3%4&nbsp;&nbsp;&nbsp;</td>")
+                    .arg(seriesColor(i, pal).name())
+                    .arg(i + 1)
+                    .arg(items_[static_cast<std::size_t>(i)].label.toHtmlEscaped(),
+                         shown ? QString() : tr(" <i>(not comparable: no bar)</i>"));
+    }
+    legend_->setText(items_.empty() ? QString() : html + QStringLiteral("</tr></table>"));
 }
 
 void ComparePage::rebuildTable() {
@@ -289,10 +317,12 @@ void ComparePage::rebuildTable() {
                 break;
             }
         units << unit;
-        headers << tr("%1 (%2)\nmean ± sd over %3").arg(metricName(m), unit, over);
+        QString brokenUnit = unit;
+        brokenUnit.replace(QStringLiteral(" per "), QStringLiteral("\nper "));
+        headers << tr("%1\n%2\nmean ± sd\nover %3").arg(metricName(m), brokenUnit, over);
     }
     for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\nvs baseline").arg(metricName(m));
-    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1 95 % CI\n(Welch, %2)").arg(metricName(m), units[m]);
+    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\n95 % CI\n(Welch)").arg(metricName(m));
     table_->clear();
     table_->clearSpans();
     table_->setColumnCount(static_cast<int>(headers.size()));
@@ -302,6 +332,7 @@ void ComparePage::rebuildTable() {
     const QColor better = dark ? QColor(0x81c784) : QColor(0x1b5e20);
     const QColor worse = dark ? QColor(0xef9a9a) : QColor(0xb71c1c);
     const QColor muted = palette().color(QPalette::Disabled, QPalette::Text);
+    std::vector<std::pair<int, QString>> spans;
     for (int r = 0; r < static_cast<int>(result_.rows.size()); ++r) {
         const aggregate::CompareRow& row = result_.rows[static_cast<std::size_t>(r)];
         auto put = [&](int col, const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
@@ -310,7 +341,11 @@ void ComparePage::rebuildTable() {
             table_->setItem(r, col, cell);
             return cell;
         };
-        put(IndexColumn, QString::number(r + 1));
+        {
+            QPixmap swatch(10, 10);
+            swatch.fill(seriesColor(r, palette()));
+            put(IndexColumn, QString::number(r + 1))->setIcon(QIcon(swatch));
+        }
         auto* name = put(ItemColumn, QString::fromStdString(row.label), Qt::AlignLeft | Qt::AlignVCenter);
         if (row.node) name->setToolTip(QString::fromStdString(row.node->path.string()));
         if (row.baseline) {
@@ -331,12 +366,10 @@ void ComparePage::rebuildTable() {
                 cell->setToolTip(tr("95 % CI of the mean [%1, %2], n = %3").arg(fmt(v.ci95.low, d), fmt(v.ci95.high, d)).arg(v.n));
         }
         if (row.baseline || !row.comparable) {
-            // One statement across the delta columns: the baseline, or why there is no delta.
-            auto* cell = put(DeltaColumn, row.baseline ? tr("baseline") : tr("not comparable: %1").arg(QString::fromStdString(row.reason)),
-                             Qt::AlignLeft | Qt::AlignVCenter);
-            cell->setToolTip(cell->text());
-            if (!row.baseline) cell->setForeground(worse);
-            table_->setSpan(r, DeltaColumn, 1, 2 * kMetrics);
+            // One statement across the delta columns: the baseline, or why there is no delta. Put in
+            // after the columns are sized, so that its length does not widen the first delta column.
+            spans.emplace_back(r, row.baseline ? tr("baseline") : tr("not comparable: %1").arg(QString::fromStdString(row.reason)));
+            if (!row.baseline) table_->item(r, ItemColumn)->setToolTip(spans.back().second);
             continue;
         }
         for (int m = 0; m < kMetrics && m < static_cast<int>(row.metrics.size()); ++m) {
@@ -355,7 +388,7 @@ void ComparePage::rebuildTable() {
                 ci = tr("— (n < 2)");
             } else {
                 ci = QStringLiteral("[%1, %2]").arg(signedFmt(delta.ci95.low, d), signedFmt(delta.ci95.high, d));
-                if (*delta.withinNoise) ci += tr("  within noise");
+                if (*delta.withinNoise) ci += tr("\nwithin noise");
             }
             auto* ciCell = put(CiColumn + m, ci);
             ciCell->setToolTip(tr("95 % confidence interval of the difference of means (Welch's t, unequal variances); "
@@ -366,6 +399,22 @@ void ComparePage::rebuildTable() {
         }
     }
     table_->resizeColumnsToContents();
+    // Long item names wrap at their " · " rather than push the deltas out of sight (no eliding: the
+    // column is as wide as the longest part).
+    int itemWidth = 0;
+    for (const auto& row : result_.rows)
+        for (const QString& part : QString::fromStdString(row.label).split(QStringLiteral(" · ")))
+            itemWidth = std::max(itemWidth, table_->fontMetrics().horizontalAdvance(part + QStringLiteral(" ·")) + 16);
+    table_->setColumnWidth(ItemColumn, std::min(table_->columnWidth(ItemColumn), std::max(itemWidth, 150)));
+    for (const auto& [r, text] : spans) {
+        auto* cell = new QTableWidgetItem(text);
+        cell->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        cell->setToolTip(text);
+        if (!result_.rows[static_cast<std::size_t>(r)].baseline) cell->setForeground(worse);
+        table_->setItem(r, DeltaColumn, cell);
+        table_->setSpan(r, DeltaColumn, 1, 2 * kMetrics);
+    }
+    table_->resizeRowsToContents();
     table_->horizontalHeader()->setStretchLastSection(false);
     QString note = tr("± is the population standard deviation over a benchmark's complete runs (an invocation's epochs). "
                       "Δ CI: the 95 % confidence interval of the difference of means (Welch); \"within noise\" when it contains 0. "

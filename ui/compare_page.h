@@ -1,8 +1,8 @@
 // Page 5: compare the checked results with core's compare() (docs/aggregation.md, "Comparing"): a
 // table with one row per item — values with their spread, the delta against a chosen baseline, the
 // difference's 95 % CI (Welch) and "within noise", or, for an item of another workload, the reason it
-// is not comparable — bars with 95 % CI error bars, and per-epoch overlays. Every plot names its items
-// in a legend outside the data.
+// is not comparable — bars with 95 % CI error bars, and per-epoch overlays. One legend below the plots
+// names the items on screen; an exported plot carries its own legend, outside the data.
 #pragma once
 
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in; it needs
@@ -71,6 +71,7 @@ private:
     QTableWidget* table_;
     QLabel* hint_;
     QLabel* note_;
+    QLabel* legend_; // one legend for every plot on screen
 };
 
 } // namespace trainio::ui

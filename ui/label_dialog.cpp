@@ -65,15 +65,25 @@ bool LabelDialog::canEdit(const LibraryNode& node) {
 
 std::vector<std::filesystem::path> LabelDialog::targetFolders(const aggregate::ResultsLibrary& library, const LibraryNode& node) {
     std::vector<std::filesystem::path> out;
-    if (node.kind == NodeKind::Invocation) {
-        out.push_back(itemFolder(library, node));
-    } else {
-        std::vector<const LibraryNode*> items;
-        collectItems(node, items);
-        for (const LibraryNode* b : items) {
-            std::filesystem::path p = itemFolder(library, *b);
-            if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
-        }
+    auto add = [&out](std::filesystem::path p) {
+        if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+    };
+    std::vector<const LibraryNode*> items;
+    if (node.kind == NodeKind::System) collectItems(node, items);
+    else items.push_back(&node);
+    const auto& imp = library.imported();
+    for (const LibraryNode* item : items) {
+        add(itemFolder(library, *item));
+        // The nearest labels file wins: a run folder with a file of its own would keep its old system
+        // name and description, so those files get the change too (never the item's name).
+        if (item->kind != NodeKind::Benchmark || !item->group) continue;
+        const auto& g = imp.groups.at(*item->group);
+        for (const auto* list : {&g.warmups, &g.runs, &g.excluded})
+            for (std::size_t ri : *list) {
+                std::error_code ec;
+                const std::filesystem::path run = imp.runs.at(ri).path;
+                if (std::filesystem::exists(run / aggregate::kLabelsFileName, ec)) add(run);
+            }
     }
     return out;
 }
@@ -122,10 +132,12 @@ LabelDialog::LabelDialog(const aggregate::ResultsLibrary& library, const Library
     if (folders_.size() == 1) {
         where = tr("Saved as %1 in %2.").arg(q(aggregate::kLabelsFileName), QDir::toNativeSeparators(q(folders_.front().string())));
     } else {
-        where = tr("Saved as %1 in each of the %2 benchmark and single-invocation folders of this system that the "
-                   "library holds; fields you leave unchanged keep what each folder's file says:")
+        where = tr("Saved as %1 in each of these %2 folders (%3, and run folders with a labels file of their own, "
+                   "which would otherwise win); fields you leave unchanged keep what each folder's file says:")
                     .arg(q(aggregate::kLabelsFileName))
-                    .arg(folders_.size());
+                    .arg(folders_.size())
+                    .arg(isSystem_ ? tr("the benchmark and run-once folders of this system that the library holds")
+                                   : tr("the item's folder"));
         where += QStringLiteral("<ul>");
         for (const auto& f : folders_)
             where += QStringLiteral("<li><code>%1</code></li>").arg(QDir::toNativeSeparators(q(f.string())).toHtmlEscaped());
@@ -173,7 +185,8 @@ bool LabelDialog::write(QString* error) {
             if (system != system0_.trimmed()) labels.system = system.toStdString();
             if (description != description0_.trimmed()) labels.description = description.toStdString();
             if (notes != notes0_.trimmed()) labels.notes = notes.toStdString();
-            if (!isSystem_ && name != name0_.trimmed()) labels.name = name.toStdString();
+            // The name is the item's own: only its folder (the first) gets it.
+            if (!isSystem_ && &folder == &folders_.front() && name != name0_.trimmed()) labels.name = name.toStdString();
             aggregate::writeLabelsFile(folder, labels, true);
         } catch (const std::exception& e) {
             if (error) *error = QString::fromUtf8(e.what());

@@ -1,8 +1,9 @@
 // Names and describes results (docs/aggregation.md, "Labels"): the system name, the storage under test,
 // notes and the item's own name, for a system, benchmark or invocation of the library. Writes
 // trainio_labels.json with core's writeLabelsFile — into the node's folder, or, for a system, into
-// every benchmark / single-invocation folder of that system the library holds — and the caller then
-// reloads the library, whose importer reads the files back.
+// every benchmark / single-invocation folder of that system the library holds (and run folders below
+// them that have a labels file of their own, which would win) — and the caller then reloads the
+// library, whose importer reads the files back.
 #pragma once
 
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in.
@@ -28,7 +29,8 @@ public:
     LabelDialog(const aggregate::ResultsLibrary& library, const aggregate::LibraryNode& node, QWidget* parent = nullptr);
 
     static bool canEdit(const aggregate::LibraryNode& node);
-    // The folders a node's labels are written into.
+    // The folders a node's labels are written into: the item's own folder first (for a system, each of
+    // its items' folders), then run folders below with a labels file of their own.
     static std::vector<std::filesystem::path> targetFolders(const aggregate::ResultsLibrary& library,
                                                             const aggregate::LibraryNode& node);
 

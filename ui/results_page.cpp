@@ -62,7 +62,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
-    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 290);
+    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 250);
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
@@ -82,7 +82,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     splitter->addWidget(tabs);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 0);
-    splitter->setSizes({900, 420});
+    splitter->setSizes({1000, 360});
     layout->addWidget(splitter, 1);
 
     connect(add, &QPushButton::clicked, this, &ResultsPage::addFolderWithDialog);
@@ -162,7 +162,7 @@ void ResultsPage::onLoaded() {
         runs += g.runs.size();
         excluded += g.excluded.size();
     }
-    summary_->setText(tr("%L1 summaries found · %L2 benchmarks · %L3 complete runs · %L4 excluded (not complete) · "
+    summary_->setText(tr("%L1 summaries found · %L2 groups · %L3 complete runs · %L4 excluded (not complete) · "
                          "%L5 duplicates dropped · %L6 skipped")
                           .arg(imp.summariesFound)
                           .arg(imp.groups.size())
@@ -236,7 +236,10 @@ void ResultsPage::showDetails() {
                 row(tr("Read GiB/s"), n->readGibPerSecond, 3);
         html += QStringLiteral("</table>");
     }
-    html += QStringLiteral("<p><i>%1</i></p>").arg(ResultsTreeModel::ruleText(*n));
+    if (n->hasMetrics || n->kind == NodeKind::System || n->kind == NodeKind::Workload)
+        html += QStringLiteral("<p><i>%1</i></p>").arg(ResultsTreeModel::ruleText(*n));
+    else if (n->kind == NodeKind::Benchmark)
+        html += tr("<p><i>No complete run: no numbers.</i></p>");
     const auto lib = model_->library();
     if (n->group && lib) {
         const auto& agg = lib->aggregate(*n->group);

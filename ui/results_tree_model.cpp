@@ -208,7 +208,7 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
         if (col == ChecksColumn) {
             if (n->warmup) return tr("warm-up");
             if (!n->badge.evaluated) return tr("not checked");
-            if (n->badge.violations) return tr("%n rule violation(s)", nullptr, static_cast<int>(n->badge.violations));
+            if (n->badge.violations) return tr("%n violation(s)", nullptr, static_cast<int>(n->badge.violations));
             return n->badge.passed ? tr("pass") : tr("fail");
         }
         return {};

@@ -218,9 +218,14 @@ void ScreenshotTour::importResults() {
             for (int w = 0; w < model->rowCount(sys) && (s == 0 || excluded); ++w) {
                 const QModelIndex wl = model->index(w, 0, sys);
                 if (s == 0 && w == 0) tree->expand(wl);
-                if (excluded) {
-                    tree->expand(wl);
-                    if (!select.isValid()) select = wl; // its details: the items side by side, the best passing one
+                if (!excluded) continue;
+                tree->expand(wl);
+                // A failed invocation: its details give the reason it is excluded.
+                for (int i = 0; i < model->rowCount(wl) && !select.isValid(); ++i) {
+                    const QModelIndex item = model->index(i, 0, wl);
+                    if (model->data(item.siblingAtColumn(ResultsTreeModel::StatusColumn), ResultsTreeModel::StatusRole).toInt() ==
+                        static_cast<int>(aggregate::InvocationStatus::Failed))
+                        select = item;
                 }
             }
         }

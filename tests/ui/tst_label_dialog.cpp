@@ -87,9 +87,15 @@ private slots:
         QVERIFY2(sys, "the imported labels name the system old-rig");
 
         LabelDialog dialog(*lib, *sys);
-        QCOMPARE(dialog.folders().size(), std::size_t(2));
+        // Each run's benchmark folder, and the run folder itself: its own labels file would win otherwise.
+        QCOMPARE(dialog.folders().size(), std::size_t(4));
         QVERIFY(!dialog.nameEdit()->isEnabled()); // names are per item
-        QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("labelTargets"))->text().contains(QStringLiteral("unet3d-b")));
+        const QString targets = dialog.findChild<QLabel*>(QStringLiteral("labelTargets"))->text();
+        QStringList folders;
+        for (const auto& f : dialog.folders()) folders << QString::fromStdString(f.string());
+        folders.sort();
+        QCOMPARE(folders, (QStringList{results + QStringLiteral("/a"), runA, results + QStringLiteral("/b"), runB}));
+        for (const QString& f : folders) QVERIFY2(targets.contains(f), qPrintable(targets));
         QVERIFY(dialog.descriptionEdit()->placeholderText().contains(QStringLiteral("mount options")));
         dialog.systemEdit()->setText(QStringLiteral("lab-nvme-01"));
         dialog.descriptionEdit()->setPlainText(QStringLiteral("ext4 on 1x Samsung PM9A3 3.84 TB, noatime; 1 client"));

@@ -17,6 +17,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -183,6 +184,7 @@ private slots:
     }
 
     void systemNameIsAskedOnceAndWrittenWithTheResults() {
+        QSettings().clear(); // the runs above answered the question already
         int asked = 0;
         RunPage::setSystemPrompt([&asked](QWidget*) {
             ++asked;
