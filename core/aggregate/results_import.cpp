@@ -248,34 +248,28 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     // Hydra's config.yaml is the composed configuration (overrides already applied); overrides.yaml is
     // where MLPerf's generator reads the workload name, so it wins for model and accelerator.
     for (const auto& dir : dirs) {
-        bool found = false;
-        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
-            if (auto text = readIfSafe(dir / sub / "config.yaml")) {
-                for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
-                found = true;
-                break;
-            }
+        const auto file = findRunConfigFile(dir, "config.yaml");
+        if (!file) continue;
+        if (auto text = readIfSafe(*file)) {
+            for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
+            break;
         }
-        if (found) break;
     }
     std::string workload;
     for (const auto& dir : dirs) {
-        bool found = false;
-        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
-            if (auto text = readIfSafe(dir / sub / "overrides.yaml")) {
-                for (auto& [k, v] : readOverrides(*text)) {
-                    if (k == "=workload") {
-                        workload = v;
-                    } else {
-                        merged[k] = v;
-                        rc.overrides.emplace_back(k, v);
-                    }
+        const auto file = findRunConfigFile(dir, "overrides.yaml");
+        if (!file) continue;
+        if (auto text = readIfSafe(*file)) {
+            for (auto& [k, v] : readOverrides(*text)) {
+                if (k == "=workload") {
+                    workload = v;
+                } else {
+                    merged[k] = v;
+                    rc.overrides.emplace_back(k, v);
                 }
-                found = true;
-                break;
             }
+            break;
         }
-        if (found) break;
     }
     if (!workload.empty()) {
         // MLPerf's rule: workload=<model>_<accelerator>, split at '_'.
@@ -509,6 +503,19 @@ std::vector<std::pair<std::string, std::string>> readOverrides(const std::string
         else out.emplace_back(key.rfind("workload.", 0) == 0 ? key.substr(9) : key, value);
     }
     return out;
+}
+
+const std::vector<std::string>& runConfigFolders() {
+    static const std::vector<std::string> folders = {"configs", ".hydra", "dlio_config"};
+    return folders;
+}
+
+std::optional<fs::path> findRunConfigFile(const fs::path& dir, const std::string& file) {
+    for (const auto& sub : runConfigFolders()) {
+        std::error_code ec;
+        if (fs::is_regular_file(dir / sub / file, ec)) return dir / sub / file;
+    }
+    return std::nullopt;
 }
 
 std::optional<double> parseFiniteNumber(const std::string& s) {
