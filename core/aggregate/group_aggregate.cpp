@@ -393,6 +393,10 @@ ordered_json toJson(const InvocationRecord& r) {
     j["status"] = statusName(r.status);
     j["status_reason"] = r.statusReason;
     j["workload_identity"] = r.workloadKey;
+    j["io_engine"] = r.ioEngine;
+    j["cache_control"] = r.cacheControl;
+    j["epoch_percent_from_cache"] = r.epochPercentFromCache;
+    j["warnings"] = r.warnings;
     return j;
 }
 
