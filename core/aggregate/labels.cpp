@@ -162,7 +162,9 @@ std::string describeV3(const YAML::Node& doc) {
     std::vector<std::string> storage;
     if (sut["solution"]) {
         const YAML::Node s = sut["solution"];
-        storage.push_back(yamlText(s, "friendly_description"));
+        std::string what = yamlText(s, "friendly_description");
+        if (!what.empty() && what.back() == '.') what.pop_back(); // the next part follows after "; "
+        storage.push_back(what);
         if (s["architecture"]) {
             const std::string where = yamlText(s["architecture"], "storage_location");
             const std::string api = yamlText(s["architecture"], "product_API");
