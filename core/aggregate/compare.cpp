@@ -79,6 +79,13 @@ std::string deltaText(const MetricDelta& d, int precision) {
     return s;
 }
 
+// samples/s span 0.5 (one UNet3D accelerator) to 50,000 (ResNet-50): keep about four significant digits.
+int precisionFor(const MetricSpec& spec, double value) {
+    if (std::string(spec.key) != "samples_per_second") return spec.precision;
+    const double a = std::fabs(value);
+    return a >= 100.0 ? 1 : a >= 1.0 ? 2 : 3;
+}
+
 std::size_t displayWidth(const std::string& s) {
     std::size_t w = 0;
     for (unsigned char c : s) w += (c & 0xC0) != 0x80; // UTF-8 code points, not bytes
@@ -230,8 +237,9 @@ std::string formatTable(const CompareResult& result) {
     const std::vector<CompareMetric>* units = result.rows.empty() ? nullptr : &result.rows.front().metrics;
     for (std::size_t k = 0; k < std::size(kMetrics); ++k) {
         const std::string unit = units ? (*units)[k].unit : kMetrics[k].unit;
-        header.push_back(std::string(k == 0 ? "AU" : k == 1 ? "samples/s" : "Read") + " (" + unit + ", mean ± sd)");
-        header.push_back("Δ vs baseline [95 % CI]");
+        const bool perAcc = unit.find("per accelerator") != std::string::npos;
+        header.push_back(std::string(k == 0 ? "AU %" : k == 1 ? "samples/s" : "Read GiB/s") + (perAcc ? " per acc." : ""));
+        header.push_back("Δ [95 % CI]");
     }
     header.push_back("note");
     rows.push_back(header);
@@ -240,8 +248,9 @@ std::string formatTable(const CompareResult& result) {
         std::vector<std::string> cells{std::to_string(i + 1), r.label};
         for (std::size_t k = 0; k < r.metrics.size(); ++k) {
             const CompareMetric& m = r.metrics[k];
-            cells.push_back(r.valuesShown ? fmt(m.value.mean, kMetrics[k].precision) + " ± " + fmt(m.value.stdev, kMetrics[k].precision) : "—");
-            cells.push_back(m.delta ? deltaText(*m.delta, kMetrics[k].precision) : "—");
+            const int precision = precisionFor(kMetrics[k], r.valuesShown ? m.value.mean : 0.0);
+            cells.push_back(r.valuesShown ? fmt(m.value.mean, precision) + " ± " + fmt(m.value.stdev, precision) : "—");
+            cells.push_back(m.delta ? deltaText(*m.delta, precision) : "—");
         }
         std::string note = r.baseline ? "baseline" : "";
         if (!r.reason.empty()) note += std::string(note.empty() ? "" : "; ") + "not comparable: " + r.reason;
@@ -262,7 +271,7 @@ std::string formatTable(const CompareResult& result) {
     os << (result.perAccelerator ? "samples/s and GiB/s are per accelerator (AU never is).\n"
                                  : "samples/s and GiB/s are totals over the item's accelerators.\n");
     os << "± is the standard deviation over the item's sample (a benchmark's complete runs, an invocation's epochs); "
-          "[…] is the 95 % CI of the difference (Welch).\n";
+          "Δ is item − baseline (in % of the baseline), […] the 95 % CI of the difference (Welch).\n";
     return os.str();
 }
 
