@@ -200,6 +200,18 @@ const Column kColumns[] = {
      kTable | kCsv | kJson, 3, [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.mean.value / 1024.0; }},
     {"status", "status", "", "complete, incomplete (fewer complete runs than planned, or none), cancelled or failed",
      kTable | kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return statusName(r.g.status); }},
+    {"status_reason", "reason", "", "why the group is not complete (\"\" when complete)", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.statusReason; }},
+    {"kind", "kind", "", "how the runs became one group: benchmark (a TrainIO manifest), folder (an imported runs folder "
+                         "sharing the benchmark identity) or single (a run-once invocation)",
+     kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell {
+         return std::string(r.g.kind == GroupKind::Manifest ? "benchmark" : r.g.kind == GroupKind::Single ? "single" : "folder");
+     }},
+    {"workload_identity", "workload identity", "", "canonical text of the workload identity: equal text, same workload", kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.workloadKey; }},
+    {"system_description", "system description", "", "the storage under test, from the labels or the systems file", kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.systemDescription; }},
     {"num_excluded_runs", "excluded", "", "measured runs that did not complete: shown with their reason, in no statistic",
      kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return count(r.g.excluded.size()); }},
     {"planned_runs", "planned", "", "runs the benchmark manifest planned (0 = not known)", kCsv | kJson, 0,
@@ -535,6 +547,7 @@ ordered_json toJson(const InvocationRecord& r) {
     for (const auto& f : r.summaryFiles) files.push_back(f.string());
     j["summary_files"] = std::move(files);
     j["notes"] = r.notes;
+    j["workload_identity"] = r.workloadKey;
     return j;
 }
 
@@ -547,6 +560,7 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     for (const auto& c : kColumns)
         if (c.sinks & kJson) j[c.key] = cellJson(c.get(row));
     j["system_file"] = g.systemFile ? ordered_json(g.systemFile->string()) : ordered_json();
+    j["differences"] = g.differences;
     j["num_warmup_runs"] = g.warmups.size();
     j["mlperf_rule"] = "mean of the per-run means, population stdev (numpy.mean / numpy.std), as "
                        "mlcommons/storage report.py writes mlperf_storage_report.json";
@@ -594,6 +608,9 @@ ordered_json toJson(const ImportResult& imp, Reduction reduction) {
     for (const auto& s : imp.skipped) skipped.push_back(ordered_json{{"path", s.path.string()}, {"reason", s.reason}});
     j["groups"] = std::move(groups);
     j["skipped"] = std::move(skipped);
+    ordered_json dups = ordered_json::array();
+    for (const auto& d : imp.duplicates) dups.push_back(ordered_json{{"path", d.path.string()}, {"same_as", d.kept.string()}});
+    j["duplicates"] = std::move(dups);
     return j;
 }
 

@@ -243,8 +243,11 @@ Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) 
     while (true) {
         try {
             if (const auto found = readLabelsFile(here)) {
-                for (const auto& k : kLabelKeys)
+                for (const auto& k : kLabelKeys) {
+                    // A name belongs to the folder that has it, never to the folders below it.
+                    if (k.member == &Labels::name && here != start) continue;
                     if ((merged.*(k.member)).empty()) merged.*(k.member) = (*found).*(k.member);
+                }
                 if (!merged.file) merged.file = found->file;
             }
         } catch (const InputError& e) {
@@ -271,7 +274,9 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
     writeFileAtomic(dir / kLabelsFileName, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
 }
 
-std::string describeSystemFile(const fs::path& file) {
+namespace {
+
+std::string describeOrThrow(const fs::path& file) {
     const std::string ext = lower(file.extension().string());
     const std::string content = readWhole(file);
     if (ext == ".json") {
@@ -294,6 +299,18 @@ std::string describeSystemFile(const fs::path& file) {
         }
     }
     throw InputError(file.string() + ": expected a systems/<name>.json or .yaml file");
+}
+
+} // namespace
+
+std::string describeSystemFile(const fs::path& file) {
+    // The importer shows this as the system's description: a bad file must not stop the import, and
+    // must not pass for "no description" either, so the problem becomes the text.
+    try {
+        return describeOrThrow(file);
+    } catch (const InputError& e) {
+        return std::string("(system description unreadable: ") + e.what() + ")";
+    }
 }
 
 } // namespace trainio::aggregate

@@ -125,7 +125,7 @@ private slots:
         const Labels l = labelsFor(run, root);
         QCOMPARE(l.system, std::string("bench-system"));        // nearest
         QCOMPARE(l.description, std::string("root description")); // only the root says it
-        QCOMPARE(l.name, std::string("tuned"));
+        QCOMPARE(l.name, std::string());                        // names are not inherited (below)
         QCOMPARE(l.notes, std::string());                       // the file above the root does not count
         QCOMPARE(*l.file, bench / kLabelsFileName);
 
@@ -135,6 +135,18 @@ private slots:
         const Labels skipped = labelsFor(run, root, &why);
         QCOMPARE(skipped.system, std::string("root-system"));
         QVERIFY2(contains(why, (bench / kLabelsFileName).string()), why.c_str());
+    }
+
+    void aNameNamesOnlyItsOwnFolder() {
+        QTemporaryDir tmp;
+        const fs::path root = tempRoot(tmp);
+        const fs::path bench = root / "bench";
+        fs::create_directories(bench / "runs" / "run-1");
+        testsupport::writeText(bench / kLabelsFileName, R"({"system": "s", "name": "tuned"})");
+        QCOMPARE(labelsFor(bench, root).name, std::string("tuned"));
+        const Labels run = labelsFor(bench / "runs" / "run-1", root);
+        QCOMPARE(run.system, std::string("s"));  // inherited
+        QCOMPARE(run.name, std::string());        // a benchmark's name does not name each of its runs
     }
 
     // Expected text read by hand from the published files (the values quoted are in them).
@@ -171,16 +183,17 @@ private slots:
         QVERIFY2(contains(alluxio, "ethernet 50 Gb/s"), alluxio.c_str());
     }
 
-    void badSystemFilesNameTheFile() {
+    void badSystemFilesAreDescribedAsSuch() {
         QTemporaryDir tmp;
         const fs::path dir = tempRoot(tmp);
         testsupport::writeText(dir / "broken.json", "{\"nodes\": [");
         testsupport::writeText(dir / "broken.yaml", "system_under_test: [unclosed");
         testsupport::writeText(dir / "scalar.yaml", "just text");
         testsupport::writeText(dir / "notes.txt", "hello");
+        // The import goes on; the description says what is wrong with which file.
         for (const char* name : {"broken.json", "broken.yaml", "scalar.yaml", "notes.txt", "missing.json"}) {
-            const std::string msg = inputErrorOf([&] { describeSystemFile(dir / name); });
-            QVERIFY2(contains(msg, (dir / name).string()), name);
+            const std::string text = describeSystemFile(dir / name);
+            QVERIFY2(contains(text, "unreadable") && contains(text, (dir / name).string()), text.c_str());
         }
     }
 };
