@@ -66,7 +66,10 @@ void printNode(std::ostream& os, const aggregate::LibraryNode& n, int depth) {
         os << "  —";
     }
     os << '\n';
-    if (!n.description.empty() && n.kind == aggregate::NodeKind::System) os << indent << "  | " << n.description << '\n';
+    if (n.kind == aggregate::NodeKind::System) {
+        std::istringstream lines(n.description);
+        for (std::string line; std::getline(lines, line);) os << indent << "  | " << line << '\n';
+    }
     for (const auto& line : n.summary) os << indent << "  = " << line << '\n';
     for (const auto& c : n.children)
         if (c->kind != aggregate::NodeKind::Epoch) printNode(os, *c, depth + 1);

@@ -224,7 +224,7 @@ std::optional<Labels> readLabelsFile(const fs::path& dir) {
             if (key == candidate.key) k = &candidate;
         if (!k) throw InputError(file.string() + ": unknown key \"" + key + "\": expected system, description, notes or name");
         if (!value.is_string())
-            throw InputError(file.string() + ": key \"" + key + "\" = " + value.dump() + ": expected a string");
+            throw InputError(file.string() + ": " + key + " must be a string, found " + value.dump());
         labels.*(k->member) = value.get<std::string>();
     }
     labels.file = file;

@@ -151,6 +151,29 @@ private slots:
         QCOMPARE(k["name"].get<std::string>(), std::string("baseline"));
     }
 
+    // What `label` writes, the importer reads back: the tree shows the system name, the description
+    // and the item's name instead of the folder names.
+    void labelRoundTripThroughTheImporter() {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "results";
+        const fs::path bench = root / "unet3d_h100";
+        copyTree(hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100", bench);
+        QCOMPARE(testsupport::runCli({"label", q(root), "--system", "lab-lustre-01", "--description",
+                                      "Lustre 2.15 on 2× E1000, 4× HDR200 IB; 1 client"}).exitCode, 0);
+        QCOMPARE(testsupport::runCli({"label", q(bench), "--name", "before tuning"}).exitCode, 0);
+        const auto r = testsupport::runCli({"aggregate", q(root), "--tree", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const json tree = json::parse(r.out.toStdString())["tree"];
+        QCOMPARE(tree.size(), std::size_t(1));
+        QCOMPARE(tree[0]["label"].get<std::string>(), std::string("lab-lustre-01"));
+        QCOMPARE(tree[0]["description"].get<std::string>(), std::string("Lustre 2.15 on 2× E1000, 4× HDR200 IB; 1 client"));
+        const json& b = tree[0]["children"][0]["children"][0];
+        QCOMPARE(b["level"].get<std::string>(), std::string("benchmark"));
+        QCOMPARE(b["item_name"].get<std::string>(), std::string("before tuning"));
+        // Its runs keep default names built from the labelled system, not the benchmark's name.
+        QCOMPARE(b["children"][0]["item_name"].get<std::string>(), std::string("lab-lustre-01 · unet3d_h100 · 2 accelerators · run-1"));
+    }
+
     void labelRefusesFoldersWithoutResults() {
         QTemporaryDir tmp;
         const auto empty = testsupport::runCli({"label", tmp.path(), "--system", "x"});
