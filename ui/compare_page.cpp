@@ -250,7 +250,7 @@ void ComparePage::rebuildPlots() {
         if (unit.isEmpty()) unit = m == 0 ? QStringLiteral("%") : m == 1 ? tr("samples/s") : tr("GiB/s");
         setTitle(p, tr("%1 (%2): mean, error bars 95 % CI").arg(metricName(m), unit));
         p->xAxis->setTicker(ticker);
-        p->xAxis->setLabel(tr("item (# as in the legend and the table)"));
+        p->xAxis->setLabel(tr("item (# as in the legend)"));
         p->xAxis->setRange(0.3, std::max(1, n) + 0.7);
         p->yAxis->setLabel(unit);
         p->yAxis->setRange(0, top > 0 ? top * 1.12 : 1); // bar axes start at zero

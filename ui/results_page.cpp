@@ -62,7 +62,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
-    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 250);
+    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 270);
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
