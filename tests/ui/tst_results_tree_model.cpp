@@ -2,6 +2,7 @@
 // counts, the model passes QAbstractItemModelTester while data is fed, check states propagate, the
 // aggregate and its rule are shown, folders persist, and bad folders give a message instead of a crash.
 #include "results_library_loader.h"
+#include "results_page.h"
 #include "results_tree_model.h"
 #include "gui_test_support.h"
 
@@ -11,6 +12,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QBrush>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QTreeView>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
@@ -200,6 +204,38 @@ private slots:
         QVERIFY(!model.data(ok, Qt::ForegroundRole).isValid());
         // The benchmark counts only the complete run.
         QCOMPARE(model.data(ok.parent().siblingAtColumn(ResultsTreeModel::CountColumn)).toULongLong(), 1ull);
+    }
+
+    void detailsAndLabelsFollowTheSelection() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        ResultsPage page(&loader, &model);
+        loadFixture(loader, model);
+        auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
+        QVERIFY(details);
+        // A workload of the published tree with a passing benchmark: the details name it, no number of
+        // the workload's own; labels are for systems, benchmarks and invocations only.
+        QModelIndex workload;
+        for (int s = 0; s < model.rowCount() && !workload.isValid(); ++s)
+            for (int w = 0; w < model.rowCount(model.index(s, 0)) && !workload.isValid(); ++w)
+                if (model.node(model.index(w, 0, model.index(s, 0)))->bestPassing) workload = model.index(w, 0, model.index(s, 0));
+        QVERIFY(workload.isValid());
+        page.tree()->setCurrentIndex(workload);
+        const LibraryNode* wl = model.node(workload);
+        const LibraryNode& best = *wl->children[*wl->bestPassing];
+        QVERIFY2(details->toPlainText().contains(QStringLiteral("Best passing benchmark")) &&
+                     details->toPlainText().contains(QString::fromStdString(best.itemName)),
+                 qPrintable(details->toPlainText()));
+        QVERIFY(!details->toPlainText().contains(QStringLiteral("95 % CI")));
+        QVERIFY(!page.labelsButton()->isEnabled());
+        // Its system: one summary line per workload, and labels can be edited.
+        page.tree()->setCurrentIndex(workload.parent());
+        QVERIFY(page.labelsButton()->isEnabled());
+        QVERIFY(!model.node(workload.parent())->summary.empty());
+        for (const auto& line : model.node(workload.parent())->summary)
+            QVERIFY2(details->toPlainText().contains(QString::fromStdString(line)), qPrintable(details->toPlainText()));
+        page.tree()->setCurrentIndex(model.index(0, 0, workload));
+        QVERIFY(page.labelsButton()->isEnabled());
     }
 
     void benchmarkNumbersAreCoresAggregate() {
