@@ -191,6 +191,7 @@ const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
     "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
+    "                       [--system NAME] [--description TEXT]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
@@ -199,10 +200,13 @@ const char* kRunHelp =
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
-    "                             [--storage-profile NAME|FILE]\n"
+    "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
     "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
-    "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.\n";
+    "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json; DIR/trainio_benchmark.json names the\n"
+    "warm-up and runs (the importer groups exactly those).\n"
+    "--system NAME, --description TEXT: the system under test, written to trainio_labels.json beside the\n"
+    "results (run and benchmark); results are named and grouped by it.\n";
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n";
@@ -220,10 +224,27 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
     return o;
 }
 
+// --system NAME / --description TEXT: written to trainio_labels.json beside the results (docs/aggregation.md).
+aggregate::Labels labelsFrom(const ParsedArgs& p) {
+    aggregate::Labels l;
+    auto text = [&](const char* opt, std::string& out) {
+        const auto v = p.value(opt);
+        if (!v) return;
+        if (v->empty() || v->find_first_not_of(" \t") == std::string::npos)
+            throw InputError(std::string(opt) + " = '': expected a non-empty name");
+        for (unsigned char c : *v)
+            if (c < 0x20 || c == 0x7f) throw InputError(std::string(opt) + " = '" + *v + "': control characters are not allowed");
+        out = *v;
+    };
+    text("--system", l.system);
+    text("--description", l.description);
+    return l;
+}
+
 OptionSpec runSpec() {
     OptionSpec s;
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
-                "--accelerator-type", "--storage-profile"};
+                "--accelerator-type", "--storage-profile", "--system", "--description"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -326,8 +347,9 @@ int runRunCommand(const Args& args) {
         return 0;
     }
     if (cfg.workflow.generateData) checkGenerated(cfg, PreflightAction::Run, R, *output, 1, progress);
-    const RunOutcome out = runAndReport(cfg, *output, invocationOptions(R, sem, progress, joinArgs("run", args), warnings),
-                                        progress);
+    InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), warnings);
+    io.labels = labelsFrom(p);
+    const RunOutcome out = runAndReport(cfg, *output, io, progress);
     std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
     return out.status == RunStatus::Complete ? 0 : 1;
 }
@@ -355,6 +377,7 @@ int runBenchmarkCommand(const Args& args) {
     }
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
+    bo.invocation.labels = labelsFrom(p);
     bo.runs = runs;
     bo.warmups = warmups;
     bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };

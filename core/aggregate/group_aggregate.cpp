@@ -390,6 +390,9 @@ ordered_json toJson(const InvocationRecord& r) {
     for (const auto& f : r.summaryFiles) files.push_back(f.string());
     j["summary_files"] = std::move(files);
     j["notes"] = r.notes;
+    j["status"] = statusName(r.status);
+    j["status_reason"] = r.statusReason;
+    j["workload_identity"] = r.workloadKey;
     return j;
 }
 
@@ -401,6 +404,13 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     j["system_file"] = g.systemFile ? ordered_json(g.systemFile->string()) : ordered_json();
     j["model"] = g.identity.model;
     j["accelerator"] = g.identity.accelerator;
+    j["status"] = statusName(g.status);
+    j["status_reason"] = g.statusReason;
+    j["kind"] = g.kind == GroupKind::Manifest ? "benchmark" : g.kind == GroupKind::Single ? "single" : "folder";
+    j["planned_runs"] = g.plannedRuns;
+    j["workload_identity"] = g.identity.workloadKey;
+    j["system_description"] = g.systemDescription;
+    j["differences"] = g.differences;
     j["num_runs"] = g.runs.size();
     j["num_warmup_runs"] = g.warmups.size();
     j["train_num_accelerators"] = g.identity.accelerators;
@@ -447,6 +457,9 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     ordered_json warm = ordered_json::array();
     for (std::size_t i : g.warmups) warm.push_back(toJson(imp.runs[i]));
     j["warmup"] = std::move(warm);
+    ordered_json excluded = ordered_json::array();
+    for (std::size_t i : g.excluded) excluded.push_back(toJson(imp.runs[i]));
+    j["excluded"] = std::move(excluded);
     return j;
 }
 
@@ -458,6 +471,9 @@ ordered_json toJson(const ImportResult& imp, Reduction reduction) {
     for (const auto& s : imp.skipped) skipped.push_back(ordered_json{{"path", s.path.string()}, {"reason", s.reason}});
     j["groups"] = std::move(groups);
     j["skipped"] = std::move(skipped);
+    ordered_json dups = ordered_json::array();
+    for (const auto& d : imp.duplicates) dups.push_back(ordered_json{{"path", d.path.string()}, {"same_as", d.kept.string()}});
+    j["duplicates"] = std::move(dups);
     return j;
 }
 

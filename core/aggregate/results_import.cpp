@@ -1,5 +1,8 @@
 #include "aggregate/results_import.h"
 
+#include "aggregate/identity.h"
+#include "aggregate/labels.h"
+#include "results/benchmark_manifest.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -221,20 +224,11 @@ struct RunConfig {
     std::string model, accelerator;
     std::optional<double> recordLength;
     std::optional<double> auFraction;
+    FlatMap merged; // every resolved key
     std::vector<std::pair<std::string, std::string>> overrides; // overrides.yaml, "workload." stripped
     std::vector<std::string> notes;
 };
 
-std::optional<double> toDouble(const std::string& s) {
-    try {
-        std::size_t used = 0;
-        const double d = std::stod(s, &used);
-        if (used != s.size() || !std::isfinite(d)) return std::nullopt;
-        return d;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
 
 RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canonicalRoot, const ImportOptions& opt) {
     RunConfig rc;
@@ -255,7 +249,7 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     // where MLPerf's generator reads the workload name, so it wins for model and accelerator.
     for (const auto& dir : dirs) {
         bool found = false;
-        for (const char* sub : {"configs", ".hydra"}) {
+        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
             if (auto text = readIfSafe(dir / sub / "config.yaml")) {
                 for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
                 found = true;
@@ -267,7 +261,7 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     std::string workload;
     for (const auto& dir : dirs) {
         bool found = false;
-        for (const char* sub : {"configs", ".hydra"}) {
+        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
             if (auto text = readIfSafe(dir / sub / "overrides.yaml")) {
                 for (auto& [k, v] : readOverrides(*text)) {
                     if (k == "=workload") {
@@ -295,15 +289,16 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     }
     for (const char* key : {"dataset.record_length_bytes", "dataset.record_length"}) {
         if (auto it = merged.find(key); it != merged.end()) {
-            if (auto d = toDouble(it->second); d && *d > 0) {
+            if (auto d = parseFiniteNumber(it->second); d && *d > 0) {
                 rc.recordLength = d;
                 break;
             }
         }
     }
     if (auto it = merged.find("metric.au"); it != merged.end()) {
-        if (auto d = toDouble(it->second); d && *d > 0 && *d <= 1) rc.auFraction = d;
+        if (auto d = parseFiniteNumber(it->second); d && *d > 0 && *d <= 1) rc.auFraction = d;
     }
+    rc.merged = std::move(merged);
     return rc;
 }
 
@@ -318,6 +313,7 @@ struct Found {
     fs::path summary;
     fs::path canonicalRoot;
     std::string importRootName;
+    fs::path root; // the imported root as given (absolute): labels are looked up to here
 };
 
 int maxNesting(const std::string& text, int limit) {
@@ -397,23 +393,68 @@ std::optional<json> parseBoundedJson(const std::string& text, int maxDepth, std:
     }
 }
 
-// "" for a complete TrainIO run or a folder TrainIO did not write; else "failed: <error>" or "cancelled".
-std::string trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options) {
+// What TrainIO's trainio_run.json says about a run folder TrainIO wrote.
+struct TrainioRun {
+    bool present = false; // the folder has a trainio_run.json (TrainIO wrote it)
+    InvocationStatus status = InvocationStatus::Complete;
+    std::string reason;
+};
+
+TrainioRun trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options) {
+    TrainioRun out;
     const fs::path meta = dir / "trainio_run.json";
     std::error_code ec;
-    if (!fs::is_regular_file(fs::symlink_status(meta, ec))) return {};
+    if (!fs::is_regular_file(fs::symlink_status(meta, ec))) return out;
+    out.present = true;
     std::string why;
-    if (!safeToRead(meta, canonicalRoot, why)) return {};
-    const auto text = readBoundedFile(meta, options.maxFileBytes, why);
-    if (!text) return {};
-    const auto j = parseBoundedJson(*text, options.maxJsonDepth, why);
-    if (!j || !j->is_object()) return {};
+    std::optional<std::string> text;
+    std::optional<json> j;
+    if (safeToRead(meta, canonicalRoot, why)) text = readBoundedFile(meta, options.maxFileBytes, why);
+    if (text) j = parseBoundedJson(*text, options.maxJsonDepth, why);
+    if (!j || !j->is_object()) {
+        // A run whose own record cannot be read cannot be vouched for.
+        out.status = InvocationStatus::Failed;
+        out.reason = meta.string() + ": " + (why.empty() ? "not a JSON object" : why);
+        return out;
+    }
     const auto st = j->find("status");
-    if (st == j->end() || !st->is_string() || st->get<std::string>() == "complete") return {};
-    std::string out = st->get<std::string>();
+    const std::string status = st != j->end() && st->is_string() ? st->get<std::string>() : "complete";
+    if (status == "complete") return out;
+    out.status = status == "cancelled" ? InvocationStatus::Cancelled : InvocationStatus::Failed;
+    out.reason = status == "cancelled" ? "cancelled by the user" : "the run failed";
     if (const auto e = j->find("error"); e != j->end() && e->is_string() && !e->get<std::string>().empty())
-        out += ": " + e->get<std::string>();
+        out.reason = (status == "cancelled" ? out.reason + ": " : std::string()) + e->get<std::string>();
     return out;
+}
+
+// The manifest of the benchmark a run folder belongs to: <bench>/<run> (warm-up) or <bench>/<x>/<run>
+// (runs/run-N, warmup/warmup-N), only when the manifest names the folder.
+struct ManifestPlace {
+    fs::path benchmarkDir;
+    BenchmarkManifest manifest;
+    bool warmup = false;
+};
+
+std::optional<ManifestPlace> manifestFor(const fs::path& runDir, const fs::path& root, std::vector<std::string>& notes,
+                                        bool& manifestNearby) {
+    for (const fs::path& bench : {runDir.parent_path(), runDir.parent_path().parent_path()}) {
+        // Nothing is read outside the imported tree: a benchmark's runs/ imported alone is a folder of runs.
+        const auto rel = bench.lexically_relative(root);
+        if (bench.empty() || rel.empty() || *rel.begin() == "..") continue;
+        try {
+            auto m = readBenchmarkManifest(bench);
+            if (!m) continue;
+            manifestNearby = true;
+            const std::string rel = runDir.lexically_relative(bench).generic_string();
+            for (const auto& w : m->warmups)
+                if (w == rel) return ManifestPlace{bench, *m, true};
+            for (const auto& r : m->runs)
+                if (r == rel) return ManifestPlace{bench, *m, false};
+        } catch (const InputError& e) {
+            notes.push_back(e.what());
+        }
+    }
+    return std::nullopt;
 }
 
 
@@ -470,6 +511,27 @@ std::vector<std::pair<std::string, std::string>> readOverrides(const std::string
     return out;
 }
 
+std::optional<double> parseFiniteNumber(const std::string& s) {
+    try {
+        std::size_t used = 0;
+        const double d = std::stod(s, &used);
+        if (used != s.size() || !std::isfinite(d)) return std::nullopt;
+        return d;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::string statusName(InvocationStatus s) {
+    switch (s) {
+    case InvocationStatus::Complete: return "complete";
+    case InvocationStatus::Incomplete: return "incomplete";
+    case InvocationStatus::Cancelled: return "cancelled";
+    case InvocationStatus::Failed: return "failed";
+    }
+    return "unknown";
+}
+
 bool looksLikeRunFolder(const std::string& name) {
     const std::string n = lower(name);
     std::size_t i = 0;
@@ -514,7 +576,17 @@ bool naturalLess(const std::string& a, const std::string& b) {
 ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options) {
     ImportResult result;
     std::vector<Found> found;
-    std::set<fs::path> seen;
+    // One run folder reached twice — the same root given twice, a symlink, a root inside another — is
+    // imported once: summaries are keyed by their folder with symlinks resolved.
+    std::map<fs::path, fs::path> seen; // canonical summary → the spelling kept
+    auto addFound = [&](const fs::path& p, const fs::path& canonicalRoot, const std::string& rootName, const fs::path& absRoot) {
+        std::error_code cec;
+        fs::path key = fs::weakly_canonical(p, cec);
+        if (cec) key = p;
+        auto [it, fresh] = seen.emplace(key, p);
+        if (fresh) found.push_back({p, canonicalRoot, rootName, absRoot});
+        else if (it->second != p) result.duplicates.push_back({p.parent_path(), it->second.parent_path()});
+    };
 
     for (const auto& root : roots) {
         std::error_code ec;
@@ -527,7 +599,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         const fs::path absRoot = fs::absolute(root).lexically_normal();
         if (fs::is_regular_file(root, ec)) {
             const fs::path parent = absRoot.parent_path();
-            if (seen.insert(absRoot).second) found.push_back({absRoot, fs::weakly_canonical(parent, ec), parent.filename().string()});
+            addFound(absRoot, fs::weakly_canonical(parent, ec), parent.filename().string(), parent);
             continue;
         }
         std::string rootName = absRoot.filename().string();
@@ -558,7 +630,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             if (it->path().filename() != "summary.json") continue;
             if (it->is_directory(ec)) continue;
             const fs::path p = it->path().lexically_normal();
-            if (seen.insert(p).second) found.push_back({p, canonicalRoot, rootName});
+            addFound(p, canonicalRoot, rootName, absRoot);
         }
     }
     result.summariesFound = found.size();
@@ -568,6 +640,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         fs::path runDir;
         fs::path canonicalRoot;
         std::string importRootName;
+        fs::path root;
         std::vector<HostSummary> hosts;
     };
     std::map<fs::path, PendingRun> pending;
@@ -587,12 +660,6 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             result.skipped.push_back({f.summary, why});
             continue;
         }
-        // A TrainIO run that failed or was cancelled keeps what it measured, marked in trainio_run.json;
-        // its summary (AU 0 for the epochs it never reached) is not a result: shown as skipped, with the reason.
-        if (const auto status = trainioRunStatus(f.summary.parent_path(), f.canonicalRoot, options); !status.empty()) {
-            result.skipped.push_back({f.summary, "TrainIO run " + status + "; not a result, excluded"});
-            continue;
-        }
         HostSummary hs;
         hs.file = f.summary;
         if (!parseSummary(*j, hs, why)) {
@@ -610,6 +677,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         pr.runDir = runDir;
         pr.canonicalRoot = f.canonicalRoot;
         pr.importRootName = f.importRootName;
+        pr.root = f.root;
         pr.hosts.push_back(std::move(hs));
     }
 
@@ -617,6 +685,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     struct RunPlace {
         fs::path groupDir;
         std::string importRootName;
+        fs::path root;
+        GroupKind kind = GroupKind::Folder;
+        std::size_t plannedRuns = 0;
+        std::string manifestStatus, manifestReason;
     };
     std::vector<RunPlace> places;
     for (auto& [runDir, pr] : pending) {
@@ -691,48 +763,130 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             r.auThresholdPercent = known;
             r.auThresholdSource = "MLPerf Storage v1.0 threshold for " + r.model;
         }
-
-        // Warm-up: <benchmark>/warmup/summary.json or <benchmark>/warmup/<x>/summary.json; it belongs to
-        // the measured runs in <benchmark>/runs/ when that exists.
-        fs::path groupDir = runDir.parent_path();
-        for (const fs::path& candidate : {runDir, runDir.parent_path()}) {
-            if (isWarmupName(candidate.filename().string())) {
-                r.warmup = true;
-                std::error_code ec;
-                const fs::path runs = candidate.parent_path() / "runs";
-                groupDir = fs::is_directory(runs, ec) ? runs : candidate.parent_path();
-                break;
-            }
+        r.resolved.assign(rc.merged.begin(), rc.merged.end());
+        auto cfgValue = [&](std::initializer_list<const char*> keys) -> std::string {
+            for (const char* k : keys)
+                if (auto it = rc.merged.find(k); it != rc.merged.end()) return it->second;
+            return {};
+        };
+        r.format = cfgValue({"dataset.format"});
+        if (auto d = parseFiniteNumber(cfgValue({"dataset.record_length_bytes_stdev", "dataset.record_length_stdev"}))) r.recordLengthStdevBytes = *d;
+        if (auto d = parseFiniteNumber(cfgValue({"reader.batch_size"})); d && *d > 0) r.batchSize = static_cast<std::int64_t>(*d);
+        if (auto d = parseFiniteNumber(cfgValue({"train.epochs"})); d && *d > 0) r.plannedEpochs = static_cast<std::int64_t>(*d);
+        {
+            std::error_code cec;
+            r.canonicalPath = fs::weakly_canonical(runDir, cec);
+            if (cec) r.canonicalPath = runDir;
         }
-        places.push_back({groupDir, pr.importRootName});
-        result.runs.push_back(std::move(r));
-    }
 
-    // Group by (folder, identity).
-    std::map<std::pair<fs::path, WorkloadIdentity>, std::size_t> index;
-    for (std::size_t i = 0; i < result.runs.size(); ++i) {
-        const auto& r = result.runs[i];
-        WorkloadIdentity id{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile};
-        auto key = std::make_pair(places[i].groupDir, id);
-        auto it = index.find(key);
-        if (it == index.end()) {
-            RunGroup g;
-            g.path = places[i].groupDir;
-            g.identity = id;
-            // System: <org>/results/<system>/… beside <org>/systems/, as MLPerf submissions are laid out.
-            for (fs::path a = g.path; a.has_parent_path() && a != a.parent_path(); a = a.parent_path()) {
-                if (a.parent_path().filename() == "results") {
-                    g.system = a.filename().string();
+        // Status: TrainIO says so in trainio_run.json; otherwise a summary with fewer epochs than the
+        // config asked for is incomplete.
+        const TrainioRun tr = trainioRunStatus(runDir, pr.canonicalRoot, options);
+        r.status = tr.status;
+        r.statusReason = tr.reason;
+        const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
+        if (r.status == InvocationStatus::Complete && r.plannedEpochs > 0 && measuredEpochs < r.plannedEpochs) {
+            r.status = InvocationStatus::Incomplete;
+            r.statusReason = "measured " + std::to_string(measuredEpochs) + " of " + std::to_string(r.plannedEpochs) +
+                             " configured epochs (train.epochs)";
+        }
+
+        std::string labelWhy;
+        r.labels = labelsFor(runDir, pr.root, &labelWhy);
+        if (!labelWhy.empty()) r.notes.push_back(labelWhy + " (labels ignored)");
+        const Identity id = identityOf(r);
+        r.workloadKey = id.workloadKey;
+        r.benchmarkKey = id.benchmarkKey;
+        r.workloadTitle = id.workloadTitle;
+
+        // Where the invocation belongs: the benchmark whose manifest names it; else, for a TrainIO run
+        // outside any manifest, nowhere (a run once is its own item); else the folder holding the run
+        // folders (warm-ups: <benchmark>/warmup[/<x>] belongs to <benchmark>/runs when that exists).
+        std::vector<std::string> manifestNotes;
+        bool manifestNearby = false;
+        const auto place = manifestFor(runDir, pr.root, manifestNotes, manifestNearby);
+        for (auto& n : manifestNotes) r.notes.push_back(std::move(n));
+        RunPlace rp;
+        rp.importRootName = pr.importRootName;
+        rp.root = pr.root;
+        if (place) {
+            r.manifest = place->benchmarkDir / kBenchmarkManifestName;
+            r.warmup = place->warmup;
+            rp.kind = GroupKind::Manifest;
+            std::error_code ec;
+            rp.groupDir = fs::is_directory(place->benchmarkDir / "runs", ec) ? place->benchmarkDir / "runs" : place->benchmarkDir;
+            rp.plannedRuns = place->manifest.plannedRuns;
+            rp.manifestStatus = place->manifest.status;
+            rp.manifestReason = place->manifest.reason;
+        } else {
+            rp.groupDir = runDir.parent_path();
+            for (const fs::path& candidate : {runDir, runDir.parent_path()}) {
+                if (isWarmupName(candidate.filename().string())) {
+                    r.warmup = true;
                     std::error_code ec;
-                    const fs::path sys = a.parent_path().parent_path() / "systems" / (g.system + ".json");
-                    if (fs::is_regular_file(sys, ec)) g.systemFile = sys;
+                    const fs::path runs = candidate.parent_path() / "runs";
+                    rp.groupDir = fs::is_directory(runs, ec) ? runs : candidate.parent_path();
                     break;
                 }
             }
-            if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : places[i].importRootName;
+            // TrainIO benchmarks written before manifests existed keep their runs/ + warmup/ layout.
+            // A run a manifest beside it does not name is not one of that benchmark's.
+            const bool oldBenchmark = !manifestNearby && (r.warmup || runDir.parent_path().filename() == "runs");
+            if (tr.present && !oldBenchmark) {
+                r.runOnce = true;
+                rp.kind = GroupKind::Single;
+                rp.groupDir = runDir;
+            }
+        }
+        places.push_back(std::move(rp));
+        result.runs.push_back(std::move(r));
+    }
+
+    // Group: a manifest's invocations by the manifest; a run once alone; the rest by (folder, benchmark identity).
+    struct GroupKey {
+        fs::path dir;
+        std::string benchmarkKey;
+        auto operator<=>(const GroupKey&) const = default;
+    };
+    std::map<GroupKey, std::size_t> index;
+    for (std::size_t i = 0; i < result.runs.size(); ++i) {
+        const auto& r = result.runs[i];
+        const RunPlace& rp = places[i];
+        const GroupKey key{rp.groupDir, rp.kind == GroupKind::Folder ? r.benchmarkKey : std::string()};
+        auto it = index.find(key);
+        if (it == index.end()) {
+            RunGroup g;
+            g.path = rp.groupDir;
+            g.kind = rp.kind;
+            g.plannedRuns = rp.plannedRuns;
+            g.identity = WorkloadIdentity{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile,
+                                          r.workloadKey, r.benchmarkKey};
+            // System: the labels' system name; else <org>/results/<system>/… beside <org>/systems/, as
+            // MLPerf submissions are laid out; else the user's label or the imported folder's name.
+            g.system = r.labels.system;
+            g.systemDescription = r.labels.description;
+            for (fs::path a = g.path; a.has_parent_path() && a != a.parent_path(); a = a.parent_path()) {
+                if (a.parent_path().filename() == "results") {
+                    if (g.system.empty()) g.system = a.filename().string();
+                    std::error_code ec;
+                    for (const char* ext : {".json", ".yaml", ".yml"}) {
+                        const fs::path sys = a.parent_path().parent_path() / "systems" / (a.filename().string() + ext);
+                        if (fs::is_regular_file(sys, ec)) {
+                            g.systemFile = sys;
+                            if (g.systemDescription.empty()) g.systemDescription = describeSystemFile(sys);
+                            break;
+                        }
+                    }
+                    break;
+                }
+            }
+            if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : rp.importRootName;
+            std::string labelWhy;
+            g.labels = rp.kind == GroupKind::Single ? r.labels : labelsFor(g.path.filename() == "runs" ? g.path.parent_path() : g.path, rp.root, &labelWhy);
             std::error_code ec;
             for (const fs::path& rep : {g.path / "mlperf_storage_report.json",
-                                        g.path.filename() == "runs" ? g.path.parent_path() / "mlperf_storage_report.json" : fs::path()}) {
+                                        g.path.filename() == "runs" ? g.path.parent_path() / "mlperf_storage_report.json" : fs::path(),
+                                        fs::path()}) {
                 if (!rep.empty() && fs::is_regular_file(rep, ec)) {
                     g.existingReport = rep;
                     break;
@@ -742,13 +896,64 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             result.groups.push_back(std::move(g));
         }
         auto& g = result.groups[it->second];
-        (r.warmup ? g.warmups : g.runs).push_back(i);
+        if (r.warmup) g.warmups.push_back(i);
+        else if (r.status == InvocationStatus::Complete) g.runs.push_back(i);
+        else g.excluded.push_back(i);
     }
-    // A warm-up alone is not a benchmark: keep its group so it is still shown, but it has no measured runs.
-    for (auto& g : result.groups) {
+    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
+        auto& g = result.groups[gi];
         auto byName = [&](std::size_t a, std::size_t b) { return naturalLess(result.runs[a].runName, result.runs[b].runName); };
         std::sort(g.runs.begin(), g.runs.end(), byName);
         std::sort(g.warmups.begin(), g.warmups.end(), byName);
+        std::sort(g.excluded.begin(), g.excluded.end(), byName);
+        // A benchmark is complete when every run it planned is; what is missing is said.
+        std::string manifestStatus, manifestReason;
+        for (std::size_t i = 0; i < places.size(); ++i)
+            if (places[i].kind == GroupKind::Manifest && places[i].groupDir == g.path) { // the manifest's own status
+                manifestStatus = places[i].manifestStatus;
+                manifestReason = places[i].manifestReason;
+                break;
+            }
+        const std::size_t complete = g.runs.size();
+        std::string why;
+        for (std::size_t i : g.excluded)
+            why += (why.empty() ? "" : "; ") + result.runs[i].runName + " " + statusName(result.runs[i].status) + ": " + result.runs[i].statusReason;
+        if (g.kind == GroupKind::Single) {
+            const std::size_t only = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
+            g.status = result.runs[only].status;
+            g.statusReason = result.runs[only].statusReason;
+        } else if (complete == 0) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = "no complete measured run" + (why.empty() ? std::string() : " (" + why + ")");
+            for (std::size_t i : g.excluded)
+                if (result.runs[i].status == InvocationStatus::Failed || result.runs[i].status == InvocationStatus::Cancelled) {
+                    g.status = result.runs[i].status;
+                    break;
+                }
+        } else if (g.plannedRuns > 0 && complete < g.plannedRuns) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = std::to_string(complete) + " of " + std::to_string(g.plannedRuns) + " planned runs complete";
+            if (!why.empty()) g.statusReason += " (" + why + ")";
+            else if (manifestStatus == "running") g.statusReason += " (the benchmark was interrupted or is still running)";
+            else if (!manifestReason.empty()) g.statusReason += " (" + manifestReason + ")";
+        } else if (!g.excluded.empty()) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = std::to_string(g.excluded.size()) + " measured run(s) not complete, excluded: " + why;
+        }
+    }
+    // Runs of one folder that are not one benchmark: say what differs, never average them.
+    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
+        auto& g = result.groups[gi];
+        if (g.kind != GroupKind::Folder) continue;
+        for (std::size_t gj = 0; gj < result.groups.size(); ++gj) {
+            const auto& o = result.groups[gj];
+            if (gj == gi || o.kind != GroupKind::Folder || o.path != g.path) continue;
+            auto firstOf = [&](const RunGroup& x) {
+                return !x.runs.empty() ? x.runs.front() : !x.excluded.empty() ? x.excluded.front() : x.warmups.front();
+            };
+            for (const auto& d : identityDifferences(result.runs[firstOf(g)], result.runs[firstOf(o)]))
+                g.differences.push_back(d + " (here vs " + result.runs[firstOf(o)].runName + ")");
+        }
     }
     std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
         return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);

@@ -39,6 +39,9 @@ std::vector<std::pair<std::string, std::string>> readOverrides(const std::string
 // 20240829_092927, 2024-08-29T09:29:27…).
 bool looksLikeRunFolder(const std::string& name);
 
+// The whole text as a finite number ("146600628", "0.323", "1e3"), else nullopt (no partial parse).
+std::optional<double> parseFiniteNumber(const std::string& s);
+
 // Orders run1 < run2 < run10.
 bool naturalLess(const std::string& a, const std::string& b);
 

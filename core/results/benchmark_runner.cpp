@@ -1,14 +1,31 @@
 #include "results/benchmark_runner.h"
 
 #include "aggregate/benchmark_report.h"
+#include "aggregate/labels.h"
+#include "results/benchmark_manifest.h"
+#include "util/clock.h"
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
 #include "results/storage_session.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 
+#include <chrono>
+
 namespace trainio {
 namespace fs = std::filesystem;
+
+namespace {
+
+bool hasLabels(const aggregate::Labels& l) {
+    return !l.system.empty() || !l.description.empty() || !l.notes.empty() || !l.name.empty();
+}
+
+std::string now() {
+    return isoTimestamp(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+} // namespace
 
 RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
@@ -28,6 +45,9 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     std::error_code ec;
     fs::create_directories(dir / "configs", ec);
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
+    // The system name the run controls asked for, beside the results (read back on import). A run inside
+    // a benchmark has it on the benchmark folder instead.
+    if (hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
     storage.startTelemetry();
     RunOutcome out = runTraining(cfg, eo);
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
@@ -46,25 +66,52 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
 
 BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, const BenchmarkOptions& opt) {
     BenchmarkResult res;
-    auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into) {
+    IoBackend* io = opt.invocation.io.get();
+    // The manifest names exactly this benchmark's warm-up and runs (the importer groups by it), and
+    // says how far it got: written before the first invocation and after each one.
+    BenchmarkManifest manifest;
+    manifest.plannedRuns = opt.runs;
+    manifest.plannedWarmups = opt.warmups;
+    manifest.accelerators = opt.invocation.accelerators;
+    manifest.system = opt.invocation.labels.system;
+    manifest.started = now();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw RunError("create folder " + dir.string() + ": " + ec.message() + " (nothing was measured)");
+    writeBenchmarkManifest(dir, manifest, io);
+    if (hasLabels(opt.invocation.labels)) aggregate::writeLabelsFile(dir, opt.invocation.labels, false, io);
+    InvocationOptions inner = opt.invocation;
+    inner.labels = {}; // on the benchmark folder, which its invocations inherit
+    auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into, std::vector<std::string>& listed) {
         if (opt.onInvocationStart) opt.onInvocationStart(label, d);
-        const RunOutcome out = runInvocation(cfg, d, opt.invocation);
+        listed.push_back(d.lexically_relative(dir).generic_string());
+        writeBenchmarkManifest(dir, manifest, io);
+        const RunOutcome out = runInvocation(cfg, d, inner);
         into.push_back(d);
+        if (out.status != RunStatus::Complete) {
+            res.error = out.error.empty() ? toString(out.status) : out.error;
+            manifest.status = toString(out.status);
+            manifest.reason = label + ": " + res.error;
+            manifest.ended = now();
+        }
+        writeBenchmarkManifest(dir, manifest, io);
         if (opt.onInvocationDone) opt.onInvocationDone(label, d, out);
-        if (out.status != RunStatus::Complete) res.error = out.error.empty() ? toString(out.status) : out.error;
         return out.status == RunStatus::Complete;
     };
     for (std::uint64_t w = 1; w <= opt.warmups; ++w) {
         const std::string label = opt.warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up";
         const fs::path d = opt.warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
-        if (!one(label, d, res.warmups)) return res;
+        if (!one(label, d, res.warmups, manifest.warmups)) return res;
     }
     for (std::uint64_t i = 1; i <= opt.runs; ++i) {
         const std::string label = "run " + std::to_string(i) + "/" + std::to_string(opt.runs);
-        if (!one(label, dir / "runs" / ("run-" + std::to_string(i)), res.runs)) return res;
+        if (!one(label, dir / "runs" / ("run-" + std::to_string(i)), res.runs, manifest.runs)) return res;
     }
-    writeMlperfReport(dir / "runs", opt.invocation.io.get());
-    writeAggregateJson(dir, aggregate::Reduction::Mean, opt.invocation.io.get());
+    manifest.status = "complete";
+    manifest.ended = now();
+    writeBenchmarkManifest(dir, manifest, io);
+    writeMlperfReport(dir / "runs", io);
+    writeAggregateJson(dir, aggregate::Reduction::Mean, io);
     res.complete = true;
     return res;
 }

@@ -317,7 +317,10 @@ private slots:
         fs::create_symlink(root / "run1" / "summary.json", root / "run3" / "summary.json");
         const ImportResult r = importResults({root});
         for (const auto& run : r.runs) QVERIFY(run.samplesPerSecond != 999.0);
-        QCOMPARE(r.runs.size(), std::size_t(2));
+        // run3's summary is run1's own file: one invocation reached twice counts once.
+        QCOMPARE(r.runs.size(), std::size_t(1));
+        QCOMPARE(r.duplicates.size(), std::size_t(1));
+        QCOMPARE(r.duplicates[0].path, root / "run3");
         const SkippedFile* s = skippedFor(r, root / "run2" / "summary.json");
         QVERIFY(s);
         QVERIFY(s->reason.find("outside") != std::string::npos);

@@ -1,0 +1,217 @@
+#include "aggregate/identity.h"
+
+#include "aggregate/results_import.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace trainio::aggregate {
+
+namespace {
+
+
+// "0.3230" and "0.323", "146600628.0" and "146600628" are the same value; anything else is kept as text.
+std::string canonicalValue(const std::string& v) {
+    if (auto d = parseFiniteNumber(v)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.10g", *d);
+        return buf;
+    }
+    std::string lower = v;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "true" || lower == "false") return lower; // Hydra writes True, TrainIO true
+    return v;
+}
+
+// Key spellings of the DLIO generations merged: record_length (≤ 1.x) and record_length_bytes (2.x),
+// model (a string, ≤ 1.x) and model.name (2.x).
+std::string canonicalKey(const std::string& k) {
+    static const std::map<std::string, std::string> renamed = {
+        {"dataset.record_length_bytes", "dataset.record_length"},
+        {"dataset.record_length_bytes_stdev", "dataset.record_length_stdev"},
+        {"dataset.record_length_bytes_resize", "dataset.record_length_resize"},
+        {"model.name", "model"},
+        {"reader.odirect", "trainio.odirect"},
+    };
+    auto it = renamed.find(k);
+    return it == renamed.end() ? k : it->second;
+}
+
+std::map<std::string, std::string> canonicalConfig(const ResolvedConfig& resolved) {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : resolved) out[canonicalKey(k)] = canonicalValue(v);
+    return out;
+}
+
+std::string get(const std::map<std::string, std::string>& c, const std::string& key, const std::string& dflt = "?") {
+    auto it = c.find(key);
+    return it == c.end() || it->second.empty() ? dflt : it->second;
+}
+
+std::string num(double d) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", d);
+    return buf;
+}
+
+// The workload identity's fields, in key order. DLIO's defaults stand in for keys a config leaves out
+// (record_length_stdev 0, computation_time_stdev 0), so a published config that omits them equals a
+// TrainIO config that writes them.
+std::vector<std::pair<std::string, std::string>> workloadFields(const InvocationRecord& r,
+                                                                const std::map<std::string, std::string>& c) {
+    std::vector<std::pair<std::string, std::string>> f;
+    f.emplace_back("model", r.model.empty() ? get(c, "model") : r.model);
+    f.emplace_back("accelerator", r.accelerator.empty() ? "?" : r.accelerator);
+    f.emplace_back("format", get(c, "dataset.format"));
+    f.emplace_back("record_length", r.recordLengthBytes ? num(*r.recordLengthBytes) : get(c, "dataset.record_length"));
+    f.emplace_back("record_length_stdev", get(c, "dataset.record_length_stdev", "0"));
+    f.emplace_back("samples_per_file", r.samplesPerFile > 0 ? std::to_string(r.samplesPerFile)
+                                                            : get(c, "dataset.num_samples_per_file"));
+    f.emplace_back("batch_size", get(c, "reader.batch_size"));
+    // Computation time: a number (DLIO ≤ 2.0) or a distribution (train.computation_time.{type,mean,stdev,…}
+    // in later generations); every key below train.computation_time is part of it.
+    std::string ct;
+    for (const auto& [k, v] : c) {
+        if (k == "train.computation_time") ct += v;
+        else if (k.rfind("train.computation_time.", 0) == 0 || k == "train.computation_time_stdev")
+            ct += (ct.empty() ? "" : ",") + k.substr(std::string("train.").size()) + ":" + v;
+    }
+    f.emplace_back("computation_time", ct.empty() ? "?" : ct);
+    f.emplace_back("au_threshold_percent", r.auThresholdPercent ? num(*r.auThresholdPercent) : "?");
+    return f;
+}
+
+std::string join(const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::string s;
+    for (const auto& [k, v] : fields) s += (s.empty() ? "" : "|") + k + "=" + v;
+    return s;
+}
+
+std::map<std::string, std::string> split(const std::string& key) {
+    std::map<std::string, std::string> out;
+    std::stringstream ss(key);
+    std::string part;
+    while (std::getline(ss, part, '|')) {
+        const auto eq = part.find('=');
+        if (eq != std::string::npos) out[part.substr(0, eq)] = part.substr(eq + 1);
+    }
+    return out;
+}
+
+std::string bytesText(const std::string& v) {
+    const auto d = parseFiniteNumber(v);
+    if (!d) return v;
+    char buf[64];
+    if (*d >= 1024.0 * 1024.0) std::snprintf(buf, sizeof buf, "%.1f MiB", *d / (1024.0 * 1024.0));
+    else if (*d >= 1024.0) std::snprintf(buf, sizeof buf, "%.1f KiB", *d / 1024.0);
+    else std::snprintf(buf, sizeof buf, "%.0f B", *d);
+    return buf;
+}
+
+bool excluded(const std::string& key, const std::map<std::string, std::string>& c) {
+    for (const auto& e : benchmarkIdentityExclusions()) {
+        if (e.key == "train.seed") {
+            // The seed matters only where a shuffle uses it ("seed" shuffles; "random" ones draw anew).
+            if (key == "train.seed" && get(c, "reader.file_shuffle", "off") != "seed" &&
+                get(c, "reader.sample_shuffle", "off") != "seed")
+                return true;
+            continue;
+        }
+        if (e.key.back() == '.' ? key.rfind(e.key, 0) == 0 : key == e.key) return true;
+    }
+    return false;
+}
+
+// Everything in the benchmark identity that is not already in the workload identity, as canonical keys.
+std::map<std::string, std::string> benchmarkExtras(const InvocationRecord& r) {
+    auto c = canonicalConfig(r.resolved);
+    std::map<std::string, std::string> out;
+    // Keys the workload identity already holds (with DLIO's defaults for absent ones) are left out here,
+    // so that a config that writes a default and one that omits it are the same benchmark.
+    static const std::set<std::string> inWorkload = {"model", "dataset.format", "dataset.record_length",
+                                                     "dataset.record_length_stdev", "dataset.num_samples_per_file",
+                                                     "reader.batch_size", "metric.au", "train.computation_time",
+                                                     "train.computation_time_stdev"};
+    for (const auto& [k, v] : c)
+        if (!excluded(k, c) && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0) out[k] = v;
+    out["#accelerators"] = std::to_string(r.accelerators);
+    out["#hosts"] = std::to_string(std::max<std::int64_t>(r.numHosts, 1));
+    out["#files_train"] = std::to_string(r.filesTrain);
+    return out;
+}
+
+} // namespace
+
+const std::vector<ExcludedKey>& benchmarkIdentityExclusions() {
+    static const std::vector<ExcludedKey> keys = {
+        {"output.", "where results and logs were written: differs per run by design"},
+        {"hydra.", "Hydra's own bookkeeping (run folder, job name, time stamps)"},
+        {"=workload", "the workload name is in the workload identity already (model, accelerator)"},
+        {"model", "in the workload identity"},
+        {"train.seed", "only when no shuffle uses it (file_shuffle and sample_shuffle not \"seed\"): "
+                       "\"random\" shuffles draw a new order every run"},
+        {"trainio.telemetry_interval_s", "how often telemetry is sampled; does not change the I/O"},
+    };
+    return keys;
+}
+
+Identity identityOf(const InvocationRecord& r) {
+    const auto c = canonicalConfig(r.resolved);
+    const auto fields = workloadFields(r, c);
+    Identity id;
+    id.workloadKey = join(fields);
+    std::vector<std::pair<std::string, std::string>> all(fields);
+    for (const auto& [k, v] : benchmarkExtras(r)) all.emplace_back(k, v);
+    id.benchmarkKey = join(all);
+    std::string name = fields[0].second;
+    if (fields[1].second != "?") name += "_" + fields[1].second;
+    id.workloadTitle = name;
+    if (fields[2].second != "?") id.workloadTitle += " · " + fields[2].second;
+    if (fields[3].second != "?") id.workloadTitle += " · " + bytesText(fields[3].second) + "/sample";
+    return id;
+}
+
+std::vector<std::string> identityDifferences(const InvocationRecord& a, const InvocationRecord& b) {
+    auto fa = split(identityOf(a).benchmarkKey), fb = split(identityOf(b).benchmarkKey);
+    std::set<std::string> keys;
+    for (const auto& [k, v] : fa) keys.insert(k);
+    for (const auto& [k, v] : fb) keys.insert(k);
+    std::vector<std::string> out;
+    for (const auto& k : keys) {
+        const std::string va = fa.count(k) ? fa[k] : "(unset)", vb = fb.count(k) ? fb[k] : "(unset)";
+        if (va == vb) continue;
+        out.push_back((k[0] == '#' ? k.substr(1) : k) + ": " + va + " vs " + vb);
+    }
+    return out;
+}
+
+std::string whyNotComparable(const std::string& workloadKeyA, const std::string& workloadKeyB) {
+    if (workloadKeyA == workloadKeyB) return {};
+    static const std::vector<std::pair<std::string, std::string>> words = {
+        {"model", "model"},
+        {"accelerator", "accelerator type"},
+        {"format", "format"},
+        {"record_length", "record length"},
+        {"record_length_stdev", "record length stdev"},
+        {"samples_per_file", "samples per file"},
+        {"batch_size", "batch size"},
+        {"computation_time", "computation time"},
+        {"au_threshold_percent", "AU threshold"},
+    };
+    auto a = split(workloadKeyA), b = split(workloadKeyB);
+    std::string why;
+    for (const auto& [k, word] : words) {
+        if (a[k] == b[k]) continue;
+        const bool bytes = k.rfind("record_length", 0) == 0;
+        const std::string va = bytes ? bytesText(a[k]) : a[k], vb = bytes ? bytesText(b[k]) : b[k];
+        why += (why.empty() ? "" : "; ") + ("different " + word + ": " + va + " vs " + vb);
+    }
+    return why.empty() ? "different workload identity" : why;
+}
+
+} // namespace trainio::aggregate
