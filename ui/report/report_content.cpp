@@ -265,12 +265,20 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     sys.widthsPercent = {26, 50, 24};
     sys.alignRight = {false, false, false};
     sys.fontPt = 8.0;
+    // The system node carries the description; the groups below it carry the same text from the import.
+    auto describe = [&](const LibraryNode* s) {
+        if (!s->description.empty()) return s->description;
+        for (const auto& it : d.items)
+            if (it.system == s && it.group && !d.library->imported().groups.at(*it.group).systemDescription.empty())
+                return d.library->imported().groups.at(*it.group).systemDescription;
+        return std::string();
+    };
     for (const LibraryNode* s : systems)
         sys.rows.push_back({QStringLiteral("<b>%1</b>").arg(htmlBreakable(q(s->label))),
-                            s->description.empty()
+                            describe(s).empty()
                                 ? QStringLiteral("<span class=\"muted\">not described (trainio-cli label DIR --description …, or "
                                                  "the Results page's label editor)</span>")
-                                : multiline(q(s->description)),
+                                : multiline(q(describe(s))),
                             multiline(q(s->notes))});
     if (unnamed) sys.rows.push_back({QStringLiteral("(unnamed system)"), QStringLiteral("<span class=\"muted\">not described</span>"), QString()});
     flow.addTable(sys);
