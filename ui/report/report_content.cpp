@@ -869,7 +869,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
 
     std::optional<GroupAggregate> agg;
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
-    heading(flow, QStringLiteral("Statistics"), 3, 35);
+    heading(flow, QStringLiteral("Statistics"), 3, 62);
     if (agg) statisticsTable(flow, *agg);
     else nodeStatisticsTable(flow, n);
     flow.addSpace(flow.mm(4));
