@@ -53,9 +53,14 @@ QString osDescription() {
 
 namespace {
 
-void collect(const LibraryNode& n, NodeKind kind, std::vector<const LibraryNode*>& out) {
-    if (n.kind == kind) out.push_back(&n);
-    for (const auto& c : n.children) collect(*c, kind, out);
+// The items below n: benchmarks, and run-once invocations (an invocation straight under its workload).
+void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
+    if (n.kind == NodeKind::Benchmark ||
+        (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload)) {
+        out.push_back(&n);
+        return;
+    }
+    for (const auto& c : n.children) collectItems(*c, out);
 }
 
 bool below(const LibraryNode* n, const LibraryNode* ancestor) {
@@ -69,7 +74,7 @@ bool below(const LibraryNode* n, const LibraryNode* ancestor) {
 std::vector<const LibraryNode*> reportItems(const aggregate::ResultsLibrary& library,
                                             const std::vector<const LibraryNode*>& selected) {
     std::vector<const LibraryNode*> candidates;
-    if (selected.empty()) collect(library.root(), NodeKind::Benchmark, candidates);
+    if (selected.empty()) collectItems(library.root(), candidates);
     for (const LibraryNode* n : selected) {
         if (!n) continue;
         switch (n->kind) {
@@ -80,7 +85,7 @@ std::vector<const LibraryNode*> reportItems(const aggregate::ResultsLibrary& lib
             break;
         case NodeKind::Root:
         case NodeKind::System:
-        case NodeKind::Workload: collect(*n, NodeKind::Benchmark, candidates); break;
+        case NodeKind::Workload: collectItems(*n, candidates); break;
         }
     }
     std::vector<const LibraryNode*> items;
@@ -113,8 +118,11 @@ ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const Librar
         return item;
     }
     if (node->kind == NodeKind::Invocation && node->run) {
-        if (node->parent && node->parent->group) item.group = node->parent->group;
         const std::size_t r = *node->run;
+        // The group that holds the run (a benchmark's, or the run-once invocation's own).
+        for (std::size_t g = 0; g < imp.groups.size() && !item.group; ++g)
+            for (const auto* list : {&imp.groups[g].runs, &imp.groups[g].excluded, &imp.groups[g].warmups})
+                if (std::find(list->begin(), list->end(), r) != list->end()) item.group = g;
         if (node->warmup) item.warmups.push_back(r);
         else if (imp.runs.at(r).status == InvocationStatus::Complete && !node->excluded) item.runs.push_back(r);
         else item.excluded.push_back(r);

@@ -32,7 +32,7 @@ struct ReportOptions {
 struct ReportItem {
     const aggregate::LibraryNode* node = nullptr;
     const aggregate::LibraryNode* system = nullptr; // the system node above it (null when none)
-    std::optional<std::size_t> group;               // benchmark items: index into ImportResult::groups
+    std::optional<std::size_t> group;               // the group holding its runs: index into ImportResult::groups
     std::vector<std::size_t> runs;                  // complete measured runs
     std::vector<std::size_t> excluded;              // measured but not complete
     std::vector<std::size_t> warmups;
@@ -47,9 +47,9 @@ struct ReportData {
 };
 
 // The report's items for `selected` library nodes: benchmark and invocation nodes stand for
-// themselves, an epoch for its invocation, a system or workload node for its benchmarks; an invocation
-// whose benchmark is selected too is left out (the benchmark holds it). Order kept, duplicates dropped.
-// Nothing selected = every benchmark of the library.
+// themselves, an epoch for its invocation, a system or workload node for its items (benchmarks and
+// run-once invocations); an invocation whose benchmark is selected too is left out (the benchmark holds
+// it). Order kept, duplicates dropped. Nothing selected = every item of the library.
 std::vector<const aggregate::LibraryNode*> reportItems(const aggregate::ResultsLibrary& library,
                                                        const std::vector<const aggregate::LibraryNode*>& selected);
 ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const aggregate::LibraryNode* node);

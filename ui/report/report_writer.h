@@ -30,7 +30,7 @@ bool exportItemsJson(const aggregate::ResultsLibrary& library, const std::vector
                      const QString& jsonPath, QString* error);
 
 // `trainio --report PATH... --output FILE.pdf`: imports the paths, builds the library and reports every
-// benchmark in it.
+// item in it (benchmarks and run-once invocations).
 struct ReportRequest {
     std::vector<std::filesystem::path> paths;
     ReportOptions options;
