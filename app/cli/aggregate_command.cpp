@@ -4,10 +4,14 @@
 
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
+#include "aggregate/results_library.h"
 #include "util/errors.h"
 
 #include <filesystem>
+#include <cmath>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace trainio::cli {
 
@@ -15,7 +19,7 @@ namespace {
 
 constexpr const char* kHelp =
     R"(Usage: trainio-cli aggregate PATH... [--format json|table|csv] [--reduce mean|median|min|geomean]
-                           [--system LABEL]
+                           [--system LABEL] [--tree]
 
 Finds every summary.json below the PATHs (DLIO / MLPerf Storage result folders, TrainIO benchmark
 folders), groups the runs by workload (model, accelerator, accelerators, files, samples per file)
@@ -30,17 +34,73 @@ within the folder they were found in, and prints one entry per group:
   --format csv     one row per group
   --reduce R       the headline reduction in table and csv, and "reduced" in json (default mean)
   --system LABEL   system name for runs outside an MLPerf <org>/results/<system>/ tree
+  --tree           the results library instead: system > workload > benchmark > invocation, with
+                   status on every level and numbers only where an aggregate means something.
+                   --format json prints {"tree": [node...]}, each node with "level", "label",
+                   "item_name", "status", "status_reason", "workload_identity", "metrics" (null, or
+                   au_mean_percentage / samples_per_second / read_gib_per_second, each with value,
+                   stdev, ci95 half width, n) and "children"; --format table an indented tree.
 
 Files that cannot be read are listed as skipped with the reason; the rest still imports.
 Exit codes: 0 ok, 2 bad input.
 )";
 
+std::string fmt(double v, int precision) {
+    if (!std::isfinite(v)) return "n/a";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
+}
+
+void printNode(std::ostream& os, const aggregate::LibraryNode& n, int depth) {
+    const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+    os << indent << n.label << "  [" << aggregate::statusName(n.status);
+    if (!n.statusReason.empty()) os << ": " << n.statusReason;
+    os << "]";
+    if (n.warmup) os << "  warm-up, not counted";
+    if (n.hasMetrics) {
+        os << "  AU " << fmt(n.au.mean, 2) << " %  " << fmt(n.samplesPerSecond.mean, 1) << " samples/s  "
+           << fmt(n.readGibPerSecond.mean, 3) << " GiB/s";
+        if (n.au.n > 1) os << "  (n = " << n.au.n << ")";
+    } else {
+        os << "  —";
+    }
+    os << '\n';
+    if (n.kind == aggregate::NodeKind::System) {
+        std::istringstream lines(n.description);
+        for (std::string line; std::getline(lines, line);) os << indent << "  | " << line << '\n';
+    }
+    for (const auto& line : n.summary) os << indent << "  = " << line << '\n';
+    for (const auto& c : n.children)
+        if (c->kind != aggregate::NodeKind::Epoch) printNode(os, *c, depth + 1);
+}
+
+// The library as an indented text tree: numbers only on benchmarks and invocations ("—" elsewhere),
+// a status on every line, the workload and system summaries under their nodes.
+std::string formatTree(const aggregate::ResultsLibrary& library) {
+    std::ostringstream os;
+    for (const auto& sys : library.root().children) printNode(os, *sys, 0);
+    os << "AU, samples/s and GiB/s: a benchmark's mean over its complete runs, an invocation's over its epochs.\n";
+    return os.str();
+}
+
 } // namespace
+
+std::vector<std::filesystem::path> existingRoots(const std::vector<std::string>& positionals, const std::string& command) {
+    if (positionals.empty()) throw InputError(command + " needs at least one PATH (see --help)");
+    std::vector<std::filesystem::path> roots;
+    for (const auto& p : positionals) {
+        std::error_code ec;
+        if (!std::filesystem::exists(p, ec)) throw InputError(describeProblem(p, "", "", "an existing file or folder"));
+        roots.emplace_back(p);
+    }
+    return roots;
+}
 
 int runAggregateCommand(const std::vector<std::string>& args) {
     try {
         const ParsedArgs parsed =
-            parseArgs(args, OptionSpec{{"--format", "--reduce", "--system"}, {"--help", "-h"}, false, true});
+            parseArgs(args, OptionSpec{{"--format", "--reduce", "--system"}, {"--help", "-h", "--tree"}, false, true});
         if (parsed.has("--help") || parsed.has("-h")) {
             std::cout << kHelp;
             return 0;
@@ -49,17 +109,18 @@ int runAggregateCommand(const std::vector<std::string>& args) {
         if (format != "json" && format != "table" && format != "csv")
             throw InputError(describeProblem("--format", "", format, "one of json, table, csv"));
         const aggregate::Reduction reduction = aggregate::parseReduction(parsed.value("--reduce").value_or("mean"));
-        if (parsed.positionals.empty()) throw InputError("aggregate needs at least one PATH (see --help)");
-        std::vector<std::filesystem::path> roots;
-        for (const auto& p : parsed.positionals) {
-            std::error_code ec;
-            if (!std::filesystem::exists(p, ec))
-                throw InputError(describeProblem(p, "", "", "an existing file or folder"));
-            roots.emplace_back(p);
-        }
+        const std::vector<std::filesystem::path> roots = existingRoots(parsed.positionals, "aggregate");
         aggregate::ImportOptions options;
         options.systemLabel = parsed.value("--system").value_or("");
-        const aggregate::ImportResult imported = aggregate::importResults(roots, options);
+        const bool tree = parsed.has("--tree");
+        if (tree && format == "csv") throw InputError(describeProblem("--format", "", format, "json or table with --tree"));
+        aggregate::ImportResult imported = aggregate::importResults(roots, options);
+        if (tree) {
+            const aggregate::ResultsLibrary library(std::move(imported));
+            if (format == "json") std::cout << aggregate::treeJson(library).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+            else std::cout << formatTree(library);
+            return 0;
+        }
         if (format == "json") std::cout << aggregate::toJson(imported, reduction).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         else if (format == "table") std::cout << aggregate::formatTable(imported, reduction);
         else std::cout << aggregate::formatCsv(imported, reduction);

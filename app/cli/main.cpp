@@ -1,6 +1,7 @@
 // trainio-cli: the headless front end. A thin shell over core/: parse, call, print, exit code.
 #include "aggregate_command.h"
 #include "commands.h"
+#include "library_commands.h"
 
 #include "util/errors.h"
 
@@ -26,8 +27,14 @@ Commands:
   benchmark  --config FILE [overrides] --output DIR [--runs 5] [--warmup 1] [--accelerators R]
                                                    warm-up into DIR/warmup/, measured runs into DIR/runs/run-N/
   metrics    DIR [--semantics v2|v1]               recompute an invocation's metrics from its step records
-  aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean]
+  aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean] [--tree]
                                                    import result trees and aggregate per workload group
+                                                   (--tree: system > workload > benchmark > invocation)
+  compare    PATH... [--baseline N] [--per-accelerator] [--compare-anyway] [--format table|json]
+                                                   one row per PATH against the baseline: deltas with a
+                                                   95 % CI (Welch) only within one workload identity
+  label      DIR [--system NAME] [--description TEXT] [--notes TEXT] [--name TEXT]
+                                                   write DIR/trainio_labels.json (names the importer reads)
   presets                                          list the shipped workload presets
 
 Common options: --quiet (no progress line), --live-json FILE (one JSON object per step/epoch),
@@ -63,6 +70,8 @@ int main(int argc, char** argv) {
         if (cmd == "benchmark") return runBenchmarkCommand(rest);
         if (cmd == "metrics") return runMetricsCommand(rest);
         if (cmd == "aggregate") return runAggregateCommand(rest);
+        if (cmd == "compare") return runCompareCommand(rest);
+        if (cmd == "label") return runLabelCommand(rest);
         if (cmd == "presets") return runPresetsCommand(rest);
     } catch (const trainio::InputError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <stdexcept>
+#include <variant>
 #include <sstream>
 
 #include <fcntl.h>
@@ -102,7 +104,160 @@ std::string csvNumber(double v) {
     return buf;
 }
 
+// The one description of a group's columns (docs/aggregation.md, "Columns"): the table, CSV and JSON
+// writers all take their scalar values from here, each in its own selection and order.
+struct GroupRow {
+    const RunGroup& g;
+    const GroupAggregate& a;
+};
+using Cell = std::variant<std::string, double, std::int64_t, bool>;
+enum Sink : unsigned { kTable = 1, kCsv = 2, kJson = 4 };
+
+struct Column {
+    const char* key;
+    const char* header; // table header; "{reduce}" stands for the reduction's name
+    const char* unit;
+    const char* description;
+    unsigned sinks;
+    int precision; // table decimals for numbers
+    Cell (*get)(const GroupRow&);
+};
+
+std::int64_t count(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+std::string workloadText(const WorkloadIdentity& id) {
+    std::string workload = id.model.empty() ? "?" : id.model;
+    if (!id.accelerator.empty()) workload += "_" + id.accelerator;
+    return workload;
+}
+
+const Column kColumns[] = {
+    {"path", "path", "", "the folder the group's runs were found in (a runs/ folder, or a benchmark folder with a manifest)",
+     kTable | kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return r.g.path.string(); }},
+    {"system", "system", "", "system name: labels, systems/<name>.json|yaml, the MLPerf <org>/results/<system>/ folder or --system",
+     kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return r.g.system; }},
+    {"model", "model", "", "workload model (overrides.yaml workload=<model>_<accelerator>, else config.yaml)", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.model; }},
+    {"accelerator", "accelerator", "", "accelerator type emulated (\"\" when no file names it)", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.accelerator; }},
+    {"workload", "workload", "", "<model>_<accelerator>, as MLPerf names the workload", kTable, 0,
+     [](const GroupRow& r) -> Cell { return workloadText(r.g.identity); }},
+    {"train_num_accelerators", "accel", "", "accelerators emulated per run, summed over hosts", kTable | kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.accelerators; }},
+    {"num_files_train", "files", "", "training files in the dataset", kTable | kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.filesTrain; }},
+    {"num_samples_per_file", "samples/file", "", "samples per training file", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.samplesPerFile; }},
+    {"num_runs", "runs", "", "complete measured runs: the statistics are over these", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return count(r.g.runs.size()); }},
+    {"runs", "runs", "", "complete measured runs, \"+Nw\" for N warm-ups (never counted)", kTable, 0,
+     [](const GroupRow& r) -> Cell {
+         return std::to_string(r.g.runs.size()) + (r.g.warmups.empty() ? "" : "+" + std::to_string(r.g.warmups.size()) + "w");
+     }},
+    {"train_throughput_mean_samples_per_second", "samples/s", "samples/s", "MLPerf: mean of the runs' train_throughput_mean_samples_per_second",
+     kCsv | kJson, 2, [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.mean.value; }},
+    {"train_throughput_stdev_samples_per_second", "sd", "samples/s", "MLPerf: population standard deviation of the same",
+     kCsv | kJson, 2, [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.populationStdev.value; }},
+    {"train_throughput_mean_MB_per_second", "MiB/s", "MiB/s", "MLPerf: mean of the runs' train_io_mean_MB_per_second (MiB/s; DLIO says MB/s)",
+     kCsv | kJson, 2, [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.mean.value; }},
+    {"train_throughput_stdev_MB_per_second", "sd", "MiB/s", "MLPerf: population standard deviation of the same",
+     kCsv | kJson, 2, [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.populationStdev.value; }},
+    {"train_au_mean_percentage", "AU %", "%", "mean of the runs' train_au_mean_percentage", kCsv | kJson, 2,
+     [](const GroupRow& r) -> Cell { return r.a.au.mean.value; }},
+    {"train_au_stdev_percentage", "sd", "%", "population standard deviation of the same", kJson, 2,
+     [](const GroupRow& r) -> Cell { return r.a.au.populationStdev.value; }},
+    {"reduce", "reduce", "", "the reduction chosen with --reduce (mean, median, min, geomean) for the *_reduced columns",
+     kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return reductionName(r.a.reduction); }},
+    {"samples_per_second_reduced", "samples/s ({reduce})", "samples/s", "the runs' samples/s reduced by --reduce",
+     kTable | kCsv, 2, [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.reduced.value; }},
+    {"samples_per_second_ci95_half_width", "±95% CI", "samples/s", "half width of the 95 % CI of the mean samples/s (Student t, n−1 df)",
+     kTable, 2, [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.ci95.halfWidth; }},
+    {"samples_per_second_ci95_low", "CI low", "samples/s", "95 % CI of the mean samples/s, lower bound", kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.ci95.low; }},
+    {"samples_per_second_ci95_high", "CI high", "samples/s", "95 % CI of the mean samples/s, upper bound", kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.samplesPerSecond.ci95.high; }},
+    {"MB_per_second_reduced", "MiB/s ({reduce})", "MiB/s", "the runs' MiB/s reduced by --reduce", kTable | kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.reduced.value; }},
+    {"MB_per_second_ci95_half_width", "±95% CI", "MiB/s", "half width of the 95 % CI of the mean MiB/s", kTable, 2,
+     [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.ci95.halfWidth; }},
+    {"MB_per_second_ci95_low", "CI low", "MiB/s", "95 % CI of the mean MiB/s, lower bound", kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.ci95.low; }},
+    {"MB_per_second_ci95_high", "CI high", "MiB/s", "95 % CI of the mean MiB/s, upper bound", kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.ci95.high; }},
+    {"au_percentage_reduced", "AU % ({reduce})", "%", "the runs' AU reduced by --reduce", kTable | kCsv, 2,
+     [](const GroupRow& r) -> Cell { return r.a.au.reduced.value; }},
+    {"au_ci95_low", "CI low", "%", "95 % CI of the mean AU, lower bound", kCsv, 2, [](const GroupRow& r) -> Cell { return r.a.au.ci95.low; }},
+    {"au_ci95_high", "CI high", "%", "95 % CI of the mean AU, upper bound", kCsv, 2, [](const GroupRow& r) -> Cell { return r.a.au.ci95.high; }},
+    {"passed", "passed", "", "true when no MLPerf Storage closed-division check failed", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.a.checks.empty(); }},
+    {"checks", "checks", "", "the failed checks, one sentence each (CSV: joined with \" | \"; JSON: an array)", kCsv, 0,
+     [](const GroupRow& r) -> Cell {
+         std::string checks;
+         for (const auto& c : r.a.checks) checks += (checks.empty() ? "" : " | ") + c;
+         return checks;
+     }},
+    {"read_gib_per_second", "GiB/s", "GiB/s", "MLPerf v3.0 headline Read B/W: train_throughput_mean_MB_per_second / 1024",
+     kTable | kCsv | kJson, 3, [](const GroupRow& r) -> Cell { return r.a.mibPerSecond.mean.value / 1024.0; }},
+    {"status", "status", "", "complete, incomplete (fewer complete runs than planned, or none), cancelled or failed",
+     kTable | kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return statusName(r.g.status); }},
+    {"status_reason", "reason", "", "why the group is not complete (\"\" when complete)", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.statusReason; }},
+    {"kind", "kind", "", "how the runs became one group: benchmark (a TrainIO manifest), folder (an imported runs folder "
+                         "sharing the benchmark identity) or single (a run-once invocation)",
+     kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell {
+         return std::string(r.g.kind == GroupKind::Manifest ? "benchmark" : r.g.kind == GroupKind::Single ? "single" : "folder");
+     }},
+    {"workload_identity", "workload identity", "", "canonical text of the workload identity: equal text, same workload", kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.identity.workloadKey; }},
+    {"system_description", "system description", "", "the storage under test, from the labels or the systems file", kJson, 0,
+     [](const GroupRow& r) -> Cell { return r.g.systemDescription; }},
+    {"num_excluded_runs", "excluded", "", "measured runs that did not complete: shown with their reason, in no statistic",
+     kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return count(r.g.excluded.size()); }},
+    {"planned_runs", "planned", "", "runs the benchmark manifest planned (0 = not known)", kCsv | kJson, 0,
+     [](const GroupRow& r) -> Cell { return count(r.g.plannedRuns); }},
+    {"check_summary", "checks", "", "\"pass\", or how many checks failed (the sentences follow the table)", kTable, 0,
+     [](const GroupRow& r) -> Cell { return r.a.checks.empty() ? std::string("pass") : std::to_string(r.a.checks.size()) + " failed"; }},
+};
+
+// The table's selection and order: the workload first, the long path last.
+const char* const kTableOrder[] = {"workload", "train_num_accelerators", "num_files_train", "runs",
+                                   "samples_per_second_reduced", "samples_per_second_ci95_half_width", "MB_per_second_reduced",
+                                   "MB_per_second_ci95_half_width", "au_percentage_reduced", "read_gib_per_second", "status",
+                                   "check_summary", "path"};
+
+const Column& column(const std::string& key) {
+    for (const auto& c : kColumns)
+        if (key == c.key) return c;
+    throw std::logic_error("no column " + key);
+}
+
+ordered_json cellJson(const Cell& c) {
+    return std::visit([](const auto& v) { return ordered_json(v); }, c);
+}
+
+std::string cellCsv(const Cell& c) {
+    if (const auto* s = std::get_if<std::string>(&c)) return csvField(*s);
+    if (const auto* d = std::get_if<double>(&c)) return csvNumber(*d);
+    if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
+    return std::get<bool>(c) ? "true" : "false";
+}
+
+std::string cellText(const Cell& c, int precision) {
+    if (const auto* d = std::get_if<double>(&c)) return fmt(*d, precision);
+    if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+    return cellCsv(c);
+}
+
 } // namespace
+
+std::vector<ColumnInfo> groupColumns() {
+    std::vector<ColumnInfo> out;
+    for (const auto& c : kColumns)
+        out.push_back(ColumnInfo{c.key, c.header, c.unit, c.description, (c.sinks & kTable) != 0, (c.sinks & kCsv) != 0,
+                                 (c.sinks & kJson) != 0});
+    return out;
+}
 
 MetricAggregate aggregateMetric(std::string key, std::string unit, std::vector<double> values, Reduction reduction) {
     MetricAggregate m;
@@ -372,6 +527,8 @@ ordered_json toJson(const InvocationRecord& r) {
     j["path"] = r.path.string();
     j["name"] = r.runName;
     j["warmup"] = r.warmup;
+    j["status"] = statusName(r.status);
+    j["status_reason"] = r.statusReason;
     j["train_au_mean_percentage"] = r.auMeanPercent;
     j["train_throughput_mean_samples_per_second"] = r.samplesPerSecond;
     j["train_io_mean_MB_per_second"] = r.mbPerSecond;
@@ -390,43 +547,28 @@ ordered_json toJson(const InvocationRecord& r) {
     for (const auto& f : r.summaryFiles) files.push_back(f.string());
     j["summary_files"] = std::move(files);
     j["notes"] = r.notes;
-    j["status"] = statusName(r.status);
-    j["status_reason"] = r.statusReason;
     j["workload_identity"] = r.workloadKey;
+    j["io_engine"] = r.ioEngine;
+    j["cache_control"] = r.cacheControl;
+    j["epoch_percent_from_cache"] = r.epochPercentFromCache;
+    j["warnings"] = r.warnings;
     return j;
 }
 
 ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     const auto& g = a.group;
     ordered_json j;
-    j["path"] = g.path.string();
-    j["system"] = g.system;
+    const GroupRow row{g, a};
+    // The scalar columns (the MLPerf Storage v1.0 reduction under its key names among them), then
+    // what only JSON can hold.
+    for (const auto& c : kColumns)
+        if (c.sinks & kJson) j[c.key] = cellJson(c.get(row));
     j["system_file"] = g.systemFile ? ordered_json(g.systemFile->string()) : ordered_json();
-    j["model"] = g.identity.model;
-    j["accelerator"] = g.identity.accelerator;
-    j["status"] = statusName(g.status);
-    j["status_reason"] = g.statusReason;
-    j["kind"] = g.kind == GroupKind::Manifest ? "benchmark" : g.kind == GroupKind::Single ? "single" : "folder";
-    j["planned_runs"] = g.plannedRuns;
-    j["workload_identity"] = g.identity.workloadKey;
-    j["system_description"] = g.systemDescription;
     j["differences"] = g.differences;
-    j["num_runs"] = g.runs.size();
     j["num_warmup_runs"] = g.warmups.size();
-    j["train_num_accelerators"] = g.identity.accelerators;
-    j["num_files_train"] = g.identity.filesTrain;
-    j["num_samples_per_file"] = g.identity.samplesPerFile;
-    // The MLPerf Storage v1.0 reduction, under its key names.
-    j["train_throughput_mean_samples_per_second"] = a.samplesPerSecond.mean.value;
-    j["train_throughput_stdev_samples_per_second"] = a.samplesPerSecond.populationStdev.value;
-    j["train_throughput_mean_MB_per_second"] = a.mibPerSecond.mean.value;
-    j["train_throughput_stdev_MB_per_second"] = a.mibPerSecond.populationStdev.value;
-    j["train_au_mean_percentage"] = a.au.mean.value;
-    j["train_au_stdev_percentage"] = a.au.populationStdev.value;
     j["mlperf_rule"] = "mean of the per-run means, population stdev (numpy.mean / numpy.std), as "
                        "mlcommons/storage report.py writes mlperf_storage_report.json";
     j["units"] = ordered_json{{"MB_per_second", "MiB/s (2^20 bytes per second; DLIO and MLPerf call it MB/s)"}};
-    j["reduce"] = reductionName(a.reduction);
     j["ci95"] = ordered_json{
         {a.au.key, {{"low", a.au.ci95.low}, {"high", a.au.ci95.high}}},
         {a.samplesPerSecond.key, {{"low", a.samplesPerSecond.ci95.low}, {"high", a.samplesPerSecond.ci95.high}}},
@@ -442,7 +584,6 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
                                       {e.mibPerSecond.key, metricJson(e.mibPerSecond)}});
     }
     j["per_epoch"] = std::move(epochs);
-    j["passed"] = a.checks.empty();
     j["checks"] = a.checks;
     j["notes"] = a.notes;
     if (g.existingReport) {
@@ -459,7 +600,7 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     j["warmup"] = std::move(warm);
     ordered_json excluded = ordered_json::array();
     for (std::size_t i : g.excluded) excluded.push_back(toJson(imp.runs[i]));
-    j["excluded"] = std::move(excluded);
+    j["excluded"] = std::move(excluded); // not complete: shown with status and reason, in no statistic
     return j;
 }
 
@@ -479,20 +620,28 @@ ordered_json toJson(const ImportResult& imp, Reduction reduction) {
 
 std::string formatTable(const ImportResult& imp, Reduction reduction) {
     const std::string red = reductionName(reduction);
-    std::vector<std::vector<std::string>> rows;
-    rows.push_back({"workload", "accel", "files", "runs", "samples/s (" + red + ")", "±95% CI", "MiB/s (" + red + ")",
-                    "±95% CI", "AU % (" + red + ")", "checks", "path"});
+    std::vector<const Column*> cols;
+    for (const char* key : kTableOrder) cols.push_back(&column(key));
+    std::vector<std::vector<std::string>> rows(1);
+    std::vector<bool> rightAligned;
+    for (const Column* c : cols) {
+        std::string header = c->header;
+        if (const auto at = header.find("{reduce}"); at != std::string::npos) header.replace(at, 8, red);
+        rows[0].push_back(header);
+    }
     for (const auto& g : imp.groups) {
         const GroupAggregate a = aggregateGroup(imp, g, reduction);
-        std::string workload = g.identity.model.empty() ? "?" : g.identity.model;
-        if (!g.identity.accelerator.empty()) workload += "_" + g.identity.accelerator;
-        rows.push_back({workload, std::to_string(g.identity.accelerators), std::to_string(g.identity.filesTrain),
-                        std::to_string(g.runs.size()) + (g.warmups.empty() ? "" : "+" + std::to_string(g.warmups.size()) + "w"),
-                        fmt(a.samplesPerSecond.reduced.value), fmt(a.samplesPerSecond.ci95.halfWidth),
-                        fmt(a.mibPerSecond.reduced.value), fmt(a.mibPerSecond.ci95.halfWidth), fmt(a.au.reduced.value),
-                        a.checks.empty() ? "pass" : std::to_string(a.checks.size()) + " failed", g.path.string()});
+        const GroupRow row{g, a};
+        std::vector<std::string> cells;
+        rightAligned.clear();
+        for (const Column* c : cols) {
+            const Cell cell = c->get(row);
+            cells.push_back(cellText(cell, c->precision));
+            rightAligned.push_back(!std::holds_alternative<std::string>(cell) || std::string(c->key) == "runs");
+        }
+        rows.push_back(std::move(cells));
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
+    std::vector<std::size_t> width(cols.size(), 0);
     auto displayWidth = [](const std::string& s) {
         std::size_t w = 0;
         for (unsigned char c : s) w += (c & 0xC0) != 0x80; // count UTF-8 code points, not bytes
@@ -504,10 +653,9 @@ std::string formatTable(const ImportResult& imp, Reduction reduction) {
     for (const auto& r : rows) {
         for (std::size_t c = 0; c < r.size(); ++c) {
             const std::size_t pad = width[c] - displayWidth(r[c]);
-            const bool numeric = c >= 1 && c <= 8;
             if (c + 1 == r.size()) {
                 os << r[c];
-            } else if (numeric) {
+            } else if (!rightAligned.empty() && rightAligned[c]) {
                 os << std::string(pad, ' ') << r[c] << "  ";
             } else {
                 os << r[c] << std::string(pad, ' ') << "  ";
@@ -518,6 +666,9 @@ std::string formatTable(const ImportResult& imp, Reduction reduction) {
     for (const auto& g : imp.groups) {
         const auto checks = checkRules(imp, g);
         for (const auto& c : checks) os << "! " << g.path.string() << ": " << c << '\n';
+        for (std::size_t i : g.excluded)
+            os << "excluded " << imp.runs[i].path.string() << ": " << statusName(imp.runs[i].status)
+               << (imp.runs[i].statusReason.empty() ? "" : " (" + imp.runs[i].statusReason + ")") << '\n';
     }
     for (const auto& s : imp.skipped) os << "skipped " << s.path.string() << ": " << s.reason << '\n';
     return os.str();
@@ -525,27 +676,23 @@ std::string formatTable(const ImportResult& imp, Reduction reduction) {
 
 std::string formatCsv(const ImportResult& imp, Reduction reduction) {
     std::ostringstream os;
-    os << "path,system,model,accelerator,train_num_accelerators,num_files_train,num_samples_per_file,num_runs,"
-          "train_throughput_mean_samples_per_second,train_throughput_stdev_samples_per_second,"
-          "train_throughput_mean_MB_per_second,train_throughput_stdev_MB_per_second,train_au_mean_percentage,"
-          "reduce,samples_per_second_reduced,samples_per_second_ci95_low,samples_per_second_ci95_high,"
-          "MB_per_second_reduced,MB_per_second_ci95_low,MB_per_second_ci95_high,au_percentage_reduced,"
-          "au_ci95_low,au_ci95_high,passed,checks\n";
+    bool first = true;
+    for (const auto& c : kColumns) {
+        if (!(c.sinks & kCsv)) continue;
+        os << (first ? "" : ",") << c.key;
+        first = false;
+    }
+    os << '\n';
     for (const auto& g : imp.groups) {
         const GroupAggregate a = aggregateGroup(imp, g, reduction);
-        std::string checks;
-        for (const auto& c : a.checks) checks += (checks.empty() ? "" : " | ") + c;
-        os << csvField(g.path.string()) << ',' << csvField(g.system) << ',' << csvField(g.identity.model) << ','
-           << csvField(g.identity.accelerator) << ',' << g.identity.accelerators << ',' << g.identity.filesTrain << ','
-           << g.identity.samplesPerFile << ',' << g.runs.size() << ',' << csvNumber(a.samplesPerSecond.mean.value) << ','
-           << csvNumber(a.samplesPerSecond.populationStdev.value) << ',' << csvNumber(a.mibPerSecond.mean.value) << ','
-           << csvNumber(a.mibPerSecond.populationStdev.value) << ',' << csvNumber(a.au.mean.value) << ','
-           << reductionName(reduction) << ',' << csvNumber(a.samplesPerSecond.reduced.value) << ','
-           << csvNumber(a.samplesPerSecond.ci95.low) << ',' << csvNumber(a.samplesPerSecond.ci95.high) << ','
-           << csvNumber(a.mibPerSecond.reduced.value) << ',' << csvNumber(a.mibPerSecond.ci95.low) << ','
-           << csvNumber(a.mibPerSecond.ci95.high) << ',' << csvNumber(a.au.reduced.value) << ','
-           << csvNumber(a.au.ci95.low) << ',' << csvNumber(a.au.ci95.high) << ',' << (a.checks.empty() ? "true" : "false")
-           << ',' << csvField(checks) << '\n';
+        const GroupRow row{g, a};
+        first = true;
+        for (const auto& c : kColumns) {
+            if (!(c.sinks & kCsv)) continue;
+            os << (first ? "" : ",") << cellCsv(c.get(row));
+            first = false;
+        }
+        os << '\n';
     }
     return os.str();
 }

@@ -67,6 +67,17 @@ nlohmann::ordered_json toJson(const InvocationRecord& run);
 // {"groups": [...], "skipped": [{"path", "reason"}]} for everything imported.
 nlohmann::ordered_json toJson(const ImportResult& imported, Reduction reduction = Reduction::Mean);
 
+// The columns the table, CSV and JSON writers take a group's scalar values from (one definition each;
+// docs/aggregation.md "Columns" documents every one). Each writer uses its own selection and order.
+struct ColumnInfo {
+    std::string key;         // CSV header and JSON key
+    std::string header;      // table header ("{reduce}" = the reduction's name)
+    std::string unit;
+    std::string description;
+    bool table = false, csv = false, json = false;
+};
+std::vector<ColumnInfo> groupColumns();
+
 std::string formatTable(const ImportResult& imported, Reduction reduction = Reduction::Mean);
 std::string formatCsv(const ImportResult& imported, Reduction reduction = Reduction::Mean);
 

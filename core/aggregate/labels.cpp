@@ -1,41 +1,201 @@
 #include "aggregate/labels.h"
 
-#include "aggregate/results_import.h"
 #include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <set>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using nlohmann::ordered_json;
 
 namespace trainio::aggregate {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-constexpr std::uintmax_t kMaxLabelsBytes = 1 << 20;
+constexpr std::uintmax_t kMaxLabelsBytes = 1u << 20; // a few names and sentences; anything bigger is not ours
 
-std::string* field(Labels& l, const std::string& key) {
-    if (key == "system") return &l.system;
-    if (key == "description") return &l.description;
-    if (key == "notes") return &l.notes;
-    if (key == "name") return &l.name;
-    return nullptr;
+std::string readWhole(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file.string() + ": cannot be read");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
-// Text from a YAML node (v3.0 systems files quote everything), "" for anything else.
-std::string text(const YAML::Node& n) {
-    if (!n || !n.IsScalar()) return {};
-    return n.as<std::string>();
+// The four keys in the order they are written; the member each one fills.
+struct LabelKey {
+    const char* key;
+    std::string Labels::*member;
+};
+constexpr LabelKey kLabelKeys[] = {{"system", &Labels::system},
+                                   {"description", &Labels::description},
+                                   {"notes", &Labels::notes},
+                                   {"name", &Labels::name}};
+
+// Published MLPerf v1.0 system files carry trailing commas ("count_of_this_type": 1, }) that strict
+// JSON refuses; the submitters' tools accepted them, so they are dropped here (outside strings only).
+std::string withoutTrailingCommas(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) out += text[++i];
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        if (c == ',') {
+            std::size_t j = i + 1;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) ++j;
+            if (j < text.size() && (text[j] == '}' || text[j] == ']')) continue;
+        }
+        out += c;
+    }
+    return out;
 }
 
-std::string joinNonEmpty(const std::vector<std::string>& parts, const std::string& sep) {
-    std::string s;
-    for (const auto& p : parts)
-        if (!p.empty()) s += (s.empty() ? "" : sep) + p;
+std::string joined(const std::vector<std::string>& parts, const std::string& sep) {
+    std::string out;
+    for (const auto& p : parts) {
+        if (p.empty()) continue;
+        out += (out.empty() ? "" : sep) + p;
+    }
+    return out;
+}
+
+// A JSON scalar as text ("" for anything else): system files mix numbers and strings freely.
+std::string text(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key)) return {};
+    const json& v = j.at(key);
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    if (v.is_number()) {
+        std::ostringstream os;
+        os << v.get<double>();
+        return os.str();
+    }
+    return {};
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
+}
+
+std::string describeV1(const json& doc) {
+    std::vector<std::string> storage;
+    if (doc.contains("storage_system") && doc["storage_system"].is_object()) {
+        const json& s = doc["storage_system"];
+        std::string product = text(s, "vendor_name");
+        const std::string solution = text(s, "solution_name");
+        if (!solution.empty() && product.find(solution) == std::string::npos) product += " " + solution;
+        if (!text(s, "version").empty()) product += " " + text(s, "version");
+        storage.push_back(product);
+        storage.push_back(text(s, "solution_type"));
+        if (s.contains("client_mount_options") && s["client_mount_options"].is_array()) {
+            std::vector<std::string> opts;
+            for (const auto& o : s["client_mount_options"])
+                if (o.is_string()) opts.push_back(o.get<std::string>());
+            if (!opts.empty()) storage.push_back("mount " + joined(opts, ", "));
+        }
+    }
+    // Local-storage submissions (no storage_system) name the device under test among the drives.
+    if (storage.empty() && doc.contains("nodes") && doc["nodes"].is_array()) {
+        for (const auto& n : doc["nodes"]) {
+            if (!n.contains("drives") || !n["drives"].is_array()) continue;
+            for (const auto& d : n["drives"]) {
+                const std::string purpose = d.contains("purpose") ? lower(d["purpose"].dump()) : "";
+                if (purpose.find("under test") == std::string::npos) continue;
+                std::string drive = text(d, "count_of_this_type");
+                drive = (drive.empty() ? "" : drive + "× ") + joined({text(d, "interface"), text(d, "drive_type")}, " ");
+                if (!text(d, "capacity_GiB").empty()) drive += " " + text(d, "capacity_GiB") + " GiB";
+                storage.push_back(drive + " (device under test)");
+            }
+        }
+    }
+    std::vector<std::string> network;
+    if (doc.contains("networks") && doc["networks"].is_array()) {
+        for (const auto& n : doc["networks"]) {
+            std::string line = joined({text(n, "network_type"), text(n, "bitrate").empty() ? "" : text(n, "bitrate") + " Gb/s"}, " ");
+            if (n.contains("protocols") && n["protocols"].is_array() && !n["protocols"].empty()) {
+                std::vector<std::string> protocols;
+                for (const auto& p : n["protocols"])
+                    if (p.is_string()) protocols.push_back(p.get<std::string>());
+                line += " (" + joined(protocols, ", ") + ")";
+            }
+            network.push_back(line);
+        }
+    }
+    std::vector<std::string> clients, hosts;
+    if (doc.contains("benchmark_hosts") && doc["benchmark_hosts"].is_array()) {
+        for (const auto& h : doc["benchmark_hosts"]) {
+            hosts.push_back(text(h, "node_name"));
+            if (lower(text(h, "node_type_name")).find("client") != std::string::npos) clients.push_back(text(h, "node_name"));
+        }
+    }
+    // Hosts of other node types (metadata servers, storage servers) run the storage, not the benchmark.
+    const std::vector<std::string>& who = clients.empty() ? hosts : clients;
+    std::string line2 = network.empty() ? "" : "network " + joined(network, "; ");
+    if (!who.empty()) {
+        line2 += std::string(line2.empty() ? "" : "; ") + std::to_string(who.size()) + " client host" +
+                 (who.size() == 1 ? "" : "s") + " (" + joined(who, ", ") + ")";
+    }
+    return joined({joined(storage, "; "), line2}, "\n");
+}
+
+std::string yamlText(const YAML::Node& n, const char* key) {
+    if (!n.IsMap() || !n[key] || !n[key].IsScalar()) return {};
+    return n[key].as<std::string>();
+}
+
+std::string describeV3(const YAML::Node& doc) {
+    const YAML::Node sut = doc["system_under_test"] ? doc["system_under_test"] : doc;
+    std::vector<std::string> storage;
+    if (sut["solution"]) {
+        const YAML::Node s = sut["solution"];
+        std::string what = yamlText(s, "friendly_description");
+        if (!what.empty() && what.back() == '.') what.pop_back(); // the next part follows after "; "
+        storage.push_back(what);
+        if (s["architecture"]) {
+            const std::string where = yamlText(s["architecture"], "storage_location");
+            const std::string api = yamlText(s["architecture"], "product_API");
+            if (!where.empty()) storage.push_back(where + " storage" + (api.empty() ? "" : ", " + api + " API"));
+        }
+    }
+    std::vector<std::string> clients, network;
+    if (sut["clients"] && sut["clients"].IsSequence()) {
+        for (const auto& c : sut["clients"]) {
+            std::string qty = yamlText(c, "quantity");
+            std::string line = (qty.empty() ? "1" : qty) + "× ";
+            const YAML::Node chassis = c["chassis"];
+            line += chassis ? yamlText(chassis, "model_name") : "client";
+            if (chassis && !yamlText(chassis, "memory_capacity").empty())
+                line += " (" + yamlText(chassis, "memory_capacity") + " GB memory)";
+            clients.push_back(line);
+            if (c["networking"] && c["networking"].IsSequence()) {
+                for (const auto& n : c["networking"]) {
+                    if (yamlText(n, "state") == "down") continue;
+                    const std::string speed = yamlText(n, "speed");
+                    network.push_back(joined({yamlText(n, "unit_count").empty() ? "" : yamlText(n, "unit_count") + "×",
+                                              yamlText(n, "type"), speed.empty() ? "" : speed + " Gb/s"},
+                                             " "));
+                }
+            }
+        }
+    }
+    std::string line2;
+    if (!clients.empty()) line2 = "clients " + joined(clients, ", ");
+    if (!network.empty()) line2 += std::string(line2.empty() ? "" : "; ") + "network " + joined(network, ", ");
+    return joined({joined(storage, "; "), line2}, "\n");
 }
 
 } // namespace
@@ -44,108 +204,113 @@ std::optional<Labels> readLabelsFile(const fs::path& dir) {
     const fs::path file = dir / kLabelsFileName;
     std::error_code ec;
     if (!fs::exists(file, ec)) return std::nullopt;
-    std::string why;
-    const auto content = readBoundedFile(file, kMaxLabelsBytes, why);
-    if (!content) throw InputError(file.string() + ": " + why);
-    const auto j = parseBoundedJson(*content, 4, why);
-    if (!j) throw InputError(file.string() + ": " + why);
-    if (!j->is_object()) throw InputError(file.string() + ": expected a JSON object of strings (system, description, notes, name)");
-    Labels l;
-    for (const auto& [key, value] : j->items()) {
-        std::string* f = field(l, key);
-        if (!f) throw InputError(file.string() + ": unknown key \"" + key + "\": expected system, description, notes or name");
-        if (!value.is_string()) throw InputError(file.string() + ": " + key + " must be a string");
-        *f = value.get<std::string>();
+    if (!fs::is_regular_file(file, ec)) throw InputError(file.string() + ": not a regular file");
+    const auto size = fs::file_size(file, ec);
+    if (ec) throw InputError(file.string() + ": cannot be read (" + ec.message() + ")");
+    if (size > kMaxLabelsBytes)
+        throw InputError(file.string() + ": " + std::to_string(size) + " bytes, expected a small labels file (at most 1 MiB)");
+    json j;
+    try {
+        j = json::parse(readWhole(file));
+    } catch (const json::parse_error& e) {
+        throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
     }
-    l.file = file;
-    return l;
+    if (!j.is_object())
+        throw InputError(file.string() + ": expected a JSON object of strings {\"system\", \"description\", \"notes\", \"name\"}");
+    Labels labels;
+    for (const auto& [key, value] : j.items()) {
+        const LabelKey* k = nullptr;
+        for (const auto& candidate : kLabelKeys)
+            if (key == candidate.key) k = &candidate;
+        if (!k) throw InputError(file.string() + ": unknown key \"" + key + "\": expected system, description, notes or name");
+        if (!value.is_string())
+            throw InputError(file.string() + ": " + key + " must be a string, found " + value.dump());
+        labels.*(k->member) = value.get<std::string>();
+    }
+    labels.file = file;
+    return labels;
 }
 
 Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) {
+    std::error_code ec;
+    const fs::path start = fs::weakly_canonical(dir, ec);
+    const fs::path stop = fs::weakly_canonical(stopAt, ec);
+    // Only folders inside the imported root count: a labels file above it belongs to something else.
+    const auto rel = start.lexically_relative(stop);
+    const bool inside = !rel.empty() && *rel.begin() != "..";
     Labels merged;
-    const fs::path stop = stopAt.lexically_normal();
-    for (fs::path d = dir.lexically_normal();; d = d.parent_path()) {
+    fs::path here = start;
+    while (true) {
         try {
-            if (auto l = readLabelsFile(d)) {
-                for (const char* key : {"system", "description", "notes", "name"}) {
-                    std::string* mine = field(merged, key);
+            if (const auto found = readLabelsFile(here)) {
+                for (const auto& k : kLabelKeys) {
                     // A name belongs to the folder that has it, never to the folders below it.
-                    if (std::string(key) == "name" && d != dir.lexically_normal()) continue;
-                    if (mine->empty()) *mine = *field(*l, key);
+                    if (k.member == &Labels::name && here != start) continue;
+                    if ((merged.*(k.member)).empty()) merged.*(k.member) = (*found).*(k.member);
                 }
-                if (!merged.file) merged.file = l->file;
+                if (!merged.file) merged.file = found->file;
             }
         } catch (const InputError& e) {
-            if (why) *why = e.what();
+            if (why) *why += std::string(why->empty() ? "" : "; ") + e.what() + " (ignored)";
         }
-        if (d == stop || !d.has_parent_path() || d == d.parent_path() || d.native().size() <= stop.native().size()) break;
+        if (!inside || here == stop || !here.has_parent_path() || here.parent_path() == here) break;
+        here = here.parent_path();
     }
     return merged;
 }
 
 void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, IoBackend* io) {
-    Labels out;
+    Labels out = labels;
     if (!replace) {
-        if (auto existing = readLabelsFile(dir)) out = *existing;
+        if (const auto existing = readLabelsFile(dir)) {
+            for (const auto& k : kLabelKeys)
+                if ((out.*(k.member)).empty()) out.*(k.member) = (*existing).*(k.member);
+        }
     }
-    Labels in = labels;
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (const char* key : {"system", "description", "notes", "name"}) {
-        std::string* o = field(out, key);
-        const std::string* n = field(in, key);
-        if (!n->empty() || replace) *o = *n;
-        if (!o->empty()) j[key] = *o;
-    }
-    writeFileAtomic(dir / kLabelsFileName, j.dump(2) + "\n", io);
+    ordered_json j = ordered_json::object();
+    for (const auto& k : kLabelKeys)
+        if (!(out.*(k.member)).empty()) j[k.key] = out.*(k.member);
+    // Replace invalid UTF-8 rather than refuse: a description pasted from a terminal must still be kept.
+    writeFileAtomic(dir / kLabelsFileName, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
 }
 
+namespace {
+
+std::string describeOrThrow(const fs::path& file) {
+    const std::string ext = lower(file.extension().string());
+    const std::string content = readWhole(file);
+    if (ext == ".json") {
+        json doc;
+        try {
+            doc = json::parse(withoutTrailingCommas(content));
+        } catch (const json::parse_error& e) {
+            throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
+        }
+        if (!doc.is_object()) throw InputError(file.string() + ": expected an MLPerf Storage system description object");
+        return describeV1(doc);
+    }
+    if (ext == ".yaml" || ext == ".yml") {
+        try {
+            const YAML::Node doc = YAML::Load(content);
+            if (!doc.IsMap()) throw InputError(file.string() + ": expected an MLPerf Storage system description mapping");
+            return describeV3(doc);
+        } catch (const YAML::Exception& e) {
+            throw InputError(file.string() + ": not valid YAML or not the expected layout (" + e.what() + ")");
+        }
+    }
+    throw InputError(file.string() + ": expected a systems/<name>.json or .yaml file");
+}
+
+} // namespace
+
 std::string describeSystemFile(const fs::path& file) {
-    YAML::Node root;
+    // The importer shows this as the system's description: a bad file must not stop the import, and
+    // must not pass for "no description" either, so the problem becomes the text.
     try {
-        root = YAML::LoadFile(file.string()); // JSON is YAML: one parser for v1.0's .json and v3.0's .yaml
-    } catch (const std::exception&) {
-        return {};
+        return describeOrThrow(file);
+    } catch (const InputError& e) {
+        return std::string("(system description unreadable: ") + e.what() + ")";
     }
-    if (!root.IsMap()) return {};
-    std::vector<std::string> parts;
-    if (const auto sut = root["system_under_test"]; sut && sut.IsMap()) {
-        // MLPerf Storage v3.0: system_under_test.solution, .clients
-        const auto sol = sut["solution"];
-        if (sol && sol.IsMap()) {
-            parts.push_back(text(sol["friendly_description"]));
-            if (const auto arch = sol["architecture"]; arch && arch.IsMap())
-                parts.push_back(joinNonEmpty({text(arch["storage_location"]).empty() ? "" : text(arch["storage_location"]) + " storage",
-                                              text(arch["product_API"]).empty() ? "" : text(arch["product_API"]) + " API"},
-                                             ", "));
-        }
-        if (const auto clients = sut["clients"]; clients && clients.IsSequence() && clients.size() > 0) {
-            std::string c = std::to_string(clients.size()) + (clients.size() == 1 ? " client" : " clients");
-            if (clients[0].IsMap() && clients[0]["chassis"] && clients[0]["chassis"].IsMap())
-                c += " (" + text(clients[0]["chassis"]["model_name"]) + ")";
-            parts.push_back(c);
-        }
-        return joinNonEmpty(parts, "; ");
-    }
-    // MLPerf Storage v1.0: storage_system, networks, benchmark_hosts
-    if (const auto ss = root["storage_system"]; ss && ss.IsMap()) {
-        parts.push_back(joinNonEmpty({text(ss["vendor_name"]), text(ss["model_name"])}, " "));
-        parts.push_back(text(ss["solution_type"]));
-        if (const auto mo = ss["client_mount_options"]; mo && mo.IsSequence() && mo.size() > 0)
-            parts.push_back("mount: " + text(mo[0]));
-    }
-    if (const auto nets = root["networks"]; nets && nets.IsSequence()) {
-        std::vector<std::string> n;
-        for (const auto& net : nets)
-            if (net.IsMap()) n.push_back(joinNonEmpty({text(net["network_type"]), text(net["bitrate"]).empty() ? "" : text(net["bitrate"]) + " Gb/s"}, " "));
-        parts.push_back(joinNonEmpty(n, ", "));
-    }
-    if (const auto hosts = root["benchmark_hosts"]; hosts && hosts.IsSequence()) {
-        std::size_t clients = 0;
-        for (const auto& h : hosts)
-            if (h.IsMap() && text(h["node_type_name"]) == "Client") ++clients;
-        if (clients) parts.push_back(std::to_string(clients) + (clients == 1 ? " client host" : " client hosts"));
-    }
-    return joinNonEmpty(parts, "; ");
 }
 
 } // namespace trainio::aggregate

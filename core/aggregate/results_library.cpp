@@ -2,47 +2,52 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <iomanip>
 #include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
 
 namespace trainio::aggregate {
 
 namespace {
 
-NodeMetric metricOf(const std::vector<double>& values) {
+constexpr double kMiBPerGiB = 1024.0;
+
+NodeMetric metricOf(std::vector<double> values) {
     NodeMetric m;
     m.n = values.size();
     m.mean = mean(values).value;
     m.stdev = populationStdev(values).value;
     m.ci95 = ci95(values);
+    m.values = std::move(values);
     return m;
 }
 
-// Each level aggregates the means of its children, so every child weighs the same whatever its size.
-void aggregateFromChildren(LibraryNode& node) {
-    std::vector<double> au, sps, mib;
-    for (const auto& c : node.children) {
-        if (c->warmup) continue;
-        if (c->au.n && std::isfinite(c->au.mean)) au.push_back(c->au.mean);
-        if (c->samplesPerSecond.n && std::isfinite(c->samplesPerSecond.mean)) sps.push_back(c->samplesPerSecond.mean);
-        if (c->mibPerSecond.n && std::isfinite(c->mibPerSecond.mean)) mib.push_back(c->mibPerSecond.mean);
-    }
-    node.au = metricOf(au);
-    node.samplesPerSecond = metricOf(sps);
-    node.mibPerSecond = metricOf(mib);
+NodeMetric fromAggregate(const MetricAggregate& a) {
+    NodeMetric m;
+    m.n = a.values.size();
+    m.mean = a.mean.value;
+    m.stdev = a.populationStdev.value;
+    m.ci95 = a.ci95;
+    m.values = a.values;
+    return m;
 }
 
-void badgeFromChildren(LibraryNode& node) {
-    node.badge = NodeBadge{};
-    bool allPassed = true;
-    for (const auto& c : node.children) {
-        if (c->warmup) continue;
-        node.badge.violations += c->badge.violations;
-        if (c->badge.evaluated) {
-            node.badge.evaluated = true;
-            allPassed = allPassed && c->badge.passed;
-        }
-    }
-    node.badge.passed = node.badge.evaluated && allPassed;
+std::vector<double> scaled(const std::vector<double>& values, double divisor) {
+    std::vector<double> out;
+    out.reserve(values.size());
+    for (double v : values) out.push_back(v / divisor);
+    return out;
+}
+
+std::string fmt(double v, int precision) {
+    if (!std::isfinite(v)) return "n/a";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
 }
 
 LibraryNode& child(LibraryNode& parent, NodeKind kind, std::string label) {
@@ -52,6 +57,128 @@ LibraryNode& child(LibraryNode& parent, NodeKind kind, std::string label) {
     n->parent = &parent;
     parent.children.push_back(std::move(n));
     return *parent.children.back();
+}
+
+// "unet3d_h100": the MLPerf workload name, as overrides.yaml spells it.
+std::string workloadName(const std::string& model, const std::string& accelerator) {
+    std::string wl = model.empty() ? "unknown workload" : model;
+    if (!accelerator.empty()) wl += "_" + accelerator;
+    return wl;
+}
+
+std::string acceleratorsText(std::int64_t n) { return std::to_string(n) + (n == 1 ? " accelerator" : " accelerators"); }
+
+// Until every importer sets the identity keys, a workload falls back to its MLPerf name so that
+// different models never share a node.
+std::string workloadKeyOf(const std::string& key, const std::string& model, const std::string& accelerator) {
+    return key.empty() ? "name:" + workloadName(model, accelerator) : key;
+}
+
+int severity(InvocationStatus s) { return static_cast<int>(s); } // Complete < Incomplete < Cancelled < Failed
+
+// The worst status among `items` (benchmarks and run-once invocations; warm-ups never count), with the
+// first worst item's reason.
+void worstStatus(LibraryNode& node, const std::vector<const LibraryNode*>& items) {
+    node.status = InvocationStatus::Complete;
+    node.statusReason.clear();
+    for (const LibraryNode* c : items) {
+        if (c->warmup) continue;
+        if (severity(c->status) > severity(node.status)) {
+            node.status = c->status;
+            node.statusReason = c->itemName + ": " + (c->statusReason.empty() ? statusName(c->status) : c->statusReason);
+        }
+    }
+}
+
+void badgeFromChildren(LibraryNode& node) {
+    node.badge = NodeBadge{};
+    bool allPassed = true;
+    for (const auto& c : node.children) {
+        if (c->warmup || c->excluded) continue;
+        node.badge.violations += c->badge.violations;
+        if (c->badge.evaluated) {
+            node.badge.evaluated = true;
+            allPassed = allPassed && c->badge.passed;
+        }
+    }
+    node.badge.passed = node.badge.evaluated && allPassed;
+}
+
+// The items a workload node compares: its benchmarks and its run-once invocations.
+bool isItem(const LibraryNode& n) {
+    return n.kind == NodeKind::Benchmark || (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload);
+}
+
+std::string verdict(const LibraryNode& n) {
+    if (n.status != InvocationStatus::Complete)
+        return statusName(n.status) + (n.statusReason.empty() ? "" : " (" + n.statusReason + ")");
+    if (!n.badge.evaluated) return "not checked";
+    if (n.badge.passed) return "pass";
+    return "fail (" + std::to_string(n.badge.violations) + (n.badge.violations == 1 ? " check)" : " checks)");
+}
+
+// "4 accelerators: AU 95.10 %, 2.312 GiB/s, pass" — one item of a workload, its headline numbers.
+std::string itemSummary(const LibraryNode& n) {
+    std::string line = acceleratorsText(n.accelerators);
+    if (n.kind == NodeKind::Invocation) line += " (run once, " + n.label + ")";
+    if (!n.hasMetrics) return line + ": no complete run, " + verdict(n);
+    return line + ": AU " + fmt(n.au.mean, 2) + " %, " + fmt(n.readGibPerSecond.mean, 3) + " GiB/s, " + verdict(n);
+}
+
+bool sameFolder(const fs::path& a, const fs::path& b) {
+    if (a.empty() || b.empty()) return false;
+    std::error_code ec;
+    if (fs::equivalent(a, b, ec)) return true;
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+bool isBelow(const fs::path& inner, const fs::path& outer) {
+    std::error_code ec;
+    const fs::path i = fs::weakly_canonical(inner, ec);
+    const fs::path o = fs::weakly_canonical(outer, ec);
+    const fs::path rel = i.lexically_relative(o);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// A benchmark is reached by its folder, by its runs/ folder, or (imported trees, whose group folder
+// is the runs/ folder) by the folder above runs/.
+bool benchmarkMatches(const LibraryNode& n, const fs::path& folder) {
+    if (sameFolder(n.path, folder) || sameFolder(n.path / "runs", folder)) return true;
+    return n.path.filename() == "runs" && sameFolder(n.path.parent_path(), folder);
+}
+
+ordered_json metricJson(const NodeMetric& m) {
+    return ordered_json{{"value", m.mean}, {"stdev", m.stdev}, {"ci95", m.ci95.halfWidth}, {"n", m.n}};
+}
+
+ordered_json nodeJson(const LibraryNode& n) {
+    ordered_json j;
+    j["level"] = nodeKindName(n.kind);
+    j["label"] = n.label;
+    j["item_name"] = n.itemName;
+    j["path"] = n.path.string();
+    j["status"] = statusName(n.status);
+    j["status_reason"] = n.statusReason;
+    j["workload_identity"] = n.workloadKey;
+    j["workload_title"] = n.workloadTitle;
+    j["accelerators"] = n.accelerators;
+    j["warmup"] = n.warmup;
+    j["excluded"] = n.excluded;
+    j["description"] = n.description;
+    j["summary"] = n.summary;
+    j["best_passing"] = n.bestPassing ? ordered_json(*n.bestPassing) : ordered_json();
+    if (n.hasMetrics) {
+        j["metrics"] = ordered_json{{"au_mean_percentage", metricJson(n.au)},
+                                    {"samples_per_second", metricJson(n.samplesPerSecond)},
+                                    {"read_gib_per_second", metricJson(n.readGibPerSecond)}};
+    } else {
+        j["metrics"] = nullptr;
+    }
+    ordered_json children = ordered_json::array();
+    for (const auto& c : n.children)
+        if (c->kind != NodeKind::Epoch) children.push_back(nodeJson(*c));
+    j["children"] = std::move(children);
+    return j;
 }
 
 } // namespace
@@ -80,6 +207,79 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
     root_->label = "All results";
     std::map<std::string, LibraryNode*> systems;
     std::map<std::pair<std::string, std::string>, LibraryNode*> workloads;
+
+    // An invocation: DLIO's headline numbers (the mean over epochs it computed), the spread and the
+    // sample over its epochs. Not complete → shown with its reason and no metrics.
+    auto addInvocation = [&](LibraryNode& parent, std::size_t ri, const std::string& system) -> LibraryNode& {
+        const InvocationRecord& r = imported_.runs[ri];
+        LibraryNode& inv = child(parent, NodeKind::Invocation, r.warmup ? r.runName + " (warm-up)" : r.runName);
+        inv.path = r.path;
+        inv.run = ri;
+        inv.warmup = r.warmup;
+        inv.status = r.status;
+        inv.statusReason = r.statusReason;
+        inv.excluded = r.status != InvocationStatus::Complete;
+        inv.hasMetrics = !inv.excluded;
+        inv.accelerators = r.accelerators;
+        inv.workloadKey = workloadKeyOf(r.workloadKey, r.model, r.accelerator);
+        inv.workloadTitle = r.workloadTitle.empty() ? workloadName(r.model, r.accelerator) : r.workloadTitle;
+        inv.description = r.labels.description;
+        inv.notes = r.labels.notes;
+        inv.itemName = !r.labels.name.empty()
+                           ? r.labels.name
+                           : system + " · " + workloadName(r.model, r.accelerator) + " · " + acceleratorsText(r.accelerators) +
+                                 " · " + r.runName;
+        const double mibPerSample = r.samplesPerSecond > 0 ? r.mbPerSecond / r.samplesPerSecond : NAN;
+        std::vector<double> epochMib;
+        for (std::size_t e = 0; e < std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()); ++e) {
+            LibraryNode& ep = child(inv, NodeKind::Epoch, "epoch " + std::to_string(e + 1));
+            ep.path = r.path;
+            ep.run = ri;
+            ep.epoch = e;
+            ep.warmup = r.warmup;
+            ep.excluded = inv.excluded;
+            ep.hasMetrics = true;
+            ep.accelerators = r.accelerators;
+            ep.workloadKey = inv.workloadKey;
+            ep.workloadTitle = inv.workloadTitle;
+            ep.status = r.status;
+            ep.itemName = inv.itemName + " · epoch " + std::to_string(e + 1);
+            if (e < r.epochAuPercent.size()) ep.au = metricOf({r.epochAuPercent[e]});
+            if (e < r.epochSamplesPerSecond.size()) {
+                ep.samplesPerSecond = metricOf({r.epochSamplesPerSecond[e]});
+                if (std::isfinite(mibPerSample)) {
+                    const double mib = r.epochSamplesPerSecond[e] * mibPerSample;
+                    epochMib.push_back(mib);
+                    ep.mibPerSecond = metricOf({mib});
+                    ep.readGibPerSecond = metricOf({mib / kMiBPerGiB});
+                }
+            }
+            if (r.auThresholdPercent && e < r.epochAuPercent.size()) {
+                ep.badge.evaluated = true;
+                ep.badge.passed = r.epochAuPercent[e] >= *r.auThresholdPercent;
+            }
+        }
+        if (inv.hasMetrics) {
+            inv.au = metricOf(r.epochAuPercent);
+            inv.samplesPerSecond = metricOf(r.epochSamplesPerSecond);
+            inv.mibPerSecond = metricOf(epochMib);
+            inv.readGibPerSecond = metricOf(scaled(epochMib, kMiBPerGiB));
+            // The headline is DLIO's own (it may weigh epochs differently from a plain mean), so the
+            // numbers match summary.json; n counts at least the headline itself.
+            inv.au.mean = r.auMeanPercent;
+            inv.samplesPerSecond.mean = r.samplesPerSecond;
+            inv.mibPerSecond.mean = r.mbPerSecond;
+            inv.readGibPerSecond.mean = r.mbPerSecond / kMiBPerGiB;
+            for (NodeMetric* m : {&inv.au, &inv.samplesPerSecond, &inv.mibPerSecond, &inv.readGibPerSecond})
+                m->n = std::max<std::size_t>(m->n, 1);
+        }
+        if (r.auThresholdPercent && !inv.excluded) {
+            inv.badge.evaluated = true;
+            inv.badge.passed = r.auMeanPercent >= *r.auThresholdPercent && r.auMeetExpectation != "fail";
+        }
+        return inv;
+    };
+
     for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi) {
         const RunGroup& g = imported_.groups[gi];
         aggregates_.push_back(aggregateGroup(imported_, g));
@@ -88,81 +288,159 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         LibraryNode*& sys = systems[g.system];
         if (!sys) {
             sys = &child(*root_, NodeKind::System, g.system);
+            sys->itemName = g.system;
             if (g.systemFile) sys->path = *g.systemFile;
         }
-        std::string wl = g.identity.model.empty() ? "unknown workload" : g.identity.model;
-        if (!g.identity.accelerator.empty()) wl += "_" + g.identity.accelerator;
-        LibraryNode*& work = workloads[{g.system, wl}];
-        if (!work) work = &child(*sys, NodeKind::Workload, wl);
+        if (sys->description.empty()) sys->description = g.systemDescription;
 
-        std::string label = g.path.filename().string();
-        if (label == "runs" && g.path.has_parent_path()) label = g.path.parent_path().filename().string() + "/runs";
-        label += " (" + std::to_string(g.identity.accelerators) + " accelerators)";
+        // The runs' own identity (the group's is the same by construction; a group of only excluded
+        // runs still names its workload through them).
+        const InvocationRecord* first = nullptr;
+        for (const auto* list : {&g.runs, &g.excluded, &g.warmups})
+            if (!first && !list->empty()) first = &imported_.runs[list->front()];
+        const std::string wlKey = workloadKeyOf(g.identity.workloadKey, g.identity.model, g.identity.accelerator);
+        const std::string wlTitle = first && !first->workloadTitle.empty()
+                                        ? first->workloadTitle
+                                        : workloadName(g.identity.model, g.identity.accelerator);
+        LibraryNode*& work = workloads[{g.system, wlKey}];
+        if (!work) {
+            work = &child(*sys, NodeKind::Workload, wlTitle);
+            work->workloadKey = wlKey;
+            work->workloadTitle = wlTitle;
+            work->itemName = g.system + " · " + wlTitle;
+        }
+
+        // A run-once invocation stays a single item: no benchmark node above it.
+        if (g.kind == GroupKind::Single && first) {
+            const std::size_t ri = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
+            addInvocation(*work, ri, g.system);
+            continue;
+        }
+
+        const std::string name = workloadName(g.identity.model, g.identity.accelerator);
+        std::string label = g.labels.name;
+        if (label.empty()) {
+            label = g.path.filename().string();
+            if (label == "runs" && g.path.has_parent_path()) label = g.path.parent_path().filename().string() + "/runs";
+            label += " (" + acceleratorsText(g.identity.accelerators) + ")";
+        }
         LibraryNode& bench = child(*work, NodeKind::Benchmark, label);
         bench.path = g.path;
         bench.group = gi;
         bench.checks = agg.checks;
+        bench.accelerators = g.identity.accelerators;
+        bench.workloadKey = wlKey;
+        bench.workloadTitle = wlTitle;
+        bench.status = g.status;
+        bench.statusReason = g.statusReason;
+        bench.description = g.labels.description;
+        bench.notes = g.labels.notes;
+        bench.itemName = !g.labels.name.empty() ? g.labels.name
+                                                : g.system + " · " + name + " · " + acceleratorsText(g.identity.accelerators);
 
-        auto addInvocation = [&](std::size_t ri) {
-            const InvocationRecord& r = imported_.runs[ri];
-            LibraryNode& inv = child(bench, NodeKind::Invocation, r.warmup ? r.runName + " (warm-up)" : r.runName);
-            inv.path = r.path;
-            inv.run = ri;
-            inv.warmup = r.warmup;
-            const double mibPerSample = r.samplesPerSecond > 0 ? r.mbPerSecond / r.samplesPerSecond : NAN;
-            for (std::size_t e = 0; e < std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()); ++e) {
-                LibraryNode& ep = child(inv, NodeKind::Epoch, "epoch " + std::to_string(e + 1));
-                ep.path = r.path;
-                ep.run = ri;
-                ep.epoch = e;
-                ep.warmup = r.warmup;
-                if (e < r.epochAuPercent.size()) ep.au = metricOf({r.epochAuPercent[e]});
-                if (e < r.epochSamplesPerSecond.size()) {
-                    ep.samplesPerSecond = metricOf({r.epochSamplesPerSecond[e]});
-                    if (std::isfinite(mibPerSample)) ep.mibPerSecond = metricOf({r.epochSamplesPerSecond[e] * mibPerSample});
-                }
-                if (r.auThresholdPercent && e < r.epochAuPercent.size()) {
-                    ep.badge.evaluated = true;
-                    ep.badge.passed = r.epochAuPercent[e] >= *r.auThresholdPercent;
-                }
-            }
-            // An invocation's own numbers are DLIO's headline (mean over epochs), its spread over epochs.
-            aggregateFromChildren(inv);
-            inv.au.mean = r.auMeanPercent;
-            inv.samplesPerSecond.mean = r.samplesPerSecond;
-            inv.mibPerSecond.mean = r.mbPerSecond;
-            inv.au.n = std::max<std::size_t>(inv.au.n, 1);
-            inv.samplesPerSecond.n = std::max<std::size_t>(inv.samplesPerSecond.n, 1);
-            inv.mibPerSecond.n = std::max<std::size_t>(inv.mibPerSecond.n, 1);
-            if (r.auThresholdPercent) {
-                inv.badge.evaluated = true;
-                inv.badge.passed = r.auMeanPercent >= *r.auThresholdPercent && r.auMeetExpectation != "fail";
-            }
-        };
-        for (std::size_t ri : g.warmups) addInvocation(ri);
-        for (std::size_t ri : g.runs) addInvocation(ri);
+        for (std::size_t ri : g.warmups) addInvocation(bench, ri, g.system);
+        // Measured runs and the excluded ones side by side, by name, as the folder lists them.
+        std::vector<std::size_t> measured = g.runs;
+        measured.insert(measured.end(), g.excluded.begin(), g.excluded.end());
+        std::stable_sort(measured.begin(), measured.end(),
+                         [&](std::size_t a, std::size_t b) { return imported_.runs[a].runName < imported_.runs[b].runName; });
+        for (std::size_t ri : measured) addInvocation(bench, ri, g.system);
 
-        // The benchmark's numbers are exactly the group aggregate (MLPerf's mean and population stdev).
-        auto fromAggregate = [](const MetricAggregate& m) {
-            return NodeMetric{m.values.size(), m.mean.value, m.populationStdev.value, m.ci95};
-        };
-        bench.au = fromAggregate(agg.au);
-        bench.samplesPerSecond = fromAggregate(agg.samplesPerSecond);
-        bench.mibPerSecond = fromAggregate(agg.mibPerSecond);
+        // The benchmark's numbers are exactly the group aggregate over its complete runs (MLPerf's
+        // mean of means and population stdev).
+        bench.hasMetrics = !g.runs.empty();
+        if (bench.hasMetrics) {
+            bench.au = fromAggregate(agg.au);
+            bench.samplesPerSecond = fromAggregate(agg.samplesPerSecond);
+            bench.mibPerSecond = fromAggregate(agg.mibPerSecond);
+            bench.readGibPerSecond = metricOf(scaled(agg.mibPerSecond.values, kMiBPerGiB));
+        }
         bench.badge.evaluated = true;
-        bench.badge.passed = agg.checks.empty();
+        bench.badge.passed = agg.checks.empty() && g.status == InvocationStatus::Complete;
         bench.badge.violations = agg.checks.size();
     }
+
     for (auto& sys : root_->children) {
+        std::vector<const LibraryNode*> systemItems;
         for (auto& work : sys->children) {
-            aggregateFromChildren(*work);
+            std::vector<const LibraryNode*> items;
+            for (const auto& c : work->children) items.push_back(c.get());
+            worstStatus(*work, items);
             badgeFromChildren(*work);
+            // The best passing item: most accelerators, then the higher Read GiB/s. Only a benchmark
+            // can pass: MLPerf's rules are about a benchmark's runs, never one invocation.
+            for (std::size_t i = 0; i < work->children.size(); ++i) {
+                const LibraryNode& c = *work->children[i];
+                if (c.kind != NodeKind::Benchmark || !c.hasMetrics || !c.badge.passed) continue;
+                if (!work->bestPassing) {
+                    work->bestPassing = i;
+                    continue;
+                }
+                const LibraryNode& best = *work->children[*work->bestPassing];
+                if (c.accelerators > best.accelerators ||
+                    (c.accelerators == best.accelerators && c.readGibPerSecond.mean > best.readGibPerSecond.mean))
+                    work->bestPassing = i;
+            }
+            for (const auto& c : work->children) work->summary.push_back(itemSummary(*c));
+            const std::string line = work->bestPassing
+                                         ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing])
+                                         : work->label + " — none passes";
+            sys->summary.push_back(line);
+            systemItems.insert(systemItems.end(), items.begin(), items.end());
         }
-        aggregateFromChildren(*sys);
+        worstStatus(*sys, systemItems);
         badgeFromChildren(*sys);
     }
-    aggregateFromChildren(*root_);
+    std::vector<const LibraryNode*> all;
+    for (auto& sys : root_->children)
+        for (auto& work : sys->children)
+            for (const auto& c : work->children) all.push_back(c.get());
+    worstStatus(*root_, all);
     badgeFromChildren(*root_);
+}
+
+std::vector<const LibraryNode*> ResultsLibrary::nodes(NodeKind kind) const {
+    std::vector<const LibraryNode*> out;
+    std::function<void(const LibraryNode&)> walk = [&](const LibraryNode& n) {
+        if (n.kind == kind) out.push_back(&n);
+        for (const auto& c : n.children) walk(*c);
+    };
+    walk(*root_);
+    return out;
+}
+
+std::vector<const LibraryNode*> ResultsLibrary::findAllByPath(const fs::path& folder) const {
+    std::vector<const LibraryNode*> out;
+    for (const LibraryNode* b : nodes(NodeKind::Benchmark))
+        if (benchmarkMatches(*b, folder)) out.push_back(b);
+    if (!out.empty()) return out;
+    for (const LibraryNode* i : nodes(NodeKind::Invocation))
+        if (sameFolder(i->path, folder)) out.push_back(i);
+    return out;
+}
+
+const LibraryNode* ResultsLibrary::findByPath(const fs::path& folder) const {
+    const auto found = findAllByPath(folder);
+    return found.empty() ? nullptr : found.front();
+}
+
+std::vector<const LibraryNode*> ResultsLibrary::itemsBelow(const fs::path& folder) const {
+    std::vector<const LibraryNode*> out;
+    std::function<void(const LibraryNode&)> walk = [&](const LibraryNode& n) {
+        if (isItem(n)) {
+            if (!n.path.empty() && (sameFolder(n.path, folder) || isBelow(n.path, folder))) out.push_back(&n);
+            return;
+        }
+        for (const auto& c : n.children) walk(*c);
+    };
+    walk(*root_);
+    return out;
+}
+
+ordered_json treeJson(const ResultsLibrary& library) {
+    ordered_json tree = ordered_json::array();
+    for (const auto& sys : library.root().children) tree.push_back(nodeJson(*sys));
+    return ordered_json{{"tree", std::move(tree)}};
 }
 
 } // namespace trainio::aggregate

@@ -82,6 +82,11 @@ public:
     std::vector<const LibraryNode*> nodes(NodeKind kind) const;
     // The node for a benchmark or invocation folder (canonical paths compared); null when none.
     const LibraryNode* findByPath(const std::filesystem::path& folder) const;
+    // Added (lib): every benchmark (else invocation) node findByPath could answer, so that a caller can
+    // tell "one" from "several"; and the items (benchmarks and run-once invocations) at or below a
+    // folder, for `trainio-cli compare PATH` given a folder above a benchmark.
+    std::vector<const LibraryNode*> findAllByPath(const std::filesystem::path& folder) const;
+    std::vector<const LibraryNode*> itemsBelow(const std::filesystem::path& folder) const;
 
 private:
     ImportResult imported_;

@@ -1,0 +1,191 @@
+// `trainio-cli aggregate --tree`, `trainio-cli compare` and `trainio-cli label` end to end, as a user
+// runs them: real processes on the published MLPerf Storage v1.0 tree and on folders made here.
+// Expected numbers come from the published mlperf_storage_report.json files, not from TrainIO.
+#include "testsupport.h"
+
+#include "aggregate/labels.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+fs::path hpe() { return testsupport::fixtures() / "mlperf-storage-v1.0" / "Closed" / "HPE" / "results"; }
+QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
+
+json published(const fs::path& benchmark) {
+    return json::parse(testsupport::readText(benchmark / "mlperf_storage_report.json"))["overall"];
+}
+
+void copyTree(const fs::path& from, const fs::path& to) {
+    fs::create_directories(to);
+    fs::copy(from, to, fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(to)) // fixtures are read-only
+        fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+}
+
+} // namespace
+
+class TestCliCompare : public QObject {
+    Q_OBJECT
+private slots:
+    void aggregateTreeJson() {
+        const auto r = testsupport::runCli({"aggregate", q(hpe()), "--tree", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const json out = json::parse(r.out.toStdString());
+        QVERIFY(out.contains("tree"));
+        QCOMPARE(out["tree"].size(), std::size_t(4)); // the four HPE systems
+        std::size_t benchmarks = 0;
+        std::function<void(const json&)> walk = [&](const json& n) {
+            for (const char* key : {"level", "label", "status", "workload_identity", "metrics", "children"})
+                QVERIFY2(n.contains(key), key);
+            const std::string level = n["level"];
+            if (level == "system" || level == "workload") QVERIFY2(n["metrics"].is_null(), n["label"].dump().c_str());
+            if (level == "benchmark") {
+                ++benchmarks;
+                QCOMPARE(n["metrics"]["au_mean_percentage"]["n"].get<int>(), 5);
+            }
+            for (const auto& c : n["children"]) walk(c);
+        };
+        for (const auto& s : out["tree"]) walk(s);
+        QCOMPARE(benchmarks, std::size_t(8));
+        // Cray_C500_4xHDR200_1host → its UNet3D workload → the benchmark: Read GiB/s is the published
+        // train_throughput_mean_MB_per_second / 1024.
+        const json* unet = nullptr;
+        for (const auto& s : out["tree"])
+            if (s["label"] == "Cray_C500_4xHDR200_1host")
+                for (const auto& w : s["children"])
+                    if (w["label"].get<std::string>().rfind("unet3d_h100", 0) == 0) unet = &w["children"][0];
+        QVERIFY(unet);
+        const double mib = published(hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100")["train_throughput_mean_MB_per_second"];
+        QVERIFY(std::fabs((*unet)["metrics"]["read_gib_per_second"]["value"].get<double>() - mib / 1024.0) < 1e-9 * mib);
+    }
+
+    void aggregateTreeTable() {
+        const auto r = testsupport::runCli({"aggregate", q(hpe()), "--tree", "--format", "table"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split('\n');
+        QVERIFY(lines[0].startsWith("Cray_C500_4xHDR200_1host  [complete]  —")); // a system: no numbers
+        QVERIFY(r.out.contains("    unet3d_h100 (2 accelerators)  [complete]  AU "));
+        QVERIFY(r.out.contains("      run-1  [complete]  AU "));
+        QCOMPARE(testsupport::runCli({"aggregate", q(hpe()), "--tree", "--format", "csv"}).exitCode, 2);
+    }
+
+    void compareRowsInOrderWithJudgement() {
+        const fs::path one = hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100";    // 2 accelerators
+        const fs::path three = hpe() / "Cray_C500_4xHDR200_3hosts" / "unet3d_h100"; // 3 accelerators
+        const fs::path resnet = hpe() / "Cray_C500_4xHDR200_1host" / "resnet50_h100";
+        const auto r = testsupport::runCli({"compare", q(one), q(three), q(resnet), "--baseline", "1", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const json out = json::parse(r.out.toStdString());
+        QCOMPARE(out["rows"].size(), std::size_t(3));
+        QCOMPARE(out["per_accelerator"].get<bool>(), true); // 2, 3 and 20 accelerators
+        for (const auto& row : out["rows"])
+            for (const char* key : {"label", "comparable", "reason", "delta"}) QVERIFY2(row.contains(key), key);
+        QCOMPARE(out["rows"][0]["label"].get<std::string>(), std::string("Cray_C500_4xHDR200_1host · unet3d_h100 · 2 accelerators"));
+        QVERIFY(out["rows"][0]["delta"].is_null()); // the baseline
+        QCOMPARE(out["rows"][1]["comparable"].get<bool>(), true);
+        // Per accelerator, from the published reports: 3 hosts' samples/s ÷ 3 − 1 host's ÷ 2.
+        const double sps1 = published(one)["train_throughput_mean_samples_per_second"];
+        const double sps3 = published(three)["train_throughput_mean_samples_per_second"];
+        const double delta = out["rows"][1]["delta"]["samples_per_second"]["absolute"];
+        QVERIFY2(std::fabs(delta - (sps3 / 3 - sps1 / 2)) < 1e-9 * sps1, std::to_string(delta).c_str());
+        QVERIFY(out["rows"][1]["delta"]["samples_per_second"]["ci95_low"].is_number());
+        QCOMPARE(out["rows"][2]["comparable"].get<bool>(), false);
+        QVERIFY(out["rows"][2]["delta"].is_null());
+        QVERIFY(!out["rows"][2]["reason"].get<std::string>().empty());
+
+        // Totals on request; the baseline elsewhere.
+        const auto totals = testsupport::runCli({"compare", q(one), q(three), "--baseline", "2", "--format", "json", "--no-per-accelerator"});
+        QCOMPARE(totals.exitCode, 0);
+        const json t = json::parse(totals.out.toStdString());
+        QCOMPARE(t["baseline"].get<int>(), 2);
+        const double d = t["rows"][0]["delta"]["samples_per_second"]["absolute"];
+        QVERIFY(std::fabs(d - (sps1 - sps3)) < 1e-9 * sps3);
+
+        // The runs/ of a benchmark, and one invocation folder, name items too; table is the default.
+        const auto table = testsupport::runCli({"compare", q(one), q(one / "run-3")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.contains("baseline"));
+        QVERIFY(table.out.contains("· run-3"));
+    }
+
+    void compareRefusesAmbiguousOrEmptyPaths() {
+        const fs::path one = hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100";
+        const auto several = testsupport::runCli({"compare", q(hpe() / "Cray_C500_4xHDR200_1host"), q(one)});
+        QCOMPARE(several.exitCode, 2);
+        QVERIFY2(several.err.contains(q(hpe() / "Cray_C500_4xHDR200_1host") + ": holds 2 benchmarks"), qPrintable(several.err));
+        QVERIFY(several.err.contains("resnet50_h100"));
+        QTemporaryDir tmp;
+        const auto none = testsupport::runCli({"compare", tmp.path(), q(one)});
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains(tmp.path() + ": holds no benchmark"), qPrintable(none.err));
+        QCOMPARE(testsupport::runCli({"compare", q(one), q(one), "--baseline", "3"}).exitCode, 2);
+        QCOMPARE(testsupport::runCli({"compare", q(one), "--baseline", "0"}).exitCode, 2);
+        QCOMPARE(testsupport::runCli({"compare", q(one), "--format", "csv"}).exitCode, 2);
+        QCOMPARE(testsupport::runCli({"compare", "/nonexistent/results"}).exitCode, 2);
+        QCOMPARE(testsupport::runCli({"compare"}).exitCode, 2);
+        QCOMPARE(testsupport::runCli({"compare", "--help"}).exitCode, 0);
+    }
+
+    void labelWritesTheFile() {
+        QTemporaryDir tmp;
+        const fs::path dir = fs::path(tmp.path().toStdString()) / "bench";
+        copyTree(hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100", dir);
+        const auto r = testsupport::runCli({"label", q(dir), "--system", "lab-nvme-01", "--description",
+                                            "Lustre on ClusterStor E1000, 4× HDR200; 1 client", "--notes", "firmware 1.2"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(q(dir / "trainio_labels.json")));
+        QVERIFY(r.out.contains("system: lab-nvme-01"));
+        const json j = json::parse(testsupport::readText(dir / "trainio_labels.json"));
+        QCOMPARE(j["system"].get<std::string>(), std::string("lab-nvme-01"));
+        QCOMPARE(j["description"].get<std::string>(), std::string("Lustre on ClusterStor E1000, 4× HDR200; 1 client"));
+        // A second call changes what it is given and keeps the rest.
+        QCOMPARE(testsupport::runCli({"label", q(dir), "--name", "baseline"}).exitCode, 0);
+        const json k = json::parse(testsupport::readText(dir / "trainio_labels.json"));
+        QCOMPARE(k["system"].get<std::string>(), std::string("lab-nvme-01"));
+        QCOMPARE(k["name"].get<std::string>(), std::string("baseline"));
+    }
+
+    // What `label` writes, the importer reads back: the tree shows the system name, the description
+    // and the item's name instead of the folder names.
+    void labelRoundTripThroughTheImporter() {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "results";
+        const fs::path bench = root / "unet3d_h100";
+        copyTree(hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100", bench);
+        QCOMPARE(testsupport::runCli({"label", q(root), "--system", "lab-lustre-01", "--description",
+                                      "Lustre 2.15 on 2× E1000, 4× HDR200 IB; 1 client"}).exitCode, 0);
+        QCOMPARE(testsupport::runCli({"label", q(bench), "--name", "before tuning"}).exitCode, 0);
+        const auto r = testsupport::runCli({"aggregate", q(root), "--tree", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const json tree = json::parse(r.out.toStdString())["tree"];
+        QCOMPARE(tree.size(), std::size_t(1));
+        QCOMPARE(tree[0]["label"].get<std::string>(), std::string("lab-lustre-01"));
+        QCOMPARE(tree[0]["description"].get<std::string>(), std::string("Lustre 2.15 on 2× E1000, 4× HDR200 IB; 1 client"));
+        const json& b = tree[0]["children"][0]["children"][0];
+        QCOMPARE(b["level"].get<std::string>(), std::string("benchmark"));
+        QCOMPARE(b["item_name"].get<std::string>(), std::string("before tuning"));
+        // Its runs keep default names built from the labelled system, not the benchmark's name.
+        QCOMPARE(b["children"][0]["item_name"].get<std::string>(), std::string("lab-lustre-01 · unet3d_h100 · 2 accelerators · run-1"));
+    }
+
+    void labelRefusesFoldersWithoutResults() {
+        QTemporaryDir tmp;
+        const auto empty = testsupport::runCli({"label", tmp.path(), "--system", "x"});
+        QCOMPARE(empty.exitCode, 2);
+        QVERIFY2(empty.err.contains(tmp.path()) && empty.err.contains("summary.json"), qPrintable(empty.err));
+        QVERIFY(!fs::exists(fs::path(tmp.path().toStdString()) / "trainio_labels.json"));
+        QCOMPARE(testsupport::runCli({"label", "/nonexistent/dir", "--system", "x"}).exitCode, 2);
+        const fs::path one = hpe() / "Cray_C500_4xHDR200_1host" / "unet3d_h100";
+        QCOMPARE(testsupport::runCli({"label", q(one)}).exitCode, 2); // nothing to write
+        QCOMPARE(testsupport::runCli({"label", "--help"}).exitCode, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCompare)
+#include "tst_cli_compare.moc"
