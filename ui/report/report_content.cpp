@@ -1,6 +1,7 @@
 #include "report/report_content.h"
 
 #include "aggregate/compare.h"
+#include "aggregate/identity.h"
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
@@ -304,7 +305,8 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Acc."),
                 QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("Read GiB/s"),
                 QStringLiteral("MiB/s")};
-    t.widthsPercent = {4, 25, 13, 5, 7, 11, 13, 11, 11};
+    t.widthsPercent = {3, 23, 11, 5, 9, 11, 14, 12, 12};
+    t.fontPt = 7.0;
     t.alignRight = {true, false, false, true, true, true, true, true, true};
     for (std::size_t i = 0; i < d.items.size(); ++i) {
         const auto& it = d.items[i];
@@ -410,6 +412,14 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         if (nodes[baseline] != reportBaseline)
             caption += QStringLiteral(" (the report's baseline, %1, is another workload; this is the first item of this one)")
                            .arg(htmlBreakable(itemName(*reportBaseline)));
+        // Titles name the main keys only: say what sets a workload apart from an earlier one of the same title.
+        for (const auto& earlier : keys) {
+            if (earlier == key) break;
+            const auto first = std::find_if(d.items.begin(), d.items.end(), [&](const ReportItem& x) { return x.node->workloadKey == earlier; });
+            if (workloadText(*first->node) == title)
+                caption += QStringLiteral(". Not the same workload as the one of this name above (above vs here: %1)")
+                               .arg(htmlBreakable(q(aggregate::whyNotComparable(earlier, key))));
+        }
         if (cmp.perAccelerator) caption += QStringLiteral(". samples/s and Read GiB/s per accelerator, since accelerator counts differ or it was asked for");
         flow.addHtml(QStringLiteral("<p>%1.</p>").arg(caption), 8.0);
         flow.addSpace(flow.mm(1.5));
@@ -419,7 +429,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("AU %"), QStringLiteral("samples/s") + per,
                     QStringLiteral("Read GiB/s") + per, QStringLiteral("Δ AU (points)"), QStringLiteral("Δ samples/s"),
                     QStringLiteral("Δ Read GiB/s")};
-        t.widthsPercent = {3, 16, 12, 13, 12, 14, 15, 15};
+        t.widthsPercent = {3, 22, 11, 14, 12, 12, 13, 13};
         t.fontPt = 7.0;
         t.alignRight = {true, false, true, true, true, true, true, true};
         std::vector<BarItem> au, sps, gib;
@@ -454,6 +464,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
             auto p1 = makeBarPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
             auto p2 = makeBarPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
             auto p3 = makeBarPlot(QStringLiteral("Read B/W%1").arg(suffix), QStringLiteral("GiB/s") + suffix, gib, seriesColour(2));
+            flow.ensureSpace(3 * barHeight + flow.mm(8)); // the three charts of a workload on one page
             flow.addPlots({p1.get()}, barHeight);
             flow.addSpace(flow.mm(1));
             flow.addPlots({p2.get()}, barHeight);
@@ -573,9 +584,10 @@ bool hasRankOutput(const fs::path& dir) {
 
 void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
     const auto& imp = d.library->imported();
-    std::size_t position = 0;
-    const InvocationRecord* rep = representativeRun(imp, it, &position);
-    heading(flow, QStringLiteral("Per step and per accelerator"), 3, 70);
+    const InvocationRecord* rep = representativeRun(imp, it, nullptr);
+    const bool records = rep && hasRankOutput(rep->path);
+    // A heading stays with its plots when there are records, with its one sentence when there are none.
+    heading(flow, QStringLiteral("Per step and per accelerator"), 3, records ? 75 : 15);
     if (!rep) {
         flow.addHtml(QStringLiteral("<p class=\"muted\">No complete run: nothing to show per step.</p>"), 8.0);
         flow.addSpace(flow.mm(3));
@@ -587,7 +599,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
                                     .arg(htmlText(q(rep->runName)), formatNumber(rep->auMeanPercent))
                                     .arg(it.runs.size())
                                     .arg(it.runs.size() % 2 == 0 ? QStringLiteral(" (the lower of the middle two)") : QString());
-    if (!hasRankOutput(rep->path)) {
+    if (!records) {
         flow.addHtml(QStringLiteral("<p>%1: no per-step records in this folder (%2 holds no &lt;rank&gt;_output.json; "
                                     "DLIO's summary gives per-epoch values only).</p>")
                          .arg(which, htmlBreakable(QString::fromStdString(rep->path.string()))),
