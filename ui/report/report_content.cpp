@@ -139,11 +139,24 @@ ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const Librar
     return item;
 }
 
+void nameReportItems(std::vector<ReportItem>& items) {
+    auto base = [](const LibraryNode& n) { return QString::fromStdString(n.itemName.empty() ? n.label : n.itemName); };
+    for (auto& it : items) it.name = base(*it.node);
+    for (auto& it : items) {
+        const bool shared = std::count_if(items.begin(), items.end(), [&](const ReportItem& o) { return base(*o.node) == base(*it.node); }) > 1;
+        if (!shared) continue;
+        // The default names ("system · workload · N accelerators") repeat for benchmarks of one workload:
+        // the folder tells them apart (runs/ says nothing, its parent does).
+        fs::path p = it.node->path;
+        if (p.filename() == "runs" && p.has_parent_path()) p = p.parent_path();
+        it.name = base(*it.node) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.filename().string()));
+    }
+}
+
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-QString itemName(const LibraryNode& n) { return q(n.itemName.empty() ? n.label : n.itemName); }
 QString systemLabel(const ReportItem& it) {
     return it.system && !it.system->label.empty() ? q(it.system->label) : QStringLiteral("(unnamed system)");
 }
@@ -305,7 +318,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Acc."),
                 QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("Read GiB/s"),
                 QStringLiteral("MiB/s")};
-    t.widthsPercent = {3, 23, 11, 5, 9, 11, 14, 12, 12};
+    t.widthsPercent = {3, 22, 11, 5, 9, 11, 14, 12, 13};
     t.fontPt = 7.0;
     t.alignRight = {true, false, false, true, true, true, true, true, true};
     for (std::size_t i = 0; i < d.items.size(); ++i) {
@@ -314,7 +327,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
         QString runs = QString::number(it.runs.size());
         if (!it.excluded.empty()) runs += QStringLiteral(" +\u00A0%1\u00A0excl.").arg(it.excluded.size());
         t.rows.push_back({QString::number(i + 1) + (i == d.options.baseline ? QStringLiteral("*") : QString()),
-                          htmlBreakable(itemName(n)), statusHtml(n.status), QString::number(n.accelerators), runs,
+                          htmlBreakable(it.name), statusHtml(n.status), QString::number(n.accelerators), runs,
                           n.hasMetrics ? metricCell(n.au) : QStringLiteral("–"),
                           n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
                           n.hasMetrics ? metricCell(n.readGibPerSecond, 3) : QStringLiteral("–"),
@@ -408,10 +421,10 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         const double barHeight = flow.mm(barPlotHeightMm(nodes.size()));
         flow.ensureSpace(flow.mm(40));
         heading(flow, htmlText(title), 3, 40);
-        QString caption = QStringLiteral("Baseline: <b>%1</b>").arg(htmlBreakable(itemName(*nodes[baseline])));
+        QString caption = QStringLiteral("Baseline: <b>%1</b>").arg(htmlBreakable(d.items[index[baseline]].name));
         if (nodes[baseline] != reportBaseline)
             caption += QStringLiteral(" (the report's baseline, %1, is another workload; this is the first item of this one)")
-                           .arg(htmlBreakable(itemName(*reportBaseline)));
+                           .arg(htmlBreakable(d.items[d.options.baseline].name));
         // Titles name the main keys only: say what sets a workload apart from an earlier one of the same title.
         for (const auto& earlier : keys) {
             if (earlier == key) break;
@@ -436,7 +449,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         const auto threshold = itemThreshold(d.library->imported(), d.items[index.front()]);
         for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
             const auto& row = cmp.rows[r];
-            QStringList cells{QString::number(index[r] + 1), htmlBreakable(q(row.label)) + (row.baseline ? QStringLiteral(" <i>(baseline)</i>") : QString())};
+            QStringList cells{QString::number(index[r] + 1), htmlBreakable(d.items[index[r]].name) + (row.baseline ? QStringLiteral(" <i>(baseline)</i>") : QString())};
             if (!row.comparable || !row.valuesShown || row.metrics.size() < 3) {
                 cells << QStringLiteral("<span class=\"fail\">not comparable</span> — %1").arg(htmlBreakable(q(row.reason)))
                       << QString() << QString() << QString() << QString() << QString();
@@ -447,7 +460,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
             for (std::size_t m = 0; m < 3; ++m) cells << metricCell(row.metrics[m].value, precision[m]);
             for (std::size_t m = 0; m < 3; ++m) cells << deltaCell(row.metrics[m], precision[m]);
             t.rows.push_back(cells);
-            const QString label = QStringLiteral("#%1 %2").arg(index[r] + 1).arg(q(row.label));
+            const QString label = QStringLiteral("#%1 %2").arg(index[r] + 1).arg(d.items[index[r]].name);
             auto bar = [&](const NodeMetric& v, std::optional<double> th) {
                 const bool ci = v.n >= 2;
                 return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
@@ -459,7 +472,8 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         // Wide tables split across pages; keep at least the header and a few rows with the heading.
         flow.addTable(t);
         flow.addSpace(flow.mm(3));
-        if (!au.empty()) {
+        // One item has nothing to compare with: its numbers are in the table and its section.
+        if (au.size() > 1) {
             const QString suffix = cmp.perAccelerator ? QStringLiteral(" per accelerator") : QString();
             auto p1 = makeBarPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
             auto p2 = makeBarPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
@@ -488,9 +502,9 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         QStringList lines;
         for (std::size_t r = 0; r < cmp.rows.size(); ++r)
             if (!cmp.rows[r].comparable)
-                lines << QStringLiteral("#%1 %2: %3").arg(r + 1).arg(htmlBreakable(q(cmp.rows[r].label)), htmlBreakable(q(cmp.rows[r].reason)));
+                lines << QStringLiteral("#%1 %2: %3").arg(r + 1).arg(htmlBreakable(d.items[r].name), htmlBreakable(q(cmp.rows[r].reason)));
         if (!lines.isEmpty()) {
-            heading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(itemName(*reportBaseline))), 3, 20);
+            heading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(d.items[d.options.baseline].name)), 3, 20);
             flow.addHtml(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br/>"))), 8.0);
             flow.addSpace(flow.mm(5));
         }
@@ -524,7 +538,8 @@ std::vector<double> epochMib(const InvocationRecord& r) {
 QString runLabel(const InvocationRecord& r, bool excluded) {
     QString name = q(r.runName);
     if (excluded) name += QStringLiteral(" (%1, excluded)").arg(q(aggregate::statusName(r.status)));
-    else if (r.warmup) name += QStringLiteral(" (warm-up, excluded)");
+    else if (r.warmup)
+        name += name.contains(QStringLiteral("warm"), Qt::CaseInsensitive) ? QStringLiteral(" (excluded)") : QStringLiteral(" (warm-up, excluded)");
     return name;
 }
 
@@ -781,16 +796,17 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
     flow.addTable(keyValueTable(items, true));
     flow.addSpace(flow.mm(3));
     if (auto cfg = findRunFile(r, "config.yaml")) {
-        std::vector<std::pair<QString, QString>> keys;
-        for (const auto& [k, v] : aggregate::readFlatYaml(cfg->second)) keys.emplace_back(htmlKey(q(k)), htmlBreakable(q(v)));
-        if (!keys.empty()) {
+        // Every key as running text: the whole configuration in a few lines instead of pages of table.
+        QStringList keys;
+        for (const auto& [k, v] : aggregate::readFlatYaml(cfg->second))
+            keys << QStringLiteral("<b>%1</b>&nbsp;=&nbsp;%2").arg(htmlKey(q(k)), htmlBreakable(q(v)));
+        if (!keys.isEmpty()) {
             flow.ensureSpace(flow.mm(25));
             flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
-                                        "them)</span></p>")
-                             .arg(htmlBreakable(QString::fromStdString(cfg->first.string())), htmlText(q(r.runName))),
-                         7.5);
-            flow.addSpace(flow.mm(1));
-            flow.addTable(keyValueTable(keys, true));
+                                        "them)</span>: %3</p>")
+                             .arg(htmlBreakable(QString::fromStdString(cfg->first.string())), htmlText(q(r.runName)),
+                                  keys.join(QStringLiteral(" &nbsp;· "))),
+                         7.0);
             flow.addSpace(flow.mm(2));
         }
     }
@@ -853,7 +869,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     const auto& imp = d.library->imported();
     flow.ensureSpace(flow.mm(90));
     flow.addSpace(flow.mm(4));
-    flow.addHtml(QStringLiteral("<h2>%1. %2</h2>").arg(index + 1).arg(htmlBreakable(itemName(n))));
+    flow.addHtml(QStringLiteral("<h2>%1. %2</h2>").arg(index + 1).arg(htmlBreakable(it.name)));
     flow.addSpace(flow.mm(1));
     const QString kind = n.kind == NodeKind::Benchmark
                              ? QStringLiteral("benchmark of %1 complete run(s)").arg(it.runs.size())
@@ -889,7 +905,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
 
     std::optional<GroupAggregate> agg;
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
-    heading(flow, QStringLiteral("Statistics"), 3, 62);
+    heading(flow, QStringLiteral("Statistics"), 3, 76);
     if (agg) statisticsTable(flow, *agg);
     else nodeStatisticsTable(flow, n);
     flow.addSpace(flow.mm(4));

@@ -31,6 +31,7 @@ struct ReportOptions {
 // One selected benchmark or invocation, with the runs behind it (indices into ImportResult::runs).
 struct ReportItem {
     const aggregate::LibraryNode* node = nullptr;
+    QString name;                                   // its name in the report: unique (see nameReportItems)
     const aggregate::LibraryNode* system = nullptr; // the system node above it (null when none)
     std::optional<std::size_t> group;               // the group holding its runs: index into ImportResult::groups
     std::vector<std::size_t> runs;                  // complete measured runs
@@ -53,6 +54,8 @@ struct ReportData {
 std::vector<const aggregate::LibraryNode*> reportItems(const aggregate::ResultsLibrary& library,
                                                        const std::vector<const aggregate::LibraryNode*>& selected);
 ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const aggregate::LibraryNode* node);
+// Names the items: the node's itemName, with the folder's name added where two items would share one.
+void nameReportItems(std::vector<ReportItem>& items);
 
 // Numbers as every table of the report prints them: fixed `precision` decimals, "n/a" when undefined.
 QString formatNumber(double value, int precision = 2);

@@ -121,6 +121,7 @@ bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<
     data.generated = QDateTime::currentDateTime();
     data.library = &library;
     for (const auto* n : items) data.items.push_back(makeReportItem(library, n));
+    nameReportItems(data.items);
 
     QSaveFile file(pdfPath);
     if (!openTarget(file, pdfPath, error)) return false;
