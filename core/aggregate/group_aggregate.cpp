@@ -548,6 +548,10 @@ ordered_json toJson(const InvocationRecord& r) {
     j["summary_files"] = std::move(files);
     j["notes"] = r.notes;
     j["workload_identity"] = r.workloadKey;
+    j["io_engine"] = r.ioEngine;
+    j["cache_control"] = r.cacheControl;
+    j["epoch_percent_from_cache"] = r.epochPercentFromCache;
+    j["warnings"] = r.warnings;
     return j;
 }
 

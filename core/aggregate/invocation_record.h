@@ -79,6 +79,12 @@ struct InvocationRecord {
     Labels labels;
     std::optional<std::filesystem::path> manifest;   // the trainio_benchmark.json that names this invocation
     bool runOnce = false;                            // a TrainIO invocation outside any benchmark manifest
+
+    // Where the bytes came from (TrainIO's trainio_io.json; empty for DLIO/MLPerf folders).
+    std::string ioEngine;                            // "posix", "odirect", "mmap", "io_uring"
+    std::string cacheControl;                        // "keep", "fadvise", "drop"
+    std::vector<double> epochPercentFromCache;       // per epoch, % of delivered bytes not read from storage
+    std::vector<std::string> warnings;               // trainio_run.json "warnings" (cache-served, client-bound, …)
 };
 
 struct WorkloadIdentity {

@@ -248,34 +248,28 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     // Hydra's config.yaml is the composed configuration (overrides already applied); overrides.yaml is
     // where MLPerf's generator reads the workload name, so it wins for model and accelerator.
     for (const auto& dir : dirs) {
-        bool found = false;
-        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
-            if (auto text = readIfSafe(dir / sub / "config.yaml")) {
-                for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
-                found = true;
-                break;
-            }
+        const auto file = findRunConfigFile(dir, "config.yaml");
+        if (!file) continue;
+        if (auto text = readIfSafe(*file)) {
+            for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
+            break;
         }
-        if (found) break;
     }
     std::string workload;
     for (const auto& dir : dirs) {
-        bool found = false;
-        for (const char* sub : {"configs", ".hydra", "dlio_config"}) {
-            if (auto text = readIfSafe(dir / sub / "overrides.yaml")) {
-                for (auto& [k, v] : readOverrides(*text)) {
-                    if (k == "=workload") {
-                        workload = v;
-                    } else {
-                        merged[k] = v;
-                        rc.overrides.emplace_back(k, v);
-                    }
+        const auto file = findRunConfigFile(dir, "overrides.yaml");
+        if (!file) continue;
+        if (auto text = readIfSafe(*file)) {
+            for (auto& [k, v] : readOverrides(*text)) {
+                if (k == "=workload") {
+                    workload = v;
+                } else {
+                    merged[k] = v;
+                    rc.overrides.emplace_back(k, v);
                 }
-                found = true;
-                break;
             }
+            break;
         }
-        if (found) break;
     }
     if (!workload.empty()) {
         // MLPerf's rule: workload=<model>_<accelerator>, split at '_'.
@@ -398,7 +392,36 @@ struct TrainioRun {
     bool present = false; // the folder has a trainio_run.json (TrainIO wrote it)
     InvocationStatus status = InvocationStatus::Complete;
     std::string reason;
+    std::vector<std::string> warnings;
 };
+
+// A TrainIO file of the run folder as JSON, read within the import's bounds; nullopt (with why) otherwise.
+std::optional<json> readRunJson(const fs::path& file, const fs::path& canonicalRoot, const ImportOptions& options,
+                                std::string& why) {
+    std::optional<std::string> text;
+    if (safeToRead(file, canonicalRoot, why)) text = readBoundedFile(file, options.maxFileBytes, why);
+    if (!text) return std::nullopt;
+    return parseBoundedJson(*text, options.maxJsonDepth, why);
+}
+
+// trainio_io.json: engine, cache control and each epoch's percent_from_cache (docs/cache-honesty.md).
+void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
+    const fs::path file = dir / "trainio_io.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return;
+    std::string why;
+    const auto j = readRunJson(file, canonicalRoot, options, why);
+    if (!j || !j->is_object()) {
+        r.notes.push_back(file.string() + ": " + (why.empty() ? "not a JSON object" : why) + " (where the bytes came from is unknown)");
+        return;
+    }
+    r.ioEngine = j->value("engine", std::string());
+    r.cacheControl = j->value("cache", std::string());
+    if (const auto e = j->find("epochs"); e != j->end() && e->is_array())
+        for (const auto& ep : *e)
+            if (ep.is_object() && ep.contains("percent_from_cache") && ep["percent_from_cache"].is_number())
+                r.epochPercentFromCache.push_back(ep["percent_from_cache"].get<double>());
+}
 
 TrainioRun trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options) {
     TrainioRun out;
@@ -407,16 +430,16 @@ TrainioRun trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, 
     if (!fs::is_regular_file(fs::symlink_status(meta, ec))) return out;
     out.present = true;
     std::string why;
-    std::optional<std::string> text;
-    std::optional<json> j;
-    if (safeToRead(meta, canonicalRoot, why)) text = readBoundedFile(meta, options.maxFileBytes, why);
-    if (text) j = parseBoundedJson(*text, options.maxJsonDepth, why);
+    const auto j = readRunJson(meta, canonicalRoot, options, why);
     if (!j || !j->is_object()) {
         // A run whose own record cannot be read cannot be vouched for.
         out.status = InvocationStatus::Failed;
         out.reason = meta.string() + ": " + (why.empty() ? "not a JSON object" : why);
         return out;
     }
+    if (const auto w = j->find("warnings"); w != j->end() && w->is_array())
+        for (const auto& x : *w)
+            if (x.is_string()) out.warnings.push_back(x.get<std::string>());
     const auto st = j->find("status");
     const std::string status = st != j->end() && st->is_string() ? st->get<std::string>() : "complete";
     if (status == "complete") return out;
@@ -509,6 +532,19 @@ std::vector<std::pair<std::string, std::string>> readOverrides(const std::string
         else out.emplace_back(key.rfind("workload.", 0) == 0 ? key.substr(9) : key, value);
     }
     return out;
+}
+
+const std::vector<std::string>& runConfigFolders() {
+    static const std::vector<std::string> folders = {"configs", ".hydra", "dlio_config"};
+    return folders;
+}
+
+std::optional<fs::path> findRunConfigFile(const fs::path& dir, const std::string& file) {
+    for (const auto& sub : runConfigFolders()) {
+        std::error_code ec;
+        if (fs::is_regular_file(dir / sub / file, ec)) return dir / sub / file;
+    }
+    return std::nullopt;
 }
 
 std::optional<double> parseFiniteNumber(const std::string& s) {
@@ -784,6 +820,8 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         const TrainioRun tr = trainioRunStatus(runDir, pr.canonicalRoot, options);
         r.status = tr.status;
         r.statusReason = tr.reason;
+        r.warnings = tr.warnings;
+        readTrainioIo(runDir, pr.canonicalRoot, options, r);
         const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
         if (r.status == InvocationStatus::Complete && r.plannedEpochs > 0 && measuredEpochs < r.plannedEpochs) {
             r.status = InvocationStatus::Incomplete;

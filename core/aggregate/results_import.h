@@ -39,6 +39,14 @@ std::vector<std::pair<std::string, std::string>> readOverrides(const std::string
 // 20240829_092927, 2024-08-29T09:29:27…).
 bool looksLikeRunFolder(const std::string& name);
 
+// Where a run folder keeps its configuration: the sub-folders DLIO and its forks write, in the order
+// they are searched — configs/ (DLIO, TrainIO), .hydra/ (DLIO run by hand), dlio_config/ (MLPerf
+// Storage v3.0). The one list the importer and `metrics` (readInvocationFolder) both use.
+const std::vector<std::string>& runConfigFolders();
+// DIR/<folder>/<file> for the first of runConfigFolders() that has it (file: "config.yaml" or
+// "overrides.yaml"); nullopt when none does.
+std::optional<std::filesystem::path> findRunConfigFile(const std::filesystem::path& dir, const std::string& file);
+
 // The whole text as a finite number ("146600628", "0.323", "1e3"), else nullopt (no partial parse).
 std::optional<double> parseFiniteNumber(const std::string& s);
 

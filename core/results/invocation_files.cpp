@@ -313,15 +313,12 @@ InvocationData readInvocationFolder(const fs::path& dir) {
     if (fs::exists(summaryPath)) d.summary = readJsonFile(summaryPath, dir);
 
     // Configuration: batch size, record length, threshold, dataset size (for the expected steps).
-    fs::path cfgPath;
-    for (const fs::path& cand : {dir / "configs" / "config.yaml", dir / ".hydra" / "config.yaml"})
-        if (fs::exists(cand)) {
-            cfgPath = cand;
-            break;
-        }
-    if (cfgPath.empty())
-        throw InputError(dir.string() + ": no configs/config.yaml or .hydra/config.yaml: expected the run's "
-                                        "configuration (batch size, record length)");
+    // The same config files the importer reads (configs/, .hydra/, dlio_config/).
+    const auto found = aggregate::findRunConfigFile(dir, "config.yaml");
+    if (!found)
+        throw InputError(dir.string() + ": no configs/config.yaml, .hydra/config.yaml or dlio_config/config.yaml: "
+                                        "expected the run's configuration (batch size, record length)");
+    const fs::path cfgPath = *found;
     const LoadedConfig lc = loadWorkloadConfigFromString(readResultFile(cfgPath, dir), cfgPath.string());
     const WorkloadConfig& cfg = lc.config;
     d.batchSize = cfg.reader.batchSize;

@@ -213,6 +213,22 @@ private slots:
         QVERIFY(g.identity.workloadKey.find("format=npz") != std::string::npos);
     }
 
+    // Where the bytes came from travels with the result: trainio_io.json per epoch and the run's warnings.
+    void cacheProvenanceIsImported() {
+        const fs::path out = root_ / "cache";
+        cli({"run", "--config", q(cfg_), "--output", q(out / "keep"), "--quiet"});
+        const ImportResult r = importResults({out});
+        QCOMPARE(r.runs.size(), std::size_t(1));
+        const auto& run = r.runs[0];
+        QCOMPARE(run.ioEngine, std::string("posix"));
+        QCOMPARE(run.cacheControl, std::string("keep"));
+        QCOMPARE(run.epochPercentFromCache.size(), std::size_t(2));
+        // The 1 MiB dataset was just generated and read once: epoch 2 is served by the page cache.
+        QVERIFY2(run.epochPercentFromCache[1] >= 95.0, std::to_string(run.epochPercentFromCache[1]).c_str());
+        QVERIFY(std::any_of(run.warnings.begin(), run.warnings.end(),
+                            [](const std::string& w) { return w.find("page cache") != std::string::npos; }));
+    }
+
     // Labels: nearest wins, a name belongs to its own folder only, a bad file is reported and ignored.
     void labelsFilesNearestWins() {
         const fs::path base = root_ / "labels";
