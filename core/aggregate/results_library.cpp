@@ -114,6 +114,8 @@ std::string verdict(const LibraryNode& n) {
         return statusName(n.status) + (n.statusReason.empty() ? "" : " (" + n.statusReason + ")");
     if (!n.badge.evaluated) return "not checked";
     if (n.badge.passed) return "pass";
+    // An invocation is judged by its AU alone; a benchmark by the rule checks.
+    if (n.kind != NodeKind::Benchmark) return "fail (AU below the threshold)";
     return "fail (" + std::to_string(n.badge.violations) + (n.badge.violations == 1 ? " check)" : " checks)");
 }
 
@@ -382,9 +384,11 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                     work->bestPassing = i;
             }
             for (const auto& c : work->children) work->summary.push_back(itemSummary(*c));
-            const std::string line = work->bestPassing
-                                         ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing])
-                                         : work->label + " — none passes";
+            const bool anyBenchmark = std::any_of(work->children.begin(), work->children.end(),
+                                                  [](const auto& c) { return c->kind == NodeKind::Benchmark; });
+            const std::string line = work->bestPassing ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing])
+                                     : anyBenchmark    ? work->label + " — none passes"
+                                                       : work->label + " — no benchmark, run-once invocations only";
             sys->summary.push_back(line);
             systemItems.insert(systemItems.end(), items.begin(), items.end());
         }
