@@ -111,6 +111,15 @@ private slots:
         QVERIFY(out["rows"][2]["delta"].is_null());
         QVERIFY(!out["rows"][2]["reason"].get<std::string>().empty());
 
+        QVERIFY(out["rows"][2]["values"].is_null()); // hidden…
+        const auto anyway = testsupport::runCli({"compare", q(one), q(resnet), "--compare-anyway", "--format", "json"});
+        QCOMPARE(anyway.exitCode, 0);
+        const json a = json::parse(anyway.out.toStdString())["rows"][1];
+        QCOMPARE(a["comparable"].get<bool>(), false);
+        QVERIFY(a["delta"].is_null()); // …shown on request, never with a delta
+        const double resnetSps = published(resnet)["train_throughput_mean_samples_per_second"];
+        QVERIFY(std::fabs(a["values"]["samples_per_second"]["value"].get<double>() - resnetSps / 20) < 1e-9 * resnetSps);
+
         // Totals on request; the baseline elsewhere.
         const auto totals = testsupport::runCli({"compare", q(one), q(three), "--baseline", "2", "--format", "json", "--no-per-accelerator"});
         QCOMPARE(totals.exitCode, 0);
