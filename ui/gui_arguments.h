@@ -2,7 +2,8 @@
 // headless (no display needed with QT_QPA_PLATFORM=offscreen).
 //   trainio                                   the window
 //   trainio FOLDER…                           the window, with these results folders added
-//   trainio --report PATH… --output FILE.pdf [--title TEXT]   write a PDF report and exit
+//   trainio --report PATH… --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE]
+//                                             write a PDF report and exit
 //   trainio --screenshot DIR                  render every page into DIR/*.png and exit (docs)
 #pragma once
 
@@ -17,6 +18,8 @@ struct GuiArguments {
     QStringList paths;  // --report inputs, or folders to open in the window
     QString output;     // --output
     QString title;      // --title
+    QString subtitle;   // --subtitle
+    QString notesFile;  // --notes: a UTF-8 text file (read by the caller, see readNotesFile)
     QString screenshotDir;
     QString error;      // non-empty: bad input (exit code 2)
 };

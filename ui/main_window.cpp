@@ -6,6 +6,7 @@
 #include "live_plots.h"
 #include "plot_export.h"
 #include "quick_start_dialog.h"
+#include "report_export_dialog.h"
 #include "report/report_writer.h"
 #include "results_library_loader.h"
 #include "results_page.h"
@@ -99,8 +100,9 @@ QPalette lightPalette() {
 } // namespace
 
 struct MainWindow::ReportSelection {
-    ReportRequest request;
-    QString what; // for messages: "3 checked groups" / "the whole library"
+    std::shared_ptr<const aggregate::ResultsLibrary> library; // the in-memory library: nothing is imported again
+    std::vector<const aggregate::LibraryNode*> items;         // benchmarks / invocations, report order
+    QString what; // for messages: "3 checked items" / "the whole library"
 };
 
 MainWindow::MainWindow(QWidget* parent)
@@ -217,8 +219,16 @@ void MainWindow::buildMenus() {
     recentResults_ = file->addMenu(tr("Recent results folders"));
     file->addSeparator();
     make(file, QStringLiteral("exportReport"), tr("&Export report (PDF)…"), {QKeySequence(tr("Ctrl+E"))}, [this] {
+        const ReportSelection sel = reportSelection();
+        if (sel.items.empty()) {
+            notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
+            return;
+        }
+        std::unique_ptr<ReportExportDialog> dialog(makeReportDialog(sel));
+        if (dialog->exec() != QDialog::Accepted) return;
+        dialog->remember();
         const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath(QStringLiteral("trainio-report.pdf")), tr("PDF (*.pdf)"));
-        if (!path.isEmpty()) exportReport(path);
+        if (!path.isEmpty()) exportReport(path, dialog->options());
     });
     make(file, QStringLiteral("exportPlot"), tr("Export current &plot…"), {QKeySequence(tr("Ctrl+Shift+P"))}, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir::home().filePath(QStringLiteral("trainio-plot.svg")),
@@ -300,35 +310,40 @@ void MainWindow::updateCompare() {
 
 MainWindow::ReportSelection MainWindow::reportSelection() const {
     ReportSelection sel;
-    for (const QString& f : loader_->folders()) sel.request.paths.emplace_back(f.toStdString());
-    const auto lib = model_->library();
-    std::set<std::size_t> groups;
-    std::vector<const aggregate::LibraryNode*> stack(model_->checkedNodes());
-    while (!stack.empty()) {
-        const aggregate::LibraryNode* n = stack.back();
-        stack.pop_back();
-        if (n->group) groups.insert(*n->group);
-        // An invocation or an epoch stands for its benchmark: reports are per group.
-        for (const aggregate::LibraryNode* p = n->parent; p; p = p->parent)
-            if (p->group) groups.insert(*p->group);
-        for (const auto& c : n->children) stack.push_back(c.get());
-    }
-    if (lib)
-        for (std::size_t g : groups) sel.request.checkedGroupKeys << groupKey(lib->imported().groups.at(g));
-    sel.what = groups.empty() ? tr("the whole library") : tr("%n checked group(s)", nullptr, static_cast<int>(groups.size()));
+    sel.library = model_->library();
+    if (!sel.library) return sel;
+    const auto checked = model_->checkedNodes();
+    sel.items = reportItems(*sel.library, checked);
+    sel.what = checked.empty() ? tr("the whole library") : tr("%n checked item(s)", nullptr, static_cast<int>(sel.items.size()));
     return sel;
 }
 
+ReportExportDialog* MainWindow::makeReportDialog(const ReportSelection& sel) {
+    QStringList names;
+    std::set<std::int64_t> accelerators;
+    for (const auto* n : sel.items) {
+        names << QString::fromStdString(n->itemName.empty() ? n->label : n->itemName);
+        accelerators.insert(n->accelerators);
+    }
+    return new ReportExportDialog(names, accelerators.size() > 1, this);
+}
+
 bool MainWindow::exportReport(const QString& pdfPath) {
-    ReportSelection sel = reportSelection();
-    if (sel.request.paths.empty()) {
+    const ReportSelection sel = reportSelection();
+    if (sel.items.empty()) return exportReport(pdfPath, ReportOptions{});
+    const std::unique_ptr<ReportExportDialog> remembered(makeReportDialog(sel));
+    return exportReport(pdfPath, remembered->options());
+}
+
+bool MainWindow::exportReport(const QString& pdfPath, const ReportOptions& options) {
+    const ReportSelection sel = reportSelection();
+    if (sel.items.empty()) {
         notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
         return false;
     }
-    sel.request.title = tr("TrainIO report");
     QString error;
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = writeReportPdf(sel.request, pdfPath, &error);
+    const bool ok = writeReportPdf(*sel.library, sel.items, options, pdfPath, &error);
     QApplication::restoreOverrideCursor();
     if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(sel.what, pdfPath));
     else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
@@ -354,13 +369,13 @@ bool MainWindow::exportCurrentPlot(const QString& path) {
 
 bool MainWindow::exportData(const QString& path) {
     const ReportSelection sel = reportSelection();
-    if (sel.request.paths.empty()) {
+    if (sel.items.empty()) {
         notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
         return false;
     }
     QString error;
     const bool csv = QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0;
-    const bool ok = csv ? exportAggregateCsv(sel.request, path, &error) : exportAggregateJson(sel.request, path, &error);
+    const bool ok = csv ? exportItemsCsv(*sel.library, sel.items, path, &error) : exportItemsJson(*sel.library, sel.items, path, &error);
     if (ok) notifications_->post(Severity::Info, tr("Aggregate of %1 written to %2").arg(sel.what, path));
     else notifications_->post(Severity::Error, tr("Export failed: %1").arg(error));
     return ok;

@@ -20,6 +20,8 @@ class ComparePage;
 class DataPage;
 class HelpWindow;
 class QuickStartDialog;
+class ReportExportDialog;
+struct ReportOptions;
 class ResultsLibraryLoader;
 class ResultsPage;
 class ResultsTreeModel;
@@ -60,7 +62,8 @@ public:
 public slots:
     void showPage(int page);
     void setTheme(trainio::ui::MainWindow::Theme theme);
-    bool exportReport(const QString& pdfPath);
+    bool exportReport(const QString& pdfPath); // with the options last chosen in the export dialog
+    bool exportReport(const QString& pdfPath, const trainio::ui::ReportOptions& options);
     bool exportCurrentPlot(const QString& path);
     bool exportData(const QString& path); // .csv or .json, by suffix
     bool openResultsFolder(const QString& path);
@@ -87,6 +90,7 @@ private:
     void chooseResultsRoot();
     struct ReportSelection;
     ReportSelection reportSelection() const;
+    ReportExportDialog* makeReportDialog(const ReportSelection& selection);
 
     WorkloadPage* workload_;
     DataPage* data_;

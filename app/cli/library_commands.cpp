@@ -50,7 +50,7 @@ constexpr const char* kLabelHelp =
                        [--replace]
 
 Writes DIR/trainio_labels.json, the labels the importer reads back for everything below DIR (the
-nearest file wins key by key):
+nearest file wins key by key; --name names DIR's own item only):
 
   --system NAME         the system: the storage under test plus its client hosts
   --description TEXT    the storage under test: file system, device or array, mount options,

@@ -48,8 +48,13 @@ int main(int argc, char* argv[]) {
     case GuiArguments::Mode::Report: {
         trainio::ui::ReportRequest request;
         for (const QString& p : parsed.paths) request.paths.emplace_back(p.toStdString());
-        request.title = parsed.title;
+        request.options.title = parsed.title;
+        request.options.subtitle = parsed.subtitle;
         QString error;
+        if (!parsed.notesFile.isEmpty() && !trainio::ui::readNotesFile(parsed.notesFile, &request.options.notes, &error)) {
+            err << "trainio: " << error << '\n';
+            return 2;
+        }
         if (!trainio::ui::writeReportPdf(request, parsed.output, &error)) {
             err << "trainio: " << error << '\n';
             return 2;

@@ -1,5 +1,6 @@
 #include "aggregate/labels.h"
 
+#include "aggregate/results_import.h"
 #include "util/atomic_file.h"
 #include "util/errors.h"
 
@@ -209,12 +210,11 @@ std::optional<Labels> readLabelsFile(const fs::path& dir) {
     if (ec) throw InputError(file.string() + ": cannot be read (" + ec.message() + ")");
     if (size > kMaxLabelsBytes)
         throw InputError(file.string() + ": " + std::to_string(size) + " bytes, expected a small labels file (at most 1 MiB)");
-    json j;
-    try {
-        j = json::parse(readWhole(file));
-    } catch (const json::parse_error& e) {
-        throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
-    }
+    std::string why;
+    // Bounded depth: a labels file is one flat object, and a deeply nested one must not exhaust the stack.
+    const auto parsed = parseBoundedJson(readWhole(file), 4, why);
+    if (!parsed) throw InputError(file.string() + ": " + why);
+    const json& j = *parsed;
     if (!j.is_object())
         throw InputError(file.string() + ": expected a JSON object of strings {\"system\", \"description\", \"notes\", \"name\"}");
     Labels labels;
@@ -268,10 +268,18 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
         }
     }
     ordered_json j = ordered_json::object();
-    for (const auto& k : kLabelKeys)
-        if (!(out.*(k.member)).empty()) j[k.key] = out.*(k.member);
-    // Replace invalid UTF-8 rather than refuse: a description pasted from a terminal must still be kept.
-    writeFileAtomic(dir / kLabelsFileName, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
+    for (const auto& k : kLabelKeys) {
+        const std::string& value = out.*(k.member);
+        if (value.empty()) continue;
+        try {
+            (void)ordered_json(value).dump(); // strict: refuses bytes that are not UTF-8
+        } catch (const ordered_json::type_error&) {
+            throw InputError((dir / kLabelsFileName).string() + ": " + k.key +
+                             " is not valid UTF-8 text; nothing was written (no character is dropped silently)");
+        }
+        j[k.key] = value;
+    }
+    writeFileAtomic(dir / kLabelsFileName, j.dump(2) + "\n", io);
 }
 
 namespace {

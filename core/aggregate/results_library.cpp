@@ -114,13 +114,23 @@ std::string verdict(const LibraryNode& n) {
         return statusName(n.status) + (n.statusReason.empty() ? "" : " (" + n.statusReason + ")");
     if (!n.badge.evaluated) return "not checked";
     if (n.badge.passed) return "pass";
+    // An invocation is judged by its AU alone; a benchmark by the rule checks.
+    if (n.kind != NodeKind::Benchmark) return "fail (AU below the threshold)";
     return "fail (" + std::to_string(n.badge.violations) + (n.badge.violations == 1 ? " check)" : " checks)");
 }
 
 // "4 accelerators: AU 95.10 %, 2.312 GiB/s, pass" — one item of a workload, its headline numbers.
-std::string itemSummary(const LibraryNode& n) {
+// `named` adds the item's label, for benchmarks that share an accelerator count.
+std::string itemSummary(const LibraryNode& n, bool named = false) {
     std::string line = acceleratorsText(n.accelerators);
     if (n.kind == NodeKind::Invocation) line += " (run once, " + n.label + ")";
+    else if (named) {
+        std::string label = n.label; // without the default label's own "(N accelerators)"
+        const std::string suffix = " (" + acceleratorsText(n.accelerators) + ")";
+        if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
+            label.resize(label.size() - suffix.size());
+        line += " (" + label + ")";
+    }
     if (!n.hasMetrics) return line + ": no complete run, " + verdict(n);
     return line + ": AU " + fmt(n.au.mean, 2) + " %, " + fmt(n.readGibPerSecond.mean, 3) + " GiB/s, " + verdict(n);
 }
@@ -381,10 +391,17 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                     (c.accelerators == best.accelerators && c.readGibPerSecond.mean > best.readGibPerSecond.mean))
                     work->bestPassing = i;
             }
-            for (const auto& c : work->children) work->summary.push_back(itemSummary(*c));
-            const std::string line = work->bestPassing
-                                         ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing])
-                                         : work->label + " — none passes";
+            for (const auto& c : work->children) {
+                const bool shared = std::count_if(work->children.begin(), work->children.end(), [&](const auto& o) {
+                                        return o->kind == NodeKind::Benchmark && o->accelerators == c->accelerators;
+                                    }) > 1;
+                work->summary.push_back(itemSummary(*c, shared));
+            }
+            const bool anyBenchmark = std::any_of(work->children.begin(), work->children.end(),
+                                                  [](const auto& c) { return c->kind == NodeKind::Benchmark; });
+            const std::string line = work->bestPassing ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing], true)
+                                     : anyBenchmark    ? work->label + " — none passes"
+                                                       : work->label + " — no benchmark, run-once invocations only";
             sys->summary.push_back(line);
             systemItems.insert(systemItems.end(), items.begin(), items.end());
         }

@@ -28,6 +28,18 @@ void copyTree(const fs::path& from, const fs::path& to) {
         fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
 }
 
+std::string tinyWorkload(const fs::path& data, std::uint64_t recordBytes) {
+    return "model:\n  name: tiny\nframework: pytorch\nworkflow: {generate_data: false, train: true}\n"
+           "dataset: {data_folder: " + data.string() + ", format: npz, num_files_train: 8, num_samples_per_file: 2, "
+           "record_length_bytes: " + std::to_string(recordBytes) + "}\n"
+           "reader: {data_loader: pytorch, batch_size: 2, read_threads: 1}\ntrain: {epochs: 2, computation_time: 0.001}\n";
+}
+
+void cli(const QStringList& args, int expected, const QList<QPair<QString, QString>>& env = {}) {
+    const auto r = testsupport::runCli(args, 300000, env);
+    if (r.exitCode != expected) QFAIL(qPrintable(args.join(' ') + " -> " + QString::number(r.exitCode) + "\n" + r.err));
+}
+
 } // namespace
 
 class TestCliCompare : public QObject {
@@ -98,6 +110,15 @@ private slots:
         QCOMPARE(out["rows"][2]["comparable"].get<bool>(), false);
         QVERIFY(out["rows"][2]["delta"].is_null());
         QVERIFY(!out["rows"][2]["reason"].get<std::string>().empty());
+
+        QVERIFY(out["rows"][2]["values"].is_null()); // hidden…
+        const auto anyway = testsupport::runCli({"compare", q(one), q(resnet), "--compare-anyway", "--format", "json"});
+        QCOMPARE(anyway.exitCode, 0);
+        const json a = json::parse(anyway.out.toStdString())["rows"][1];
+        QCOMPARE(a["comparable"].get<bool>(), false);
+        QVERIFY(a["delta"].is_null()); // …shown on request, never with a delta
+        const double resnetSps = published(resnet)["train_throughput_mean_samples_per_second"];
+        QVERIFY(std::fabs(a["values"]["samples_per_second"]["value"].get<double>() - resnetSps / 20) < 1e-9 * resnetSps);
 
         // Totals on request; the baseline elsewhere.
         const auto totals = testsupport::runCli({"compare", q(one), q(three), "--baseline", "2", "--format", "json", "--no-per-accelerator"});
@@ -172,6 +193,63 @@ private slots:
         QCOMPARE(b["item_name"].get<std::string>(), std::string("before tuning"));
         // Its runs keep default names built from the labelled system, not the benchmark's name.
         QCOMPARE(b["children"][0]["item_name"].get<std::string>(), std::string("lab-lustre-01 · unet3d_h100 · 2 accelerators · run-1"));
+    }
+
+    // Folders TrainIO writes itself: two run-once invocations of a "tiny" model with different sample
+    // sizes and one that failed (fault injection), all in one output folder.
+    void generatedFoldersThroughTreeAndCompare() {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString());
+        testsupport::writeText(root / "small.yaml", tinyWorkload(root / "data-small", 65536));
+        testsupport::writeText(root / "big.yaml", tinyWorkload(root / "data-big", 1 << 20));
+        cli({"datagen", "--config", q(root / "small.yaml"), "--quiet"}, 0);
+        cli({"datagen", "--config", q(root / "big.yaml"), "--quiet"}, 0);
+        const fs::path out = root / "out";
+        cli({"run", "--config", q(root / "small.yaml"), "--output", q(out / "small"), "--quiet"}, 0);
+        cli({"run", "--config", q(root / "big.yaml"), "--output", q(out / "big"), "--quiet"}, 0);
+        cli({"run", "--config", q(root / "small.yaml"), "--output", q(out / "failed"), "--quiet"}, 1,
+            {{"TRAINIO_FAULTS", "read:EIO:img_3_of_8"}});
+
+        const auto r = testsupport::runCli({"aggregate", q(out), "--tree", "--format", "json", "--system", "lab"});
+        QCOMPARE(r.exitCode, 0);
+        const json tree = json::parse(r.out.toStdString())["tree"];
+        QCOMPARE(tree.size(), std::size_t(1));
+        QVERIFY(tree[0]["metrics"].is_null());
+        QCOMPARE(tree[0]["status"].get<std::string>(), std::string("failed")); // the worst below it
+        // Same model name, different record lengths: two workloads, each holding run-once invocations
+        // directly (no benchmark node), none with numbers at workload level.
+        QCOMPARE(tree[0]["children"].size(), std::size_t(2));
+        std::size_t invocations = 0;
+        const json* failed = nullptr;
+        for (const auto& w : tree[0]["children"]) {
+            QCOMPARE(w["level"].get<std::string>(), std::string("workload"));
+            QVERIFY(w["metrics"].is_null());
+            for (const auto& item : w["children"]) {
+                QCOMPARE(item["level"].get<std::string>(), std::string("invocation"));
+                ++invocations;
+                if (item["path"].get<std::string>() == (out / "failed").string()) failed = &item;
+            }
+        }
+        QCOMPARE(invocations, std::size_t(3));
+        for (const auto& line : tree[0]["summary"]) // a run-once invocation is never a "passing benchmark"
+            QVERIFY2(line.get<std::string>().find("no benchmark, run-once invocations only") != std::string::npos, line.dump().c_str());
+        QVERIFY(failed);
+        QCOMPARE((*failed)["status"].get<std::string>(), std::string("failed"));
+        QVERIFY((*failed)["excluded"].get<bool>());
+        QVERIFY((*failed)["metrics"].is_null()); // counted in no statistic
+        QVERIFY2((*failed)["status_reason"].get<std::string>().find("img_3_of_8") != std::string::npos,
+                 (*failed)["status_reason"].dump().c_str());
+
+        const auto c = testsupport::runCli({"compare", q(out / "small"), q(out / "big"), q(out / "failed"), "--format", "json"});
+        QCOMPARE(c.exitCode, 0);
+        const json rows = json::parse(c.out.toStdString())["rows"];
+        QCOMPARE(rows.size(), std::size_t(3));
+        QCOMPARE(rows[1]["comparable"].get<bool>(), false);
+        QVERIFY2(rows[1]["reason"].get<std::string>().find("record length") != std::string::npos, rows[1]["reason"].dump().c_str());
+        QVERIFY(rows[1]["delta"].is_null());
+        QCOMPARE(rows[2]["comparable"].get<bool>(), false); // same workload, but no complete run
+        QVERIFY2(rows[2]["reason"].get<std::string>().find("no complete run") != std::string::npos, rows[2]["reason"].dump().c_str());
+        QVERIFY(rows[2]["values"].is_null());
     }
 
     void labelRefusesFoldersWithoutResults() {

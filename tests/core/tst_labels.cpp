@@ -112,6 +112,20 @@ private slots:
         QCOMPARE(testsupport::readText(dir / kLabelsFileName), std::string(R"({"system": "x",)"));
     }
 
+    void badInputNeverHalfWritten() {
+        QTemporaryDir tmp;
+        const fs::path dir = tempRoot(tmp);
+        Labels l;
+        l.system = "ok";
+        l.notes = std::string("caf\xC3", 4); // a UTF-8 sequence cut short
+        const std::string msg = inputErrorOf([&] { writeLabelsFile(dir, l); });
+        QVERIFY2(contains(msg, "notes") && contains(msg, (dir / kLabelsFileName).string()), msg.c_str());
+        QVERIFY(!fs::exists(dir / kLabelsFileName));
+        // Deep nesting is refused, not recursed into.
+        testsupport::writeText(dir / kLabelsFileName, std::string(100000, '['));
+        QVERIFY(contains(inputErrorOf([&] { readLabelsFile(dir); }), (dir / kLabelsFileName).string()));
+    }
+
     void nearestFileWinsKeyByKeyUpToTheRoot() {
         QTemporaryDir tmp;
         const fs::path outside = tempRoot(tmp);

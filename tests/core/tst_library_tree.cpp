@@ -229,6 +229,9 @@ private slots:
         QVERIFY(!resnet->bestPassing.has_value());
         QCOMPARE(unet->summary.size(), std::size_t(6));
         QVERIFY2(unet->summary[0].find("2 accelerators: AU 95.80 %") == 0, unet->summary[0].c_str());
+        // Two benchmarks with 4 accelerators: their lines name them.
+        QVERIFY2(unet->summary[1].find("4 accelerators (u4/runs): AU 92.80 %") == 0, unet->summary[1].c_str());
+        QVERIFY2(unet->summary[4].find("4 accelerators (tuned readers): AU 93.80 %") == 0, unet->summary[4].c_str());
         QCOMPARE(sys.summary.size(), std::size_t(2));
         bool nonePasses = false;
         for (const auto& line : sys.summary) nonePasses = nonePasses || line.find("resnet50_h100 · npz · 140 MiB/sample — none passes") == 0;

@@ -1,17 +1,24 @@
 #include "report/report_content.h"
 
+#include "aggregate/compare.h"
+#include "aggregate/identity.h"
 #include "aggregate/results_import.h"
+#include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
+#include "results/invocation_files.h"
 
 #include <qcustomplot.h>
 
 #include <QSysInfo>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -20,8 +27,11 @@ namespace trainio::ui {
 using aggregate::GroupAggregate;
 using aggregate::ImportResult;
 using aggregate::InvocationRecord;
+using aggregate::InvocationStatus;
+using aggregate::LibraryNode;
 using aggregate::MetricAggregate;
-using aggregate::RunGroup;
+using aggregate::NodeKind;
+using aggregate::NodeMetric;
 
 QString formatNumber(double value, int precision) {
     if (!std::isfinite(value)) return QStringLiteral("n/a");
@@ -34,12 +44,6 @@ QString formatWithCi(double value, double halfWidth, int precision) {
     return formatNumber(value, precision) + QStringLiteral("\u00A0±\u00A0") + formatNumber(halfWidth, precision);
 }
 
-QString workloadName(const aggregate::WorkloadIdentity& id) {
-    QString name = id.model.empty() ? QStringLiteral("unknown workload") : QString::fromStdString(id.model);
-    if (!id.accelerator.empty()) name += QLatin1Char('_') + QString::fromStdString(id.accelerator);
-    return name;
-}
-
 QString hostDescription() { return QSysInfo::machineHostName(); }
 
 QString osDescription() {
@@ -50,29 +54,141 @@ QString osDescription() {
 
 namespace {
 
+// The items below n: benchmarks, and run-once invocations (an invocation straight under its workload).
+void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
+    if (n.kind == NodeKind::Benchmark ||
+        (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload)) {
+        out.push_back(&n);
+        return;
+    }
+    for (const auto& c : n.children) collectItems(*c, out);
+}
+
+bool below(const LibraryNode* n, const LibraryNode* ancestor) {
+    for (const LibraryNode* p = n ? n->parent : nullptr; p; p = p->parent)
+        if (p == ancestor) return true;
+    return false;
+}
+
+} // namespace
+
+std::vector<const LibraryNode*> reportItems(const aggregate::ResultsLibrary& library,
+                                            const std::vector<const LibraryNode*>& selected) {
+    std::vector<const LibraryNode*> candidates;
+    if (selected.empty()) collectItems(library.root(), candidates);
+    for (const LibraryNode* n : selected) {
+        if (!n) continue;
+        switch (n->kind) {
+        case NodeKind::Benchmark:
+        case NodeKind::Invocation: candidates.push_back(n); break;
+        case NodeKind::Epoch:
+            if (n->parent) candidates.push_back(n->parent);
+            break;
+        case NodeKind::Root:
+        case NodeKind::System:
+        case NodeKind::Workload: collectItems(*n, candidates); break;
+        }
+    }
+    std::vector<const LibraryNode*> items;
+    std::set<const LibraryNode*> seen;
+    for (const LibraryNode* n : candidates) {
+        if (!seen.insert(n).second) continue;
+        const bool heldByBenchmark = std::any_of(candidates.begin(), candidates.end(), [&](const LibraryNode* o) {
+            return o->kind == NodeKind::Benchmark && below(n, o);
+        });
+        if (!heldByBenchmark) items.push_back(n);
+    }
+    return items;
+}
+
+ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const LibraryNode* node) {
+    ReportItem item;
+    item.node = node;
+    for (const LibraryNode* p = node->parent; p; p = p->parent)
+        if (p->kind == NodeKind::System) {
+            item.system = p;
+            break;
+        }
+    const auto& imp = library.imported();
+    if (node->kind == NodeKind::Benchmark && node->group && *node->group < imp.groups.size()) {
+        item.group = node->group;
+        const auto& g = imp.groups[*node->group];
+        item.runs = g.runs;
+        item.excluded = g.excluded;
+        item.warmups = g.warmups;
+        return item;
+    }
+    if (node->kind == NodeKind::Invocation && node->run) {
+        const std::size_t r = *node->run;
+        // The group that holds the run (a benchmark's, or the run-once invocation's own).
+        for (std::size_t g = 0; g < imp.groups.size() && !item.group; ++g)
+            for (const auto* list : {&imp.groups[g].runs, &imp.groups[g].excluded, &imp.groups[g].warmups})
+                if (std::find(list->begin(), list->end(), r) != list->end()) item.group = g;
+        if (node->warmup) item.warmups.push_back(r);
+        else if (imp.runs.at(r).status == InvocationStatus::Complete && !node->excluded) item.runs.push_back(r);
+        else item.excluded.push_back(r);
+        return item;
+    }
+    // A benchmark node without its group: its invocation children say what they are.
+    for (const auto& c : node->children) {
+        if (!c->run) continue;
+        if (c->warmup) item.warmups.push_back(*c->run);
+        else if (c->excluded || c->status != InvocationStatus::Complete) item.excluded.push_back(*c->run);
+        else item.runs.push_back(*c->run);
+    }
+    return item;
+}
+
+void nameReportItems(std::vector<ReportItem>& items) {
+    auto base = [](const LibraryNode& n) { return QString::fromStdString(n.itemName.empty() ? n.label : n.itemName); };
+    for (auto& it : items) it.name = base(*it.node);
+    for (auto& it : items) {
+        const bool shared = std::count_if(items.begin(), items.end(), [&](const ReportItem& o) { return base(*o.node) == base(*it.node); }) > 1;
+        if (!shared) continue;
+        // The default names ("system · workload · N accelerators") repeat for benchmarks of one workload:
+        // the folder tells them apart (runs/ says nothing, its parent does).
+        fs::path p = it.node->path;
+        if (p.filename() == "runs" && p.has_parent_path()) p = p.parent_path();
+        it.name = base(*it.node) + QStringLiteral(" (%1)").arg(QString::fromStdString(p.filename().string()));
+    }
+}
+
+namespace {
+
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QString systemLabel(const ReportItem& it) {
+    return it.system && !it.system->label.empty() ? q(it.system->label) : QStringLiteral("(unnamed system)");
+}
+QString workloadText(const LibraryNode& n) {
+    if (!n.workloadTitle.empty()) return q(n.workloadTitle);
+    return QStringLiteral("unknown workload");
+}
+
+// Plain text (notes, descriptions) as HTML: escaped, its line breaks kept.
+QString multiline(const QString& text) {
+    QString html = htmlText(text.trimmed());
+    html.replace(QLatin1Char('\n'), QStringLiteral("<br/>"));
+    return html;
+}
+
+QString statusHtml(InvocationStatus s, const std::string& reason = {}) {
+    const QString name = q(aggregate::statusName(s));
+    const QString cls = s == InvocationStatus::Complete ? QStringLiteral("pass") : QStringLiteral("fail");
+    QString html = QStringLiteral("<span class=\"%1\">%2</span>").arg(cls, name);
+    if (!reason.empty()) html += QStringLiteral(" <span class=\"muted\">— %1</span>").arg(htmlBreakable(q(reason)));
+    return html;
+}
+
+const QString kPlusMinus = QStringLiteral(
+    "± is the half width of the 95 % confidence interval of the mean (Student's t) — over a benchmark's complete "
+    "runs, or over an invocation's epochs; no ± where there are fewer than two values.");
 
 // Dotted config keys wrap at their dots rather than mid-word.
 QString htmlKey(const QString& key) {
     QString out = htmlBreakable(key);
     out.replace(QLatin1Char('.'), QStringLiteral(".\u200B"));
     return out;
-}
-
-QString pathText(const fs::path& p) { return htmlBreakable(QString::fromStdString(p.string())); }
-
-// The first measured run with a threshold decides the group's line; runs of a group share a workload.
-std::optional<double> groupThreshold(const ImportResult& imp, const RunGroup& g) {
-    for (std::size_t i : g.runs)
-        if (imp.runs[i].auThresholdPercent) return imp.runs[i].auThresholdPercent;
-    return std::nullopt;
-}
-
-QString systemName(const RunGroup& g) { return g.system.empty() ? QStringLiteral("(unnamed system)") : q(g.system); }
-
-QString verdictHtml(const GroupAggregate& a) {
-    if (a.checks.empty()) return QStringLiteral("<span class=\"pass\">PASS</span>");
-    return QStringLiteral("<span class=\"fail\">FAIL (%1)</span>").arg(a.checks.size());
 }
 
 ReportTable keyValueTable(const std::vector<std::pair<QString, QString>>& items, bool twoPairsPerRow) {
@@ -123,312 +239,578 @@ void heading(ReportPageFlow& flow, const QString& html, int level, double keepWi
     flow.addSpace(flow.mm(level == 2 ? 2.0 : 1.2));
 }
 
+std::optional<double> itemThreshold(const ImportResult& imp, const ReportItem& it) {
+    for (const auto* list : {&it.runs, &it.excluded, &it.warmups})
+        for (std::size_t i : *list)
+            if (imp.runs[i].auThresholdPercent) return imp.runs[i].auThresholdPercent;
+    return std::nullopt;
+}
+
+QString metricCell(const NodeMetric& m, int precision = 2) {
+    if (m.n == 0) return QStringLiteral("–");
+    return formatWithCi(m.mean, m.n >= 2 ? m.ci95.halfWidth : std::nan(""), precision);
+}
+
 // ---- title page ----------------------------------------------------------------------------------
 
 void titlePage(ReportPageFlow& flow, const ReportData& d) {
-    flow.addSpace(flow.mm(6));
+    const auto& o = d.options;
+    flow.addSpace(flow.mm(4));
     flow.addHtml(QStringLiteral("<h1>%1</h1>").arg(htmlText(d.title)));
-    flow.addSpace(flow.mm(1.5));
-    flow.addHtml(QStringLiteral("<p class=\"muted\">Deep-learning training I/O: accelerator utilization (AU) and "
-                                "bandwidth, with the metric definitions of DLIO and MLPerf Storage, aggregated over "
-                                "the measured runs of each benchmark.</p>"),
-                 10.0);
-    flow.addSpace(flow.mm(6));
-
-    heading(flow, QStringLiteral("Provenance"), 3, 40);
-    const auto& imp = d.imported;
-    QStringList roots;
-    for (const auto& r : d.roots) roots << htmlBreakable(r);
-    std::size_t measuredRuns = 0, warmups = 0;
-    for (const auto& a : d.aggregates) {
-        measuredRuns += a.group.runs.size();
-        warmups += a.group.warmups.size();
+    if (!o.subtitle.trimmed().isEmpty()) {
+        flow.addSpace(flow.mm(1.5));
+        flow.addHtml(QStringLiteral("<p style=\"font-size: 13pt; color: #33475b;\">%1</p>").arg(htmlText(o.subtitle.trimmed())), 13.0);
     }
+    flow.addSpace(flow.mm(1.5));
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Generated %1 by TrainIO %2 · deep-learning training I/O: "
+                                "accelerator utilization (AU) and bandwidth, with the metric definitions of DLIO "
+                                "and MLPerf Storage.</p>")
+                     .arg(htmlText(d.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm"))), QStringLiteral(TRAINIO_VERSION)),
+                 8.0);
+    if (!o.notes.trimmed().isEmpty()) {
+        flow.addSpace(flow.mm(4));
+        heading(flow, QStringLiteral("Notes"), 3, 15);
+        flow.addHtml(QStringLiteral("<p>%1</p>").arg(multiline(o.notes)), 9.0);
+    }
+    flow.addSpace(flow.mm(5));
+
+    // Systems under test: each system node above a selected item, with the description of its storage.
+    heading(flow, QStringLiteral("Systems under test"), 3, 25);
+    std::vector<const LibraryNode*> systems;
+    bool unnamed = false;
+    for (const auto& it : d.items) {
+        if (!it.system) unnamed = true;
+        else if (std::find(systems.begin(), systems.end(), it.system) == systems.end()) systems.push_back(it.system);
+    }
+    ReportTable sys;
+    sys.header = {QStringLiteral("System"), QStringLiteral("Storage under test"), QStringLiteral("Notes")};
+    sys.widthsPercent = {26, 50, 24};
+    sys.alignRight = {false, false, false};
+    sys.fontPt = 8.0;
+    // The system node carries the description; the groups below it carry the same text from the import.
+    auto describe = [&](const LibraryNode* s) {
+        if (!s->description.empty()) return s->description;
+        for (const auto& it : d.items)
+            if (it.system == s && it.group && !d.library->imported().groups.at(*it.group).systemDescription.empty())
+                return d.library->imported().groups.at(*it.group).systemDescription;
+        return std::string();
+    };
+    for (const LibraryNode* s : systems)
+        sys.rows.push_back({QStringLiteral("<b>%1</b>").arg(htmlBreakable(q(s->label))),
+                            describe(s).empty()
+                                ? QStringLiteral("<span class=\"muted\">not described (trainio-cli label DIR --description …, or "
+                                                 "the Results page's label editor)</span>")
+                                : multiline(q(describe(s))),
+                            multiline(q(s->notes))});
+    if (unnamed) sys.rows.push_back({QStringLiteral("(unnamed system)"), QStringLiteral("<span class=\"muted\">not described</span>"), QString()});
+    flow.addTable(sys);
+    flow.addSpace(flow.mm(5));
+
+    heading(flow, QStringLiteral("Items in this report"), 3, 30);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">%1 Read B/W (GiB/s) is MLPerf Storage v3.0's headline: the mean "
+                                "over runs of train_io_mean_MB_per_second ÷ 1024. # is the item's section below; %2 "
+                                "is the baseline of the comparisons.</p>")
+                     .arg(htmlText(kPlusMinus))
+                     .arg(d.options.baseline + 1),
+                 7.5);
+    flow.addSpace(flow.mm(1.5));
+    ReportTable t;
+    t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Acc."),
+                QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("Read GiB/s"),
+                QStringLiteral("MiB/s")};
+    t.widthsPercent = {3, 22, 11, 5, 9, 11, 14, 12, 13};
+    t.fontPt = 7.0;
+    t.alignRight = {true, false, false, true, true, true, true, true, true};
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        const auto& it = d.items[i];
+        const LibraryNode& n = *it.node;
+        QString runs = QString::number(it.runs.size());
+        if (!it.excluded.empty()) runs += QStringLiteral(" +\u00A0%1\u00A0excl.").arg(it.excluded.size());
+        t.rows.push_back({QString::number(i + 1) + (i == d.options.baseline ? QStringLiteral("*") : QString()),
+                          htmlBreakable(it.name), statusHtml(n.status), QString::number(n.accelerators), runs,
+                          n.hasMetrics ? metricCell(n.au) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.readGibPerSecond, 3) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.mibPerSecond) : QStringLiteral("–")});
+    }
+    flow.addTable(t);
+    flow.addSpace(flow.mm(5));
+
+    // Provenance: the folders of the selected items only.
+    heading(flow, QStringLiteral("Provenance"), 3, 25);
+    QStringList folders;
+    for (const auto& it : d.items) folders << htmlBreakable(QString::fromStdString(it.node->path.string()));
     std::vector<std::pair<QString, QString>> prov{
-        {QStringLiteral("Generated"), htmlText(d.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss t")))},
-        {QStringLiteral("TrainIO version"), QStringLiteral(TRAINIO_VERSION)},
         {QStringLiteral("Host"), htmlText(hostDescription())},
         {QStringLiteral("Operating system"), htmlText(osDescription())},
-        {QStringLiteral("Qt"), htmlText(QString::fromLatin1(qVersion()))},
-        {QStringLiteral("Folders imported"), roots.join(QStringLiteral("<br/>"))},
-        {QStringLiteral("Import"),
-         QStringLiteral("%1 summary.json found, %2 invocations read, %3 groups found, %4 in this report "
-                        "(%5 measured runs, %6 warm-up runs), %7 files skipped")
-             .arg(imp.summariesFound)
-             .arg(imp.runs.size())
-             .arg(imp.groups.size())
-             .arg(d.groups.size())
-             .arg(measuredRuns)
-             .arg(warmups)
-             .arg(imp.skipped.size())},
+        {QStringLiteral("Folders of the items"), folders.join(QStringLiteral("<br/>"))},
     };
     flow.addTable(keyValueTable(prov, false));
     flow.addSpace(flow.mm(5));
 
-    // Systems under test: the label each group carries, with the description file when one was found.
-    heading(flow, QStringLiteral("Systems"), 3, 25);
-    std::map<QString, std::pair<std::size_t, QString>> systems;
-    for (const auto& a : d.aggregates) {
-        auto& entry = systems[systemName(a.group)];
-        ++entry.first;
-        if (a.group.systemFile) entry.second = pathText(*a.group.systemFile);
-    }
-    ReportTable sys;
-    sys.header = {QStringLiteral("System"), QStringLiteral("Groups"), QStringLiteral("Description file")};
-    sys.widthsPercent = {38, 8, 54};
-    sys.alignRight = {false, true, false};
-    for (const auto& [name, entry] : systems)
-        sys.rows.push_back({htmlBreakable(name), QString::number(entry.first),
-                            entry.second.isEmpty() ? QStringLiteral("<span class=\"muted\">none found</span>") : entry.second});
-    flow.addTable(sys);
-    flow.addSpace(flow.mm(5));
-
-    heading(flow, QStringLiteral("Results at a glance"), 3, 30);
-    flow.addHtml(QStringLiteral("<p class=\"muted\">Mean of the per-run means (the MLPerf Storage rule) ± the half "
-                                "width of its 95 % confidence interval, over the measured runs; the warm-up is "
-                                "excluded. # is the section of the group below.</p>"),
-                 7.5);
-    flow.addSpace(flow.mm(1.5));
-    ReportTable overview;
-    overview.header = {QStringLiteral("#"), QStringLiteral("Workload"), QStringLiteral("System"), QStringLiteral("Acc."),
-                       QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("MiB/s"),
-                       QStringLiteral("Checks")};
-    overview.widthsPercent = {4, 15, 17, 5, 6, 12, 16, 16, 9};
-    overview.alignRight = {true, false, false, true, true, true, true, true, false};
-    for (std::size_t i = 0; i < d.aggregates.size(); ++i) {
-        const auto& a = d.aggregates[i];
-        const auto& g = a.group;
-        overview.rows.push_back(
-            {QString::number(i + 1), htmlText(workloadName(g.identity)), htmlBreakable(systemName(g)),
-             QString::number(g.identity.accelerators),
-             QString::number(g.runs.size()) + (g.warmups.empty() ? QString() : QStringLiteral(" + %1 w").arg(g.warmups.size())),
-             formatWithCi(a.au.mean.value, a.au.ci95.halfWidth),
-             formatWithCi(a.samplesPerSecond.mean.value, a.samplesPerSecond.ci95.halfWidth),
-             formatWithCi(a.mibPerSecond.mean.value, a.mibPerSecond.ci95.halfWidth), verdictHtml(a)});
-    }
-    flow.addTable(overview);
-    flow.addSpace(flow.mm(5));
-}
-
-void legendSection(ReportPageFlow& flow, const ReportData& d) {
-    heading(flow, QStringLiteral("Units and rules"), 3, 50);
-    const auto& first = d.aggregates.front();
-    const auto groupJson = aggregate::toJson(first, d.imported);
-    const QString mlperfRule = q(groupJson.value("mlperf_rule", std::string()));
-    const QString mibUnit = q(groupJson["units"].value("MB_per_second", std::string()));
-
+    heading(flow, QStringLiteral("Units"), 3, 30);
     ReportTable units;
     units.header = {QStringLiteral("Unit"), QStringLiteral("Meaning")};
     units.widthsPercent = {16, 84};
     units.rows = {
         {QStringLiteral("<b>AU %</b>"),
          QStringLiteral("Accelerator utilization: the share of the training time the emulated accelerators spent "
-                        "computing rather than waiting for data (DLIO train_au_percentage). A run passes when its "
-                        "mean AU is at least the workload's threshold, metric.au × 100 (90 % for UNet3D and "
-                        "ResNet-50, 70 % for CosmoFlow in MLPerf Storage v1.0).")},
-        {QStringLiteral("<b>samples/s</b>"),
-         QStringLiteral("Training samples delivered per second, summed over the accelerators "
-                        "(DLIO train_throughput_samples_per_second).")},
+                        "computing rather than waiting for data (DLIO train_au_percentage). A run passes when its mean "
+                        "AU is at least the workload's threshold, metric.au × 100.")},
+        {QStringLiteral("<b>samples/s</b>"), QStringLiteral("Training samples delivered per second, summed over the accelerators.")},
         {QStringLiteral("<b>MiB/s</b>"),
-         QStringLiteral("1 MiB/s = 2^20 bytes/s = 1.048576 MB/s: samples/s × mean record length ÷ 2^20. DLIO and "
-                        "MLPerf Storage name these keys MB/s (train_io_mean_MB_per_second, "
-                        "train_throughput_MB_per_second) but the values are MiB/s; TrainIO labels them MiB/s. "
-                        "Core's definition: %1.")
-             .arg(htmlText(mibUnit))},
-        {QStringLiteral("<b>Warm-up</b>"),
-         QStringLiteral("The invocation before the measured runs (MLPerf Storage: 1 warm-up + 5 measured). It is "
-                        "listed apart and excluded from every statistic.")},
+         QStringLiteral("1 MiB/s = 2^20 bytes/s: samples/s × mean record length ÷ 2^20. DLIO names the key MB/s "
+                        "(train_io_mean_MB_per_second) but the values are MiB/s.")},
+        {QStringLiteral("<b>Read GiB/s</b>"), QStringLiteral("MLPerf Storage v3.0's \"Read B/W (GiB/s)\": train_io_mean_MB_per_second ÷ 1024, mean over runs.")},
+        {QStringLiteral("<b>±</b>"), htmlText(kPlusMinus)},
+        {QStringLiteral("<b>Status</b>"),
+         QStringLiteral("complete · incomplete (fewer epochs or runs than planned) · cancelled · failed. Only complete "
+                        "runs enter a statistic; the others are listed with their reason.")},
     };
     flow.addTable(units);
-    flow.addSpace(flow.mm(3));
-
-    ReportTable rules;
-    rules.header = {QStringLiteral("Statistic"), QStringLiteral("Rule")};
-    rules.widthsPercent = {22, 78};
-    const MetricAggregate& m = first.au;
-    rules.rows = {
-        {QStringLiteral("<b>MLPerf Storage rule</b>"), htmlText(mlperfRule)},
-        {QStringLiteral("Mean"), htmlText(q(m.mean.rule))},
-        {QStringLiteral("Population stdev"), htmlText(q(m.populationStdev.rule))},
-        {QStringLiteral("Sample stdev"), htmlText(q(m.sampleStdev.rule))},
-        {QStringLiteral("95 % CI"), htmlText(q(m.ci95.rule))},
-        {QStringLiteral("Median"), htmlText(q(m.median.rule))},
-        {QStringLiteral("Min / max"), htmlText(q(m.min.rule) + QStringLiteral(" / ") + q(m.max.rule))},
-        {QStringLiteral("Geometric mean"), htmlText(q(m.geomean.rule))},
-        {QStringLiteral("CV"), htmlText(q(m.cv.rule))},
-    };
-    flow.addTable(rules);
+    flow.addSpace(flow.mm(5));
 }
 
-// ---- comparison figures --------------------------------------------------------------------------
+// ---- comparison per workload ---------------------------------------------------------------------
+
+QString deltaCell(const aggregate::CompareMetric& m, int precision) {
+    if (!m.delta) return QStringLiteral("–");
+    const auto& dl = *m.delta;
+    QString text = (dl.absolute >= 0 ? QStringLiteral("+") : QString()) + formatNumber(dl.absolute, precision);
+    if (std::isfinite(dl.percent))
+        text += QStringLiteral(" (%1%2\u00A0%)").arg(dl.percent >= 0 ? QStringLiteral("+") : QString(), formatNumber(dl.percent, 1));
+    if (std::isfinite(dl.ci95.low) && std::isfinite(dl.ci95.high))
+        text += QStringLiteral("<br/><span class=\"muted\">CI [%1, %2]</span>").arg(formatNumber(dl.ci95.low, precision), formatNumber(dl.ci95.high, precision));
+    if (dl.withinNoise) text += *dl.withinNoise ? QStringLiteral("<br/><i>within noise</i>") : QStringLiteral("<br/><b>differs</b>");
+    return text;
+}
 
 void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
-    flow.newPage();
-    heading(flow, QStringLiteral("Comparison across groups"), 2, 60);
-    flow.addHtml(QStringLiteral("<p class=\"muted\">One figure per workload; each bar is a group (its section "
-                                "number), the mean of its measured runs, with whiskers for the 95 % confidence "
-                                "interval of the mean (none for a single run). The dashed red line is the AU pass "
-                                "threshold of the workload.</p>"),
+    // Workloads in the order their first item appears.
+    std::vector<std::string> keys;
+    for (const auto& it : d.items)
+        if (std::find(keys.begin(), keys.end(), it.node->workloadKey) == keys.end()) keys.push_back(it.node->workloadKey);
+
+    flow.ensureSpace(flow.mm(60));
+    heading(flow, QStringLiteral("Comparison per workload"), 2, 60);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, "
+                                "accelerator type, format, record length, samples per file, batch size, computation "
+                                "time, AU threshold). Δ is item − baseline with the 95 % CI of the difference (Welch); "
+                                "\"within noise\" when that CI holds 0. %1</p>")
+                     .arg(htmlText(kPlusMinus)),
                  7.5);
     flow.addSpace(flow.mm(3));
 
-    std::vector<QString> workloads;
-    for (const auto& a : d.aggregates) {
-        const QString w = workloadName(a.group.identity);
-        if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) workloads.push_back(w);
-    }
-    for (const auto& w : workloads) {
-        std::vector<BarItem> au, sps, mib;
-        for (std::size_t i = 0; i < d.aggregates.size(); ++i) {
-            const auto& a = d.aggregates[i];
-            if (workloadName(a.group.identity) != w) continue;
-            const QString label = QStringLiteral("#%1").arg(i + 1);
-            au.push_back({label, a.au.mean.value, a.au.ci95.low, a.au.ci95.high, groupThreshold(d.imported, a.group)});
-            sps.push_back({label, a.samplesPerSecond.mean.value, a.samplesPerSecond.ci95.low,
-                           a.samplesPerSecond.ci95.high, std::nullopt});
-            mib.push_back({label, a.mibPerSecond.mean.value, a.mibPerSecond.ci95.low, a.mibPerSecond.ci95.high,
-                           std::nullopt});
+    const LibraryNode* reportBaseline = d.items[d.options.baseline].node;
+    for (const auto& key : keys) {
+        std::vector<const LibraryNode*> nodes;
+        std::vector<std::size_t> index; // report positions
+        std::size_t baseline = 0;
+        for (std::size_t i = 0; i < d.items.size(); ++i)
+            if (d.items[i].node->workloadKey == key) {
+                if (i == d.options.baseline) baseline = nodes.size();
+                nodes.push_back(d.items[i].node);
+                index.push_back(i);
+            }
+        aggregate::CompareOptions co;
+        co.baseline = baseline;
+        co.perAccelerator = d.options.perAccelerator;
+        const aggregate::CompareResult cmp = aggregate::compare(nodes, co);
+
+        const QString title = workloadText(*nodes.front());
+        const double barHeight = flow.mm(barPlotHeightMm(nodes.size()));
+        flow.ensureSpace(flow.mm(40));
+        heading(flow, htmlText(title), 3, 40);
+        QString caption = QStringLiteral("Baseline: <b>%1</b>").arg(htmlBreakable(d.items[index[baseline]].name));
+        if (nodes[baseline] != reportBaseline)
+            caption += QStringLiteral(" (the report's baseline, %1, is another workload; this is the first item of this one)")
+                           .arg(htmlBreakable(d.items[d.options.baseline].name));
+        // Titles name the main keys only: say what sets a workload apart from an earlier one of the same title.
+        for (const auto& earlier : keys) {
+            if (earlier == key) break;
+            const auto first = std::find_if(d.items.begin(), d.items.end(), [&](const ReportItem& x) { return x.node->workloadKey == earlier; });
+            if (workloadText(*first->node) == title)
+                caption += QStringLiteral(". Not the same workload as the one of this name above (above vs here: %1)")
+                               .arg(htmlBreakable(q(aggregate::whyNotComparable(earlier, key))));
         }
-        auto p1 = makeBarPlot(QStringLiteral("AU"), QStringLiteral("AU %"), au, seriesColour(0));
-        auto p2 = makeBarPlot(QStringLiteral("Throughput"), QStringLiteral("samples/s"), sps, seriesColour(1));
-        auto p3 = makeBarPlot(QStringLiteral("Bandwidth"), QStringLiteral("MiB/s"), mib, seriesColour(2));
-        // Side by side while the tick labels fit; one above the other for many groups.
-        const bool stacked = au.size() > 4;
-        const double figureHeight = stacked ? flow.mm(150) : flow.mm(58);
-        flow.ensureSpace(figureHeight + flow.mm(8));
-        heading(flow, htmlText(w), 3, 8);
-        if (stacked) {
-            flow.addPlots({p1.get()}, flow.mm(50));
-            flow.addPlots({p2.get()}, flow.mm(50));
-            flow.addPlots({p3.get()}, flow.mm(50));
-        } else {
-            flow.addPlots({p1.get(), p2.get(), p3.get()}, flow.mm(58));
+        if (cmp.perAccelerator) caption += QStringLiteral(". samples/s and Read GiB/s per accelerator, since accelerator counts differ or it was asked for");
+        flow.addHtml(QStringLiteral("<p>%1.</p>").arg(caption), 8.0);
+        flow.addSpace(flow.mm(1.5));
+
+        ReportTable t;
+        const QString per = cmp.perAccelerator ? QStringLiteral("<br/>per acc.") : QString();
+        t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("AU %"), QStringLiteral("samples/s") + per,
+                    QStringLiteral("Read GiB/s") + per, QStringLiteral("Δ AU (points)"), QStringLiteral("Δ samples/s"),
+                    QStringLiteral("Δ Read GiB/s")};
+        t.widthsPercent = {3, 22, 11, 14, 12, 12, 13, 13};
+        t.fontPt = 7.0;
+        t.alignRight = {true, false, true, true, true, true, true, true};
+        std::vector<BarItem> au, sps, gib;
+        const auto threshold = itemThreshold(d.library->imported(), d.items[index.front()]);
+        for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
+            const auto& row = cmp.rows[r];
+            QStringList cells{QString::number(index[r] + 1), htmlBreakable(d.items[index[r]].name) + (row.baseline ? QStringLiteral(" <i>(baseline)</i>") : QString())};
+            if (!row.comparable || !row.valuesShown || row.metrics.size() < 3) {
+                cells << QStringLiteral("<span class=\"fail\">not comparable</span> — %1").arg(htmlBreakable(q(row.reason)))
+                      << QString() << QString() << QString() << QString() << QString();
+                t.rows.push_back(cells);
+                continue;
+            }
+            const int precision[] = {2, 2, 3};
+            for (std::size_t m = 0; m < 3; ++m) cells << metricCell(row.metrics[m].value, precision[m]);
+            for (std::size_t m = 0; m < 3; ++m) cells << deltaCell(row.metrics[m], precision[m]);
+            t.rows.push_back(cells);
+            const QString label = QStringLiteral("#%1 %2").arg(index[r] + 1).arg(d.items[index[r]].name);
+            auto bar = [&](const NodeMetric& v, std::optional<double> th) {
+                const bool ci = v.n >= 2;
+                return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
+            };
+            au.push_back(bar(row.metrics[0].value, threshold));
+            sps.push_back(bar(row.metrics[1].value, std::nullopt));
+            gib.push_back(bar(row.metrics[2].value, std::nullopt));
+        }
+        // Wide tables split across pages; keep at least the header and a few rows with the heading.
+        flow.addTable(t);
+        flow.addSpace(flow.mm(3));
+        // One item has nothing to compare with: its numbers are in the table and its section.
+        if (au.size() > 1) {
+            const QString suffix = cmp.perAccelerator ? QStringLiteral(" per accelerator") : QString();
+            auto p1 = makeBarPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
+            auto p2 = makeBarPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
+            auto p3 = makeBarPlot(QStringLiteral("Read B/W%1").arg(suffix), QStringLiteral("GiB/s") + suffix, gib, seriesColour(2));
+            flow.ensureSpace(3 * barHeight + flow.mm(8)); // the three charts of a workload on one page
+            flow.addPlots({p1.get()}, barHeight);
+            flow.addSpace(flow.mm(1));
+            flow.addPlots({p2.get()}, barHeight);
+            flow.addSpace(flow.mm(1));
+            flow.addPlots({p3.get()}, barHeight);
+            flow.addHtml(QStringLiteral("<p class=\"muted\">Bars: the mean; whiskers: the 95 % CI of the mean (none "
+                                        "for fewer than two values); axes from zero.</p>"),
+                         7.0);
         }
         flow.addSpace(flow.mm(5));
     }
+
+    // Items of other workloads than the report's baseline, with the reason compare() gives.
+    if (keys.size() > 1) {
+        std::vector<const LibraryNode*> all;
+        for (const auto& it : d.items) all.push_back(it.node);
+        aggregate::CompareOptions co;
+        co.baseline = d.options.baseline;
+        co.perAccelerator = d.options.perAccelerator;
+        const auto cmp = aggregate::compare(all, co);
+        QStringList lines;
+        for (std::size_t r = 0; r < cmp.rows.size(); ++r)
+            if (!cmp.rows[r].comparable)
+                lines << QStringLiteral("#%1 %2: %3").arg(r + 1).arg(htmlBreakable(d.items[r].name), htmlBreakable(q(cmp.rows[r].reason)));
+        if (!lines.isEmpty()) {
+            heading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(d.items[d.options.baseline].name)), 3, 20);
+            flow.addHtml(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br/>"))), 8.0);
+            flow.addSpace(flow.mm(5));
+        }
+    }
 }
 
-// ---- one group -----------------------------------------------------------------------------------
+// ---- one item ------------------------------------------------------------------------------------
 
-ReportTable runTable(const ImportResult& imp, const std::vector<std::size_t>& runs, bool warmup) {
-    ReportTable t;
-    t.header = {QStringLiteral("Run"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("MiB/s"),
-                QStringLiteral("Epochs"), QStringLiteral("DLIO verdict"), QStringLiteral("Start"), QStringLiteral("Hosts")};
-    t.widthsPercent = {12, 9, 12, 11, 9, 10, 30, 7};
-    t.alignRight = {false, true, true, true, true, false, false, true};
-    for (std::size_t i : runs) {
+// The complete run whose AU is the median (the lower one of the middle two for an even count); the
+// item's only run for an invocation; null when the item has no complete run.
+const InvocationRecord* representativeRun(const ImportResult& imp, const ReportItem& it, std::size_t* rank) {
+    std::vector<std::size_t> runs = it.runs;
+    if (runs.empty()) return nullptr;
+    std::sort(runs.begin(), runs.end(), [&](std::size_t a, std::size_t b) { return imp.runs[a].auMeanPercent < imp.runs[b].auMeanPercent; });
+    const std::size_t pick = (runs.size() - 1) / 2;
+    if (rank) *rank = pick;
+    return &imp.runs[runs[pick]];
+}
+
+// MiB/s of each epoch: samples/s × record length ÷ 2^20 (DLIO's formula), or scaled by the run's own
+// MiB/s per sample/s when the record length is not known.
+std::vector<double> epochMib(const InvocationRecord& r) {
+    double perSample = std::nan("");
+    if (r.recordLengthBytes) perSample = *r.recordLengthBytes / 1048576.0;
+    else if (r.samplesPerSecond > 0) perSample = r.mbPerSecond / r.samplesPerSecond;
+    std::vector<double> out;
+    for (double s : r.epochSamplesPerSecond) out.push_back(s * perSample);
+    return out;
+}
+
+QString runLabel(const InvocationRecord& r, bool excluded) {
+    QString name = q(r.runName);
+    if (excluded) name += QStringLiteral(" (%1, excluded)").arg(q(aggregate::statusName(r.status)));
+    else if (r.warmup)
+        name += name.contains(QStringLiteral("warm"), Qt::CaseInsensitive) ? QStringLiteral(" (excluded)") : QStringLiteral(" (warm-up, excluded)");
+    return name;
+}
+
+void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    const auto& imp = d.library->imported();
+    std::vector<LineSeries> au, mib;
+    auto add = [&](std::size_t i, bool dashed, bool excluded) {
         const auto& r = imp.runs[i];
-        t.rows.push_back({htmlBreakable(q(r.runName)), formatNumber(r.auMeanPercent), formatNumber(r.samplesPerSecond),
-                          formatNumber(r.mbPerSecond), QString::number(r.epochs),
-                          r.auMeetExpectation.empty() ? QStringLiteral("–") : htmlText(q(r.auMeetExpectation)),
-                          htmlText(q(r.start)), QString::number(r.numHosts)});
-        if (warmup) t.rowBackground.push_back(QStringLiteral("#fbf3e4"));
+        au.push_back({runLabel(r, excluded), r.epochAuPercent, {}, dashed, true});
+        mib.push_back({runLabel(r, excluded), epochMib(r), {}, dashed, true});
+    };
+    for (std::size_t i : it.runs) add(i, false, false);
+    for (std::size_t i : it.excluded) add(i, true, true);
+    for (std::size_t i : it.warmups) add(i, true, false);
+    if (au.empty()) return;
+    const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
+    auto p1 = makeLinePlot(QStringLiteral("AU per epoch"), QStringLiteral("epoch"), QStringLiteral("AU %"), au,
+                           itemThreshold(imp, it), false, widthPx);
+    auto p2 = makeLinePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
+                           std::nullopt, false, widthPx);
+    heading(flow, QStringLiteral("Per epoch"), 3, 66);
+    flow.addPlots({p1.get(), p2.get()}, flow.mm(60));
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Every run of the item; dashed grey: runs shown but excluded from "
+                                "every statistic (warm-up, not complete).</p>"),
+                 7.0);
+    flow.addSpace(flow.mm(3));
+}
+
+// Mean of consecutive bins so that a series has at most `maxPoints` points.
+void binSeries(std::vector<double>& keys, std::vector<double>& values, std::size_t maxPoints, std::size_t* binOut) {
+    const std::size_t bin = (values.size() + maxPoints - 1) / maxPoints;
+    *binOut = std::max<std::size_t>(*binOut, bin);
+    if (bin <= 1) return;
+    std::vector<double> k, v;
+    for (std::size_t s = 0; s < values.size(); s += bin) {
+        const std::size_t e = std::min(values.size(), s + bin);
+        double sk = 0, sv = 0;
+        for (std::size_t j = s; j < e; ++j) {
+            sk += keys[j];
+            sv += values[j];
+        }
+        k.push_back(sk / static_cast<double>(e - s));
+        v.push_back(sv / static_cast<double>(e - s));
     }
-    return t;
+    keys = std::move(k);
+    values = std::move(v);
+}
+
+bool hasRankOutput(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator i(dir, ec), end; !ec && i != end; i.increment(ec)) {
+        const std::string name = i->path().filename().string();
+        if (name.size() > 12 && name.compare(name.size() - 12, 12, "_output.json") == 0) return true;
+    }
+    return false;
+}
+
+void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    const auto& imp = d.library->imported();
+    const InvocationRecord* rep = representativeRun(imp, it, nullptr);
+    const bool records = rep && hasRankOutput(rep->path);
+    // A heading stays with its plots when there are records, with its one sentence when there are none.
+    heading(flow, QStringLiteral("Per step and per accelerator"), 3, records ? 75 : 15);
+    if (!rep) {
+        flow.addHtml(QStringLiteral("<p class=\"muted\">No complete run: nothing to show per step.</p>"), 8.0);
+        flow.addSpace(flow.mm(3));
+        return;
+    }
+    const QString which = it.runs.size() == 1
+                              ? QStringLiteral("Run %1").arg(htmlText(q(rep->runName)))
+                              : QStringLiteral("Run %1, the run whose AU (%2 %) is the median of the %3 complete runs%4")
+                                    .arg(htmlText(q(rep->runName)), formatNumber(rep->auMeanPercent))
+                                    .arg(it.runs.size())
+                                    .arg(it.runs.size() % 2 == 0 ? QStringLiteral(" (the lower of the middle two)") : QString());
+    if (!records) {
+        flow.addHtml(QStringLiteral("<p>%1: no per-step records in this folder (%2 holds no &lt;rank&gt;_output.json; "
+                                    "DLIO's summary gives per-epoch values only).</p>")
+                         .arg(which, htmlBreakable(QString::fromStdString(rep->path.string()))),
+                     8.0);
+        flow.addSpace(flow.mm(3));
+        return;
+    }
+    InvocationData data;
+    try {
+        data = readInvocationFolder(rep->path);
+    } catch (const std::exception& e) {
+        flow.addHtml(QStringLiteral("<p>%1: per-step records not readable: %2</p>").arg(which, htmlBreakable(QString::fromUtf8(e.what()))), 8.0);
+        flow.addSpace(flow.mm(3));
+        return;
+    }
+    constexpr std::size_t kMaxRanksPlotted = 8;
+    std::vector<LineSeries> load, au;
+    std::size_t bin = 1;
+    MetricOptions opt;
+    opt.excludeStartSteps = data.excludeStartSteps;
+    opt.excludeEndSteps = data.excludeEndSteps;
+    opt.expectedSteps = data.expectedSteps;
+    opt.batchSize = std::max<std::uint64_t>(data.batchSize, 1);
+    ReportTable ranks;
+    ranks.headerRow = true;
+    ranks.header = {QStringLiteral("Accelerator (rank)"), QStringLiteral("AU % per epoch"), QStringLiteral("AU % (mean over epochs)")};
+    ranks.widthsPercent = {22, 54, 24};
+    ranks.alignRight = {false, false, true};
+    for (const auto& rank : data.ranks) {
+        std::vector<double> keys, loadMs, stepAu, perEpoch;
+        double step = 0;
+        for (const auto& e : rank.epochs) {
+            for (const auto& b : e.blocks)
+                for (std::size_t s = 0; s < b.proc.size(); ++s) {
+                    keys.push_back(++step);
+                    loadMs.push_back(s < b.load.size() ? b.load[s] * 1000.0 : std::nan(""));
+                    const double c = s < b.compute.size() ? b.compute[s] : std::nan("");
+                    stepAu.push_back(b.proc[s] > 0 ? 100.0 * c / b.proc[s] : std::nan(""));
+                }
+            perEpoch.push_back(epochRankMetrics(e, opt).auPercent);
+        }
+        QStringList epochs;
+        for (double v : perEpoch) epochs << formatNumber(v);
+        ranks.rows.push_back({QString::number(rank.rank), epochs.join(QStringLiteral(" · ")), formatNumber(trainio::mean(perEpoch))});
+        if (load.size() >= kMaxRanksPlotted) continue;
+        std::vector<double> k2 = keys;
+        binSeries(keys, loadMs, 600, &bin);
+        binSeries(k2, stepAu, 600, &bin);
+        const QString name = QStringLiteral("rank %1").arg(rank.rank);
+        load.push_back({name, loadMs, keys, false, false});
+        au.push_back({name, stepAu, k2, false, false});
+    }
+    const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
+    auto p1 = makeLinePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
+                           std::nullopt, true, widthPx);
+    auto p2 = makeLinePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
+                           au, itemThreshold(imp, it), true, widthPx);
+    flow.addHtml(QStringLiteral("<p>%1%2.</p>")
+                     .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
+                 8.0);
+    flow.addSpace(flow.mm(1));
+    flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
+    flow.addSpace(flow.mm(2));
+    if (data.ranks.size() > kMaxRanksPlotted)
+        flow.addHtml(QStringLiteral("<p class=\"muted\">The plots show the first %1 of %2 ranks; the table has all.</p>")
+                         .arg(kMaxRanksPlotted)
+                         .arg(data.ranks.size()),
+                     7.0);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">AU per accelerator from the same records, as DLIO computes it for "
+                                "each rank (compute ÷ the epoch's time, first %1 step(s) excluded).</p>")
+                     .arg(opt.excludeStartSteps),
+                 7.0);
+    flow.addSpace(flow.mm(1));
+    flow.addTable(ranks);
+    flow.addSpace(flow.mm(4));
+}
+
+void nodeStatisticsTable(ReportPageFlow& flow, const LibraryNode& n) {
+    ReportTable t;
+    t.header = {QStringLiteral("Over the epochs"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
+                QStringLiteral("Read GiB/s"), QStringLiteral("MiB/s")};
+    t.widthsPercent = {28, 18, 18, 18, 18};
+    t.alignRight = {false, true, true, true, true};
+    const NodeMetric* m[] = {&n.au, &n.samplesPerSecond, &n.readGibPerSecond, &n.mibPerSecond};
+    auto row = [&](const QString& name, auto pick) {
+        QStringList r{name};
+        for (std::size_t k = 0; k < 4; ++k) r << pick(*m[k], k == 2 ? 3 : 2);
+        t.rows.push_back(r);
+    };
+    row(QStringLiteral("Mean"), [](const NodeMetric& x, int p) { return formatNumber(x.mean, p); });
+    row(QStringLiteral("Population stdev"), [](const NodeMetric& x, int p) { return formatNumber(x.stdev, p); });
+    row(QStringLiteral("95 % CI of the mean"), [](const NodeMetric& x, int p) {
+        return x.n >= 2 ? formatNumber(x.ci95.low, p) + QStringLiteral(" – ") + formatNumber(x.ci95.high, p) : QStringLiteral("n/a");
+    });
+    row(QStringLiteral("n"), [](const NodeMetric& x, int) { return QString::number(x.n); });
+    flow.addTable(t);
 }
 
 void statisticsTable(ReportPageFlow& flow, const GroupAggregate& a) {
     ReportTable t;
-    t.header = {QStringLiteral("Statistic over the runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
-                QStringLiteral("MiB/s"), QStringLiteral("Rule")};
-    t.widthsPercent = {19, 12, 15, 14, 40};
-    t.alignRight = {false, true, true, true, false};
-    const MetricAggregate* m[] = {&a.au, &a.samplesPerSecond, &a.mibPerSecond};
-    auto row = [&](const QString& name, auto pick, int precision = 2) {
-        QStringList r{name};
-        for (const auto* metric : m) r << formatNumber(pick(*metric).value, precision);
+    t.header = {QStringLiteral("Over the complete runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
+                QStringLiteral("Read GiB/s"), QStringLiteral("MiB/s"), QStringLiteral("Rule")};
+    t.widthsPercent = {17, 12, 13, 13, 13, 32};
+    t.alignRight = {false, true, true, true, true, false};
+    // Read GiB/s is MiB/s ÷ 1024 run by run, so each statistic of it is the MiB/s one ÷ 1024 (CV: unchanged).
+    auto row = [&](const QString& name, auto pick, int precision, bool scaleGib = true) {
+        QStringList r{name, formatNumber(pick(a.au).value, precision), formatNumber(pick(a.samplesPerSecond).value, precision),
+                      formatNumber(pick(a.mibPerSecond).value / (scaleGib ? 1024.0 : 1.0), scaleGib ? 3 : precision),
+                      formatNumber(pick(a.mibPerSecond).value, precision)};
         r << QStringLiteral("<span class=\"muted\">%1</span>").arg(htmlText(q(pick(a.au).rule)));
         t.rows.push_back(r);
     };
-    row(QStringLiteral("<b>Mean</b> (MLPerf Storage rule)"), [](const MetricAggregate& x) { return x.mean; });
-    row(QStringLiteral("<b>Population stdev</b> (MLPerf Storage rule)"),
-        [](const MetricAggregate& x) { return x.populationStdev; });
+    row(QStringLiteral("<b>Mean</b> (MLPerf rule)"), [](const MetricAggregate& x) { return x.mean; }, 2);
+    row(QStringLiteral("<b>Population stdev</b> (MLPerf rule)"), [](const MetricAggregate& x) { return x.populationStdev; }, 2);
     {
-        QStringList r{QStringLiteral("95 % CI of the mean")};
-        for (const auto* metric : m)
-            r << formatNumber(metric->ci95.low) + QStringLiteral(" – ") + formatNumber(metric->ci95.high);
-        r << QStringLiteral("<span class=\"muted\">%1</span>").arg(htmlText(q(a.au.ci95.rule)));
-        t.rows.push_back(r);
+        auto ci = [](const aggregate::ConfidenceInterval& c, double scale, int p) {
+            return formatNumber(c.low / scale, p) + QStringLiteral(" – ") + formatNumber(c.high / scale, p);
+        };
+        t.rows.push_back({QStringLiteral("95 % CI of the mean"), ci(a.au.ci95, 1, 2), ci(a.samplesPerSecond.ci95, 1, 2),
+                          ci(a.mibPerSecond.ci95, 1024, 3), ci(a.mibPerSecond.ci95, 1, 2),
+                          QStringLiteral("<span class=\"muted\">%1</span>").arg(htmlText(q(a.au.ci95.rule)))});
     }
-    row(QStringLiteral("Sample stdev"), [](const MetricAggregate& x) { return x.sampleStdev; });
-    row(QStringLiteral("Median"), [](const MetricAggregate& x) { return x.median; });
-    row(QStringLiteral("Min"), [](const MetricAggregate& x) { return x.min; });
-    row(QStringLiteral("Max"), [](const MetricAggregate& x) { return x.max; });
-    row(QStringLiteral("Geometric mean"), [](const MetricAggregate& x) { return x.geomean; });
-    row(QStringLiteral("CV"), [](const MetricAggregate& x) { return x.cv; }, 4);
-    t.rows.push_back({QStringLiteral("Runs (n)"), QString::number(a.au.values.size()),
-                      QString::number(a.samplesPerSecond.values.size()), QString::number(a.mibPerSecond.values.size()),
-                      QStringLiteral("<span class=\"muted\">measured runs; the warm-up is excluded</span>")});
+    row(QStringLiteral("Median"), [](const MetricAggregate& x) { return x.median; }, 2);
+    row(QStringLiteral("Min"), [](const MetricAggregate& x) { return x.min; }, 2);
+    row(QStringLiteral("Max"), [](const MetricAggregate& x) { return x.max; }, 2);
+    row(QStringLiteral("Geometric mean"), [](const MetricAggregate& x) { return x.geomean; }, 2);
+    row(QStringLiteral("CV"), [](const MetricAggregate& x) { return x.cv; }, 4, false);
+    t.rows.push_back({QStringLiteral("Runs (n)"), QString::number(a.au.values.size()), QString::number(a.samplesPerSecond.values.size()),
+                      QString::number(a.mibPerSecond.values.size()), QString::number(a.mibPerSecond.values.size()),
+                      QStringLiteral("<span class=\"muted\">complete measured runs; warm-up and excluded runs left out</span>")});
     flow.addTable(t);
 }
 
-void epochTable(ReportPageFlow& flow, const GroupAggregate& a) {
+ReportTable runTable(const ImportResult& imp, const ReportItem& it) {
     ReportTable t;
-    t.header = {QStringLiteral("Epoch"), QStringLiteral("Runs"), QStringLiteral("AU % (mean ± 95 % CI)"),
-                QStringLiteral("samples/s (mean ± 95 % CI)"), QStringLiteral("MiB/s (mean ± 95 % CI)")};
-    t.widthsPercent = {10, 8, 26, 30, 26};
-    t.alignRight = {true, true, true, true, true};
-    for (const auto& e : a.perEpoch) {
-        t.rows.push_back({QString::number(e.epoch), QString::number(e.au.values.size()),
-                          formatWithCi(e.au.mean.value, e.au.ci95.halfWidth),
-                          formatWithCi(e.samplesPerSecond.mean.value, e.samplesPerSecond.ci95.halfWidth),
-                          formatWithCi(e.mibPerSecond.mean.value, e.mibPerSecond.ci95.halfWidth)});
-    }
-    flow.addTable(t);
+    t.header = {QStringLiteral("Run"), QStringLiteral("Status"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
+                QStringLiteral("Read GiB/s"), QStringLiteral("MiB/s"), QStringLiteral("Epochs"), QStringLiteral("Start")};
+    t.widthsPercent = {11, 24, 8, 11, 11, 9, 8, 18};
+    t.alignRight = {false, false, true, true, true, true, true, false};
+    auto add = [&](std::size_t i, const QString& status, const QString& background) {
+        const auto& r = imp.runs[i];
+        t.rows.push_back({htmlBreakable(q(r.runName)), status, formatNumber(r.auMeanPercent), formatNumber(r.samplesPerSecond),
+                          formatNumber(r.mbPerSecond / 1024.0, 3), formatNumber(r.mbPerSecond),
+                          r.plannedEpochs > 0 ? QStringLiteral("%1/%2").arg(r.epochs).arg(r.plannedEpochs) : QString::number(r.epochs),
+                          htmlBreakable(q(r.start))});
+        t.rowBackground.push_back(background);
+    };
+    for (std::size_t i : it.runs) add(i, statusHtml(imp.runs[i].status), QString());
+    for (std::size_t i : it.excluded)
+        add(i, statusHtml(imp.runs[i].status, imp.runs[i].statusReason) + QStringLiteral(" <i>(excluded)</i>"), QStringLiteral("#fbe9e7"));
+    for (std::size_t i : it.warmups) add(i, QStringLiteral("warm-up <i>(excluded)</i>"), QStringLiteral("#fbf3e4"));
+    return t;
 }
 
-void configurationTables(ReportPageFlow& flow, const ReportData& d, const GroupAggregate& a) {
-    const auto& g = a.group;
-    const auto& imp = d.imported;
-    const InvocationRecord* first = nullptr;
-    if (!g.runs.empty()) first = &imp.runs[g.runs.front()];
-    else if (!g.warmups.empty()) first = &imp.runs[g.warmups.front()];
-
+void configurationTables(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    const auto& imp = d.library->imported();
+    const InvocationRecord* first = representativeRun(imp, it, nullptr);
+    if (!first && !it.excluded.empty()) first = &imp.runs[it.excluded.front()];
+    if (!first) return;
+    const auto& r = *first;
     std::vector<std::pair<QString, QString>> items{
-        {QStringLiteral("Model"), g.identity.model.empty() ? QStringLiteral("unknown") : htmlText(q(g.identity.model))},
-        {QStringLiteral("Accelerator"), g.identity.accelerator.empty() ? QStringLiteral("unknown") : htmlText(q(g.identity.accelerator))},
-        {QStringLiteral("Accelerators"), QString::number(g.identity.accelerators)},
-        {QStringLiteral("Files (train)"), QString::number(g.identity.filesTrain)},
-        {QStringLiteral("Samples per file"), QString::number(g.identity.samplesPerFile)},
-        {QStringLiteral("Measured runs"), QString::number(g.runs.size())},
-        {QStringLiteral("Warm-up runs"), QString::number(g.warmups.size())},
-        {QStringLiteral("System"), htmlBreakable(systemName(g))},
+        {QStringLiteral("Model"), r.model.empty() ? QStringLiteral("unknown") : htmlText(q(r.model))},
+        {QStringLiteral("Accelerator"), r.accelerator.empty() ? QStringLiteral("unknown") : htmlText(q(r.accelerator))},
+        {QStringLiteral("Accelerators"), QString::number(r.accelerators)},
+        {QStringLiteral("Hosts"), QString::number(r.numHosts)},
+        {QStringLiteral("Format"), r.format.empty() ? QStringLiteral("unknown") : htmlText(q(r.format))},
+        {QStringLiteral("Record length"), r.recordLengthBytes ? formatNumber(*r.recordLengthBytes, 0) + QStringLiteral(" B") : QStringLiteral("unknown")},
+        {QStringLiteral("Files (train)"), QString::number(r.filesTrain)},
+        {QStringLiteral("Samples per file"), QString::number(r.samplesPerFile)},
+        {QStringLiteral("Batch size"), r.batchSize > 0 ? QString::number(r.batchSize) : QStringLiteral("unknown")},
+        {QStringLiteral("Client memory"), formatNumber(r.hostMemoryGiB, 1) + QStringLiteral(" GiB")},
+        {QStringLiteral("AU threshold"),
+         r.auThresholdPercent ? formatNumber(*r.auThresholdPercent, 0) + QStringLiteral(" % (") + htmlText(q(r.auThresholdSource)) + QStringLiteral(")")
+                              : QStringLiteral("unknown")},
     };
-    if (first) {
-        items.emplace_back(QStringLiteral("Record length"), first->recordLengthBytes
-                                                                ? formatNumber(*first->recordLengthBytes, 0) + QStringLiteral(" B")
-                                                                : QStringLiteral("unknown"));
-        items.emplace_back(QStringLiteral("Epochs"), QString::number(first->epochs));
-        items.emplace_back(QStringLiteral("Hosts"), QString::number(first->numHosts));
-        items.emplace_back(QStringLiteral("Client memory"), formatNumber(first->hostMemoryGiB, 1) + QStringLiteral(" GiB (sum of host_memory_GB)"));
-        items.emplace_back(QStringLiteral("AU threshold"),
-                           first->auThresholdPercent
-                               ? formatNumber(*first->auThresholdPercent, 0) + QStringLiteral(" % (") + htmlText(q(first->auThresholdSource)) + QStringLiteral(")")
-                               : QStringLiteral("unknown"));
-        QStringList hosts;
-        for (const auto& h : first->hostnames) hosts << htmlText(q(h));
-        items.emplace_back(QStringLiteral("Host names"), hosts.isEmpty() ? QStringLiteral("–") : hosts.join(QStringLiteral(", ")));
-    }
-    heading(flow, QStringLiteral("Configuration"), 3, 30);
+    heading(flow, QStringLiteral("Configuration <span class=\"muted\" style=\"font-weight: normal;\">— run %1</span>")
+                      .arg(htmlText(q(r.runName))),
+            3, 30);
     flow.addTable(keyValueTable(items, true));
     flow.addSpace(flow.mm(3));
-
-    if (!first) return;
-    if (auto cfg = findRunFile(*first, "config.yaml")) {
-        std::vector<std::pair<QString, QString>> keys;
-        for (const auto& [k, v] : aggregate::readFlatYaml(cfg->second)) keys.emplace_back(htmlKey(q(k)), htmlBreakable(q(v)));
-        if (!keys.empty()) {
+    if (auto cfg = findRunFile(r, "config.yaml")) {
+        // Every key as running text: the whole configuration in a few lines instead of pages of table.
+        QStringList keys;
+        for (const auto& [k, v] : aggregate::readFlatYaml(cfg->second))
+            keys << QStringLiteral("<b>%1</b>&nbsp;=&nbsp;%2").arg(htmlKey(q(k)), htmlBreakable(q(v)));
+        if (!keys.isEmpty()) {
             flow.ensureSpace(flow.mm(25));
             flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
-                                        "them)</span></p>")
-                             .arg(htmlBreakable(QString::fromStdString(cfg->first.string())), htmlText(q(first->runName))),
-                         7.5);
-            flow.addSpace(flow.mm(1));
-            flow.addTable(keyValueTable(keys, true));
+                                        "them)</span>: %3</p>")
+                             .arg(htmlBreakable(QString::fromStdString(cfg->first.string())), htmlText(q(r.runName)),
+                                  keys.join(QStringLiteral(" &nbsp;· "))),
+                         7.0);
             flow.addSpace(flow.mm(2));
         }
     }
-    if (auto ov = findRunFile(*first, "overrides.yaml")) {
+    if (auto ov = findRunFile(r, "overrides.yaml")) {
         QStringList list;
         for (const auto& [k, v] : aggregate::readOverrides(ov->second))
             list << htmlBreakable((k == "=workload" ? QStringLiteral("workload") : q(k)) + QLatin1Char('=') + q(v));
@@ -440,7 +822,6 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const GroupA
         }
     }
 }
-
 void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {
     heading(flow, QStringLiteral("MLPerf Storage closed-division checks"), 3, 25);
     if (a.checks.empty()) {
@@ -481,85 +862,71 @@ void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {
     }
 }
 
-void groupSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
-    const GroupAggregate& a = d.aggregates[index];
-    const auto& g = a.group;
-    const auto& imp = d.imported;
-    flow.newPage();
-    flow.addHtml(QStringLiteral("<h2>%1. %2 <span class=\"muted\" style=\"font-weight: normal;\">— %3</span></h2>")
-                     .arg(index + 1)
-                     .arg(htmlText(workloadName(g.identity)), htmlBreakable(systemName(g))));
+
+void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
+    const ReportItem& it = d.items[index];
+    const LibraryNode& n = *it.node;
+    const auto& imp = d.library->imported();
+    flow.ensureSpace(flow.mm(90));
+    flow.addSpace(flow.mm(4));
+    flow.addHtml(QStringLiteral("<h2>%1. %2</h2>").arg(index + 1).arg(htmlBreakable(it.name)));
     flow.addSpace(flow.mm(1));
-    flow.addHtml(QStringLiteral("<p class=\"muted\">%1</p>").arg(pathText(g.path)), 7.5);
+    const QString kind = n.kind == NodeKind::Benchmark
+                             ? QStringLiteral("benchmark of %1 complete run(s)").arg(it.runs.size())
+                             : QStringLiteral("single invocation");
+    flow.addHtml(QStringLiteral("<p>%1 &nbsp;·&nbsp; %2 &nbsp;·&nbsp; %3 &nbsp;·&nbsp; %4 accelerator(s) &nbsp;·&nbsp; %5</p>"
+                                "<p class=\"muted\">%6</p>")
+                     .arg(statusHtml(n.status, n.statusReason), htmlBreakable(systemLabel(it)), htmlText(workloadText(n)))
+                     .arg(n.accelerators)
+                     .arg(kind, htmlBreakable(QString::fromStdString(n.path.string()))),
+                 8.5);
+    if (!n.description.empty() || !n.notes.empty()) {
+        flow.addSpace(flow.mm(1));
+        QString html;
+        if (!n.description.empty()) html += QStringLiteral("<p><b>Description:</b> %1</p>").arg(multiline(q(n.description)));
+        if (!n.notes.empty()) html += QStringLiteral("<p><b>Notes:</b> %1</p>").arg(multiline(q(n.notes)));
+        flow.addHtml(html, 8.5);
+    }
     flow.addSpace(flow.mm(1.5));
-    flow.addHtml(QStringLiteral("<p>Checks: %1 &nbsp;·&nbsp; AU %2 % &nbsp;·&nbsp; %3 samples/s &nbsp;·&nbsp; %4 MiB/s "
-                                "<span class=\"muted\">(mean ± 95 % CI over %5 measured runs)</span></p>")
-                     .arg(verdictHtml(a), formatWithCi(a.au.mean.value, a.au.ci95.halfWidth),
-                          formatWithCi(a.samplesPerSecond.mean.value, a.samplesPerSecond.ci95.halfWidth),
-                          formatWithCi(a.mibPerSecond.mean.value, a.mibPerSecond.ci95.halfWidth))
-                     .arg(g.runs.size()),
-                 9.0);
+    if (n.hasMetrics)
+        flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
+                                    "%4 MiB/s <span class=\"muted\">(mean ± 95 % CI half width over %5 %6)</span></p>")
+                         .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
+                              metricCell(n.mibPerSecond))
+                         .arg(n.au.n)
+                         .arg(n.kind == NodeKind::Benchmark ? QStringLiteral("complete runs") : QStringLiteral("epochs")),
+                     9.0);
+    else
+        flow.addHtml(QStringLiteral("<p class=\"fail\">No statistic: the item has no complete run.</p>"), 9.0);
+    flow.addSpace(flow.mm(3));
+
+    epochPlots(flow, d, it);
+    stepAndAcceleratorSection(flow, d, it);
+
+    std::optional<GroupAggregate> agg;
+    if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
+    heading(flow, QStringLiteral("Statistics"), 3, 76);
+    if (agg) statisticsTable(flow, *agg);
+    else nodeStatisticsTable(flow, n);
     flow.addSpace(flow.mm(4));
 
-    configurationTables(flow, d, a);
-
-    // Per-epoch lines of every run, the warm-up dashed and grey.
-    std::vector<LineSeries> auLines, spsLines;
-    for (std::size_t i : g.runs) {
-        const auto& r = imp.runs[i];
-        auLines.push_back({q(r.runName), r.epochAuPercent, false});
-        spsLines.push_back({q(r.runName), r.epochSamplesPerSecond, false});
-    }
-    for (std::size_t i : g.warmups) {
-        const auto& r = imp.runs[i];
-        const QString name = q(r.runName);
-        const QString label = name + (name.contains(QStringLiteral("warm"), Qt::CaseInsensitive)
-                                           ? QStringLiteral(" (excluded)")
-                                           : QStringLiteral(" (warm-up, excluded)"));
-        auLines.push_back({label, r.epochAuPercent, true});
-        spsLines.push_back({label, r.epochSamplesPerSecond, true});
-    }
-    auto auPlot = makeEpochPlot(QStringLiteral("AU per epoch"), QStringLiteral("AU %"), auLines, groupThreshold(imp, g), false);
-    auto spsPlot = makeEpochPlot(QStringLiteral("Throughput per epoch"), QStringLiteral("samples/s"), spsLines, std::nullopt, false);
-    flow.ensureSpace(flow.mm(72));
-    heading(flow, QStringLiteral("Per-epoch results of the runs"), 3, 72);
-    flow.addPlots({auPlot.get(), spsPlot.get()}, flow.mm(64));
-    flow.addSpace(flow.mm(4));
-
-    heading(flow, QStringLiteral("Aggregate over the measured runs"), 3, 40);
-    statisticsTable(flow, a);
-    flow.addSpace(flow.mm(4));
-
-    if (!a.perEpoch.empty()) {
-        heading(flow, QStringLiteral("Per-epoch aggregate"), 3, 25);
-        epochTable(flow, a);
-        flow.addSpace(flow.mm(4));
-    }
-
-    heading(flow, QStringLiteral("Measured runs"), 3, 25);
-    flow.addTable(runTable(imp, g.runs, false));
-    flow.addSpace(flow.mm(4));
-
-    heading(flow, QStringLiteral("Warm-up <span class=\"muted\" style=\"font-weight: normal;\">— excluded from every "
-                                 "statistic</span>"),
+    heading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
+                                 "(with the reason), then warm-up</span>"),
             3, 20);
-    if (g.warmups.empty()) {
-        flow.addHtml(QStringLiteral("<p class=\"muted\">No warm-up run was found beside the measured runs.</p>"), 8.0);
-    } else {
-        flow.addTable(runTable(imp, g.warmups, true));
-    }
+    flow.addTable(runTable(imp, it));
     flow.addSpace(flow.mm(4));
 
-    checksSection(flow, a);
+    configurationTables(flow, d, it);
+    if (agg) checksSection(flow, *agg);
 }
 
 } // namespace
 
 void composeReport(ReportPageFlow& flow, const ReportData& d) {
+    if (d.items.empty() || !d.library) return;
     titlePage(flow, d);
-    legendSection(flow, d);
     comparisonSection(flow, d);
-    for (std::size_t i = 0; i < d.aggregates.size(); ++i) groupSection(flow, d, i);
+    for (std::size_t i = 0; i < d.items.size(); ++i) itemSection(flow, d, i);
 }
 
 } // namespace trainio::ui

@@ -1,35 +1,67 @@
-// What goes on the report's pages, in order: title page with provenance, systems, the groups at a
-// glance and the units/rules legend; the comparison figures per workload; one section per group.
+// What goes on the report's pages, in order: the title page (title, subtitle, notes, the systems under
+// test with their descriptions, the selected items with their status and provenance, the legend); one
+// comparison per workload (deltas against the baseline from aggregate::compare()); one section per item
+// (per-epoch and per-step plots, per-accelerator AU, statistics, runs with the excluded ones and why).
+// Everything comes from the in-memory ResultsLibrary; the only files read are the selected invocation
+// folders' step records and configs.
 #pragma once
 
 #include "aggregate/group_aggregate.h"
-#include "aggregate/invocation_record.h"
+#include "aggregate/results_library.h"
 
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 namespace trainio::ui {
 
 class ReportPageFlow;
 
-struct ReportData {
-    QString title;
-    QDateTime generated;
-    QStringList roots;                                 // the folders the user asked for
-    aggregate::ImportResult imported;
-    std::vector<std::size_t> groups;                   // selected groups (indices into imported.groups), report order
-    std::vector<aggregate::GroupAggregate> aggregates; // aggregateGroup() of each, same order
+struct ReportOptions {
+    QString title;                      // "" = "TrainIO report"
+    QString subtitle;
+    QString notes;                      // multi-line plain text
+    std::size_t baseline = 0;           // 0-based index into the items
+    std::optional<bool> perAccelerator; // nullopt = on when accelerator counts differ (aggregate::compare)
 };
+
+// One selected benchmark or invocation, with the runs behind it (indices into ImportResult::runs).
+struct ReportItem {
+    const aggregate::LibraryNode* node = nullptr;
+    QString name;                                   // its name in the report: unique (see nameReportItems)
+    const aggregate::LibraryNode* system = nullptr; // the system node above it (null when none)
+    std::optional<std::size_t> group;               // the group holding its runs: index into ImportResult::groups
+    std::vector<std::size_t> runs;                  // complete measured runs
+    std::vector<std::size_t> excluded;              // measured but not complete
+    std::vector<std::size_t> warmups;
+};
+
+struct ReportData {
+    ReportOptions options;
+    QString title; // options.title or the default
+    QDateTime generated;
+    const aggregate::ResultsLibrary* library = nullptr;
+    std::vector<ReportItem> items; // report order; options.baseline indexes this
+};
+
+// The report's items for `selected` library nodes: benchmark and invocation nodes stand for
+// themselves, an epoch for its invocation, a system or workload node for its items (benchmarks and
+// run-once invocations); an invocation whose benchmark is selected too is left out (the benchmark holds
+// it). Order kept, duplicates dropped. Nothing selected = every item of the library.
+std::vector<const aggregate::LibraryNode*> reportItems(const aggregate::ResultsLibrary& library,
+                                                       const std::vector<const aggregate::LibraryNode*>& selected);
+ReportItem makeReportItem(const aggregate::ResultsLibrary& library, const aggregate::LibraryNode* node);
+// Names the items: the node's itemName, with the folder's name added where two items would share one.
+void nameReportItems(std::vector<ReportItem>& items);
 
 // Numbers as every table of the report prints them: fixed `precision` decimals, "n/a" when undefined.
 QString formatNumber(double value, int precision = 2);
-// "value ± half width" of the 95 % CI, or just the value when the CI is undefined (fewer than 2 runs).
+// "value ± half width" of the 95 % CI — the one meaning of ± in the report — or just the value when the
+// CI is undefined (fewer than 2 values).
 QString formatWithCi(double value, double halfWidth, int precision = 2);
-// "<model>_<accelerator>", as MLPerf Storage names a workload.
-QString workloadName(const aggregate::WorkloadIdentity& identity);
 
 QString hostDescription();
 QString osDescription();

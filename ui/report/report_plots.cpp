@@ -77,14 +77,21 @@ QColor seriesColour(std::size_t index) {
     return palette[index % (sizeof palette / sizeof palette[0])];
 }
 
+double barPlotHeightMm(std::size_t bars) { return 16.0 + 7.0 * static_cast<double>(std::max<std::size_t>(bars, 1)); }
+
 std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& valueLabel,
                                          const std::vector<BarItem>& bars, const QColor& colour) {
     auto plot = basePlot(title);
-    auto* barPlottable = new QCPBars(plot->xAxis, plot->yAxis);
+    // Keys on the left axis, values along the bottom: long item names fit beside their bars.
+    QCPAxis* keyAxis = plot->yAxis;
+    QCPAxis* valueAxis = plot->xAxis;
+    plot->xAxis->grid()->setVisible(true);
+    plot->yAxis->grid()->setVisible(false);
+    auto* barPlottable = new QCPBars(keyAxis, valueAxis);
     barPlottable->setWidth(0.62);
     barPlottable->setPen(QPen(colour.darker(125), 1));
     barPlottable->setBrush(colour);
-    auto* errors = new QCPErrorBars(plot->xAxis, plot->yAxis);
+    auto* errors = new QCPErrorBars(keyAxis, valueAxis);
     errors->setDataPlottable(barPlottable);
     errors->setPen(QPen(kInk, 1));
     errors->setWhiskerWidth(7);
@@ -92,30 +99,28 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QVector<double> keys, values, errLow, errHigh;
     double high = 0.0;
+    // The first item on top, as in the tables.
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const auto& b = bars[i];
-        const double key = static_cast<double>(i + 1);
+        const double key = static_cast<double>(bars.size() - i);
         keys << key;
         values << b.value;
         // QCPErrorBars skips NaN errors, which is right for a CI that is undefined for one run.
         errLow << (std::isfinite(b.ciLow) ? b.value - b.ciLow : std::numeric_limits<double>::quiet_NaN());
         errHigh << (std::isfinite(b.ciHigh) ? b.ciHigh - b.value : std::numeric_limits<double>::quiet_NaN());
         ticker->addTick(key, b.label);
-        high = std::max(high, b.value);
+        if (std::isfinite(b.value)) high = std::max(high, b.value);
         if (std::isfinite(b.ciHigh)) high = std::max(high, b.ciHigh);
         if (b.threshold) high = std::max(high, *b.threshold);
     }
     barPlottable->setData(keys, values, true);
     errors->setData(errLow, errHigh);
-    plot->xAxis->setTicker(ticker);
-    plot->xAxis->setTickLength(0, 3);
-    plot->xAxis->setSubTicks(false);
-    // At least three bar slots wide, so that one or two groups do not become slabs.
-    const double barSlots = std::max<double>(3.0, static_cast<double>(bars.size()));
-    const double centre = (static_cast<double>(bars.size()) + 1.0) / 2.0;
-    plot->xAxis->setRange(centre - barSlots / 2.0 - 0.1, centre + barSlots / 2.0 + 0.1);
-    plot->yAxis->setLabel(valueLabel);
-    niceValueRange(plot->yAxis, 0.0, high, true);
+    keyAxis->setTicker(ticker);
+    keyAxis->setTickLength(0, 3);
+    keyAxis->setSubTicks(false);
+    keyAxis->setRange(0.4, static_cast<double>(bars.size()) + 0.6);
+    valueAxis->setLabel(valueLabel);
+    niceValueRange(valueAxis, 0.0, high, true);
 
     // The pass threshold of each bar's workload as a dashed segment across the bar.
     const QPen thresholdPen(kThreshold, 1.4, Qt::DashLine);
@@ -123,42 +128,47 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
         if (!bars[i].threshold) continue;
         auto* line = new QCPItemLine(plot.get());
         line->setPen(thresholdPen);
-        const double key = static_cast<double>(i + 1);
-        line->start->setCoords(key - 0.48, *bars[i].threshold);
-        line->end->setCoords(key + 0.48, *bars[i].threshold);
+        line->setClipAxisRect(plot->axisRect());
+        const double key = static_cast<double>(bars.size() - i);
+        line->start->setAxes(valueAxis, keyAxis);
+        line->end->setAxes(valueAxis, keyAxis);
+        line->start->setCoords(*bars[i].threshold, key - 0.45);
+        line->end->setCoords(*bars[i].threshold, key + 0.45);
     }
     return plot;
 }
 
-std::unique_ptr<QCustomPlot> makeEpochPlot(const QString& title, const QString& valueLabel,
-                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
-                                           bool valueFromZero) {
+std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
+                                          const std::vector<LineSeries>& series, std::optional<double> threshold,
+                                          bool valueFromZero, int widthPx) {
     auto plot = basePlot(title);
     double low = std::numeric_limits<double>::infinity();
     double high = -std::numeric_limits<double>::infinity();
-    std::size_t epochs = 1;
+    double keyLow = std::numeric_limits<double>::infinity();
+    double keyHigh = -std::numeric_limits<double>::infinity();
+    bool epochKeys = true;
     std::size_t measured = 0;
     for (const auto& s : series) {
         auto* graph = plot->addGraph();
         graph->setName(s.name);
+        if (!s.keys.empty()) epochKeys = false;
         QVector<double> keys, values;
         for (std::size_t e = 0; e < s.values.size(); ++e) {
             if (!std::isfinite(s.values[e])) continue;
-            keys << static_cast<double>(e + 1);
+            const double key = e < s.keys.size() ? s.keys[e] : static_cast<double>(e + 1);
+            keys << key;
             values << s.values[e];
             low = std::min(low, s.values[e]);
             high = std::max(high, s.values[e]);
+            keyLow = std::min(keyLow, key);
+            keyHigh = std::max(keyHigh, key);
         }
-        epochs = std::max(epochs, s.values.size());
         graph->setData(keys, values, true);
-        if (s.warmup) {
-            graph->setPen(QPen(QColor(0x9a, 0xa3, 0xab), 1.2, Qt::DashLine));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x9a, 0xa3, 0xab), Qt::white, 4));
-        } else {
-            const QColor c = seriesColour(measured++);
-            graph->setPen(QPen(c, 1.5));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 4));
-        }
+        const QColor c = s.warmup ? QColor(0x9a, 0xa3, 0xab) : seriesColour(measured++);
+        graph->setPen(QPen(c, s.markers ? 1.5 : 0.8, s.warmup ? Qt::DashLine : Qt::SolidLine));
+        if (s.markers)
+            graph->setScatterStyle(s.warmup ? QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 4)
+                                            : QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 4));
     }
     if (threshold) {
         auto* line = new QCPItemStraightLine(plot.get());
@@ -172,26 +182,40 @@ std::unique_ptr<QCustomPlot> makeEpochPlot(const QString& title, const QString& 
         low = std::min(low, *threshold);
         high = std::max(high, *threshold);
     }
-
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    plot->xAxis->setTicker(ticker);
-    plot->xAxis->setSubTicks(false);
-    plot->xAxis->setRange(0.7, static_cast<double>(epochs) + 0.3);
-    plot->xAxis->setLabel(QStringLiteral("epoch"));
+    if (!std::isfinite(keyLow)) {
+        keyLow = 1.0;
+        keyHigh = 1.0;
+    }
+    if (epochKeys) {
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setTickStep(1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        plot->xAxis->setTicker(ticker);
+        plot->xAxis->setSubTicks(false);
+        plot->xAxis->setRange(0.7, keyHigh + 0.3);
+    } else {
+        plot->xAxis->setRange(keyLow, keyHigh > keyLow ? keyHigh : keyLow + 1.0);
+    }
+    plot->xAxis->setLabel(keyLabel);
     plot->yAxis->setLabel(valueLabel);
     niceValueRange(plot->yAxis, low, high, valueFromZero);
 
-    // The legend goes below the axes so it never covers a line.
+    // The legend goes below the axes so it never covers a line, in as many columns as the longest
+    // entry allows: an entry is never cut ("pass thresholc").
+    const QFont legendFont = pixelFont(9);
+    const QFontMetricsF metrics(legendFont);
+    double widest = 0.0;
+    for (int i = 0; i < plot->graphCount(); ++i) widest = std::max(widest, metrics.horizontalAdvance(plot->graph(i)->name()));
+    const double entry = widest + 16 + 6 + 10; // icon, icon-text padding, column spacing
+    const int columns = std::clamp(static_cast<int>((widthPx - 12) / entry), 1, 4);
     plot->legend->setVisible(true);
-    plot->legend->setFont(pixelFont(9));
+    plot->legend->setFont(legendFont);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setBrush(Qt::NoBrush);
     plot->legend->setIconSize(16, 8);
     plot->legend->setRowSpacing(0);
-    plot->legend->setColumnSpacing(8);
-    plot->legend->setWrap(4);
+    plot->legend->setColumnSpacing(10);
+    plot->legend->setWrap(columns);
     plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     auto* legendRect = plot->axisRect()->insetLayout();
     legendRect->take(plot->legend);

@@ -15,25 +15,33 @@ class QCustomPlot;
 namespace trainio::ui {
 
 struct BarItem {
-    QString label;              // tick label under the bar
+    QString label;              // the item's name, beside its bar
     double value = 0.0;         // bar height
     double ciLow = 0.0;         // 95 % CI bounds; NaN when undefined (fewer than two runs)
     double ciHigh = 0.0;
     std::optional<double> threshold; // AU pass threshold for this bar's workload, if known
 };
 
+// Horizontal bars, one per item, its name beside it (names of any length stay readable); the value axis
+// always starts at zero; whiskers for the 95 % CI; the AU threshold as a dashed red line per bar.
 std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& valueLabel,
                                          const std::vector<BarItem>& bars, const QColor& colour);
+// The height a bar plot of `bars` bars needs, in millimetres on the page.
+double barPlotHeightMm(std::size_t bars);
 
 struct LineSeries {
     QString name;
-    std::vector<double> values; // one per epoch, epoch 1 first
-    bool warmup = false;
+    std::vector<double> values; // one per point
+    std::vector<double> keys;   // x of each value; empty = 1, 2, 3 … (epochs)
+    bool warmup = false;        // dashed grey: shown, not counted (warm-up, excluded runs)
+    bool markers = true;        // false for dense series (per-step records)
 };
 
-std::unique_ptr<QCustomPlot> makeEpochPlot(const QString& title, const QString& valueLabel,
-                                           const std::vector<LineSeries>& series,
-                                           std::optional<double> threshold, bool valueFromZero);
+// Lines over epochs (keys 1…n, integer ticks) or over any keys; the legend below the axes, in as many
+// columns as its longest entry allows in `widthPx` (the plot's width on the page), so no entry is clipped.
+std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
+                                          const std::vector<LineSeries>& series, std::optional<double> threshold,
+                                          bool valueFromZero, int widthPx);
 
 // Distinguishable on white and in greyscale print (Tableau 10).
 QColor seriesColour(std::size_t index);

@@ -2,85 +2,32 @@
 
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
-#include "report/report_content.h"
 #include "report/report_page_flow.h"
 
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
-#include <QSet>
+#include <QStringDecoder>
 
-#include <algorithm>
 #include <exception>
 
 namespace trainio::ui {
 
 namespace {
 
+using aggregate::LibraryNode;
+using aggregate::NodeKind;
+
 constexpr int kResolutionDpi = 300; // QPdfWriter's default of 1200 dpi only inflates coordinates
 
 void setError(QString* error, const QString& text) {
     if (error) *error = text;
-}
-
-QString rootsText(const std::vector<std::filesystem::path>& paths) {
-    QStringList list;
-    for (const auto& p : paths) list << QString::fromStdString(p.string());
-    return list.join(QStringLiteral(", "));
-}
-
-// Imports, filters by the checked keys and aggregates; orders groups by workload, then system, so the
-// report and its comparison figures read workload by workload.
-bool prepare(const ReportRequest& request, ReportData& data, QString* error) {
-    const QString roots = rootsText(request.paths);
-    if (request.paths.empty()) {
-        setError(error, QStringLiteral("No folder to import was given."));
-        return false;
-    }
-    try {
-        data.imported = aggregate::importResults(request.paths);
-    } catch (const std::exception& e) {
-        setError(error, QStringLiteral("Could not import %1: %2").arg(roots, QString::fromUtf8(e.what())));
-        return false;
-    }
-    const auto& imp = data.imported;
-    if (imp.groups.empty()) {
-        QString detail = QStringLiteral("%1 summary.json found").arg(imp.summariesFound);
-        if (!imp.skipped.empty()) {
-            const auto& s = imp.skipped.front();
-            detail += QStringLiteral(", %1 skipped (%2: %3)")
-                          .arg(imp.skipped.size())
-                          .arg(QString::fromStdString(s.path.string()), QString::fromStdString(s.reason));
-        }
-        setError(error, QStringLiteral("No importable results in %1 (%2).").arg(roots, detail));
-        return false;
-    }
-    const QSet<QString> wanted(request.checkedGroupKeys.begin(), request.checkedGroupKeys.end());
-    for (std::size_t i = 0; i < imp.groups.size(); ++i)
-        if (wanted.isEmpty() || wanted.contains(groupKey(imp.groups[i]))) data.groups.push_back(i);
-    if (data.groups.empty()) {
-        setError(error, QStringLiteral("None of the %1 checked groups is among the %2 groups found in %3.")
-                            .arg(wanted.size())
-                            .arg(imp.groups.size())
-                            .arg(roots));
-        return false;
-    }
-    std::stable_sort(data.groups.begin(), data.groups.end(), [&](std::size_t a, std::size_t b) {
-        const auto& ga = imp.groups[a];
-        const auto& gb = imp.groups[b];
-        const QString wa = workloadName(ga.identity), wb = workloadName(gb.identity);
-        if (wa != wb) return wa < wb;
-        return ga.system < gb.system;
-    });
-    for (std::size_t i : data.groups) data.aggregates.push_back(aggregate::aggregateGroup(imp, imp.groups[i]));
-    data.title = request.title.trimmed().isEmpty() ? QStringLiteral("TrainIO report") : request.title.trimmed();
-    data.generated = QDateTime::currentDateTime();
-    for (const auto& p : request.paths) data.roots << QString::fromStdString(p.string());
-    return true;
 }
 
 bool openTarget(QSaveFile& file, const QString& path, QString* error) {
@@ -114,37 +61,45 @@ bool writeText(const QString& path, const QByteArray& bytes, QString* error) {
     return commitTarget(file, path, error);
 }
 
-// Splits core's CSV into records, honouring quoted fields that may hold newlines.
-QStringList csvRecords(const QString& text) {
-    QStringList records;
-    QString current;
-    bool quoted = false;
-    for (QChar c : text) {
-        if (c == QLatin1Char('"')) quoted = !quoted;
-        if (c == QLatin1Char('\n') && !quoted) {
-            records << current;
-            current.clear();
-            continue;
-        }
-        current += c;
+// Items must be benchmark or invocation nodes of this library: anything else is a caller's mistake
+// that would otherwise print an empty section.
+bool checkItems(const std::vector<const LibraryNode*>& items, const QString& target, QString* error) {
+    if (items.empty()) {
+        setError(error, QStringLiteral("Cannot write %1: no benchmark or invocation is selected.").arg(target));
+        return false;
     }
-    if (!current.isEmpty()) records << current;
-    return records;
+    for (const auto* n : items)
+        if (!n || (n->kind != NodeKind::Benchmark && n->kind != NodeKind::Invocation)) {
+            setError(error, QStringLiteral("Cannot write %1: only benchmarks and invocations can be reported (got %2).")
+                                .arg(target, n ? QString::fromStdString(aggregate::nodeKindName(n->kind)) : QStringLiteral("nothing")));
+            return false;
+        }
+    return true;
+}
+
+// The runs of one item as a group core's aggregate functions understand: a benchmark is its own group;
+// an invocation becomes a group of that one run (counted only when it is complete).
+aggregate::RunGroup itemGroup(const aggregate::ImportResult& imp, const ReportItem& item) {
+    aggregate::RunGroup g;
+    if (item.group) g = imp.groups.at(*item.group);
+    if (item.node->kind == NodeKind::Invocation) {
+        g.kind = aggregate::GroupKind::Single;
+        g.path = item.node->path;
+        g.warmups.clear();
+        g.existingReport.reset(); // the folder's report is about the whole benchmark, not this run
+        g.plannedRuns = 1;
+        g.status = item.node->status;
+        g.statusReason = item.node->statusReason;
+    }
+    g.runs = item.runs;
+    g.excluded = item.excluded;
+    return g;
 }
 
 } // namespace
 
-QString groupKey(const aggregate::RunGroup& group) {
-    const auto& id = group.identity;
-    return QStringLiteral("%1|%2|%3|%4|%5|%6")
-        .arg(QString::fromStdString(group.path.string()), QString::fromStdString(id.model),
-             QString::fromStdString(id.accelerator))
-        .arg(id.accelerators)
-        .arg(id.filesTrain)
-        .arg(id.samplesPerFile);
-}
-
-bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QString* error) {
+bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
+                    const ReportOptions& options, const QString& pdfPath, QString* error) {
     // QCustomPlot is a QWidget: without a QApplication constructing one aborts the process.
     if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
         setError(error, QStringLiteral("Cannot write %1: the PDF report needs a QApplication (QT_QPA_PLATFORM=offscreen "
@@ -152,8 +107,21 @@ bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QStrin
                             .arg(pdfPath));
         return false;
     }
+    if (!checkItems(items, pdfPath, error)) return false;
+    if (options.baseline >= items.size()) {
+        setError(error, QStringLiteral("Cannot write %1: baseline %2 is not one of the %3 selected items.")
+                            .arg(pdfPath)
+                            .arg(options.baseline + 1)
+                            .arg(items.size()));
+        return false;
+    }
     ReportData data;
-    if (!prepare(request, data, error)) return false;
+    data.options = options;
+    data.title = options.title.trimmed().isEmpty() ? QStringLiteral("TrainIO report") : options.title.trimmed();
+    data.generated = QDateTime::currentDateTime();
+    data.library = &library;
+    for (const auto* n : items) data.items.push_back(makeReportItem(library, n));
+    nameReportItems(data.items);
 
     QSaveFile file(pdfPath);
     if (!openTarget(file, pdfPath, error)) return false;
@@ -168,71 +136,175 @@ bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QStrin
     chrome.headerRight = QStringLiteral("TrainIO %1 · %2")
                              .arg(QStringLiteral(TRAINIO_VERSION), data.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     chrome.footerLeft = QStringLiteral("Generated on %1 · %2").arg(hostDescription(), osDescription());
-    {
-        ReportPageFlow counting(writer, nullptr, chrome);
-        composeReport(counting, data);
-        chrome.totalPages = counting.pageCount();
-    }
-    QCPPainter painter;
-    if (!painter.begin(&writer)) {
+    try {
+        {
+            ReportPageFlow counting(writer, nullptr, chrome);
+            composeReport(counting, data);
+            chrome.totalPages = counting.pageCount();
+        }
+        QCPPainter painter;
+        if (!painter.begin(&writer)) {
+            file.cancelWriting();
+            setError(error, QStringLiteral("Cannot write %1: the PDF writer could not start.").arg(pdfPath));
+            return false;
+        }
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.setMode(QCPPainter::pmNonCosmetic);
+        {
+            ReportPageFlow flow(writer, &painter, chrome);
+            composeReport(flow, data);
+        }
+        painter.end();
+    } catch (const std::exception& e) {
         file.cancelWriting();
-        setError(error, QStringLiteral("Cannot write %1: the PDF writer could not start.").arg(pdfPath));
+        setError(error, QStringLiteral("Cannot write %1: %2").arg(pdfPath, QString::fromUtf8(e.what())));
         return false;
     }
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNoCaching);
-    painter.setMode(QCPPainter::pmNonCosmetic);
-    {
-        ReportPageFlow flow(writer, &painter, chrome);
-        composeReport(flow, data);
-    }
-    painter.end();
     return commitTarget(file, pdfPath, error);
 }
 
-bool exportAggregateCsv(const ReportRequest& request, const QString& csvPath, QString* error) {
-    ReportData data;
-    if (!prepare(request, data, error)) return false;
-    // Core writes one record per imported group, in import order, after the header; keep the selected.
-    const QStringList records = csvRecords(QString::fromStdString(aggregate::formatCsv(data.imported)));
-    if (records.size() != static_cast<qsizetype>(data.imported.groups.size()) + 1) {
-        setError(error, QStringLiteral("Cannot write %1: the aggregate CSV has %2 records for %3 groups.")
-                            .arg(csvPath)
-                            .arg(records.size())
-                            .arg(data.imported.groups.size()));
+bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QString* error) {
+    QStringList roots;
+    for (const auto& p : request.paths) roots << QString::fromStdString(p.string());
+    if (request.paths.empty()) {
+        setError(error, QStringLiteral("No folder to import was given."));
         return false;
     }
-    QString out = records.front() + QLatin1Char('\n');
-    for (std::size_t i : data.groups) out += records[static_cast<qsizetype>(i) + 1] + QLatin1Char('\n');
-    return writeText(csvPath, out.toUtf8(), error);
+    aggregate::ImportResult imported;
+    try {
+        imported = aggregate::importResults(request.paths);
+    } catch (const std::exception& e) {
+        setError(error, QStringLiteral("Could not import %1: %2").arg(roots.join(QStringLiteral(", ")), QString::fromUtf8(e.what())));
+        return false;
+    }
+    if (imported.groups.empty()) {
+        QString detail = QStringLiteral("%1 summary.json found").arg(imported.summariesFound);
+        if (!imported.skipped.empty()) {
+            const auto& s = imported.skipped.front();
+            detail += QStringLiteral(", %1 skipped (%2: %3)")
+                          .arg(imported.skipped.size())
+                          .arg(QString::fromStdString(s.path.string()), QString::fromStdString(s.reason));
+        }
+        setError(error, QStringLiteral("No importable results in %1 (%2).").arg(roots.join(QStringLiteral(", ")), detail));
+        return false;
+    }
+    const aggregate::ResultsLibrary library(std::move(imported));
+    return writeReportPdf(library, reportItems(library, {}), request.options, pdfPath, error);
 }
 
-bool exportAggregateJson(const ReportRequest& request, const QString& jsonPath, QString* error) {
-    ReportData data;
-    if (!prepare(request, data, error)) return false;
+bool exportItemsCsv(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
+                    const QString& csvPath, QString* error) {
+    if (!checkItems(items, csvPath, error)) return false;
+    // Core's CSV over an import that holds just the selected items as groups: its columns, one row each.
+    aggregate::ImportResult selected;
+    selected.runs = library.imported().runs;
+    for (const auto* n : items) selected.groups.push_back(itemGroup(library.imported(), makeReportItem(library, n)));
+    try {
+        return writeText(csvPath, QByteArray::fromStdString(aggregate::formatCsv(selected)), error);
+    } catch (const std::exception& e) {
+        setError(error, QStringLiteral("Cannot write %1: %2").arg(csvPath, QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+bool exportItemsJson(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
+                     const QString& jsonPath, QString* error) {
+    if (!checkItems(items, jsonPath, error)) return false;
+    const auto& imp = library.imported();
     nlohmann::ordered_json out;
     out["generator"] = "TrainIO " TRAINIO_VERSION;
-    out["generated"] = data.generated.toString(Qt::ISODate).toStdString();
-    out["host"] = hostDescription().toStdString();
-    out["os"] = osDescription().toStdString();
-    nlohmann::ordered_json roots = nlohmann::ordered_json::array();
-    for (const auto& p : request.paths) roots.push_back(p.string());
-    out["paths"] = std::move(roots);
-    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-    for (std::size_t k = 0; k < data.groups.size(); ++k) {
-        // Checks compare a group with the others in its folder, so each is aggregated against the whole import.
-        nlohmann::ordered_json g;
-        g["group_key"] = groupKey(data.imported.groups[data.groups[k]]).toStdString();
-        g.update(aggregate::toJson(data.aggregates[k], data.imported));
-        groups.push_back(std::move(g));
+    out["generated"] = QDateTime::currentDateTime().toString(Qt::ISODate).toStdString();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    try {
+        for (const auto* n : items) {
+            const ReportItem item = makeReportItem(library, n);
+            nlohmann::ordered_json j;
+            j["name"] = n->itemName.empty() ? n->label : n->itemName;
+            j["level"] = aggregate::nodeKindName(n->kind);
+            j["path"] = n->path.string();
+            j["status"] = aggregate::statusName(n->status);
+            j["status_reason"] = n->statusReason;
+            j["system"] = item.system ? item.system->label : std::string();
+            j["system_description"] = item.system ? item.system->description : std::string();
+            j["description"] = n->description;
+            j["notes"] = n->notes;
+            j["workload"] = n->workloadTitle;
+            j["workload_identity"] = n->workloadKey;
+            j["accelerators"] = n->accelerators;
+            if (n->kind == NodeKind::Benchmark) {
+                const aggregate::RunGroup g = itemGroup(imp, item);
+                j["aggregate"] = aggregate::toJson(aggregate::aggregateGroup(imp, g), imp);
+            } else if (n->run) {
+                j["invocation"] = aggregate::toJson(imp.runs.at(*n->run));
+            }
+            nlohmann::ordered_json excluded = nlohmann::ordered_json::array();
+            for (std::size_t i : item.excluded) {
+                const auto& r = imp.runs.at(i);
+                excluded.push_back(nlohmann::ordered_json{
+                    {"path", r.path.string()}, {"status", aggregate::statusName(r.status)}, {"reason", r.statusReason}});
+            }
+            j["excluded"] = std::move(excluded);
+            list.push_back(std::move(j));
+        }
+    } catch (const std::exception& e) {
+        setError(error, QStringLiteral("Cannot write %1: %2").arg(jsonPath, QString::fromUtf8(e.what())));
+        return false;
     }
-    out["groups"] = std::move(groups);
-    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-    for (const auto& s : data.imported.skipped)
-        skipped.push_back(nlohmann::ordered_json{{"path", s.path.string()}, {"reason", s.reason}});
-    out["skipped"] = std::move(skipped);
-    return writeText(jsonPath, QByteArray::fromStdString(out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"), error);
+    out["items"] = std::move(list);
+    return writeText(jsonPath,
+                     QByteArray::fromStdString(out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"),
+                     error);
+}
+
+bool readNotesFile(const QString& path, QString* notes, QString* error, std::int64_t maxBytes) {
+    const QFileInfo info(path);
+    if (!info.exists()) {
+        setError(error, QStringLiteral("--notes %1: no such file").arg(path));
+        return false;
+    }
+    if (!info.isFile()) {
+        setError(error, QStringLiteral("--notes %1: not a regular file").arg(path));
+        return false;
+    }
+    if (info.size() > maxBytes) {
+        setError(error, QStringLiteral("--notes %1: %2 bytes, more than the %3 bytes a report's notes may hold")
+                            .arg(path)
+                            .arg(info.size())
+                            .arg(maxBytes));
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        setError(error, QStringLiteral("--notes %1: cannot read (%2)").arg(path, file.errorString()));
+        return false;
+    }
+    const QByteArray bytes = file.read(maxBytes + 1);
+    if (bytes.size() > maxBytes) {
+        setError(error, QStringLiteral("--notes %1: more than %2 bytes").arg(path).arg(maxBytes));
+        return false;
+    }
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            setError(error, QStringLiteral("--notes %1: not a text file (control byte 0x%2 at offset %3)")
+                                .arg(path)
+                                .arg(c, 2, 16, QLatin1Char('0'))
+                                .arg(i));
+            return false;
+        }
+    }
+    QStringDecoder decoder(QStringDecoder::Utf8);
+    QString text = decoder.decode(bytes);
+    if (decoder.hasError()) {
+        setError(error, QStringLiteral("--notes %1: not valid UTF-8 text").arg(path));
+        return false;
+    }
+    if (text.startsWith(QChar(0xFEFF))) text.remove(0, 1);
+    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
+    *notes = text;
+    return true;
 }
 
 } // namespace trainio::ui

@@ -1,37 +1,45 @@
-// The PDF report and the aggregate exports the GUI's export menu and `trainio --report` offer. Every
-// number comes from core's aggregate functions (importResults, aggregateGroup, checkRules, toJson,
-// formatCsv); this code only lays them out. Plots are QCustomPlot drawn as vectors into the PDF.
+// The PDF report and the data exports (CSV / JSON) of the GUI's export menu and `trainio --report`.
+// Both are built from an in-memory ResultsLibrary and the items the user selected (benchmark or
+// invocation nodes): nothing is imported again and nothing outside the selected folders is read. The
+// headless report imports once with core's importResults and then takes the same path. Every number
+// comes from core (the library's node metrics, aggregateGroup, compare); this code only lays them out.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "aggregate/results_library.h"
+#include "report/report_content.h"
 
 #include <QString>
-#include <QStringList>
 
+#include <cstdint>
 #include <filesystem>
 #include <vector>
 
 namespace trainio::ui {
 
-struct ReportRequest {
-    std::vector<std::filesystem::path> paths; // folders to import (TrainIO benchmark folders, any DLIO / MLPerf Storage tree)
-    QString title;                            // optional; default "TrainIO report"
-    QStringList checkedGroupKeys;             // optional filter of group keys (empty = every group found)
-};
+// Writes a PDF of `items` (benchmark or invocation nodes of `library`, see reportItems()) atomically
+// (temp file + rename). Returns false and sets *error on failure (no item, bad baseline, unwritable
+// path). Needs a QApplication (QCustomPlot is a widget, never shown); works with QT_QPA_PLATFORM=offscreen.
+bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const aggregate::LibraryNode*>& items,
+                    const ReportOptions& options, const QString& pdfPath, QString* error);
 
-// Writes a PDF (atomically: temp file + rename). Returns false and sets *error on failure (nothing
-// importable, unwritable path). Call on the GUI thread or with a QApplication alive (QCustomPlot is a
-// widget, never shown); works with QT_QPA_PLATFORM=offscreen.
+// The selected items as CSV (core's formatCsv columns, one row per item) and JSON (core's toJson of each
+// benchmark's aggregate or of each invocation, with the item's name, status and labels). Atomic writes.
+bool exportItemsCsv(const aggregate::ResultsLibrary& library, const std::vector<const aggregate::LibraryNode*>& items,
+                    const QString& csvPath, QString* error);
+bool exportItemsJson(const aggregate::ResultsLibrary& library, const std::vector<const aggregate::LibraryNode*>& items,
+                     const QString& jsonPath, QString* error);
+
+// `trainio --report PATH... --output FILE.pdf`: imports the paths, builds the library and reports every
+// item in it (benchmarks and run-once invocations).
+struct ReportRequest {
+    std::vector<std::filesystem::path> paths;
+    ReportOptions options;
+};
 bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QString* error);
 
-// The selected groups as core's CSV (aggregate::formatCsv rows) and JSON (aggregate::toJson per group,
-// plus the skipped files and the report's provenance). Both written atomically.
-bool exportAggregateCsv(const ReportRequest& request, const QString& csvPath, QString* error);
-bool exportAggregateJson(const ReportRequest& request, const QString& jsonPath, QString* error);
-
-// A group's stable identity for ReportRequest::checkedGroupKeys: the folder holding its runs plus the
-// workload identity, "<path>|<model>|<accelerator>|<accelerators>|<files>|<samples per file>". The
-// whole identity is needed because one folder can hold runs of several configurations.
-QString groupKey(const trainio::aggregate::RunGroup& group);
+// --notes FILE: UTF-8 text of at most maxBytes. False with *error naming the file when it is missing,
+// unreadable, too large, not UTF-8 or binary (a NUL or another control character than tab/CR/LF).
+inline constexpr std::int64_t kMaxNotesBytes = 64 * 1024;
+bool readNotesFile(const QString& path, QString* notes, QString* error, std::int64_t maxBytes = kMaxNotesBytes);
 
 } // namespace trainio::ui
