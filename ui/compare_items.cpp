@@ -11,6 +11,7 @@ using aggregate::NodeKind;
 namespace {
 
 QString labelOf(const LibraryNode& n) {
+    if (!n.itemName.empty()) return QString::fromStdString(n.itemName);
     QString label = QString::fromStdString(n.label);
     // One level of context makes "run-1" or "epoch 2" identifiable among items from several folders.
     // A benchmark is told apart by its system (its folder name often repeats the workload's).
@@ -30,9 +31,6 @@ std::vector<CompareItem> compareItems(const aggregate::ResultsLibrary& library, 
         item.label = labelOf(*n);
         item.kind = QString::fromStdString(aggregate::nodeKindName(n->kind));
         item.node = n;
-        item.au = n->au;
-        item.samplesPerSecond = n->samplesPerSecond;
-        item.mibPerSecond = n->mibPerSecond;
         if (n->kind == NodeKind::Invocation) {
             for (const auto& e : n->children) {
                 item.epochAu.push_back(e->au.n ? e->au.mean : std::numeric_limits<double>::quiet_NaN());
@@ -50,13 +48,6 @@ std::vector<CompareItem> compareItems(const aggregate::ResultsLibrary& library, 
         out.push_back(std::move(item));
     }
     return out;
-}
-
-Delta deltaAgainst(double value, double baseline) {
-    Delta d;
-    d.absolute = value - baseline;
-    d.percent = baseline != 0 ? 100.0 * d.absolute / baseline : std::numeric_limits<double>::quiet_NaN();
-    return d;
 }
 
 } // namespace trainio::ui

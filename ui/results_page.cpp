@@ -1,5 +1,6 @@
 #include "results_page.h"
 
+#include "label_dialog.h"
 #include "results_library_loader.h"
 #include "results_tree_model.h"
 
@@ -12,6 +13,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSplitter>
@@ -41,7 +43,11 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     auto* reload = new QPushButton(style()->standardIcon(QStyle::SP_BrowserReload), tr("Reload"), this);
     auto* checkAll = new QPushButton(tr("Check all"), this);
     auto* uncheckAll = new QPushButton(tr("Uncheck all"), this);
-    for (QPushButton* b : {add, remove, reload, checkAll, uncheckAll}) bar->addWidget(b);
+    labels_ = new QPushButton(tr("Labels…"), this);
+    labels_->setObjectName(QStringLiteral("editLabels"));
+    labels_->setToolTip(tr("Name and describe the selected system, benchmark or invocation (system name, the storage "
+                           "under test, notes, item name); saved as trainio_labels.json beside the results"));
+    for (QPushButton* b : {add, remove, reload, checkAll, uncheckAll, labels_}) bar->addWidget(b);
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("librarySummary"));
     bar->addWidget(summary_, 1);
@@ -53,9 +59,10 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->setModel(model_);
     tree_->setAlternatingRowColors(true);
     tree_->setUniformRowHeights(true);
+    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
-    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 290);
+    tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 270);
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
@@ -75,7 +82,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     splitter->addWidget(tabs);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 0);
-    splitter->setSizes({900, 420});
+    splitter->setSizes({1000, 360});
     layout->addWidget(splitter, 1);
 
     connect(add, &QPushButton::clicked, this, &ResultsPage::addFolderWithDialog);
@@ -94,9 +101,22 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
         folders_->addItems(f);
     });
     connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, &ResultsPage::showDetails);
+    connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, &ResultsPage::updateLabelsButton);
+    connect(labels_, &QPushButton::clicked, this, &ResultsPage::editLabels);
+    connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex i = tree_->indexAt(pos);
+        const LibraryNode* n = i.isValid() ? model_->node(i) : nullptr;
+        if (!n || !LabelDialog::canEdit(*n)) return;
+        tree_->setCurrentIndex(i);
+        QMenu menu(this);
+        menu.addAction(tr("Edit labels…"), this, &ResultsPage::editLabels);
+        menu.exec(tree_->viewport()->mapToGlobal(pos));
+    });
     connect(model_, &QAbstractItemModel::modelReset, this, [this] {
         details_->clear(); // they described a node of the previous library
+        updateLabelsButton();
     });
+    updateLabelsButton();
     folders_->addItems(loader_->folders());
     onLoaded();
 }
@@ -137,13 +157,23 @@ void ResultsPage::onLoaded() {
     const auto lib = loader_->library();
     if (!lib) return;
     const auto& imp = lib->imported();
-    std::size_t runs = 0;
-    for (const auto& g : imp.groups) runs += g.runs.size();
-    summary_->setText(tr("%L1 summaries found · %L2 workload groups · %L3 measured runs · %L4 skipped")
+    std::size_t runs = 0, excluded = 0;
+    for (const auto& g : imp.groups) {
+        runs += g.runs.size();
+        excluded += g.excluded.size();
+    }
+    summary_->setText(tr("%L1 summaries found · %L2 groups · %L3 complete runs · %L4 excluded (not complete) · "
+                         "%L5 duplicates dropped · %L6 skipped")
                           .arg(imp.summariesFound)
                           .arg(imp.groups.size())
                           .arg(runs)
+                          .arg(excluded)
+                          .arg(imp.duplicates.size())
                           .arg(imp.skipped.size()));
+    QString dupTip;
+    for (const auto& d : imp.duplicates)
+        dupTip += tr("%1 is %2\n").arg(QString::fromStdString(d.path.string()), QString::fromStdString(d.kept.string()));
+    summary_->setToolTip(dupTip.isEmpty() ? QString() : tr("Reached twice, counted once:\n") + dupTip.trimmed());
     skipped_->clear();
     for (const auto& s : imp.skipped) {
         auto* item = new QTreeWidgetItem(skipped_, {QString::fromStdString(s.path.string()), QString::fromStdString(s.reason)});
@@ -162,30 +192,79 @@ void ResultsPage::showDetails() {
         details_->clear();
         return;
     }
+    auto esc = [](const std::string& text) { return QString::fromStdString(text).toHtmlEscaped(); };
     auto fmt = [](double v, int d) { return std::isfinite(v) ? QString::number(v, 'f', d) : QStringLiteral("—"); };
     auto row = [&](const QString& name, const aggregate::NodeMetric& m, int d) {
         return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>[%4, %5]</td><td align=right>%6</td></tr>")
             .arg(name, fmt(m.mean, d), fmt(m.stdev, d), fmt(m.ci95.low, d), fmt(m.ci95.high, d))
             .arg(m.n);
     };
-    QString html = QStringLiteral("<h3>%1: %2</h3>").arg(QString::fromStdString(aggregate::nodeKindName(n->kind)),
-                                                        QString::fromStdString(n->label).toHtmlEscaped());
-    if (!n->path.empty()) html += QStringLiteral("<p><code>%1</code></p>").arg(QString::fromStdString(n->path.string()).toHtmlEscaped());
-    html += QStringLiteral("<table cellspacing=4><tr><th align=left>metric</th><th>mean</th><th>stdev</th><th>95 % CI</th><th>n</th></tr>");
-    html += row(tr("AU %"), n->au, 2) + row(tr("samples/s"), n->samplesPerSecond, 1) + row(tr("MiB/s"), n->mibPerSecond, 1);
-    html += QStringLiteral("</table><p><i>%1</i></p>").arg(ResultsTreeModel::ruleText(*n));
+    auto list = [&](const QString& title, const std::vector<std::string>& lines) {
+        if (lines.empty()) return QString();
+        QString out = QStringLiteral("<p><b>%1</b></p><ul>").arg(title);
+        for (const auto& l : lines) out += QStringLiteral("<li>%1</li>").arg(esc(l));
+        return out + QStringLiteral("</ul>");
+    };
+    QString html = QStringLiteral("<h3>%1: %2</h3>").arg(QString::fromStdString(aggregate::nodeKindName(n->kind)), esc(n->label));
+    if (!n->itemName.empty() && n->itemName != n->label)
+        html += tr("<p>Shown in comparisons and reports as <b>%1</b>.</p>").arg(esc(n->itemName));
+    if (!n->path.empty()) html += QStringLiteral("<p><code>%1</code></p>").arg(esc(n->path.string()));
+    html += tr("<p>Status: <b>%1</b></p>").arg(ResultsTreeModel::statusText(*n).toHtmlEscaped());
+    if (n->warmup) html += tr("<p>Warm-up invocation: shown, excluded from every statistic.</p>");
+    if (!n->workloadTitle.empty() && n->kind != NodeKind::System)
+        html += tr("<p>Workload: %1</p>").arg(esc(n->workloadTitle));
+    if (!n->description.empty())
+        html += tr("<p><b>%1</b><br/>%2</p>")
+                    .arg(n->kind == NodeKind::System ? tr("Storage under test") : tr("Description"), esc(n->description));
+    if (!n->notes.empty()) html += tr("<p><b>Notes</b><br/>%1</p>").arg(esc(n->notes));
+    if (n->kind == NodeKind::Workload) {
+        if (n->bestPassing && *n->bestPassing < n->children.size()) {
+            const LibraryNode& best = *n->children[*n->bestPassing];
+            html += tr("<p>Best passing benchmark (most accelerators, then Read GiB/s): <b>%1</b> — %2 accelerators, "
+                       "%3 GiB/s, AU %4 %</p>")
+                        .arg(esc(best.itemName.empty() ? best.label : best.itemName))
+                        .arg(best.accelerators)
+                        .arg(fmt(best.readGibPerSecond.mean, 3), fmt(best.au.mean, 2));
+        } else {
+            html += tr("<p>No benchmark of this workload passes.</p>");
+        }
+    }
+    html += list(n->kind == NodeKind::System ? tr("Per workload") : tr("Benchmarks side by side"), n->summary);
+    if (n->hasMetrics) {
+        html += QStringLiteral("<table cellspacing=4><tr><th align=left>metric</th><th>mean</th><th>stdev</th><th>95 % CI</th><th>n</th></tr>");
+        html += row(tr("AU %"), n->au, 2) + row(tr("samples/s"), n->samplesPerSecond, 1) + row(tr("MiB/s"), n->mibPerSecond, 1) +
+                row(tr("Read GiB/s"), n->readGibPerSecond, 3);
+        html += QStringLiteral("</table>");
+    }
+    if (n->hasMetrics || n->kind == NodeKind::System || n->kind == NodeKind::Workload)
+        html += QStringLiteral("<p><i>%1</i></p>").arg(ResultsTreeModel::ruleText(*n));
+    else if (n->kind == NodeKind::Benchmark)
+        html += tr("<p><i>No complete run: no numbers.</i></p>");
     const auto lib = model_->library();
     if (n->group && lib) {
         const auto& agg = lib->aggregate(*n->group);
-        html += tr("<p>Also: median %1 %, min %2 %, geometric mean %3 % (AU over runs).</p>")
-                    .arg(fmt(agg.au.median.value, 2), fmt(agg.au.min.value, 2), fmt(agg.au.geomean.value, 2));
-        if (agg.reportAgrees) html += *agg.reportAgrees ? tr("<p>The folder's mlperf_storage_report.json agrees with the runs.</p>")
-                                                        : tr("<p><b>The folder's mlperf_storage_report.json disagrees with the runs.</b></p>");
-        if (!agg.notes.empty()) {
-            html += tr("<p>Notes:</p><ul>");
-            for (const auto& note : agg.notes) html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(note).toHtmlEscaped());
+        const auto& group = lib->imported().groups.at(*n->group);
+        if (agg.au.values.size() > 0)
+            html += tr("<p>Also: median %1 %, min %2 %, geometric mean %3 % (AU over runs).</p>")
+                        .arg(fmt(agg.au.median.value, 2), fmt(agg.au.min.value, 2), fmt(agg.au.geomean.value, 2));
+        if (group.plannedRuns) html += tr("<p>%1 of %2 planned runs complete.</p>").arg(group.runs.size()).arg(group.plannedRuns);
+        if (!group.excluded.empty()) {
+            html += tr("<p><b>Excluded runs</b> (not complete, in no statistic):</p><ul>");
+            for (std::size_t i : group.excluded) {
+                const auto& r = lib->imported().runs.at(i);
+                html += QStringLiteral("<li>%1 — %2%3</li>")
+                            .arg(esc(r.runName), QString::fromStdString(aggregate::statusName(r.status)),
+                                 r.statusReason.empty() ? QString() : QStringLiteral(": ") + esc(r.statusReason));
+            }
             html += QStringLiteral("</ul>");
         }
+        html += list(tr("Differs from another benchmark in the same folder:"), group.differences);
+        if (group.systemFile)
+            html += tr("<p>System described by <code>%1</code> (a trainio_labels.json takes precedence).</p>")
+                        .arg(esc(group.systemFile->string()));
+        if (agg.reportAgrees) html += *agg.reportAgrees ? tr("<p>The folder's mlperf_storage_report.json agrees with the runs.</p>")
+                                                        : tr("<p><b>The folder's mlperf_storage_report.json disagrees with the runs.</b></p>");
+        html += list(tr("Notes:"), agg.notes);
     }
     const QStringList v = ResultsTreeModel::violations(*n);
     if (!v.isEmpty()) {
@@ -196,6 +275,27 @@ void ResultsPage::showDetails() {
         html += n->badge.passed ? tr("<p>Pass: every check passed.</p>") : tr("<p><b>Fail:</b> AU below the threshold.</p>");
     }
     details_->setHtml(html);
+}
+
+void ResultsPage::updateLabelsButton() {
+    const QModelIndex i = tree_->currentIndex();
+    const LibraryNode* n = i.isValid() ? model_->node(i) : nullptr;
+    labels_->setEnabled(n && LabelDialog::canEdit(*n));
+}
+
+void ResultsPage::editLabels() {
+    const QModelIndex i = tree_->currentIndex();
+    const LibraryNode* n = i.isValid() ? model_->node(i) : nullptr;
+    const auto lib = model_->library();
+    if (!n || !lib || !LabelDialog::canEdit(*n)) {
+        emit notify(Severity::Info, tr("Select a system, benchmark or invocation to label it."));
+        return;
+    }
+    LabelDialog dialog(*lib, *n, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    emit notify(Severity::Info, tr("Labels saved in %n folder(s); reloading the library.", nullptr,
+                                   static_cast<int>(dialog.folders().size())));
+    loader_->reload();
 }
 
 void ResultsPage::dragEnterEvent(QDragEnterEvent* event) {

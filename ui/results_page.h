@@ -1,5 +1,7 @@
-// Page 4: the results library — the folders it is made of, the tree with aggregates, spreads and
-// badges, the details of the selected node, and the files the import had to skip.
+// Page 4: the results library — the folders it is made of, the tree with status badges, aggregates,
+// spreads and rule badges, the details of the selected node (a system's per-workload summary, a
+// workload's best passing benchmark, descriptions and notes), label editing, and the files the import
+// had to skip.
 #pragma once
 
 #include "notification_panel.h"
@@ -9,6 +11,7 @@
 
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QTextBrowser;
 class QTreeView;
 class QTreeWidget;
@@ -25,9 +28,13 @@ public:
     QTreeView* tree() const { return tree_; }
     QTreeWidget* skippedPanel() const { return skipped_; }
 
+    QPushButton* labelsButton() const { return labels_; }
+
 public slots:
     void addFolderWithDialog();
     bool addFolder(const QString& path);
+    // Opens the label dialog for the current system, benchmark or invocation; saving reloads the library.
+    void editLabels();
 
 signals:
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
@@ -40,6 +47,7 @@ private:
     void onLoaded();
     void reportImport(const QString& folder, const ResultsLibraryLoader::FolderCount& count);
     void showDetails();
+    void updateLabelsButton();
 
     ResultsLibraryLoader* loader_;
     ResultsTreeModel* model_;
@@ -48,6 +56,7 @@ private:
     QTreeWidget* skipped_;
     QTextBrowser* details_;
     QLabel* summary_;
+    QPushButton* labels_;
 };
 
 } // namespace trainio::ui

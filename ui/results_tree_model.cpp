@@ -47,10 +47,27 @@ const QIcon& ruleIcon() {
     return icon;
 }
 
+// Status badges: shape and glyph as well as colour, so that they read without colour vision.
+const QIcon& statusIcon(aggregate::InvocationStatus status) {
+    using S = aggregate::InvocationStatus;
+    static const QIcon complete = badgeIcon(QColor(0x2e7d32), QChar(0x25CF));   // ●
+    static const QIcon incomplete = badgeIcon(QColor(0xb26a00), QChar(0x25D0)); // ◐
+    static const QIcon cancelled = badgeIcon(QColor(0x616161), QChar(0x25A0));  // ■
+    static const QIcon failed = badgeIcon(QColor(0xc62828), QLatin1Char('!'));
+    switch (status) {
+    case S::Complete: return complete;
+    case S::Incomplete: return incomplete;
+    case S::Cancelled: return cancelled;
+    case S::Failed: return failed;
+    }
+    return failed;
+}
+
 const NodeMetric& metricOf(const LibraryNode& n, int column) {
     switch (column) {
     case ResultsTreeModel::SamplesColumn: return n.samplesPerSecond;
     case ResultsTreeModel::MibColumn: return n.mibPerSecond;
+    case ResultsTreeModel::GibColumn: return n.readGibPerSecond;
     default: return n.au;
     }
 }
@@ -60,7 +77,9 @@ QString number(double v, int decimals) {
     return QLocale().toString(v, 'f', decimals);
 }
 
-int decimalsFor(int column) { return column == ResultsTreeModel::AuColumn ? 2 : 1; }
+int decimalsFor(int column) {
+    return column == ResultsTreeModel::AuColumn ? 2 : column == ResultsTreeModel::GibColumn ? 3 : 1;
+}
 
 QString kindName(NodeKind k) { return QString::fromStdString(aggregate::nodeKindName(k)); }
 
@@ -141,12 +160,21 @@ QString ResultsTreeModel::ruleText(const LibraryNode& n) {
         return tr("mean of per-run means, population stdev (MLPerf Storage's rule); warm-up excluded; "
                   "95 % CI: Student t over runs");
     case NodeKind::Workload:
+        return tr("no aggregate: the workload's benchmarks (different accelerator counts) stand side by side; "
+                  "the details name the best passing one");
     case NodeKind::System:
     case NodeKind::Root:
-        return tr("mean of the children's means (each %1 weighs the same), population stdev; 95 % CI: Student t")
-            .arg(n.kind == NodeKind::Workload ? tr("benchmark") : n.kind == NodeKind::System ? tr("workload") : tr("system"));
+        return tr("no aggregate: a number averaged across workloads means nothing; the details hold a "
+                  "per-workload summary");
     }
     return {};
+}
+
+QString ResultsTreeModel::statusText(const LibraryNode& n) {
+    QString s = QString::fromStdString(aggregate::statusName(n.status));
+    if (!n.statusReason.empty()) s += QStringLiteral(": ") + QString::fromStdString(n.statusReason);
+    if (n.excluded) s += tr(" (excluded from every statistic)");
+    return s;
 }
 
 QStringList ResultsTreeModel::violations(const LibraryNode& n) {
@@ -161,36 +189,42 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
     const LibraryNode* n = index.isValid() ? node(index) : nullptr;
     if (!n) return {};
     const int col = index.column();
-    const bool metricColumn = col == AuColumn || col == SamplesColumn || col == MibColumn;
+    const bool metricColumn = col == AuColumn || col == SamplesColumn || col == MibColumn || col == GibColumn;
     switch (role) {
     case Qt::DisplayRole:
         if (col == NameColumn) return QString::fromStdString(n->label);
         if (metricColumn) {
             const NodeMetric& m = metricOf(*n, col);
-            if (m.n == 0) return QStringLiteral("—");
+            if (!n->hasMetrics || m.n == 0) return QStringLiteral("—");
             QString s = number(m.mean, decimalsFor(col));
             if (m.n > 1 && std::isfinite(m.stdev)) s += QStringLiteral(" ± ") + number(m.stdev, decimalsFor(col));
             return s;
         }
-        if (col == CountColumn) return static_cast<qulonglong>(n->au.n);
+        if (col == CountColumn) return n->hasMetrics ? QVariant(static_cast<qulonglong>(n->au.n)) : QVariant();
         if (col == StatusColumn) {
+            const QString name = QString::fromStdString(aggregate::statusName(n->status));
+            return n->excluded ? tr("%1 · excluded").arg(name) : name;
+        }
+        if (col == ChecksColumn) {
             if (n->warmup) return tr("warm-up");
             if (!n->badge.evaluated) return tr("not checked");
-            if (n->badge.violations) return tr("%n rule violation(s)", nullptr, static_cast<int>(n->badge.violations));
+            if (n->badge.violations) return tr("%n violation(s)", nullptr, static_cast<int>(n->badge.violations));
             return n->badge.passed ? tr("pass") : tr("fail");
         }
         return {};
     case Qt::DecorationRole:
-        if (col != StatusColumn || n->warmup || !n->badge.evaluated) return {};
+        if (col == StatusColumn) return statusIcon(n->status);
+        if (col != ChecksColumn || n->warmup || !n->badge.evaluated) return {};
         if (n->badge.violations) return ruleIcon();
         return n->badge.passed ? passIcon() : failIcon();
     case Qt::ForegroundRole:
-        if (n->warmup) return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        if (n->warmup || n->excluded) return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
         return {};
     case Qt::TextAlignmentRole:
         if (metricColumn || col == CountColumn) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ToolTipRole: {
+        if (metricColumn && !n->hasMetrics) return QStringLiteral("<i>") + ruleText(*n) + QStringLiteral("</i>");
         if (metricColumn) {
             const NodeMetric& m = metricOf(*n, col);
             QString tip = tr("mean %1, population stdev %2, n = %3").arg(number(m.mean, 3), number(m.stdev, 3)).arg(m.n);
@@ -198,7 +232,8 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
                 tip += tr("<br/>95 % CI [%1, %2]").arg(number(m.ci95.low, 3), number(m.ci95.high, 3));
             return tip + QStringLiteral("<br/><i>") + ruleText(*n) + QStringLiteral("</i>");
         }
-        if (col == StatusColumn) {
+        if (col == StatusColumn) return statusText(*n).toHtmlEscaped();
+        if (col == ChecksColumn) {
             const QStringList v = violations(*n);
             if (n->warmup) return tr("Warm-up invocation: shown, excluded from every statistic.");
             if (!v.isEmpty()) {
@@ -210,8 +245,10 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             return n->badge.passed ? tr("AU met the threshold; every rule check passed.") : tr("AU below the threshold.");
         }
         if (col == NameColumn)
-            return QStringLiteral("%1: %2%3").arg(kindName(n->kind), QString::fromStdString(n->label).toHtmlEscaped(),
-                                                   n->path.empty() ? QString() : QStringLiteral("<br/>") + QString::fromStdString(n->path.string()).toHtmlEscaped());
+            return QStringLiteral("%1: %2%3%4")
+                .arg(kindName(n->kind), QString::fromStdString(n->label).toHtmlEscaped(),
+                     n->path.empty() ? QString() : QStringLiteral("<br/>") + QString::fromStdString(n->path.string()).toHtmlEscaped(),
+                     n->excluded ? QStringLiteral("<br/><b>") + statusText(*n).toHtmlEscaped() + QStringLiteral("</b>") : QString());
         return {};
     }
     case Qt::CheckStateRole:
@@ -220,14 +257,16 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
     case NodeKindRole: return static_cast<int>(n->kind);
     case PathRole: return QString::fromStdString(n->path.string());
     case MeanRole:
-        if (metricColumn) return metricOf(*n, col).mean;
+        if (metricColumn && n->hasMetrics) return metricOf(*n, col).mean;
         return {};
     case SpreadRole:
-        if (metricColumn) return metricOf(*n, col).stdev;
+        if (metricColumn && n->hasMetrics) return metricOf(*n, col).stdev;
         return {};
     case PassedRole:
         if (!n->badge.evaluated) return {};
         return n->badge.passed;
+    case StatusRole: return static_cast<int>(n->status);
+    case ExcludedRole: return n->excluded;
     default: return {};
     }
 }
@@ -294,9 +333,14 @@ std::vector<const LibraryNode*> ResultsTreeModel::checkedNodes() const {
         stack.pop_back();
         const Qt::CheckState s = checkState(n);
         const bool aboveBenchmark = n->kind == NodeKind::System || n->kind == NodeKind::Workload;
-        if (s == Qt::Checked && !aboveBenchmark) out.push_back(n);
-        else if (s != Qt::Unchecked)
+        // An excluded invocation (cancelled, failed) has no values to compare: a checked parent does
+        // not bring it along; checked on its own, it is listed with the reason.
+        const bool byParent = n->parent && checkState(n->parent) == Qt::Checked;
+        if (s == Qt::Checked && !aboveBenchmark) {
+            if (!(n->excluded && byParent)) out.push_back(n);
+        } else if (s != Qt::Unchecked) {
             for (auto it = n->children.rbegin(); it != n->children.rend(); ++it) stack.push_back(it->get());
+        }
     }
     return out;
 }
@@ -322,21 +366,29 @@ QVariant ResultsTreeModel::headerData(int section, Qt::Orientation orientation, 
     if (role == Qt::DisplayRole) {
         switch (section) {
         case NameColumn: return tr("Result");
+        case StatusColumn: return tr("Status");
         case AuColumn: return tr("AU % (mean ± sd)");
         case SamplesColumn: return tr("Samples/s");
         case MibColumn: return tr("MiB/s");
+        case GibColumn: return tr("Read GiB/s");
         case CountColumn: return tr("n");
-        case StatusColumn: return tr("Checks");
+        case ChecksColumn: return tr("Checks");
         default: return {};
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
+        case StatusColumn:
+            return tr("complete / incomplete / cancelled / failed; cancelled and failed invocations are excluded "
+                      "from every statistic");
         case AuColumn:
         case SamplesColumn:
-        case MibColumn: return tr("Mean ± population stdev over the children; hover a cell for the 95 % CI and the rule");
+        case MibColumn:
+        case GibColumn:
+            return tr("Mean ± population stdev (over a benchmark's complete runs, an invocation's epochs); hover a "
+                      "cell for the 95 % CI and the rule. System and workload rows carry no aggregate (—)");
         case CountColumn: return tr("How many values the aggregate is over (runs, epochs, …)");
-        case StatusColumn: return tr("AU threshold and MLPerf Storage closed-division rule checks");
+        case ChecksColumn: return tr("AU threshold and MLPerf Storage closed-division rule checks");
         default: return {};
         }
     }

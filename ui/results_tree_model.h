@@ -1,6 +1,8 @@
 // A Qt item model over core's ResultsLibrary: system → workload → benchmark → invocation → epoch, with
-// check boxes (checking a node checks its subtree; parents show partial states), the aggregate and its
-// spread in every row, and pass/fail badges whose tooltip lists the rule violations.
+// check boxes (checking a node checks its subtree; parents show partial states), a status badge
+// (complete / incomplete / cancelled / failed) on every row, the aggregate and its spread where one
+// means something (benchmark, invocation, epoch — "—" at system and workload rows), and pass/fail
+// badges whose tooltip lists the rule violations. Excluded invocations are greyed, with their reason.
 #pragma once
 
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in; it needs
@@ -19,13 +21,25 @@ namespace trainio::ui {
 class ResultsTreeModel final : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, AuColumn, SamplesColumn, MibColumn, CountColumn, StatusColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        StatusColumn, // complete / incomplete / cancelled / failed
+        AuColumn,
+        SamplesColumn,
+        MibColumn,
+        GibColumn,    // MLPerf v3.0's headline "Read B/W (GiB/s)"
+        CountColumn,
+        ChecksColumn, // AU threshold and MLPerf rule checks: pass / fail, separate from the status
+        ColumnCount
+    };
     enum Role {
         NodeKindRole = Qt::UserRole + 1, // int(aggregate::NodeKind)
         PathRole,                        // folder of the node, QString
         MeanRole,                        // double: the column's mean (metric columns)
         SpreadRole,                      // double: the column's population stdev
         PassedRole,                      // QVariant(bool), invalid when not evaluated
+        StatusRole,                      // int(aggregate::InvocationStatus)
+        ExcludedRole,                    // bool: shown, never counted (not complete)
     };
 
     explicit ResultsTreeModel(QObject* parent = nullptr);
@@ -37,8 +51,9 @@ public:
     const aggregate::LibraryNode* node(const QModelIndex& index) const;
     QModelIndex indexOf(const aggregate::LibraryNode* node, int column = 0) const;
 
-    // What the user checked, as items to compare: the checked benchmarks (a checked system or workload
-    // stands for its benchmarks), and checked invocations or epochs of benchmarks not wholly checked.
+    // What the user checked, as items to compare: the checked benchmarks and run-once invocations (a
+    // checked system or workload stands for them), and checked invocations or epochs of benchmarks not
+    // wholly checked. Excluded invocations come only when checked on their own.
     std::vector<const aggregate::LibraryNode*> checkedNodes() const;
     void setAllChecked(bool checked);
     int groupCount() const;
@@ -56,6 +71,8 @@ public:
 
     // The rule that produced a node's numbers, in words (shown in tooltips and the details pane).
     static QString ruleText(const aggregate::LibraryNode& node);
+    // The status in words with its reason ("failed: <error>"), for tooltips and the details pane.
+    static QString statusText(const aggregate::LibraryNode& node);
     // All violation sentences in a node's subtree.
     static QStringList violations(const aggregate::LibraryNode& node);
 

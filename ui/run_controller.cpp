@@ -82,6 +82,7 @@ bool RunController::start(const RunRequest& request) {
             io.cancel = &cancel_;
             io.io = request.io;
             io.commandLine = "trainio (desktop)";
+            io.labels = request.labels;
             io.warnings = warnings; // at the head of the invocation's log too
             // Called on this worker thread: the device crosses to the GUI thread, where the live controls
             // act on it (its setters are thread-safe). Queued in order, so an invocation's null comes

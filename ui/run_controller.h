@@ -3,6 +3,10 @@
 // The window and the tests drive runs through this one object.
 #pragma once
 
+// moc (Qt 6.4) cannot parse <compare>, which the aggregate headers pull in; it needs only the names.
+#ifndef Q_MOC_RUN
+#include "aggregate/invocation_record.h"
+#endif
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -35,6 +39,7 @@ struct RunRequest {
     std::uint64_t runs = 5;     // benchmark only
     std::uint64_t warmups = 1;  // benchmark only
     std::shared_ptr<IoBackend> io; // null: POSIX; tests wrap it in a FaultInjectingBackend
+    aggregate::Labels labels;      // written beside the results (trainio_labels.json): the system name
 };
 
 struct RunFinish {

@@ -4,16 +4,19 @@
 #include "preflight_dialog.h"
 #include "storage_controls.h"
 
+#include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QSettings>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -28,6 +31,29 @@ namespace trainio::ui {
 
 namespace {
 
+const QString kSystemsKey = QStringLiteral("run/systems");     // past system names, most recent first
+const QString kSystemKey = QStringLiteral("run/system");       // the current one
+const QString kSystemAskedKey = QStringLiteral("run/systemAsked"); // the user answered the prompt with no name
+constexpr int kRememberedSystems = 20;
+
+std::optional<QString> askSystem(QWidget* parent) {
+    bool ok = false;
+    const QString name = QInputDialog::getText(
+        parent, QObject::tr("System under test"),
+        QObject::tr("Name the system these results measure — the storage under test and its client hosts, e.g. "
+                    "\"lab-nvme-01\". Results are then named \"system · workload · N accelerators\" and can be told "
+                    "apart from other systems' results.\n\nLeave it empty to run without a name (you will not be "
+                    "asked again; the System box on the Run page sets it any time)."),
+        QLineEdit::Normal, QString(), &ok);
+    if (!ok) return std::nullopt;
+    return name.trimmed();
+}
+
+RunPage::SystemPrompt& systemPrompt() {
+    static RunPage::SystemPrompt prompt = askSystem;
+    return prompt;
+}
+
 QString duration(double seconds) {
     if (!(seconds >= 0) || seconds > 1e7) return QStringLiteral("—");
     const auto s = static_cast<qint64>(seconds + 0.5);
@@ -41,6 +67,23 @@ RunPage::RunPage(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
 
     auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("System:"), this));
+    system_ = new QComboBox(this);
+    system_->setObjectName(QStringLiteral("systemName"));
+    system_->setEditable(true);
+    system_->setInsertPolicy(QComboBox::NoInsert); // remembered when a run starts, not per keystroke
+    system_->setMinimumContentsLength(14);
+    system_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    system_->setToolTip(tr("The system under test (storage + client hosts). Saved with the results as "
+                           "trainio_labels.json; results are named \"system · workload · N accelerators\""));
+    system_->lineEdit()->setPlaceholderText(tr("e.g. lab-nvme-01"));
+    {
+        const QSettings settings;
+        system_->addItems(settings.value(kSystemsKey).toStringList());
+        system_->setCurrentText(settings.value(kSystemKey).toString());
+    }
+    controls->addWidget(system_);
+    controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Output folder:"), this));
     output_ = new QLineEdit(this);
     output_->setObjectName(QStringLiteral("outputFolder"));
@@ -182,6 +225,40 @@ QString RunPage::suggestedFolder() const {
         .filePath(QStringLiteral("%1-%2acc-%3").arg(label).arg(accelerators_).arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
+QString RunPage::systemName() const { return system_->currentText().trimmed(); }
+
+void RunPage::setSystemName(const QString& name) { system_->setCurrentText(name.trimmed()); }
+
+void RunPage::setSystemPrompt(SystemPrompt prompt) { systemPrompt() = prompt ? std::move(prompt) : askSystem; }
+
+std::optional<QString> RunPage::systemForRun() {
+    QSettings settings;
+    QString name = systemName();
+    if (name.isEmpty() && !settings.value(kSystemAskedKey, false).toBool()) {
+        const std::optional<QString> answer = systemPrompt()(this);
+        if (!answer) return std::nullopt;
+        name = answer->trimmed();
+        if (name.isEmpty()) settings.setValue(kSystemAskedKey, true);
+        setSystemName(name);
+    }
+    if (!name.isEmpty()) rememberSystem(name);
+    return name;
+}
+
+void RunPage::rememberSystem(const QString& name) {
+    QSettings settings;
+    QStringList names = settings.value(kSystemsKey).toStringList();
+    names.removeAll(name);
+    names.prepend(name);
+    while (names.size() > kRememberedSystems) names.removeLast();
+    settings.setValue(kSystemsKey, names);
+    settings.setValue(kSystemKey, name);
+    const QSignalBlocker block(system_);
+    system_->clear();
+    system_->addItems(names);
+    system_->setCurrentText(name);
+}
+
 bool RunPage::startInvocation() { return start(false); }
 bool RunPage::startBenchmark() { return start(true); }
 
@@ -195,9 +272,15 @@ bool RunPage::start(bool benchmark) {
         emit notify(Severity::Error, tr("Choose an output folder first."));
         return false;
     }
+    const std::optional<QString> system = systemForRun();
+    if (!system) {
+        emit notify(Severity::Info, tr("Run not started: no system name given."));
+        return false;
+    }
     // A fresh folder per run unless the user chose one: never mix two runs' files.
     if (!outputChosenByUser_) output_->setText(suggestedFolder());
     RunRequest req;
+    req.labels.system = system->toStdString();
     req.config = config_;
     req.outputDir = output_->text().trimmed().toStdString();
     req.accelerators = accelerators_;

@@ -11,7 +11,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -34,6 +36,17 @@ public:
     void setOutputFolder(const QString& dir);
     QString outputFolder() const;
     void setBenchmarkShape(int runs, int warmups);
+    // The system under test (storage + client hosts), written as the results' label "system"
+    // (trainio_labels.json). Past names are remembered (QSettings "run/systems").
+    QString systemName() const;
+    void setSystemName(const QString& name);
+    QComboBox* systemCombo() const { return system_; }
+
+    // Asked once, before a run, when the system name is empty: returns the name (empty: run without
+    // one, and do not ask again) or nullopt (the user cancelled: the run does not start). The default
+    // shows a dialog; test suites answer it themselves.
+    using SystemPrompt = std::function<std::optional<QString>(QWidget* parent)>;
+    static void setSystemPrompt(SystemPrompt prompt);
 
     RunController* controller() const { return controller_; }
     LivePlots* plots() const { return plots_; }
@@ -67,6 +80,9 @@ private:
     void setRunning(bool running);
     // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
     void clearView();
+    // The system name for the next run, asking once when there is none; nullopt when the user cancelled.
+    std::optional<QString> systemForRun();
+    void rememberSystem(const QString& name);
 
     WorkloadConfig config_;
     std::uint64_t accelerators_ = 1;
@@ -83,6 +99,7 @@ private:
     RunController* controller_;
     LivePlots* plots_;
     StorageControls* storage_;
+    QComboBox* system_;
     QLineEdit* output_;
     QSpinBox* runs_;
     QSpinBox* warmups_;

@@ -12,6 +12,7 @@
 #include "workload_page.h"
 
 #include "config/config_loader.h"
+#include "aggregate/invocation_record.h"
 
 #include <qcustomplot.h>
 
@@ -55,6 +56,8 @@ void ScreenshotTour::start() {
     cfg.train.computationTime.stdev = 0.001;
     window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo (resized for the screenshots)"));
     window_->workloadPage()->setAccelerators(2);
+    // The system under test, as a user names it (and so no question before the first run).
+    window_->runPage()->setSystemName(QStringLiteral("workstation-nvme"));
     window_->showPage(MainWindow::WorkloadPageIndex);
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("workload"));
@@ -204,25 +207,31 @@ void ScreenshotTour::importResults() {
         QTreeView* tree = window_->resultsPage()->tree();
         ResultsTreeModel* model = window_->resultsModel();
         tree->collapseAll();
-        // Open the path to our own benchmark and to the first workload of the imported trees.
+        // The first published system down to its first benchmark (workload rows carry no numbers), and
+        // every workload of the systems with excluded runs (cancelled, failed) with their items.
+        QModelIndex select;
         for (int s = 0; s < model->rowCount(); ++s) {
             const QModelIndex sys = model->index(s, 0);
-            tree->expand(sys);
-            if (model->rowCount(sys) > 0) tree->expand(model->index(0, 0, sys));
-        }
-        // Select a benchmark row so that the details pane shows its statistics.
-        QModelIndex bench;
-        for (int s = 0; s < model->rowCount() && !bench.isValid(); ++s) {
-            const QModelIndex sys = model->index(s, 0);
-            for (int w = 0; w < model->rowCount(sys) && !bench.isValid(); ++w) {
+            const bool excluded = model->data(sys.siblingAtColumn(ResultsTreeModel::StatusColumn), ResultsTreeModel::StatusRole).toInt() !=
+                                  static_cast<int>(aggregate::InvocationStatus::Complete);
+            if (s == 0 || excluded) tree->expand(sys);
+            for (int w = 0; w < model->rowCount(sys) && (s == 0 || excluded); ++w) {
                 const QModelIndex wl = model->index(w, 0, sys);
-                if (model->rowCount(wl) > 0) {
-                    bench = model->index(0, 0, wl);
-                    tree->expand(bench);
+                if (s == 0 && w == 0) tree->expand(wl);
+                if (!excluded) continue;
+                tree->expand(wl);
+                // A failed invocation: its details give the reason it is excluded.
+                for (int i = 0; i < model->rowCount(wl) && !select.isValid(); ++i) {
+                    const QModelIndex item = model->index(i, 0, wl);
+                    if (model->data(item.siblingAtColumn(ResultsTreeModel::StatusColumn), ResultsTreeModel::StatusRole).toInt() ==
+                        static_cast<int>(aggregate::InvocationStatus::Failed))
+                        select = item;
                 }
             }
         }
-        if (bench.isValid()) tree->setCurrentIndex(bench);
+        if (!select.isValid()) select = model->index(0, 0, model->index(0, 0));
+        tree->setCurrentIndex(select);
+        tree->scrollTo(select);
         QTimer::singleShot(300, this, [this] {
             save(QStringLiteral("results"));
             compare();
@@ -233,16 +242,18 @@ void ScreenshotTour::importResults() {
 
 void ScreenshotTour::compare() {
     ResultsTreeModel* model = window_->resultsModel();
-    // Compare the demo benchmark with the unet3d_h100 benchmarks of up to three published systems.
-    int published = 0;
+    // The unet3d_h100 benchmarks of up to three published systems (different accelerator counts: per
+    // accelerator by default) and one resnet50 benchmark (another workload: not comparable).
+    int unet = 0, resnet = 0;
     for (int s = 0; s < model->rowCount(); ++s) {
         const QModelIndex sys = model->index(s, 0);
         for (int w = 0; w < model->rowCount(sys); ++w) {
             const QModelIndex wl = model->index(w, 0, sys);
             const QString name = model->data(wl).toString();
-            const bool demo = name.startsWith(QLatin1String("demo"));
-            if (!demo && (name != QLatin1String("unet3d_h100") || published >= 3)) continue;
-            if (!demo) ++published;
+            const bool isUnet = name.startsWith(QLatin1String("unet3d_h100")) && unet < 3;
+            const bool isResnet = name.startsWith(QLatin1String("resnet50_h100")) && resnet < 1 && unet > 0;
+            if ((!isUnet && !isResnet) || model->rowCount(wl) == 0) continue;
+            (isUnet ? unet : resnet) += 1;
             model->setData(model->index(0, 0, wl), Qt::Checked, Qt::CheckStateRole);
         }
     }

@@ -1,10 +1,15 @@
-// Shared helpers of the GUI suites: settings kept in a temporary folder (never the user's), and a tiny
-// workload whose dataset is generated in a temporary folder.
+// Shared helpers of the GUI suites: settings kept in a temporary folder (never the user's), the run's
+// system-name prompt answered, and a tiny workload whose dataset is generated in a temporary folder.
 #pragma once
 
 #include "config/config_loader.h"
+#include "run_page.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -18,6 +23,8 @@ inline void isolateSettings(const QTemporaryDir& dir) {
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
     QSettings().clear();
+    // Runs without a system name ask for one in a modal dialog; suites not about that answer "none".
+    trainio::ui::RunPage::setSystemPrompt([](QWidget*) { return std::optional<QString>(QString()); });
 }
 
 // npz, `files` files of 64 KiB, batch 2, `epochs` epochs, `compute` s per step, data in dataDir.
@@ -36,6 +43,18 @@ inline trainio::WorkloadConfig tinyWorkload(const QString& dataDir, std::uint64_
     cfg.train.computationTime = trainio::ComputeTime{};
     cfg.train.computationTime.mean = compute;
     return cfg;
+}
+
+// Copies the folder `from` (with hidden folders such as DLIO's .hydra) to `to`; false on any failure.
+inline bool copyTree(const QString& from, const QString& to) {
+    if (!QDir().mkpath(to)) return false;
+    QDirIterator it(from, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString src = it.next();
+        const QString dst = QDir(to).filePath(QDir(from).relativeFilePath(src));
+        if (!QDir().mkpath(QFileInfo(dst).path()) || !QFile::copy(src, dst)) return false;
+    }
+    return true;
 }
 
 } // namespace uitest

@@ -2,6 +2,7 @@
 // counts, the model passes QAbstractItemModelTester while data is fed, check states propagate, the
 // aggregate and its rule are shown, folders persist, and bad folders give a message instead of a crash.
 #include "results_library_loader.h"
+#include "results_page.h"
 #include "results_tree_model.h"
 #include "gui_test_support.h"
 
@@ -9,6 +10,11 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QBrush>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QTreeView>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
@@ -66,11 +72,12 @@ class TestResultsTreeModel : public QObject {
     const QString fixture_ = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0");
 
     // Loads the fixture through the loader the window uses, with the tester attached from the start.
-    void loadFixture(ResultsLibraryLoader& loader, ResultsTreeModel& model) {
+    void loadFixture(ResultsLibraryLoader& loader, ResultsTreeModel& model) { loadFolder(loader, model, fixture_); }
+    static void loadFolder(ResultsLibraryLoader& loader, ResultsTreeModel& model, const QString& folder) {
         QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         QString why;
-        QVERIFY2(loader.addFolder(fixture_, &why), qPrintable(why));
+        QVERIFY2(loader.addFolder(folder, &why), qPrintable(why));
         QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, 60000);
     }
 
@@ -117,6 +124,118 @@ private slots:
         };
         walk({});
         QCOMPARE(benchmarks, 39);
+    }
+
+    void systemAndWorkloadRowsShowNoNumbers() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        loadFixture(loader, model);
+        int aboveBenchmarks = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                const auto kind = static_cast<NodeKind>(model.data(i, ResultsTreeModel::NodeKindRole).toInt());
+                if (kind != NodeKind::System && kind != NodeKind::Workload) continue;
+                ++aboveBenchmarks;
+                for (int c : {ResultsTreeModel::AuColumn, ResultsTreeModel::SamplesColumn, ResultsTreeModel::MibColumn,
+                              ResultsTreeModel::GibColumn}) {
+                    QCOMPARE(model.data(i.siblingAtColumn(c)).toString(), QStringLiteral("—"));
+                    QVERIFY(!model.data(i.siblingAtColumn(c), ResultsTreeModel::MeanRole).isValid());
+                }
+                QVERIFY(!model.data(i.siblingAtColumn(ResultsTreeModel::CountColumn)).isValid());
+                // Still a status badge: complete, or the worst status below.
+                QVERIFY(model.data(i.siblingAtColumn(ResultsTreeModel::StatusColumn), Qt::DecorationRole).isValid());
+                walk(i);
+            }
+        };
+        walk({});
+        QVERIFY(aboveBenchmarks > 39 / 3); // at least every system and workload of the published tree
+    }
+
+    void statusBadgesAndExcludedReasonsAreShown() {
+        // Three invocations of one benchmark folder (copies of a real DLIO run): one complete, one that
+        // failed and one that was cancelled, as TrainIO's trainio_run.json marks them.
+        QTemporaryDir dir;
+        const QString runs = dir.filePath(QStringLiteral("bench/runs"));
+        const QString source = QStringLiteral(TRAINIO_TEST_DATA "/dlio-runs/unet3d_256_np1");
+        for (const char* name : {"run-1", "run-2", "run-3"}) QVERIFY(uitest::copyTree(source, runs + QLatin1Char('/') + QLatin1String(name)));
+        auto mark = [&](const char* run, const QByteArray& json) {
+            QFile f(runs + QLatin1Char('/') + QLatin1String(run) + QStringLiteral("/trainio_run.json"));
+            return f.open(QIODevice::WriteOnly) && f.write(json) == json.size();
+        };
+        QVERIFY(mark("run-2", R"({"status": "failed", "error": "injected: No space left on device"})"));
+        QVERIFY(mark("run-3", R"({"status": "cancelled"})"));
+
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        loadFolder(loader, model, dir.path());
+
+        QHash<QString, QModelIndex> byPath;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                if (model.data(i, ResultsTreeModel::NodeKindRole).toInt() == static_cast<int>(NodeKind::Invocation))
+                    byPath.insert(QFileInfo(model.data(i, ResultsTreeModel::PathRole).toString()).fileName(), i);
+                walk(i);
+            }
+        };
+        walk({});
+        QCOMPARE(byPath.size(), 3);
+        const QModelIndex ok = byPath.value(QStringLiteral("run-1"));
+        const QModelIndex failed = byPath.value(QStringLiteral("run-2"));
+        const QModelIndex cancelled = byPath.value(QStringLiteral("run-3"));
+        auto status = [&](const QModelIndex& i, int role = Qt::DisplayRole) {
+            return model.data(i.siblingAtColumn(ResultsTreeModel::StatusColumn), role);
+        };
+        QCOMPARE(status(ok).toString(), QStringLiteral("complete"));
+        QVERIFY(!model.data(ok, ResultsTreeModel::ExcludedRole).toBool());
+        QVERIFY(model.data(ok.siblingAtColumn(ResultsTreeModel::AuColumn)).toString() != QStringLiteral("—"));
+        QCOMPARE(status(failed).toString(), QStringLiteral("failed · excluded"));
+        QCOMPARE(status(cancelled).toString(), QStringLiteral("cancelled · excluded"));
+        QVERIFY2(status(failed, Qt::ToolTipRole).toString().contains(QStringLiteral("No space left on device")),
+                 qPrintable(status(failed, Qt::ToolTipRole).toString()));
+        for (const QModelIndex& i : {failed, cancelled}) {
+            QVERIFY(model.data(i, ResultsTreeModel::ExcludedRole).toBool());
+            QVERIFY(status(i, Qt::DecorationRole).isValid());
+            QCOMPARE(model.data(i, Qt::ForegroundRole).value<QBrush>(), QApplication::palette().brush(QPalette::Disabled, QPalette::Text));
+            QCOMPARE(model.data(i.siblingAtColumn(ResultsTreeModel::AuColumn)).toString(), QStringLiteral("—"));
+        }
+        QVERIFY(!model.data(ok, Qt::ForegroundRole).isValid());
+        // The benchmark counts only the complete run.
+        QCOMPARE(model.data(ok.parent().siblingAtColumn(ResultsTreeModel::CountColumn)).toULongLong(), 1ull);
+    }
+
+    void detailsAndLabelsFollowTheSelection() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        ResultsPage page(&loader, &model);
+        loadFixture(loader, model);
+        auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
+        QVERIFY(details);
+        // A workload of the published tree with a passing benchmark: the details name it, no number of
+        // the workload's own; labels are for systems, benchmarks and invocations only.
+        QModelIndex workload;
+        for (int s = 0; s < model.rowCount() && !workload.isValid(); ++s)
+            for (int w = 0; w < model.rowCount(model.index(s, 0)) && !workload.isValid(); ++w)
+                if (model.node(model.index(w, 0, model.index(s, 0)))->bestPassing) workload = model.index(w, 0, model.index(s, 0));
+        QVERIFY(workload.isValid());
+        page.tree()->setCurrentIndex(workload);
+        const LibraryNode* wl = model.node(workload);
+        const LibraryNode& best = *wl->children[*wl->bestPassing];
+        QVERIFY2(details->toPlainText().contains(QStringLiteral("Best passing benchmark")) &&
+                     details->toPlainText().contains(QString::fromStdString(best.itemName)),
+                 qPrintable(details->toPlainText()));
+        QVERIFY(!details->toPlainText().contains(QStringLiteral("95 % CI")));
+        QVERIFY(!page.labelsButton()->isEnabled());
+        // Its system: one summary line per workload, and labels can be edited.
+        page.tree()->setCurrentIndex(workload.parent());
+        QVERIFY(page.labelsButton()->isEnabled());
+        QVERIFY(!model.node(workload.parent())->summary.empty());
+        for (const auto& line : model.node(workload.parent())->summary)
+            QVERIFY2(details->toPlainText().contains(QString::fromStdString(line)), qPrintable(details->toPlainText()));
+        page.tree()->setCurrentIndex(model.index(0, 0, workload));
+        QVERIFY(page.labelsButton()->isEnabled());
     }
 
     void benchmarkNumbersAreCoresAggregate() {

@@ -13,9 +13,11 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -179,6 +181,60 @@ private slots:
         QCOMPARE(notes.count(), 1);
         QCOMPARE(notes.first().first().value<NotificationPanel::Severity>(), NotificationPanel::Severity::Error);
         QVERIFY(!page.isRunning());
+    }
+
+    void systemNameIsAskedOnceAndWrittenWithTheResults() {
+        QSettings().clear(); // the runs above answered the question already
+        int asked = 0;
+        RunPage::setSystemPrompt([&asked](QWidget*) {
+            ++asked;
+            return std::optional<QString>(QStringLiteral("lab-nvme-01"));
+        });
+        auto runOnce = [&](RunPage& page, const QString& out) {
+            page.setOutputFolder(out);
+            QSignalSpy finished(page.controller(), &RunController::finished);
+            if (!page.startInvocation()) return false;
+            return finished.wait(60000) && finished.first().first().value<RunFinish>().complete;
+        };
+        {
+            RunPage page;
+            page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+            QVERIFY(page.systemName().isEmpty());
+            const QString out = work_.filePath(QStringLiteral("named-1"));
+            QVERIFY(runOnce(page, out));
+            QCOMPARE(asked, 1);
+            QCOMPARE(page.systemName(), QStringLiteral("lab-nvme-01"));
+            // Core writes the name beside the results, where the importer reads it.
+            const auto labels = nlohmann::json::parse(testsupport::readText((out + QStringLiteral("/trainio_labels.json")).toStdString()));
+            QCOMPARE(QString::fromStdString(labels.value("system", std::string())), QStringLiteral("lab-nvme-01"));
+            QVERIFY(runOnce(page, work_.filePath(QStringLiteral("named-2"))));
+            QCOMPARE(asked, 1); // the name is there now: not asked again
+        }
+        // A new page (the next session) remembers the name and the list of past names.
+        RunPage again;
+        QCOMPARE(again.systemName(), QStringLiteral("lab-nvme-01"));
+        QVERIFY(again.systemCombo()->findText(QStringLiteral("lab-nvme-01")) >= 0);
+
+        // Cancelling the question does not start the run; answering "no name" is remembered.
+        again.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+        again.setSystemName(QString());
+        RunPage::setSystemPrompt([&asked](QWidget*) {
+            ++asked;
+            return std::optional<QString>();
+        });
+        again.setOutputFolder(work_.filePath(QStringLiteral("never-started")));
+        QVERIFY(!again.startInvocation());
+        QCOMPARE(asked, 2);
+        QVERIFY(!QFileInfo::exists(work_.filePath(QStringLiteral("never-started"))));
+        RunPage::setSystemPrompt([&asked](QWidget*) {
+            ++asked;
+            return std::optional<QString>(QString());
+        });
+        QVERIFY(runOnce(again, work_.filePath(QStringLiteral("unnamed-1"))));
+        QVERIFY(runOnce(again, work_.filePath(QStringLiteral("unnamed-2"))));
+        QCOMPARE(asked, 3);
+        QVERIFY(!QFileInfo::exists(work_.filePath(QStringLiteral("unnamed-2/trainio_labels.json"))));
+        RunPage::setSystemPrompt([](QWidget*) { return std::optional<QString>(QString()); });
     }
 };
 

@@ -1,0 +1,190 @@
+// The Compare page on the published MLPerf Storage v1.0 results: a row of another workload says why it
+// is not comparable in place of its deltas (and shows no values unless "compare anyway"); per
+// accelerator is on by default when accelerator counts differ and the user's choice wins; the delta's
+// 95 % CI (Welch) is a column centred on the difference of the means; bars are labelled with the items'
+// names and start at zero; an exported plot carries its own title, legend and units.
+// moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in.
+#ifndef Q_MOC_RUN
+#include "compare_items.h"
+#include "compare_page.h"
+#include "gui_test_support.h"
+#include "plot_export.h"
+#include "testsupport.h"
+
+#include "aggregate/results_import.h"
+#endif
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QFile>
+#include <QHeaderView>
+#include <QTableWidget>
+#include <QTest>
+
+#include <cmath>
+
+using namespace trainio;
+using namespace trainio::ui;
+using aggregate::LibraryNode;
+using aggregate::NodeKind;
+
+namespace {
+
+const QString kJuice = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0/Closed/Juicedata/results/JuiceFS-cloud-nvme-distributed-cache");
+
+// The benchmark node whose runs live in `folder` (a benchmark's path may be the folder or one below it).
+const LibraryNode* benchmarkIn(const aggregate::ResultsLibrary& lib, const QString& folder) {
+    const std::string want = folder.toStdString();
+    for (const LibraryNode* n : lib.nodes(NodeKind::Benchmark)) {
+        const std::string p = n->path.string();
+        if (p == want || p.rfind(want + "/", 0) == 0) return n;
+    }
+    return nullptr;
+}
+
+// "[+1.5, +2.25]  within noise" → {1.5, 2.25}; the page writes numbers in the C locale here.
+std::pair<double, double> bounds(QString text) {
+    text = text.section(QLatin1Char(']'), 0, 0).mid(1);
+    const QStringList parts = text.split(QStringLiteral(", "));
+    if (parts.size() != 2) return {NAN, NAN};
+    return {QLocale().toDouble(parts[0]), QLocale().toDouble(parts[1])};
+}
+
+QList<QCPBars*> barsOf(QCustomPlot* p) {
+    QList<QCPBars*> out;
+    for (int i = 0; i < p->plottableCount(); ++i)
+        if (auto* b = qobject_cast<QCPBars*>(p->plottable(i))) out << b;
+    return out;
+}
+
+} // namespace
+
+class TestComparePage : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    std::shared_ptr<const aggregate::ResultsLibrary> lib_;
+    const LibraryNode* unet1_ = nullptr;  // unet3d_h100, 1 accelerator
+    const LibraryNode* unet2_ = nullptr;  // unet3d_h100, 2 accelerators
+    const LibraryNode* resnet_ = nullptr; // resnet50_h100, 10 accelerators
+
+    void show(ComparePage& page, const std::vector<const LibraryNode*>& nodes) {
+        page.setItems(lib_, compareItems(*lib_, nodes));
+    }
+
+private slots:
+    void initTestCase() {
+        uitest::isolateSettings(settingsDir_);
+        QLocale::setDefault(QLocale::c());
+        lib_ = std::make_shared<aggregate::ResultsLibrary>(
+            aggregate::importResults({std::filesystem::path(TRAINIO_TEST_DATA "/mlperf-storage-v1.0")}));
+        unet1_ = benchmarkIn(*lib_, kJuice + QStringLiteral("/unet3d-1acc"));
+        unet2_ = benchmarkIn(*lib_, kJuice + QStringLiteral("/unet3d-2acc"));
+        resnet_ = benchmarkIn(*lib_, kJuice + QStringLiteral("/resnet50-10acc"));
+        QVERIFY(unet1_ && unet2_ && resnet_);
+        // What the fixture's overrides say (workload=unet3d_h100 with 1 and 2 accelerators, 5 runs each).
+        QCOMPARE(unet1_->accelerators, 1);
+        QCOMPARE(unet2_->accelerators, 2);
+        QCOMPARE(unet1_->au.values.size(), std::size_t(5));
+    }
+
+    void crossWorkloadRowSaysWhyAndHasNoDelta() {
+        ComparePage page;
+        show(page, {unet1_, resnet_});
+        QTableWidget* t = page.deltaTable();
+        QCOMPARE(t->rowCount(), 2);
+        QCOMPARE(t->item(1, ComparePage::ItemColumn)->text(), QString::fromStdString(resnet_->itemName));
+        const QString why = t->item(1, ComparePage::DeltaColumn)->text();
+        QVERIFY2(why.startsWith(QStringLiteral("not comparable: ")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("resnet50")) && why.contains(QStringLiteral("unet3d")), qPrintable(why));
+        // The reason replaces every delta and CI cell of the row; the values are hidden too.
+        QCOMPARE(t->columnSpan(1, ComparePage::DeltaColumn), ComparePage::ColumnCount - ComparePage::DeltaColumn);
+        for (int m = 0; m < 3; ++m) QCOMPARE(t->item(1, ComparePage::ValueColumn + m)->text(), QStringLiteral("—"));
+        QCOMPARE(barsOf(page.samplesBars()).size(), 1); // the baseline's bar only
+
+        // Compare anyway: the values appear, the deltas do not.
+        page.compareAnywayToggle()->setChecked(true);
+        QVERIFY(t->item(1, ComparePage::ValueColumn + 1)->text().contains(QStringLiteral(" ± ")));
+        QVERIFY(t->item(1, ComparePage::DeltaColumn)->text().startsWith(QStringLiteral("not comparable: ")));
+        QCOMPARE(barsOf(page.samplesBars()).size(), 2);
+    }
+
+    void perAcceleratorIsOnWhenCountsDifferAndTheUserWins() {
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        QVERIFY(page.perAcceleratorToggle()->isChecked());
+        QVERIFY(page.deltaTable()->horizontalHeaderItem(ComparePage::ValueColumn + 1)->text().contains(QStringLiteral("per accelerator")));
+        // 2 accelerators: the row shows the benchmark's mean over its runs halved.
+        const double expected = testsupport::meanOf(unet2_->samplesPerSecond.values) / 2.0;
+        const double shown = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
+        QVERIFY2(std::abs(shown - expected) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(expected)));
+
+        QTest::mouseClick(page.perAcceleratorToggle(), Qt::LeftButton);
+        QVERIFY(!page.perAcceleratorToggle()->isChecked());
+        const double total = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
+        QVERIFY(std::abs(total - testsupport::meanOf(unet2_->samplesPerSecond.values)) <= 0.05 + 1e-9);
+        show(page, {unet2_, unet1_}); // new items: the user's "off" stays
+        QVERIFY(!page.perAcceleratorToggle()->isChecked());
+    }
+
+    void welchCiColumnIsCentredOnTheDifference() {
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        QTableWidget* t = page.deltaTable();
+        QVERIFY(t->horizontalHeaderItem(ComparePage::CiColumn)->text().contains(QStringLiteral("Welch")));
+        QVERIFY(t->horizontalHeaderItem(ComparePage::ValueColumn)->text().contains(QStringLiteral("mean ± sd\nover runs")));
+        QCOMPARE(t->item(0, ComparePage::DeltaColumn)->text(), QStringLiteral("baseline"));
+        // AU is never divided per accelerator: the CI's centre is the difference of the run means.
+        const QString ci = t->item(1, ComparePage::CiColumn)->text();
+        const auto [low, high] = bounds(ci);
+        const double diff = testsupport::meanOf(unet2_->au.values) - testsupport::meanOf(unet1_->au.values);
+        QVERIFY2(std::isfinite(low) && low < high, qPrintable(ci));
+        QVERIFY2(std::abs((low + high) / 2 - diff) <= 0.011, qPrintable(QStringLiteral("%1, difference %2").arg(ci).arg(diff)));
+        QCOMPARE(ci.contains(QStringLiteral("within noise")), low <= 0 && high >= 0);
+        const double pct = 100.0 * diff / testsupport::meanOf(unet1_->au.values);
+        const QString pctText = t->item(1, ComparePage::DeltaColumn)->text();
+        QVERIFY2(std::abs(QLocale().toDouble(pctText.section(QLatin1Char(' '), 0, 0)) - pct) <= 0.051, qPrintable(pctText));
+
+        // An item against itself: a difference of 0, within noise.
+        show(page, {unet1_, unet1_});
+        QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
+    }
+
+    void plotsNameTheItemsAndExportTheirLabels() {
+        ComparePage page;
+        page.resize(1200, 900);
+        show(page, {unet1_, unet2_});
+        QCustomPlot* p = page.samplesBars();
+        QCOMPARE(p->yAxis->range().lower, 0.0);
+        // On screen one legend below the plots names every item; each plot's own legend is for exports.
+        const QString shared = page.findChild<QLabel*>(QStringLiteral("compareLegend"))->text();
+        for (const LibraryNode* n : {unet1_, unet2_})
+            QVERIFY2(shared.contains(QString::fromStdString(n->itemName).toHtmlEscaped()), qPrintable(shared));
+        QCOMPARE(p->legend->itemCount(), 2);
+        QVERIFY(!p->legend->visible());
+        const int rows = p->plotLayout()->rowCount(); // title, axis rect
+        const QString legendText = barsOf(p).value(1)->name();
+        QString flat = legendText;
+        flat.replace(QStringLiteral(" ·\n"), QStringLiteral(" · "));
+        QCOMPARE(flat, QStringLiteral("2  ") + QString::fromStdString(unet2_->itemName));
+        QVERIFY(!p->xAxis->label().contains(QStringLiteral("see table")));
+
+        QTemporaryDir out;
+        const QString svg = out.filePath(QStringLiteral("bars.svg"));
+        QString error;
+        QVERIFY2(savePlot(p, svg, &error), qPrintable(error));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        // Self-contained: the title with its unit, and each item's name in the legend.
+        QVERIFY(text.contains(QStringLiteral("Throughput")));
+        QVERIFY(text.contains(QStringLiteral("samples/s per accelerator")));
+        QVERIFY2(text.contains(QStringLiteral("JuiceFS-cloud-nvme-distributed-cache")), "the legend is in the file");
+        QVERIFY(!p->legend->visible()); // and hidden again on screen, the layout as it was
+        QCOMPARE(p->plotLayout()->rowCount(), rows);
+    }
+};
+
+QTEST_MAIN(TestComparePage)
+#include "tst_compare_page.moc"
