@@ -8,6 +8,8 @@
 #include <QPixmap>
 
 #include <cmath>
+#include <functional>
+#include <map>
 
 namespace trainio::ui {
 
@@ -177,6 +179,26 @@ QString ResultsTreeModel::statusText(const LibraryNode& n) {
     return s;
 }
 
+QString ResultsTreeModel::itemStatusCounts(const LibraryNode& n) {
+    std::map<int, int> counts; // by InvocationStatus, items only (benchmarks and single invocations)
+    std::function<void(const LibraryNode&)> walk = [&](const LibraryNode& x) {
+        if (x.kind == NodeKind::Benchmark || (x.kind == NodeKind::Invocation && x.parent && x.parent->kind == NodeKind::Workload)) {
+            if (!x.warmup) ++counts[static_cast<int>(x.status)];
+            return;
+        }
+        for (const auto& c : x.children) walk(*c);
+    };
+    walk(n);
+    int total = 0;
+    for (const auto& [k, v] : counts) total += v;
+    if (counts.size() == 1 && counts.begin()->first == static_cast<int>(aggregate::InvocationStatus::Complete))
+        return tr("complete");
+    QStringList parts;
+    for (const auto& [k, v] : counts)
+        parts << QStringLiteral("%1 %2").arg(v).arg(QString::fromStdString(aggregate::statusName(static_cast<aggregate::InvocationStatus>(k))));
+    return total ? parts.join(QStringLiteral(" · ")) : QString();
+}
+
 QStringList ResultsTreeModel::violations(const LibraryNode& n) {
     QStringList out;
     for (const auto& c : n.checks) out << QString::fromStdString(c);
@@ -202,6 +224,9 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
         }
         if (col == CountColumn) return n->hasMetrics ? QVariant(static_cast<qulonglong>(n->au.n)) : QVariant();
         if (col == StatusColumn) {
+            // Above the items, one failed run must not make a whole system read "failed": count them.
+            if (n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Root)
+                return itemStatusCounts(*n);
             const QString name = QString::fromStdString(aggregate::statusName(n->status));
             return n->excluded ? tr("%1 · excluded").arg(name) : name;
         }

@@ -74,6 +74,8 @@ public:
     // The status in words with its reason ("failed: <error>"), for tooltips and the details pane.
     static QString statusText(const aggregate::LibraryNode& node);
     // All violation sentences in a node's subtree.
+    // "complete", or the items below counted by status ("3 complete · 1 failed") for system and workload rows.
+    static QString itemStatusCounts(const aggregate::LibraryNode& n);
     static QStringList violations(const aggregate::LibraryNode& node);
 
 signals:

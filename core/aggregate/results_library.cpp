@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <map>
@@ -177,6 +178,8 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["description"] = n.description;
     j["summary"] = n.summary;
     j["best_passing"] = n.bestPassing ? ordered_json(*n.bestPassing) : ordered_json();
+    j["bytes_source"] = n.bytesSource;
+    j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
     if (n.hasMetrics) {
         j["metrics"] = ordered_json{{"au_mean_percentage", metricJson(n.au)},
                                     {"samples_per_second", metricJson(n.samplesPerSecond)},
@@ -235,6 +238,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.workloadTitle = r.workloadTitle.empty() ? workloadName(r.model, r.accelerator) : r.workloadTitle;
         inv.description = r.labels.description;
         inv.notes = r.labels.notes;
+        inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache);
         inv.itemName = !r.labels.name.empty()
                            ? r.labels.name
                            : system + " · " + workloadName(r.model, r.accelerator) + " · " + acceleratorsText(r.accelerators) +
@@ -348,6 +352,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.itemName = !g.labels.name.empty() ? g.labels.name
                                                 : g.system + " · " + name + " · " + acceleratorsText(g.identity.accelerators);
 
+        bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache);
         for (std::size_t ri : g.warmups) addInvocation(bench, ri, g.system);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
         std::vector<std::size_t> measured = g.runs;
@@ -458,6 +463,41 @@ ordered_json treeJson(const ResultsLibrary& library) {
     ordered_json tree = ordered_json::array();
     for (const auto& sys : library.root().children) tree.push_back(nodeJson(*sys));
     return ordered_json{{"tree", std::move(tree)}};
+}
+
+std::string bytesSourceText(const ImportResult& imported, const std::vector<std::size_t>& runs,
+                            std::optional<double>* maxPercent) {
+    std::vector<double> all;
+    std::string epochs, cache, engine;
+    for (std::size_t ri : runs) {
+        const InvocationRecord& r = imported.runs.at(ri);
+        if (r.epochPercentFromCache.empty()) continue;
+        if (cache.empty()) cache = r.cacheControl;
+        if (engine.empty()) engine = r.ioEngine;
+        for (double p : r.epochPercentFromCache) {
+            all.push_back(p);
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.0f %%", p);
+            epochs += (epochs.empty() ? "" : ", ") + std::string(buf);
+        }
+        if (runs.size() > 1) epochs += ";";
+    }
+    if (all.empty()) return {};
+    const double mx = *std::max_element(all.begin(), all.end());
+    if (maxPercent) *maxPercent = mx;
+    std::string text;
+    if (runs.size() == 1) {
+        text = "Bytes from the page cache, per epoch: " + epochs;
+    } else {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% to %.0f %% per epoch over %zu runs",
+                      *std::min_element(all.begin(), all.end()), mx, runs.size());
+        text = buf;
+    }
+    text += " (cache: " + (cache.empty() ? std::string("?") : cache) + ", engine: " + (engine.empty() ? std::string("?") : engine) + ")";
+    if (mx > 50.0)
+        text += ". Most bytes of some epochs came from the page cache: those numbers describe memory, not the storage";
+    return text;
 }
 
 } // namespace trainio::aggregate

@@ -56,6 +56,8 @@ struct LibraryNode {
     std::optional<std::size_t> bestPassing; // workload node: child index of the passing benchmark with the most
                                             // accelerators (ties: higher Read GiB/s); nullopt when none passes
     std::vector<std::string> summary;    // system: one line per workload; workload: the benchmarks side by side
+    std::string bytesSource;             // invocation/benchmark: where the bytes came from (bytesSourceText), "" when unknown
+    std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::optional<std::size_t> group;    // index into ImportResult::groups (benchmark nodes)
@@ -100,5 +102,12 @@ private:
 // "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width) and "children".
 // Epochs are not nodes of this tree (they are in each invocation's files).
 nlohmann::ordered_json treeJson(const ResultsLibrary& library);
+
+// Where the bytes of these invocations came from, from TrainIO's trainio_io.json (docs/cache-honesty.md):
+// "Bytes from the page cache, per epoch: 22 %, 100 % (cache: keep, engine: posix)" and, when any epoch
+// had more than half its bytes from the cache, that the numbers describe memory rather than the
+// storage. "" when no invocation has the file (DLIO and MLPerf folders). *maxPercent gets the highest.
+std::string bytesSourceText(const ImportResult& imported, const std::vector<std::size_t>& runs,
+                            std::optional<double>* maxPercent = nullptr);
 
 } // namespace trainio::aggregate

@@ -6,6 +6,7 @@
 #include "aggregate/identity.h"
 #include "aggregate/labels.h"
 #include "aggregate/results_import.h"
+#include "aggregate/results_library.h"
 #include "results/benchmark_manifest.h"
 #include "util/errors.h"
 
@@ -227,6 +228,17 @@ private slots:
         QVERIFY2(run.epochPercentFromCache[1] >= 95.0, std::to_string(run.epochPercentFromCache[1]).c_str());
         QVERIFY(std::any_of(run.warnings.begin(), run.warnings.end(),
                             [](const std::string& w) { return w.find("page cache") != std::string::npos; }));
+        // The library says it where the numbers are shown (Results details, report, tree JSON).
+        const ResultsLibrary lib(r);
+        const auto items = lib.nodes(NodeKind::Invocation);
+        QCOMPARE(items.size(), std::size_t(1));
+        QVERIFY(items[0]->maxPercentFromCache && *items[0]->maxPercentFromCache >= 95.0);
+        QVERIFY2(items[0]->bytesSource.find("describe memory, not the storage") != std::string::npos &&
+                     items[0]->bytesSource.find("cache: keep, engine: posix") != std::string::npos,
+                 items[0]->bytesSource.c_str());
+        // A published DLIO/MLPerf folder has no such record: nothing is claimed.
+        const ResultsLibrary published(importResults({testsupport::fixtures() / "mlperf-storage-v3.0"}));
+        for (const auto* b : published.nodes(NodeKind::Benchmark)) QVERIFY(b->bytesSource.empty());
     }
 
     // Labels: nearest wins, a name belongs to its own folder only, a bad file is reported and ignored.

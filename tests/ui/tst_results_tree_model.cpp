@@ -204,6 +204,10 @@ private slots:
         QVERIFY(!model.data(ok, Qt::ForegroundRole).isValid());
         // The benchmark counts only the complete run.
         QCOMPARE(model.data(ok.parent().siblingAtColumn(ResultsTreeModel::CountColumn)).toULongLong(), 1ull);
+        // Above the items, statuses are counted, not the worst one spread over a whole system.
+        const QModelIndex workload = ok.parent().parent(), system = workload.parent();
+        QCOMPARE(model.data(workload.siblingAtColumn(ResultsTreeModel::StatusColumn)).toString(), QStringLiteral("1 incomplete"));
+        QCOMPARE(model.data(system.siblingAtColumn(ResultsTreeModel::StatusColumn)).toString(), QStringLiteral("1 incomplete"));
     }
 
     void detailsAndLabelsFollowTheSelection() {

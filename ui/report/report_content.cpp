@@ -898,6 +898,11 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
                      9.0);
     else
         flow.addHtml(QStringLiteral("<p class=\"fail\">No statistic: the item has no complete run.</p>"), 9.0);
+    // Where the bytes came from (trainio_io.json): a result that measured the page cache says so.
+    if (!n.bytesSource.empty()) {
+        const bool cacheServed = n.maxPercentFromCache && *n.maxPercentFromCache > 50.0;
+        flow.addHtml(QStringLiteral("<p%1>%2</p>").arg(cacheServed ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(q(n.bytesSource))), 8.5);
+    }
     flow.addSpace(flow.mm(3));
 
     epochPlots(flow, d, it);
