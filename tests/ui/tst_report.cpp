@@ -209,7 +209,7 @@ private slots:
         QVERIFY(text.hasWords(kDescription));
         QVERIFY(text.hasWords(QStringLiteral("rack 4, firmware 1.2")));
         QVERIFY(text.hasWords(QStringLiteral("Read GiB/s")));
-        QVERIFY(text.hasWords(QStringLiteral("± is the half width of the 95 % confidence interval")));
+        QVERIFY(text.hasWords(QStringLiteral("± is the population standard deviation")));
 
         // Read B/W of the benchmark: the mean over its complete runs (run-1, run-2) of
         // train_io_mean_MB_per_second ÷ 1024, from the summary.json files.

@@ -38,10 +38,10 @@ QString formatNumber(double value, int precision) {
     return QString::number(value, 'f', precision);
 }
 
-QString formatWithCi(double value, double halfWidth, int precision) {
-    if (!std::isfinite(halfWidth)) return formatNumber(value, precision);
-    // No-break spaces keep "value ± half" on one line in a table cell.
-    return formatNumber(value, precision) + QStringLiteral("\u00A0±\u00A0") + formatNumber(halfWidth, precision);
+QString formatWithSpread(double value, double spread, int precision) {
+    if (!std::isfinite(spread)) return formatNumber(value, precision); // fewer than two values: no spread
+    // No-break spaces keep "value ± sd" on one line in a table cell.
+    return formatNumber(value, precision) + QStringLiteral("\u00A0±\u00A0") + formatNumber(spread, precision);
 }
 
 QString hostDescription() { return QSysInfo::machineHostName(); }
@@ -181,8 +181,9 @@ QString statusHtml(InvocationStatus s, const std::string& reason = {}) {
 }
 
 const QString kPlusMinus = QStringLiteral(
-    "± is the half width of the 95 % confidence interval of the mean (Student's t) — over a benchmark's complete "
-    "runs, or over an invocation's epochs; no ± where there are fewer than two values.");
+    "± is the population standard deviation (numpy.std, the spread MLPerf Storage reports, and what the GUI shows) "
+    "— over a benchmark's complete runs, or over an invocation's epochs; no ± where there are fewer than two values. "
+    "95 % confidence intervals are given separately, in brackets or in their own rows.");
 
 // Dotted config keys wrap at their dots rather than mid-word.
 QString htmlKey(const QString& key) {
@@ -248,7 +249,7 @@ std::optional<double> itemThreshold(const ImportResult& imp, const ReportItem& i
 
 QString metricCell(const NodeMetric& m, int precision = 2) {
     if (m.n == 0) return QStringLiteral("–");
-    return formatWithCi(m.mean, m.n >= 2 ? m.ci95.halfWidth : std::nan(""), precision);
+    return formatWithSpread(m.mean, m.n >= 2 ? m.stdev : std::nan(""), precision);
 }
 
 // ---- title page ----------------------------------------------------------------------------------
@@ -890,7 +891,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     flow.addSpace(flow.mm(1.5));
     if (n.hasMetrics)
         flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
-                                    "%4 MiB/s <span class=\"muted\">(mean ± 95 % CI half width over %5 %6)</span></p>")
+                                    "%4 MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
                          .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
                               metricCell(n.mibPerSecond))
                          .arg(n.au.n)

@@ -59,9 +59,9 @@ void nameReportItems(std::vector<ReportItem>& items);
 
 // Numbers as every table of the report prints them: fixed `precision` decimals, "n/a" when undefined.
 QString formatNumber(double value, int precision = 2);
-// "value ± half width" of the 95 % CI — the one meaning of ± in the report — or just the value when the
-// CI is undefined (fewer than 2 values).
-QString formatWithCi(double value, double halfWidth, int precision = 2);
+// "value ± population stdev" — the one meaning of ± in the report, as in the GUI — or just the value
+// when the spread is undefined (fewer than 2 values).
+QString formatWithSpread(double value, double spread, int precision = 2);
 
 QString hostDescription();
 QString osDescription();
