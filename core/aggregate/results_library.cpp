@@ -489,9 +489,12 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
     if (runs.size() == 1) {
         text = "Bytes from the page cache, per epoch: " + epochs;
     } else {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% to %.0f %% per epoch over %zu runs",
-                      *std::min_element(all.begin(), all.end()), mx, runs.size());
+        char buf[128];
+        const double mn = *std::min_element(all.begin(), all.end());
+        if (std::lround(mn) == std::lround(mx))
+            std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% in every epoch of %zu runs", mx, runs.size());
+        else
+            std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% to %.0f %% per epoch over %zu runs", mn, mx, runs.size());
         text = buf;
     }
     text += " (cache: " + (cache.empty() ? std::string("?") : cache) + ", engine: " + (engine.empty() ? std::string("?") : engine) + ")";
