@@ -370,7 +370,7 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
         if (controller_->storage()) {
             text += tr(" — under the emulated device, which shapes the reads");
         } else {
-            text += tr(" — most bytes came from the page cache: this epoch's AU and MiB/s describe memory, not the storage");
+            text += tr(" — mostly from the page cache: AU and MiB/s describe memory, not the storage");
             item->setForeground(kCacheColumn, isDarkPalette(palette()) ? QColor(0xff6b6b) : QColor(0xc0392b));
         }
     }

@@ -3,6 +3,7 @@
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -113,9 +114,9 @@ TelemetrySummary summarize(const TelemetryTable& table, const std::string& devic
     s.meanDeviceReadMiBs = read.mean();
     try {
         const ClientBoundVerdict v = clientBound(table, table.rows.front()[0], table.rows.back()[0]);
-        s.hasVerdict = true;
+        s.hasVerdict = v.rowsInWindow > 0;
         s.clientBound = v.clientBound;
-        s.verdict = v.reason;
+        s.verdict = s.hasVerdict ? v.reason : "no client-bound verdict: the run was shorter than two telemetry samples";
     } catch (const InputError& e) {
         s.verdict = std::string("no client-bound verdict: ") + e.what();
     }
@@ -137,8 +138,13 @@ std::string summaryText(const TelemetrySummary& s) {
     }
     std::snprintf(buf, sizeof buf, " over %zu samples, %.0f s. ", s.rows, s.durationS);
     text += buf;
-    if (!s.hasVerdict) return text + s.verdict;
-    return text + (s.clientBound ? "Client-bound: " : "Not client-bound: ") + s.verdict;
+    return text + verdictSentence(s);
+}
+
+std::string verdictSentence(const TelemetrySummary& s) {
+    if (s.hasVerdict) return (s.clientBound ? "Client-bound: " : "Not client-bound: ") + s.verdict;
+    if (s.verdict.empty()) return {};
+    return char(std::toupper(static_cast<unsigned char>(s.verdict[0]))) + s.verdict.substr(1);
 }
 
 } // namespace trainio::telemetry

@@ -52,7 +52,8 @@ struct TelemetrySummary {
     double maxProcCpuPct = 0;
     double meanDeviceReadMiBs = 0;
     std::string deviceLabel;      // ReadColumns::label
-    bool hasVerdict = false;      // false when the table lacks the CPU columns
+    bool hasVerdict = false;      // false when the table lacks the CPU columns or the window has no row
+                                  // (a run shorter than two samples)
     bool clientBound = false;
     std::string verdict;          // ClientBoundVerdict::reason
 };
@@ -64,5 +65,7 @@ TelemetrySummary summarize(const TelemetryTable& table, const std::string& devic
 // "Client CPU busy: mean 42 %, max 97 % (TrainIO process: mean 30 %); storage reads (sda): mean 120.5 MiB/s
 // over 61 samples. Not client-bound: …". "" when rows == 0.
 std::string summaryText(const TelemetrySummary& s);
+// Its last sentence alone: "Client-bound: …", "Not client-bound: …" or "No client-bound verdict: …".
+std::string verdictSentence(const TelemetrySummary& s);
 
 } // namespace trainio::telemetry
