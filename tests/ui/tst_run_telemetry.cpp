@@ -4,6 +4,9 @@
 // Expectations come from the files the run wrote (telemetry.json, trainio_io.json), read here with
 // nlohmann::json and the documented column rules, never from the code under test.
 #include "dataset_controller.h"
+#include "results_library_loader.h"
+#include "results_page.h"
+#include "results_tree_model.h"
 #include "live_plots.h"
 #include "run_controller.h"
 #include "run_page.h"
@@ -16,6 +19,7 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeWidget>
 
 #include <cmath>
@@ -27,6 +31,7 @@ class TestRunTelemetry : public QObject {
     Q_OBJECT
     QTemporaryDir settingsDir_;
     QTemporaryDir work_;
+    QString runDir_; // the run of the first test, imported by the second
 
 private slots:
     void initTestCase() {
@@ -50,6 +55,7 @@ private slots:
         page.setSystemName(QStringLiteral("test-host"));
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
         const QString out = work_.filePath(QStringLiteral("run"));
+        runDir_ = out;
         page.setOutputFolder(out);
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy rows(page.controller(), &RunController::telemetry);
@@ -118,6 +124,54 @@ private slots:
         // Just-written files read with the default cache control (keep): the cache serves the later
         // epochs (the acceptance test's own claim, tst_storage_truth), so the red note is exercised.
         QVERIFY2(anyCached, epochs.dump().c_str());
+    }
+
+    // The run imported into the Results page: its details show the telemetry line, with the verdict
+    // whose sample count is worked out here from telemetry.json (rows after the first, 90 % rule).
+    void resultsDetailsShowTheTelemetry() {
+        QVERIFY(!runDir_.isEmpty());
+        const json t = json::parse(testsupport::readText((runDir_ + QStringLiteral("/telemetry.json")).toStdString()));
+        std::vector<std::string> names;
+        for (const auto& c : t.at("columns")) names.push_back(c.at("name").get<std::string>());
+        const auto col = [&](const char* n) { return std::size_t(std::find(names.begin(), names.end(), n) - names.begin()); };
+        const auto& rows = t.at("rows");
+        std::size_t saturated = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const auto& busy = rows[i][col("cpu_busy_pct")];
+            const auto& proc = rows[i][col("proc_cpu_pct")];
+            if ((!busy.is_null() && busy.get<double>() >= 90) ||
+                (!proc.is_null() && proc.get<double>() >= 90 * rows[i][col("allowed_cores")].get<double>()))
+                ++saturated;
+        }
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        ResultsPage page(&loader, &model);
+        QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
+        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
+        QString why;
+        QVERIFY2(loader.addFolder(runDir_, &why), qPrintable(why));
+        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, 60000);
+        // The invocation's row: depth-first to the first invocation node.
+        std::function<QModelIndex(const QModelIndex&)> find = [&](const QModelIndex& parent) -> QModelIndex {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                if (model.node(i)->kind == trainio::aggregate::NodeKind::Invocation) return i;
+                if (const QModelIndex d = find(i); d.isValid()) return d;
+            }
+            return {};
+        };
+        const QModelIndex inv = find({});
+        QVERIFY(inv.isValid());
+        page.tree()->setCurrentIndex(inv);
+        auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
+        QVERIFY(details);
+        const QString text = details->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Telemetry: Client CPU busy: mean")), qPrintable(text));
+        const QString verdict = QStringLiteral("%1: %2 of %3 samples had the client CPU at or above 90 % busy")
+                                    .arg(saturated * 2 >= rows.size() - 1 ? QStringLiteral("Client-bound") : QStringLiteral("Not client-bound"))
+                                    .arg(saturated)
+                                    .arg(rows.size() - 1);
+        QVERIFY2(text.contains(verdict), qPrintable(verdict + QStringLiteral(" not in: ") + text));
     }
 };
 
