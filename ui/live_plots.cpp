@@ -196,7 +196,7 @@ void LivePlots::beginInvocation(const QString& label) {
     for (PlotId id : {EpochAu, EpochMib}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
         drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine);
-    if (timeOffset_ > 0) drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine);
+    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine);
 }
 
 double LivePlots::addMarker(const QString& label) {
