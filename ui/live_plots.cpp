@@ -23,6 +23,7 @@ QString axisLabel(LivePlots::PlotId id) {
     case LivePlots::StepQueue: return QStringLiteral("batches");
     case LivePlots::EpochAu: return QStringLiteral("AU %");
     case LivePlots::EpochMib: return QStringLiteral("MiB/s");
+    case LivePlots::Telemetry: return QStringLiteral("CPU busy %");
     case LivePlots::PlotCount: break;
     }
     return {};
@@ -41,6 +42,7 @@ QString LivePlots::plotTitle(PlotId id) {
     case StepQueue: return tr("Prefetch queue depth");
     case EpochAu: return tr("AU per epoch (DLIO metric)");
     case EpochMib: return tr("MiB/s per epoch (DLIO metric)");
+    case Telemetry: return tr("Client CPU and storage reads");
     case PlotCount: break;
     }
     return {};
@@ -58,7 +60,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         p->plotLayout()->insertRow(0);
         auto* title = new QCPTextElement(p, plotTitle(id), QFont(font().family(), font().pointSize(), QFont::Bold));
         p->plotLayout()->addElement(0, 0, title);
-        p->xAxis->setLabel(isEpochPlot(id) ? tr("epoch") : tr("step"));
+        p->xAxis->setLabel(id == Telemetry ? tr("s since start") : isEpochPlot(id) ? tr("epoch") : tr("step"));
         p->yAxis->setLabel(axisLabel(id));
         if (isEpochPlot(id)) {
             QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
@@ -73,8 +75,21 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     grid->addWidget(plot(StepSamples), 0, 2);
     grid->addWidget(plot(StepMib), 0, 3);
     grid->addWidget(plot(StepQueue), 1, 0);
-    grid->addWidget(plot(EpochAu), 1, 1, 1, 2);
+    grid->addWidget(plot(EpochAu), 1, 1);
+    grid->addWidget(plot(Telemetry), 1, 2);
     grid->addWidget(plot(EpochMib), 1, 3);
+    {
+        // Three lines on two axes: the legend goes under the axes, where it hides no data.
+        QCustomPlot* t = plot(Telemetry);
+        t->yAxis2->setVisible(true);
+        t->yAxis2->setLabel(tr("read MiB/s"));
+        t->legend->setVisible(true);
+        t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
+        t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        t->axisRect()->insetLayout()->take(t->legend);
+        t->plotLayout()->addElement(2, 0, t->legend);
+        t->plotLayout()->setRowStretchFactor(2, 0.001);
+    }
     plot(EpochAu)->legend->setVisible(true);
     plot(EpochAu)->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     reset(1, 1, 90.0);
@@ -97,6 +112,12 @@ void LivePlots::rebuildGraphs() {
         QCustomPlot* p = plot(id);
         p->clearGraphs();
         p->clearItems();
+        if (id == Telemetry) {
+            p->addGraph()->setName(tr("CPU busy (all)"));
+            p->addGraph()->setName(tr("TrainIO process"));
+            p->addGraph(p->xAxis, p->yAxis2)->setName(deviceLabel_.isEmpty() ? tr("disk reads") : tr("%1 reads").arg(deviceLabel_));
+            continue;
+        }
         addGraph(id, tr("total"), 0, true);
         const bool perRank = isEpochPlot(id) || perRankSteps_;
         if (perRank && ranks_ > 1)
@@ -121,6 +142,10 @@ void LivePlots::applyTheme() {
     const QPalette pal = palette();
     for (QCustomPlot* p : plots_) {
         applyPlotTheme(p, pal);
+        if (p == plot(Telemetry)) {
+            for (int g = 0; g < p->graphCount(); ++g) p->graph(g)->setPen(QPen(seriesColor(g, pal), g == DeviceRead ? 1.5 : 1));
+            continue;
+        }
         for (int g = 0; g < p->graphCount(); ++g) {
             const QColor c = g == 0 ? pal.color(QPalette::Text) : seriesColor(g - 1, pal);
             p->graph(g)->setPen(QPen(c, 1));
@@ -144,6 +169,8 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     threshold_ = auThresholdPercent;
     epochOffset_ = 0;
     lastEpochKey_ = 0;
+    timeOffset_ = lastTimeKey_ = 0;
+    deviceLabel_.clear();
     markers_.clear();
     series_.reset(ranks_, batchSize);
     rebuildGraphs();
@@ -155,17 +182,21 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     plot(EpochAu)->yAxis->setRange(0, 105);
     plot(EpochAu)->xAxis->setRange(0.5, 1.5);
     plot(EpochMib)->xAxis->setRange(0.5, 1.5);
+    plot(Telemetry)->yAxis->setRange(0, 105);
+    plot(Telemetry)->yAxis2->setRange(0, 1);
     replotAll();
 }
 
 void LivePlots::beginInvocation(const QString& label) {
     series_.beginInvocation();
     epochOffset_ = lastEpochKey_;
+    timeOffset_ = lastTimeKey_;
     // A dotted line where each invocation of a benchmark begins, labelled with its name.
     const QColor c = palette().color(QPalette::PlaceholderText);
     for (PlotId id : {EpochAu, EpochMib}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
         drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine);
+    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine);
 }
 
 double LivePlots::addMarker(const QString& label) {
@@ -173,6 +204,8 @@ double LivePlots::addMarker(const QString& label) {
     const double x = series_.lastKey() + 0.5;
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
         drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine);
+    // On the telemetry plot at the latest row's time: where the change fell on the run's time axis.
+    drawMark(plot(Telemetry), lastTimeKey_, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine);
     markers_ << label;
     replotAll();
     return x;
@@ -267,6 +300,28 @@ void LivePlots::addEpoch(const EpochEvent& e) {
     au->replot(QCustomPlot::rpQueuedReplot);
     mib->replot(QCustomPlot::rpQueuedReplot);
 }
+
+void LivePlots::addTelemetry(const telemetry::TelemetryPoint& t) {
+    QCustomPlot* p = plot(Telemetry);
+    const QString label = QString::fromStdString(t.deviceLabel);
+    if (label != deviceLabel_) {
+        deviceLabel_ = label;
+        p->graph(DeviceRead)->setName(label.isEmpty() ? tr("no disk listed") : tr("%1 reads").arg(label));
+    }
+    const double key = timeOffset_ + t.timeS;
+    lastTimeKey_ = std::max(lastTimeKey_, key);
+    // NaN (not measured in this row) leaves a gap rather than a false zero.
+    p->graph(CpuBusy)->addData(key, t.cpuBusyPct);
+    p->graph(ProcessCpu)->addData(key, t.procCpuPct);
+    p->graph(DeviceRead)->addData(key, t.deviceReadMiBs);
+    p->xAxis->setRange(0, std::max(1.0, lastTimeKey_));
+    bool found = false;
+    const QCPRange r = p->graph(DeviceRead)->getValueRange(found);
+    p->yAxis2->setRange(0, found ? std::max(r.upper * 1.15, 1.0) : 1.0);
+    p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LivePlots::telemetryPointCount() const { return plot(Telemetry)->graph(CpuBusy)->dataCount(); }
 
 int LivePlots::epochPointCount() const { return plot(EpochAu)->graph(0)->dataCount(); }
 int LivePlots::stepPointCount() const { return static_cast<int>(stepLines_[StepAu].front().received()); }

@@ -3,11 +3,16 @@
 // Fed on the GUI thread by RunController's step batches and epoch events; draws with queued replots.
 // Step lines go through a SeriesEnvelope each, so a run of a million steps holds and draws a few thousand
 // points per line (recent steps exact, older ones as min/max per bucket); epoch lines are exact.
+// Beside them, the host's telemetry on the run's time axis (seconds, continuing across a benchmark's
+// invocations): client CPU busy % (all processes, and TrainIO's own, as % of all CPUs) and the data
+// device's read MiB/s on a second axis — so a fall in AU can be read against a saturated client or an
+// idle disk.
 #pragma once
 
 #include "engine/engine_observer.h"
 #include "series_envelope.h"
 #include "step_series.h"
+#include "telemetry/telemetry_summary.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -24,7 +29,9 @@ namespace trainio::ui {
 class LivePlots final : public QWidget {
     Q_OBJECT
 public:
-    enum PlotId { StepAu, StepLoad, StepSamples, StepMib, StepQueue, EpochAu, EpochMib, PlotCount };
+    enum PlotId { StepAu, StepLoad, StepSamples, StepMib, StepQueue, EpochAu, EpochMib, Telemetry, PlotCount };
+    // The Telemetry plot's graphs.
+    enum TelemetryGraph { CpuBusy, ProcessCpu, DeviceRead };
 
     explicit LivePlots(QWidget* parent = nullptr);
 
@@ -40,6 +47,9 @@ public:
 
     void addSteps(const std::vector<StepEvent>& events);
     void addEpoch(const EpochEvent& e);
+    void addTelemetry(const telemetry::TelemetryPoint& p);
+    // Rows the telemetry plot has received since the last reset.
+    int telemetryPointCount() const;
 
     QCustomPlot* plot(PlotId id) const { return plots_[static_cast<std::size_t>(id)]; }
     static QString plotTitle(PlotId id);
@@ -75,6 +85,9 @@ private:
     double lastEpochKey_ = 0;
     QCPItemStraightLine* thresholdLine_ = nullptr;
     QStringList markers_;
+    double timeOffset_ = 0;  // telemetry: the previous invocations' length, so a benchmark's axis continues
+    double lastTimeKey_ = 0;
+    QString deviceLabel_;
 };
 
 } // namespace trainio::ui

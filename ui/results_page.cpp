@@ -211,11 +211,13 @@ void ResultsPage::showDetails() {
     if (!n->path.empty()) html += QStringLiteral("<p><code>%1</code></p>").arg(esc(n->path.string()));
     html += tr("<p>Status: <b>%1</b></p>").arg(ResultsTreeModel::statusText(*n).toHtmlEscaped());
     if (n->warmup) html += tr("<p>Warm-up invocation: shown, excluded from every statistic.</p>");
-    if (!n->bytesSource.empty()) {
-        const bool cacheServed = n->maxPercentFromCache && *n->maxPercentFromCache > 50.0;
-        html += QStringLiteral("<p>%1%2%3</p>").arg(cacheServed ? QStringLiteral("<b>") : QString(), esc(n->bytesSource),
-                                                  cacheServed ? QStringLiteral("</b>") : QString());
-    }
+    // Where the bytes came from and what the client did: bold when they say the AU is not about the storage.
+    const auto line = [&](const std::string& text, bool warn) {
+        if (!text.empty())
+            html += QStringLiteral("<p>%1%2%3</p>").arg(warn ? QStringLiteral("<b>") : QString(), esc(text), warn ? QStringLiteral("</b>") : QString());
+    };
+    line(n->bytesSource, n->maxPercentFromCache && *n->maxPercentFromCache > 50.0);
+    line(n->telemetrySummary, n->clientBound);
     if (!n->workloadTitle.empty() && n->kind != NodeKind::System)
         html += tr("<p>Workload: %1</p>").arg(esc(n->workloadTitle));
     if (!n->description.empty())

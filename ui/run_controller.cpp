@@ -96,6 +96,13 @@ bool RunController::start(const RunRequest& request) {
                     },
                     Qt::QueuedConnection);
             };
+            // Called on the sampler's and the engine's threads: queued to this (GUI) thread.
+            io.onTelemetry = [this](const telemetry::TelemetryPoint& point) {
+                QMetaObject::invokeMethod(this, [this, point] { emit telemetry(point); }, Qt::QueuedConnection);
+            };
+            io.onEpochCache = [this](std::uint64_t epoch, double percent) {
+                QMetaObject::invokeMethod(this, [this, epoch, percent] { emit epochCache(epoch, percent); }, Qt::QueuedConnection);
+            };
             // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
             auto postWarnings = [this](const QString& label, const std::vector<std::string>& ws) {
                 for (const auto& w : ws)

@@ -11,6 +11,7 @@
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
 #include "preflight/preflight.h"
+#include "telemetry/telemetry_summary.h"
 
 #include <QObject>
 #include <QString>
@@ -81,6 +82,11 @@ signals:
     void message(const QString& text);
     void finished(const trainio::ui::RunFinish& result);
     void storageChanged(); // storage() now names another device (or none)
+    // A telemetry row of the running invocation (TelemetrySampler's interval, 1 s by default).
+    void telemetry(const trainio::telemetry::TelemetryPoint& point);
+    // An epoch of the running invocation ended: its % of delivered bytes served by the page cache (NaN:
+    // unknown, /proc/self/io unreadable). Emitted before or after that epoch's epochFinished.
+    void epochCache(quint64 epoch, double percentFromCache);
 
 private:
     void drainSteps();
@@ -97,3 +103,4 @@ private:
 } // namespace trainio::ui
 
 Q_DECLARE_METATYPE(trainio::ui::RunFinish)
+Q_DECLARE_METATYPE(trainio::telemetry::TelemetryPoint)

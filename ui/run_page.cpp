@@ -1,6 +1,7 @@
 #include "run_page.h"
 
 #include "live_plots.h"
+#include "plot_theme.h"
 #include "preflight_dialog.h"
 #include "storage_controls.h"
 
@@ -25,6 +26,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <utility>
 
 namespace trainio::ui {
@@ -35,6 +37,9 @@ const QString kSystemsKey = QStringLiteral("run/systems");     // past system na
 const QString kSystemKey = QStringLiteral("run/system");       // the current one
 const QString kSystemAskedKey = QStringLiteral("run/systemAsked"); // the user answered the prompt with no name
 constexpr int kRememberedSystems = 20;
+// Columns of the invocation list.
+constexpr int kAuColumn = 2, kCacheColumn = 3;
+constexpr double kCacheNotePercent = 50.0; // as the result's warning (io/page_cache.h kCacheWarningPercent)
 
 std::optional<QString> askSystem(QWidget* parent) {
     bool ok = false;
@@ -135,8 +140,11 @@ RunPage::RunPage(QWidget* parent)
     splitter->addWidget(plots_);
     invocations_ = new QTreeWidget(splitter);
     invocations_->setObjectName(QStringLiteral("invocationList"));
-    invocations_->setHeaderLabels({tr("Invocation"), tr("Status"), tr("AU %"), tr("Folder")});
-    invocations_->setRootIsDecorated(false);
+    // Invocations, each with a row per epoch as it ends: its AU and how much of it the page cache served.
+    invocations_->setHeaderLabels({tr("Invocation"), tr("Status"), tr("AU %"), tr("From page cache"), tr("Folder")});
+    invocations_->headerItem()->setToolTip(kCacheColumn, tr("Per epoch: the share of the bytes the readers delivered that the "
+                                                            "process did not read from storage (/proc/self/io), i.e. "
+                                                            "served by the page cache (docs/cache-honesty.md)"));
     invocations_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     splitter->addWidget(invocations_);
     splitter->setStretchFactor(0, 5);
@@ -155,6 +163,8 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::steps, this, &RunPage::onSteps);
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
     connect(controller_, &RunController::finished, this, &RunPage::onFinished);
+    connect(controller_, &RunController::telemetry, plots_, &LivePlots::addTelemetry);
+    connect(controller_, &RunController::epochCache, this, &RunPage::onEpochCache);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
         clearView();
         emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark_ ? tr("Benchmark") : tr("Invocation"), dir));
@@ -175,7 +185,7 @@ RunPage::RunPage(QWidget* parent)
         invocationLabel_ = label;
         epoch_ = step_ = 0;
         plots_->beginInvocation(label);
-        auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), dir});
+        auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), QString(), dir});
         item->setData(0, Qt::UserRole, dir);
         updateStatus();
     });
@@ -185,7 +195,7 @@ RunPage::RunPage(QWidget* parent)
                     QTreeWidgetItem* item = invocations_->topLevelItem(i);
                     if (item->data(0, Qt::UserRole).toString() != dir) continue;
                     item->setText(1, status);
-                    item->setText(2, QString::number(au, 'f', 2));
+                    item->setText(kAuColumn, QString::number(au, 'f', 2));
                     break;
                 }
             });
@@ -330,8 +340,42 @@ void RunPage::onSteps(const std::vector<StepEvent>& batch) {
 
 void RunPage::onEpoch(const EpochEvent& e) {
     plots_->addEpoch(e);
+    if (QTreeWidgetItem* item = epochItem(e.epoch)) item->setText(kAuColumn, QString::number(e.auPercent, 'f', 2));
     epochs_ = e.epochs;
     updateStatus();
+}
+
+QTreeWidgetItem* RunPage::epochItem(std::uint64_t epoch) {
+    QTreeWidgetItem* inv = invocations_->topLevelItem(invocations_->topLevelItemCount() - 1);
+    if (!inv) return nullptr;
+    for (int i = 0; i < inv->childCount(); ++i)
+        if (inv->child(i)->data(0, Qt::UserRole).toULongLong() == epoch) return inv->child(i);
+    auto* item = new QTreeWidgetItem(inv, {tr("epoch %1").arg(epoch)});
+    item->setData(0, Qt::UserRole, QVariant::fromValue<qulonglong>(epoch));
+    inv->setExpanded(true);
+    return item;
+}
+
+void RunPage::onEpochCache(quint64 epoch, double percent) {
+    QTreeWidgetItem* item = epochItem(epoch);
+    if (!item) return;
+    if (std::isnan(percent)) {
+        item->setText(kCacheColumn, tr("unknown (/proc/self/io unreadable)"));
+        return;
+    }
+    QString text = tr("%1 %").arg(percent, 0, 'f', 0);
+    if (percent > kCacheNotePercent) {
+        // Under an emulated device the reads are shaped as that device would serve them whatever the cache
+        // holds (the result carries no cache warning then): said, not flagged.
+        if (controller_->storage()) {
+            text += tr(" — under the emulated device, which shapes the reads");
+        } else {
+            text += tr(" — mostly from the page cache: AU and MiB/s describe memory, not the storage");
+            item->setForeground(kCacheColumn, isDarkPalette(palette()) ? QColor(0xff6b6b) : QColor(0xc0392b));
+        }
+    }
+    item->setText(kCacheColumn, text);
+    item->setToolTip(kCacheColumn, text);
 }
 
 void RunPage::updateStatus() {

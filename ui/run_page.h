@@ -20,6 +20,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace trainio::ui {
 
@@ -75,6 +76,10 @@ private:
     QString suggestedFolder() const;
     void onSteps(const std::vector<StepEvent>& batch);
     void onEpoch(const EpochEvent& e);
+    void onEpochCache(quint64 epoch, double percentFromCache);
+    // The running invocation's row for an epoch (made on first use: the epoch's AU and its cache figure
+    // arrive in either order).
+    QTreeWidgetItem* epochItem(std::uint64_t epoch);
     void onFinished(const RunFinish& r);
     void updateStatus();
     void setRunning(bool running);

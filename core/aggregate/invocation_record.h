@@ -3,6 +3,8 @@
 // workload identity, and every file it had to skip with the reason.
 #pragma once
 
+#include "telemetry/telemetry_summary.h"
+
 #include <compare>
 #include <cstdint>
 #include <filesystem>
@@ -85,6 +87,9 @@ struct InvocationRecord {
     std::string cacheControl;                        // "keep", "fadvise", "drop"
     std::vector<double> epochPercentFromCache;       // per epoch, % of delivered bytes not read from storage
     std::vector<std::string> warnings;               // trainio_run.json "warnings" (cache-served, client-bound, …)
+    // TrainIO's telemetry.json, summarised (rows == 0: none); the data folder's device from trainio_io.json.
+    std::string dataDevice, dataParentDisk;
+    telemetry::TelemetrySummary telemetry;
 };
 
 struct WorkloadIdentity {

@@ -3,6 +3,7 @@
 #include "aggregate/identity.h"
 #include "aggregate/labels.h"
 #include "results/benchmark_manifest.h"
+#include "telemetry/telemetry_table.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -421,6 +422,31 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
         for (const auto& ep : *e)
             if (ep.is_object() && ep.contains("percent_from_cache") && ep["percent_from_cache"].is_number())
                 r.epochPercentFromCache.push_back(ep["percent_from_cache"].get<double>());
+    if (const auto d = j->find("data_device"); d != j->end() && d->is_object()) {
+        if (const auto n = d->find("name"); n != d->end() && n->is_string()) r.dataDevice = n->get<std::string>();
+        if (const auto p = d->find("parent_disk"); p != d->end() && p->is_string()) r.dataParentDisk = p->get<std::string>();
+    }
+}
+
+// telemetry.json (docs/telemetry.md), read within the import's bounds and kept as its summary only: the
+// table of a long run is large and nothing after the import needs its rows. After readTrainioIo, whose
+// data device picks the read-rate column.
+void readTelemetry(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
+    const fs::path file = dir / "telemetry.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return;
+    std::string why;
+    std::optional<std::string> text;
+    if (safeToRead(file, canonicalRoot, why)) text = readBoundedFile(file, options.maxFileBytes, why);
+    if (!text) {
+        r.notes.push_back(file.string() + ": " + why + " (telemetry not shown)");
+        return;
+    }
+    try {
+        r.telemetry = telemetry::summarize(telemetry::parseTelemetryJson(*text, file.string()), r.dataDevice, r.dataParentDisk);
+    } catch (const InputError& e) {
+        r.notes.push_back(std::string(e.what()) + " (telemetry not shown)");
+    }
 }
 
 TrainioRun trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options) {
@@ -822,6 +848,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         r.statusReason = tr.reason;
         r.warnings = tr.warnings;
         readTrainioIo(runDir, pr.canonicalRoot, options, r);
+        readTelemetry(runDir, pr.canonicalRoot, options, r);
         const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
         if (r.status == InvocationStatus::Complete && r.plannedEpochs > 0 && measuredEpochs < r.plannedEpochs) {
             r.status = InvocationStatus::Incomplete;

@@ -179,6 +179,8 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["summary"] = n.summary;
     j["best_passing"] = n.bestPassing ? ordered_json(*n.bestPassing) : ordered_json();
     j["bytes_source"] = n.bytesSource;
+    j["telemetry_summary"] = n.telemetrySummary;
+    j["client_bound"] = n.clientBound;
     j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
     if (n.hasMetrics) {
         j["metrics"] = ordered_json{{"au_mean_percentage", metricJson(n.au)},
@@ -239,6 +241,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.description = r.labels.description;
         inv.notes = r.labels.notes;
         inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache);
+        inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
         inv.itemName = !r.labels.name.empty()
                            ? r.labels.name
                            : system + " · " + workloadName(r.model, r.accelerator) + " · " + acceleratorsText(r.accelerators) +
@@ -353,6 +356,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                                                 : g.system + " · " + name + " · " + acceleratorsText(g.identity.accelerators);
 
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache);
+        bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
         for (std::size_t ri : g.warmups) addInvocation(bench, ri, g.system);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
         std::vector<std::size_t> measured = g.runs;
@@ -501,6 +505,45 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
     if (mx > 50.0)
         text += ". Most bytes of some epochs came from the page cache: those numbers describe memory, not the storage";
     return text;
+}
+
+std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound) {
+    std::vector<const telemetry::TelemetrySummary*> with;
+    for (std::size_t ri : runs)
+        if (imported.runs.at(ri).telemetry.rows > 0) with.push_back(&imported.runs.at(ri).telemetry);
+    if (with.empty()) return {};
+    std::size_t bound = 0;
+    for (const auto* t : with) bound += t->clientBound ? 1 : 0;
+    if (clientBound) *clientBound = bound > 0;
+    if (runs.size() == 1) return "Telemetry: " + telemetry::summaryText(*with.front());
+    // Several runs: the spread of their means, NaN (never measured) left out.
+    const auto range = [&](double telemetry::TelemetrySummary::*field, const char* format) {
+        double lo = NAN, hi = NAN;
+        for (const auto* t : with) {
+            const double v = t->*field;
+            if (std::isnan(v)) continue;
+            lo = std::isnan(lo) ? v : std::min(lo, v);
+            hi = std::isnan(hi) ? v : std::max(hi, v);
+        }
+        if (std::isnan(lo)) return std::string("not measured");
+        const auto fmt = [&](double v) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, format, v);
+            return std::string(buf);
+        };
+        const std::string a = fmt(lo), b = fmt(hi);
+        return a == b ? a : a + " to " + b;
+    };
+    std::string device = with.front()->deviceLabel;
+    for (const auto* t : with)
+        if (t->deviceLabel != device) device = "per run's device";
+    char tail[128];
+    std::snprintf(tail, sizeof tail, "; client-bound in %zu of %zu runs with telemetry", bound, with.size());
+    return "Telemetry over " + std::to_string(with.size()) + " runs: client CPU busy, mean per run " +
+           range(&telemetry::TelemetrySummary::meanCpuBusyPct, "%.0f %%") + " (TrainIO process " +
+           range(&telemetry::TelemetrySummary::meanProcCpuPct, "%.0f %%") + " of all CPUs); storage reads (" +
+           (device.empty() ? std::string("no block device") : device) + "), mean per run " +
+           range(&telemetry::TelemetrySummary::meanDeviceReadMiBs, "%.1f MiB/s") + tail;
 }
 
 } // namespace trainio::aggregate

@@ -57,6 +57,8 @@ struct LibraryNode {
                                             // accelerators (ties: higher Read GiB/s); nullopt when none passes
     std::vector<std::string> summary;    // system: one line per workload; workload: the benchmarks side by side
     std::string bytesSource;             // invocation/benchmark: where the bytes came from (bytesSourceText), "" when unknown
+    std::string telemetrySummary;        // invocation/benchmark: what the client did (telemetrySummaryText), "" when unknown
+    bool clientBound = false;            // some invocation's telemetry says the client CPU was saturated
     std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
@@ -109,5 +111,10 @@ nlohmann::ordered_json treeJson(const ResultsLibrary& library);
 // storage. "" when no invocation has the file (DLIO and MLPerf folders). *maxPercent gets the highest.
 std::string bytesSourceText(const ImportResult& imported, const std::vector<std::size_t>& runs,
                             std::optional<double>* maxPercent = nullptr);
+
+// What the client did during these invocations, from TrainIO's telemetry.json (docs/telemetry.md): one
+// invocation's telemetry::summaryText, or for several the range of their mean CPU busy % and read MiB/s
+// and how many were client-bound. "" when none has telemetry. *clientBound: any was.
+std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound = nullptr);
 
 } // namespace trainio::aggregate

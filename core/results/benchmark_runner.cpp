@@ -31,6 +31,8 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
     StorageSession storage(cfg, opt.io);
     if (opt.onStorage) opt.onStorage(storage.emulated());
+    storage.onTelemetry = opt.onTelemetry;
+    storage.onEpochCache = opt.onEpochCache;
     EngineOptions eo;
     eo.accelerators = opt.accelerators;
     eo.semantics = opt.semantics;

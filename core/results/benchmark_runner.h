@@ -8,6 +8,7 @@
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
 #include "io/emulated_storage.h"
+#include "telemetry/telemetry_summary.h"
 
 #include <atomic>
 #include <cstdint>
@@ -32,6 +33,11 @@ struct InvocationOptions {
     // Called with the emulated storage device when the run starts (null when none), and with null when
     // it ends: what the GUI's live bandwidth/latency controls act on.
     std::function<void(std::shared_ptr<EmulatedStorageBackend>)> onStorage;
+    // Each telemetry row as the Run page plots it, called on the sampler thread (queue it to the GUI).
+    std::function<void(const telemetry::TelemetryPoint&)> onTelemetry;
+    // Each epoch's % of delivered bytes served from the page cache (NaN when /proc/self/io is unreadable),
+    // called on the engine's thread as the epoch ends.
+    std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
 };
 
 // Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).

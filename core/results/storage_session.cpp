@@ -7,6 +7,7 @@
 #include "util/errors.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace trainio {
 namespace {
@@ -93,11 +94,30 @@ void StorageSession::beforeEpoch(std::uint64_t) {
 
 void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank) {
     report_.epochs.push_back(meter_->endEpoch(epoch, bytesPerRank));
+    if (onEpochCache) {
+        const auto p = percentFromCache(report_.epochs.back());
+        onEpochCache(epoch, p ? *p : std::numeric_limits<double>::quiet_NaN());
+    }
 }
 
 void StorageSession::startTelemetry() {
     telemetry::TelemetryOptions opt;
     opt.intervalS = cfg_.trainio.telemetryIntervalS;
+    if (onTelemetry) {
+        // The columns are fixed by start(), after the callback is handed over: the reader is built on the
+        // sampler thread at its first row (columns() is safe from any thread; onRow runs on that one only).
+        auto reader = std::make_shared<std::unique_ptr<telemetry::PointReader>>();
+        const BlockDevice& dev = meter_->device();
+        const std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
+        opt.onRow = [this, reader, name, parent](const std::vector<double>& row) {
+            if (!*reader) {
+                telemetry::TelemetryTable header;
+                header.columns = sampler_->columns();
+                *reader = std::make_unique<telemetry::PointReader>(header, name, parent);
+            }
+            onTelemetry((*reader)->point(row));
+        };
+    }
     sampler_ = std::make_unique<telemetry::TelemetrySampler>(opt, clock_, clock_.now());
     sampler_->start();
 }
@@ -143,6 +163,10 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
     // The cache control's own time, spent before each epoch outside its measured window (docs/cache-honesty.md).
     for (std::size_t i = 0; i < ioJson["epochs"].size() && i < cacheSeconds_.size(); ++i)
         ioJson["epochs"][i]["cache_control_seconds"] = cacheSeconds_[i];
+    // The data folder's block device, so that an importer reads the same device's column of telemetry.csv.
+    const BlockDevice& dev = meter_->device();
+    ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}
+                                      : nlohmann::json{{"name", nullptr}, {"reason", dev.reason}};
     one("trainio_io.json", ioJson.dump(2) + "\n");
     if (telemetry_) {
         one("telemetry.csv", telemetry::telemetryCsv(*telemetry_));

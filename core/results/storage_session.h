@@ -10,8 +10,10 @@
 #include "io/io_engines.h"
 #include "io/page_cache.h"
 #include "telemetry/telemetry_sampler.h"
+#include "telemetry/telemetry_summary.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +38,11 @@ public:
     // EngineOptions::beforeEpoch / afterEpoch.
     void beforeEpoch(std::uint64_t epoch);
     void afterEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank);
+
+    // What the GUI shows live (InvocationOptions::onTelemetry / onEpochCache); set before the run starts.
+    // onTelemetry runs on the sampler thread, onEpochCache on the thread that calls afterEpoch.
+    std::function<void(const telemetry::TelemetryPoint&)> onTelemetry;
+    std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
 
     void startTelemetry();
     // Stops the sampler (if started) and returns the warnings for the result: most bytes from the page

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -367,6 +368,54 @@ private slots:
         testsupport::writeText(good.toStdString(), "\xef\xbb\xbf" "Zeile 1 — ü\r\nZeile 2\n");
         QVERIFY2(ui::readNotesFile(good, &notes, &error), qPrintable(error));
         QCOMPARE(notes, QStringLiteral("Zeile 1 — ü\nZeile 2\n"));
+    }
+
+    // The telemetry of a run in its item section: the caption, the two plots' titles and the client-bound
+    // verdict, whose counts are worked out here from telemetry.json with the documented rule (a row is
+    // saturated at cpu_busy_pct >= 90 or proc_cpu_pct >= 90 × allowed_cores; rows after the first).
+    void telemetryCaptionAndVerdict() {
+        const fs::path run = fs::path(work_.path().toStdString()) / "telem" / "run";
+        // 16 steps of 30 ms: about half a second, some ten samples at 50 ms.
+        const QString cfg = work_.filePath(QStringLiteral("telem.yaml"));
+        testsupport::writeText(cfg.toStdString(),
+                               QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.03")).toStdString());
+        const auto o = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            QString::fromStdString(run.string()), QStringLiteral("--quiet"),
+                                            QStringLiteral("++trainio.telemetry_interval_s=0.05")});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        const auto t = nlohmann::json::parse(testsupport::readText(run / "telemetry.json"));
+        std::map<std::string, std::size_t> col;
+        for (std::size_t i = 0; i < t["columns"].size(); ++i) col[t["columns"][i]["name"].get<std::string>()] = i;
+        const auto& rows = t["rows"];
+        QVERIFY(rows.size() >= 3);
+        std::size_t saturated = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const auto& r = rows[i];
+            const auto& busy = r[col.at("cpu_busy_pct")];
+            const auto& proc = r[col.at("proc_cpu_pct")];
+            if ((!busy.is_null() && busy.get<double>() >= 90.0) ||
+                (!proc.is_null() && proc.get<double>() >= 90.0 * r[col.at("allowed_cores")].get<double>()))
+                ++saturated;
+        }
+        const std::size_t window = rows.size() - 1;
+        const QString pdf = work_.filePath(QStringLiteral("out/telemetry.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        ui::ReportRequest request;
+        request.paths = {run};
+        QString error;
+        QVERIFY2(ui::writeReportPdf(request, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY(text.hasWords(QStringLiteral("client CPU busy and the data device's reads over the run, sampled every 0.05 s")));
+        QVERIFY(text.hasWords(QStringLiteral("Client CPU busy")));
+        QVERIFY(text.hasWords(QStringLiteral("Storage reads (")));
+        const QString verdict = QStringLiteral("%1: %2 of %3 samples had the client CPU at or above 90 % busy")
+                                    .arg(saturated * 2 >= window ? QStringLiteral("Client-bound") : QStringLiteral("Not client-bound"))
+                                    .arg(saturated)
+                                    .arg(window);
+        QVERIFY2(text.hasWords(verdict), qPrintable(verdict + QStringLiteral(" not in: ") + text.spaced.right(3000)));
+        // The item's summary line beside the AU, too.
+        QVERIFY(text.hasWords(QStringLiteral("Telemetry: Client CPU busy: mean")));
+        QCOMPARE(pdfRasterImages(pdf), 0);
     }
 
     void headlessArguments() {

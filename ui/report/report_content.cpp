@@ -7,6 +7,8 @@
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
 #include "results/invocation_files.h"
+#include "telemetry/telemetry_summary.h"
+#include "telemetry/telemetry_table.h"
 
 #include <qcustomplot.h>
 
@@ -693,6 +695,71 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     flow.addSpace(flow.mm(4));
 }
 
+// The representative run's telemetry.json over the run's time: client CPU busy % (all processes and
+// TrainIO's own, as % of all CPUs) and the data device's read MiB/s, with the client-bound verdict. Nothing
+// for runs without the file (DLIO, MLPerf folders).
+void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    const auto& imp = d.library->imported();
+    const InvocationRecord* rep = representativeRun(imp, it, nullptr);
+    if (!rep || rep->telemetry.rows == 0) return;
+    const fs::path file = rep->path / "telemetry.json";
+    std::string why;
+    // The importer read it within its bounds a moment ago; the same bound here.
+    const auto text = aggregate::readBoundedFile(file, aggregate::ImportOptions{}.maxFileBytes, why);
+    telemetry::TelemetryTable table;
+    try {
+        if (!text) throw std::runtime_error(why);
+        table = telemetry::parseTelemetryJson(*text, file.string());
+    } catch (const std::exception& e) {
+        heading(flow, QStringLiteral("Telemetry"), 3, 15);
+        flow.addHtml(QStringLiteral("<p>Telemetry not readable: %1</p>").arg(htmlBreakable(QString::fromUtf8(e.what()))), 8.0);
+        flow.addSpace(flow.mm(3));
+        return;
+    }
+    const telemetry::PointReader reader(table, rep->dataDevice, rep->dataParentDisk);
+    std::vector<double> keys, busy, proc, read;
+    for (const auto& row : table.rows) {
+        const telemetry::TelemetryPoint p = reader.point(row);
+        keys.push_back(p.timeS);
+        busy.push_back(p.cpuBusyPct);
+        proc.push_back(p.procCpuPct);
+        read.push_back(p.deviceReadMiBs);
+    }
+    std::size_t bin = 1;
+    std::vector<double> k2 = keys, k3 = keys;
+    binSeries(keys, busy, 600, &bin);
+    binSeries(k2, proc, 600, &bin);
+    binSeries(k3, read, 600, &bin);
+    const bool markers = keys.size() <= 60;
+    const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
+    const QString device = reader.deviceLabel().empty() ? QStringLiteral("no block device listed") : q(reader.deviceLabel());
+    auto p1 = makeLinePlot(QStringLiteral("Client CPU busy"), QStringLiteral("s since the run's start"), QStringLiteral("% of all CPUs"),
+                           {{QStringLiteral("all processes"), busy, keys, false, markers},
+                            {QStringLiteral("TrainIO process"), proc, k2, false, markers}},
+                           std::nullopt, true, widthPx);
+    auto p2 = makeLinePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
+                           QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
+    const auto& s = rep->telemetry;
+    heading(flow, QStringLiteral("Telemetry"), 3, 75);
+    const QString which = it.runs.size() == 1 ? QStringLiteral("Run %1").arg(htmlText(q(rep->runName)))
+                                              : QStringLiteral("Run %1 (the median-AU run, as above)").arg(htmlText(q(rep->runName)));
+    flow.addHtml(QStringLiteral("<p>%1: client CPU busy and the data device's reads over the run, sampled every %2 s "
+                                "(telemetry.json)%3.</p>")
+                     .arg(which, formatNumber(table.intervalS, 2),
+                          bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive samples").arg(bin) : QString()),
+                 8.0);
+    flow.addSpace(flow.mm(1));
+    flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
+    flow.addSpace(flow.mm(1));
+    const QString verdict = q(telemetry::verdictSentence(s));
+    flow.addHtml(QStringLiteral("<p%1>%2.</p>").arg(s.clientBound ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(verdict)), 8.0);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">TrainIO process: its CPU time as a share of all CPUs (100 % = every "
+                                "CPU busy with TrainIO). Client-bound: at least half the samples had the machine or the "
+                                "process at 90 % or more (docs/telemetry.md); AU then says little about the storage.</p>"),
+                 7.0);
+    flow.addSpace(flow.mm(4));
+}
+
 void nodeStatisticsTable(ReportPageFlow& flow, const LibraryNode& n) {
     ReportTable t;
     t.header = {QStringLiteral("Over the epochs"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
@@ -904,10 +971,14 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         const bool cacheServed = n.maxPercentFromCache && *n.maxPercentFromCache > 50.0;
         flow.addHtml(QStringLiteral("<p%1>%2</p>").arg(cacheServed ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(q(n.bytesSource))), 8.5);
     }
+    // What the client did (telemetry.json): a client-bound result says so beside its AU.
+    if (!n.telemetrySummary.empty())
+        flow.addHtml(QStringLiteral("<p%1>%2</p>").arg(n.clientBound ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(q(n.telemetrySummary))), 8.5);
     flow.addSpace(flow.mm(3));
 
     epochPlots(flow, d, it);
     stepAndAcceleratorSection(flow, d, it);
+    telemetrySection(flow, d, it);
 
     std::optional<GroupAggregate> agg;
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
