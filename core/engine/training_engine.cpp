@@ -82,6 +82,7 @@ struct StopFlag {
 void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& io) {
     const WorkloadConfig& cfg = run.cfg;
     ComputeEmulator::tightenTimerSlack();
+    ComputeEmulator::askShortSlice();
     const ShardPlan plan = planShard(cfg, rank, run.ranks);
     DatasetLayout layout(cfg.dataset);
     // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure.
