@@ -4,12 +4,9 @@
 #include <ctime>
 #include <atomic>
 #include <cerrno>
-#include <sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <thread>
 #include <time.h>
-#include <unistd.h>
 
 namespace trainio {
 namespace {
@@ -18,8 +15,6 @@ namespace {
 // machine land within ~10–60 µs after the requested time with timer slack 1 ns.
 constexpr std::int64_t kSpinMarginNs = 80'000;
 constexpr std::int64_t kCancelSliceNs = 20'000'000;
-// The scheduler slice asked for the training threads (EEVDF, Linux >= 6.12; older kernels ignore it).
-constexpr std::uint64_t kShortSliceNs = 100'000;
 
 // Threads spinning out a step's last microseconds right now, and how many may. Ranks run in lock step,
 // so with more ranks than cores they all reach their spin at once: unlimited, they would take turns on
@@ -27,22 +22,7 @@ constexpr std::uint64_t kShortSliceNs = 100'000;
 // At most one spinner per core but one; a rank that finds no free slot sleeps to its deadline instead
 // (a few tens of µs late, which the step measures: DLIO >= 2 records the measured compute time).
 std::atomic<unsigned> gSpinners{0};
-const unsigned gMaxSpinners = std::max(1u, std::thread::hardware_concurrency() - 1);
-
-// The kernel's struct sched_attr (linux/sched/types.h, which clashes with glibc's sched.h); the layout is
-// a stable ABI, versioned by its size.
-struct KernelSchedAttr {
-    std::uint32_t size;
-    std::uint32_t sched_policy;
-    std::uint64_t sched_flags;
-    std::int32_t sched_nice;
-    std::uint32_t sched_priority;
-    std::uint64_t sched_runtime;
-    std::uint64_t sched_deadline;
-    std::uint64_t sched_period;
-    std::uint32_t sched_util_min;
-    std::uint32_t sched_util_max;
-};
+const unsigned gMaxSpinners = std::max(2u, std::thread::hardware_concurrency()) - 1; // 0 = unknown
 
 bool takeSpinSlot() {
     unsigned n = gSpinners.load(std::memory_order_relaxed);
@@ -82,16 +62,6 @@ double ComputeEmulator::draw() {
 }
 
 void ComputeEmulator::tightenTimerSlack() { prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); }
-
-void ComputeEmulator::askShortSlice() {
-    KernelSchedAttr attr{};
-    if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return;
-    if (attr.sched_policy != SCHED_OTHER) return; // a real-time or batch policy set by the user stays
-    attr.size = sizeof attr;
-    attr.sched_flags = 0;
-    attr.sched_runtime = kShortSliceNs;
-    syscall(SYS_sched_setattr, 0, &attr, 0);
-}
 
 bool ComputeEmulator::wait(double seconds, const std::atomic<bool>* cancel) {
     if (seconds <= 0.0) return !(cancel && cancel->load(std::memory_order_relaxed));

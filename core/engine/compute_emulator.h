@@ -24,10 +24,6 @@ public:
     static bool wait(double seconds, const std::atomic<bool>* cancel = nullptr);
     // Raises the calling thread's timer precision (PR_SET_TIMERSLACK to 1 ns); per thread.
     static void tightenTimerSlack();
-    // Asks the scheduler for a short slice (100 µs) for the calling SCHED_OTHER thread: on EEVDF
-    // (Linux >= 6.12) a thread waking from its compute sleep then preempts a reader mid-copy instead of
-    // waiting for the reader's slice to end. Unprivileged; a no-op where the kernel ignores it.
-    static void askShortSlice();
 
 private:
     ComputeTime time_;

@@ -19,6 +19,7 @@
 #include "telemetry/telemetry_sampler.h"
 #include "util/clock.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -97,11 +98,25 @@ void runCase(const WorkloadConfig& cfg, const Case& k) {
                     compute += b.compute[i];
                     steps += 1;
                 }
+    // The barrier makes every step as long as its slowest rank: the mean over steps of the slowest rank's
+    // load + compute, against the step period, separates a late batch or wake-up from the release cost.
+    double slowest = 0, periods = 0, slowSteps = 0;
+    for (std::size_t e = 0; !r.ranks.empty() && e < r.ranks[0].epochs.size(); ++e) {
+        const auto& b0 = r.ranks[0].epochs[e].blocks.front();
+        for (std::size_t i = 0; i < b0.proc.size(); ++i) {
+            double m = 0;
+            for (const auto& rank : r.ranks) m = std::max(m, rank.epochs[e].blocks.front().proc[i]);
+            slowest += m;
+            slowSteps += 1;
+        }
+        periods += b0.end - b0.start;
+    }
     const double cpuPerSample = r.samplesRead ? r.cpuSeconds / static_cast<double>(r.samplesRead) * 1e6 : 0.0;
-    std::printf("%4llu  %-6s %-4s %8.2f %10.1f %10.1f %8.3f %8.3f %8.2f  %-16s %s\n",
+    std::printf("%4llu  %-6s %-4s %8.2f %10.1f %10.1f %8.3f %8.3f %8.3f %8.3f %8.2f  %-16s %s\n",
                 static_cast<unsigned long long>(k.ranks), k.engine.c_str(), k.telemetry ? "on" : "off", r.metrics.auMean,
                 r.metrics.throughputMean, cpuPerSample, steps > 0 ? load / steps * 1e3 : 0.0,
-                steps > 0 ? compute / steps * 1e3 : 0.0, r.end - r.start, loadavg.c_str(), k.telemetry ? (std::to_string(rows) + " telemetry rows").c_str() : "");
+                steps > 0 ? compute / steps * 1e3 : 0.0, slowSteps > 0 ? slowest / slowSteps * 1e3 : 0.0,
+                slowSteps > 0 ? periods / slowSteps * 1e3 : 0.0, r.end - r.start, loadavg.c_str(), k.telemetry ? (std::to_string(rows) + " telemetry rows").c_str() : "");
     std::fflush(stdout);
 }
 
@@ -141,8 +156,8 @@ int main(int argc, char** argv) {
                     "%llu epochs, %u CPUs\n\n",
                     TRAINIO_VERSION, static_cast<unsigned long long>(files), base.string().c_str(),
                     static_cast<unsigned long long>(epochs), std::thread::hardware_concurrency());
-        std::printf("%4s  %-6s %-4s %8s %10s %10s %8s %8s %8s  %-16s\n", "accs", "engine", "tele", "AU %", "samples/s",
-                    "CPU µs/s", "load ms", "comp ms", "wall s", "loadavg before");
+        std::printf("%4s  %-6s %-4s %8s %10s %10s %8s %8s %8s %8s %8s  %-16s\n", "accs", "engine", "tele", "AU %", "samples/s",
+                    "CPU µs/s", "load ms", "comp ms", "slow ms", "step ms", "wall s", "loadavg before");
         for (std::uint64_t k = 0; k < repeat; ++k)
             for (const auto& rk : ranks)
                 for (const auto& e : engines)

@@ -6,9 +6,11 @@
 
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
+#include "engine/thread_tuning.h"
 
 #include <atomic>
 #include <chrono>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
@@ -80,7 +82,7 @@ private slots:
         for (unsigned i = 0; i < n; ++i)
             t.emplace_back([&] {
                 ComputeEmulator::tightenTimerSlack();
-                ComputeEmulator::askShortSlice();
+                askShortSlice();
                 for (int s = 0; s < kSteps; ++s) {
                     const auto t0 = std::chrono::steady_clock::now();
                     if (!ComputeEmulator::wait(0.0035)) ++notFinished;
@@ -90,6 +92,26 @@ private slots:
         for (auto& th : t) th.join();
         QCOMPARE(notFinished.load(), 0);
         QCOMPARE(shortWaits.load(), 0);
+    }
+    void readersDoNotInheritTheShortSlice() {
+        // Readers are created by a training thread that asked for a short slice; runAsBatch must make
+        // them SCHED_BATCH and, where the kernel reports slices, drop the inherited one.
+        int policy = -1;
+        unsigned long long trainerSlice = 0, readerSlice = 0;
+        std::thread trainer([&] {
+            askShortSlice();
+            trainerSlice = currentSliceNs();
+            std::thread reader([&] {
+                runAsBatch();
+                policy = sched_getscheduler(0);
+                readerSlice = currentSliceNs();
+            });
+            reader.join();
+        });
+        trainer.join();
+        QCOMPARE(policy, SCHED_BATCH);
+        if (trainerSlice == 100000) QVERIFY2(readerSlice != 100000, "the reader kept the trainer's 100 µs slice");
+        else qInfo("this kernel reports no custom slice (%llu): only the policy was checked", trainerSlice);
     }
     void computeWaitCancelledWhileOthersSpin() {
         // A cancel during a long compute returns within the 20 ms cancel slice even with spinners around.
