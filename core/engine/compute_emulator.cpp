@@ -4,6 +4,7 @@
 #include <ctime>
 #include <atomic>
 #include <cerrno>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <thread>
 #include <time.h>
@@ -22,7 +23,14 @@ constexpr std::int64_t kCancelSliceNs = 20'000'000;
 // At most one spinner per core but one; a rank that finds no free slot sleeps to its deadline instead
 // (a few tens of µs late, which the step measures: DLIO >= 2 records the measured compute time).
 std::atomic<unsigned> gSpinners{0};
-const unsigned gMaxSpinners = std::max(2u, std::thread::hardware_concurrency()) - 1; // 0 = unknown
+unsigned usableCpus() {
+    // The CPUs this process may run on (taskset, cgroup cpusets), else the machine's count.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+    return std::thread::hardware_concurrency(); // 0 when unknown
+}
+const unsigned gMaxSpinners = std::max(2u, usableCpus()) - 1;
 
 bool takeSpinSlot() {
     unsigned n = gSpinners.load(std::memory_order_relaxed);
