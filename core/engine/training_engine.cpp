@@ -83,7 +83,9 @@ struct StopFlag {
 void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& io) {
     const WorkloadConfig& cfg = run.cfg;
     ComputeEmulator::tightenTimerSlack();
-    askShortSlice();
+    // Only a thread that sleeps through compute steps needs to preempt on wake-up; with no compute the
+    // training loop would preempt a reader at every batch for nothing.
+    if (cfg.train.computationTime.expectedSeconds() > 0) askShortSlice();
     const ShardPlan plan = planShard(cfg, rank, run.ranks);
     DatasetLayout layout(cfg.dataset);
     // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure.
