@@ -1,11 +1,10 @@
 #include "engine/batch_prefetcher.h"
 
+#include "engine/thread_tuning.h"
 #include "util/errors.h"
 
 #include <algorithm>
 #include <chrono>
-#include <pthread.h>
-#include <sched.h>
 
 namespace trainio {
 
@@ -52,11 +51,9 @@ bool BatchPrefetcher::ticketAvailable() const {
 }
 
 void BatchPrefetcher::readerLoop(unsigned) {
-    // Readers run as SCHED_BATCH: they do not preempt the training loop when they wake up, so the
-    // emulator's own reading does not steal the emulated accelerator's time (no privilege needed).
-    sched_param sp{};
-    sp.sched_priority = 0;
-    pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+    // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
+    // they wake up, so the emulator's own reading does not steal the emulated accelerator's time.
+    runAsBatch();
     SampleReaderOptions ro;
     ro.transferSize = cfg_.reader.transferSize;
     // io_uring splits one call into transfer_size requests, io_depth in flight: hand it whole samples,

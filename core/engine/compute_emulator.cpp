@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <ctime>
+#include <atomic>
+#include <cerrno>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <thread>
 #include <time.h>
 
 namespace trainio {
@@ -12,6 +16,28 @@ namespace {
 // machine land within ~10–60 µs after the requested time with timer slack 1 ns.
 constexpr std::int64_t kSpinMarginNs = 80'000;
 constexpr std::int64_t kCancelSliceNs = 20'000'000;
+
+// Threads spinning out a step's last microseconds right now, and how many may. Ranks run in lock step,
+// so with more ranks than cores they all reach their spin at once: unlimited, they would take turns on
+// the cores, each spin ending late by the others' spins, and the readers would get no core at all.
+// At most one spinner per core but one; a rank that finds no free slot sleeps to its deadline instead
+// (a few tens of µs late, which the step measures: DLIO >= 2 records the measured compute time).
+std::atomic<unsigned> gSpinners{0};
+unsigned usableCpus() {
+    // The CPUs this process may run on (taskset, cgroup cpusets), else the machine's count.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+    return std::thread::hardware_concurrency(); // 0 when unknown
+}
+const unsigned gMaxSpinners = std::max(2u, usableCpus()) - 1;
+
+bool takeSpinSlot() {
+    unsigned n = gSpinners.load(std::memory_order_relaxed);
+    while (n < gMaxSpinners)
+        if (gSpinners.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+    return false;
+}
 
 std::int64_t nowNs() {
     timespec ts{};
@@ -54,11 +80,16 @@ bool ComputeEmulator::wait(double seconds, const std::atomic<bool>* cancel) {
         if (left <= kSpinMarginNs) break;
         sleepUntilNs(nowNs() + std::min(left - kSpinMarginNs, kCancelSliceNs));
     }
+    if (!takeSpinSlot()) {
+        sleepUntilNs(deadline);
+        return true;
+    }
     while (nowNs() < deadline) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
     }
+    gSpinners.fetch_sub(1, std::memory_order_relaxed);
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/compute_emulator.h"
 #include "engine/sample_order.h"
 #include "engine/step_barrier.h"
+#include "engine/thread_tuning.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
@@ -82,6 +83,9 @@ struct StopFlag {
 void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& io) {
     const WorkloadConfig& cfg = run.cfg;
     ComputeEmulator::tightenTimerSlack();
+    // Only a thread that sleeps through compute steps needs to preempt on wake-up; with no compute the
+    // training loop would preempt a reader at every batch for nothing.
+    if (cfg.train.computationTime.expectedSeconds() > 0) askShortSlice();
     const ShardPlan plan = planShard(cfg, rank, run.ranks);
     DatasetLayout layout(cfg.dataset);
     // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure.
