@@ -147,7 +147,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 ev.bytesRead = prefetcher.bytesRead();
                 obs->onStep(ev);
             }
-            // The emulated all-reduce; its wait falls into the next step's load time, as in DLIO.
+            // The emulated all-reduce (DLIO has none). t0 is taken after it, so its wait is in no step's
+            // load or compute but in the block's wall time T, which AU divides by (SPEC §5, docs/engine.md).
             if (!run.barrier.arriveAndWait()) {
                 ++step;
                 break;
