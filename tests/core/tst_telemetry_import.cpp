@@ -202,7 +202,8 @@ private slots:
         // Without the device: every disk but dm-0, i.e. sda alone, under its own name.
         io.erase("data_device");
         testsupport::writeText(dir / "trainio_io.json", io.dump());
-        const auto& s2 = onlyRun(importResults({dir})).telemetry;
+        const ImportResult again = importResults({dir}); // kept alive: s2 refers into it
+        const auto& s2 = onlyRun(again).telemetry;
         QCOMPARE(s2.deviceLabel, std::string("sda"));
         QCOMPARE(s2.meanDeviceReadMiBs, 30.0);
     }
