@@ -1,4 +1,4 @@
-// MLPerf Storage v1.0's own report generator (report.py, unmodified, from ../shared/peers) run on the
+// MLPerf Storage v1.0's own report generator (report.py, unmodified, copied from ../shared/peers into tests/data/peers) run on the
 // benchmark folders trainio-cli writes for a custom workload whose model name contains '_'. report.py
 // splits `workload=` of configs/overrides.yaml on '_' into model and accelerator, so a folder that
 // only looks right to TrainIO's own importer is caught here. Every expected figure comes from the
@@ -22,7 +22,7 @@ namespace {
 // Debian's python, where python3-numpy and python3-dateutil live (a pyenv or venv python on PATH
 // would not have them).
 const char* kPython = "/usr/bin/python3";
-const char* kReportPy = TRAINIO_SOURCE_DIR "/../shared/peers/mlperf-storage-v1.0/report.py";
+const char* kReportPy = TRAINIO_TEST_DATA "/peers/mlperf-storage-v1.0/report.py";
 
 constexpr int kRuns = 5; // report.py refuses any other count (REQUIRED_BENCHMARK_RUNS)
 constexpr int kFiles = 8;
@@ -96,8 +96,8 @@ class TestPeerReport : public QObject {
         // Not a skip: packaging/setup-debian.sh installs these, so their absence is a broken set-up.
         QVERIFY2(fs::exists(kReportPy),
                  qPrintable(QStringLiteral(
-                                "MLPerf Storage v1.0 report.py not found at %1: the shared/ folder must sit "
-                                "beside the repository (../shared/peers)")
+                                "MLPerf Storage v1.0 report.py not found at %1: it is part of the repository "
+                                "(tests/data/peers, copied unmodified from ../shared/peers)")
                                 .arg(QString::fromLatin1(kReportPy))));
         QTemporaryDir cwd;
         const auto r =
