@@ -177,7 +177,9 @@ Identity identityOf(const InvocationRecord& r) {
 }
 
 std::vector<std::string> identityDifferences(const InvocationRecord& a, const InvocationRecord& b) {
-    auto fa = split(identityOf(a).benchmarkKey), fb = split(identityOf(b).benchmarkKey);
+    // Records from the importer carry their key already; others (hand-made) get it computed.
+    auto keyOf = [](const InvocationRecord& r) { return r.benchmarkKey.empty() ? identityOf(r).benchmarkKey : r.benchmarkKey; };
+    auto fa = split(keyOf(a)), fb = split(keyOf(b));
     std::set<std::string> keys;
     for (const auto& [k, v] : fa) keys.insert(k);
     for (const auto& [k, v] : fb) keys.insert(k);

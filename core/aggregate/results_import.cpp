@@ -484,28 +484,39 @@ struct ManifestPlace {
     bool warmup = false;
 };
 
+// Manifests already read, by benchmark folder: every run of a benchmark asks for the same one.
+struct ManifestRead {
+    std::optional<BenchmarkManifest> manifest;
+    std::string error; // a malformed manifest: noted on each run that would have belonged to it
+};
+using ManifestCache = std::map<fs::path, ManifestRead>;
+
 std::optional<ManifestPlace> manifestFor(const fs::path& runDir, const fs::path& root, std::vector<std::string>& notes,
-                                        bool& manifestNearby) {
+                                        bool& manifestNearby, ManifestCache& cache) {
     for (const fs::path& bench : {runDir.parent_path(), runDir.parent_path().parent_path()}) {
         // Nothing is read outside the imported tree: a benchmark's runs/ imported alone is a folder of runs.
         const auto rel = bench.lexically_relative(root);
         if (bench.empty() || rel.empty() || *rel.begin() == "..") continue;
-        try {
-            auto m = readBenchmarkManifest(bench);
-            if (!m) continue;
-            manifestNearby = true;
-            const std::string rel = runDir.lexically_relative(bench).generic_string();
-            for (const auto& w : m->warmups)
-                if (w == rel) return ManifestPlace{bench, *m, true};
-            for (const auto& r : m->runs)
-                if (r == rel) return ManifestPlace{bench, *m, false};
-        } catch (const InputError& e) {
-            notes.push_back(e.what());
+        auto [it, fresh] = cache.try_emplace(bench);
+        if (fresh) {
+            try {
+                it->second.manifest = readBenchmarkManifest(bench);
+            } catch (const InputError& e) {
+                it->second.error = e.what();
+            }
         }
+        const ManifestRead& read = it->second;
+        if (!read.error.empty()) notes.push_back(read.error);
+        if (!read.manifest) continue;
+        manifestNearby = true;
+        const std::string runRel = runDir.lexically_relative(bench).generic_string();
+        for (const auto& w : read.manifest->warmups)
+            if (w == runRel) return ManifestPlace{bench, *read.manifest, true};
+        for (const auto& r : read.manifest->runs)
+            if (r == runRel) return ManifestPlace{bench, *read.manifest, false};
     }
     return std::nullopt;
 }
-
 
 std::vector<std::pair<std::string, std::string>> readFlatYaml(const std::string& text) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -753,6 +764,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         std::string manifestStatus, manifestReason;
     };
     std::vector<RunPlace> places;
+    ManifestCache manifests;
     for (auto& [runDir, pr] : pending) {
         std::sort(pr.hosts.begin(), pr.hosts.end(), [](const HostSummary& a, const HostSummary& b) { return a.file < b.file; });
         InvocationRecord r;
@@ -869,7 +881,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         // folders (warm-ups: <benchmark>/warmup[/<x>] belongs to <benchmark>/runs when that exists).
         std::vector<std::string> manifestNotes;
         bool manifestNearby = false;
-        const auto place = manifestFor(runDir, pr.root, manifestNotes, manifestNearby);
+        const auto place = manifestFor(runDir, pr.root, manifestNotes, manifestNearby, manifests);
         for (auto& n : manifestNotes) r.notes.push_back(std::move(n));
         RunPlace rp;
         rp.importRootName = pr.importRootName;
