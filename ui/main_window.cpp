@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "recent_list.h"
+
 #include "compare_page.h"
 #include "data_page.h"
 #include "help_window.h"
@@ -406,11 +408,7 @@ void MainWindow::setTheme(Theme theme) {
 
 void MainWindow::rememberRecent(const QString& key, const QString& path) {
     QSettings s;
-    QStringList list = s.value(key).toStringList();
-    list.removeAll(path);
-    list.prepend(path);
-    while (list.size() > kMaxRecent) list.removeLast();
-    s.setValue(key, list);
+    pushRecent(s, key, path, kMaxRecent);
     rebuildRecentMenus();
 }
 

@@ -1,5 +1,7 @@
 #include "run_page.h"
 
+#include "recent_list.h"
+
 #include "live_plots.h"
 #include "plot_theme.h"
 #include "preflight_dialog.h"
@@ -257,11 +259,7 @@ std::optional<QString> RunPage::systemForRun() {
 
 void RunPage::rememberSystem(const QString& name) {
     QSettings settings;
-    QStringList names = settings.value(kSystemsKey).toStringList();
-    names.removeAll(name);
-    names.prepend(name);
-    while (names.size() > kRememberedSystems) names.removeLast();
-    settings.setValue(kSystemsKey, names);
+    const QStringList names = pushRecent(settings, kSystemsKey, name, kRememberedSystems);
     settings.setValue(kSystemKey, name);
     const QSignalBlocker block(system_);
     system_->clear();
