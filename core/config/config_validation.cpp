@@ -1,12 +1,12 @@
 #include "config/config_internal.h"
 #include "config/config_loader.h"
+#include "config/key_ranges.h"
 #include "config/value_ranges.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <regex>
 
 namespace trainio {
 namespace config_detail {
@@ -136,13 +136,19 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     // Both end up in "workload=<model>_<accelerator>" (configs/overrides.yaml), which MLPerf's report.py
     // splits at '_': the accelerator may have no '_', the model's '_' are written as '-' (mlperfModelLabel),
     // and neither may hold what would break the YAML line (spaces, ':', '#', quotes, '=').
-    static const std::regex acceleratorPattern("[a-z0-9][a-z0-9.-]*");
-    if (!c.accelerator.empty() && !std::regex_match(c.accelerator, acceleratorPattern))
+    // A character loop, not std::regex: libstdc++'s matcher recurses once per character and overflows
+    // the stack on a name of ~20,000 characters (found by fuzz_config; corpus crash-long-accelerator-name).
+    if (!c.accelerator.empty() && !key_ranges::acceleratorNameProblem(c.accelerator).empty())
         out.push_back({"accelerator", "'" + c.accelerator + "'",
                        "a lower-case accelerator name of letters, digits, '.' and '-' (no '_': it becomes "
                        "workload=<model>_<accelerator>), such as a100, h100, b200"});
-    static const std::regex modelPattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
-    if (!c.model.name.empty() && !std::regex_match(c.model.name, modelPattern))
+    const auto modelChar = [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+               ch == '.' || ch == '-';
+    };
+    const std::string& m = c.model.name;
+    if (!m.empty() && (!std::all_of(m.begin(), m.end(), modelChar) || m.front() == '_' || m.front() == '.' ||
+                       m.front() == '-'))
         out.push_back({"model.name", "'" + c.model.name + "'",
                        "a model name of letters, digits, '.', '-' and '_' (it becomes workload=<model>_<accelerator> "
                        "in configs/overrides.yaml, with '_' written as '-')"});

@@ -764,6 +764,22 @@ void TestConfig::validateConfigOnStruct() {
     QCOMPARE(d[0].key, std::string("reader.read_threads"));
     QCOMPARE(d[0].message, std::string("built.yaml: reader.read_threads = 0: expected a whole number 1 … 1024"));
     QCOMPARE(d[1].key, std::string("train.computation_time.stdev"));
+
+    // Very long names are checked without recursion (std::regex overflowed the stack at ~20,000
+    // characters: fuzz_config/crash-long-accelerator-name).
+    WorkloadConfig l = dlioDefaultConfig();
+    l.accelerator = std::string(100000, 'a');
+    l.model.name = std::string(100000, 'm');
+    QVERIFY(validateConfig(l).empty());
+    l.accelerator += "_x";
+    l.model.name += " x";
+    const auto e = validateConfig(l);
+    QCOMPARE(e.size(), std::size_t(2));
+    QCOMPARE(e[0].key, std::string("accelerator"));
+    QCOMPARE(e[1].key, std::string("model.name"));
+    l.accelerator = "-a100";
+    l.model.name = "_unet";
+    QCOMPARE(validateConfig(l).size(), std::size_t(2));
 }
 
 QTEST_APPLESS_MAIN(TestConfig)
