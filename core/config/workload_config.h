@@ -11,7 +11,9 @@ namespace trainio {
 enum class DataFormat { Npz, Npy, Tfrecord, Hdf5, IndexedBinary, Raw, Jpeg, Png };
 enum class ShuffleMode { Off, Seed, Random };
 enum class ComputeDistribution { Constant, Normal, Uniform, Gamma, Exponential };
-enum class MetricSemantics { DlioV2, DlioV1 };
+// v1: DLIO 1.0 (MLPerf Storage v1.0); v2: upstream DLIO >= 2.0; v3: MLCommons' DLIO fork behind MLPerf
+// Storage v3.0 (mlcommons/DLIO_local_changes), see metrics/dlio_metrics.h.
+enum class MetricSemantics { DlioV2, DlioV1, DlioV3 };
 
 struct ComputeTime {
     ComputeDistribution distribution = ComputeDistribution::Constant;
@@ -25,9 +27,34 @@ struct ComputeTime {
     double expectedSeconds() const;
 };
 
+// DLIO's model.parallelism (utils/config.py ConfigArguments: tensor_parallelism, …).
+struct ParallelismSection {
+    std::int64_t tensor = 1;
+    std::int64_t pipeline = 1;
+    std::int64_t data = -1; // -1: derived from the rank count (DLIO: must not be set in default mode)
+    std::int64_t zeroStage = 0;
+};
+
+// DLIO's model.transformer (defaults as ConfigArguments).
+struct TransformerSection {
+    std::uint64_t vocabSize = 32000;
+    std::uint64_t hiddenSize = 2048;
+    std::uint64_t ffnHiddenSize = 8192;
+    std::uint64_t numAttentionHeads = 32;
+    std::uint64_t numKvHeads = 8;
+};
+
 struct ModelSection {
     std::string name = "default";
     std::string type; // cnn, transformer, … (informational)
+    double modelSizeBytes = 0;                      // model.model_size_bytes (v1: checkpoint.model_size → CheckpointSection::modelSize)
+    std::string modelDatatype = "fp16";             // fp16, bf16, fp32, fp64, int8, uint8
+    std::string optimizerDatatype = "fp32";
+    std::int64_t numLayers = -1;                    // -1: not a layered model
+    std::vector<std::uint64_t> layerParameters;     // model.layer_parameters
+    std::vector<std::uint64_t> optimizationGroups;  // model.optimization_groups
+    ParallelismSection parallelism;
+    TransformerSection transformer;
 };
 
 struct WorkflowSection {
@@ -76,6 +103,7 @@ struct TrainSection {
     std::uint64_t totalTrainingSteps = 0; // 0 = derived from the dataset
 };
 
+// DLIO's checkpoint section (the fork's utils/config.py LoadConfig and ConfigArguments defaults).
 struct CheckpointSection {
     std::string folder = "./checkpoints/";
     std::uint64_t afterEpoch = 0;
@@ -83,6 +111,15 @@ struct CheckpointSection {
     std::uint64_t stepsBetween = 0;
     double modelSize = 0; // bytes
     bool fsync = false;
+    std::string type = "rank_zero";        // rank_zero, all_ranks (CheckpointLocationType)
+    std::string mode = "default";          // default, subset (CheckpointModeType)
+    std::string mechanismClassname;        // checkpoint_mechanism_classname (informational)
+    double timeBetweenCheckpoints = -1;    // seconds between checkpoint-only writes; -1: none
+    std::int64_t numCheckpointsWrite = -1; // checkpoint-only mode; -1: DLIO's default
+    std::int64_t numCheckpointsRead = -1;
+    bool rankSync = false;
+    bool recoveryRankShift = false;
+    bool randomizeTensor = true;
 };
 
 struct EvaluationSection {
@@ -124,6 +161,10 @@ struct TrainioSection {
     std::string cache = "keep";     // keep, fadvise, drop (before each epoch)
     StorageEmulationSection storage;
     double telemetryIntervalS = 1.0;
+    // The MLPerf Storage round a preset belongs to ("v1.0", "v2.0", "v3.0"); empty for own workloads.
+    std::string mlperfRound;
+    // Checkpoint size factor for a workstation (1 = real size; 0.01 writes 1 % of every tensor).
+    double checkpointScale = 1.0;
 };
 
 struct WorkloadConfig {

@@ -4,6 +4,7 @@
 // DIR/runs/mlperf_storage_report.json and DIR/aggregate.json.
 #pragma once
 
+#include "checkpoint/checkpoint_event.h"
 #include "aggregate/invocation_record.h"
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
@@ -38,6 +39,9 @@ struct InvocationOptions {
     // Each epoch's % of delivered bytes served from the page cache (NaN when /proc/self/io is unreadable),
     // called on the engine's thread as the epoch ends.
     std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
+    // Each rank's checkpoint write/read as it starts and ends (checkpoint/checkpoint_event.h), called on
+    // the rank's thread (queue it to the GUI).
+    std::function<void(const checkpoint::CheckpointEvent&)> onCheckpoint;
 };
 
 // Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).
