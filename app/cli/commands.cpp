@@ -201,12 +201,15 @@ const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
-    "                             [--quiet] [--live-json FILE]\n"
+    "                             [--layout trainio|mlperf-v3] [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json; DIR/trainio_benchmark.json names the\n"
     "warm-up and runs (the importer groups exactly those).\n"
     "--system NAME, --description TEXT: the system under test, written to trainio_labels.json beside the\n"
-    "results (run and benchmark); results are named and grouped by it.\n";
+    "results (run and benchmark); results are named and grouped by it.\n"
+    "--layout trainio|mlperf-v3: mlperf-v3 writes the MLPerf Storage v3.0 results tree instead,\n"
+    "DIR/NAME/training/<model>/run/<YYYYMMDD_HHMMSS>/ (the earliest is the warm-up), or for a checkpoint-only\n"
+    "workload one DIR/NAME/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; needs --system NAME.\n";
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n";
@@ -244,7 +247,7 @@ aggregate::Labels labelsFrom(const ParsedArgs& p) {
 OptionSpec runSpec() {
     OptionSpec s;
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
-                "--accelerator-type", "--storage-profile", "--system", "--description"};
+                "--accelerator-type", "--storage-profile", "--system", "--description", "--layout"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -378,6 +381,13 @@ int runBenchmarkCommand(const Args& args) {
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
     bo.invocation.labels = labelsFrom(p);
+    if (const auto layout = p.value("--layout")) {
+        if (*layout == "mlperf-v3") bo.layout = BenchmarkLayout::MlperfV3;
+        else if (*layout != "trainio")
+            throw InputError("--layout = '" + *layout + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
+                             "(DIR/NAME/training/<model>/run/<timestamp>)");
+    }
+    const fs::path benchDir = benchmarkFolder(cfg, dir, bo); // a bad --layout/--system fails before anything runs
     bo.runs = runs;
     bo.warmups = warmups;
     bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };
@@ -387,7 +397,7 @@ int runBenchmarkCommand(const Args& args) {
     };
     const BenchmarkResult res = runBenchmark(cfg, dir, bo);
     if (!res.complete) return 1;
-    std::printf("%s\n", dir.string().c_str());
+    std::printf("%s\n", benchDir.string().c_str());
     return 0;
 }
 
