@@ -369,6 +369,19 @@ int runBenchmarkCommand(const Args& args) {
     const std::uint64_t R = acceleratorsFrom(p);
     const MetricSemantics sem = semanticsFrom(p);
     const fs::path dir = *output;
+    const aggregate::Labels labels = labelsFrom(p);
+    BenchmarkLayout layout = BenchmarkLayout::TrainIO;
+    if (const auto l = p.value("--layout")) {
+        if (*l == "mlperf-v3") layout = BenchmarkLayout::MlperfV3;
+        else if (*l != "trainio")
+            throw InputError("--layout = '" + *l + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
+                             "(DIR/NAME/training/<model>/run/<timestamp>)");
+    }
+    // A bad --layout/--system fails before anything is generated or measured.
+    BenchmarkOptions layoutOnly;
+    layoutOnly.layout = layout;
+    layoutOnly.invocation.labels = labels;
+    const fs::path benchDir = benchmarkFolder(cfg, dir, layoutOnly);
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
     const auto warnings = runWarnings(cfg, R);
@@ -380,14 +393,8 @@ int runBenchmarkCommand(const Args& args) {
     }
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
-    bo.invocation.labels = labelsFrom(p);
-    if (const auto layout = p.value("--layout")) {
-        if (*layout == "mlperf-v3") bo.layout = BenchmarkLayout::MlperfV3;
-        else if (*layout != "trainio")
-            throw InputError("--layout = '" + *layout + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
-                             "(DIR/NAME/training/<model>/run/<timestamp>)");
-    }
-    const fs::path benchDir = benchmarkFolder(cfg, dir, bo); // a bad --layout/--system fails before anything runs
+    bo.invocation.labels = labels;
+    bo.layout = layout;
     bo.runs = runs;
     bo.warmups = warmups;
     bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };

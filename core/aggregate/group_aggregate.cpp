@@ -261,7 +261,11 @@ const Column& column(const std::string& key) {
     throw std::logic_error("no column " + key);
 }
 
+// JSON has no NaN: an undefined number is null (what dump() would print anyway), also in memory.
+ordered_json numberOrNull(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); }
+
 ordered_json cellJson(const Cell& c) {
+    if (const auto* d = std::get_if<double>(&c)) return numberOrNull(*d);
     return std::visit([](const auto& v) { return ordered_json(v); }, c);
 }
 
@@ -472,9 +476,6 @@ void checkCheckpointRules(const ImportResult& imp, const RunGroup& group, std::v
     }
 }
 
-// <system>/training/<model>/run/: the MLPerf Storage v3.0 training folder (warm-up beside the runs).
-bool isV3TrainingFolder(const fs::path& p) { return p.filename() == "run" && p.parent_path().parent_path().filename() == "training"; }
-
 std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& group, std::vector<std::string>* notes) {
     std::vector<std::string> out;
     std::vector<std::string> localNotes;
@@ -491,7 +492,7 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
     }
     // mlpstorage_py/report_generator.py _INVALID_MSG_TRAINING_COUNT: "expected 6 training invocations per
     // Rules.md §2.1.17 (1 warmup + 5 real)".
-    if (isV3TrainingFolder(group.path) && group.warmups.size() != 1)
+    if (isMlperfV3TrainingFolder(group.path) && group.warmups.size() != 1)
         out.push_back("MLPerf Storage v3.0 expects 6 training invocations in " + group.path.filename().string() +
                       "/ (1 warm-up + 5 measured, Rules.md 2.1.17); this benchmark has " + std::to_string(group.warmups.size()) +
                       " warm-up" + (group.warmups.size() == 1 ? "" : "s") + ".");
@@ -730,11 +731,11 @@ ordered_json toJson(const InvocationRecord& r) {
     j["warnings"] = r.warnings;
     j["kind"] = benchmarkTypeName(r.type);
     if (r.type == BenchmarkType::Checkpointing) {
-        j["save_checkpoint_io_mean_GB_per_second"] = r.checkpointWriteGiBps; // NaN → null: did not write
-        j["save_checkpoint_duration_mean_seconds"] = r.checkpointWriteSeconds;
-        j["load_checkpoint_io_mean_GB_per_second"] = r.checkpointReadGiBps;
-        j["load_checkpoint_duration_mean_seconds"] = r.checkpointReadSeconds;
-        j["checkpoint_size_GB"] = r.checkpointSizeGiB;
+        j["save_checkpoint_io_mean_GB_per_second"] = numberOrNull(r.checkpointWriteGiBps); // NaN → null: did not write
+        j["save_checkpoint_duration_mean_seconds"] = numberOrNull(r.checkpointWriteSeconds);
+        j["load_checkpoint_io_mean_GB_per_second"] = numberOrNull(r.checkpointReadGiBps);
+        j["load_checkpoint_duration_mean_seconds"] = numberOrNull(r.checkpointReadSeconds);
+        j["checkpoint_size_GB"] = numberOrNull(r.checkpointSizeGiB);
         j["num_checkpoints_write"] = r.checkpointsWritten >= 0 ? ordered_json(r.checkpointsWritten) : ordered_json();
         j["num_checkpoints_read"] = r.checkpointsRead >= 0 ? ordered_json(r.checkpointsRead) : ordered_json();
     }

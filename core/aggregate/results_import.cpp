@@ -690,6 +690,10 @@ std::optional<double> parseFiniteNumber(const std::string& s) {
     }
 }
 
+bool isMlperfV3TrainingFolder(const fs::path& dir) {
+    return dir.filename() == "run" && dir.parent_path().parent_path().filename() == "training";
+}
+
 std::string benchmarkTypeName(BenchmarkType t) { return t == BenchmarkType::Checkpointing ? "checkpointing" : "training"; }
 
 std::string statusName(InvocationStatus s) {
@@ -756,7 +760,7 @@ void markV3Warmups(std::vector<InvocationRecord>& runs, const std::vector<Place>
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const fs::path& dir = places[i].groupDir;
         if (places[i].kind != GroupKind::Folder || runs[i].type != BenchmarkType::Training || runs[i].warmup) continue;
-        if (dir.filename() != "run" || dir.parent_path().parent_path().filename() != "training") continue;
+        if (!isMlperfV3TrainingFolder(dir)) continue;
         folders[dir].push_back(i);
     }
     for (const auto& [dir, members] : folders) {
@@ -1066,7 +1070,11 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
             // TrainIO benchmarks written before manifests existed keep their runs/ + warmup/ layout.
             // A run a manifest beside it does not name is not one of that benchmark's.
-            const bool oldBenchmark = !manifestNearby && (r.warmup || runDir.parent_path().filename() == "runs");
+            // So do TrainIO's MLPerf Storage v3.0 trees (benchmark --layout mlperf-v3) without their manifest:
+            // they import as the published ones do.
+            const fs::path parent = runDir.parent_path();
+            const bool v3Tree = isMlperfV3TrainingFolder(parent) || parent.parent_path().filename() == "checkpointing";
+            const bool oldBenchmark = !manifestNearby && (r.warmup || parent.filename() == "runs" || v3Tree);
             if (tr.present && !oldBenchmark) {
                 r.runOnce = true;
                 rp.kind = GroupKind::Single;
