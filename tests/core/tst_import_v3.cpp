@@ -7,12 +7,14 @@
 
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
+#include "aggregate/results_library.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace fs = std::filesystem;
 using namespace trainio::aggregate;
@@ -151,6 +153,38 @@ private slots:
         }
         // Alluxio wrote and read in two invocations: one benchmark of two runs.
         QCOMPARE((*groupAt(all, root / kClosed / kCheckpointing[0]))["num_runs"].get<int>(), 2);
+    }
+
+    void libraryShowsCheckpointHeadlines() {
+        QTemporaryDir tmp;
+        const fs::path root = copyFixture(tmp);
+        const ResultsLibrary lib(importResults({root}));
+        const fs::path dir = root / kClosed / kCheckpointing[1];
+        const json m = readJson(dir / "20260721_000424" / "summary.json")["metric"];
+        const LibraryNode* b = lib.findByPath(dir);
+        QVERIFY(b && b->kind == NodeKind::Benchmark && b->type == BenchmarkType::Checkpointing);
+        QVERIFY(near(b->checkpointWriteGibPerSecond.mean, m["save_checkpoint_io_mean_GB_per_second"].get<double>()));
+        QVERIFY(near(b->checkpointReadSeconds.mean, m["load_checkpoint_duration_mean_seconds"].get<double>()));
+        QCOMPARE(b->readGibPerSecond.n, std::size_t(0));
+        // The workload's line says what was measured, in the published units.
+        char line[160];
+        std::snprintf(line, sizeof line, "checkpoint write %.3f GiB/s (%.1f s), read %.3f GiB/s (%.1f s)",
+                      m["save_checkpoint_io_mean_GB_per_second"].get<double>(), m["save_checkpoint_duration_mean_seconds"].get<double>(),
+                      m["load_checkpoint_io_mean_GB_per_second"].get<double>(), m["load_checkpoint_duration_mean_seconds"].get<double>());
+        QVERIFY2(b->parent->summary.at(0).find(line) != std::string::npos, b->parent->summary.at(0).c_str());
+        const json tree = treeJson(lib);
+        bool seen = false;
+        std::function<void(const json&)> walk = [&](const json& n) {
+            if (n["level"] == "benchmark" && fs::path(n["path"].get<std::string>()) == dir) {
+                seen = true;
+                QCOMPARE(n["kind"].get<std::string>(), std::string("checkpointing"));
+                QVERIFY(near(n["metrics"]["checkpoint_read_gib_per_second"]["value"].get<double>(),
+                             m["load_checkpoint_io_mean_GB_per_second"].get<double>()));
+            }
+            for (const auto& c : n["children"]) walk(c);
+        };
+        for (const auto& s : tree["tree"]) walk(s);
+        QVERIFY(seen);
     }
 
     void writeOnlyCheckpointingHasNoReadNumber() {

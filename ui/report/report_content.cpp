@@ -311,7 +311,8 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
 
     heading(flow, QStringLiteral("Items in this report"), 3, 30);
     flow.addHtml(QStringLiteral("<p class=\"muted\">%1 Read B/W (GiB/s) is MLPerf Storage v3.0's headline: the mean "
-                                "over runs of train_io_mean_MB_per_second ÷ 1024. # is the item's section below; %2 "
+                                "over runs of train_io_mean_MB_per_second ÷ 1024; for a checkpointing item, W and R are "
+                                "its Write and Read B/W (GiB/s). # is the item's section below; %2 "
                                 "is the baseline of the comparisons.</p>")
                      .arg(htmlText(kPlusMinus))
                      .arg(d.options.baseline + 1),
@@ -329,11 +330,17 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
         const LibraryNode& n = *it.node;
         QString runs = QString::number(it.runs.size());
         if (!it.excluded.empty()) runs += QStringLiteral(" +\u00A0%1\u00A0excl.").arg(it.excluded.size());
+        // A checkpointing item (MLPerf Storage v3.0) has no training numbers: its Write and Read B/W take
+        // the Read GiB/s cell, each labelled.
+        const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
+        const QString gib = !n.hasMetrics ? QStringLiteral("–")
+                            : ckpt ? QStringLiteral("W %1<br/>R %2").arg(metricCell(n.checkpointWriteGibPerSecond, 3),
+                                                                         metricCell(n.checkpointReadGibPerSecond, 3))
+                                   : metricCell(n.readGibPerSecond, 3);
         t.rows.push_back({QString::number(i + 1) + (i == d.options.baseline ? QStringLiteral("*") : QString()),
                           htmlBreakable(it.name), statusHtml(n.status), QString::number(n.accelerators), runs,
                           n.hasMetrics ? metricCell(n.au) : QStringLiteral("–"),
-                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
-                          n.hasMetrics ? metricCell(n.readGibPerSecond, 3) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"), gib,
                           n.hasMetrics ? metricCell(n.mibPerSecond) : QStringLiteral("–")});
     }
     flow.addTable(t);
@@ -956,7 +963,15 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         flow.addHtml(html, 8.5);
     }
     flow.addSpace(flow.mm(1.5));
-    if (n.hasMetrics)
+    if (n.hasMetrics && n.type == aggregate::BenchmarkType::Checkpointing)
+        // mlpstorage's checkpointing columns: Write/Read B/W (GiB/s) and Write/Read Duration (secs).
+        flow.addHtml(QStringLiteral("<p>Checkpoint write %1 GiB/s in %2 s &nbsp;·&nbsp; read %3 GiB/s in %4 s "
+                                    "<span class=\"muted\">(means of summary.json's save_/load_checkpoint_* over the runs that "
+                                    "wrote, resp. read; – where none did)</span></p>")
+                         .arg(metricCell(n.checkpointWriteGibPerSecond, 3), metricCell(n.checkpointWriteSeconds, 1),
+                              metricCell(n.checkpointReadGibPerSecond, 3), metricCell(n.checkpointReadSeconds, 1)),
+                     9.0);
+    else if (n.hasMetrics)
         flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
                                     "%4 MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
                          .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
