@@ -8,6 +8,8 @@
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
+#include "results/benchmark_runner.h"
+#include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 
@@ -359,6 +361,25 @@ private slots:
             QVERIFY(near((*g)["read_gib_per_second"].get<double>(), mib / 5 / 1024.0));
             for (const auto& t : kTraining) QCOMPARE((*groupAt(all, root / kClosed / t.folder))["num_runs"].get<int>(), 5);
         }
+    }
+
+    void layoutFolders() {
+        // Where --layout mlperf-v3 puts a benchmark: training under run/, a checkpoint-only workload
+        // (workflow.train off, workflow.checkpoint on) directly under checkpointing/<model>/.
+        trainio::WorkloadConfig cfg;
+        cfg.model.name = "llama3-8b";
+        cfg.workflow.train = false;
+        cfg.workflow.checkpoint = true;
+        trainio::BenchmarkOptions bo;
+        bo.layout = trainio::BenchmarkLayout::MlperfV3;
+        bo.invocation.labels.system = "lab";
+        QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x/lab/checkpointing/llama3-8b"));
+        cfg.workflow.train = true;
+        QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x/lab/training/llama3-8b/run"));
+        cfg.model.name = "a/b";
+        QVERIFY_THROWS_EXCEPTION(trainio::InputError, trainio::benchmarkFolder(cfg, "/x", bo));
+        bo.layout = trainio::BenchmarkLayout::TrainIO;
+        QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x"));
     }
 
     void layoutFlagErrors() {
