@@ -270,6 +270,28 @@ private slots:
         QVERIFY(anyContains((*groupAt(all, unet.parent_path()))["checks"], "Run 20260720_163344: accelerator utilization 87.00 % is below the 90 %"));
     }
 
+    void retinanetLineWithoutMetricAu() {
+        // A retinanet config without metric.au still has v3.0's 85 % line (retinanet_*.yaml in mlcommons/storage).
+        QTemporaryDir tmp;
+        const fs::path root = copyFixture(tmp);
+        const fs::path dir = root / kClosed / kTraining[1].folder;
+        for (const auto& run : runFolders(dir)) {
+            const fs::path cfg = run / "dlio_config" / "config.yaml";
+            std::string text = testsupport::readText(cfg);
+            const auto at = text.find("    au: 0.85\n");
+            QVERIFY(at != std::string::npos);
+            text.erase(at, std::string("    au: 0.85\n").size());
+            testsupport::writeText(cfg, text);
+        }
+        json s = readJson(dir / "20260710_133137" / "summary.json");
+        s["metric"]["train_au_mean_percentage"] = 84.5;
+        testsupport::writeText(dir / "20260710_133137" / "summary.json", s.dump(4));
+        const json all = toJson(importResults({root}));
+        QVERIFY2(anyContains((*groupAt(all, dir))["checks"], "Run 20260710_133137: accelerator utilization 84.50 % is below the 85 %"),
+                 (*groupAt(all, dir))["checks"].dump().c_str());
+        QCOMPARE((*groupAt(all, dir))["checks"].size(), std::size_t(1));
+    }
+
     void acceleratorMemoryAgainstCheckpointSize() {
         // Rules.md 4.3.4: 8 × b200 (180 GB) = 1440 GB must hold the checkpoint.
         QTemporaryDir tmp;
