@@ -7,6 +7,7 @@
 #include <hdf5_hl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -55,9 +56,9 @@ private:
     throw RunError("create " + path + ": HDF5 " + what + ": " + hdf5Message());
 }
 
-// The core driver allocates, grows and frees the file's memory through these callbacks; the last
-// buffer is kept at close instead of freed, with the size of the last (re)allocation, which at close
-// is the end of the file (the core driver truncates its buffer to the end of allocation then).
+// The core driver allocates, grows and frees the file's memory through these callbacks; the buffer
+// it grew for the file is kept at close instead of freed. It is larger than the file (it grows by
+// the increment); the superblock says where the file ends.
 struct ImageCapture {
     void* buffer = nullptr;
     std::size_t size = 0;
@@ -65,10 +66,10 @@ struct ImageCapture {
     std::size_t keptSize = 0;
 };
 
-void* imageMalloc(size_t size, H5FD_file_image_op_t, void* udata) {
+void* imageMalloc(size_t size, H5FD_file_image_op_t op, void* udata) {
     auto* c = static_cast<ImageCapture*>(udata);
     void* p = std::malloc(size ? size : 1);
-    if (p) {
+    if (p && op == H5FD_FILE_IMAGE_OP_FILE_RESIZE) {
         c->buffer = p;
         c->size = size;
     }
@@ -77,10 +78,10 @@ void* imageMalloc(size_t size, H5FD_file_image_op_t, void* udata) {
 void* imageMemcpy(void* dest, const void* src, size_t size, H5FD_file_image_op_t, void*) {
     return std::memcpy(dest, src, size);
 }
-void* imageRealloc(void* ptr, size_t size, H5FD_file_image_op_t, void* udata) {
+void* imageRealloc(void* ptr, size_t size, H5FD_file_image_op_t op, void* udata) {
     auto* c = static_cast<ImageCapture*>(udata);
     void* p = std::realloc(ptr, size ? size : 1);
-    if (p) {
+    if (p && op == H5FD_FILE_IMAGE_OP_FILE_RESIZE) {
         c->buffer = p;
         c->size = size;
     }
@@ -168,8 +169,12 @@ bool buildHdf5Image(const DataFileSpec& spec, const std::string& path, const Wri
         H5Pset_file_image_callbacks(fapl, &callbacks) < 0 ||
         H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) // h5py libver='latest'
         fail(path, "file access properties");
-    // The name only identifies the in-memory file (threads build files concurrently).
-    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    // The core driver reads an existing file of that name into memory first (even with H5F_ACC_TRUNC
+    // and no backing store), so the name is one that cannot exist, and unique: threads build
+    // files concurrently.
+    static std::atomic<std::uint64_t> serial{0};
+    const std::string name = "/proc/self/trainio-hdf5-image-" + std::to_string(serial.fetch_add(1));
+    hid_t file = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (file < 0) fail(path, "file creation");
     try {
         if (!fillHdf5(spec, path, control, file)) {

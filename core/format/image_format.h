@@ -4,7 +4,7 @@
 //   pixels; img.save(format='JPEG') is baseline, quality 75, standard Huffman tables, JFIF;
 //   img.save(format='PNG') is 8-bit greyscale, zlib level 6.
 // - reading: np.asarray(Image.open(path)) decodes every pixel; DLIO's "image_size" is the array's
-//   nbytes (width × height × channels), which is what decode() reports.
+//   nbytes (width × height × bytes per pixel), which is what decode() reports.
 #pragma once
 
 #include "config/workload_config.h"
@@ -32,8 +32,8 @@ std::uint64_t estimatedImageFileSize(DataFormat format, std::uint64_t d1, std::u
 struct DecodedImage {
     std::uint64_t width = 0;
     std::uint64_t height = 0;
-    std::uint64_t channels = 0;
-    std::uint64_t bytes() const { return width * height * channels; }
+    std::uint64_t bytesPerPixel = 0; // of the array PIL gives (channels; 4 for 16-bit greyscale, mode "I")
+    std::uint64_t bytes() const { return width * height * bytesPerPixel; }
 };
 
 // Full decoder, one per reader thread; decoded pixels go to a reused buffer (no allocation per image
