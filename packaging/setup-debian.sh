@@ -15,7 +15,7 @@ PACKAGES=(
   liburing-dev         # the io_uring I/O engine
   libturbojpeg0-dev    # jpeg datasets: encode as PIL does, full decode in the reader (TurboJPEG API)
   libpng-dev           # png datasets: encode as PIL does, full decode in the reader
-  libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read from a file image (C API + hdf5_hl)
+  libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read through the IoBackend (C API)
 
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev

@@ -4,9 +4,10 @@
 #include "util/prng.h"
 
 #include <hdf5.h>
-#include <hdf5_hl.h>
 
 #include <algorithm>
+#include <limits>
+#include <new>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -237,37 +238,190 @@ std::uint64_t hdf5FileSize(const DataFileSpec& spec) {
     return it->second + spec.sampleBytes() * spec.samples;
 }
 
-Hdf5ImageReader::~Hdf5ImageReader() { close(); }
+// ---- reading: a read-only virtual file driver over the IoBackend ----------------------------------
+namespace {
 
-void Hdf5ImageReader::close() {
+struct IoDriverInfo {
+    IoBackend* io = nullptr;
+    int handle = -1;
+    std::uint64_t size = 0;
+    std::uint64_t chunk = 262144;
+    bool odirect = false;
+    std::uint64_t* bytesRead = nullptr;
+    int* failedErrno = nullptr;
+    std::uint64_t* failedOffset = nullptr;
+};
+
+struct IoFile {
+    H5FD_t pub; // first: HDF5 treats an IoFile* as an H5FD_t*
+    IoDriverInfo info;
+    haddr_t eoa = 0;
+    AlignedBuffer bounce; // O_DIRECT: aligned reads, then copied out
+};
+
+void* infoCopy(const void* p) {
+    auto* c = static_cast<IoDriverInfo*>(std::malloc(sizeof(IoDriverInfo)));
+    if (c) std::memcpy(static_cast<void*>(c), p, sizeof(IoDriverInfo));
+    return c;
+}
+herr_t infoFree(void* p) {
+    std::free(p);
+    return 0;
+}
+void* infoGet(H5FD_t* f) { return infoCopy(&reinterpret_cast<IoFile*>(f)->info); }
+
+H5FD_t* ioOpen(const char*, unsigned flags, hid_t fapl, haddr_t) {
+    if (flags & (H5F_ACC_RDWR | H5F_ACC_TRUNC | H5F_ACC_CREAT)) return nullptr; // read-only driver
+    const auto* info = static_cast<const IoDriverInfo*>(H5Pget_driver_info(fapl));
+    if (!info) return nullptr;
+    auto* f = new (std::nothrow) IoFile{};
+    if (!f) return nullptr;
+    f->info = *info;
+    return &f->pub;
+}
+herr_t ioClose(H5FD_t* f) {
+    delete reinterpret_cast<IoFile*>(f); // the handle belongs to the Hdf5Reader
+    return 0;
+}
+int ioCmp(const H5FD_t* a, const H5FD_t* b) {
+    const auto& x = reinterpret_cast<const IoFile*>(a)->info;
+    const auto& y = reinterpret_cast<const IoFile*>(b)->info;
+    if (x.io != y.io) return x.io < y.io ? -1 : 1;
+    return x.handle < y.handle ? -1 : x.handle > y.handle ? 1 : 0;
+}
+herr_t ioQuery(const H5FD_t*, unsigned long* flags) {
+    // The sec2 driver's features (H5FDsec2.c, H5FD__sec2_query), so HDF5 issues the reads it would
+    // issue to a POSIX file under h5py.
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
+             H5FD_FEAT_AGGREGATE_SMALLDATA;
+    return 0;
+}
+haddr_t ioGetEoa(const H5FD_t* f, H5FD_mem_t) { return reinterpret_cast<const IoFile*>(f)->eoa; }
+herr_t ioSetEoa(H5FD_t* f, H5FD_mem_t, haddr_t addr) {
+    reinterpret_cast<IoFile*>(f)->eoa = addr;
+    return 0;
+}
+haddr_t ioGetEof(const H5FD_t* f, H5FD_mem_t) { return reinterpret_cast<const IoFile*>(f)->info.size; }
+herr_t ioGetHandle(H5FD_t* f, hid_t, void** handle) {
+    *handle = &reinterpret_cast<IoFile*>(f)->info.handle;
+    return 0;
+}
+herr_t ioRead(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t addr, size_t size, void* buffer) {
+    auto* f = reinterpret_cast<IoFile*>(file);
+    const IoDriverInfo& in = f->info;
+    auto* out = static_cast<unsigned char*>(buffer);
+    // As sec2: bytes past the end of the file read as zeros.
+    const std::uint64_t avail = addr >= in.size ? 0 : std::min<std::uint64_t>(size, in.size - addr);
+    std::uint64_t start = addr, span = avail;
+    unsigned char* dst = out;
+    if (in.odirect && avail > 0) {
+        const std::uint64_t a = AlignedBuffer::kAlignment;
+        start = addr / a * a;
+        span = (addr + avail + a - 1) / a * a - start;
+        f->bounce.reserve(static_cast<std::size_t>(span));
+        dst = f->bounce.data();
+    }
+    std::uint64_t done = 0;
+    while (done < span) {
+        const std::uint64_t want = std::min<std::uint64_t>(in.chunk, span - done);
+        const ssize_t n = readFully(*in.io, in.handle, dst + done, static_cast<std::size_t>(want), start + done,
+                                    static_cast<std::size_t>(want));
+        if (n < 0) {
+            *in.failedErrno = static_cast<int>(-n);
+            *in.failedOffset = start + done;
+            return -1;
+        }
+        done += static_cast<std::uint64_t>(n);
+        if (static_cast<std::uint64_t>(n) < want) break;
+    }
+    *in.bytesRead += done;
+    if (done < addr - start + avail) {
+        *in.failedErrno = EIO;
+        *in.failedOffset = start + done;
+        return -1;
+    }
+    if (dst != out) std::memcpy(out, dst + (addr - start), static_cast<std::size_t>(avail));
+    if (avail < size) std::memset(out + avail, 0, size - static_cast<std::size_t>(avail));
+    return 0;
+}
+herr_t ioWrite(H5FD_t*, H5FD_mem_t, hid_t, haddr_t, size_t, const void*) { return -1; }
+herr_t ioFlush(H5FD_t*, hid_t, hbool_t) { return 0; }
+herr_t ioTruncate(H5FD_t*, hid_t, hbool_t) { return 0; }
+
+hid_t ioDriver() {
+    static hid_t id = [] {
+        static H5FD_class_t cls = {
+            "trainio_io", static_cast<haddr_t>(std::numeric_limits<std::int64_t>::max()), H5F_CLOSE_WEAK,
+            nullptr, nullptr, nullptr, nullptr,                       // terminate, superblock hooks
+            sizeof(IoDriverInfo), infoGet, infoCopy, infoFree,      // fapl
+            0, nullptr, nullptr,                                    // dxpl
+            ioOpen, ioClose, ioCmp, ioQuery, nullptr, nullptr, nullptr, ioGetEoa, ioSetEoa, ioGetEof, ioGetHandle,
+            ioRead, ioWrite, ioFlush, ioTruncate, nullptr, nullptr, H5FD_FLMAP_DICHOTOMY};
+        return H5FDregister(&cls);
+    }();
+    return id;
+}
+
+} // namespace
+
+Hdf5Reader::Hdf5Reader() = default;
+Hdf5Reader::~Hdf5Reader() { close(); }
+
+void Hdf5Reader::close() {
     if (dataset_ >= 0) H5Dclose(dataset_);
     if (file_ >= 0) H5Fclose(file_);
+    if (handle_ >= 0) io_->close(handle_);
     dataset_ = file_ = -1;
+    handle_ = -1;
     samples_ = 0;
 }
 
-void Hdf5ImageReader::open(const std::string& path, const unsigned char* data, std::uint64_t size) {
+std::uint64_t Hdf5Reader::takeBytesRead() {
+    const std::uint64_t n = bytesRead_;
+    bytesRead_ = 0;
+    return n;
+}
+
+void Hdf5Reader::fail(const std::string& what) {
+    const int e = failedErrno_;
+    const std::uint64_t off = failedOffset_;
+    failedErrno_ = 0;
+    if (e != 0) throw RunError("read " + path_ + " at offset " + std::to_string(off) + ": " + errnoText(e));
+    throw RunError("parse " + path_ + ": " + what + " (" + hdf5Message() + ")");
+}
+
+void Hdf5Reader::open(IoBackend& io, const std::string& path, std::uint64_t transferSize, bool odirect) {
     close();
     quietErrors();
+    io_ = &io;
     path_ = path;
-    // DONT_COPY | DONT_RELEASE: HDF5 reads the caller's bytes in place, read-only.
-    file_ = H5LTopen_file_image(const_cast<unsigned char*>(data), static_cast<size_t>(size),
-                                H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE);
-    if (file_ < 0) throw RunError("parse " + path + ": not an HDF5 file (" + hdf5Message() + ")");
+    failedErrno_ = 0;
+    const int h = io.open(path, OpenOptions{false, odirect});
+    if (h < 0) throw RunError("open " + path + ": " + errnoText(-h));
+    handle_ = h;
+    const std::int64_t size = io.size(h);
+    if (size < 0) throw RunError("stat " + path + ": " + errnoText(static_cast<int>(-size)));
+    IoDriverInfo info;
+    info.io = &io;
+    info.handle = h;
+    info.size = static_cast<std::uint64_t>(size);
+    info.chunk = std::max<std::uint64_t>(transferSize, 1);
+    info.odirect = odirect;
+    info.bytesRead = &bytesRead_;
+    info.failedErrno = &failedErrno_;
+    info.failedOffset = &failedOffset_;
+    Handles hs;
+    const hid_t fapl = hs.add(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (fapl < 0 || H5Pset_driver(fapl, ioDriver(), &info) < 0) fail("cannot set up the HDF5 file driver");
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+    if (file_ < 0) fail("not an HDF5 file");
     dataset_ = H5Dopen2(file_, kHdf5RecordsDataset, H5P_DEFAULT);
-    if (dataset_ < 0) {
-        close();
-        throw RunError("parse " + path + ": no dataset \"" + kHdf5RecordsDataset + "\" (DLIO's HDF5 reader reads records_0)");
-    }
-    Handles h;
-    const hid_t space = h.add(H5Dget_space(dataset_), H5Sclose);
+    if (dataset_ < 0) fail(std::string("no dataset \"") + kHdf5RecordsDataset + "\" (DLIO's HDF5 reader reads records_0)");
+    const hid_t space = hs.add(H5Dget_space(dataset_), H5Sclose);
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    const hid_t type = h.add(H5Dget_type(dataset_), H5Tclose);
-    const hid_t native = type >= 0 ? h.add(H5Tget_native_type(type, H5T_DIR_ASCEND), H5Tclose) : -1;
-    if (rank < 1 || rank > 8 || native < 0) {
-        close();
-        throw RunError("parse " + path + ": records_0 has no readable shape or type (" + hdf5Message() + ")");
-    }
+    const hid_t type = hs.add(H5Dget_type(dataset_), H5Tclose);
+    const hid_t native = type >= 0 ? hs.add(H5Tget_native_type(type, H5T_DIR_ASCEND), H5Tclose) : -1;
+    if (rank < 1 || rank > 8 || native < 0) fail("records_0 has no readable shape or type");
     hsize_t dims[8] = {};
     H5Sget_simple_extent_dims(space, dims, nullptr);
     rank_ = static_cast<std::uint64_t>(rank);
@@ -277,7 +431,7 @@ void Hdf5ImageReader::open(const std::string& path, const unsigned char* data, s
     elementSize_ = H5Tget_size(native);
 }
 
-std::uint64_t Hdf5ImageReader::readSample(std::uint64_t k) {
+std::uint64_t Hdf5Reader::readSample(std::uint64_t k) {
     if (k >= samples_)
         throw RunError("read " + path_ + ": sample " + std::to_string(k) + " out of range (records_0 holds " +
                        std::to_string(samples_) + ")");
@@ -296,7 +450,7 @@ std::uint64_t Hdf5ImageReader::readSample(std::uint64_t k) {
     const hid_t mem = h.add(H5Screate_simple(1, &flat, nullptr), H5Sclose);
     if (mem < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(dataset_, native, mem, space, H5P_DEFAULT, sample_.data()) < 0)
-        throw RunError("parse " + path_ + ": records_0[" + std::to_string(k) + "] cannot be read (" + hdf5Message() + ")");
+        fail("records_0[" + std::to_string(k) + "] cannot be read");
     return bytes;
 }
 

@@ -5,11 +5,11 @@
 // (dlio_benchmark/data_generator/hdf5_generator.py, create_file; num_dset_per_record = 1, no chunks,
 // no compression: DLIO's defaults.) Sample k is records_0[k], a d1 × d2 slice.
 //
-// Both directions go through memory so that the bytes pass through the IoBackend (byte counting,
-// emulated storage, fault injection): the writer builds the file with the core driver and writes its
+// Both directions pass the bytes through the IoBackend (byte counting, emulated storage, fault
+// injection): the writer builds the file in memory with the core driver and writes its
 // image (taken when the file is closed: HDF5 1.10's H5Fget_file_image of an open superblock-v3 file,
-// which the fork's object-storage path uses, has a wrong superblock checksum and does not open); the
-// reader opens the bytes it read as a file image (H5LTopen_file_image, no copy).
+// which the fork's object-storage path uses, has a wrong superblock checksum and does not open). The
+// reader reads through a virtual file driver whose reads are IoBackend preads.
 #pragma once
 
 #include "format/format_writer.h"
@@ -47,29 +47,39 @@ bool buildHdf5Image(const DataFileSpec& spec, const std::string& path, const Wri
 // 1 × 1 record, the layout being independent of d1 and d2) + samples × d1 × d2.
 std::uint64_t hdf5FileSize(const DataFileSpec& spec);
 
-// An open file image; read sample k of records_0. Not thread-safe (one per reader thread); HDF5 itself
-// serialises calls (Debian's build is thread-safe).
-class Hdf5ImageReader {
+// Reads records_0[k] as h5py does, through the IoBackend: an HDF5 virtual file driver whose reads
+// are IoBackend preads (transfer_size chunks, aligned when O_DIRECT), with the sec2 driver's features
+// (metadata accumulation, data sieving), so HDF5 reads what it would read from a POSIX file: the
+// metadata, then the slice. One per reader thread; HDF5 itself serialises calls (Debian's build is
+// thread-safe).
+class Hdf5Reader {
 public:
-    Hdf5ImageReader() = default;
-    ~Hdf5ImageReader();
-    Hdf5ImageReader(const Hdf5ImageReader&) = delete;
-    Hdf5ImageReader& operator=(const Hdf5ImageReader&) = delete;
-    // Opens the image (which must stay valid until close). Throws RunError "parse <path>: …".
-    void open(const std::string& path, const unsigned char* data, std::uint64_t size);
-    // Copies records_0[k] out of the image as h5py's dataset slice does; returns its bytes.
+    Hdf5Reader();
+    ~Hdf5Reader();
+    Hdf5Reader(const Hdf5Reader&) = delete;
+    Hdf5Reader& operator=(const Hdf5Reader&) = delete;
+    // Opens path and its records_0. Throws RunError "open/read <path>…" (I/O) or "parse <path>: …".
+    void open(IoBackend& io, const std::string& path, std::uint64_t transferSize, bool odirect);
+    // Copies records_0[k] out of the file as h5py's dataset slice does; returns its bytes.
     std::uint64_t readSample(std::uint64_t k);
-    std::uint64_t samples() const { return samples_; }
+    // Bytes read from storage since the last call.
+    std::uint64_t takeBytesRead();
     void close();
 
 private:
+    [[noreturn]] void fail(const std::string& what);
+    IoBackend* io_ = nullptr;
     std::string path_;
+    int handle_ = -1;
     std::int64_t file_ = -1;    // hid_t
     std::int64_t dataset_ = -1; // hid_t
     std::uint64_t samples_ = 0;
     std::uint64_t sampleElements_ = 0;
     std::uint64_t elementSize_ = 0;
     std::uint64_t rank_ = 0;
+    std::uint64_t bytesRead_ = 0;
+    int failedErrno_ = 0;
+    std::uint64_t failedOffset_ = 0;
     AlignedBuffer sample_;
 };
 

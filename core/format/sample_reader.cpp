@@ -473,7 +473,8 @@ private:
     AlignedBuffer buf_, sideBuf_;
 };
 
-// jpeg and png: the whole file is read through the IoBackend, then fully decoded, as DLIO's
+// jpeg and png (and hdf5 without decoding): the whole file is read through the IoBackend, then fully
+// decoded, as DLIO's
 // ImageReader does (upstream dlio_benchmark/reader/image_reader.py, open():
 // np.asarray(Image.open(filename)); get_sample(): image_size = image.nbytes). One decode per file
 // open; further samples of the same file reuse it, as DLIO's open_file_map does.
@@ -503,26 +504,39 @@ private:
     std::uint64_t imageBytes_ = 0;
 };
 
-// hdf5: the whole file is read through the IoBackend (bytes counted, faults injected) and opened as an
-// HDF5 file image; each sample is the dataset slice records_0[k] (upstream
-// dlio_benchmark/reader/hdf5_reader.py get_sample: open_file_map[filename]['records_0'][sample_index]).
-// h5py would read only the metadata and the slice from storage; for DLIO's one-sample-per-file HDF5
-// workloads that is the whole file anyway.
-class Hdf5FileReader final : public WholeFileBase {
+// hdf5: h5py's reads (metadata, then the records_0[k] slice: upstream dlio_benchmark/reader/
+// hdf5_reader.py get_sample reads open_file_map[filename]['records_0'][sample_index]) through the
+// IoBackend. The file stays open while consecutive samples come from it.
+class Hdf5FileReader final : public SampleReader {
 public:
-    Hdf5FileReader(IoBackend& io, const SampleReaderOptions& opts) : WholeFileBase(io, opts), decode_(opts.decodeSamples) {}
+    Hdf5FileReader(IoBackend& io, const SampleReaderOptions& opts) : io_(io), opts_(opts) {}
+
+    SampleReadResult read(const std::string& path, std::uint64_t indexInFile) override {
+        SampleReadResult r;
+        try {
+            if (loaded_.empty() || loaded_ != path) {
+                loaded_.clear();
+                h5_.open(io_, path, opts_.transferSize, opts_.odirect);
+                loaded_ = path;
+            }
+            r.sampleBytes = h5_.readSample(indexInFile);
+        } catch (...) {
+            h5_.takeBytesRead();
+            throw;
+        }
+        r.bytesFromStorage = h5_.takeBytesRead();
+        return r;
+    }
+    void reset() override {
+        loaded_.clear();
+        h5_.close();
+    }
 
 private:
-    void load(const std::string& path, const unsigned char* p, std::uint64_t size) override {
-        fileBytes_ = size;
-        if (decode_) h5_.open(path, p, size);
-    }
-    std::uint64_t sample(const std::string&, std::uint64_t k) override { return decode_ ? h5_.readSample(k) : fileBytes_; }
-    void unload() override { h5_.close(); }
-
-    bool decode_;
-    Hdf5ImageReader h5_;
-    std::uint64_t fileBytes_ = 0;
+    IoBackend& io_;
+    SampleReaderOptions opts_;
+    Hdf5Reader h5_;
+    std::string loaded_;
 };
 
 } // namespace
@@ -536,7 +550,10 @@ std::unique_ptr<SampleReader> makeSampleReader(DataFormat format, IoBackend& io,
     case DataFormat::Raw: return std::make_unique<RecordReader>(format, io, options);
     case DataFormat::Jpeg:
     case DataFormat::Png: return std::make_unique<ImageFileReader>(format, io, options);
-    case DataFormat::Hdf5: return std::make_unique<Hdf5FileReader>(io, options);
+    case DataFormat::Hdf5:
+        // The v3.0 fork's HDF5 reader only counts the file's bytes, like its image reader.
+        if (!options.decodeSamples) return std::make_unique<ImageFileReader>(format, io, options);
+        return std::make_unique<Hdf5FileReader>(io, options);
     }
     throw InputError(std::string("format ") + toString(format) + ": not supported by this build");
 }

@@ -191,13 +191,21 @@ private slots:
         QCOMPARE(static_cast<qulonglong>(fs::file_size(path)), out.value(2).toULongLong());
         QCOMPARE(expectedFileSize(s), static_cast<std::uint64_t>(fs::file_size(path)));
 
-        // The reader: the whole file once through the IoBackend, then one d1 x d2 slice per sample.
+        // The reader reads as h5py does: the metadata with the first sample, then each d1 x d2 slice
+        // (HDF5 reads slices over its 64 KiB sieve buffer directly, smaller ones through the buffer).
         auto io = makePosixBackend();
         auto r = makeSampleReader(DataFormat::Hdf5, *io, SampleReaderOptions{});
+        const std::uint64_t slice = static_cast<std::uint64_t>(d1) * static_cast<std::uint64_t>(d2);
+        const std::uint64_t fileSize = fs::file_size(path);
         for (int k = 0; k < n; ++k) {
             const auto got = r->read(path, static_cast<std::uint64_t>(k));
-            QCOMPARE(got.sampleBytes, static_cast<std::uint64_t>(d1) * static_cast<std::uint64_t>(d2));
-            QCOMPARE(got.bytesFromStorage, k == 0 ? static_cast<std::uint64_t>(fs::file_size(path)) : std::uint64_t(0));
+            QCOMPARE(got.sampleBytes, slice);
+            if (k == 0) {
+                QVERIFY2(got.bytesFromStorage >= slice && got.bytesFromStorage <= fileSize,
+                         qPrintable(QString::number(got.bytesFromStorage)));
+            } else if (slice > 65536) {
+                QCOMPARE(got.bytesFromStorage, slice);
+            }
         }
         QCOMPARE(runError([&] { r->read(path, static_cast<std::uint64_t>(n)); }),
                  "read " + path + ": sample " + std::to_string(n) + " out of range (records_0 holds " + std::to_string(n) + ")");
@@ -236,7 +244,13 @@ private slots:
             SampleReaderOptions small;
             small.transferSize = 4096;
             auto r2 = makeSampleReader(f, failing, small);
-            QCOMPARE(runError([&] { r2->read(path, 0); }), "read " + path + " at offset 0: " + errnoText(EIO));
+            // Images fail on their first read; HDF5 reads its small superblock first, then fails further on.
+            const std::string io = runError([&] { r2->read(path, 0); });
+            const std::string tail = ": " + errnoText(EIO);
+            QVERIFY2(io.rfind("read " + path + " at offset ", 0) == 0 && io.size() > tail.size() &&
+                         io.compare(io.size() - tail.size(), tail.size(), tail) == 0,
+                     io.c_str());
+            if (f != DataFormat::Hdf5) QCOMPARE(io, "read " + path + " at offset 0" + tail);
         }
     }
 
