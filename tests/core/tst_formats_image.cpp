@@ -6,6 +6,7 @@
 #include "format/format_writer.h"
 #include "format/image_format.h"
 #include "format/sample_reader.h"
+#include "preflight/preflight.h"
 #include "util/errors.h"
 
 #include <QTemporaryDir>
@@ -289,6 +290,37 @@ private slots:
         QCOMPARE(v.filesOk, std::uint64_t(5));
         QCOMPARE(v.filesBad, std::uint64_t(1));
         QVERIFY2(v.problems.at(0).find(damaged) != std::string::npos, v.problems.at(0).c_str());
+    }
+
+    // Preflight agrees with the generator: a generated jpeg/png/hdf5 dataset passes (JPEG and PNG sizes
+    // are estimates, within its factor-of-two size check), and a file of another format is named.
+    void preflightAcceptsGeneratedDatasetsAndNamesForeignFiles() {
+        for (DataFormat f : {DataFormat::Jpeg, DataFormat::Png, DataFormat::Hdf5}) {
+            QTemporaryDir tmp;
+            WorkloadConfig cfg;
+            cfg.dataset.dataFolder = (fs::path(tmp.path().toStdString()) / "d").string();
+            cfg.dataset.format = f;
+            cfg.dataset.numFilesTrain = 8;
+            cfg.dataset.numFilesEval = 0;
+            cfg.dataset.numSamplesPerFile = f == DataFormat::Hdf5 ? 2 : 1;
+            cfg.dataset.recordLength = 322957;
+            cfg.dataset.recordLengthStdev = 20000;
+            cfg.reader.batchSize = 2;
+            PreflightRequest req;
+            req.action = PreflightAction::Datagen;
+            QVERIFY2(preflight(cfg, req).ok(), preflight(cfg, req).text().c_str());
+            generateDataset(cfg, GenerateOptions{});
+            req.action = PreflightAction::Run;
+            const PreflightResult good = preflight(cfg, req);
+            QVERIFY2(good.ok(), good.text().c_str());
+
+            // File 0 replaced by a file of another format under the same name.
+            const std::string path = (fs::path(cfg.dataset.dataFolder) / "train" / ("img_0_of_8." + std::string(toString(f)))).string();
+            write(spec(f == DataFormat::Png ? DataFormat::Jpeg : DataFormat::Png, 568, 568, 1), path);
+            const PreflightResult bad = preflight(cfg, req);
+            QVERIFY(!bad.ok());
+            QVERIFY2(bad.text().find(path) != std::string::npos, bad.text().c_str());
+        }
     }
 };
 
