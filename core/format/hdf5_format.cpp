@@ -401,6 +401,7 @@ void Hdf5Reader::open(IoBackend& io, const std::string& path, std::uint64_t tran
     handle_ = h;
     const std::int64_t size = io.size(h);
     if (size < 0) throw RunError("stat " + path + ": " + errnoText(static_cast<int>(-size)));
+    size_ = static_cast<std::uint64_t>(size);
     IoDriverInfo info;
     info.io = &io;
     info.handle = h;
@@ -427,8 +428,23 @@ void Hdf5Reader::open(IoBackend& io, const std::string& path, std::uint64_t tran
     rank_ = static_cast<std::uint64_t>(rank);
     samples_ = dims[0];
     sampleElements_ = 1;
-    for (int d = 1; d < rank; ++d) sampleElements_ *= dims[d];
     elementSize_ = H5Tget_size(native);
+    // A damaged header must not make the reader allocate a made-up size: a contiguous (unfiltered)
+    // records_0 lies inside the file; a chunked one may be compressed, but its sample stays bounded.
+    constexpr std::uint64_t kMaxSampleBytes = 64ull << 30;
+    std::uint64_t total = samples_ * elementSize_;
+    bool overflow = elementSize_ == 0 || (samples_ != 0 && total / samples_ != elementSize_);
+    for (int d = 1; d < rank && !overflow; ++d) {
+        if (dims[d] != 0 && sampleElements_ > kMaxSampleBytes / dims[d]) overflow = true;
+        sampleElements_ *= dims[d];
+        if (dims[d] != 0 && total > std::numeric_limits<std::uint64_t>::max() / dims[d]) overflow = true;
+        total *= dims[d];
+    }
+    const hid_t dcpl = hs.add(H5Dget_create_plist(dataset_), H5Pclose);
+    const bool contiguous = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
+    if (overflow || sampleElements_ * elementSize_ > kMaxSampleBytes || (contiguous && total > size_))
+        fail("records_0's shape (" + std::to_string(samples_) + " samples, element size " + std::to_string(elementSize_) +
+             ") does not fit the file (" + std::to_string(size_) + " bytes)");
 }
 
 std::uint64_t Hdf5Reader::readSample(std::uint64_t k) {

@@ -71,6 +71,7 @@ private:
     IoBackend* io_ = nullptr;
     std::string path_;
     int handle_ = -1;
+    std::uint64_t size_ = 0;
     std::int64_t file_ = -1;    // hid_t
     std::int64_t dataset_ = -1; // hid_t
     std::uint64_t samples_ = 0;

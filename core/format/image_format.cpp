@@ -57,6 +57,16 @@ bool writePngGray(const unsigned char* pixels, png_uint_32 rows, png_uint_32 col
     return true;
 }
 
+// PIL refuses images over twice Image.MAX_IMAGE_PIXELS (DecompressionBombError, PIL/Image.py
+// _decompression_bomb_check); so does the reader, before allocating for a damaged header's size.
+bool withinPilLimit(std::uint64_t w, std::uint64_t h, std::string& error) {
+    constexpr std::uint64_t kMaxPixels = 2ull * 89478485ull; // PIL's MAX_IMAGE_PIXELS = int(1024 * 1024 * 1024 // 4 // 3)
+    if (w * h <= kMaxPixels) return true;
+    error = "image of " + std::to_string(w) + " x " + std::to_string(h) + " pixels exceeds PIL's limit of " +
+            std::to_string(kMaxPixels) + " pixels (DecompressionBombError)";
+    return false;
+}
+
 } // namespace
 
 void fillImagePixels(std::uint64_t contentSeed, std::vector<unsigned char>& pixels, std::uint64_t bytes) {
@@ -145,6 +155,7 @@ bool ImageDecoder::decodeJpeg(const unsigned char* data, std::size_t size, Decod
     int pf = TJPF_RGB;
     if (colorspace == TJCS_GRAY) pf = TJPF_GRAY;
     else if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) pf = TJPF_CMYK;
+    if (!withinPilLimit(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(hgt), error)) return false;
     out.width = static_cast<std::uint64_t>(w);
     out.height = static_cast<std::uint64_t>(hgt);
     out.bytesPerPixel = static_cast<std::uint64_t>(tjPixelSize[pf]);
@@ -165,6 +176,10 @@ bool ImageDecoder::decodePng(const unsigned char* data, std::size_t size, Decode
     image.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&image, data, size)) {
         error = std::string("not a PNG image: ") + image.message;
+        png_image_free(&image);
+        return false;
+    }
+    if (!withinPilLimit(image.width, image.height, error)) {
         png_image_free(&image);
         return false;
     }
