@@ -407,6 +407,8 @@ void Hdf5Reader::open(IoBackend& io, const std::string& path, std::uint64_t tran
     info.handle = h;
     info.size = static_cast<std::uint64_t>(size);
     info.chunk = std::max<std::uint64_t>(transferSize, 1);
+    if (odirect) // every O_DIRECT pread must stay aligned, as in FileAccess (sample_reader.cpp)
+        info.chunk = (info.chunk + AlignedBuffer::kAlignment - 1) / AlignedBuffer::kAlignment * AlignedBuffer::kAlignment;
     info.odirect = odirect;
     info.bytesRead = &bytesRead_;
     info.failedErrno = &failedErrno_;
