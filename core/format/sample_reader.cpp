@@ -129,7 +129,7 @@ private:
     std::uint64_t size_ = 0;
 };
 
-// Formats whose library loads the whole file (numpy, PIL, h5py on a file image): one load per file,
+// Formats whose library loads the whole file (numpy, PIL): one load per file,
 // kept while consecutive samples come from the same file.
 class WholeFileBase : public SampleReader {
 public:
