@@ -6,6 +6,7 @@
 #include "engine/sample_order.h"
 #include "engine/step_barrier.h"
 #include "engine/thread_tuning.h"
+#include "format/format_writer.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
@@ -194,11 +195,10 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     // Validate the plan up front so that bad input is an InputError before any thread starts.
     const ShardPlan plan0 = planShard(cfg, 0, R);
     for (std::uint64_t r = 1; r < R; ++r) planShard(cfg, r, R);
-    if (cfg.dataset.format != DataFormat::Npz && cfg.dataset.format != DataFormat::Npy &&
-        cfg.dataset.format != DataFormat::Tfrecord && cfg.dataset.format != DataFormat::IndexedBinary &&
-        cfg.dataset.format != DataFormat::Raw)
+    // The readers read what the generator writes (core/format/format_writer.h).
+    if (!formatWritable(cfg.dataset.format))
         throw InputError(std::string("dataset.format = ") + toString(cfg.dataset.format) +
-                         ": expected one of npz, npy, tfrecord, indexed_binary, raw (the formats this build reads)");
+                         ": expected one of npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png (the formats this build reads)");
 
     std::uint64_t runSeed = cfg.train.seed;
     if (cfg.reader.sampleShuffle == ShuffleMode::Random || cfg.reader.fileShuffle == ShuffleMode::Random) {
