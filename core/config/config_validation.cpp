@@ -208,7 +208,7 @@ const std::vector<std::string>& elementTypeNames() {
 }
 
 const std::vector<std::string>& acceleratorNames() {
-    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x"};
+    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x", "mi355"};
     return v;
 }
 
