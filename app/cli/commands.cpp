@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <tuple>
 #include <unistd.h>
@@ -84,6 +85,20 @@ MetricSemantics semanticsFrom(const ParsedArgs& p) {
     if (const auto sem = parseSemantics(s)) return *sem;
     throw InputError("--semantics = '" + s + "': expected v1 (DLIO 1.0, MLPerf Storage v1.0), v2 (DLIO >= 2.0) "
                      "or v3 (MLPerf Storage v3.0's DLIO)");
+}
+
+// Without --semantics, a TrainIO folder is recomputed with the semantics it was run with (its
+// trainio_run.json), so that `metrics DIR` agrees with the folder's summary.json; others with v2.
+MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::path& dir) {
+    if (p.value("--semantics")) return semanticsFrom(p);
+    const std::filesystem::path meta = dir / "trainio_run.json";
+    if (!std::filesystem::exists(meta)) return MetricSemantics::DlioV2;
+    std::ifstream in(meta);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("semantics")) return MetricSemantics::DlioV2; // before "semantics" existed
+    const std::string s = j["semantics"].is_string() ? j["semantics"].get<std::string>() : j["semantics"].dump();
+    if (const auto sem = parseSemantics(s)) return *sem;
+    throw InputError(meta.string() + ": semantics = '" + s + "': expected v1, v2 or v3 (or pass --semantics)");
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
@@ -212,8 +227,9 @@ const char* kBenchmarkHelp =
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n"
-                           "--semantics: v2 (default, DLIO >= 2.0), v1 (DLIO 1.0, MLPerf Storage v1.0), v3 (MLPerf\n"
-                           "Storage v3.0's DLIO: throughput counts the steps in the metric window; docs/metrics.md).\n";
+                           "--semantics: v2 (DLIO >= 2.0), v1 (DLIO 1.0, MLPerf Storage v1.0), v3 (MLPerf Storage\n"
+                           "v3.0's DLIO: throughput counts the steps in the metric window; docs/metrics.md). Default:\n"
+                           "what the folder's trainio_run.json records, else v2.\n";
 
 InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
                                     const std::string& commandLine, const std::vector<std::string>& warnings) {
@@ -402,8 +418,8 @@ int runMetricsCommand(const Args& args) {
     spec.positionals = true;
     const ParsedArgs p = parseArgs(args, spec);
     if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
-    const MetricSemantics sem = semanticsFrom(p);
     const InvocationData d = readInvocationFolder(p.positionals[0]);
+    const MetricSemantics sem = recordedSemantics(p, p.positionals[0]);
     MetricOptions mo;
     mo.semantics = sem;
     mo.batchSize = d.batchSize;

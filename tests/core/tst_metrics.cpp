@@ -238,6 +238,29 @@ private slots:
         }
         QVERIFY(v3["train_au_meet_expectation"] == want["train_au_meet_expectation"]);
     }
+    // Without --semantics, `metrics` uses what a TrainIO folder's trainio_run.json records.
+    void metricsDefaultsToTheRecordedSemantics() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.filePath(QStringLiteral("run")).toStdString();
+        std::filesystem::copy(testsupport::fixtures() / "dlio-v3-runs" / "v3_small_np1", dir,
+                              std::filesystem::copy_options::recursive);
+        const auto want = nlohmann::json::parse(testsupport::readText(dir / "summary.json"))["metric"];
+        const auto throughputWith = [&](const char* recorded) {
+            testsupport::writeText(dir / "trainio_run.json", std::string("{\"semantics\": \"") + recorded + "\"}");
+            const auto r = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string())});
+            if (r.exitCode != 0) return -1.0;
+            return nlohmann::json::parse(r.out.toStdString())["train_throughput_mean_samples_per_second"].get<double>();
+        };
+        const double fork = want["train_throughput_mean_samples_per_second"].get<double>();
+        QVERIFY(std::abs(throughputWith("v3") - fork) <= 0.005 * fork);
+        // 8 steps: v2 counts 6 where v3 counts 7.
+        QVERIFY(std::abs(throughputWith("v2") * 7.0 / 6.0 - throughputWith("v3")) <= 1e-9 * fork);
+        testsupport::writeText(dir / "trainio_run.json", "{\"semantics\": \"v9\"}");
+        const auto bad = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string())});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("trainio_run.json")) && bad.err.contains(QStringLiteral("'v9'")),
+                 qPrintable(bad.err));
+    }
     void badSemanticsIsBadInput() {
         const auto dir = testsupport::fixtures() / "dlio-v3-runs" / "v3_small_np1";
         const auto r = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string()),
