@@ -9,7 +9,7 @@
 #include "engine/training_engine.h"
 
 #include <atomic>
-#include <mutex>
+#include <cmath>
 
 using namespace trainio;
 
@@ -96,6 +96,17 @@ private slots:
             }
         }
         QCOMPARE(v3.outcome.metricOptions.semantics, MetricSemantics::DlioV3);
+        // Its headline is v3's, recomputed here from the records: per rank, the 3 steps after the
+        // first ÷ (block time − proc[0]) × batch 2, summed over the ranks.
+        for (std::size_t e = 0; e < 3; ++e) {
+            double expected = 0;
+            for (const auto& rank : v3.outcome.ranks) {
+                const BlockRecord& b = rank.epochs[e].blocks[0];
+                expected += 3.0 / (b.end - b.start - b.proc[0]) * 2.0;
+            }
+            const double got = v3.outcome.metrics.throughputPerEpoch[e];
+            QVERIFY2(std::abs(got - expected) <= 1e-9 * expected, qPrintable(QStringLiteral("%1 vs %2").arg(got).arg(expected)));
+        }
 
         const Observed v2 = run(c, MetricSemantics::DlioV2);
         QCOMPARE(v2.outcome.status, RunStatus::Complete);
