@@ -1,15 +1,18 @@
 // The engine under MLPerf Storage v3.0's semantics (--semantics v3) on real generated files: before
 // every epoch each rank's readers read the epoch's first batch and throw it away, outside the timed
 // window and before the cache-control hook (the fork's worker pre-warm, then its page-cache drop);
-// under v2 nothing is read before the hook.
+// under v2 nothing is read before the hook. And a v3 run's result folder has the fork's shape.
 #include "testsupport.h"
 
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "engine/training_engine.h"
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <cmath>
+#include <filesystem>
 
 using namespace trainio;
 
@@ -113,6 +116,43 @@ private slots:
         QCOMPARE(v2.outcome.samplesRead, std::uint64_t(3 * 2 * 4 * 2));
         QCOMPARE(v2.bytesAtHook.size(), std::size_t(3));
         QCOMPARE(v2.bytesAtHook[0], std::uint64_t(0));
+    }
+
+    // `trainio-cli run --semantics v3` writes the fork's summary.json shape (the same keys in the same
+    // order, top level and metric, as tests/data/dlio-v3-runs) and records "v3" in trainio_run.json;
+    // `metrics` on the folder (no --semantics: the recorded one) reproduces its summary.
+    void cliRunWritesTheForksSummary() {
+        QTemporaryDir tmp;
+        const QString cfg = tmp.filePath(QStringLiteral("w.yaml"));
+        testsupport::writeText(cfg.toStdString(),
+                               "model: tiny\nframework: pytorch\nworkflow:\n  generate_data: True\n  train: True\n"
+                               "dataset:\n  data_folder: " + tmp.filePath(QStringLiteral("data")).toStdString() +
+                                   "\n  format: npz\n  num_files_train: 8\n  num_samples_per_file: 1\n"
+                                   "  record_length_bytes: 16384\nreader:\n  data_loader: pytorch\n  batch_size: 2\n"
+                                   "  read_threads: 1\ntrain:\n  epochs: 2\n  computation_time: 0.005\n");
+        const QString out = tmp.filePath(QStringLiteral("out"));
+        const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            out, QStringLiteral("--semantics"), QStringLiteral("v3"), QStringLiteral("--quiet")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const std::filesystem::path dir = out.toStdString();
+        const auto mine = nlohmann::ordered_json::parse(testsupport::readText(dir / "summary.json"));
+        const auto fork = nlohmann::ordered_json::parse(
+            testsupport::readText(testsupport::fixtures() / "dlio-v3-runs" / "v3_small_np1" / "summary.json"));
+        const auto keys = [](const nlohmann::ordered_json& j) {
+            std::vector<std::string> k;
+            for (auto it = j.begin(); it != j.end(); ++it) k.push_back(it.key());
+            return k;
+        };
+        QCOMPARE(keys(mine), keys(fork));
+        QCOMPARE(keys(mine["metric"]), keys(fork["metric"]));
+        const auto meta = nlohmann::json::parse(testsupport::readText(dir / "trainio_run.json"));
+        QCOMPARE(meta["semantics"].get<std::string>(), std::string("v3"));
+        const auto m = testsupport::runCli({QStringLiteral("metrics"), out});
+        QVERIFY2(m.exitCode == 0, qPrintable(m.err));
+        const auto again = nlohmann::json::parse(m.out.toStdString());
+        const double want = mine["metric"]["train_throughput_mean_samples_per_second"].get<double>();
+        // The records' timestamps are written to the µs: 1e-3 on these ~20 ms epochs.
+        QVERIFY(std::abs(again["train_throughput_mean_samples_per_second"].get<double>() - want) <= 1e-3 * want);
     }
 };
 
