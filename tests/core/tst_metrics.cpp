@@ -193,17 +193,23 @@ private slots:
         }
         QVERIFY(got["train_au_meet_expectation"] == want["train_au_meet_expectation"]);
     }
-    // The fork's own runs (tests/data/dlio-v3-runs, 1 and 2 ranks): --semantics v3 reproduces the
-    // summary.json it wrote; v2 on the same records keeps AU but counts (N − 2) steps, not N − 1.
+    // The fork's own runs (tests/data/dlio-v3-runs: 1 and 2 ranks, and 1 rank with
+    // output.metric.exclude_end_steps 2): --semantics v3 reproduces the summary.json it wrote; v2 on the
+    // same records keeps AU but counts N − 2 steps, not the window's.
     void dlioV3FoldersReproduceSummary_data() {
         QTest::addColumn<QString>("folder");
-        QTest::addColumn<int>("steps"); // steps per epoch per rank: 16 files ÷ batch 2 ÷ ranks
-        QTest::newRow("np1") << QStringLiteral("v3_small_np1") << 8;
-        QTest::newRow("np2") << QStringLiteral("v3_small_np2") << 4;
+        // Per rank and epoch: 16 files ÷ batch 2 ÷ ranks steps; v3 counts those of the window
+        // (steps − exclude_start 1 − exclude_end), v2 steps − 2.
+        QTest::addColumn<int>("windowSteps");
+        QTest::addColumn<int>("v2Steps");
+        QTest::newRow("np1") << QStringLiteral("v3_small_np1") << 7 << 6;
+        QTest::newRow("np2") << QStringLiteral("v3_small_np2") << 3 << 2;
+        QTest::newRow("np1 exclude_end 2") << QStringLiteral("v3_small_np1_end2") << 5 << 6;
     }
     void dlioV3FoldersReproduceSummary() {
         QFETCH(QString, folder);
-        QFETCH(int, steps);
+        QFETCH(int, windowSteps);
+        QFETCH(int, v2Steps);
         const auto dir = testsupport::fixtures() / "dlio-v3-runs" / folder.toStdString();
         const auto metricsFor = [&](const char* sem) {
             const auto r = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string()),
@@ -229,9 +235,9 @@ private slots:
             const double tp3 = v3["train_throughput_samples_per_second"][e].get<double>();
             const double tpFork = want["train_throughput_samples_per_second"][e].get<double>();
             QVERIFY2(close(tp3, tpFork, 0.005), qPrintable(QStringLiteral("epoch %1: %2 vs %3").arg(e).arg(tp3).arg(tpFork)));
-            // Where the formulas differ: the same window time, (N − 2) instead of (N − 1) steps.
+            // Where the formulas differ: the same window time, N − 2 steps instead of the window's.
             const double tp2 = v2["train_throughput_samples_per_second"][e].get<double>();
-            QVERIFY(close(tp2 * (steps - 1) / (steps - 2), tp3, 1e-9));
+            QVERIFY(close(tp2 * windowSteps / v2Steps, tp3, 1e-9));
             QVERIFY2(!close(tp2, tpFork, 0.05), qPrintable(QStringLiteral("v2 %1 vs the fork's %2").arg(tp2).arg(tpFork)));
             // Where they agree: AU over the same window.
             QVERIFY(close(v2["train_au_percentage"][e].get<double>(), v3["train_au_percentage"][e].get<double>(), 1e-12));
