@@ -280,8 +280,9 @@ private slots:
     // What can be recomputed: (1) the invocation aggregation from the per-epoch lists; (2) the v3
     // per-block formulas, through their ratio: throughput ÷ AU = batch ÷ mean compute per step in
     // the window, so with R ranks b × R × AU ÷ throughput is the measured compute per step, which a
-    // sleep makes at least computation_time (0.162 s) and, on a quiet host, not much more. Under
-    // v2's (N − 2) steps the same numbers would mean a compute shorter than the sleep asked for.
+    // sleep makes at least computation_time (unet3d_b200: 0.162 s) and, on a quiet host, not much
+    // more. Under v2's (N − 2) steps the same numbers would mean a compute shorter than the sleep
+    // asked for. (Also holds for the Alluxio unet3d and retinanet runs of the shared fixture.)
     void publishedV3Results() {
         int checked = 0;
         const auto root = testsupport::fixtures() / "mlperf-storage-v3.0";
@@ -317,7 +318,9 @@ private slots:
                 const double computeV2 = computeV3 * (N - 2) / (N - 1);
                 QVERIFY2(computeV3 >= c && computeV3 <= c * 1.005,
                          qPrintable(QStringLiteral("%1 epoch %2: %3 s").arg(QString::fromStdString(e.path().string())).arg(i + 1).arg(computeV3)));
-                QVERIFY(computeV2 < c);
+                // Decisive only where 1/(N − 1) exceeds the sleep overshoot (~0.1 ms): unet3d's
+                // 800-991 steps, not retinanet's ~34,000.
+                if (N <= 1000) QVERIFY(computeV2 < c);
             }
             ++checked;
         }
