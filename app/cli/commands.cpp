@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <tuple>
 #include <unistd.h>
@@ -81,9 +82,23 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
 
 MetricSemantics semanticsFrom(const ParsedArgs& p) {
     const std::string s = p.value("--semantics").value_or("v2");
-    if (s == "v2") return MetricSemantics::DlioV2;
-    if (s == "v1") return MetricSemantics::DlioV1;
-    throw InputError("--semantics = '" + s + "': expected v2 (DLIO >= 2.0) or v1 (DLIO 1.0, MLPerf Storage v1.0)");
+    if (const auto sem = parseSemantics(s)) return *sem;
+    throw InputError("--semantics = '" + s + "': expected v1 (DLIO 1.0, MLPerf Storage v1.0), v2 (DLIO >= 2.0) "
+                     "or v3 (MLPerf Storage v3.0's DLIO)");
+}
+
+// Without --semantics, a TrainIO folder is recomputed with the semantics it was run with (its
+// trainio_run.json), so that `metrics DIR` agrees with the folder's summary.json; others with v2.
+MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::path& dir) {
+    if (p.value("--semantics")) return semanticsFrom(p);
+    const std::filesystem::path meta = dir / "trainio_run.json";
+    if (!std::filesystem::exists(meta)) return MetricSemantics::DlioV2;
+    std::ifstream in(meta);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("semantics")) return MetricSemantics::DlioV2; // before "semantics" existed
+    const std::string s = j["semantics"].is_string() ? j["semantics"].get<std::string>() : j["semantics"].dump();
+    if (const auto sem = parseSemantics(s)) return *sem;
+    throw InputError(meta.string() + ": semantics = '" + s + "': expected v1, v2 or v3 (or pass --semantics)");
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
@@ -189,17 +204,19 @@ const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n
 const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
                          "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
 const char* kRunHelp =
-    "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
+    "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v1|v2|v3]\n"
     "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
     "                       [--system NAME] [--description TEXT]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
+    "--semantics v1|v2|v3: the DLIO generation whose metrics to compute (v2 default; v3 = MLPerf Storage\n"
+    "v3.0's DLIO, which also warms the readers before each epoch outside the timed window).\n"
     "--storage-profile NAME|FILE: read through an emulated device (trainio.storage.profile; the profiles are\n"
     "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
-    "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
+    "                             [--accelerators R] [--semantics v1|v2|v3] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
     "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
@@ -207,9 +224,12 @@ const char* kBenchmarkHelp =
     "warm-up and runs (the importer groups exactly those).\n"
     "--system NAME, --description TEXT: the system under test, written to trainio_labels.json beside the\n"
     "results (run and benchmark); results are named and grouped by it.\n";
-const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
+const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
-                           "JSON with summary.json's metric keys.\n";
+                           "JSON with summary.json's metric keys.\n"
+                           "--semantics: v2 (DLIO >= 2.0), v1 (DLIO 1.0, MLPerf Storage v1.0), v3 (MLPerf Storage\n"
+                           "v3.0's DLIO: throughput counts the steps in the metric window; docs/metrics.md). Default:\n"
+                           "what the folder's trainio_run.json records, else v2.\n";
 
 InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
                                     const std::string& commandLine, const std::vector<std::string>& warnings) {
@@ -398,8 +418,8 @@ int runMetricsCommand(const Args& args) {
     spec.positionals = true;
     const ParsedArgs p = parseArgs(args, spec);
     if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
-    const MetricSemantics sem = semanticsFrom(p);
     const InvocationData d = readInvocationFolder(p.positionals[0]);
+    const MetricSemantics sem = recordedSemantics(p, p.positionals[0]);
     MetricOptions mo;
     mo.semantics = sem;
     mo.batchSize = d.batchSize;

@@ -1,6 +1,7 @@
 #include "config/config_loader.h"
 
 #include "config/config_internal.h"
+#include "config/config_keys.h"
 #include "config/config_schema.h"
 #include "util/errors.h"
 
@@ -545,19 +546,6 @@ private:
         return v;
     }
 
-    // One of a fixed set of names (lower case); anything else names the key and the choices.
-    std::optional<std::string> readChoice(const YAML::Node& root, const std::string& key,
-                                          const std::vector<std::string>& choices) {
-        const auto v = readString(root, key, "one of " + config_detail::joinNames(choices));
-        if (!v) return std::nullopt;
-        const std::string name = lower(trim(*v));
-        if (std::find(choices.begin(), choices.end(), name) == choices.end()) {
-            error(key, display(get(root, key)), "expected one of " + config_detail::joinNames(choices));
-            return std::nullopt;
-        }
-        return name;
-    }
-
     // A whole number that may be negative (DLIO's -1 = "unset"); the range check says what is allowed.
     std::optional<std::int64_t> readInteger(const YAML::Node& root, const std::string& key) {
         YAML::Node n = get(root, key);
@@ -593,65 +581,67 @@ private:
         return out;
     }
 
-    void readModelKeys(const YAML::Node& root, ModelSection& m) {
-        set(m.modelDatatype, readChoice(root, "model.model_datatype", config_detail::datatypeNames()));
-        set(m.optimizerDatatype, readChoice(root, "model.optimizer_datatype", config_detail::datatypeNames()));
-        set(m.numLayers, readInteger(root, "model.num_layers"));
-        set(m.layerParameters, readWholeList(root, "model.layer_parameters"));
-        set(m.optimizationGroups, readWholeList(root, "model.optimization_groups"));
-        auto& p = m.parallelism;
-        set(p.tensor, readInteger(root, "model.parallelism.tensor"));
-        set(p.pipeline, readInteger(root, "model.parallelism.pipeline"));
-        set(p.data, readInteger(root, "model.parallelism.data"));
-        set(p.zeroStage, readInteger(root, "model.parallelism.zero_stage"));
-        auto& t = m.transformer;
-        set(t.vocabSize, readWhole(root, "model.transformer.vocab_size"));
-        set(t.hiddenSize, readWhole(root, "model.transformer.hidden_size"));
-        set(t.ffnHiddenSize, readWhole(root, "model.transformer.ffn_hidden_size"));
-        set(t.numAttentionHeads, readWhole(root, "model.transformer.num_attention_heads"));
-        set(t.numKvHeads, readWhole(root, "model.transformer.num_kv_heads"));
+    // Every key of the table that has no reading of its own beside it: its type says how it is read.
+    void readTableKeys(const YAML::Node& root, WorkloadConfig& c) {
+        using config_keys::Type;
+        for (const auto& k : config_keys::all()) {
+            if (!k.field || k.kind != KeyKind::Used || k.has(config_keys::CustomRead) || k.has(config_keys::NotAKey))
+                continue;
+            std::optional<config_keys::Value> v;
+            switch (k.type) {
+            case Type::Bool:
+                if (auto b = readBool(root, k.path)) v = *b;
+                break;
+            case Type::Whole:
+                if (auto w = readWhole(root, k.path, {}, k.has(config_keys::MinusOneIsZero))) v = *w;
+                break;
+            case Type::Integer:
+                if (auto i = readInteger(root, k.path)) v = *i;
+                break;
+            case Type::Number:
+            case Type::Bytes:
+            case Type::Seconds:
+            case Type::Milliseconds:
+            case Type::Fraction:
+                if (auto x = readNumber(root, k.path)) v = *x;
+                break;
+            case Type::Text:
+                if (auto s = readString(root, k.path, k.expected)) v = *s;
+                break;
+            case Type::Choice:
+                // The validator checks the value against the table's choices.
+                if (auto s = readString(root, k.path, config_keys::choiceText(k)))
+                    v = k.has(config_keys::CaseInsensitive) ? lower(trim(*s)) : *s;
+                break;
+            case Type::WholeList:
+                if (auto l = readWholeList(root, k.path)) v = *l;
+                break;
+            case Type::Section:
+            case Type::TimeSpec:
+            case Type::Map:
+            case Type::Any: break;
+            }
+            if (v) k.field.set(c, *v);
+        }
     }
 
-    void readCheckpointKeys(const YAML::Node& root, CheckpointSection& k) {
-        set(k.type, readChoice(root, "checkpoint.type", config_detail::checkpointTypeNames()));
-        set(k.mode, readChoice(root, "checkpoint.mode", config_detail::checkpointModeNames()));
-        set(k.mechanismClassname, readString(root, "checkpoint.checkpoint_mechanism_classname", "a Python class name"));
-        set(k.timeBetweenCheckpoints, readNumber(root, "checkpoint.time_between_checkpoints"));
-        set(k.numCheckpointsWrite, readInteger(root, "checkpoint.num_checkpoints_write"));
-        set(k.numCheckpointsRead, readInteger(root, "checkpoint.num_checkpoints_read"));
-        set(k.rankSync, readBool(root, "checkpoint.rank_sync"));
-        set(k.recoveryRankShift, readBool(root, "checkpoint.recovery_rank_shift"));
-        set(k.randomizeTensor, readBool(root, "checkpoint.randomize_tensor"));
-    }
-
-    void readTrainioSection(const YAML::Node& root, TrainioSection& t) {
-        set(t.ioEngine, readChoice(root, "trainio.io_engine", config_detail::ioEngineNames()));
-        set(t.ioDepth, readWhole(root, "trainio.io_depth"));
-        set(t.cache, readChoice(root, "trainio.cache", config_detail::cacheModeNames()));
-        auto& st = t.storage;
-        set(st.profile, readString(root, "trainio.storage.profile", "a storage profile name or file"));
-        set(st.bandwidthMiBs, readNumber(root, "trainio.storage.bandwidth_mib_s"));
-        set(st.iops, readNumber(root, "trainio.storage.iops"));
-        set(st.maxInflight, readWhole(root, "trainio.storage.max_inflight"));
-        auto& l = st.latencyMs;
+    // trainio.storage.latency_ms: a bare number is a constant latency, a map names its distribution.
+    void readLatency(const YAML::Node& root, LatencySpec& l) {
         const YAML::Node lat = get(root, "trainio.storage.latency_ms");
         if (lat.IsDefined() && lat.IsScalar()) {
-            // A bare number: a constant latency.
             if (auto v = readNumber(root, "trainio.storage.latency_ms", "trainio.storage.latency_ms.value")) {
                 l.type = "constant";
                 l.value = *v;
             }
         } else if (lat.IsDefined()) {
-            set(l.type, readChoice(root, "trainio.storage.latency_ms.type", config_detail::latencyTypeNames()));
+            if (auto t = readString(root, "trainio.storage.latency_ms.type", "one of " + config_detail::joinNames(config_detail::latencyTypeNames())))
+                l.type = lower(trim(*t));
             for (auto [name, field] : {std::pair{"value", &l.value}, {"mean", &l.mean}, {"stdev", &l.stdev},
                                        {"median", &l.median}, {"sigma", &l.sigma}}) {
                 const std::string key = std::string("trainio.storage.latency_ms.") + name;
                 set(*field, readNumber(root, key));
             }
         }
-        set(t.telemetryIntervalS, readNumber(root, "trainio.telemetry_interval_s"));
-        set(t.mlperfRound, readChoice(root, "trainio.mlperf_round", config_detail::mlperfRoundNames()));
-        set(t.checkpointScale, readNumber(root, "trainio.checkpoint_scale"));
     }
 
     // Both key generations: record_length (v1.0) and record_length_bytes (later). The later one wins,
@@ -795,14 +785,18 @@ private:
 
     WorkloadConfig interpret(const YAML::Node& root) {
         WorkloadConfig c = dlioDefaultConfig();
-        for (const char* section : {"workflow", "dataset", "reader", "train", "evaluation", "checkpoint", "output",
-                                    "output.metric", "metric", "storage", "profiling", "model.parallelism",
-                                    "model.transformer", "dataset.hdf5"}) {
-            YAML::Node n = get(root, section);
+        for (const auto& k : config_keys::all()) {
+            // v1.0's "model: unet3d" and a bare latency number are scalars of their own.
+            if (k.kind != KeyKind::Section || k.path == "model" || k.path == "trainio.storage.latency_ms") continue;
+            YAML::Node n = get(root, k.path);
             if (n.IsDefined() && !n.IsMap() && !n.IsNull())
-                error(section, display(n), std::string("expected a map of ") + section + " keys");
+                error(k.path, display(n), "expected a map of " + k.path + " keys");
         }
 
+        readTableKeys(root, c);
+
+        // What the table cannot say: the v1.0 scalar model, the format's refusals, both key generations,
+        // shuffle's YAML-1.1 false, DLIO's null transfer size, the time distributions.
         YAML::Node model = get(root, "model");
         if (model.IsDefined()) {
             if (model.IsScalar()) {
@@ -815,17 +809,9 @@ private:
                 error("model", display(model), "expected a model name, or a map with name and type");
             }
         }
-        set(c.framework, readString(root, "framework", "tensorflow or pytorch"));
         if (auto a = readString(root, "accelerator", "an accelerator name such as a100, h100, b200")) accelerator_ = lower(trim(*a));
 
-        set(c.workflow.generateData, readBool(root, "workflow.generate_data"));
-        set(c.workflow.train, readBool(root, "workflow.train"));
-        set(c.workflow.checkpoint, readBool(root, "workflow.checkpoint"));
-        set(c.workflow.evaluation, readBool(root, "workflow.evaluation"));
-        set(c.workflow.profiling, readBool(root, "workflow.profiling"));
-
         auto& d = c.dataset;
-        set(d.dataFolder, readString(root, "dataset.data_folder", "a folder path"));
         if (auto f = readString(root, "dataset.format", "a format name")) {
             if (auto fmt = config_detail::parseFormat(lower(trim(*f)))) {
                 d.format = *fmt;
@@ -840,63 +826,29 @@ private:
                           " (the formats TrainIO can write and read)");
             }
         }
-        set(d.numFilesTrain, readWhole(root, "dataset.num_files_train"));
-        set(d.numFilesEval, readWhole(root, "dataset.num_files_eval"));
-        set(d.numSamplesPerFile, readWhole(root, "dataset.num_samples_per_file"));
         set(d.recordLength, readEitherNumber(root, "dataset.record_length", "dataset.record_length_bytes"));
         set(d.recordLengthStdev, readEitherNumber(root, "dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
         set(d.recordLengthResize, readEitherNumber(root, "dataset.record_length_resize", "dataset.record_length_bytes_resize"));
-        set(d.numSubfoldersTrain, readWhole(root, "dataset.num_subfolders_train"));
-        set(d.numSubfoldersEval, readWhole(root, "dataset.num_subfolders_eval"));
-        set(d.filePrefix, readString(root, "dataset.file_prefix", "a file name prefix"));
-        set(d.recordElementType, readString(root, "dataset.record_element_type", "a numpy dtype name"));
-        set(d.keepFiles, readBool(root, "dataset.keep_files"));
 
         auto& r = c.reader;
-        set(r.dataLoader, readString(root, "reader.data_loader", "a data loader name"));
-        set(r.batchSize, readWhole(root, "reader.batch_size"));
-        set(r.batchSizeEval, readWhole(root, "reader.batch_size_eval"));
-        set(r.readThreads, readWhole(root, "reader.read_threads"));
-        set(r.computationThreads, readWhole(root, "reader.computation_threads"));
-        set(r.prefetchSize, readWhole(root, "reader.prefetch_size"));
         readShuffle(root, "reader.file_shuffle", r.fileShuffle);
         readShuffle(root, "reader.sample_shuffle", r.sampleShuffle);
-        set(r.shuffleSize, readWhole(root, "reader.shuffle_size"));
         // DLIO's default is None (the loader's own buffer); null keeps TrainIO's 256 KiB.
         if (YAML::Node ts = get(root, "reader.transfer_size"); ts.IsDefined() && !ts.IsNull())
             set(r.transferSize, readWhole(root, "reader.transfer_size"));
-        set(r.odirect, readBool(root, "reader.odirect"));
 
-        auto& t = c.train;
-        set(t.epochs, readWhole(root, "train.epochs"));
-        readTime(root, "train.computation_time", t.computationTime);
-        set(t.seed, readWhole(root, "train.seed"));
-        set(t.seedChangeEpoch, readBool(root, "train.seed_change_epoch"));
-        set(t.totalTrainingSteps, readWhole(root, "train.total_training_steps", {}, true));
-
+        readTime(root, "train.computation_time", c.train.computationTime);
         readTime(root, "evaluation.eval_time", c.evaluation.evalTime);
-        set(c.evaluation.epochsBetweenEvals, readWhole(root, "evaluation.epochs_between_evals"));
 
-        auto& k = c.checkpoint;
-        set(k.folder, readString(root, "checkpoint.checkpoint_folder", "a folder path"));
-        set(k.afterEpoch, readWhole(root, "checkpoint.checkpoint_after_epoch"));
-        set(k.epochsBetween, readWhole(root, "checkpoint.epochs_between_checkpoints"));
-        set(k.stepsBetween, readWhole(root, "checkpoint.steps_between_checkpoints", {}, true));
-        set(k.fsync, readBool(root, "checkpoint.fsync"));
         // v1.0 spells the model size checkpoint.model_size; later DLIO model.model_size_bytes (which wins).
+        auto& k = c.checkpoint;
         if (auto v = readNumber(root, "model.model_size_bytes", "model.model_size_bytes")) {
             k.modelSize = *v;
         } else if (auto old = readNumber(root, "checkpoint.model_size", "model.model_size_bytes")) {
             k.modelSize = *old;
         }
         c.model.modelSizeBytes = k.modelSize;
-        readModelKeys(root, c.model);
-        readCheckpointKeys(root, k);
-
-        set(c.metric.excludeStartSteps, readWhole(root, "output.metric.exclude_start_steps"));
-        set(c.metric.excludeEndSteps, readWhole(root, "output.metric.exclude_end_steps"));
-        set(c.metric.au, readNumber(root, "metric.au"));
-        readTrainioSection(root, c.trainio);
+        readLatency(root, c.trainio.storage.latencyMs);
         // DLIO's reader.odirect keeps its meaning: the O_DIRECT engine.
         if (c.reader.odirect && c.trainio.ioEngine == "posix") c.trainio.ioEngine = "odirect";
         return c;

@@ -76,6 +76,19 @@ struct SharedRun {
     }
 };
 
+// MLPerf Storage v3.0's DLIO warms its reader workers before every epoch, outside the timed window
+// (mlcommons/DLIO_local_changes f6796ed, main.py:705-717 before epoch 1 and :811-820 after each
+// epoch): it draws the epoch's first batch from a throw-away loader iterator, before the page-cache
+// drop (:738-788), so the epoch itself still reads that batch from storage. TrainIO's readers are
+// threads that live for the whole run, so the warm-up is that same first-batch read, discarded.
+// False when the read failed or the run was cancelled.
+bool warmReaders(BatchPrefetcher& prefetcher, const std::vector<std::uint64_t>& order) {
+    prefetcher.startEpoch(order, 1);
+    const bool ok = prefetcher.takeBatch(0);
+    prefetcher.endEpoch();
+    return ok;
+}
+
 struct StopFlag {
     SharedRun& run;
     bool operator()() const { return run.stop.load(std::memory_order_relaxed) || run.cancelled(); }
@@ -101,9 +114,13 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
 
     for (std::uint64_t epoch = 1; epoch <= cfg.train.epochs; ++epoch) {
         if (shouldStop()) break;
+        sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
+        if (run.opt.semantics == MetricSemantics::DlioV3 && !warmReaders(prefetcher, order)) {
+            if (prefetcher.failed()) run.fail(prefetcher.error());
+            break;
+        }
         if (run.opt.beforeEpoch && !run.betweenEpochs(rank, [&] { run.opt.beforeEpoch(epoch); })) break;
         const std::uint64_t bytesBefore = prefetcher.bytesRead();
-        sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
         prefetcher.startEpoch(order, plan.stepsPerEpoch);
         if (!run.barrier.arriveAndWait()) {
             prefetcher.endEpoch();

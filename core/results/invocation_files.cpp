@@ -174,7 +174,7 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     meta["status"] = toString(run.status);
     meta["error"] = run.error;
     meta["warnings"] = run.warnings; // e.g. most bytes came from the page cache (trainio_io.json)
-    meta["semantics"] = run.metricOptions.semantics == MetricSemantics::DlioV1 ? "v1" : "v2";
+    meta["semantics"] = semanticsName(run.metricOptions.semantics);
     meta["exclude_start_steps"] = run.metricOptions.excludeStartSteps;
     meta["exclude_end_steps"] = run.metricOptions.excludeEndSteps;
     meta["steps_per_epoch"] = run.stepsPerEpoch;
