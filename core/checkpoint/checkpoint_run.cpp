@@ -18,7 +18,7 @@ namespace {
 
 std::string gib(double bytes) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3f GiB", bytes / 1024.0 / 1024.0 / 1024.0);
+    std::snprintf(buf, sizeof buf, "%.4g GiB", bytes / 1024.0 / 1024.0 / 1024.0);
     return buf;
 }
 

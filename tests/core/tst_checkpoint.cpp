@@ -5,6 +5,7 @@
 
 #include "checkpoint/checkpoint_plan.h"
 #include "checkpoint/checkpoint_run.h"
+#include "config/config_loader.h"
 #include "io/fault_injection.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
@@ -444,6 +445,59 @@ private slots:
         QCOMPARE(toString(out.status), "cancelled");
         QVERIFY(out.checkpoints.perRank[0].size() < 50);
         QVERIFY(!std::filesystem::exists(dir / "ckpt" / "global_epoch1_step50"));
+    }
+
+    // The shipped presets carry the round's numbers: loaded and planned at their CLOSED accelerator
+    // counts they give the oracle's files and sizes for the numbers typed into kLlamas above.
+    void presetsMatchTheRound_data() {
+        QTest::addColumn<int>("which");
+        for (int i = 0; i < 4; ++i) QTest::newRow(kLlamas[i].name) << i;
+    }
+    void presetsMatchTheRound() {
+        QFETCH(int, which);
+        const Llama& l = kLlamas[which];
+        const LoadedConfig lc = loadPreset(l.name);
+        const WorkloadConfig& c = lc.config;
+        QVERIFY(validateConfig(c).empty());
+        QCOMPARE(c.trainio.mlperfRound, std::string("v3.0"));
+        QVERIFY(!c.workflow.train);
+        QVERIFY(c.workflow.checkpoint);
+        QCOMPARE(c.checkpoint.numCheckpointsWrite, std::int64_t{10});
+        QCOMPARE(c.checkpoint.numCheckpointsRead, std::int64_t{10});
+        QCOMPARE(c.checkpoint.timeBetweenCheckpoints, 5.0);
+        QVERIFY(c.checkpoint.fsync);
+        comparePlanWithOracle(planCheckpoint(c, l.ranks), runOracle(llamaConfig(l), l.ranks));
+    }
+
+    // The CLI's checkpoint-only run: the sizes printed before starting, DLIO's files, exit 0; a write
+    // fault (TRAINIO_FAULTS) exits 1 naming the file.
+    void cliRunsCheckpointOnly() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_8b"),
+                               QStringLiteral("++workload.trainio.checkpoint_scale=0.00001"),
+                               QStringLiteral("++workload.checkpoint.time_between_checkpoints=0"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_write=2"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_read=1"),
+                               QStringLiteral("++workload.checkpoint.checkpoint_folder=") + dir + QStringLiteral("/ckpt"),
+                               QStringLiteral("--accelerators"), QStringLiteral("8")};
+        const auto ok = testsupport::runCli(base + QStringList{QStringLiteral("--output"), dir + QStringLiteral("/run")});
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY2(ok.err.contains(QStringLiteral("checkpoint: real 104.7 GiB, writing 0.001047 GiB (scale 1e-05)")), qPrintable(ok.err));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/ckpt/global_epoch1_step2/zero_pp_rank_7_mp_rank_0_optim_states.pt")));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/run/summary.json")));
+        const auto bad = testsupport::runCli(base + QStringList{QStringLiteral("--output"), dir + QStringLiteral("/bad")}, 300000,
+                                             {{QStringLiteral("TRAINIO_FAULTS"),
+                                               QStringLiteral("write:EIO:zero_pp_rank_3_mp_rank_0_model_states.pt")}});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QStringLiteral("global_epoch1_step1/zero_pp_rank_3_mp_rank_0_model_states.pt")), qPrintable(bad.err));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/bad/summary.json")));
+        // DLIO refuses 12 ranks for tensor parallelism 8: exit 2 before anything is written.
+        const auto refused = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_70b"),
+                                                  QStringLiteral("--accelerators"), QStringLiteral("12"), QStringLiteral("--output"),
+                                                  dir + QStringLiteral("/refused")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("multiple of tensor × pipeline = 8")), qPrintable(refused.err));
     }
 
     void refusesBeforeWriting() {
