@@ -154,8 +154,10 @@ nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& 
     if (run.checkpoints.enabled) {
         // DLIO adds the checkpoint keys first, the training keys only when it trained.
         nlohmann::ordered_json m = checkpointMetricJson(run.checkpoints);
-        if (cfg.workflow.train)
-            for (const auto& [k, v] : metricJson(run.metrics).items()) m[k] = v;
+        if (cfg.workflow.train) {
+            const nlohmann::ordered_json train = metricJson(run.metrics);
+            for (const auto& [k, v] : train.items()) m[k] = v;
+        }
         s["metric"] = m;
     } else {
         s["metric"] = metricJson(run.metrics);

@@ -6,6 +6,7 @@
 #include "checkpoint/checkpoint_plan.h"
 #include "checkpoint/checkpoint_run.h"
 #include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
 #include "io/fault_injection.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
@@ -140,6 +141,40 @@ WorkloadConfig checkpointOnly(WorkloadConfig c, const std::filesystem::path& dir
     c.checkpoint.numCheckpointsRead = reads;
     c.checkpoint.timeBetweenCheckpoints = -1;
     return c;
+}
+
+// Training on 16 small npz files (1 sample each, batch 2, 2 ranks: 4 steps per epoch, 2 epochs) with a
+// small llama checkpointed during training; checkpoints under dir/ckpt.
+WorkloadConfig trainingWithCheckpoints(const std::filesystem::path& dir) {
+    const std::string yaml = "model:\n  name: tiny_llama\n  type: transformer\n  num_layers: 2\n"
+                             "  parallelism:\n    zero_stage: 3\n"
+                             "  transformer:\n    vocab_size: 1000\n    hidden_size: 64\n    ffn_hidden_size: 256\n"
+                             "    num_attention_heads: 4\n    num_kv_heads: 2\n"
+                             "framework: pytorch\nworkflow:\n  generate_data: False\n  train: True\n  checkpoint: True\n"
+                             "dataset:\n  data_folder: " + (dir / "data").string() + "\n  format: npz\n"
+                             "  num_files_train: 16\n  num_samples_per_file: 1\n  record_length_bytes: 4096\n"
+                             "reader:\n  data_loader: pytorch\n  batch_size: 2\n  read_threads: 1\n"
+                             "train:\n  epochs: 2\n  computation_time: 0.001\n"
+                             "checkpoint:\n  checkpoint_folder: " + (dir / "ckpt").string() + "\n";
+    WorkloadConfig c = loadWorkloadConfigFromString(yaml, "tiny_llama.yaml").config;
+    generateDataset(c, GenerateOptions{});
+    return c;
+}
+
+// The training above on 2 ranks into dir/run, with `adjust` applied to its checkpoint keys.
+template <class F>
+RunOutcome trainTwoRanks(const std::filesystem::path& dir, F adjust) {
+    WorkloadConfig c = trainingWithCheckpoints(dir);
+    adjust(c);
+    InvocationOptions opt;
+    opt.accelerators = 2;
+    return runInvocation(c, dir / "run", opt);
+}
+
+std::vector<std::string> keysOf(const nlohmann::ordered_json& j) {
+    std::vector<std::string> k;
+    for (const auto& [key, v] : j.items()) k.push_back(key);
+    return k;
 }
 
 nlohmann::ordered_json readJson(const std::filesystem::path& p) { return nlohmann::ordered_json::parse(testsupport::readText(p)); }
@@ -498,6 +533,51 @@ private slots:
                                                   dir + QStringLiteral("/refused")});
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("multiple of tensor × pipeline = 8")), qPrintable(refused.err));
+    }
+
+    // steps_between_checkpoints 2: after steps 2 and 4 of each epoch a checkpoint ends the block (DLIO's
+    // main.py _train), so each epoch has block1, save_ckpt1, block2, save_ckpt2 in that order and the
+    // folders are global_epoch<E>_step2 and _step4.
+    void checkpointsEveryKStepsEndBlocks() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        const RunOutcome out = trainTwoRanks(dir, [](WorkloadConfig& c) { c.checkpoint.stepsBetween = 2; });
+        QVERIFY2(out.status == RunStatus::Complete, out.error.c_str());
+        for (const char* folder : {"global_epoch1_step2", "global_epoch1_step4", "global_epoch2_step2", "global_epoch2_step4"})
+            for (int r = 0; r < 2; ++r)
+                QVERIFY(std::filesystem::exists(dir / "ckpt" / folder / ("zero_pp_rank_" + std::to_string(r) + "_mp_rank_0_optim_states.pt")));
+        QCOMPARE(std::distance(std::filesystem::directory_iterator(dir / "ckpt"), std::filesystem::directory_iterator()), 4);
+        for (const auto& rank : out.ranks)
+            for (const auto& ep : rank.epochs) {
+                QCOMPARE(ep.blocks.size(), std::size_t{2});
+                QCOMPARE(ep.blocks[0].steps(), std::uint64_t{2});
+                QCOMPARE(ep.blocks[1].steps(), std::uint64_t{2});
+                QVERIFY(ep.blocks[0].end <= ep.blocks[1].start); // the checkpoint lies between the blocks
+            }
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "1_per_epoch_stats.json");
+        const std::vector<std::string> order{"start", "block1", "save_ckpt1", "block2", "save_ckpt2", "end", "duration"};
+        QCOMPARE(keysOf(stats.at("2")), order);
+        const nlohmann::ordered_json summary = readJson(dir / "run" / "summary.json");
+        const auto keys = keysOf(summary.at("metric"));
+        QCOMPARE(keys.front(), std::string("save_checkpoint_io_mean_GB_per_second"));
+        QVERIFY(std::find(keys.begin(), keys.end(), "checkpoint_size_GB") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "train_au_mean_percentage") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "load_checkpoint_io_mean_GB_per_second") == keys.end());
+    }
+
+    // Without steps_between_checkpoints: after epoch checkpoint_after_epoch (here 2) and every
+    // epochs_between_checkpoints after it, named after the step past the epoch's last (4 steps: step5).
+    void checkpointsAfterEpochs() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        const RunOutcome out = trainTwoRanks(dir, [](WorkloadConfig& c) { c.checkpoint.afterEpoch = 2; });
+        QVERIFY2(out.status == RunStatus::Complete, out.error.c_str());
+        QVERIFY(!std::filesystem::exists(dir / "ckpt" / "global_epoch1_step5"));
+        QVERIFY(std::filesystem::exists(dir / "ckpt" / "global_epoch2_step5" / "zero_pp_rank_1_mp_rank_0_model_states.pt"));
+        QCOMPARE(out.checkpoints.perRank[0].size(), std::size_t{1});
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "0_per_epoch_stats.json");
+        QVERIFY(!stats.at("1").contains("save_ckpt1"));
+        QVERIFY(stats.at("2").contains("save_ckpt1"));
     }
 
     void refusesBeforeWriting() {
