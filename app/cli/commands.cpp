@@ -176,6 +176,8 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
 // DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
 // then one line per checkpoint as rank 0 finishes it and DLIO's headline.
 int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
+    if (fs::exists(dir / "summary.json"))
+        throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
     const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, io.accelerators);
     std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
     for (const auto& n : plan.notes) progress.onMessage(n);
