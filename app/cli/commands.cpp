@@ -314,6 +314,20 @@ int runValidateCommand(const Args& args) {
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);
     const WorkloadConfig& c = lc.config;
+    std::string checkpointLine;
+    if (c.workflow.checkpoint) {
+        // The checkpoint DLIO would write (and what it refuses); checkpoint-only mode reads no dataset.
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(c, acceleratorsFrom(p));
+        checkpoint::checkpointPreflight(c, plan, 0);
+        if (!c.workflow.train) {
+            std::printf("valid: %s\n  model %s, checkpoint-only: %llu written, %llu read\n  %s\n", c.sourcePath.c_str(),
+                        c.model.name.c_str(), static_cast<unsigned long long>(checkpoint::checkpointsToWrite(c)),
+                        static_cast<unsigned long long>(checkpoint::checkpointsToRead(c)),
+                        checkpoint::checkpointSizeLine(plan).c_str());
+            return 0;
+        }
+        checkpointLine = "  " + checkpoint::checkpointSizeLine(plan) + "\n";
+    }
     // A dataset not generated yet is no fault of the workload: then check the room datagen needs instead.
     // A dataset that is there must match.
     WorkloadConfig planned = c;
@@ -330,6 +344,7 @@ int runValidateCommand(const Args& args) {
                 c.dataset.recordLengthStdev, static_cast<unsigned long long>(c.reader.batchSize),
                 static_cast<unsigned long long>(c.reader.readThreads), static_cast<unsigned long long>(c.train.epochs),
                 c.train.computationTime.expectedSeconds(), c.metric.au * 100, sa.text.c_str());
+    std::printf("%s", checkpointLine.c_str());
     return 0;
 }
 

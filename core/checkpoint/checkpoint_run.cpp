@@ -18,16 +18,17 @@ namespace {
 
 std::string gib(double bytes) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g GiB", bytes / 1024.0 / 1024.0 / 1024.0);
+    const double g = bytes / 1024.0 / 1024.0 / 1024.0;
+    std::snprintf(buf, sizeof buf, g >= 100 ? "%.1f GiB" : "%.4g GiB", g);
     return buf;
 }
 
 } // namespace
 
-std::optional<double> acceleratorMemoryGB(const std::string& accelerator) {
+double acceleratorMemoryGB(const std::string& accelerator) {
     if (accelerator == "b200") return 180.0;
     if (accelerator == "mi355") return 288.0;
-    return std::nullopt;
+    return 0;
 }
 
 std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg) {
@@ -56,14 +57,14 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
     // MLPerf Storage Rules.md 4.3.4 (mlpstorage_py/rules/run_checkers/checkpointing.py
     // check_accelerator_memory): ranks × accelerator memory >= the model's checkpoint size (GiB, the real
     // size: a scaled run still models that model).
-    if (const auto mem = acceleratorMemoryGB(cfg.accelerator)) {
-        const double aggregate = *mem * static_cast<double>(plan.ranks);
+    if (const double mem = acceleratorMemoryGB(cfg.accelerator); mem > 0) {
+        const double aggregate = mem * static_cast<double>(plan.ranks);
         if (aggregate < plan.dlioCheckpointSizeGiB) {
             char buf[256];
             std::snprintf(buf, sizeof buf,
                           "aggregate emulated accelerator memory %.0f GB (%llu × %s at %.0f GB) is below the checkpoint "
                           "size %.2f GiB (MLPerf Storage Rules.md 4.3.4): use more accelerators",
-                          aggregate, static_cast<unsigned long long>(plan.ranks), cfg.accelerator.c_str(), *mem,
+                          aggregate, static_cast<unsigned long long>(plan.ranks), cfg.accelerator.c_str(), mem,
                           plan.dlioCheckpointSizeGiB);
             throw InputError(where + ": " + buf);
         }

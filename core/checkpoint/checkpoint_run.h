@@ -10,15 +10,14 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace trainio::checkpoint {
 
 // The emulated accelerator memory MLPerf Storage v3.0 assumes (Rules.md 4.3.4): b200 180 GB, mi355
-// 288 GB; nullopt for an accelerator without a rule.
-std::optional<double> acceleratorMemoryGB(const std::string& accelerator);
+// 288 GB; 0 for an accelerator without a rule.
+double acceleratorMemoryGB(const std::string& accelerator);
 
 // Numbers of checkpoints DLIO writes/reads in checkpoint-only mode (checkpoint.num_checkpoints_*; DLIO's
 // -1 is none).
