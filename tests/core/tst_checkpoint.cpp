@@ -9,6 +9,7 @@
 #include "dataset/dataset_generator.h"
 #include "io/fault_injection.h"
 #include "results/benchmark_runner.h"
+#include "results/invocation_files.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -211,6 +212,39 @@ private slots:
             QCOMPARE(rp.files[0].relativePath, prefix + "model_states.pt");
             QCOMPARE(rp.files[1].relativePath, prefix + "optim_states.pt");
         }
+    }
+
+    // The published SAMSUNG llama3-8b checkpointing run (tests/data, written by the v3.0 fork): the planned
+    // size is its checkpoint_size_GB, and TrainIO's summary keys computed from its rank-0 records
+    // (0_per_epoch_stats.json durations) are its summary.json values.
+    void metricsReproducePublishedSummary() {
+        const std::filesystem::path run = TRAINIO_TEST_DATA "/mlperf-storage-v3.0/closed/SAMSUNG/results/MEMORY_AE/"
+                                          "checkpointing/llama3-8b/20260721_000424";
+        const nlohmann::ordered_json summary = readJson(run / "summary.json");
+        const nlohmann::ordered_json& published = summary.at("metric");
+        const nlohmann::ordered_json stats = readJson(run / "0_per_epoch_stats.json").at("1");
+        checkpoint::CheckpointResults r;
+        r.enabled = true;
+        r.plan = planCheckpoint(loadPreset("llama3_8b").config, summary.at("num_accelerators").get<std::uint64_t>());
+        r.sizeGiB = r.plan.dlioCheckpointSizeGiB;
+        QCOMPARE(r.sizeGiB, published.at("checkpoint_size_GB").get<double>());
+        r.perRank.resize(1);
+        for (const auto& [key, e] : stats.items()) {
+            const bool save = key.rfind("save_ckpt", 0) == 0, load = key.rfind("load_ckpt", 0) == 0;
+            if (!save && !load) continue;
+            checkpoint::CheckpointRecord rec;
+            rec.op = save ? checkpoint::Operation::Write : checkpoint::Operation::Read;
+            rec.block = std::stoull(key.substr(9));
+            rec.end = e.at("duration").get<double>();
+            QVERIFY(std::abs(checkpoint::recordThroughputGiBs(r, rec) - e.at("throughput").get<double>()) <=
+                    1e-12 * e.at("throughput").get<double>());
+            r.perRank[0].push_back(rec);
+        }
+        QCOMPARE(r.perRank[0].size(), std::size_t{20});
+        const nlohmann::ordered_json mine = checkpointMetricJson(r);
+        QCOMPARE(keysOf(mine), keysOf(published));
+        for (const auto& [key, v] : published.items())
+            QVERIFY2(std::abs(mine.at(key).get<double>() - v.get<double>()) <= 1e-9 * std::abs(v.get<double>()), key.c_str());
     }
 
     void zeroOneWithPipelineNamesLayers() {
