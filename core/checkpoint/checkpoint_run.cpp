@@ -69,9 +69,25 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
             throw InputError(where + ": " + buf);
         }
     }
-    if (checkpoints == 0 || plan.totalBytes == 0) return;
     const fs::path folder = cfg.checkpoint.folder;
     std::error_code ec;
+    // A read-only run reads what an earlier run wrote (DLIO main.py line 549-551 counts the folders):
+    // every file of the plan must be there with its size, else nothing is measured.
+    if (writes == 0 && reads > 0)
+        for (std::uint64_t i = 1; i <= reads; ++i)
+            for (const auto& rp : plan.perRank)
+                for (const auto& f : rp.files) {
+                    const fs::path p = folder / checkpointFolderName(1, i) / f.relativePath;
+                    const auto size = fs::file_size(p, ec);
+                    if (ec || size != f.bytes)
+                        throw InputError(describeProblem(
+                            where, "checkpoint.num_checkpoints_read", std::to_string(reads),
+                            "checkpoints to read back, but " + p.string() +
+                                (ec ? " is missing (" + ec.message() + ")"
+                                    : " has " + std::to_string(size) + " bytes, not the planned " + std::to_string(f.bytes)) +
+                                "; write them first with the same model, ranks and scale"));
+                }
+    if (checkpoints == 0 || plan.totalBytes == 0) return;
     fs::create_directories(folder, ec);
     if (ec)
         throw InputError(describeProblem(where, "checkpoint.checkpoint_folder", folder.string(),

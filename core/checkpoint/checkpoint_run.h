@@ -25,7 +25,7 @@ std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg);
 std::uint64_t checkpointsToRead(const WorkloadConfig& cfg);
 
 // Throws InputError when the run cannot be what it claims: reads more than writes (DLIO's config.py
-// rule), a checkpoint folder that cannot be created or written, too little free space for the scaled
+// rule), a read-only run (no writes) whose checkpoints are not there as planned, a checkpoint folder that cannot be created or written, too little free space for the scaled
 // checkpoints it will write, or aggregate emulated accelerator memory below the real checkpoint size.
 void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, std::uint64_t checkpoints);
 

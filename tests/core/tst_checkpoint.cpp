@@ -480,7 +480,8 @@ private slots:
         QVERIFY(meta.at("error").get<std::string>().find("zero_pp_rank_1_mp_rank_0_optim_states.pt") != std::string::npos);
     }
 
-    // Reading back a checkpoint someone truncated fails naming the file and the byte it ended at.
+    // Reading back a checkpoint someone truncated: a read-only run refuses up front naming the file and
+    // its size; truncated while a run reads it, the read fails naming the file and the byte it ended at.
     void readBackOfTruncatedFileFails() {
         QTemporaryDir tmp;
         const std::filesystem::path dir = tmp.path().toStdString();
@@ -489,10 +490,25 @@ private slots:
         QCOMPARE(toString(checkpoint::runCheckpointOnly(c, opt).status), "complete");
         const auto model = dir / "ckpt" / "global_epoch1_step1" / "zero_pp_rank_0_mp_rank_0_model_states.pt";
         const auto size = std::filesystem::file_size(model);
-        std::filesystem::resize_file(model, size / 2);
         // A read-only run of what is there (a separate invocation, as MLPerf's split write/read runs).
         c.checkpoint.numCheckpointsWrite = 0;
         c.checkpoint.numCheckpointsRead = 1;
+        QCOMPARE(checkpoint::runCheckpointOnly(c, opt).bytesRead, static_cast<std::uint64_t>(
+                     std::filesystem::file_size(model) +
+                     std::filesystem::file_size(dir / "ckpt" / "global_epoch1_step1" / "zero_pp_rank_0_mp_rank_0_optim_states.pt")));
+        std::filesystem::resize_file(model, size / 2);
+        try {
+            checkpoint::runCheckpointOnly(c, opt);
+            QFAIL("a truncated checkpoint was not refused");
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.find(model.string() + " has " + std::to_string(size / 2) + " bytes") != std::string::npos, msg.c_str());
+        }
+        // Truncated under a running read (fault injection truncates it at its first read).
+        std::filesystem::resize_file(model, size);
+        auto faulty = std::make_shared<FaultInjectingBackend>(
+            makePosixBackend(), parseFaultRules("read:truncate:zero_pp_rank_0_mp_rank_0_model_states:to=" + std::to_string(size / 2)));
+        opt.io = faulty;
         const RunOutcome out = checkpoint::runCheckpointOnly(c, opt);
         QCOMPARE(toString(out.status), "failed");
         QVERIFY2(out.error.find(model.string()) != std::string::npos, out.error.c_str());
