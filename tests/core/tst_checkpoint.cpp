@@ -275,7 +275,7 @@ private slots:
     }
 
     void rankZeroVersusAllRanks() {
-        // No ZeRO, no model parallelism, 4 ranks: the fork writes rank 0 only; all_ranks (DLIO 1.x) every rank.
+        // No ZeRO, no model parallelism, 4 ranks: the fork writes rank 0 only; all_ranks (DLIO until 2025) every rank.
         WorkloadConfig c = smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 0, 4});
         const CheckpointPlan zero = planCheckpoint(c, 4);
         comparePlanWithOracle(zero, runOracle(c, 4));
