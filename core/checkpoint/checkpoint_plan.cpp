@@ -191,8 +191,8 @@ CheckpointPlan planCheckpoint(const WorkloadConfig& cfg, std::uint64_t ranks) {
         const u64 dpRank = r / s.mp;
         const u64 mpRank = r % s.mp;
         // BC lines 93-97: without ZeRO only the first model-parallel group writes. checkpoint.type is read
-        // by the fork but no longer consulted; all_ranks keeps DLIO 1.x's meaning (every rank writes its
-        // own copy), which only changes anything without ZeRO.
+        // by the fork but no longer consulted; all_ranks keeps its meaning in DLIO until 2025 (upstream
+        // base_checkpointing.py at 07d8bc7: every rank writes its own copy), which matters only without ZeRO.
         const bool writes = s.zero > 0 || r < s.mp || ck.type == "all_ranks";
         if (!writes) {
             plan.perRank.push_back(std::move(rp));
