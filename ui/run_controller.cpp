@@ -11,6 +11,7 @@ namespace trainio::ui {
 
 RunController::RunController(QObject* parent) : QObject(parent), bridge_(new EngineBridge(this)) {
     qRegisterMetaType<trainio::ui::RunFinish>();
+    qRegisterMetaType<trainio::checkpoint::CheckpointEvent>();
     drainTimer_.setInterval(100);
     connect(&drainTimer_, &QTimer::timeout, this, &RunController::drainSteps);
     connect(bridge_, &EngineBridge::epochFinished, this, [this](const EpochEvent& e) {
@@ -103,6 +104,7 @@ bool RunController::start(const RunRequest& request) {
             io.onEpochCache = [this](std::uint64_t epoch, double percent) {
                 QMetaObject::invokeMethod(this, [this, epoch, percent] { emit epochCache(epoch, percent); }, Qt::QueuedConnection);
             };
+            io.onCheckpoint = [this](const checkpoint::CheckpointEvent& e) { postCheckpoint(e); };
             // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
             auto postWarnings = [this](const QString& label, const std::vector<std::string>& ws) {
                 for (const auto& w : ws)
@@ -164,6 +166,10 @@ bool RunController::start(const RunRequest& request) {
 }
 
 void RunController::cancel() { cancel_ = true; }
+
+void RunController::postCheckpoint(const checkpoint::CheckpointEvent& e) {
+    QMetaObject::invokeMethod(this, [this, e] { emit checkpoint(e); }, Qt::QueuedConnection);
+}
 
 void RunController::drainSteps() {
     std::vector<StepEvent> batch = bridge_->takeSteps();
