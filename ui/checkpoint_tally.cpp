@@ -22,8 +22,9 @@ MeanStd meanStd(const std::vector<double>& values) {
     return m;
 }
 
-void CheckpointTally::reset(bool rankSync) {
+void CheckpointTally::reset(bool rankSync, double sizeGiB) {
     rankSync_ = rankSync;
+    sizeGiB_ = sizeGiB;
     for (Op& op : ops_) op = Op{};
     any_ = false;
     errors_.clear();
@@ -81,7 +82,8 @@ void CheckpointTally::recompute(Op& op, std::size_t i) const {
         }
     }
     bar.seconds = rankSync_ || !rankZeroDone ? slowest : rankZero;
-    bar.gibPerSecond = bar.seconds > 0 ? static_cast<double>(bar.bytes) / kGiB / bar.seconds : 0.0;
+    const double gib = sizeGiB_ > 0 ? sizeGiB_ : static_cast<double>(bar.bytes) / kGiB;
+    bar.gibPerSecond = bar.seconds > 0 ? gib / bar.seconds : 0.0;
 }
 
 std::map<std::uint64_t, RankCheckpointStats> CheckpointTally::perRank(checkpoint::Operation which) const {

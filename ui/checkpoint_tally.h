@@ -48,13 +48,17 @@ struct CheckpointSummary {
 class CheckpointTally {
 public:
     // rankSync: checkpoint.rank_sync — DLIO then waits for every rank before it stops the clock.
-    void reset(bool rankSync);
+    // sizeGiB: DLIO's checkpoint_size_GB, what it divides every duration by (CheckpointPlan's
+    // dlioCheckpointSizeGiB × trainio.checkpoint_scale, as core's summary.json); 0: the bytes the ranks
+    // reported.
+    void reset(bool rankSync, double sizeGiB = 0);
 
     // Started marks the checkpoint in flight; Completed adds the rank's bytes and seconds; Failed marks it.
     // A checkpoint's duration is what the MLCommons fork's rank 0 measures between start_save_ckpt and
     // end_save_ckpt (dlio_benchmark/main.py:568-572, :588-592): rank 0's own duration, or with rank_sync
     // the slowest rank's (the barrier before end_*). Until rank 0 reports, the slowest reported rank's.
-    // Bandwidth as utils/statscounter.py:381/:398: the whole checkpoint's size / that duration, in GiB/s.
+    // Bandwidth as utils/statscounter.py:381/:398: the whole checkpoint's size (reset's sizeGiB, else the
+    // bytes reported) / that duration, in GiB/s.
     void add(const checkpoint::CheckpointEvent& e);
 
     const std::vector<CheckpointBar>& bars(checkpoint::Operation op) const { return ops_[slot(op)].bars; }
@@ -87,6 +91,7 @@ private:
     void recompute(Op& op, std::size_t i) const;
 
     bool rankSync_ = false;
+    double sizeGiB_ = 0;
     Op ops_[2];
     checkpoint::Operation lastOp_ = checkpoint::Operation::Write;
     std::uint64_t lastIndex_ = 0;

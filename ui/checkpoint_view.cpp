@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <set>
 
 namespace trainio::ui {
@@ -52,7 +53,7 @@ QString sizeText(std::uint64_t bytes) {
     return QObject::tr("%1 bytes").arg(bytes);
 }
 
-constexpr std::size_t kRanksListed = 4; // beyond, the line would wrap many times; the rest are counted
+constexpr std::size_t kRanksListed = 4; // groups of ranks; beyond, the line would wrap many times: the rest are counted
 
 } // namespace
 
@@ -63,22 +64,42 @@ QString checkpointPlanText(const checkpoint::CheckpointPlan& plan) {
                                 .arg(plan.scale)
                                 .arg(sizeText(plan.totalBytes))
                           : QObject::tr("Checkpoint: %1 (full size)").arg(sizeText(plan.realTotalBytes));
-    QStringList ranks;
+    // Ranks whose shares look alike (a ZeRO 3 shard per rank) are listed once as a range.
+    struct Group {
+        std::uint64_t first, last, files, real, bytes;
+    };
+    std::vector<Group> groups;
     std::size_t writing = 0;
     for (const checkpoint::RankPlan& r : plan.perRank) {
         if (r.files.empty()) continue;
         ++writing;
-        if (ranks.size() >= static_cast<qsizetype>(kRanksListed)) continue;
         std::uint64_t real = 0, bytes = 0;
         for (const checkpoint::PlannedFile& f : r.files) {
             real += f.realBytes;
             bytes += f.bytes;
         }
-        const QString files = r.files.size() == 1 ? QObject::tr("1 file") : QObject::tr("%1 files").arg(r.files.size());
-        ranks << (scaled ? QObject::tr("rank %1: %2, %3 → %4").arg(r.rank).arg(files, sizeText(real), sizeText(bytes))
-                         : QObject::tr("rank %1: %2, %3").arg(r.rank).arg(files, sizeText(real)));
+        if (!groups.empty() && groups.back().last + 1 == r.rank && groups.back().files == r.files.size() &&
+            groups.back().real == real && groups.back().bytes == bytes)
+            groups.back().last = r.rank;
+        else
+            groups.push_back({r.rank, r.rank, r.files.size(), real, bytes});
     }
-    if (writing > kRanksListed) ranks << QObject::tr("… %1 more ranks").arg(writing - kRanksListed);
+    QStringList ranks;
+    std::size_t listedRanks = 0;
+    for (const Group& g : groups) {
+        if (ranks.size() >= static_cast<qsizetype>(kRanksListed)) break;
+        listedRanks += g.last - g.first + 1;
+        const QString who = g.first == g.last ? QObject::tr("rank %1").arg(g.first)
+                                              : QObject::tr("ranks %1–%2 each").arg(g.first).arg(g.last);
+        const QString files = g.files == 1 ? QObject::tr("1 file") : QObject::tr("%1 files").arg(g.files);
+        ranks << (scaled ? QObject::tr("%1: %2, %3 → %4").arg(who, files, sizeText(g.real), sizeText(g.bytes))
+                         : QObject::tr("%1: %2, %3").arg(who, files, sizeText(g.real)));
+    }
+    if (writing > listedRanks) ranks << QObject::tr("… %1 more ranks").arg(writing - listedRanks);
+    // DLIO counts state it does not write (ZeRO 2, data-parallel ranks > 0) in the size it divides by.
+    const double realGiB = static_cast<double>(plan.realTotalBytes) / (1024.0 * 1024.0 * 1024.0);
+    if (plan.dlioCheckpointSizeGiB > 0 && std::abs(plan.dlioCheckpointSizeGiB - realGiB) > 0.005)
+        text += QObject::tr(" · DLIO's checkpoint_size_GB: %1 GiB").arg(plan.dlioCheckpointSizeGiB, 0, 'f', 2);
     text += QObject::tr(" · %1 of %2 ranks write").arg(writing).arg(plan.ranks);
     if (!ranks.isEmpty()) text += QStringLiteral(" (") + ranks.join(QStringLiteral("; ")) + QLatin1Char(')');
     for (const std::string& note : plan.notes) text += QStringLiteral(" · ") + QString::fromStdString(note);
@@ -97,8 +118,11 @@ QString checkpointPlanSummary(const WorkloadConfig& cfg, std::uint64_t ranks) {
         counts = QObject::tr("during training, every %1 epoch(s) after epoch %2")
                      .arg(cfg.checkpoint.epochsBetween)
                      .arg(cfg.checkpoint.afterEpoch);
-    (void)ranks; // PLANNER-PENDING
-    return QObject::tr("%1 (on %2 accelerators)").arg(counts).arg(ranks);
+    try {
+        return QObject::tr("%1 · %2").arg(checkpointPlanText(checkpoint::planCheckpoint(cfg, ranks)), counts);
+    } catch (const std::exception& e) {
+        return QObject::tr("Checkpoint: cannot be planned — %1").arg(QString::fromUtf8(e.what()));
+    }
 }
 
 QString CheckpointView::plotTitle(PlotId id) {
@@ -113,8 +137,8 @@ CheckpointView::CheckpointView(QWidget* parent) : QWidget(parent) {
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     summary_->setToolTip(tr("Per checkpoint, as the MLCommons DLIO fork measures it: duration = rank 0's time from start "
-                            "to end of the save/load (the slowest rank's with checkpoint.rank_sync); bandwidth = the "
-                            "whole checkpoint's bytes / that duration. Mean ± population standard deviation over the "
+                            "to end of the save/load (the slowest rank's with checkpoint.rank_sync); bandwidth = DLIO's "
+                            "checkpoint size (checkpoint_size_GB × trainio.checkpoint_scale) / that duration. Mean ± population standard deviation over the "
                             "checkpoints of the running invocation (summary.json's *_mean_* and *_stdev_* keys)."));
     layout->addWidget(summary_);
     status_ = new QLabel(this);
@@ -196,11 +220,12 @@ void CheckpointView::applyTheme() {
     }
 }
 
-void CheckpointView::reset(std::uint64_t writes, std::uint64_t reads, bool rankSync) {
+void CheckpointView::reset(std::uint64_t writes, std::uint64_t reads, bool rankSync, double sizeGiB) {
     writesExpected_ = writes;
     readsExpected_ = reads;
     rankSync_ = rankSync;
-    tally_.reset(rankSync);
+    sizeGiB_ = sizeGiB;
+    tally_.reset(rankSync, sizeGiB);
     for (auto& f : frozen_) f.clear();
     base_ = 0;
     rebuild();
@@ -218,7 +243,7 @@ void CheckpointView::beginInvocation(const QString& label) {
             last = std::max(last, key);
         }
     base_ = last;
-    tally_.reset(rankSync_);
+    tally_.reset(rankSync_, sizeGiB_);
     const QColor c = palette().color(QPalette::PlaceholderText);
     for (QCustomPlot* p : plots_) {
         auto* line = new QCPItemStraightLine(p);

@@ -39,8 +39,9 @@ public:
 
     explicit CheckpointView(QWidget* parent = nullptr);
 
-    // A new run: `writes`/`reads` checkpoints expected per invocation (0: unknown), checkpoint.rank_sync.
-    void reset(std::uint64_t writes, std::uint64_t reads, bool rankSync);
+    // A new run: `writes`/`reads` checkpoints expected per invocation (0: unknown), checkpoint.rank_sync,
+    // DLIO's checkpoint size in GiB (CheckpointTally::reset; 0: the bytes the ranks report).
+    void reset(std::uint64_t writes, std::uint64_t reads, bool rankSync, double sizeGiB = 0);
     // The next events belong to a new invocation of a benchmark: its bars go to the right of the last.
     void beginInvocation(const QString& label);
     void add(const checkpoint::CheckpointEvent& e);
@@ -64,6 +65,7 @@ private:
 
     CheckpointTally tally_;
     bool rankSync_ = false;
+    double sizeGiB_ = 0;
     std::uint64_t writesExpected_ = 0, readsExpected_ = 0;
     // Bars of the invocations before the running one, with their x keys.
     struct Frozen {

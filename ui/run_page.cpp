@@ -353,9 +353,18 @@ void RunPage::clearView() {
     // Checkpoint-only mode writes and reads a known number per invocation; during training it depends on
     // the steps, so the view counts without a total.
     const bool only = checkpointOnly(runConfig_);
+    double sizeGiB = 0; // what core divides by (checkpoint_io's CheckpointResults::sizeGiB)
+    if (runConfig_.workflow.checkpoint) {
+        try {
+            const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(runConfig_, runAccelerators_);
+            sizeGiB = plan.dlioCheckpointSizeGiB * plan.scale;
+        } catch (const std::exception&) {
+            // The run's own error names the key; the view falls back to the bytes the ranks report.
+        }
+    }
     checkpoints_->reset(only ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsWrite)) : 0,
                         only ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsRead)) : 0,
-                        runConfig_.checkpoint.rankSync);
+                        runConfig_.checkpoint.rankSync, sizeGiB);
     updateViews();
     phase_.clear();
     invocationLabel_.clear();

@@ -161,6 +161,16 @@ private slots:
         QVERIFY(std::abs(view.tally().summary(Operation::Write).gibPerSecond.mean - 8.0 / 3) < 1e-12);
     }
 
+    void dliosSizeIsTheNumerator() {
+        // DLIO divides every duration by its checkpoint_size_GB (statscounter.py:381), not by the bytes
+        // moved: with 3 GiB and rank 0's durations 0.5, 0.25, 1.0 s → 6, 12, 3 GiB/s.
+        CheckpointView view;
+        view.reset(3, 3, false, 3.0);
+        for (const CheckpointEvent& e : syntheticRun()) view.add(e);
+        compareAll(values(view.bars(CheckpointView::Bandwidth, Operation::Write)), {6, 12, 3});
+        QVERIFY(std::abs(view.tally().summary(Operation::Write).gibPerSecond.mean - 7.0) < 1e-12);
+    }
+
     void inFlightAndFailuresAreShown() {
         CheckpointView view;
         view.reset(3, 0, false);
@@ -259,28 +269,61 @@ private slots:
         QVERIFY(page.checkpointView()->isVisible());
         QVERIFY(!page.plots()->isVisible());
         QVERIFY2(plan->text().contains(QStringLiteral("4 written, then 2 read back")), qPrintable(plan->text()));
+
+        // llama3-8b as mlcommons/storage configs/dlio/workload/llama3_8b.yaml, on 8 accelerators at 1/1000
+        // of its size: the published v3.0 runs report checkpoint_size_GB 104.70452117919922 (GiB), so
+        // 104.70 GiB real and 104.7045 × 1024 / 1000 = 107.2 MiB written.
+        cfg.model.name = "llama_8b";
+        cfg.model.type = "transformer";
+        cfg.model.numLayers = 32;
+        cfg.model.modelDatatype = "fp16";
+        cfg.model.optimizerDatatype = "fp32";
+        cfg.model.parallelism.pipeline = 1;
+        cfg.model.parallelism.tensor = 1;
+        cfg.model.parallelism.zeroStage = 3;
+        cfg.model.transformer.vocabSize = 128256;
+        cfg.model.transformer.hiddenSize = 4096;
+        cfg.model.transformer.ffnHiddenSize = 14336;
+        cfg.model.transformer.numAttentionHeads = 32;
+        cfg.model.transformer.numKvHeads = 8;
+        cfg.trainio.checkpointScale = 0.001;
+        page.setWorkload(cfg, 8, trainio::MetricSemantics::DlioV2, true);
+        QVERIFY2(plan->text().startsWith(QStringLiteral("Checkpoint: 104.70 GiB at full size; written at checkpoint_scale 0.001: 107.2 MiB")),
+                 qPrintable(plan->text()));
+        QVERIFY2(plan->text().contains(QStringLiteral("8 of 8 ranks write (ranks 0–7 each: 2 files, 13.09 GiB → 13.4 MiB)")), qPrintable(plan->text()));
+        QVERIFY2(plan->text().contains(QStringLiteral("4 written, then 2 read back")), qPrintable(plan->text()));
+        // A model DLIO would refuse: the error names the key instead of a size.
+        cfg.model.parallelism.tensor = 3;
+        page.setWorkload(cfg, 8, trainio::MetricSemantics::DlioV2, true);
+        QVERIFY2(plan->text().startsWith(QStringLiteral("Checkpoint: cannot be planned")), qPrintable(plan->text()));
+        QVERIFY2(plan->text().contains(QStringLiteral("tensor")), qPrintable(plan->text()));
     }
 
     void planTextGivesRealAndScaledSizes() {
-        // Two ranks, each two files: rank 0 model 3 GiB + optimizer 6 GiB, rank 1 the same; scale 0.01.
+        // Three ranks: 0 and 1 each model 3 GiB + optimizer 6 GiB, 2 only an optimizer shard of 6 GiB; scale 0.01.
         trainio::checkpoint::CheckpointPlan plan;
-        plan.ranks = 2;
+        plan.ranks = 3;
         plan.scale = 0.01;
-        for (std::uint64_t r = 0; r < 2; ++r) {
+        for (std::uint64_t r = 0; r < 3; ++r) {
             trainio::checkpoint::RankPlan rp;
             rp.rank = r;
-            rp.files.push_back({"zero_pp_rank_" + std::to_string(r) + "_mp_rank_00_model_states.pt", 3 * kGiB, 3 * kGiB / 100});
-            rp.files.push_back({"zero_pp_rank_" + std::to_string(r) + "_mp_rank_00_optim_states.pt", 6 * kGiB, 6 * kGiB / 100});
+            if (r < 2) rp.files.push_back({"zero_pp_rank_" + std::to_string(r) + "_mp_rank_0_model_states.pt", 3 * kGiB, 3 * kGiB / 100});
+            rp.files.push_back({"zero_pp_rank_" + std::to_string(r) + "_mp_rank_0_optim_states.pt", 6 * kGiB, 6 * kGiB / 100});
             plan.perRank.push_back(rp);
         }
-        plan.realTotalBytes = 18 * kGiB;
-        plan.totalBytes = 2 * (3 * kGiB / 100 + 6 * kGiB / 100);
-        plan.notes.push_back("data parallelism 2 derived from 2 ranks / (tp 1 × pp 1)");
+        plan.realTotalBytes = 24 * kGiB;
+        plan.totalBytes = 2 * (3 * kGiB / 100) + 3 * (6 * kGiB / 100);
+        plan.dlioCheckpointSizeGiB = 24.0;
+        plan.notes.push_back("data parallelism 3 derived from 3 ranks / (tp 1 × pp 1)");
         const QString text = checkpointPlanText(plan);
-        // 18 GiB real; 2 × (32212254 + 64424509) bytes = 193273526 bytes = 184.3 MiB written; per rank 9 GiB → 92.2 MiB.
-        QVERIFY2(text.startsWith(QStringLiteral("Checkpoint: 18.00 GiB at full size; written at checkpoint_scale 0.01: 184.3 MiB")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("2 of 2 ranks write (rank 0: 2 files, 9.00 GiB → 92.2 MiB; rank 1: 2 files, 9.00 GiB → 92.2 MiB)")), qPrintable(text));
-        QVERIFY2(text.endsWith(QStringLiteral("data parallelism 2 derived from 2 ranks / (tp 1 × pp 1)")), qPrintable(text));
+        // 24 GiB real; 2 × 32212254 + 3 × 64424509 = 257698035 bytes = 245.76 MiB written; ranks 0 and 1
+        // 9 GiB → 92.16 MiB each, rank 2 6 GiB → 61.44 MiB. DLIO's size equals the real one: not repeated.
+        QVERIFY2(text.startsWith(QStringLiteral("Checkpoint: 24.00 GiB at full size; written at checkpoint_scale 0.01: 245.8 MiB · 3 of 3")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("3 of 3 ranks write (ranks 0–1 each: 2 files, 9.00 GiB → 92.2 MiB; rank 2: 1 file, 6.00 GiB → 61.4 MiB)")), qPrintable(text));
+        QVERIFY2(text.endsWith(QStringLiteral("data parallelism 3 derived from 3 ranks / (tp 1 × pp 1)")), qPrintable(text));
+        // ZeRO 2 and the like: DLIO divides by more than is written, and the line says so.
+        plan.dlioCheckpointSizeGiB = 30.0;
+        QVERIFY2(checkpointPlanText(plan).contains(QStringLiteral(" · DLIO's checkpoint_size_GB: 30.00 GiB · ")), qPrintable(checkpointPlanText(plan)));
     }
 };
 
