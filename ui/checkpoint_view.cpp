@@ -135,6 +135,11 @@ CheckpointView::CheckpointView(QWidget* parent) : QWidget(parent) {
     summary_ = new QLabel(this);
     summary_->setObjectName(QStringLiteral("checkpointSummary"));
     summary_->setWordWrap(true);
+    {
+        QFont bold = summary_->font();
+        bold.setBold(true);
+        summary_->setFont(bold);
+    }
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     summary_->setToolTip(tr("Per checkpoint, as the MLCommons DLIO fork measures it: duration = rank 0's time from start "
                             "to end of the save/load (the slowest rank's with checkpoint.rank_sync); bandwidth = DLIO's "
@@ -162,8 +167,12 @@ CheckpointView::CheckpointView(QWidget* parent) : QWidget(parent) {
         ticker->setTickStep(1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
         p->xAxis->setTicker(ticker);
+        // Under the axes, in one row: a legend inside would hide the tallest bars.
         p->legend->setVisible(true);
-        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        p->axisRect()->insetLayout()->take(p->legend);
+        p->plotLayout()->addElement(2, 0, p->legend);
+        p->plotLayout()->setRowStretchFactor(2, 0.001);
         plots_[i] = p;
         row->addWidget(p);
     }
