@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "cli_args.h"
+#include "checkpoint/checkpoint_run.h"
 #include "progress_reporter.h"
 
 #include "config/config_loader.h"
@@ -172,6 +173,43 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
     return out;
 }
 
+// DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
+// then one line per checkpoint as rank 0 finishes it and DLIO's headline.
+int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
+    const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, io.accelerators);
+    std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
+    for (const auto& n : plan.notes) progress.onMessage(n);
+    checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+    const std::uint64_t writes = checkpoint::checkpointsToWrite(cfg), reads = checkpoint::checkpointsToRead(cfg);
+    io.onCheckpoint = [&progress, writes, reads](const checkpoint::CheckpointEvent& ev) {
+        if (ev.rank != 0) return;
+        const bool write = ev.op == checkpoint::Operation::Write;
+        char line[256];
+        if (ev.phase == checkpoint::CheckpointEvent::Phase::Completed)
+            std::snprintf(line, sizeof line, "checkpoint %s %llu/%llu (rank 0): %.3f GiB in %.3f s", checkpoint::operationName(ev.op),
+                          static_cast<unsigned long long>(ev.index + 1), static_cast<unsigned long long>(write ? writes : reads),
+                          static_cast<double>(ev.bytes) / 1073741824.0, ev.seconds);
+        else if (ev.phase == checkpoint::CheckpointEvent::Phase::Failed)
+            std::snprintf(line, sizeof line, "checkpoint %s %llu failed: %s", checkpoint::operationName(ev.op),
+                          static_cast<unsigned long long>(ev.index + 1), ev.error.c_str());
+        else
+            return;
+        progress.onMessage(line);
+    };
+    const RunOutcome out = runInvocation(cfg, dir, io);
+    progress.finishLine();
+    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
+    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
+    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
+                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
+                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
+                 toString(out.status));
+    for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
+    std::printf("%s\n", (dir / "summary.json").string().c_str());
+    return out.status == RunStatus::Complete ? 0 : 1;
+}
+
 const char* kValidateHelp =
     "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
     "                            [--accelerator-type NAME] [--output DIR]\n"
@@ -196,7 +234,11 @@ const char* kRunHelp =
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
     "--storage-profile NAME|FILE: read through an emulated device (trainio.storage.profile; the profiles are\n"
-    "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n";
+    "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n"
+    "With workflow.train False and workflow.checkpoint True it is DLIO's checkpoint-only mode: it writes\n"
+    "checkpoint.num_checkpoints_write checkpoints into checkpoint.checkpoint_folder, reads back\n"
+    "num_checkpoints_read, and writes summary.json with DLIO's checkpoint keys plus trainio_checkpoint.json\n"
+    "(docs/checkpointing.md); trainio.checkpoint_scale shrinks every file for a workstation.\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
@@ -337,6 +379,11 @@ int runRunCommand(const Args& args) {
     const MetricSemantics sem = semanticsFrom(p);
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
+        InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), {});
+        io.labels = labelsFrom(p);
+        return runCheckpointInvocation(cfg, *output, io, progress);
+    }
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
     if (cfg.workflow.train) checkBeforeMeasuring(cfg, PreflightAction::Run, R, output, 1, &progress);

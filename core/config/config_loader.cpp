@@ -558,6 +558,72 @@ private:
         return name;
     }
 
+    // A whole number that may be negative (DLIO's -1 = "unset"); the range check says what is allowed.
+    std::optional<std::int64_t> readInteger(const YAML::Node& root, const std::string& key) {
+        YAML::Node n = get(root, key);
+        if (!n.IsDefined()) return std::nullopt;
+        if (!scalarOrError(n, key, expectationFor(key))) return std::nullopt;
+        auto v = parseWhole(n.Scalar());
+        if (!v || *v < static_cast<long double>(std::numeric_limits<std::int64_t>::min()) ||
+            *v > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) {
+            error(key, display(n), "expected " + expectationFor(key));
+            return std::nullopt;
+        }
+        return static_cast<std::int64_t>(*v);
+    }
+
+    // A list of whole numbers >= 0 (model.layer_parameters, model.optimization_groups).
+    std::optional<std::vector<std::uint64_t>> readWholeList(const YAML::Node& root, const std::string& key) {
+        YAML::Node n = get(root, key);
+        if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+        const std::string expected = "expected a list of whole numbers >= 0, such as [4096, 1024]";
+        if (!n.IsSequence()) {
+            error(key, display(n), expected);
+            return std::nullopt;
+        }
+        std::vector<std::uint64_t> out;
+        for (const auto& item : n) {
+            std::optional<long double> v = item.IsScalar() ? parseWhole(item.Scalar()) : std::nullopt;
+            if (!v || *v < 0 || *v > static_cast<long double>(std::numeric_limits<std::uint64_t>::max())) {
+                error(key, display(n), expected + " (" + display(item) + " is not)");
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::uint64_t>(*v));
+        }
+        return out;
+    }
+
+    void readModelKeys(const YAML::Node& root, ModelSection& m) {
+        set(m.modelDatatype, readChoice(root, "model.model_datatype", config_detail::datatypeNames()));
+        set(m.optimizerDatatype, readChoice(root, "model.optimizer_datatype", config_detail::datatypeNames()));
+        set(m.numLayers, readInteger(root, "model.num_layers"));
+        set(m.layerParameters, readWholeList(root, "model.layer_parameters"));
+        set(m.optimizationGroups, readWholeList(root, "model.optimization_groups"));
+        auto& p = m.parallelism;
+        set(p.tensor, readInteger(root, "model.parallelism.tensor"));
+        set(p.pipeline, readInteger(root, "model.parallelism.pipeline"));
+        set(p.data, readInteger(root, "model.parallelism.data"));
+        set(p.zeroStage, readInteger(root, "model.parallelism.zero_stage"));
+        auto& t = m.transformer;
+        set(t.vocabSize, readWhole(root, "model.transformer.vocab_size"));
+        set(t.hiddenSize, readWhole(root, "model.transformer.hidden_size"));
+        set(t.ffnHiddenSize, readWhole(root, "model.transformer.ffn_hidden_size"));
+        set(t.numAttentionHeads, readWhole(root, "model.transformer.num_attention_heads"));
+        set(t.numKvHeads, readWhole(root, "model.transformer.num_kv_heads"));
+    }
+
+    void readCheckpointKeys(const YAML::Node& root, CheckpointSection& k) {
+        set(k.type, readChoice(root, "checkpoint.type", config_detail::checkpointTypeNames()));
+        set(k.mode, readChoice(root, "checkpoint.mode", config_detail::checkpointModeNames()));
+        set(k.mechanismClassname, readString(root, "checkpoint.checkpoint_mechanism_classname", "a Python class name"));
+        set(k.timeBetweenCheckpoints, readNumber(root, "checkpoint.time_between_checkpoints"));
+        set(k.numCheckpointsWrite, readInteger(root, "checkpoint.num_checkpoints_write"));
+        set(k.numCheckpointsRead, readInteger(root, "checkpoint.num_checkpoints_read"));
+        set(k.rankSync, readBool(root, "checkpoint.rank_sync"));
+        set(k.recoveryRankShift, readBool(root, "checkpoint.recovery_rank_shift"));
+        set(k.randomizeTensor, readBool(root, "checkpoint.randomize_tensor"));
+    }
+
     void readTrainioSection(const YAML::Node& root, TrainioSection& t) {
         set(t.ioEngine, readChoice(root, "trainio.io_engine", config_detail::ioEngineNames()));
         set(t.ioDepth, readWhole(root, "trainio.io_depth"));
@@ -584,6 +650,8 @@ private:
             }
         }
         set(t.telemetryIntervalS, readNumber(root, "trainio.telemetry_interval_s"));
+        set(t.mlperfRound, readChoice(root, "trainio.mlperf_round", config_detail::mlperfRoundNames()));
+        set(t.checkpointScale, readNumber(root, "trainio.checkpoint_scale"));
     }
 
     // Both key generations: record_length (v1.0) and record_length_bytes (later). The later one wins,
@@ -761,6 +829,11 @@ private:
         if (auto f = readString(root, "dataset.format", "a format name")) {
             if (auto fmt = config_detail::parseFormat(lower(trim(*f)))) {
                 d.format = *fmt;
+            } else if (lower(trim(*f)) == "parquet") {
+                // MLPerf Storage v3.0's flux and dlrm workloads on b200/mi355 read Parquet.
+                error("dataset.format", display(get(root, "dataset.format")),
+                      "Parquet is not supported: Debian 12 has no Parquet/Arrow library to write and read it with "
+                      "(expected one of " + config_detail::joinNames(config_detail::formatNames()) + ")");
             } else {
                 error("dataset.format", display(get(root, "dataset.format")),
                       "expected one of " + config_detail::joinNames(config_detail::formatNames()) +
@@ -816,6 +889,9 @@ private:
         } else if (auto old = readNumber(root, "checkpoint.model_size", "model.model_size_bytes")) {
             k.modelSize = *old;
         }
+        c.model.modelSizeBytes = k.modelSize;
+        readModelKeys(root, c.model);
+        readCheckpointKeys(root, k);
 
         set(c.metric.excludeStartSteps, readWhole(root, "output.metric.exclude_start_steps"));
         set(c.metric.excludeEndSteps, readWhole(root, "output.metric.exclude_end_steps"));
@@ -848,10 +924,16 @@ private:
 
     // Combinations DLIO itself refuses; TrainIO can emulate them, so it only warns.
     void dlioQuirks(const WorkloadConfig& c) {
-        if (c.dataset.format == DataFormat::Tfrecord && c.reader.dataLoader == "pytorch")
+        // Only when it reads the dataset (the fork's utils/config.py line 382: do_train or do_eval).
+        if (c.dataset.format == DataFormat::Tfrecord && c.reader.dataLoader == "pytorch" &&
+            (c.workflow.train || c.workflow.evaluation))
             warn(writtenAs("reader.data_loader"), "'pytorch'", "DLIO refuses tfrecord with the pytorch data loader");
-        if ((c.framework == "tensorflow" && c.reader.dataLoader == "pytorch") ||
-            (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow"))
+        // Only a data_loader the file names: DLIO's default is the string "tensorflow", which its check
+        // compares with the enum DataLoaderType.TENSORFLOW and so never refuses (the fork's utils/config.py,
+        // lines 209 and 386-388) — the round's checkpointing configs have no reader section at all.
+        const bool loaderGiven = written_.count("reader.data_loader") > 0;
+        if (loaderGiven && ((c.framework == "tensorflow" && c.reader.dataLoader == "pytorch") ||
+                            (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow")))
             warn(writtenAs("reader.data_loader"), "'" + c.reader.dataLoader + "'",
                  "DLIO refuses data_loader " + c.reader.dataLoader + " with framework " + c.framework);
         if (c.reader.odirect && c.dataset.format != DataFormat::Npz && c.dataset.format != DataFormat::Npy)
@@ -870,6 +952,7 @@ WorkloadConfig dlioDefaultConfig() {
     c.checkpoint.epochsBetween = 1;
     c.checkpoint.stepsBetween = 0; // DLIO's -1: off
     c.checkpoint.modelSize = 10240;
+    c.model.modelSizeBytes = 10240;
     c.train.totalTrainingSteps = 0; // DLIO's -1: the whole dataset
     return c;
 }

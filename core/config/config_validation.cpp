@@ -47,6 +47,43 @@ void checkTime(const ComputeTime& t, const std::string& key, std::vector<Issue>&
     }
 }
 
+void checkSigned(const char* key, std::int64_t v, std::vector<Issue>& out) {
+    const auto r = valueRange(key);
+    if (r && !r->contains(static_cast<long double>(v))) out.push_back({key, std::to_string(v), r->describe()});
+}
+
+void checkChoice(const char* key, const std::string& v, const std::vector<std::string>& names, std::vector<Issue>& out) {
+    if (!contains(names, v)) out.push_back({key, "'" + v + "'", "one of " + joinNames(names)});
+}
+
+void checkModel(const ModelSection& m, std::vector<Issue>& out) {
+    checkChoice("model.model_datatype", m.modelDatatype, datatypeNames(), out);
+    checkChoice("model.optimizer_datatype", m.optimizerDatatype, datatypeNames(), out);
+    checkSigned("model.num_layers", m.numLayers, out);
+    checkSigned("model.parallelism.tensor", m.parallelism.tensor, out);
+    checkSigned("model.parallelism.pipeline", m.parallelism.pipeline, out);
+    checkSigned("model.parallelism.data", m.parallelism.data, out);
+    if (m.parallelism.data == 0)
+        out.push_back({"model.parallelism.data", "0", "-1 (derived from the number of ranks) or a whole number >= 1"});
+    checkSigned("model.parallelism.zero_stage", m.parallelism.zeroStage, out);
+    const auto& t = m.transformer;
+    for (auto [key, v] : {std::pair{"model.transformer.vocab_size", t.vocabSize}, {"model.transformer.hidden_size", t.hiddenSize},
+                          {"model.transformer.ffn_hidden_size", t.ffnHiddenSize},
+                          {"model.transformer.num_attention_heads", t.numAttentionHeads},
+                          {"model.transformer.num_kv_heads", t.numKvHeads}})
+        checkSigned(key, static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::uint64_t{1} << 62)), out);
+}
+
+void checkCheckpoint(const CheckpointSection& k, std::vector<Issue>& out) {
+    checkChoice("checkpoint.type", k.type, checkpointTypeNames(), out);
+    checkChoice("checkpoint.mode", k.mode, checkpointModeNames(), out);
+    const auto r = valueRange("checkpoint.time_between_checkpoints");
+    if (r && !r->contains(k.timeBetweenCheckpoints))
+        out.push_back({"checkpoint.time_between_checkpoints", formatNumber(k.timeBetweenCheckpoints), r->describe()});
+    checkSigned("checkpoint.num_checkpoints_write", k.numCheckpointsWrite, out);
+    checkSigned("checkpoint.num_checkpoints_read", k.numCheckpointsRead, out);
+}
+
 } // namespace
 
 std::string expectationFor(const std::string& key) {
@@ -110,6 +147,11 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
     real("model.model_size_bytes", c.checkpoint.modelSize);
+    checkModel(c.model, out);
+    checkCheckpoint(c.checkpoint, out);
+    real("trainio.checkpoint_scale", c.trainio.checkpointScale);
+    if (!c.trainio.mlperfRound.empty() && !contains(mlperfRoundNames(), c.trainio.mlperfRound))
+        out.push_back({"trainio.mlperf_round", "'" + c.trainio.mlperfRound + "'", "one of " + joinNames(mlperfRoundNames())});
 
     const auto& tr = c.trainio;
     whole("trainio.io_depth", tr.ioDepth);
@@ -209,6 +251,27 @@ const std::vector<std::string>& elementTypeNames() {
 
 const std::vector<std::string>& acceleratorNames() {
     static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x"};
+    return v;
+}
+
+const std::vector<std::string>& datatypeNames() {
+    // dlio_benchmark/checkpointing/base_checkpointing.py get_datatype_size (fork f6796ed, lines 33-42).
+    static const std::vector<std::string> v = {"fp16", "bf16", "fp32", "fp64", "int8", "uint8"};
+    return v;
+}
+
+const std::vector<std::string>& checkpointTypeNames() {
+    static const std::vector<std::string> v = {"rank_zero", "all_ranks"};
+    return v;
+}
+
+const std::vector<std::string>& checkpointModeNames() {
+    static const std::vector<std::string> v = {"default", "subset"};
+    return v;
+}
+
+const std::vector<std::string>& mlperfRoundNames() {
+    static const std::vector<std::string> v = {"v1.0", "v2.0", "v3.0"};
     return v;
 }
 

@@ -36,6 +36,18 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     model["name"] = c.model.name;
     if (!c.model.type.empty()) model["type"] = c.model.type;
     model["model_size_bytes"] = number(c.checkpoint.modelSize);
+    const auto& m = c.model;
+    model["model_datatype"] = m.modelDatatype;
+    model["optimizer_datatype"] = m.optimizerDatatype;
+    model["num_layers"] = m.numLayers;
+    model["layer_parameters"] = m.layerParameters;
+    model["optimization_groups"] = m.optimizationGroups;
+    model["parallelism"] = {{"tensor", m.parallelism.tensor}, {"pipeline", m.parallelism.pipeline},
+                            {"data", m.parallelism.data}, {"zero_stage", m.parallelism.zeroStage}};
+    const auto& tf = m.transformer;
+    model["transformer"] = {{"vocab_size", tf.vocabSize}, {"hidden_size", tf.hiddenSize},
+                            {"ffn_hidden_size", tf.ffnHiddenSize}, {"num_attention_heads", tf.numAttentionHeads},
+                            {"num_kv_heads", tf.numKvHeads}};
     w["model"] = model;
     w["framework"] = c.framework;
     w["workflow"] = {{"generate_data", c.workflow.generateData}, {"train", c.workflow.train},
@@ -80,7 +92,17 @@ ordered_json workloadJson(const WorkloadConfig& c) {
                        {"checkpoint_after_epoch", k.afterEpoch},
                        {"epochs_between_checkpoints", k.epochsBetween},
                        {"steps_between_checkpoints", k.stepsBetween > 0 ? ordered_json(k.stepsBetween) : ordered_json(-1)},
-                       {"fsync", k.fsync}};
+                       {"fsync", k.fsync},
+                       {"type", k.type},
+                       {"mode", k.mode},
+                       {"time_between_checkpoints", number(k.timeBetweenCheckpoints)},
+                       {"num_checkpoints_write", k.numCheckpointsWrite},
+                       {"num_checkpoints_read", k.numCheckpointsRead},
+                       {"rank_sync", k.rankSync},
+                       {"recovery_rank_shift", k.recoveryRankShift},
+                       {"randomize_tensor", k.randomizeTensor}};
+    // DLIO imports a named class: an empty name would be an import error, so it is left out.
+    if (!k.mechanismClassname.empty()) w["checkpoint"]["checkpoint_mechanism_classname"] = k.mechanismClassname;
     w["evaluation"] = {{"eval_time", timeJson(c.evaluation.evalTime)},
                        {"epochs_between_evals", c.evaluation.epochsBetweenEvals}};
     w["output"] = {{"metric", {{"exclude_start_steps", c.metric.excludeStartSteps},
@@ -107,6 +129,8 @@ ordered_json workloadJson(const WorkloadConfig& c) {
         trainio["storage"] = storage;
     }
     trainio["telemetry_interval_s"] = number(tr.telemetryIntervalS);
+    if (!tr.mlperfRound.empty()) trainio["mlperf_round"] = tr.mlperfRound;
+    trainio["checkpoint_scale"] = number(tr.checkpointScale);
     w["trainio"] = trainio;
     return w;
 }

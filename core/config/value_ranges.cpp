@@ -112,6 +112,24 @@ const std::map<std::string, ValueRange>& table() {
         t["checkpoint.epochs_between_checkpoints"] = whole(1, 1e6);
         t["checkpoint.steps_between_checkpoints"] = whole(0, 1e15, "0 or -1 for off");
         t["model.model_size_bytes"] = bytes(0, 1024 * kTiB);
+        // DLIO's model and checkpoint keys (the fork's utils/config.py ConfigArguments and LoadConfig).
+        t["model.num_layers"] = whole(-1, 1e6, "-1 for a model without layers");
+        t["model.parallelism.tensor"] = whole(1, 1e6);
+        t["model.parallelism.pipeline"] = whole(1, 1e6);
+        t["model.parallelism.data"] = whole(-1, 1e9, "-1 for the number of ranks");
+        t["model.parallelism.zero_stage"] = whole(0, 3);
+        for (const char* k : {"vocab_size", "hidden_size", "ffn_hidden_size", "num_attention_heads", "num_kv_heads"})
+            t[std::string("model.transformer.") + k] = whole(1, 1e9);
+        ValueRange between = seconds(-1, 1e6);
+        between.note = "-1 for none";
+        t["checkpoint.time_between_checkpoints"] = between;
+        t["checkpoint.num_checkpoints_write"] = whole(-1, 1e6, "-1 for DLIO's default");
+        t["checkpoint.num_checkpoints_read"] = whole(-1, 1e6, "-1 for DLIO's default");
+        ValueRange scale;
+        scale.min = 0;
+        scale.max = 1;
+        scale.minExclusive = true;
+        t["trainio.checkpoint_scale"] = scale;
         t["output.metric.exclude_start_steps"] = whole(0, 1e9);
         t["output.metric.exclude_end_steps"] = whole(0, 1e9);
         ValueRange au;

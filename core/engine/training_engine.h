@@ -3,6 +3,7 @@
 // step barrier. Produces the per-step records DLIO writes and the epoch metrics as it goes.
 #pragma once
 
+#include "checkpoint/checkpoint_io.h"
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -49,6 +50,8 @@ struct RunOutcome {
     // What the result must say beside its numbers (most bytes from the page cache, a client-bound run);
     // filled by the invocation runner from the storage session.
     std::vector<std::string> warnings;
+    // DLIO's checkpoints (checkpoint-only mode, or during training): plan, size and every rank's records.
+    checkpoint::CheckpointResults checkpoints;
 };
 
 // Throws InputError for a configuration the engine cannot run (e.g. too few samples for one step).

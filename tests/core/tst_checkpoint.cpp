@@ -4,15 +4,23 @@
 #include "testsupport.h"
 
 #include "checkpoint/checkpoint_plan.h"
+#include "checkpoint/checkpoint_run.h"
+#include "config/config_loader.h"
+#include "io/fault_injection.h"
+#include "results/benchmark_runner.h"
 #include "util/errors.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <mutex>
 
 using namespace trainio;
 using namespace trainio::checkpoint;
@@ -101,6 +109,40 @@ void comparePlanWithOracle(const CheckpointPlan& plan, const QJsonObject& oracle
     QCOMPARE(plan.realTotalBytes, total);
     QCOMPARE(plan.dlioCheckpointSizeGiB, oracle.value(QStringLiteral("checkpoint_size_gib")).toDouble());
 }
+
+// Counts fsync calls (and the bytes written) on the way to POSIX.
+class CountingBackend final : public IoBackend {
+public:
+    std::shared_ptr<IoBackend> inner = makePosixBackend();
+    std::atomic<std::uint64_t> fsyncs{0}, written{0};
+    const char* name() const override { return "counting"; }
+    int open(const std::string& path, const OpenOptions& o) override { return inner->open(path, o); }
+    ssize_t pread(int h, void* buf, std::size_t len, std::uint64_t off) override { return inner->pread(h, buf, len, off); }
+    ssize_t pwrite(int h, const void* buf, std::size_t len, std::uint64_t off) override {
+        const ssize_t n = inner->pwrite(h, buf, len, off);
+        if (n > 0) written += static_cast<std::uint64_t>(n);
+        return n;
+    }
+    std::int64_t size(int h) override { return inner->size(h); }
+    int fsync(int h) override {
+        ++fsyncs;
+        return inner->fsync(h);
+    }
+    int close(int h) override { return inner->close(h); }
+};
+
+// Checkpoint-only mode of a config into `dir`, its checkpoints under dir/ckpt.
+WorkloadConfig checkpointOnly(WorkloadConfig c, const std::filesystem::path& dir, std::int64_t writes, std::int64_t reads) {
+    c.workflow.train = false;
+    c.workflow.checkpoint = true;
+    c.checkpoint.folder = (dir / "ckpt").string();
+    c.checkpoint.numCheckpointsWrite = writes;
+    c.checkpoint.numCheckpointsRead = reads;
+    c.checkpoint.timeBetweenCheckpoints = -1;
+    return c;
+}
+
+nlohmann::ordered_json readJson(const std::filesystem::path& p) { return nlohmann::ordered_json::parse(testsupport::readText(p)); }
 
 } // namespace
 
@@ -218,6 +260,277 @@ private slots:
         d = llamaConfig(kLlamas[0]);
         d.trainio.checkpointScale = 0;
         QVERIFY(message(d, 8).find("trainio.checkpoint_scale") != std::string::npos);
+    }
+
+    // llama3-8b at 1e-5 of its size, 8 ranks, 2 checkpoints written and read: the files DLIO's layout names,
+    // each llround(real × 1e-5) bytes with the real sizes from the oracle, and summary.json's DLIO keys
+    // recomputed from 0_per_epoch_stats.json.
+    void smallScaleWritesThePlan() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        WorkloadConfig c = checkpointOnly(llamaConfig(kLlamas[0]), dir, 2, 2);
+        c.trainio.checkpointScale = 1e-5;
+        const QJsonObject oracle = runOracle(llamaConfig(kLlamas[0]), 8);
+        auto counting = std::make_shared<CountingBackend>();
+        InvocationOptions opt;
+        opt.accelerators = 8;
+        opt.io = counting;
+        std::mutex m;
+        std::map<std::string, int> events;
+        opt.onCheckpoint = [&](const checkpoint::CheckpointEvent& ev) {
+            std::lock_guard lock(m);
+            const char* phase = ev.phase == checkpoint::CheckpointEvent::Phase::Started     ? "started"
+                                : ev.phase == checkpoint::CheckpointEvent::Phase::Completed ? "completed"
+                                                                                            : "failed";
+            ++events[std::string(checkpoint::operationName(ev.op)) + " " + phase];
+        };
+        const RunOutcome out = runInvocation(c, dir / "run", opt);
+        QCOMPARE(toString(out.status), "complete");
+        std::uint64_t expectedTotal = 0;
+        const QJsonArray ranks = oracle.value(QStringLiteral("ranks")).toArray();
+        for (int step = 1; step <= 2; ++step)
+            for (const auto& rank : ranks)
+                for (const auto& f : rank.toArray()) {
+                    const auto real = static_cast<double>(static_cast<std::uint64_t>(f.toArray()[1].toDouble()));
+                    const auto expected = static_cast<std::uint64_t>(std::llround(real * 1e-5));
+                    const auto path = dir / "ckpt" / ("global_epoch1_step" + std::to_string(step)) /
+                                      f.toArray()[0].toString().toStdString();
+                    QVERIFY2(std::filesystem::exists(path), path.c_str());
+                    QCOMPARE(static_cast<std::uint64_t>(std::filesystem::file_size(path)), expected);
+                    expectedTotal += expected;
+                }
+        // Nothing else in the checkpoint folder: exactly the two step folders of 16 files.
+        std::size_t files = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "ckpt")) files += e.is_regular_file() ? 1 : 0;
+        QCOMPARE(files, std::size_t{32});
+        QVERIFY(counting->written.load() >= expectedTotal); // plus the result files
+        QCOMPARE(out.bytesRead, expectedTotal);             // read back all of it
+        QCOMPARE(events["write started"], 16);
+        QCOMPARE(events["write completed"], 16);
+        QCOMPARE(events["read completed"], 16);
+        QCOMPARE(events["write failed"] + events["read failed"], 0);
+
+        const nlohmann::ordered_json summary = readJson(dir / "run" / "summary.json");
+        const nlohmann::ordered_json& metric = summary.at("metric");
+        std::vector<std::string> keys;
+        for (const auto& [k, v] : metric.items()) keys.push_back(k);
+        const std::vector<std::string> dlioKeys{
+            "save_checkpoint_io_mean_GB_per_second", "save_checkpoint_io_stdev_GB_per_second",
+            "save_checkpoint_duration_mean_seconds", "save_checkpoint_duration_stdev_seconds",
+            "load_checkpoint_io_mean_GB_per_second", "load_checkpoint_io_stdev_GB_per_second",
+            "load_checkpoint_duration_mean_seconds", "load_checkpoint_duration_stdev_seconds", "checkpoint_size_GB"};
+        QCOMPARE(keys, dlioKeys);
+        const double size = 104.70452117919922 * 1e-5;
+        QCOMPARE(metric.at("checkpoint_size_GB").get<double>(), size);
+        QCOMPARE(summary.at("num_accelerators").get<int>(), 8);
+        QCOMPARE(summary.at("epochs").get<int>(), 0);
+        QVERIFY(!summary.contains("trainio_status"));
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "0_per_epoch_stats.json");
+        for (const char* op : {"save", "load"}) {
+            std::vector<double> durations, rates;
+            for (int b = 1; b <= 2; ++b) {
+                const auto& e = stats.at("1").at(std::string(op) + "_ckpt" + std::to_string(b));
+                durations.push_back(e.at("duration").get<double>());
+                rates.push_back(size / durations.back());
+                QCOMPARE(e.at("throughput").get<double>(), rates.back());
+            }
+            const std::string prefix = std::string(op) + "_checkpoint_";
+            QCOMPARE(metric.at(prefix + "duration_mean_seconds").get<double>(), testsupport::meanOf(durations));
+            QCOMPARE(metric.at(prefix + "duration_stdev_seconds").get<double>(), testsupport::populationStdevOf(durations));
+            QCOMPARE(metric.at(prefix + "io_mean_GB_per_second").get<double>(), testsupport::meanOf(rates));
+        }
+        const nlohmann::ordered_json records = readJson(dir / "run" / "trainio_checkpoint.json");
+        QCOMPARE(records.at("records").size(), std::size_t{32});
+        QCOMPARE(records.at("scale").get<double>(), 1e-5);
+        QCOMPARE(records.at("dlio_checkpoint_size_GiB").get<double>(), 104.70452117919922);
+        QCOMPARE(records.at("bytes").get<std::uint64_t>() * 2, expectedTotal);
+    }
+
+    void rankZeroWritesAloneAllRanksEveryRank() {
+        for (const char* type : {"rank_zero", "all_ranks"}) {
+            QTemporaryDir tmp;
+            const std::filesystem::path dir = tmp.path().toStdString();
+            WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 0, 4}), dir, 1, 0);
+            c.checkpoint.type = type;
+            InvocationOptions opt;
+            opt.accelerators = 4;
+            QCOMPARE(toString(runInvocation(c, dir / "run", opt).status), "complete");
+            for (int r = 0; r < 4; ++r) {
+                const auto f = dir / "ckpt" / "global_epoch1_step1" / ("zero_pp_rank_" + std::to_string(r) + "_mp_rank_0_optim_states.pt");
+                QCOMPARE(std::filesystem::exists(f), r == 0 || std::string(type) == "all_ranks");
+            }
+        }
+    }
+
+    void fsyncFlagHonoured() {
+        for (bool fsync : {false, true}) {
+            QTemporaryDir tmp;
+            const std::filesystem::path dir = tmp.path().toStdString();
+            WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 2}), dir, 3, 0);
+            c.checkpoint.fsync = fsync;
+            auto counting = std::make_shared<CountingBackend>();
+            checkpoint::CheckpointRunOptions opt;
+            opt.accelerators = 2;
+            opt.io = counting;
+            const RunOutcome out = checkpoint::runCheckpointOnly(c, opt);
+            QCOMPARE(toString(out.status), "complete");
+            // 3 checkpoints × 2 ranks × (model + optimizer file)
+            QCOMPARE(counting->fsyncs.load(), fsync ? std::uint64_t{12} : std::uint64_t{0});
+        }
+    }
+
+    // A write that fails (ENOSPC on rank 1's optimizer file of the second checkpoint) ends the run as
+    // failed, names the file, and keeps what was measured: summary.json with the first checkpoint.
+    void writeFailureNamesTheFileAndKeepsResults() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 2}), dir, 3, 3);
+        auto faulty = std::make_shared<FaultInjectingBackend>(
+            makePosixBackend(), parseFaultRules("write:ENOSPC:global_epoch1_step2/zero_pp_rank_1_mp_rank_0_optim_states.pt"));
+        InvocationOptions opt;
+        opt.accelerators = 2;
+        opt.io = faulty;
+        std::atomic<int> failedEvents{0};
+        opt.onCheckpoint = [&](const checkpoint::CheckpointEvent& ev) {
+            if (ev.phase == checkpoint::CheckpointEvent::Phase::Failed) ++failedEvents;
+        };
+        const RunOutcome out = runInvocation(c, dir / "run", opt);
+        QCOMPARE(toString(out.status), "failed");
+        QCOMPARE(faulty->fired(0), std::uint64_t{1});
+        QVERIFY2(out.error.find("global_epoch1_step2/zero_pp_rank_1_mp_rank_0_optim_states.pt") != std::string::npos, out.error.c_str());
+        QVERIFY2(out.error.find("No space left on device") != std::string::npos, out.error.c_str());
+        QCOMPARE(failedEvents.load(), 1);
+        const nlohmann::ordered_json summary = readJson(dir / "run" / "summary.json");
+        QCOMPARE(summary.at("trainio_status").get<std::string>(), std::string("failed"));
+        QVERIFY(summary.at("metric").contains("save_checkpoint_duration_mean_seconds"));
+        QVERIFY(!summary.at("metric").contains("load_checkpoint_duration_mean_seconds"));
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "0_per_epoch_stats.json");
+        QVERIFY(stats.at("1").contains("save_ckpt1"));
+        QVERIFY(!stats.at("1").contains("save_ckpt3"));
+        const nlohmann::ordered_json meta = readJson(dir / "run" / "trainio_run.json");
+        QVERIFY(meta.at("error").get<std::string>().find("zero_pp_rank_1_mp_rank_0_optim_states.pt") != std::string::npos);
+    }
+
+    // Reading back a checkpoint someone truncated fails naming the file and the byte it ended at.
+    void readBackOfTruncatedFileFails() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 1}), dir, 1, 0);
+        checkpoint::CheckpointRunOptions opt;
+        QCOMPARE(toString(checkpoint::runCheckpointOnly(c, opt).status), "complete");
+        const auto model = dir / "ckpt" / "global_epoch1_step1" / "zero_pp_rank_0_mp_rank_0_model_states.pt";
+        const auto size = std::filesystem::file_size(model);
+        std::filesystem::resize_file(model, size / 2);
+        // A read-only run of what is there (a separate invocation, as MLPerf's split write/read runs).
+        c.checkpoint.numCheckpointsWrite = 0;
+        c.checkpoint.numCheckpointsRead = 1;
+        const RunOutcome out = checkpoint::runCheckpointOnly(c, opt);
+        QCOMPARE(toString(out.status), "failed");
+        QVERIFY2(out.error.find(model.string()) != std::string::npos, out.error.c_str());
+        QVERIFY2(out.error.find("ended at byte " + std::to_string(size / 2)) != std::string::npos, out.error.c_str());
+    }
+
+    void cancelStopsBetweenCheckpoints() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 2}), dir, 50, 0);
+        std::atomic<bool> cancel{false};
+        checkpoint::CheckpointRunOptions opt;
+        opt.accelerators = 2;
+        opt.cancel = &cancel;
+        opt.onEvent = [&](const checkpoint::CheckpointEvent& ev) {
+            if (ev.phase == checkpoint::CheckpointEvent::Phase::Completed && ev.index == 1) cancel.store(true);
+        };
+        const RunOutcome out = checkpoint::runCheckpointOnly(c, opt);
+        QCOMPARE(toString(out.status), "cancelled");
+        QVERIFY(out.checkpoints.perRank[0].size() < 50);
+        QVERIFY(!std::filesystem::exists(dir / "ckpt" / "global_epoch1_step50"));
+    }
+
+    // The shipped presets carry the round's numbers: loaded and planned at their CLOSED accelerator
+    // counts they give the oracle's files and sizes for the numbers typed into kLlamas above.
+    void presetsMatchTheRound_data() {
+        QTest::addColumn<int>("which");
+        for (int i = 0; i < 4; ++i) QTest::newRow(kLlamas[i].name) << i;
+    }
+    void presetsMatchTheRound() {
+        QFETCH(int, which);
+        const Llama& l = kLlamas[which];
+        const LoadedConfig lc = loadPreset(l.name);
+        const WorkloadConfig& c = lc.config;
+        QVERIFY(validateConfig(c).empty());
+        QCOMPARE(c.trainio.mlperfRound, std::string("v3.0"));
+        QVERIFY(!c.workflow.train);
+        QVERIFY(c.workflow.checkpoint);
+        QCOMPARE(c.checkpoint.numCheckpointsWrite, std::int64_t{10});
+        QCOMPARE(c.checkpoint.numCheckpointsRead, std::int64_t{10});
+        QCOMPARE(c.checkpoint.timeBetweenCheckpoints, 5.0);
+        QVERIFY(c.checkpoint.fsync);
+        comparePlanWithOracle(planCheckpoint(c, l.ranks), runOracle(llamaConfig(l), l.ranks));
+    }
+
+    // The CLI's checkpoint-only run: the sizes printed before starting, DLIO's files, exit 0; a write
+    // fault (TRAINIO_FAULTS) exits 1 naming the file.
+    void cliRunsCheckpointOnly() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        const QStringList base{QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_8b"),
+                               QStringLiteral("++workload.trainio.checkpoint_scale=0.00001"),
+                               QStringLiteral("++workload.checkpoint.time_between_checkpoints=0"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_write=2"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_read=1"),
+                               QStringLiteral("++workload.checkpoint.checkpoint_folder=") + dir + QStringLiteral("/ckpt"),
+                               QStringLiteral("--accelerators"), QStringLiteral("8")};
+        const auto ok = testsupport::runCli(base + QStringList{QStringLiteral("--output"), dir + QStringLiteral("/run")});
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY2(ok.err.contains(QStringLiteral("checkpoint: real 104.7 GiB, writing 0.001047 GiB (scale 1e-05)")), qPrintable(ok.err));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/ckpt/global_epoch1_step2/zero_pp_rank_7_mp_rank_0_optim_states.pt")));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/run/summary.json")));
+        const auto bad = testsupport::runCli(base + QStringList{QStringLiteral("--output"), dir + QStringLiteral("/bad")}, 300000,
+                                             {{QStringLiteral("TRAINIO_FAULTS"),
+                                               QStringLiteral("write:EIO:zero_pp_rank_3_mp_rank_0_model_states.pt")}});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QStringLiteral("global_epoch1_step1/zero_pp_rank_3_mp_rank_0_model_states.pt")), qPrintable(bad.err));
+        QVERIFY(QFile::exists(dir + QStringLiteral("/bad/summary.json")));
+        // DLIO refuses 12 ranks for tensor parallelism 8: exit 2 before anything is written.
+        const auto refused = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_70b"),
+                                                  QStringLiteral("--accelerators"), QStringLiteral("12"), QStringLiteral("--output"),
+                                                  dir + QStringLiteral("/refused")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("multiple of tensor × pipeline = 8")), qPrintable(refused.err));
+    }
+
+    void refusesBeforeWriting() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        auto message = [](const WorkloadConfig& c, std::uint64_t ranks) -> std::string {
+            checkpoint::CheckpointRunOptions opt;
+            opt.accelerators = ranks;
+            try {
+                checkpoint::runCheckpointOnly(c, opt);
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return {};
+        };
+        // MLPerf Rules.md 4.3.4: 4 × b200 (720 GB) < llama3-70b's checkpoint; 8 × b200 = 1440 GB is enough for 8b.
+        WorkloadConfig big = checkpointOnly(llamaConfig(kLlamas[1]), dir, 1, 0);
+        big.accelerator = "b200";
+        big.model.parallelism.tensor = 1;
+        big.trainio.checkpointScale = 1e-6;
+        QVERIFY(message(big, 4).find("aggregate emulated accelerator memory 720 GB") != std::string::npos);
+        // Reads beyond writes (DLIO's config.py).
+        WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 1}), dir, 1, 2);
+        QVERIFY(message(c, 1).find("checkpoint.num_checkpoints_read = 2") != std::string::npos);
+        // A folder that cannot be written: below a regular file.
+        testsupport::writeText(dir / "file", "x");
+        c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 1}), dir, 1, 0);
+        c.checkpoint.folder = (dir / "file" / "ckpt").string();
+        QVERIFY(message(c, 1).find("checkpoint.checkpoint_folder") != std::string::npos);
+        // More than the free space: 8b at full size, 10 times.
+        WorkloadConfig huge = checkpointOnly(llamaConfig(kLlamas[0]), dir, 10, 0);
+        QVERIFY(message(huge, 8).find("are free") != std::string::npos);
+        QVERIFY(!std::filesystem::exists(dir / "ckpt" / "global_epoch1_step1"));
     }
 };
 
