@@ -8,10 +8,18 @@
 #include "live_plots.h"
 #include "run_controller.h"
 #include "run_page.h"
+#include "testsupport.h"
+
+#include "config/config_loader.h"
 
 #include <qcustomplot.h>
 
+#include <nlohmann/json.hpp>
+
 #include <QApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabBar>
@@ -297,6 +305,78 @@ private slots:
         page.setWorkload(cfg, 8, trainio::MetricSemantics::DlioV2, true);
         QVERIFY2(plan->text().startsWith(QStringLiteral("Checkpoint: cannot be planned")), qPrintable(plan->text()));
         QVERIFY2(plan->text().contains(QStringLiteral("tensor")), qPrintable(plan->text()));
+    }
+
+    void checkpointOnlyRunThroughTheRunPage() {
+        // The llama3-8b preset (MLPerf Storage v3.0) on 2 accelerators at 1/100,000 of its size, 3 writes then
+        // 3 reads, run as the window runs it: RunPage → RunController → core → CheckpointEvents → the view.
+        QTemporaryDir work;
+        trainio::WorkloadConfig cfg = trainio::loadPreset("llama3_8b").config;
+        QVERIFY(!cfg.workflow.train && cfg.workflow.checkpoint);
+        const QString ckpt = work.filePath(QStringLiteral("ckpt"));
+        cfg.checkpoint.folder = ckpt.toStdString();
+        cfg.checkpoint.numCheckpointsWrite = 3;
+        cfg.checkpoint.numCheckpointsRead = 3;
+        cfg.checkpoint.timeBetweenCheckpoints = 0;
+        cfg.checkpoint.fsync = false;
+        cfg.trainio.checkpointScale = 1e-5;
+        RunPage page;
+        page.resize(1200, 800);
+        page.show();
+        page.setWorkload(cfg, 2, trainio::MetricSemantics::DlioV3, true);
+        QCOMPARE(page.views()->currentWidget(), page.checkpointView());
+        // Pre-flight checks the checkpoint, not a dataset (there is none): reading more than was written
+        // is refused as DLIO's config.py refuses it, before anything is written.
+        {
+            trainio::WorkloadConfig tooManyReads = cfg;
+            tooManyReads.checkpoint.numCheckpointsRead = 4;
+            page.setWorkload(tooManyReads, 2, trainio::MetricSemantics::DlioV3, true);
+            page.setOutputFolder(work.filePath(QStringLiteral("refused")));
+            QSignalSpy refused(page.controller(), &RunController::finished);
+            QVERIFY(page.startInvocation());
+            QVERIFY(refused.wait(60000));
+            const auto r = refused.first().first().value<RunFinish>();
+            QCOMPARE(r.preflightProblems.size(), std::size_t(1));
+            QVERIFY2(r.preflightProblems[0].found.find("checkpoint.num_checkpoints_read") != std::string::npos,
+                     r.preflightProblems[0].found.c_str());
+            QVERIFY(!QFileInfo::exists(ckpt));
+            page.setWorkload(cfg, 2, trainio::MetricSemantics::DlioV3, true);
+        }
+        const QString out = work.filePath(QStringLiteral("run"));
+        page.setOutputFolder(out);
+        QSignalSpy events(page.controller(), &RunController::checkpoint);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(120000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+
+        // 2 ranks × (3 writes + 3 reads) × (started, completed).
+        QCOMPARE(events.count(), 2 * 6 * 2);
+        const CheckpointView* view = page.checkpointView();
+        QCOMPARE(view->bars(CheckpointView::Bandwidth, Operation::Write)->dataCount(), 3);
+        QCOMPARE(view->bars(CheckpointView::Bandwidth, Operation::Read)->dataCount(), 3);
+        QCOMPARE(view->bars(CheckpointView::Duration, Operation::Write)->dataCount(), 3);
+        QCOMPARE(view->bars(CheckpointView::Duration, Operation::Read)->dataCount(), 3);
+        QVERIFY2(view->statusText().startsWith(QStringLiteral("Checkpoints written 3/3, read 3/3")), qPrintable(view->statusText()));
+        QCOMPARE(view->rankTable()->rowCount(), 2);
+        for (int r = 0; r < 2; ++r) {
+            QCOMPARE(view->rankTable()->item(r, CheckpointView::WritesCol)->text(), QStringLiteral("3"));
+            QCOMPARE(view->rankTable()->item(r, CheckpointView::ReadsCol)->text(), QStringLiteral("3"));
+        }
+        // Each bar's bytes are the files on disk: the first checkpoint's folder, every rank's files.
+        qint64 onDisk = 0;
+        QDirIterator files(ckpt + QStringLiteral("/global_epoch1_step1"), QDir::Files);
+        while (files.hasNext()) onDisk += QFileInfo(files.next()).size();
+        QVERIFY(onDisk > 0);
+        for (const CheckpointBar& b : view->tally().bars(Operation::Write)) QCOMPARE(b.bytes, std::uint64_t(onDisk));
+        for (const CheckpointBar& b : view->tally().bars(Operation::Read)) QCOMPARE(b.bytes, std::uint64_t(onDisk));
+        // The numerator is the size core reports as DLIO's checkpoint_size_GB in summary.json.
+        const auto summary = nlohmann::json::parse(testsupport::readText((out + QStringLiteral("/summary.json")).toStdString()));
+        const double sizeGiB = summary.at("metric").at("checkpoint_size_GB").get<double>();
+        QVERIFY(sizeGiB > 0);
+        for (const CheckpointBar& b : view->tally().bars(Operation::Write))
+            QVERIFY2(std::abs(b.gibPerSecond * b.seconds - sizeGiB) < 1e-12 * sizeGiB, qPrintable(QString::number(b.gibPerSecond * b.seconds)));
     }
 
     void planTextGivesRealAndScaledSizes() {
