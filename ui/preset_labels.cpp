@@ -3,27 +3,20 @@
 #include "config/config_loader.h"
 
 #include <QComboBox>
-#include <QStyledItemDelegate>
 
 #include <algorithm>
 
 namespace trainio::ui {
 
-namespace {
+QString PresetRoundDelegate::textFor(const QModelIndex& index) {
+    return presetItemText(index.data(Qt::DisplayRole).toString(), index.data(kPresetRoundRole).toString());
+}
 
-// Shows an item's round after its name in the list; the combo box's own line shows the bare name.
-class PresetRoundDelegate final : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-        QStyledItemDelegate::initStyleOption(option, index);
-        option->text = presetItemText(index.data(Qt::DisplayRole).toString(), index.data(kPresetRoundRole).toString());
-    }
-};
-
-} // namespace
+// Only the list shows the round; the combo box's own line shows the bare name, as loading uses it.
+void PresetRoundDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
+    QStyledItemDelegate::initStyleOption(option, index);
+    option->text = textFor(index);
+}
 
 QString presetRound(const std::string& name) { return QString::fromStdString(loadPreset(name).config.trainio.mlperfRound); }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QString>
+#include <QStyledItemDelegate>
 
 #include <string>
 
@@ -23,6 +24,16 @@ QString presetRoundLabel(const QString& round);
 
 // What the drop-down shows for a preset: "unet3d_b200 — MLPerf Storage v3.0"; the bare name without a round.
 QString presetItemText(const QString& name, const QString& round);
+
+// The drop-down's delegate: an item's text followed by its round (presetItemText).
+class PresetRoundDelegate final : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    static QString textFor(const QModelIndex& index);
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override;
+};
 
 // For every item of `box` whose text names a shipped preset: stores its round (kPresetRoundRole), sets
 // its tooltip, and makes the drop-down list show presetItemText — the item texts stay the bare names. A
