@@ -214,7 +214,8 @@ RunPage::RunPage(QWidget* parent)
                     QTreeWidgetItem* item = invocations_->topLevelItem(i);
                     if (item->data(0, Qt::UserRole).toString() != dir) continue;
                     item->setText(1, status);
-                    item->setText(kAuColumn, QString::number(au, 'f', 2));
+                    // Checkpoint-only mode has no training steps, hence no AU (core reports 0).
+                    item->setText(kAuColumn, checkpointOnly(runConfig_) ? tr("— (checkpoint-only)") : QString::number(au, 'f', 2));
                     break;
                 }
             });
