@@ -225,6 +225,12 @@ void CheckpointView::applyTheme() {
             bars_[i][o]->setPen(QPen(c.darker(130), 1));
             bars_[i][o]->setBrush(c);
         }
+        // The invocation marks (beginInvocation) follow the theme too.
+        const QColor mark = pal.color(QPalette::PlaceholderText);
+        for (int k = 0; k < plots_[i]->itemCount(); ++k) {
+            if (auto* t = qobject_cast<QCPItemText*>(plots_[i]->item(k))) t->setColor(mark);
+            if (auto* l = qobject_cast<QCPItemStraightLine*>(plots_[i]->item(k))) l->setPen(QPen(mark, 1, Qt::DotLine));
+        }
         plots_[i]->replot(QCustomPlot::rpQueuedReplot);
     }
 }
