@@ -176,6 +176,8 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
 // DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
 // then one line per checkpoint as rank 0 finishes it and DLIO's headline.
 int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
+    if (fs::exists(dir / "summary.json"))
+        throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
     const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, io.accelerators);
     std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
     for (const auto& n : plan.notes) progress.onMessage(n);
@@ -312,6 +314,20 @@ int runValidateCommand(const Args& args) {
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);
     const WorkloadConfig& c = lc.config;
+    std::string checkpointLine;
+    if (c.workflow.checkpoint) {
+        // The checkpoint DLIO would write (and what it refuses); checkpoint-only mode reads no dataset.
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(c, acceleratorsFrom(p));
+        checkpoint::checkpointPreflight(c, plan, 0);
+        if (!c.workflow.train) {
+            std::printf("valid: %s\n  model %s, checkpoint-only: %llu written, %llu read\n  %s\n", c.sourcePath.c_str(),
+                        c.model.name.c_str(), static_cast<unsigned long long>(checkpoint::checkpointsToWrite(c)),
+                        static_cast<unsigned long long>(checkpoint::checkpointsToRead(c)),
+                        checkpoint::checkpointSizeLine(plan).c_str());
+            return 0;
+        }
+        checkpointLine = "  " + checkpoint::checkpointSizeLine(plan) + "\n";
+    }
     // A dataset not generated yet is no fault of the workload: then check the room datagen needs instead.
     // A dataset that is there must match.
     WorkloadConfig planned = c;
@@ -328,6 +344,7 @@ int runValidateCommand(const Args& args) {
                 c.dataset.recordLengthStdev, static_cast<unsigned long long>(c.reader.batchSize),
                 static_cast<unsigned long long>(c.reader.readThreads), static_cast<unsigned long long>(c.train.epochs),
                 c.train.computationTime.expectedSeconds(), c.metric.au * 100, sa.text.c_str());
+    std::printf("%s", checkpointLine.c_str());
     return 0;
 }
 

@@ -18,16 +18,17 @@ namespace {
 
 std::string gib(double bytes) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g GiB", bytes / 1024.0 / 1024.0 / 1024.0);
+    const double g = bytes / 1024.0 / 1024.0 / 1024.0;
+    std::snprintf(buf, sizeof buf, g >= 100 ? "%.1f GiB" : "%.4g GiB", g);
     return buf;
 }
 
 } // namespace
 
-std::optional<double> acceleratorMemoryGB(const std::string& accelerator) {
+double acceleratorMemoryGB(const std::string& accelerator) {
     if (accelerator == "b200") return 180.0;
     if (accelerator == "mi355") return 288.0;
-    return std::nullopt;
+    return 0;
 }
 
 std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg) {
@@ -56,21 +57,37 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
     // MLPerf Storage Rules.md 4.3.4 (mlpstorage_py/rules/run_checkers/checkpointing.py
     // check_accelerator_memory): ranks × accelerator memory >= the model's checkpoint size (GiB, the real
     // size: a scaled run still models that model).
-    if (const auto mem = acceleratorMemoryGB(cfg.accelerator)) {
-        const double aggregate = *mem * static_cast<double>(plan.ranks);
+    if (const double mem = acceleratorMemoryGB(cfg.accelerator); mem > 0) {
+        const double aggregate = mem * static_cast<double>(plan.ranks);
         if (aggregate < plan.dlioCheckpointSizeGiB) {
             char buf[256];
             std::snprintf(buf, sizeof buf,
                           "aggregate emulated accelerator memory %.0f GB (%llu × %s at %.0f GB) is below the checkpoint "
                           "size %.2f GiB (MLPerf Storage Rules.md 4.3.4): use more accelerators",
-                          aggregate, static_cast<unsigned long long>(plan.ranks), cfg.accelerator.c_str(), *mem,
+                          aggregate, static_cast<unsigned long long>(plan.ranks), cfg.accelerator.c_str(), mem,
                           plan.dlioCheckpointSizeGiB);
             throw InputError(where + ": " + buf);
         }
     }
-    if (checkpoints == 0 || plan.totalBytes == 0) return;
     const fs::path folder = cfg.checkpoint.folder;
     std::error_code ec;
+    // A read-only run reads what an earlier run wrote (DLIO main.py line 549-551 counts the folders):
+    // every file of the plan must be there with its size, else nothing is measured.
+    if (writes == 0 && reads > 0)
+        for (std::uint64_t i = 1; i <= reads; ++i)
+            for (const auto& rp : plan.perRank)
+                for (const auto& f : rp.files) {
+                    const fs::path p = folder / checkpointFolderName(1, i) / f.relativePath;
+                    const auto size = fs::file_size(p, ec);
+                    if (ec || size != f.bytes)
+                        throw InputError(describeProblem(
+                            where, "checkpoint.num_checkpoints_read", std::to_string(reads),
+                            "checkpoints to read back, but " + p.string() +
+                                (ec ? " is missing (" + ec.message() + ")"
+                                    : " has " + std::to_string(size) + " bytes, not the planned " + std::to_string(f.bytes)) +
+                                "; write them first with the same model, ranks and scale"));
+                }
+    if (checkpoints == 0 || plan.totalBytes == 0) return;
     fs::create_directories(folder, ec);
     if (ec)
         throw InputError(describeProblem(where, "checkpoint.checkpoint_folder", folder.string(),

@@ -10,15 +10,14 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace trainio::checkpoint {
 
 // The emulated accelerator memory MLPerf Storage v3.0 assumes (Rules.md 4.3.4): b200 180 GB, mi355
-// 288 GB; nullopt for an accelerator without a rule.
-std::optional<double> acceleratorMemoryGB(const std::string& accelerator);
+// 288 GB; 0 for an accelerator without a rule.
+double acceleratorMemoryGB(const std::string& accelerator);
 
 // Numbers of checkpoints DLIO writes/reads in checkpoint-only mode (checkpoint.num_checkpoints_*; DLIO's
 // -1 is none).
@@ -26,7 +25,7 @@ std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg);
 std::uint64_t checkpointsToRead(const WorkloadConfig& cfg);
 
 // Throws InputError when the run cannot be what it claims: reads more than writes (DLIO's config.py
-// rule), a checkpoint folder that cannot be created or written, too little free space for the scaled
+// rule), a read-only run (no writes) whose checkpoints are not there as planned, a checkpoint folder that cannot be created or written, too little free space for the scaled
 // checkpoints it will write, or aggregate emulated accelerator memory below the real checkpoint size.
 void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, std::uint64_t checkpoints);
 

@@ -33,6 +33,10 @@ struct EngineOptions {
     // each rank delivered in that epoch. Only called when set; an exception fails the run.
     std::function<void(std::uint64_t epoch)> beforeEpoch;
     std::function<void(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank)> afterEpoch;
+    // DLIO's checkpoints during training (workflow.checkpoint with train): after epochs
+    // (checkpoint_after_epoch, epochs_between_checkpoints) or every steps_between_checkpoints steps, each
+    // one ending a block as in the fork's main.py _train. Null: none.
+    checkpoint::Checkpointer* checkpointer = nullptr;
 };
 
 struct RunOutcome {

@@ -63,7 +63,20 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
         out = checkpoint::runCheckpointOnly(cfg, co);
         out.metricOptions.semantics = opt.semantics;
     } else {
+        // Checkpoints during training (workflow.checkpoint with train), planned and refused up front.
+        std::unique_ptr<checkpoint::Checkpointer> ckpt;
+        if (cfg.workflow.checkpoint) {
+            auto plan = checkpoint::planCheckpoint(cfg, opt.accelerators);
+            checkpoint::checkpointPreflight(cfg, plan, 1);
+            checkpoint::Checkpointer::Options co;
+            co.io = storage.io();
+            co.cancel = opt.cancel;
+            co.onEvent = opt.onCheckpoint;
+            ckpt = std::make_unique<checkpoint::Checkpointer>(cfg, std::move(plan), co);
+            eo.checkpointer = ckpt.get();
+        }
         out = runTraining(cfg, eo);
+        if (ckpt) out.checkpoints = ckpt->results();
     }
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();

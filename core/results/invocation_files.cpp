@@ -47,11 +47,13 @@ double dataSizePerHostGiB(const WorkloadConfig& cfg) {
 std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const InvocationContext& ctx) {
     std::ostringstream log;
     auto line = [&](double t, const std::string& text) { log << "[OUTPUT] " << isoTimestamp(t) << " " << text << "\n"; };
-    line(run.start, "Running TrainIO " TRAINIO_VERSION " [Training] with " + std::to_string(run.ranks.size()) +
-                        " emulated accelerator(s)");
+    const bool checkpointOnly = !cfg.workflow.train && run.checkpoints.enabled;
+    line(run.start, std::string("Running TrainIO " TRAINIO_VERSION " [") + (checkpointOnly ? "Checkpointing" : "Training") +
+                        "] with " + std::to_string(run.ranks.size()) + " emulated accelerator(s)");
     if (!ctx.commandLine.empty()) log << "[INFO] command: " << ctx.commandLine << "\n";
     for (const auto& l : ctx.logLines) log << "[WARNING] " << l << "\n";
-    line(run.start, "Max steps per epoch: " + std::to_string(run.stepsPerEpoch) + " = " +
+    if (!checkpointOnly)
+        line(run.start, "Max steps per epoch: " + std::to_string(run.stepsPerEpoch) + " = " +
                         std::to_string(cfg.dataset.numSamplesPerFile) + " * " + std::to_string(cfg.dataset.numFilesTrain) +
                         " / " + std::to_string(cfg.reader.batchSize) + " / " + std::to_string(run.ranks.size()) +
                         " (samples per file * num files / batch size / accelerators)");
@@ -73,16 +75,35 @@ std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const Invo
                              (ep.complete ? "" : " (incomplete)"));
         }
     }
+    // Rank 0's checkpoints and DLIO's [METRIC] lines for them (statscounter.py lines 231-237, 383, 400).
+    if (run.checkpoints.enabled && !run.checkpoints.perRank.empty())
+        for (const auto& rec : run.checkpoints.perRank[0])
+            line(rec.end, std::string("Finished ") + (rec.op == checkpoint::Operation::Write ? "saving" : "loading") +
+                              " checkpoint " + std::to_string(rec.block) + " for epoch " + std::to_string(rec.epoch) +
+                              " in " + fourDecimals(rec.duration()) + " s; Throughput: " +
+                              fourDecimals(checkpoint::recordThroughputGiBs(run.checkpoints, rec)) + " GiB/s");
     const InvocationMetrics& m = run.metrics;
     log << "[METRIC] ==========================================================\n";
     log << "[METRIC] Number of Simulated Accelerators: " << run.ranks.size() << "\n";
-    log << "[METRIC] Training Accelerator Utilization [AU] (%): " << fourDecimals(m.auMean) << " ("
-        << fourDecimals(m.auStdev) << ")\n";
-    log << "[METRIC] Training Throughput (samples/second): " << fourDecimals(m.throughputMean) << " ("
-        << fourDecimals(m.throughputStdev) << ")\n";
-    log << "[METRIC] Training I/O Throughput (MiB/second, DLIO's 'MB/second'): " << fourDecimals(m.ioMeanMiB)
-        << " (" << fourDecimals(m.ioStdevMiB) << ")\n";
-    log << "[METRIC] train_au_meet_expectation: " << (m.pass ? "success" : "fail") << "\n";
+    if (!checkpointOnly) {
+        log << "[METRIC] Training Accelerator Utilization [AU] (%): " << fourDecimals(m.auMean) << " ("
+            << fourDecimals(m.auStdev) << ")\n";
+        log << "[METRIC] Training Throughput (samples/second): " << fourDecimals(m.throughputMean) << " ("
+            << fourDecimals(m.throughputStdev) << ")\n";
+        log << "[METRIC] Training I/O Throughput (MiB/second, DLIO's 'MB/second'): " << fourDecimals(m.ioMeanMiB)
+            << " (" << fourDecimals(m.ioStdevMiB) << ")\n";
+        log << "[METRIC] train_au_meet_expectation: " << (m.pass ? "success" : "fail") << "\n";
+    }
+    if (run.checkpoints.enabled) {
+        for (const auto& [op, what] : {std::pair{checkpoint::Operation::Write, "save"}, std::pair{checkpoint::Operation::Read, "load"}}) {
+            const auto c = checkpoint::checkpointMetrics(run.checkpoints, op);
+            if (c.count == 0) continue;
+            log << "[METRIC] Checkpoint " << what << " duration (seconds): " << fourDecimals(c.durationMean) << " ("
+                << fourDecimals(c.durationStdev) << ")\n";
+            log << "[METRIC] Checkpoint " << what << " I/O Throughput (GiB/second): " << fourDecimals(c.ioMeanGiBs) << " ("
+                << fourDecimals(c.ioStdevGiBs) << ")\n";
+        }
+    }
     log << "[METRIC] ==========================================================\n";
     line(run.end, std::string("Run ") + toString(run.status) + (run.error.empty() ? "" : ": " + run.error));
     return log.str();
@@ -154,8 +175,10 @@ nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& 
     if (run.checkpoints.enabled) {
         // DLIO adds the checkpoint keys first, the training keys only when it trained.
         nlohmann::ordered_json m = checkpointMetricJson(run.checkpoints);
-        if (cfg.workflow.train)
-            for (const auto& [k, v] : metricJson(run.metrics).items()) m[k] = v;
+        if (cfg.workflow.train) {
+            const nlohmann::ordered_json train = metricJson(run.metrics);
+            for (const auto& [k, v] : train.items()) m[k] = v;
+        }
         s["metric"] = m;
     } else {
         s["metric"] = metricJson(run.metrics);

@@ -6,8 +6,10 @@
 #include "checkpoint/checkpoint_plan.h"
 #include "checkpoint/checkpoint_run.h"
 #include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
 #include "io/fault_injection.h"
 #include "results/benchmark_runner.h"
+#include "results/invocation_files.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -142,6 +144,40 @@ WorkloadConfig checkpointOnly(WorkloadConfig c, const std::filesystem::path& dir
     return c;
 }
 
+// Training on 16 small npz files (1 sample each, batch 2, 2 ranks: 4 steps per epoch, 2 epochs) with a
+// small llama checkpointed during training; checkpoints under dir/ckpt.
+WorkloadConfig trainingWithCheckpoints(const std::filesystem::path& dir) {
+    const std::string yaml = "model:\n  name: tiny_llama\n  type: transformer\n  num_layers: 2\n"
+                             "  parallelism:\n    zero_stage: 3\n"
+                             "  transformer:\n    vocab_size: 1000\n    hidden_size: 64\n    ffn_hidden_size: 256\n"
+                             "    num_attention_heads: 4\n    num_kv_heads: 2\n"
+                             "framework: pytorch\nworkflow:\n  generate_data: False\n  train: True\n  checkpoint: True\n"
+                             "dataset:\n  data_folder: " + (dir / "data").string() + "\n  format: npz\n"
+                             "  num_files_train: 16\n  num_samples_per_file: 1\n  record_length_bytes: 4096\n"
+                             "reader:\n  data_loader: pytorch\n  batch_size: 2\n  read_threads: 1\n"
+                             "train:\n  epochs: 2\n  computation_time: 0.001\n"
+                             "checkpoint:\n  checkpoint_folder: " + (dir / "ckpt").string() + "\n";
+    WorkloadConfig c = loadWorkloadConfigFromString(yaml, "tiny_llama.yaml").config;
+    generateDataset(c, GenerateOptions{});
+    return c;
+}
+
+// The training above on 2 ranks into dir/run, with `adjust` applied to its checkpoint keys.
+template <class F>
+RunOutcome trainTwoRanks(const std::filesystem::path& dir, F adjust) {
+    WorkloadConfig c = trainingWithCheckpoints(dir);
+    adjust(c);
+    InvocationOptions opt;
+    opt.accelerators = 2;
+    return runInvocation(c, dir / "run", opt);
+}
+
+std::vector<std::string> keysOf(const nlohmann::ordered_json& j) {
+    std::vector<std::string> k;
+    for (const auto& [key, v] : j.items()) k.push_back(key);
+    return k;
+}
+
 nlohmann::ordered_json readJson(const std::filesystem::path& p) { return nlohmann::ordered_json::parse(testsupport::readText(p)); }
 
 } // namespace
@@ -176,6 +212,39 @@ private slots:
             QCOMPARE(rp.files[0].relativePath, prefix + "model_states.pt");
             QCOMPARE(rp.files[1].relativePath, prefix + "optim_states.pt");
         }
+    }
+
+    // The published SAMSUNG llama3-8b checkpointing run (tests/data, written by the v3.0 fork): the planned
+    // size is its checkpoint_size_GB, and TrainIO's summary keys computed from its rank-0 records
+    // (0_per_epoch_stats.json durations) are its summary.json values.
+    void metricsReproducePublishedSummary() {
+        const std::filesystem::path run = TRAINIO_TEST_DATA "/mlperf-storage-v3.0/closed/SAMSUNG/results/MEMORY_AE/"
+                                          "checkpointing/llama3-8b/20260721_000424";
+        const nlohmann::ordered_json summary = readJson(run / "summary.json");
+        const nlohmann::ordered_json& published = summary.at("metric");
+        const nlohmann::ordered_json stats = readJson(run / "0_per_epoch_stats.json").at("1");
+        checkpoint::CheckpointResults r;
+        r.enabled = true;
+        r.plan = planCheckpoint(loadPreset("llama3_8b").config, summary.at("num_accelerators").get<std::uint64_t>());
+        r.sizeGiB = r.plan.dlioCheckpointSizeGiB;
+        QCOMPARE(r.sizeGiB, published.at("checkpoint_size_GB").get<double>());
+        r.perRank.resize(1);
+        for (const auto& [key, e] : stats.items()) {
+            const bool save = key.rfind("save_ckpt", 0) == 0, load = key.rfind("load_ckpt", 0) == 0;
+            if (!save && !load) continue;
+            checkpoint::CheckpointRecord rec;
+            rec.op = save ? checkpoint::Operation::Write : checkpoint::Operation::Read;
+            rec.block = std::stoull(key.substr(9));
+            rec.end = e.at("duration").get<double>();
+            QVERIFY(std::abs(checkpoint::recordThroughputGiBs(r, rec) - e.at("throughput").get<double>()) <=
+                    1e-12 * e.at("throughput").get<double>());
+            r.perRank[0].push_back(rec);
+        }
+        QCOMPARE(r.perRank[0].size(), std::size_t{20});
+        const nlohmann::ordered_json mine = checkpointMetricJson(r);
+        QCOMPARE(keysOf(mine), keysOf(published));
+        for (const auto& [key, v] : published.items())
+            QVERIFY2(std::abs(mine.at(key).get<double>() - v.get<double>()) <= 1e-9 * std::abs(v.get<double>()), key.c_str());
     }
 
     void zeroOneWithPipelineNamesLayers() {
@@ -411,7 +480,8 @@ private slots:
         QVERIFY(meta.at("error").get<std::string>().find("zero_pp_rank_1_mp_rank_0_optim_states.pt") != std::string::npos);
     }
 
-    // Reading back a checkpoint someone truncated fails naming the file and the byte it ended at.
+    // Reading back a checkpoint someone truncated: a read-only run refuses up front naming the file and
+    // its size; truncated while a run reads it, the read fails naming the file and the byte it ended at.
     void readBackOfTruncatedFileFails() {
         QTemporaryDir tmp;
         const std::filesystem::path dir = tmp.path().toStdString();
@@ -420,10 +490,25 @@ private slots:
         QCOMPARE(toString(checkpoint::runCheckpointOnly(c, opt).status), "complete");
         const auto model = dir / "ckpt" / "global_epoch1_step1" / "zero_pp_rank_0_mp_rank_0_model_states.pt";
         const auto size = std::filesystem::file_size(model);
-        std::filesystem::resize_file(model, size / 2);
         // A read-only run of what is there (a separate invocation, as MLPerf's split write/read runs).
         c.checkpoint.numCheckpointsWrite = 0;
         c.checkpoint.numCheckpointsRead = 1;
+        QCOMPARE(checkpoint::runCheckpointOnly(c, opt).bytesRead, static_cast<std::uint64_t>(
+                     std::filesystem::file_size(model) +
+                     std::filesystem::file_size(dir / "ckpt" / "global_epoch1_step1" / "zero_pp_rank_0_mp_rank_0_optim_states.pt")));
+        std::filesystem::resize_file(model, size / 2);
+        try {
+            checkpoint::runCheckpointOnly(c, opt);
+            QFAIL("a truncated checkpoint was not refused");
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.find(model.string() + " has " + std::to_string(size / 2) + " bytes") != std::string::npos, msg.c_str());
+        }
+        // Truncated under a running read (fault injection truncates it at its first read).
+        std::filesystem::resize_file(model, size);
+        auto faulty = std::make_shared<FaultInjectingBackend>(
+            makePosixBackend(), parseFaultRules("read:truncate:zero_pp_rank_0_mp_rank_0_model_states:to=" + std::to_string(size / 2)));
+        opt.io = faulty;
         const RunOutcome out = checkpoint::runCheckpointOnly(c, opt);
         QCOMPARE(toString(out.status), "failed");
         QVERIFY2(out.error.find(model.string()) != std::string::npos, out.error.c_str());
@@ -498,6 +583,51 @@ private slots:
                                                   dir + QStringLiteral("/refused")});
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("multiple of tensor × pipeline = 8")), qPrintable(refused.err));
+    }
+
+    // steps_between_checkpoints 2: after steps 2 and 4 of each epoch a checkpoint ends the block (DLIO's
+    // main.py _train), so each epoch has block1, save_ckpt1, block2, save_ckpt2 in that order and the
+    // folders are global_epoch<E>_step2 and _step4.
+    void checkpointsEveryKStepsEndBlocks() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        const RunOutcome out = trainTwoRanks(dir, [](WorkloadConfig& c) { c.checkpoint.stepsBetween = 2; });
+        QVERIFY2(out.status == RunStatus::Complete, out.error.c_str());
+        for (const char* folder : {"global_epoch1_step2", "global_epoch1_step4", "global_epoch2_step2", "global_epoch2_step4"})
+            for (int r = 0; r < 2; ++r)
+                QVERIFY(std::filesystem::exists(dir / "ckpt" / folder / ("zero_pp_rank_" + std::to_string(r) + "_mp_rank_0_optim_states.pt")));
+        QCOMPARE(std::distance(std::filesystem::directory_iterator(dir / "ckpt"), std::filesystem::directory_iterator()), 4);
+        for (const auto& rank : out.ranks)
+            for (const auto& ep : rank.epochs) {
+                QCOMPARE(ep.blocks.size(), std::size_t{2});
+                QCOMPARE(ep.blocks[0].steps(), std::uint64_t{2});
+                QCOMPARE(ep.blocks[1].steps(), std::uint64_t{2});
+                QVERIFY(ep.blocks[0].end <= ep.blocks[1].start); // the checkpoint lies between the blocks
+            }
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "1_per_epoch_stats.json");
+        const std::vector<std::string> order{"start", "block1", "save_ckpt1", "block2", "save_ckpt2", "end", "duration"};
+        QCOMPARE(keysOf(stats.at("2")), order);
+        const nlohmann::ordered_json summary = readJson(dir / "run" / "summary.json");
+        const auto keys = keysOf(summary.at("metric"));
+        QCOMPARE(keys.front(), std::string("save_checkpoint_io_mean_GB_per_second"));
+        QVERIFY(std::find(keys.begin(), keys.end(), "checkpoint_size_GB") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "train_au_mean_percentage") != keys.end());
+        QVERIFY(std::find(keys.begin(), keys.end(), "load_checkpoint_io_mean_GB_per_second") == keys.end());
+    }
+
+    // Without steps_between_checkpoints: after epoch checkpoint_after_epoch (here 2) and every
+    // epochs_between_checkpoints after it, named after the step past the epoch's last (4 steps: step5).
+    void checkpointsAfterEpochs() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        const RunOutcome out = trainTwoRanks(dir, [](WorkloadConfig& c) { c.checkpoint.afterEpoch = 2; });
+        QVERIFY2(out.status == RunStatus::Complete, out.error.c_str());
+        QVERIFY(!std::filesystem::exists(dir / "ckpt" / "global_epoch1_step5"));
+        QVERIFY(std::filesystem::exists(dir / "ckpt" / "global_epoch2_step5" / "zero_pp_rank_1_mp_rank_0_model_states.pt"));
+        QCOMPARE(out.checkpoints.perRank[0].size(), std::size_t{1});
+        const nlohmann::ordered_json stats = readJson(dir / "run" / "0_per_epoch_stats.json");
+        QVERIFY(!stats.at("1").contains("save_ckpt1"));
+        QVERIFY(stats.at("2").contains("save_ckpt1"));
     }
 
     void refusesBeforeWriting() {
