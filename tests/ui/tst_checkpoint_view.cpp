@@ -11,6 +11,7 @@
 #include "testsupport.h"
 
 #include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
 
 #include <qcustomplot.h>
 
@@ -377,6 +378,51 @@ private slots:
         QVERIFY(sizeGiB > 0);
         for (const CheckpointBar& b : view->tally().bars(Operation::Write))
             QVERIFY2(std::abs(b.gibPerSecond * b.seconds - sizeGiB) < 1e-12 * sizeGiB, qPrintable(QString::number(b.gibPerSecond * b.seconds)));
+    }
+
+    void checkpointsDuringTrainingThroughTheRunPage() {
+        // Training and checkpointing: 16 npz files, batch 2, 2 accelerators → 4 steps per epoch, 2 epochs;
+        // steps_between_checkpoints 2 → a checkpoint after steps 2 and 4 of each epoch (DLIO's main.py
+        // _train), of a tiny llama (2 layers, hidden 64, ZeRO 3). Both views, the training plots first.
+        QTemporaryDir work;
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work.filePath(QStringLiteral("data")), 16, 2);
+        cfg.workflow.checkpoint = true;
+        cfg.checkpoint.folder = work.filePath(QStringLiteral("ckpt")).toStdString();
+        cfg.checkpoint.stepsBetween = 2;
+        cfg.model.name = "tiny_llama";
+        cfg.model.type = "transformer";
+        cfg.model.numLayers = 2;
+        cfg.model.parallelism.zeroStage = 3;
+        cfg.model.transformer.vocabSize = 1000;
+        cfg.model.transformer.hiddenSize = 64;
+        cfg.model.transformer.ffnHiddenSize = 256;
+        cfg.model.transformer.numAttentionHeads = 4;
+        cfg.model.transformer.numKvHeads = 2;
+        trainio::generateDataset(cfg, trainio::GenerateOptions{});
+        RunPage page;
+        page.resize(1200, 800);
+        page.show();
+        page.setWorkload(cfg, 2, trainio::MetricSemantics::DlioV3, true);
+        QVERIFY(page.views()->isTabVisible(page.views()->indexOf(page.plots())));
+        QVERIFY(page.views()->isTabVisible(page.views()->indexOf(page.checkpointView())));
+        QCOMPARE(page.views()->currentWidget(), page.plots());
+        QVERIFY2(page.checkpointPlanText().contains(QStringLiteral("during training, every 2 steps")), qPrintable(page.checkpointPlanText()));
+        const QString out = work.filePath(QStringLiteral("run"));
+        page.setOutputFolder(out);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(120000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        QCOMPARE(page.plots()->epochPointCount(), 2);
+        // 2 checkpoints × 2 epochs written, none read; both ranks in each.
+        const CheckpointView* view = page.checkpointView();
+        QCOMPARE(view->bars(CheckpointView::Bandwidth, Operation::Write)->dataCount(), 4);
+        QCOMPARE(view->bars(CheckpointView::Bandwidth, Operation::Read)->dataCount(), 0);
+        for (const CheckpointBar& b : view->tally().bars(Operation::Write)) QCOMPARE(b.ranksDone, std::uint64_t(2));
+        QVERIFY2(view->statusText().startsWith(QStringLiteral("Checkpoints written 4, read 0")), qPrintable(view->statusText()));
+        QVERIFY2(view->summaryText().contains(QStringLiteral("(4 checkpoints)")), qPrintable(view->summaryText()));
+        QVERIFY2(view->summaryText().contains(QStringLiteral("Read: —")), qPrintable(view->summaryText()));
     }
 
     void planTextGivesRealAndScaledSizes() {
