@@ -80,6 +80,23 @@ std::vector<CheckpointEvent> syntheticRun() {
     return events;
 }
 
+// A ZeRO 3 transformer as mlcommons/storage's llama3 configs describe one.
+struct Llama {
+    std::int64_t layers;
+    std::uint64_t vocab, hidden, ffn, heads, kvHeads;
+};
+void setLlama(trainio::WorkloadConfig& cfg, const std::string& name, const Llama& l) {
+    cfg.model.name = name;
+    cfg.model.type = "transformer";
+    cfg.model.numLayers = l.layers;
+    cfg.model.parallelism.zeroStage = 3;
+    cfg.model.transformer.vocabSize = l.vocab;
+    cfg.model.transformer.hiddenSize = l.hidden;
+    cfg.model.transformer.ffnHiddenSize = l.ffn;
+    cfg.model.transformer.numAttentionHeads = l.heads;
+    cfg.model.transformer.numKvHeads = l.kvHeads;
+}
+
 QVector<double> values(QCPBars* bars) {
     QVector<double> out;
     for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) out << it->value;
@@ -282,19 +299,11 @@ private slots:
         // llama3-8b as mlcommons/storage configs/dlio/workload/llama3_8b.yaml, on 8 accelerators at 1/1000
         // of its size: the published v3.0 runs report checkpoint_size_GB 104.70452117919922 (GiB), so
         // 104.70 GiB real and 104.7045 × 1024 / 1000 = 107.2 MiB written.
-        cfg.model.name = "llama_8b";
-        cfg.model.type = "transformer";
-        cfg.model.numLayers = 32;
+        setLlama(cfg, "llama_8b", {32, 128256, 4096, 14336, 32, 8});
         cfg.model.modelDatatype = "fp16";
         cfg.model.optimizerDatatype = "fp32";
         cfg.model.parallelism.pipeline = 1;
         cfg.model.parallelism.tensor = 1;
-        cfg.model.parallelism.zeroStage = 3;
-        cfg.model.transformer.vocabSize = 128256;
-        cfg.model.transformer.hiddenSize = 4096;
-        cfg.model.transformer.ffnHiddenSize = 14336;
-        cfg.model.transformer.numAttentionHeads = 32;
-        cfg.model.transformer.numKvHeads = 8;
         cfg.trainio.checkpointScale = 0.001;
         page.setWorkload(cfg, 8, trainio::MetricSemantics::DlioV2, true);
         QVERIFY2(plan->text().startsWith(QStringLiteral("Checkpoint: 104.70 GiB at full size; written at checkpoint_scale 0.001: 107.2 MiB")),
@@ -389,15 +398,7 @@ private slots:
         cfg.workflow.checkpoint = true;
         cfg.checkpoint.folder = work.filePath(QStringLiteral("ckpt")).toStdString();
         cfg.checkpoint.stepsBetween = 2;
-        cfg.model.name = "tiny_llama";
-        cfg.model.type = "transformer";
-        cfg.model.numLayers = 2;
-        cfg.model.parallelism.zeroStage = 3;
-        cfg.model.transformer.vocabSize = 1000;
-        cfg.model.transformer.hiddenSize = 64;
-        cfg.model.transformer.ffnHiddenSize = 256;
-        cfg.model.transformer.numAttentionHeads = 4;
-        cfg.model.transformer.numKvHeads = 2;
+        setLlama(cfg, "tiny_llama", {2, 1000, 64, 256, 4, 2});
         trainio::generateDataset(cfg, trainio::GenerateOptions{});
         RunPage page;
         page.resize(1200, 800);
