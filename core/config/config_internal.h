@@ -44,6 +44,13 @@ const std::vector<std::string>& ioEngineNames();
 const std::vector<std::string>& cacheModeNames();
 const std::vector<std::string>& latencyTypeNames();
 
+// model.model_datatype / optimizer_datatype (DLIO's get_datatype_size), checkpoint.type
+// (CheckpointLocationType), checkpoint.mode (CheckpointModeType), trainio.mlperf_round.
+const std::vector<std::string>& datatypeNames();
+const std::vector<std::string>& checkpointTypeNames();
+const std::vector<std::string>& checkpointModeNames();
+const std::vector<std::string>& mlperfRoundNames();
+
 std::string joinNames(const std::vector<std::string>& names, const std::string& lastSep = " or ");
 
 } // namespace trainio::config_detail

@@ -1,6 +1,7 @@
 #include "config/config_loader.h"
 
 #include "config/config_internal.h"
+#include "config/config_keys.h"
 #include "config/config_schema.h"
 #include "util/errors.h"
 
@@ -545,45 +546,102 @@ private:
         return v;
     }
 
-    // One of a fixed set of names (lower case); anything else names the key and the choices.
-    std::optional<std::string> readChoice(const YAML::Node& root, const std::string& key,
-                                          const std::vector<std::string>& choices) {
-        const auto v = readString(root, key, "one of " + config_detail::joinNames(choices));
-        if (!v) return std::nullopt;
-        const std::string name = lower(trim(*v));
-        if (std::find(choices.begin(), choices.end(), name) == choices.end()) {
-            error(key, display(get(root, key)), "expected one of " + config_detail::joinNames(choices));
+    // A whole number that may be negative (DLIO's -1 = "unset"); the range check says what is allowed.
+    std::optional<std::int64_t> readInteger(const YAML::Node& root, const std::string& key) {
+        YAML::Node n = get(root, key);
+        if (!n.IsDefined()) return std::nullopt;
+        if (!scalarOrError(n, key, expectationFor(key))) return std::nullopt;
+        auto v = parseWhole(n.Scalar());
+        if (!v || *v < static_cast<long double>(std::numeric_limits<std::int64_t>::min()) ||
+            *v > static_cast<long double>(std::numeric_limits<std::int64_t>::max())) {
+            error(key, display(n), "expected " + expectationFor(key));
             return std::nullopt;
         }
-        return name;
+        return static_cast<std::int64_t>(*v);
     }
 
-    void readTrainioSection(const YAML::Node& root, TrainioSection& t) {
-        set(t.ioEngine, readChoice(root, "trainio.io_engine", config_detail::ioEngineNames()));
-        set(t.ioDepth, readWhole(root, "trainio.io_depth"));
-        set(t.cache, readChoice(root, "trainio.cache", config_detail::cacheModeNames()));
-        auto& st = t.storage;
-        set(st.profile, readString(root, "trainio.storage.profile", "a storage profile name or file"));
-        set(st.bandwidthMiBs, readNumber(root, "trainio.storage.bandwidth_mib_s"));
-        set(st.iops, readNumber(root, "trainio.storage.iops"));
-        set(st.maxInflight, readWhole(root, "trainio.storage.max_inflight"));
-        auto& l = st.latencyMs;
+    // A list of whole numbers >= 0 (model.layer_parameters, model.optimization_groups).
+    std::optional<std::vector<std::uint64_t>> readWholeList(const YAML::Node& root, const std::string& key) {
+        YAML::Node n = get(root, key);
+        if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+        const std::string expected = "expected a list of whole numbers >= 0, such as [4096, 1024]";
+        if (!n.IsSequence()) {
+            error(key, display(n), expected);
+            return std::nullopt;
+        }
+        std::vector<std::uint64_t> out;
+        for (const auto& item : n) {
+            std::optional<long double> v = item.IsScalar() ? parseWhole(item.Scalar()) : std::nullopt;
+            if (!v || *v < 0 || *v > static_cast<long double>(std::numeric_limits<std::uint64_t>::max())) {
+                error(key, display(n), expected + " (" + display(item) + " is not)");
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::uint64_t>(*v));
+        }
+        return out;
+    }
+
+    // Every key of the table that has no reading of its own beside it: its type says how it is read.
+    void readTableKeys(const YAML::Node& root, WorkloadConfig& c) {
+        using config_keys::Type;
+        for (const auto& k : config_keys::all()) {
+            if (!k.field || k.kind != KeyKind::Used || k.has(config_keys::CustomRead) || k.has(config_keys::NotAKey))
+                continue;
+            std::optional<config_keys::Value> v;
+            switch (k.type) {
+            case Type::Bool:
+                if (auto b = readBool(root, k.path)) v = *b;
+                break;
+            case Type::Whole:
+                if (auto w = readWhole(root, k.path, {}, k.has(config_keys::MinusOneIsZero))) v = *w;
+                break;
+            case Type::Integer:
+                if (auto i = readInteger(root, k.path)) v = *i;
+                break;
+            case Type::Number:
+            case Type::Bytes:
+            case Type::Seconds:
+            case Type::Milliseconds:
+            case Type::Fraction:
+                if (auto x = readNumber(root, k.path)) v = *x;
+                break;
+            case Type::Text:
+                if (auto s = readString(root, k.path, k.expected)) v = *s;
+                break;
+            case Type::Choice:
+                // The validator checks the value against the table's choices.
+                if (auto s = readString(root, k.path, config_keys::choiceText(k)))
+                    v = k.has(config_keys::CaseInsensitive) ? lower(trim(*s)) : *s;
+                break;
+            case Type::WholeList:
+                if (auto l = readWholeList(root, k.path)) v = *l;
+                break;
+            case Type::Section:
+            case Type::TimeSpec:
+            case Type::Map:
+            case Type::Any: break;
+            }
+            if (v) k.field.set(c, *v);
+        }
+    }
+
+    // trainio.storage.latency_ms: a bare number is a constant latency, a map names its distribution.
+    void readLatency(const YAML::Node& root, LatencySpec& l) {
         const YAML::Node lat = get(root, "trainio.storage.latency_ms");
         if (lat.IsDefined() && lat.IsScalar()) {
-            // A bare number: a constant latency.
             if (auto v = readNumber(root, "trainio.storage.latency_ms", "trainio.storage.latency_ms.value")) {
                 l.type = "constant";
                 l.value = *v;
             }
         } else if (lat.IsDefined()) {
-            set(l.type, readChoice(root, "trainio.storage.latency_ms.type", config_detail::latencyTypeNames()));
+            if (auto t = readString(root, "trainio.storage.latency_ms.type", "one of " + config_detail::joinNames(config_detail::latencyTypeNames())))
+                l.type = lower(trim(*t));
             for (auto [name, field] : {std::pair{"value", &l.value}, {"mean", &l.mean}, {"stdev", &l.stdev},
                                        {"median", &l.median}, {"sigma", &l.sigma}}) {
                 const std::string key = std::string("trainio.storage.latency_ms.") + name;
                 set(*field, readNumber(root, key));
             }
         }
-        set(t.telemetryIntervalS, readNumber(root, "trainio.telemetry_interval_s"));
     }
 
     // Both key generations: record_length (v1.0) and record_length_bytes (later). The later one wins,
@@ -727,14 +785,18 @@ private:
 
     WorkloadConfig interpret(const YAML::Node& root) {
         WorkloadConfig c = dlioDefaultConfig();
-        for (const char* section : {"workflow", "dataset", "reader", "train", "evaluation", "checkpoint", "output",
-                                    "output.metric", "metric", "storage", "profiling", "model.parallelism",
-                                    "model.transformer", "dataset.hdf5"}) {
-            YAML::Node n = get(root, section);
+        for (const auto& k : config_keys::all()) {
+            // v1.0's "model: unet3d" and a bare latency number are scalars of their own.
+            if (k.kind != KeyKind::Section || k.path == "model" || k.path == "trainio.storage.latency_ms") continue;
+            YAML::Node n = get(root, k.path);
             if (n.IsDefined() && !n.IsMap() && !n.IsNull())
-                error(section, display(n), std::string("expected a map of ") + section + " keys");
+                error(k.path, display(n), "expected a map of " + k.path + " keys");
         }
 
+        readTableKeys(root, c);
+
+        // What the table cannot say: the v1.0 scalar model, the format's refusals, both key generations,
+        // shuffle's YAML-1.1 false, DLIO's null transfer size, the time distributions.
         YAML::Node model = get(root, "model");
         if (model.IsDefined()) {
             if (model.IsScalar()) {
@@ -747,80 +809,46 @@ private:
                 error("model", display(model), "expected a model name, or a map with name and type");
             }
         }
-        set(c.framework, readString(root, "framework", "tensorflow or pytorch"));
         if (auto a = readString(root, "accelerator", "an accelerator name such as a100, h100, b200")) accelerator_ = lower(trim(*a));
 
-        set(c.workflow.generateData, readBool(root, "workflow.generate_data"));
-        set(c.workflow.train, readBool(root, "workflow.train"));
-        set(c.workflow.checkpoint, readBool(root, "workflow.checkpoint"));
-        set(c.workflow.evaluation, readBool(root, "workflow.evaluation"));
-        set(c.workflow.profiling, readBool(root, "workflow.profiling"));
-
         auto& d = c.dataset;
-        set(d.dataFolder, readString(root, "dataset.data_folder", "a folder path"));
         if (auto f = readString(root, "dataset.format", "a format name")) {
             if (auto fmt = config_detail::parseFormat(lower(trim(*f)))) {
                 d.format = *fmt;
+            } else if (lower(trim(*f)) == "parquet") {
+                // MLPerf Storage v3.0's flux and dlrm workloads on b200/mi355 read Parquet.
+                error("dataset.format", display(get(root, "dataset.format")),
+                      "Parquet is not supported: Debian 12 has no Parquet/Arrow library to write and read it with "
+                      "(expected one of " + config_detail::joinNames(config_detail::formatNames()) + ")");
             } else {
                 error("dataset.format", display(get(root, "dataset.format")),
                       "expected one of " + config_detail::joinNames(config_detail::formatNames()) +
                           " (the formats TrainIO can write and read)");
             }
         }
-        set(d.numFilesTrain, readWhole(root, "dataset.num_files_train"));
-        set(d.numFilesEval, readWhole(root, "dataset.num_files_eval"));
-        set(d.numSamplesPerFile, readWhole(root, "dataset.num_samples_per_file"));
         set(d.recordLength, readEitherNumber(root, "dataset.record_length", "dataset.record_length_bytes"));
         set(d.recordLengthStdev, readEitherNumber(root, "dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
         set(d.recordLengthResize, readEitherNumber(root, "dataset.record_length_resize", "dataset.record_length_bytes_resize"));
-        set(d.numSubfoldersTrain, readWhole(root, "dataset.num_subfolders_train"));
-        set(d.numSubfoldersEval, readWhole(root, "dataset.num_subfolders_eval"));
-        set(d.filePrefix, readString(root, "dataset.file_prefix", "a file name prefix"));
-        set(d.recordElementType, readString(root, "dataset.record_element_type", "a numpy dtype name"));
-        set(d.keepFiles, readBool(root, "dataset.keep_files"));
 
         auto& r = c.reader;
-        set(r.dataLoader, readString(root, "reader.data_loader", "a data loader name"));
-        set(r.batchSize, readWhole(root, "reader.batch_size"));
-        set(r.batchSizeEval, readWhole(root, "reader.batch_size_eval"));
-        set(r.readThreads, readWhole(root, "reader.read_threads"));
-        set(r.computationThreads, readWhole(root, "reader.computation_threads"));
-        set(r.prefetchSize, readWhole(root, "reader.prefetch_size"));
         readShuffle(root, "reader.file_shuffle", r.fileShuffle);
         readShuffle(root, "reader.sample_shuffle", r.sampleShuffle);
-        set(r.shuffleSize, readWhole(root, "reader.shuffle_size"));
         // DLIO's default is None (the loader's own buffer); null keeps TrainIO's 256 KiB.
         if (YAML::Node ts = get(root, "reader.transfer_size"); ts.IsDefined() && !ts.IsNull())
             set(r.transferSize, readWhole(root, "reader.transfer_size"));
-        set(r.odirect, readBool(root, "reader.odirect"));
 
-        auto& t = c.train;
-        set(t.epochs, readWhole(root, "train.epochs"));
-        readTime(root, "train.computation_time", t.computationTime);
-        set(t.seed, readWhole(root, "train.seed"));
-        set(t.seedChangeEpoch, readBool(root, "train.seed_change_epoch"));
-        set(t.totalTrainingSteps, readWhole(root, "train.total_training_steps", {}, true));
-
+        readTime(root, "train.computation_time", c.train.computationTime);
         readTime(root, "evaluation.eval_time", c.evaluation.evalTime);
-        set(c.evaluation.epochsBetweenEvals, readWhole(root, "evaluation.epochs_between_evals"));
 
-        auto& k = c.checkpoint;
-        set(k.folder, readString(root, "checkpoint.checkpoint_folder", "a folder path"));
-        set(k.afterEpoch, readWhole(root, "checkpoint.checkpoint_after_epoch"));
-        set(k.epochsBetween, readWhole(root, "checkpoint.epochs_between_checkpoints"));
-        set(k.stepsBetween, readWhole(root, "checkpoint.steps_between_checkpoints", {}, true));
-        set(k.fsync, readBool(root, "checkpoint.fsync"));
         // v1.0 spells the model size checkpoint.model_size; later DLIO model.model_size_bytes (which wins).
+        auto& k = c.checkpoint;
         if (auto v = readNumber(root, "model.model_size_bytes", "model.model_size_bytes")) {
             k.modelSize = *v;
         } else if (auto old = readNumber(root, "checkpoint.model_size", "model.model_size_bytes")) {
             k.modelSize = *old;
         }
-
-        set(c.metric.excludeStartSteps, readWhole(root, "output.metric.exclude_start_steps"));
-        set(c.metric.excludeEndSteps, readWhole(root, "output.metric.exclude_end_steps"));
-        set(c.metric.au, readNumber(root, "metric.au"));
-        readTrainioSection(root, c.trainio);
+        c.model.modelSizeBytes = k.modelSize;
+        readLatency(root, c.trainio.storage.latencyMs);
         // DLIO's reader.odirect keeps its meaning: the O_DIRECT engine.
         if (c.reader.odirect && c.trainio.ioEngine == "posix") c.trainio.ioEngine = "odirect";
         return c;
@@ -848,10 +876,16 @@ private:
 
     // Combinations DLIO itself refuses; TrainIO can emulate them, so it only warns.
     void dlioQuirks(const WorkloadConfig& c) {
-        if (c.dataset.format == DataFormat::Tfrecord && c.reader.dataLoader == "pytorch")
+        // Only when it reads the dataset (the fork's utils/config.py line 382: do_train or do_eval).
+        if (c.dataset.format == DataFormat::Tfrecord && c.reader.dataLoader == "pytorch" &&
+            (c.workflow.train || c.workflow.evaluation))
             warn(writtenAs("reader.data_loader"), "'pytorch'", "DLIO refuses tfrecord with the pytorch data loader");
-        if ((c.framework == "tensorflow" && c.reader.dataLoader == "pytorch") ||
-            (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow"))
+        // Only a data_loader the file names: DLIO's default is the string "tensorflow", which its check
+        // compares with the enum DataLoaderType.TENSORFLOW and so never refuses (the fork's utils/config.py,
+        // lines 209 and 386-388) — the round's checkpointing configs have no reader section at all.
+        const bool loaderGiven = written_.count("reader.data_loader") > 0;
+        if (loaderGiven && ((c.framework == "tensorflow" && c.reader.dataLoader == "pytorch") ||
+                            (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow")))
             warn(writtenAs("reader.data_loader"), "'" + c.reader.dataLoader + "'",
                  "DLIO refuses data_loader " + c.reader.dataLoader + " with framework " + c.framework);
         if (c.reader.odirect && c.dataset.format != DataFormat::Npz && c.dataset.format != DataFormat::Npy)
@@ -870,6 +904,7 @@ WorkloadConfig dlioDefaultConfig() {
     c.checkpoint.epochsBetween = 1;
     c.checkpoint.stepsBetween = 0; // DLIO's -1: off
     c.checkpoint.modelSize = 10240;
+    c.model.modelSizeBytes = 10240;
     c.train.totalTrainingSteps = 0; // DLIO's -1: the whole dataset
     return c;
 }

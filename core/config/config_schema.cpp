@@ -1,5 +1,7 @@
 #include "config/config_schema.h"
 
+#include "config/config_keys.h"
+
 #include <algorithm>
 #include <map>
 
@@ -7,183 +9,18 @@ namespace trainio::config_schema {
 
 namespace {
 
-// Built from DLIO's utils/config.py (LoadConfig, current and v1.0) and docs/source/config.rst.
-// Keys DLIO reads but TrainIO has no use for are Ignored: DLIO YAMLs carry them and must load quietly.
+// Derived from the one table of keys (config_keys.cpp): every key and its DLIO 1.0 spelling, except
+// distribution members and run settings, which are not keys of a workload file.
 const std::vector<KeyInfo>& table() {
-    using K = KeyKind;
-    static const std::vector<KeyInfo> keys = {
-        // TrainIO's own: which accelerator generation the compute time stands for.
-        {"accelerator", K::Used},
-
-        // TrainIO's own section (DLIO ignores it): I/O engine, cache control, emulated storage, telemetry.
-        {"trainio", K::Section},
-        {"trainio.io_engine", K::Used},
-        {"trainio.io_depth", K::Used},
-        {"trainio.cache", K::Used},
-        {"trainio.storage", K::Section},
-        {"trainio.storage.profile", K::Used},
-        {"trainio.storage.bandwidth_mib_s", K::Used},
-        {"trainio.storage.latency_ms", K::Section},
-        {"trainio.storage.latency_ms.type", K::Used},
-        {"trainio.storage.latency_ms.value", K::Used},
-        {"trainio.storage.latency_ms.mean", K::Used},
-        {"trainio.storage.latency_ms.stdev", K::Used},
-        {"trainio.storage.latency_ms.median", K::Used},
-        {"trainio.storage.latency_ms.sigma", K::Used},
-        {"trainio.storage.iops", K::Used},
-        {"trainio.storage.max_inflight", K::Used},
-        {"trainio.telemetry_interval_s", K::Used},
-
-        {"model", K::Section}, // v1.0: a plain string; later: a map
-        {"model.name", K::Used},
-        {"model.type", K::Used},
-        {"model.model_size_bytes", K::Used},
-        {"model.model_datatype", K::Ignored},
-        {"model.optimizer_datatype", K::Ignored},
-        {"model.optimization_groups", K::Ignored},
-        {"model.num_layers", K::Ignored},
-        {"model.layer_parameters", K::Ignored},
-        {"model.parallelism", K::Section},
-        {"model.parallelism.tensor", K::Ignored},
-        {"model.parallelism.pipeline", K::Ignored},
-        {"model.parallelism.data", K::Ignored},
-        {"model.parallelism.zero_stage", K::Ignored},
-        {"model.transformer", K::Section},
-        {"model.transformer.vocab_size", K::Ignored},
-        {"model.transformer.hidden_size", K::Ignored},
-        {"model.transformer.ffn_hidden_size", K::Ignored},
-        {"model.transformer.num_attention_heads", K::Ignored},
-        {"model.transformer.num_kv_heads", K::Ignored},
-
-        {"framework", K::Used},
-
-        {"workflow", K::Section},
-        {"workflow.generate_data", K::Used},
-        {"workflow.train", K::Used},
-        {"workflow.checkpoint", K::Used},
-        {"workflow.evaluation", K::Used},
-        {"workflow.profiling", K::Used},
-        {"workflow.debug", K::Ignored},
-
-        {"storage", K::Section},
-        {"storage.storage_type", K::Ignored},
-        {"storage.storage_root", K::Ignored},
-        {"storage.storage_options", K::OpenIgnored},
-
-        {"dataset", K::Section},
-        {"dataset.data_folder", K::Used},
-        {"dataset.format", K::Used},
-        {"dataset.num_files_train", K::Used},
-        {"dataset.num_files_eval", K::Used},
-        {"dataset.num_samples_per_file", K::Used},
-        {"dataset.record_length", K::Used},
-        {"dataset.record_length_bytes", K::Used},
-        {"dataset.record_length_stdev", K::Used},
-        {"dataset.record_length_bytes_stdev", K::Used},
-        {"dataset.record_length_resize", K::Used},
-        {"dataset.record_length_bytes_resize", K::Used},
-        {"dataset.num_subfolders_train", K::Used},
-        {"dataset.num_subfolders_eval", K::Used},
-        {"dataset.file_prefix", K::Used},
-        {"dataset.record_element_type", K::Used},
-        {"dataset.keep_files", K::Used},
-        {"dataset.generation_buffer_size", K::Ignored},
-        {"dataset.enable_chunking", K::Ignored},
-        {"dataset.chunk_size", K::Ignored},
-        {"dataset.compression", K::Ignored},
-        {"dataset.compression_level", K::Ignored},
-        {"dataset.record_element_bytes", K::Ignored},
-        {"dataset.record_dims", K::Ignored},
-        {"dataset.num_dataset_per_record", K::Ignored},
-        {"dataset.hdf5", K::Section},
-        {"dataset.hdf5.chunk_dims", K::Ignored},
-        {"dataset.hdf5.num_dset_per_record", K::Ignored},
-        {"dataset.hdf5.max_shape", K::Ignored},
-
-        {"reader", K::Section},
-        {"reader.data_loader", K::Used},
-        {"reader.batch_size", K::Used},
-        {"reader.batch_size_eval", K::Used},
-        {"reader.read_threads", K::Used},
-        {"reader.computation_threads", K::Used},
-        {"reader.prefetch_size", K::Used},
-        {"reader.file_shuffle", K::Used},
-        {"reader.sample_shuffle", K::Used},
-        {"reader.shuffle_size", K::Used},
-        {"reader.transfer_size", K::Used},
-        {"reader.odirect", K::Used},
-        {"reader.dont_use_mmap", K::Ignored},
-        {"reader.reader_classname", K::Ignored},
-        {"reader.multiprocessing_context", K::Ignored},
-        {"reader.data_loader_classname", K::Ignored},
-        {"reader.data_loader_sampler", K::Ignored},
-        {"reader.file_access", K::Ignored},
-        {"reader.read_type", K::Ignored},
-        {"reader.preprocess_time", K::OpenIgnored},
-        {"reader.preprocess_time_stdev", K::Ignored},
-        {"reader.pin_memory", K::Ignored},
-        {"reader.transformed_record_dims", K::Ignored},
-        {"reader.transformed_record_element_type", K::Ignored},
-        {"reader.transformed_sample", K::Ignored},
-        {"reader.transformed_sample_type", K::Ignored},
-
-        {"train", K::Section},
-        {"train.epochs", K::Used},
-        {"train.computation_time", K::TimeSpec},
-        {"train.computation_time_stdev", K::Used},
-        {"train.seed", K::Used},
-        {"train.seed_change_epoch", K::Used},
-        {"train.total_training_steps", K::Used},
-        // v0.x/v1.0 spellings DLIO once read from train:
-        {"train.eval_time", K::Ignored},
-        {"train.eval_after_epoch", K::Ignored},
-        {"train.do_eval", K::Ignored},
-
-        {"evaluation", K::Section},
-        {"evaluation.eval_time", K::TimeSpec},
-        {"evaluation.eval_time_stdev", K::Used},
-        {"evaluation.epochs_between_evals", K::Used},
-        {"evaluation.eval_after_epoch", K::Ignored},
-
-        {"checkpoint", K::Section},
-        {"checkpoint.checkpoint_folder", K::Used},
-        {"checkpoint.checkpoint_after_epoch", K::Used},
-        {"checkpoint.epochs_between_checkpoints", K::Used},
-        {"checkpoint.steps_between_checkpoints", K::Used},
-        {"checkpoint.model_size", K::Used}, // v1.0 (later: model.model_size_bytes)
-        {"checkpoint.fsync", K::Used},
-        {"checkpoint.type", K::Ignored},
-        {"checkpoint.checkpoint_mechanism_classname", K::Ignored},
-        {"checkpoint.time_between_checkpoints", K::Ignored},
-        {"checkpoint.num_checkpoints_write", K::Ignored},
-        {"checkpoint.num_checkpoints_read", K::Ignored},
-        {"checkpoint.recovery_rank_shift", K::Ignored},
-        {"checkpoint.rank_sync", K::Ignored},
-        {"checkpoint.mode", K::Ignored},
-        {"checkpoint.randomize_tensor", K::Ignored},
-        {"checkpoint.ksm", K::OpenIgnored},
-        {"checkpoint.optimization_groups", K::Ignored},
-        {"checkpoint.num_layers", K::Ignored},
-        {"checkpoint.layer_parameters", K::Ignored},
-        {"checkpoint.tensor_parallelism", K::Ignored},
-        {"checkpoint.pipeline_parallelism", K::Ignored},
-        {"checkpoint.do_checkpoint", K::Ignored},
-        {"checkpoint.output_folder", K::Ignored},
-
-        {"output", K::Section},
-        {"output.folder", K::Ignored},
-        {"output.log_file", K::Ignored},
-        {"output.metric", K::Section},
-        {"output.metric.exclude_start_steps", K::Used},
-        {"output.metric.exclude_end_steps", K::Used},
-
-        {"profiling", K::Section},
-        {"profiling.profiler", K::Ignored},
-        {"profiling.iostat_devices", K::Ignored},
-
-        {"metric", K::Section},
-        {"metric.au", K::Used},
-    };
+    static const std::vector<KeyInfo> keys = [] {
+        std::vector<KeyInfo> out;
+        for (const auto& k : config_keys::all()) {
+            if (k.has(config_keys::NotAKey)) continue;
+            out.push_back({k.path, k.kind});
+            if (!k.oldPath.empty()) out.push_back({k.oldPath, k.kind});
+        }
+        return out;
+    }();
     return keys;
 }
 

@@ -1,4 +1,5 @@
 #include "config/config_internal.h"
+#include "config/config_keys.h"
 #include "config/config_loader.h"
 #include "config/key_ranges.h"
 #include "config/value_ranges.h"
@@ -7,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace trainio {
 namespace config_detail {
@@ -16,8 +18,6 @@ namespace {
 bool contains(const std::vector<std::string>& names, const std::string& s) {
     return std::find(names.begin(), names.end(), s) != names.end();
 }
-
-std::string u(std::uint64_t v) { return std::to_string(v); }
 
 // A value within the table's range (times: no negative times, nothing beyond a day per step).
 void checkSeconds(const std::string& key, const std::string& tableKey, double v, std::vector<Issue>& out) {
@@ -56,73 +56,44 @@ std::string expectationFor(const std::string& key) {
 
 std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     std::vector<Issue> out;
-    // Every numeric key against its range in the one table (value_ranges.cpp).
-    auto inRange = [&](const char* key, long double v, const std::string& shown) {
-        const auto r = valueRange(key);
-        if (r && !r->contains(v)) out.push_back({key, shown, r->describe()});
-    };
-    auto whole = [&](const char* key, std::uint64_t v) { inRange(key, static_cast<long double>(v), u(v)); };
-    auto real = [&](const char* key, double v) {
-        if (!std::isfinite(v)) out.push_back({key, formatNumber(v), expectationFor(key)});
-        else inRange(key, v, formatNumber(v));
-    };
     if (c.model.name.empty()) out.push_back({"model.name", "''", "a non-empty model name (unet3d, resnet50, …)"});
     if (c.framework != "tensorflow" && c.framework != "pytorch")
         out.push_back({"framework", "'" + c.framework + "'", "tensorflow or pytorch"});
-
     const auto& d = c.dataset;
     if (d.dataFolder.empty()) out.push_back({"dataset.data_folder", "''", "a folder path"});
-    whole("dataset.num_files_train", d.numFilesTrain);
-    whole("dataset.num_files_eval", d.numFilesEval);
-    whole("dataset.num_samples_per_file", d.numSamplesPerFile);
-    whole("dataset.num_subfolders_train", d.numSubfoldersTrain);
-    whole("dataset.num_subfolders_eval", d.numSubfoldersEval);
-    real("dataset.record_length_bytes", d.recordLength);
-    real("dataset.record_length_bytes_stdev", d.recordLengthStdev);
-    real("dataset.record_length_bytes_resize", d.recordLengthResize);
     if (d.filePrefix.empty()) out.push_back({"dataset.file_prefix", "''", "a non-empty file name prefix"});
     if (d.filePrefix.find('/') != std::string::npos)
         out.push_back({"dataset.file_prefix", "'" + d.filePrefix + "'", "a file name prefix without '/'"});
-    if (!contains(elementTypeNames(), d.recordElementType))
-        out.push_back({"dataset.record_element_type", "'" + d.recordElementType + "'", "one of " + joinNames(elementTypeNames())});
 
-    const auto& r = c.reader;
-    if (!contains(dataLoaderNames(), r.dataLoader))
-        out.push_back({"reader.data_loader", "'" + r.dataLoader + "'", "one of " + joinNames(dataLoaderNames())});
-    whole("reader.batch_size", r.batchSize);
-    whole("reader.batch_size_eval", r.batchSizeEval);
-    whole("reader.read_threads", r.readThreads);
-    whole("reader.computation_threads", r.computationThreads);
-    whole("reader.prefetch_size", r.prefetchSize);
-    whole("reader.shuffle_size", r.shuffleSize);
-    whole("reader.transfer_size", r.transferSize);
+    // Every key of the table against its range or its allowed values.
+    for (const auto& k : config_keys::all()) {
+        if (!k.field || k.has(config_keys::NotAKey) || k.has(config_keys::CustomCheck)) continue;
+        const config_keys::Value v = k.field.get(c);
+        if (k.type == config_keys::Type::Choice) {
+            const std::string& s = std::get<std::string>(v);
+            if (!(s.empty() && k.has(config_keys::OmitWhenEmpty)) && !contains(k.choices, s))
+                out.push_back({k.path, "'" + s + "'", config_keys::choiceText(k)});
+            continue;
+        }
+        if (!k.range) continue;
+        const ValueRange& r = *k.range;
+        if (const auto* u = std::get_if<std::uint64_t>(&v)) {
+            if (!r.contains(static_cast<long double>(*u))) out.push_back({k.path, std::to_string(*u), r.describe()});
+        } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
+            if (!r.contains(static_cast<long double>(*i))) out.push_back({k.path, std::to_string(*i), r.describe()});
+        } else if (const auto* x = std::get_if<double>(&v)) {
+            if (!std::isfinite(*x) || !r.contains(*x)) out.push_back({k.path, formatNumber(*x), r.describe()});
+        }
+    }
 
-    whole("train.epochs", c.train.epochs);
-    whole("train.total_training_steps", c.train.totalTrainingSteps);
+    // Cross-field checks beside the table.
     checkTime(c.train.computationTime, "train.computation_time", out);
     checkTime(c.evaluation.evalTime, "evaluation.eval_time", out);
-    whole("evaluation.epochs_between_evals", c.evaluation.epochsBetweenEvals);
-    whole("checkpoint.checkpoint_after_epoch", c.checkpoint.afterEpoch);
-    whole("checkpoint.epochs_between_checkpoints", c.checkpoint.epochsBetween);
-    whole("checkpoint.steps_between_checkpoints", c.checkpoint.stepsBetween);
-    whole("output.metric.exclude_start_steps", c.metric.excludeStartSteps);
-    whole("output.metric.exclude_end_steps", c.metric.excludeEndSteps);
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
-    real("model.model_size_bytes", c.checkpoint.modelSize);
-
-    const auto& tr = c.trainio;
-    whole("trainio.io_depth", tr.ioDepth);
-    real("trainio.storage.bandwidth_mib_s", tr.storage.bandwidthMiBs);
-    real("trainio.storage.iops", tr.storage.iops);
-    whole("trainio.storage.max_inflight", tr.storage.maxInflight);
-    real("trainio.telemetry_interval_s", tr.telemetryIntervalS);
-    const auto& lat = tr.storage.latencyMs;
-    real("trainio.storage.latency_ms.value", lat.value);
-    real("trainio.storage.latency_ms.mean", lat.mean);
-    real("trainio.storage.latency_ms.stdev", lat.stdev);
-    real("trainio.storage.latency_ms.median", lat.median);
-    real("trainio.storage.latency_ms.sigma", lat.sigma);
+    if (c.model.parallelism.data == 0)
+        out.push_back({"model.parallelism.data", "0", "-1 (derived from the number of ranks) or a whole number >= 1"});
+    const auto& lat = c.trainio.storage.latencyMs;
     // The parameters the chosen distribution needs.
     auto need = [&](const char* name, double v) {
         if (!(v > 0))
@@ -131,7 +102,6 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     };
     if (lat.type == "normal" || lat.type == "exponential") need("mean", lat.mean);
     if (lat.type == "lognormal") need("median", lat.median);
-    real("metric.au", c.metric.au);
 
     // Both end up in "workload=<model>_<accelerator>" (configs/overrides.yaml), which MLPerf's report.py
     // splits at '_': the accelerator may have no '_', the model's '_' are written as '-' (mlperfModelLabel),
@@ -190,40 +160,29 @@ std::optional<ComputeDistribution> parseDistribution(const std::string& s) {
     return std::nullopt;
 }
 
-const std::vector<std::string>& formatNames() {
-    static const std::vector<std::string> v = {"npz", "npy", "tfrecord", "hdf5", "indexed_binary", "raw", "jpeg", "png"};
-    return v;
+namespace {
+const std::vector<std::string>& choicesOf(const char* key) {
+    const auto* k = config_keys::find(key);
+    if (!k) throw std::logic_error(std::string("config_keys: no key ") + key);
+    return k->choices;
 }
+} // namespace
 
-const std::vector<std::string>& dataLoaderNames() {
-    static const std::vector<std::string> v = {"pytorch", "tensorflow", "dali", "native_dali",
-                                               "custom", "none", "synthetic", "daos_pytorch"};
-    return v;
-}
-
-const std::vector<std::string>& elementTypeNames() {
-    static const std::vector<std::string> v = {"uint8", "int8",  "uint16", "int16",   "uint32",  "int32",
-                                               "uint64", "int64", "float16", "float32", "float64"};
-    return v;
-}
+// The value lists are rows of the one table of keys.
+const std::vector<std::string>& formatNames() { return choicesOf("dataset.format"); }
+const std::vector<std::string>& dataLoaderNames() { return choicesOf("reader.data_loader"); }
+const std::vector<std::string>& elementTypeNames() { return choicesOf("dataset.record_element_type"); }
+const std::vector<std::string>& ioEngineNames() { return choicesOf("trainio.io_engine"); }
+const std::vector<std::string>& cacheModeNames() { return choicesOf("trainio.cache"); }
+const std::vector<std::string>& latencyTypeNames() { return choicesOf("trainio.storage.latency_ms.type"); }
+// dlio_benchmark/checkpointing/base_checkpointing.py get_datatype_size (fork f6796ed, lines 33-42).
+const std::vector<std::string>& datatypeNames() { return choicesOf("model.model_datatype"); }
+const std::vector<std::string>& checkpointTypeNames() { return choicesOf("checkpoint.type"); }
+const std::vector<std::string>& checkpointModeNames() { return choicesOf("checkpoint.mode"); }
+const std::vector<std::string>& mlperfRoundNames() { return choicesOf("trainio.mlperf_round"); }
 
 const std::vector<std::string>& acceleratorNames() {
-    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x"};
-    return v;
-}
-
-const std::vector<std::string>& ioEngineNames() {
-    static const std::vector<std::string> v = {"posix", "odirect", "mmap", "io_uring"};
-    return v;
-}
-
-const std::vector<std::string>& cacheModeNames() {
-    static const std::vector<std::string> v = {"keep", "fadvise", "drop"};
-    return v;
-}
-
-const std::vector<std::string>& latencyTypeNames() {
-    static const std::vector<std::string> v = {"none", "constant", "normal", "lognormal", "exponential"};
+    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x", "mi355"};
     return v;
 }
 

@@ -1,12 +1,14 @@
 // toYaml / toJson / overridesYaml: one description of the resolved-Hydra shape (a JSON tree) that both
 // text forms come from, so that they cannot drift apart.
 #include "config/config_internal.h"
+#include "config/config_keys.h"
 #include "config/config_loader.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <type_traits>
 
 namespace trainio {
 
@@ -30,84 +32,64 @@ ordered_json timeJson(const ComputeTime& t) {
     return number(t.mean);
 }
 
+ordered_json valueJson(const config_keys::KeyDef& k, const config_keys::Value& v) {
+    return std::visit(
+        [&](const auto& x) -> ordered_json {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, double>) {
+                return number(x);
+            } else if constexpr (std::is_same_v<X, std::uint64_t>) {
+                // DLIO writes -1 for "the whole dataset" / "off"; those are TrainIO's 0.
+                if (k.has(config_keys::MinusOneIsZero) && x == 0) return -1;
+                return x;
+            } else {
+                return x;
+            }
+        },
+        v);
+}
+
+// The table's value at `path` placed in the tree (sections created on the way).
+void put(ordered_json& w, const std::string& path, ordered_json value) {
+    ordered_json* cur = &w;
+    std::size_t start = 0;
+    for (std::size_t dot; (dot = path.find('.', start)) != std::string::npos; start = dot + 1)
+        cur = &(*cur)[path.substr(start, dot - start)];
+    (*cur)[path.substr(start)] = std::move(value);
+}
+
 ordered_json workloadJson(const WorkloadConfig& c) {
     ordered_json w;
-    ordered_json model;
-    model["name"] = c.model.name;
-    if (!c.model.type.empty()) model["type"] = c.model.type;
-    model["model_size_bytes"] = number(c.checkpoint.modelSize);
-    w["model"] = model;
-    w["framework"] = c.framework;
-    w["workflow"] = {{"generate_data", c.workflow.generateData}, {"train", c.workflow.train},
-                     {"checkpoint", c.workflow.checkpoint},      {"evaluation", c.workflow.evaluation},
-                     {"profiling", c.workflow.profiling}};
-    const auto& d = c.dataset;
-    w["dataset"] = {{"data_folder", d.dataFolder},
-                    {"format", toString(d.format)},
-                    {"num_files_train", d.numFilesTrain},
-                    {"num_files_eval", d.numFilesEval},
-                    {"num_samples_per_file", d.numSamplesPerFile},
-                    {"record_length_bytes", number(d.recordLength)},
-                    {"record_length_bytes_stdev", number(d.recordLengthStdev)},
-                    {"record_length_bytes_resize", number(d.recordLengthResize)},
-                    {"num_subfolders_train", d.numSubfoldersTrain},
-                    {"num_subfolders_eval", d.numSubfoldersEval},
-                    {"file_prefix", d.filePrefix},
-                    {"record_element_type", d.recordElementType},
-                    {"keep_files", d.keepFiles}};
-    const auto& r = c.reader;
-    w["reader"] = {{"data_loader", r.dataLoader},
-                   {"batch_size", r.batchSize},
-                   {"batch_size_eval", r.batchSizeEval},
-                   {"read_threads", r.readThreads},
-                   {"computation_threads", r.computationThreads},
-                   {"prefetch_size", r.prefetchSize},
-                   {"file_shuffle", toString(r.fileShuffle)},
-                   {"sample_shuffle", toString(r.sampleShuffle)},
-                   {"shuffle_size", r.shuffleSize},
-                   {"transfer_size", r.transferSize},
-                   {"odirect", r.odirect}};
-    const auto& t = c.train;
-    ordered_json train = {{"epochs", t.epochs},
-                          {"computation_time", timeJson(t.computationTime)},
-                          {"seed", t.seed},
-                          {"seed_change_epoch", t.seedChangeEpoch}};
-    // DLIO writes -1 for "the whole dataset" / "off"; those are TrainIO's 0.
-    train["total_training_steps"] = t.totalTrainingSteps > 0 ? ordered_json(t.totalTrainingSteps) : ordered_json(-1);
-    w["train"] = train;
-    const auto& k = c.checkpoint;
-    w["checkpoint"] = {{"checkpoint_folder", k.folder},
-                       {"checkpoint_after_epoch", k.afterEpoch},
-                       {"epochs_between_checkpoints", k.epochsBetween},
-                       {"steps_between_checkpoints", k.stepsBetween > 0 ? ordered_json(k.stepsBetween) : ordered_json(-1)},
-                       {"fsync", k.fsync}};
-    w["evaluation"] = {{"eval_time", timeJson(c.evaluation.evalTime)},
-                       {"epochs_between_evals", c.evaluation.epochsBetweenEvals}};
-    w["output"] = {{"metric", {{"exclude_start_steps", c.metric.excludeStartSteps},
-                               {"exclude_end_steps", c.metric.excludeEndSteps}}}};
-    w["metric"] = {{"au", number(c.metric.au)}};
+    // DLIO's resolved-Hydra order of the sections; keys within a section follow the table.
+    for (const char* s : {"model", "framework", "workflow", "dataset", "reader", "train", "checkpoint", "evaluation",
+                          "output", "metric", "accelerator", "trainio"})
+        w[s] = nullptr;
+    for (const auto& k : config_keys::all()) {
+        if (!k.field || k.kind == config_schema::KeyKind::Ignored || k.has(config_keys::NotAKey) ||
+            k.has(config_keys::NotWritten) || k.has(config_keys::CustomWrite))
+            continue;
+        const config_keys::Value v = k.field.get(c);
+        if (k.has(config_keys::OmitWhenEmpty) && std::get<std::string>(v).empty()) continue;
+        put(w, k.path, valueJson(k, v));
+    }
+    // Beside the table: the time distributions, the accelerator when known, and the emulated storage
+    // only when it emulates something (its latency as the chosen distribution's parameters).
+    w["train"]["computation_time"] = timeJson(c.train.computationTime);
+    w["evaluation"]["eval_time"] = timeJson(c.evaluation.evalTime);
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
-    // TrainIO's own section, always written: it is how the storage was read and shaped (DLIO ignores it).
-    const auto& tr = c.trainio;
-    ordered_json trainio = {{"io_engine", tr.ioEngine}, {"io_depth", tr.ioDepth}, {"cache", tr.cache}};
-    const auto& st = tr.storage;
+    else w.erase("accelerator");
+    const auto& st = c.trainio.storage;
     if (st.any()) {
-        ordered_json storage;
-        if (!st.profile.empty()) storage["profile"] = st.profile;
-        storage["bandwidth_mib_s"] = number(st.bandwidthMiBs);
         const auto& l = st.latencyMs;
         ordered_json lat = {{"type", l.type}};
         if (l.type == "constant") lat["value"] = number(l.value);
         if (l.type == "normal") lat["mean"] = number(l.mean), lat["stdev"] = number(l.stdev);
         if (l.type == "exponential") lat["mean"] = number(l.mean);
         if (l.type == "lognormal") lat["median"] = number(l.median), lat["sigma"] = number(l.sigma);
-        storage["latency_ms"] = lat;
-        storage["iops"] = number(st.iops);
-        storage["max_inflight"] = st.maxInflight;
-        trainio["storage"] = storage;
+        w["trainio"]["storage"]["latency_ms"] = lat;
+    } else {
+        w["trainio"].erase("storage");
     }
-    trainio["telemetry_interval_s"] = number(tr.telemetryIntervalS);
-    w["trainio"] = trainio;
     return w;
 }
 

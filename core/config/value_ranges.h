@@ -1,4 +1,5 @@
-// The accepted range of every numeric configuration key, in one table: the loader's type checks, the
+// The accepted range of a numeric configuration key (the ranges themselves are rows of the one table
+// of keys, config_keys.cpp): the loader's type checks, the
 // validator's range checks, their messages and the GUI's fields all read it, so that a value is refused
 // with the same words everywhere ("train.epochs = -3: expected a whole number 1 … 1000000").
 #pragma once

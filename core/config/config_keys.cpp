@@ -1,0 +1,609 @@
+#include "config/config_keys.h"
+
+#include "config/config_internal.h"
+
+#include <map>
+#include <stdexcept>
+#include <type_traits>
+
+namespace trainio::config_keys {
+
+namespace {
+
+using K = config_schema::KeyKind;
+
+// ---- values ----
+
+template <class T>
+Value toValue(const T& v) {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> || std::is_same_v<T, std::string> ||
+                  std::is_same_v<T, std::vector<std::uint64_t>>)
+        return Value(v);
+    else if constexpr (std::is_unsigned_v<T>)
+        return Value(static_cast<std::uint64_t>(v));
+    else
+        return Value(static_cast<std::int64_t>(v));
+}
+
+template <class T>
+void assign(T& dst, const Value& v) {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::uint64_t>>) {
+        if (const T* p = std::get_if<T>(&v)) {
+            dst = *p;
+            return;
+        }
+        throw std::logic_error("config_keys: a value of the wrong type for a field");
+    } else {
+        std::visit(
+            [&](const auto& x) {
+                using X = std::decay_t<decltype(x)>;
+                if constexpr (std::is_arithmetic_v<X> && !std::is_same_v<X, bool>)
+                    dst = static_cast<T>(x);
+                else
+                    throw std::logic_error("config_keys: a value of the wrong type for a numeric field");
+            },
+            v);
+    }
+}
+
+// A binding to a member: `field([](auto& c) -> auto& { return c.reader.batchSize; })`.
+template <class F>
+Binding field(F f) {
+    using T = std::remove_cvref_t<decltype(f(std::declval<WorkloadConfig&>()))>;
+    return {[f](const WorkloadConfig& c) { return toValue<T>(f(c)); },
+            [f](WorkloadConfig& c, const Value& v) { assign<T>(f(c), v); }};
+}
+
+// An enum field shown and written by name.
+template <class E, class F>
+Binding named(F f, std::optional<E> (*parse)(const std::string&)) {
+    return {[f](const WorkloadConfig& c) { return Value(std::string(toString(f(c)))); },
+            [f, parse](WorkloadConfig& c, const Value& v) {
+                if (auto e = parse(std::get<std::string>(v))) f(c) = *e;
+            }};
+}
+
+std::optional<ComputeDistribution> parseDistributionOrConstant(const std::string& s) {
+    if (s == "constant") return ComputeDistribution::Constant;
+    return config_detail::parseDistribution(s);
+}
+
+// ---- ranges ----
+
+// Upper limits: far beyond any real training job, small enough that sizes, counts and their products
+// stay exact in the engine's 64-bit arithmetic and that an absurd value ("99999999999999999999999" bytes)
+// is caught here instead of at generation time.
+constexpr double kTiB = 1099511627776.0; // 2^40
+constexpr double kMaxFiles = 1e9;
+constexpr double kMaxSeconds = 86400.0; // one day per step
+
+ValueRange whole(double min, double max, const char* note = nullptr) {
+    ValueRange r;
+    r.min = min;
+    r.max = max;
+    r.whole = true;
+    r.note = note;
+    return r;
+}
+
+ValueRange real(double min, double max, bool exclusive = false, ValueUnit unit = ValueUnit::None, const char* note = nullptr) {
+    ValueRange r;
+    r.min = min;
+    r.max = max;
+    r.minExclusive = exclusive;
+    r.unit = unit;
+    r.note = note;
+    return r;
+}
+
+ValueRange bytes(double min, double max, bool exclusive = false, bool isWhole = false) {
+    ValueRange r = real(min, max, exclusive, ValueUnit::Bytes);
+    r.whole = isWhole;
+    return r;
+}
+
+ValueRange seconds(double min, double max, bool exclusive = false, const char* note = nullptr) {
+    return real(min, max, exclusive, ValueUnit::Seconds, note);
+}
+
+// ---- rows ----
+
+// A row under construction: `key("reader.batch_size", Type::Whole).def("1").range(…).unit("samples")…`.
+struct Row {
+    KeyDef k;
+    Row& old(const char* p) { k.oldPath = p; return *this; }
+    Row& def(const char* d) { k.dlioDefault = d; return *this; }
+    Row& range(const ValueRange& r) { k.range = r; return *this; }
+    Row& choices(std::vector<std::string> c) { k.choices = std::move(c); return *this; }
+    Row& unit(const char* u) { k.unit = u; return *this; }
+    Row& means(const char* m) { k.meaning = m; return *this; }
+    Row& origin(const char* o) { k.origin = o; return *this; }
+    Row& expect(const char* e) { k.expected = e; return *this; }
+    Row& bind(Binding b) { k.field = std::move(b); return *this; }
+    Row& flags(unsigned f) { k.flags |= f; return *this; }
+};
+
+Row key(const char* path, Type type, K kind = K::Used) {
+    Row r;
+    r.k.path = path;
+    r.k.type = type;
+    r.k.kind = kind;
+    r.k.origin = "DLIO";
+    return r;
+}
+Row section(const char* path) { return key(path, Type::Section, K::Section); }
+// Known to DLIO, not used by TrainIO: accepted silently.
+Row ignored(const char* path, const char* meaning, Type type = Type::Any) {
+    return key(path, type, K::Ignored).means(meaning);
+}
+
+const std::vector<std::string> kShuffles = {"off", "seed", "random"};
+const std::vector<std::string> kDatatypes = {"fp16", "bf16", "fp32", "fp64", "int8", "uint8"};
+
+std::vector<KeyDef> build() {
+    std::vector<Row> t;
+    auto add = [&](Row r) { t.push_back(std::move(r)); };
+    // TrainIO's own top-level key.
+    add(key("accelerator", Type::Text)
+            .origin("TrainIO")
+            .expect("an accelerator name such as a100, h100, b200")
+            .means("accelerator generation the compute time stands for (a100, h100, b200, …; no '_')")
+            .bind(field([](auto& c) -> auto& { return c.accelerator; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+
+    // TrainIO's own section (DLIO ignores it): I/O engine, cache control, emulated storage, telemetry.
+    add(section("trainio").origin("TrainIO").means("TrainIO's own settings (DLIO ignores the section)"));
+    add(key("trainio.io_engine", Type::Choice)
+            .origin("TrainIO").def("posix").choices({"posix", "odirect", "mmap", "io_uring"})
+            .means("how readers read: posix (buffered pread), odirect (O_DIRECT, bypasses the page cache), mmap "
+                   "(map and touch every byte), io_uring (queued requests); reader.odirect: true means odirect")
+            .bind(field([](auto& c) -> auto& { return c.trainio.ioEngine; }))
+            .flags(CaseInsensitive));
+    add(key("trainio.io_depth", Type::Whole)
+            .origin("TrainIO").def("32").range(whole(1, 4096)).unit("requests")
+            .means("io_uring requests in flight per reader")
+            .bind(field([](auto& c) -> auto& { return c.trainio.ioDepth; })));
+    add(key("trainio.cache", Type::Choice)
+            .origin("TrainIO").def("keep").choices({"keep", "fadvise", "drop"})
+            .means("before each epoch: keep (nothing), fadvise (POSIX_FADV_DONTNEED on every file, no privilege "
+                   "needed), drop (drop_caches, needs root)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.cache; }))
+            .flags(CaseInsensitive));
+    add(section("trainio.storage").origin("TrainIO").means("the emulated storage device the reads go through"));
+    add(key("trainio.storage.profile", Type::Text)
+            .origin("TrainIO").expect("a storage profile name or file")
+            .means("an emulated-storage profile (resources/storage-profiles/<name>.yaml) or a file; empty: none")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.profile; }))
+            .flags(OmitWhenEmpty));
+    add(key("trainio.storage.bandwidth_mib_s", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("MiB/s")
+            .means("aggregate read bandwidth of the emulated device (0 = no cap; overrides the profile's)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.bandwidthMiBs; })));
+    add(key("trainio.storage.latency_ms", Type::Section, K::Section)
+            .origin("TrainIO").unit("ms")
+            .means("per-request latency: a number (constant), or {type, value, mean, stdev, median, sigma} in ms")
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.type", Type::Choice)
+            .origin("TrainIO").def("none").choices({"none", "constant", "normal", "lognormal", "exponential"})
+            .means("per-request latency distribution of the emulated device")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.type; }))
+            .flags(CustomRead | CustomWrite | CaseInsensitive));
+    const ValueRange ms = real(0, 600000, false, ValueUnit::Milliseconds); // ten minutes per request
+    add(key("trainio.storage.latency_ms.value", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("latency (constant)").bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.value; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.mean", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("mean latency (normal, exponential)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.mean; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.stdev", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("latency standard deviation (normal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.stdev; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.median", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("median latency (lognormal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.median; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.sigma", Type::Number).origin("TrainIO").def("0").range(real(0, 10))
+            .means("sigma of the latency's logarithm (lognormal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.sigma; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.iops", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("requests/s")
+            .means("requests per second (0 = no cap)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.iops; })));
+    add(key("trainio.storage.max_inflight", Type::Whole)
+            .origin("TrainIO").def("0").range(whole(0, 1e6, "0 for no limit")).unit("requests")
+            .means("requests in flight at once on the device (0 = no limit)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.maxInflight; })));
+    add(key("trainio.telemetry_interval_s", Type::Seconds)
+            .origin("TrainIO").def("1").range(seconds(0.01, 3600)).unit("s")
+            .means("how often the telemetry sampler records CPU, memory, devices and network")
+            .bind(field([](auto& c) -> auto& { return c.trainio.telemetryIntervalS; })));
+    add(key("trainio.mlperf_round", Type::Choice)
+            .origin("TrainIO").choices({"v1.0", "v2.0", "v3.0"})
+            .means("the MLPerf Storage round a preset belongs to; empty for your own workloads")
+            .bind(field([](auto& c) -> auto& { return c.trainio.mlperfRound; }))
+            .flags(OmitWhenEmpty | CaseInsensitive));
+    add(key("trainio.checkpoint_scale", Type::Number)
+            .origin("TrainIO").def("1").range(real(0, 1, true))
+            .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")
+            .bind(field([](auto& c) -> auto& { return c.trainio.checkpointScale; })));
+    // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
+    add(key("accelerators", Type::Whole)
+            .origin("TrainIO").def("1").range(whole(1, 4096)).unit("ranks")
+            .means("emulated accelerators (ranks) of a run: trainio-cli --accelerators, not a workload key")
+            .flags(NotAKey));
+
+    add(section("model").means("the model: v1.0 writes a plain name (model: unet3d), later DLIO a map"));
+    add(key("model.name", Type::Text)
+            .def("default").expect("a model name")
+            .means("workload name; with the accelerator it forms the MLPerf label (unet3d_a100)")
+            .bind(field([](auto& c) -> auto& { return c.model.name; }))
+            .flags(CustomRead | CustomCheck));
+    add(key("model.type", Type::Text)
+            .expect("a model type such as cnn or transformer")
+            .means("informational (cnn, transformer, …)")
+            .bind(field([](auto& c) -> auto& { return c.model.type; }))
+            .flags(CustomRead | OmitWhenEmpty));
+    add(key("model.model_size_bytes", Type::Bytes)
+            .old("checkpoint.model_size").def("10240").range(bytes(0, 1024 * kTiB)).unit("bytes")
+            .means("checkpoint size of a model without layers (v1.0: checkpoint.model_size)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.modelSize; }))
+            .flags(CustomRead));
+    add(ignored("model.model_size", "MLPerf Storage v3.0's unet3d configs carry it; DLIO reads only model_size_bytes")
+            .origin("MLPerf Storage v3.0"));
+    add(key("model.model_datatype", Type::Choice)
+            .def("fp16").choices(kDatatypes).origin("DLIO (MLPerf v3.0 fork)")
+            .means("data type of the model's tensors in a checkpoint")
+            .bind(field([](auto& c) -> auto& { return c.model.modelDatatype; })));
+    add(key("model.optimizer_datatype", Type::Choice)
+            .def("fp32").choices(kDatatypes).origin("DLIO (MLPerf v3.0 fork)")
+            .means("data type of the optimizer state in a checkpoint")
+            .bind(field([](auto& c) -> auto& { return c.model.optimizerDatatype; })));
+    add(key("model.optimization_groups", Type::WholeList)
+            .def("[]").origin("DLIO (MLPerf v3.0 fork)").unit("parameters")
+            .means("optimizer parameter groups of a layered model without transformer sizes")
+            .bind(field([](auto& c) -> auto& { return c.model.optimizationGroups; })));
+    add(key("model.num_layers", Type::Integer)
+            .def("-1").range(whole(-1, 1e6, "-1 for a model without layers")).origin("DLIO (MLPerf v3.0 fork)").unit("layers")
+            .means("transformer layers; the checkpoint is sized from the layers when > 0")
+            .bind(field([](auto& c) -> auto& { return c.model.numLayers; })));
+    add(key("model.layer_parameters", Type::WholeList)
+            .def("[]").origin("DLIO (MLPerf v3.0 fork)").unit("parameters")
+            .means("parameters of each layer of a layered model without transformer sizes")
+            .bind(field([](auto& c) -> auto& { return c.model.layerParameters; })));
+    add(section("model.parallelism").origin("DLIO (MLPerf v3.0 fork)").means("how the model is split over the ranks"));
+    add(key("model.parallelism.tensor", Type::Integer)
+            .def("1").range(whole(1, 1e6)).origin("DLIO (MLPerf v3.0 fork)").unit("ranks")
+            .means("tensor parallelism")
+            .bind(field([](auto& c) -> auto& { return c.model.parallelism.tensor; })));
+    add(key("model.parallelism.pipeline", Type::Integer)
+            .def("1").range(whole(1, 1e6)).origin("DLIO (MLPerf v3.0 fork)").unit("ranks")
+            .means("pipeline parallelism")
+            .bind(field([](auto& c) -> auto& { return c.model.parallelism.pipeline; })));
+    add(key("model.parallelism.data", Type::Integer)
+            .def("-1").range(whole(-1, 1e9, "-1 for the number of ranks")).origin("DLIO (MLPerf v3.0 fork)").unit("ranks")
+            .means("data parallelism: set only in subset mode (DLIO derives it from the ranks otherwise)")
+            .bind(field([](auto& c) -> auto& { return c.model.parallelism.data; })));
+    add(key("model.parallelism.zero_stage", Type::Integer)
+            .def("0").range(whole(0, 3)).origin("DLIO (MLPerf v3.0 fork)")
+            .means("DeepSpeed ZeRO stage (0 … 3): how optimizer state and parameters are sharded")
+            .bind(field([](auto& c) -> auto& { return c.model.parallelism.zeroStage; })));
+    add(section("model.transformer").origin("DLIO (MLPerf v3.0 fork)").means("transformer sizes (llama3 presets)"));
+    const ValueRange dim = whole(1, 1e9);
+    add(key("model.transformer.vocab_size", Type::Whole).def("32000").range(dim).origin("DLIO (MLPerf v3.0 fork)")
+            .unit("tokens").means("vocabulary size")
+            .bind(field([](auto& c) -> auto& { return c.model.transformer.vocabSize; })));
+    add(key("model.transformer.hidden_size", Type::Whole).def("2048").range(dim).origin("DLIO (MLPerf v3.0 fork)")
+            .means("hidden size").bind(field([](auto& c) -> auto& { return c.model.transformer.hiddenSize; })));
+    add(key("model.transformer.ffn_hidden_size", Type::Whole).def("8192").range(dim).origin("DLIO (MLPerf v3.0 fork)")
+            .means("feed-forward hidden size")
+            .bind(field([](auto& c) -> auto& { return c.model.transformer.ffnHiddenSize; })));
+    add(key("model.transformer.num_attention_heads", Type::Whole).def("32").range(dim).origin("DLIO (MLPerf v3.0 fork)")
+            .unit("heads").means("attention heads")
+            .bind(field([](auto& c) -> auto& { return c.model.transformer.numAttentionHeads; })));
+    add(key("model.transformer.num_kv_heads", Type::Whole).def("8").range(dim).origin("DLIO (MLPerf v3.0 fork)")
+            .unit("heads").means("key/value heads (grouped-query attention)")
+            .bind(field([](auto& c) -> auto& { return c.model.transformer.numKvHeads; })));
+
+    add(key("framework", Type::Choice)
+            .def("tensorflow").choices({"tensorflow", "pytorch"}).expect("tensorflow or pytorch")
+            .means("the framework DLIO emulates")
+            .bind(field([](auto& c) -> auto& { return c.framework; }))
+            .flags(CustomCheck));
+
+    add(section("workflow").means("what a run does"));
+    add(key("workflow.generate_data", Type::Bool).def("false").means("generate the dataset before training")
+            .bind(field([](auto& c) -> auto& { return c.workflow.generateData; })));
+    add(key("workflow.train", Type::Bool).def("true").means("run the training emulation")
+            .bind(field([](auto& c) -> auto& { return c.workflow.train; })));
+    add(key("workflow.checkpoint", Type::Bool).def("false")
+            .means("write checkpoints (with train: false, the checkpoint-only mode)")
+            .bind(field([](auto& c) -> auto& { return c.workflow.checkpoint; })));
+    add(key("workflow.evaluation", Type::Bool).def("false").means("run evaluation steps")
+            .bind(field([](auto& c) -> auto& { return c.workflow.evaluation; })));
+    add(key("workflow.profiling", Type::Bool).def("false").means("DLIO's profiling switch (recorded)")
+            .bind(field([](auto& c) -> auto& { return c.workflow.profiling; })));
+    add(ignored("workflow.debug", "DLIO's debug logging"));
+
+    add(section("storage").means("DLIO's storage backend (TrainIO reads the local file system)"));
+    add(ignored("storage.storage_type", "local_fs, s3, …"));
+    add(ignored("storage.storage_root", "root of the storage backend"));
+    add(key("storage.storage_options", Type::Map, K::OpenIgnored).means("backend options (free-form)"));
+    add(ignored("storage.storage_library", "S3 client library").origin("DLIO (MLPerf v3.0 fork)"));
+    add(ignored("storage.post_generation_settle_seconds", "pause after data generation", Type::Number)
+            .origin("DLIO (MLPerf v3.0 fork)"));
+
+    add(section("dataset").means("the dataset: where, which format, how many files of what size"));
+    add(key("dataset.data_folder", Type::Text).def("./data/").unit("path").expect("a folder path")
+            .means("dataset root; train/ and valid/ are created below it")
+            .bind(field([](auto& c) -> auto& { return c.dataset.dataFolder; }))
+            .flags(CustomCheck));
+    add(key("dataset.format", Type::Choice)
+            .def("tfrecord").choices({"npz", "npy", "tfrecord", "hdf5", "indexed_binary", "raw", "jpeg", "png"})
+            .means("file format of the dataset (DLIO's csv, parquet, hdf5_opt, … are refused: TrainIO cannot write them)")
+            .bind(named<DataFormat>([](auto& c) -> auto& { return c.dataset.format; }, &config_detail::parseFormat))
+            .flags(CustomRead));
+    add(key("dataset.num_files_train", Type::Whole).def("8").range(whole(1, kMaxFiles)).unit("files")
+            .means("number of training files").bind(field([](auto& c) -> auto& { return c.dataset.numFilesTrain; })));
+    add(key("dataset.num_files_eval", Type::Whole).def("0").range(whole(0, kMaxFiles)).unit("files")
+            .means("number of evaluation files").bind(field([](auto& c) -> auto& { return c.dataset.numFilesEval; })));
+    add(key("dataset.num_samples_per_file", Type::Whole).def("1").range(whole(1, 1e9)).unit("samples")
+            .means("samples in each file").bind(field([](auto& c) -> auto& { return c.dataset.numSamplesPerFile; })));
+    add(key("dataset.record_length_bytes", Type::Bytes).old("dataset.record_length").def("65536")
+            .range(bytes(0, kTiB, true)).unit("bytes").means("mean sample size (may be fractional)")
+            .bind(field([](auto& c) -> auto& { return c.dataset.recordLength; })).flags(CustomRead));
+    add(key("dataset.record_length_bytes_stdev", Type::Bytes).old("dataset.record_length_stdev").def("0")
+            .range(bytes(0, kTiB)).unit("bytes").means("standard deviation of the sample size")
+            .bind(field([](auto& c) -> auto& { return c.dataset.recordLengthStdev; })).flags(CustomRead));
+    add(key("dataset.record_length_bytes_resize", Type::Bytes).old("dataset.record_length_resize").def("0")
+            .range(bytes(0, kTiB)).unit("bytes").means("size the loader resizes samples to (informational)")
+            .bind(field([](auto& c) -> auto& { return c.dataset.recordLengthResize; })).flags(CustomRead));
+    add(key("dataset.num_subfolders_train", Type::Whole).def("0").range(whole(0, 1e6)).unit("folders")
+            .means("spread training files over this many subfolders (0 or 1 = none)")
+            .bind(field([](auto& c) -> auto& { return c.dataset.numSubfoldersTrain; })));
+    add(key("dataset.num_subfolders_eval", Type::Whole).def("0").range(whole(0, 1e6)).unit("folders")
+            .means("spread evaluation files over this many subfolders")
+            .bind(field([](auto& c) -> auto& { return c.dataset.numSubfoldersEval; })));
+    add(key("dataset.file_prefix", Type::Text).def("img").expect("a file name prefix")
+            .means("prefix of every data file name").bind(field([](auto& c) -> auto& { return c.dataset.filePrefix; }))
+            .flags(CustomCheck));
+    add(key("dataset.record_element_type", Type::Choice).def("uint8")
+            .choices({"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float16", "float32", "float64"})
+            .means("numpy dtype of one record element")
+            .bind(field([](auto& c) -> auto& { return c.dataset.recordElementType; })));
+    add(key("dataset.keep_files", Type::Bool).def("true").means("keep the dataset after the run")
+            .bind(field([](auto& c) -> auto& { return c.dataset.keepFiles; })));
+    add(ignored("dataset.generation_buffer_size", "DLIO's generator buffer", Type::Bytes));
+    add(ignored("dataset.enable_chunking", "HDF5 chunking", Type::Bool));
+    add(ignored("dataset.chunk_size", "HDF5 chunk size", Type::Bytes));
+    add(ignored("dataset.compression", "compression of generated files"));
+    add(ignored("dataset.compression_level", "compression level"));
+    add(ignored("dataset.record_element_bytes", "bytes per record element"));
+    add(ignored("dataset.record_dims", "record dimensions"));
+    add(ignored("dataset.num_dataset_per_record", "HDF5 datasets per record"));
+    add(ignored("dataset.skip_listing", "skip listing the dataset folder", Type::Bool).origin("DLIO (MLPerf v3.0 fork)"));
+    add(ignored("dataset.listing_validation_interval", "files checked when listing is skipped", Type::Whole)
+            .origin("DLIO (MLPerf v3.0 fork)"));
+    add(ignored("dataset.data_gen_method", "the generator's method (dgen or numpy)").origin("DLIO (MLPerf v3.0 fork)"));
+    add(key("dataset.parquet", Type::Map, K::OpenIgnored).origin("DLIO (MLPerf v3.0 fork)")
+            .means("Parquet options (Parquet itself is refused: Debian 12 has no Parquet/Arrow library)"));
+    add(section("dataset.hdf5").means("HDF5 layout"));
+    add(ignored("dataset.hdf5.chunk_dims", "HDF5 chunk dimensions"));
+    add(ignored("dataset.hdf5.num_dset_per_record", "HDF5 datasets per record"));
+    add(ignored("dataset.hdf5.max_shape", "HDF5 maximum shape"));
+
+    add(section("reader").means("how the data is read (DLIO also calls it data_reader)"));
+    add(key("reader.data_loader", Type::Choice).def("tensorflow")
+            .choices({"pytorch", "tensorflow", "dali", "native_dali", "custom", "none", "synthetic", "daos_pytorch"})
+            .means("the data loader DLIO emulates")
+            .bind(field([](auto& c) -> auto& { return c.reader.dataLoader; })));
+    add(key("reader.batch_size", Type::Whole).def("1").range(whole(1, 1e7)).unit("samples")
+            .means("samples per training step per accelerator")
+            .bind(field([](auto& c) -> auto& { return c.reader.batchSize; })));
+    add(key("reader.batch_size_eval", Type::Whole).def("1").range(whole(1, 1e7)).unit("samples")
+            .means("samples per evaluation step").bind(field([](auto& c) -> auto& { return c.reader.batchSizeEval; })));
+    add(key("reader.read_threads", Type::Whole).def("1").range(whole(1, 1024)).unit("threads")
+            .means("reader threads per accelerator (DLIO's pytorch allows 0, TrainIO does not)")
+            .bind(field([](auto& c) -> auto& { return c.reader.readThreads; })));
+    add(key("reader.computation_threads", Type::Whole).def("1").range(whole(1, 1024)).unit("threads")
+            .means("preprocessing threads").bind(field([](auto& c) -> auto& { return c.reader.computationThreads; })));
+    add(key("reader.prefetch_size", Type::Whole).def("2").range(whole(0, 1e6)).unit("batches")
+            .means("batches buffered ahead per accelerator (0 allowed, as in MLPerf results)")
+            .bind(field([](auto& c) -> auto& { return c.reader.prefetchSize; })));
+    add(key("reader.file_shuffle", Type::Choice).def("off").choices(kShuffles)
+            .means("file order: off, seed (reproducible) or random (false = off: YAML 1.1 turns off into false)")
+            .bind(named<ShuffleMode>([](auto& c) -> auto& { return c.reader.fileShuffle; }, &config_detail::parseShuffle))
+            .flags(CustomRead));
+    add(key("reader.sample_shuffle", Type::Choice).def("off").choices(kShuffles)
+            .means("sample order: off, seed (reproducible) or random")
+            .bind(named<ShuffleMode>([](auto& c) -> auto& { return c.reader.sampleShuffle; }, &config_detail::parseShuffle))
+            .flags(CustomRead));
+    add(key("reader.shuffle_size", Type::Whole).def("1024").range(whole(1, 1e12)).unit("samples")
+            .means("shuffle buffer size").bind(field([](auto& c) -> auto& { return c.reader.shuffleSize; })));
+    add(key("reader.transfer_size", Type::Bytes).def("262144").range(bytes(0, 4294967296.0, false, true)).unit("bytes")
+            .means("bytes per read() call (DLIO's null keeps TrainIO's 256 KiB)")
+            .bind(field([](auto& c) -> auto& { return c.reader.transferSize; })).flags(CustomRead));
+    add(key("reader.odirect", Type::Bool).def("false").means("read with O_DIRECT, bypassing the page cache")
+            .bind(field([](auto& c) -> auto& { return c.reader.odirect; })));
+    add(ignored("reader.write_threads", "generator threads", Type::Whole));
+    add(ignored("reader.dont_use_mmap", "DLIO's mmap switch", Type::Bool));
+    add(ignored("reader.reader_classname", "a custom reader class"));
+    add(ignored("reader.multiprocessing_context", "fork, spawn or forkserver"));
+    add(ignored("reader.data_loader_classname", "a custom data loader class"));
+    add(ignored("reader.data_loader_sampler", "iterative or index"));
+    add(ignored("reader.file_access", "multi or shared"));
+    add(ignored("reader.read_type", "on_demand or memory"));
+    add(key("reader.preprocess_time", Type::Map, K::OpenIgnored).means("emulated preprocessing per sample"));
+    add(ignored("reader.preprocess_time_stdev", "its standard deviation"));
+    add(ignored("reader.pin_memory", "pytorch's pin_memory", Type::Bool));
+    add(ignored("reader.transformed_record_dims", "dimensions after the transform"));
+    add(ignored("reader.transformed_record_element_type", "element type after the transform"));
+    add(ignored("reader.transformed_sample", "the transform"));
+    add(ignored("reader.transformed_sample_type", "the transform's type"));
+
+    add(section("train").means("the training loop"));
+    add(key("train.epochs", Type::Whole).def("1").range(whole(1, 1e6)).unit("epochs").means("passes over the dataset")
+            .bind(field([](auto& c) -> auto& { return c.train.epochs; })));
+    add(key("train.computation_time", Type::TimeSpec, K::TimeSpec).def("0").range(seconds(0, kMaxSeconds)).unit("s")
+            .means("emulated accelerator compute per step: a number, or a distribution map (below)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.mean; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+    add(key("train.computation_time.type", Type::Choice).def("constant")
+            .choices({"constant", "normal", "uniform", "gamma", "exponential"})
+            .means("distribution of the compute time per step (DLIO's sleep())")
+            .bind(named<ComputeDistribution>([](auto& c) -> auto& { return c.train.computationTime.distribution; },
+                                             &parseDistributionOrConstant))
+            .flags(NotAKey));
+    const ValueRange secs = seconds(0, kMaxSeconds);
+    add(key("train.computation_time.mean", Type::Seconds).def("0").range(secs).unit("s").means("mean (constant, normal)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.mean; })).flags(NotAKey));
+    add(key("train.computation_time.stdev", Type::Seconds).def("0").range(secs).unit("s").means("standard deviation (normal)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.stdev; })).flags(NotAKey));
+    add(key("train.computation_time.min", Type::Seconds).def("0").range(secs).unit("s").means("lower bound (uniform)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.min; })).flags(NotAKey));
+    add(key("train.computation_time.max", Type::Seconds).def("0").range(secs).unit("s").means("upper bound (uniform, >= min)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.max; })).flags(NotAKey));
+    // 0 while the distribution does not use it; the validator asks > 0 for gamma.
+    add(key("train.computation_time.shape", Type::Number).def("0").range(real(0, 1e6, false, ValueUnit::None, "> 0 for gamma"))
+            .means("shape k (gamma)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.shape; })).flags(NotAKey));
+    add(key("train.computation_time.scale", Type::Seconds).def("0").range(seconds(0, kMaxSeconds, true)).unit("s")
+            .means("scale θ (gamma, exponential)")
+            .bind(field([](auto& c) -> auto& { return c.train.computationTime.scale; })).flags(NotAKey));
+    add(key("train.computation_time_stdev", Type::Seconds).def("0").unit("s")
+            .means("DLIO's separate stdev: makes the time normal(mean, stdev)")
+            .flags(CustomRead | NotWritten | CustomCheck));
+    add(key("train.seed", Type::Whole).def("123").range(whole(0, 18446744073709551615.0)).means("shuffle seed")
+            .bind(field([](auto& c) -> auto& { return c.train.seed; })));
+    add(key("train.seed_change_epoch", Type::Bool).def("true").means("use seed + epoch in every epoch")
+            .bind(field([](auto& c) -> auto& { return c.train.seedChangeEpoch; })));
+    add(key("train.total_training_steps", Type::Whole).def("-1").range(whole(0, 1e15, "0 or -1 for the whole dataset"))
+            .unit("steps").means("stop after this many steps (-1 or 0 = the whole dataset)")
+            .bind(field([](auto& c) -> auto& { return c.train.totalTrainingSteps; })).flags(MinusOneIsZero));
+    add(ignored("train.eval_time", "old spelling of evaluation.eval_time"));
+    add(ignored("train.eval_after_epoch", "old spelling of evaluation.eval_after_epoch"));
+    add(ignored("train.do_eval", "old spelling of workflow.evaluation"));
+
+    add(section("evaluation").means("evaluation steps"));
+    add(key("evaluation.eval_time", Type::TimeSpec, K::TimeSpec).def("0").range(secs).unit("s")
+            .means("emulated compute per evaluation step (a number or a distribution map)")
+            .bind(field([](auto& c) -> auto& { return c.evaluation.evalTime.mean; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+    add(key("evaluation.eval_time_stdev", Type::Seconds).def("0").unit("s")
+            .means("DLIO's separate stdev of eval_time").flags(CustomRead | NotWritten | CustomCheck));
+    add(key("evaluation.epochs_between_evals", Type::Whole).def("1").range(whole(1, 1e6)).unit("epochs")
+            .means("evaluate every N epochs").bind(field([](auto& c) -> auto& { return c.evaluation.epochsBetweenEvals; })));
+    add(ignored("evaluation.eval_after_epoch", "first epoch that evaluates"));
+
+    add(section("checkpoint").means("checkpoints: during training, or alone with workflow.train: false"));
+    add(key("checkpoint.checkpoint_folder", Type::Text).def("./checkpoints/").unit("path").expect("a folder path")
+            .means("where checkpoints go").bind(field([](auto& c) -> auto& { return c.checkpoint.folder; }))
+            .flags(CustomCheck));
+    add(key("checkpoint.checkpoint_after_epoch", Type::Whole).def("1").range(whole(0, 1e6)).unit("epoch")
+            .means("first epoch that checkpoints").bind(field([](auto& c) -> auto& { return c.checkpoint.afterEpoch; })));
+    add(key("checkpoint.epochs_between_checkpoints", Type::Whole).def("1").range(whole(1, 1e6)).unit("epochs")
+            .means("checkpoint every N epochs").bind(field([](auto& c) -> auto& { return c.checkpoint.epochsBetween; })));
+    add(key("checkpoint.steps_between_checkpoints", Type::Whole).def("-1").range(whole(0, 1e15, "0 or -1 for off"))
+            .unit("steps").means("checkpoint every N steps (-1 = off)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.stepsBetween; })).flags(MinusOneIsZero));
+    add(key("checkpoint.fsync", Type::Bool).def("false").means("fsync every checkpoint file after writing it")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.fsync; })));
+    add(key("checkpoint.type", Type::Choice).def("rank_zero").choices({"rank_zero", "all_ranks"})
+            .origin("DLIO (MLPerf v3.0 fork)").means("which ranks write: rank 0 only, or every rank")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.type; })));
+    add(key("checkpoint.mode", Type::Choice).def("default").choices({"default", "subset"})
+            .origin("DLIO (MLPerf v3.0 fork)")
+            .means("subset: only model.parallelism.data ranks' share is written (MLPerf allows it for llama3 8B only)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.mode; })));
+    add(key("checkpoint.checkpoint_mechanism_classname", Type::Text).origin("DLIO (MLPerf v3.0 fork)")
+            .expect("a Python class name").means("a custom checkpoint class (informational)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.mechanismClassname; })).flags(OmitWhenEmpty));
+    add(key("checkpoint.time_between_checkpoints", Type::Seconds).def("-1")
+            .range(seconds(-1, 1e6, false, "-1 for none")).unit("s").origin("DLIO (MLPerf v3.0 fork)")
+            .means("pause between checkpoints in checkpoint-only mode (-1 = none)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.timeBetweenCheckpoints; })));
+    add(key("checkpoint.num_checkpoints_write", Type::Integer).def("-1")
+            .range(whole(-1, 1e6, "-1 for DLIO's default")).unit("checkpoints").origin("DLIO (MLPerf v3.0 fork)")
+            .means("checkpoints written in checkpoint-only mode")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.numCheckpointsWrite; })));
+    add(key("checkpoint.num_checkpoints_read", Type::Integer).def("-1")
+            .range(whole(-1, 1e6, "-1 for DLIO's default")).unit("checkpoints").origin("DLIO (MLPerf v3.0 fork)")
+            .means("checkpoints read back in checkpoint-only mode (<= num_checkpoints_write)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.numCheckpointsRead; })));
+    add(key("checkpoint.recovery_rank_shift", Type::Bool).def("false").origin("DLIO (MLPerf v3.0 fork)")
+            .means("read another rank's checkpoint, so that no rank reads its own from the page cache")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.recoveryRankShift; })));
+    add(key("checkpoint.rank_sync", Type::Bool).def("false").origin("DLIO (MLPerf v3.0 fork)")
+            .means("barrier between the ranks around each checkpoint")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.rankSync; })));
+    add(key("checkpoint.randomize_tensor", Type::Bool).def("true").origin("DLIO (MLPerf v3.0 fork)")
+            .means("fill tensors with random bytes (false: zeros)")
+            .bind(field([](auto& c) -> auto& { return c.checkpoint.randomizeTensor; })));
+    add(key("checkpoint.ksm", Type::Map, K::OpenIgnored).origin("DLIO (MLPerf v3.0 fork)")
+            .means("kernel same-page merging of the tensors (free-form)"));
+    add(ignored("checkpoint.optimization_groups", "old place of model.optimization_groups"));
+    add(ignored("checkpoint.num_layers", "old place of model.num_layers"));
+    add(ignored("checkpoint.layer_parameters", "old place of model.layer_parameters"));
+    add(ignored("checkpoint.tensor_parallelism", "old place of model.parallelism.tensor"));
+    add(ignored("checkpoint.pipeline_parallelism", "old place of model.parallelism.pipeline"));
+    add(ignored("checkpoint.do_checkpoint", "old spelling of workflow.checkpoint"));
+    add(ignored("checkpoint.output_folder", "old spelling of checkpoint_folder"));
+
+    add(section("output").means("DLIO's output folder and metric window"));
+    add(ignored("output.folder", "DLIO's output folder (TrainIO's is --output)"));
+    add(ignored("output.log_file", "DLIO's log file"));
+    add(section("output.metric").means("the steps the metrics leave out"));
+    add(key("output.metric.exclude_start_steps", Type::Whole).def("1").range(whole(0, 1e9)).unit("steps")
+            .means("steps left out of AU at the start of each epoch (DLIO's name; not under metric)")
+            .bind(field([](auto& c) -> auto& { return c.metric.excludeStartSteps; })));
+    add(key("output.metric.exclude_end_steps", Type::Whole).def("0").range(whole(0, 1e9)).unit("steps")
+            .means("steps left out of AU at the end of each epoch")
+            .bind(field([](auto& c) -> auto& { return c.metric.excludeEndSteps; })));
+
+    add(section("profiling").means("DLIO's profiler"));
+    add(ignored("profiling.profiler", "iostat, darshan, …"));
+    add(ignored("profiling.iostat_devices", "devices iostat watches"));
+
+    add(section("metric").means("the pass threshold"));
+    add(key("metric.au", Type::Fraction).def("0.90").range(real(0, 1, true, ValueUnit::Fraction)).unit("fraction")
+            .means("a run passes when its AU is at least this")
+            .bind(field([](auto& c) -> auto& { return c.metric.au; })));
+
+    std::vector<KeyDef> out;
+    out.reserve(t.size());
+    for (auto& r : t) out.push_back(std::move(r.k));
+    return out;
+}
+
+std::string canonical(std::string_view path) {
+    static const std::string alias = "data_reader";
+    if (path.substr(0, alias.size()) == alias && (path.size() == alias.size() || path[alias.size()] == '.'))
+        return "reader" + std::string(path.substr(alias.size()));
+    return std::string(path);
+}
+
+} // namespace
+
+const std::vector<KeyDef>& all() {
+    static const std::vector<KeyDef> keys = build();
+    return keys;
+}
+
+const KeyDef* find(std::string_view path) {
+    static const std::map<std::string, const KeyDef*, std::less<>> index = [] {
+        std::map<std::string, const KeyDef*, std::less<>> m;
+        for (const auto& k : all()) {
+            m.emplace(k.path, &k);
+            if (!k.oldPath.empty()) m.emplace(k.oldPath, &k);
+        }
+        return m;
+    }();
+    auto it = index.find(canonical(path));
+    return it == index.end() ? nullptr : it->second;
+}
+
+std::string choiceText(const KeyDef& k) { return "one of " + config_detail::joinNames(k.choices); }
+
+} // namespace trainio::config_keys

@@ -1,0 +1,249 @@
+// DLIO's model and checkpoint keys and TrainIO's mlperf_round / checkpoint_scale: read from the round's
+// real MLPerf Storage v3.0 workload configs without a warning, refused with the key and what is allowed,
+// written back and read again. Expected values are copied by hand from the fixture files and from the
+// fork's utils/config.py ConfigArguments defaults (mlcommons/DLIO_local_changes f6796ed, lines 177-208).
+#include "config/config_loader.h"
+#include "util/errors.h"
+
+#include "testsupport.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <string>
+
+using namespace trainio;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path v3Configs() { return testsupport::fixtures() / "configs" / "mlperf-v3.0"; }
+
+std::string loadErrorFromString(const std::string& text, const std::string& name) {
+    try {
+        loadWorkloadConfigFromString(text, name);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+std::string allWarnings(const LoadedConfig& lc) {
+    std::string s;
+    for (const auto& w : lc.warnings) s += w.message + "\n";
+    return s;
+}
+
+} // namespace
+
+class TestConfigKeys : public QObject {
+    Q_OBJECT
+private slots:
+    void checkpointingConfigOfTheRound();
+    void trainingConfigOfTheRound();
+    void dlioDefaultsWhenAbsent();
+    void newKeysWriteAndReadBack();
+    void parquetIsRefused();
+    void badNewKeys_data();
+    void badNewKeys();
+};
+
+// SAMSUNG's llama3-8b checkpointing run (write and read in one folder).
+void TestConfigKeys::checkpointingConfigOfTheRound() {
+    const auto lc = loadWorkloadConfig((v3Configs() / "llama3-8b-samsung-config.yaml").string());
+    QVERIFY2(lc.warnings.empty(), allWarnings(lc).c_str());
+    const auto& c = lc.config;
+    QCOMPARE(c.model.name, std::string("llama_8b"));
+    QCOMPARE(c.model.type, std::string("transformer"));
+    QCOMPARE(c.model.numLayers, std::int64_t(32));
+    QCOMPARE(c.model.modelDatatype, std::string("fp16"));
+    QCOMPARE(c.model.optimizerDatatype, std::string("fp32"));
+    QCOMPARE(c.model.parallelism.pipeline, std::int64_t(1));
+    QCOMPARE(c.model.parallelism.tensor, std::int64_t(1));
+    QCOMPARE(c.model.parallelism.zeroStage, std::int64_t(3));
+    QCOMPARE(c.model.parallelism.data, std::int64_t(-1)); // not in the file: DLIO's default
+    QCOMPARE(c.model.transformer.vocabSize, std::uint64_t(128256));
+    QCOMPARE(c.model.transformer.hiddenSize, std::uint64_t(4096));
+    QCOMPARE(c.model.transformer.ffnHiddenSize, std::uint64_t(14336));
+    QCOMPARE(c.model.transformer.numAttentionHeads, std::uint64_t(32));
+    QCOMPARE(c.model.transformer.numKvHeads, std::uint64_t(8));
+    QCOMPARE(c.framework, std::string("pytorch"));
+    QCOMPARE(c.workflow.generateData, false);
+    QCOMPARE(c.workflow.train, false);
+    QCOMPARE(c.workflow.checkpoint, true);
+    QCOMPARE(c.checkpoint.folder, std::string("/mnt/mlps_nvme/checkpoint/llama3-8b/llama3-8b"));
+    QCOMPARE(c.checkpoint.timeBetweenCheckpoints, 5.0);
+    QCOMPARE(c.checkpoint.numCheckpointsWrite, std::int64_t(10));
+    QCOMPARE(c.checkpoint.numCheckpointsRead, std::int64_t(10));
+    QCOMPARE(c.checkpoint.fsync, true);
+    QCOMPARE(c.checkpoint.type, std::string("rank_zero"));
+    QCOMPARE(c.checkpoint.mode, std::string("default"));
+}
+
+// Alluxio's retinanet_b200 run: jpeg, and the fork's skip_listing / listing_validation_interval /
+// multiprocessing_context keys, which TrainIO knows and does not use.
+void TestConfigKeys::trainingConfigOfTheRound() {
+    const auto lc = loadWorkloadConfig((v3Configs() / "retinanet_b200-alluxio-config.yaml").string());
+    QVERIFY2(lc.warnings.empty(), allWarnings(lc).c_str());
+    const auto& c = lc.config;
+    QCOMPARE(c.model.name, std::string("retinanet"));
+    QCOMPARE(c.model.type, std::string("cnn"));
+    QCOMPARE(c.dataset.dataFolder, std::string("/mnt/alluxio/mlperf/retinanet"));
+    QCOMPARE(c.dataset.format, DataFormat::Jpeg);
+    QCOMPARE(c.dataset.numFilesTrain, std::uint64_t(6500000));
+    QCOMPARE(c.dataset.numSamplesPerFile, std::uint64_t(1));
+    QCOMPARE(c.dataset.recordLength, 322957.0);
+    QCOMPARE(c.dataset.numSubfoldersTrain, std::uint64_t(650));
+    QCOMPARE(c.reader.dataLoader, std::string("pytorch"));
+    QCOMPARE(c.reader.batchSize, std::uint64_t(24));
+    QCOMPARE(c.reader.readThreads, std::uint64_t(4));
+    QCOMPARE(c.reader.fileShuffle, ShuffleMode::Seed);
+    QCOMPARE(c.reader.sampleShuffle, ShuffleMode::Seed);
+    QCOMPARE(c.train.epochs, std::uint64_t(8));
+    QCOMPARE(c.train.computationTime.mean, 0.04755);
+    QCOMPARE(c.metric.au, 0.85);
+
+    // The unet3d configs of the round carry model.model_size, which DLIO does not read: known, silent.
+    const std::string unet = "workload:\n  model:\n    name: unet3d\n    type: cnn\n    model_size: 499153191\n"
+                             "  framework: pytorch\n  dataset:\n    format: npz\n    skip_listing: true\n"
+                             "    listing_validation_interval: 10\n  reader:\n    data_loader: pytorch\n";
+    const auto u = loadWorkloadConfigFromString(unet, "unet3d_b200.yaml");
+    QVERIFY2(u.warnings.empty(), allWarnings(u).c_str());
+}
+
+void TestConfigKeys::dlioDefaultsWhenAbsent() {
+    const auto c = loadWorkloadConfigFromString("model: tiny\nframework: pytorch\nreader: {data_loader: pytorch}\n"
+                                                "dataset: {format: npz}\n", "tiny.yaml")
+                       .config;
+    // ConfigArguments: checkpoint_type RANK_ZERO, checkpoint_mode DEFAULT, model_datatype fp16,
+    // optimizer_datatype fp32, recovery_rank_shift False, time_between_checkpoints -1, rank_sync False,
+    // num_checkpoints_write/read -1, randomize_tensor True, vocab 32000, hidden 2048, heads 32, kv 8,
+    // ffn 8192, zero_stage 0, num_layers -1, tensor/pipeline 1, data -1.
+    QCOMPARE(c.checkpoint.type, std::string("rank_zero"));
+    QCOMPARE(c.checkpoint.mode, std::string("default"));
+    QCOMPARE(c.model.modelDatatype, std::string("fp16"));
+    QCOMPARE(c.model.optimizerDatatype, std::string("fp32"));
+    QCOMPARE(c.checkpoint.recoveryRankShift, false);
+    QCOMPARE(c.checkpoint.timeBetweenCheckpoints, -1.0);
+    QCOMPARE(c.checkpoint.rankSync, false);
+    QCOMPARE(c.checkpoint.numCheckpointsWrite, std::int64_t(-1));
+    QCOMPARE(c.checkpoint.numCheckpointsRead, std::int64_t(-1));
+    QCOMPARE(c.checkpoint.randomizeTensor, true);
+    QCOMPARE(c.model.transformer.vocabSize, std::uint64_t(32000));
+    QCOMPARE(c.model.transformer.hiddenSize, std::uint64_t(2048));
+    QCOMPARE(c.model.transformer.numAttentionHeads, std::uint64_t(32));
+    QCOMPARE(c.model.transformer.numKvHeads, std::uint64_t(8));
+    QCOMPARE(c.model.transformer.ffnHiddenSize, std::uint64_t(8192));
+    QCOMPARE(c.model.parallelism.zeroStage, std::int64_t(0));
+    QCOMPARE(c.model.numLayers, std::int64_t(-1));
+    QCOMPARE(c.model.parallelism.tensor, std::int64_t(1));
+    QCOMPARE(c.model.parallelism.pipeline, std::int64_t(1));
+    QCOMPARE(c.model.parallelism.data, std::int64_t(-1));
+    QCOMPARE(c.model.modelSizeBytes, 10240.0); // model_size: int = 10240
+    QCOMPARE(c.trainio.checkpointScale, 1.0);
+    QCOMPARE(c.trainio.mlperfRound, std::string());
+}
+
+void TestConfigKeys::newKeysWriteAndReadBack() {
+    const std::string text = "model:\n  name: llama_70b\n  type: transformer\n  model_size_bytes: 123456\n"
+                             "  model_datatype: bf16\n  optimizer_datatype: fp64\n  num_layers: 80\n"
+                             "  layer_parameters: [10, 20, 30]\n  optimization_groups: [1, 2]\n"
+                             "  parallelism: {tensor: 8, pipeline: 4, data: 2, zero_stage: 1}\n"
+                             "  transformer: {vocab_size: 128256, hidden_size: 8192, ffn_hidden_size: 28672,"
+                             " num_attention_heads: 64, num_kv_heads: 8}\n"
+                             "framework: pytorch\nreader: {data_loader: pytorch}\nworkflow: {train: false, checkpoint: true}\n"
+                             "checkpoint:\n  checkpoint_folder: ck\n  type: all_ranks\n  mode: subset\n"
+                             "  checkpoint_mechanism_classname: my.Mechanism\n  time_between_checkpoints: 2.5\n"
+                             "  num_checkpoints_write: 3\n  num_checkpoints_read: 2\n  rank_sync: true\n"
+                             "  recovery_rank_shift: true\n  randomize_tensor: false\n"
+                             "trainio: {mlperf_round: v3.0, checkpoint_scale: 0.25}\n";
+    const auto first = loadWorkloadConfigFromString(text, "llama.yaml");
+    QVERIFY2(first.warnings.empty(), allWarnings(first).c_str());
+    const std::string yaml = toYaml(first.config);
+    const auto lc = loadWorkloadConfigFromString(yaml, "written.yaml");
+    QVERIFY2(lc.warnings.empty(), allWarnings(lc).c_str());
+    for (const auto* cp : {&first.config, &lc.config}) {
+        const auto& c = *cp;
+        QCOMPARE(c.model.modelSizeBytes, 123456.0);
+        QCOMPARE(c.checkpoint.modelSize, 123456.0);
+        QCOMPARE(c.model.modelDatatype, std::string("bf16"));
+        QCOMPARE(c.model.optimizerDatatype, std::string("fp64"));
+        QCOMPARE(c.model.numLayers, std::int64_t(80));
+        QCOMPARE(c.model.layerParameters, (std::vector<std::uint64_t>{10, 20, 30}));
+        QCOMPARE(c.model.optimizationGroups, (std::vector<std::uint64_t>{1, 2}));
+        QCOMPARE(c.model.parallelism.tensor, std::int64_t(8));
+        QCOMPARE(c.model.parallelism.pipeline, std::int64_t(4));
+        QCOMPARE(c.model.parallelism.data, std::int64_t(2));
+        QCOMPARE(c.model.parallelism.zeroStage, std::int64_t(1));
+        QCOMPARE(c.model.transformer.vocabSize, std::uint64_t(128256));
+        QCOMPARE(c.model.transformer.hiddenSize, std::uint64_t(8192));
+        QCOMPARE(c.model.transformer.ffnHiddenSize, std::uint64_t(28672));
+        QCOMPARE(c.model.transformer.numAttentionHeads, std::uint64_t(64));
+        QCOMPARE(c.model.transformer.numKvHeads, std::uint64_t(8));
+        QCOMPARE(c.checkpoint.type, std::string("all_ranks"));
+        QCOMPARE(c.checkpoint.mode, std::string("subset"));
+        QCOMPARE(c.checkpoint.mechanismClassname, std::string("my.Mechanism"));
+        QCOMPARE(c.checkpoint.timeBetweenCheckpoints, 2.5);
+        QCOMPARE(c.checkpoint.numCheckpointsWrite, std::int64_t(3));
+        QCOMPARE(c.checkpoint.numCheckpointsRead, std::int64_t(2));
+        QCOMPARE(c.checkpoint.rankSync, true);
+        QCOMPARE(c.checkpoint.recoveryRankShift, true);
+        QCOMPARE(c.checkpoint.randomizeTensor, false);
+        QCOMPARE(c.trainio.mlperfRound, std::string("v3.0"));
+        QCOMPARE(c.trainio.checkpointScale, 0.25);
+    }
+    // DLIO reads the written file too: its spellings, in its sections.
+    QVERIFY2(contains(yaml, "num_checkpoints_write: 3"), yaml.c_str());
+    QVERIFY2(contains(yaml, "zero_stage: 1"), yaml.c_str());
+    QVERIFY2(contains(yaml, "mlperf_round: v3.0"), yaml.c_str());
+}
+
+void TestConfigKeys::parquetIsRefused() {
+    const std::string text = "model: flux\nframework: pytorch\ndataset:\n  format: parquet\nreader: {data_loader: pytorch}\n";
+    const std::string e = loadErrorFromString(text, "flux_b200.yaml");
+    QVERIFY2(contains(e, "flux_b200.yaml:4: dataset.format = 'parquet': Parquet is not supported"), e.c_str());
+    QVERIFY2(contains(e, "Debian 12 has no Parquet/Arrow library"), e.c_str());
+}
+
+void TestConfigKeys::badNewKeys_data() {
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<QString>("expect");
+    auto row = [](const char* name, const char* yaml, const char* expect) {
+        QTest::newRow(name) << QString::fromUtf8(yaml) << QString::fromUtf8(expect);
+    };
+    row("mode", "checkpoint: {mode: partial}", "checkpoint.mode = 'partial': expected one of default or subset");
+    row("optimizer datatype", "model: {name: m, optimizer_datatype: float}",
+        "model.optimizer_datatype = 'float': expected one of fp16, bf16, fp32, fp64, int8 or uint8");
+    row("zero stage negative", "model: {name: m, parallelism: {zero_stage: -1}}",
+        "model.parallelism.zero_stage = -1: expected a whole number 0 … 3");
+    row("tensor zero", "model: {name: m, parallelism: {tensor: 0}}", "model.parallelism.tensor = 0: expected a whole number 1 … 1000000");
+    row("data zero", "model: {name: m, parallelism: {data: 0}}",
+        "model.parallelism.data = 0: expected -1 (derived from the number of ranks) or a whole number >= 1");
+    row("layers", "model: {name: m, num_layers: -2}", "model.num_layers = -2: expected a whole number -1 … 1000000");
+    row("layer list", "model: {name: m, layer_parameters: 5}",
+        "model.layer_parameters = 5: expected a list of whole numbers >= 0");
+    row("layer list item", "model: {name: m, layer_parameters: [1, x]}",
+        "model.layer_parameters = [1, x]: expected a list of whole numbers >= 0, such as [4096, 1024] ('x' is not)");
+    row("heads", "model: {name: m, transformer: {num_kv_heads: 0}}", "model.transformer.num_kv_heads = 0: expected a whole number 1 … 1000000000");
+    row("writes", "checkpoint: {num_checkpoints_write: -5}", "checkpoint.num_checkpoints_write = -5: expected a whole number -1 … 1000000");
+    row("time between", "checkpoint: {time_between_checkpoints: -3}",
+        "checkpoint.time_between_checkpoints = -3: expected a number of seconds -1 … 1000000");
+    row("rank sync", "checkpoint: {rank_sync: maybe}", "checkpoint.rank_sync = 'maybe': expected true or false");
+    row("scale above 1", "trainio: {checkpoint_scale: 1.5}", "trainio.checkpoint_scale = 1.5: expected a number > 0 and <= 1");
+    row("round", "trainio: {mlperf_round: v4.0}", "trainio.mlperf_round = 'v4.0': expected one of v1.0, v2.0 or v3.0");
+}
+
+void TestConfigKeys::badNewKeys() {
+    QFETCH(QString, yaml);
+    QFETCH(QString, expect);
+    std::string text = "framework: pytorch\n" + yaml.toStdString() + "\n";
+    if (!contains(text, "model:")) text = "model: m\n" + text;
+    const std::string e = loadErrorFromString(text, "bad.yaml");
+    QVERIFY2(contains(e, expect.toStdString()), e.c_str());
+    QVERIFY2(e.rfind("bad.yaml", 0) == 0, e.c_str());
+}
+
+QTEST_APPLESS_MAIN(TestConfigKeys)
+#include "tst_config_keys.moc"
