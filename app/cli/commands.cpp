@@ -190,6 +190,16 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
 
 // DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
 // then one line per checkpoint as rank 0 finishes it and DLIO's headline.
+// A checkpoint-only invocation's headline: the checkpoint size and the save/load means DLIO's summary has.
+void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
+    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
+    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
+    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
+                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
+                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
+                 toString(out.status));
+}
+
 int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
     if (fs::exists(dir / "summary.json"))
         throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
@@ -215,12 +225,7 @@ int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, Invo
     };
     const RunOutcome out = runInvocation(cfg, dir, io);
     progress.finishLine();
-    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
-    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
-    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
-                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
-                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
-                 toString(out.status));
+    printCheckpointHeadline(dir, out);
     for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
     std::printf("%s\n", (dir / "summary.json").string().c_str());
@@ -470,10 +475,17 @@ int runBenchmarkCommand(const Args& args) {
                               cfg.reader.batchSize, cfg.train.epochs);
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
-    checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
-    if (cfg.workflow.generateData) {
-        if (!generate(cfg, progress)) return 1;
-        checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
+        // Checkpoint-only (as `run` does it): no dataset to check; the checkpoint plan is checked instead.
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, R);
+        std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
+        checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+    } else {
+        checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
+        if (cfg.workflow.generateData) {
+            if (!generate(cfg, progress)) return 1;
+            checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
+        }
     }
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
@@ -484,7 +496,8 @@ int runBenchmarkCommand(const Args& args) {
     bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };
     bo.onInvocationDone = [&](const std::string&, const fs::path& d, const RunOutcome& out) {
         progress.finishLine();
-        printHeadline(d, out);
+        if (!cfg.workflow.train && cfg.workflow.checkpoint) printCheckpointHeadline(d, out);
+        else printHeadline(d, out);
     };
     const BenchmarkResult res = runBenchmark(cfg, dir, bo);
     if (!res.complete) return 1;

@@ -372,18 +372,16 @@ int maxNesting(const std::string& text, int limit) {
 // generator's split at '_' would make "8b" an accelerator. The folder <system>/checkpointing/<model>/
 // names the model where it exists; otherwise the llama3_<size> spelling is mapped.
 void checkpointModel(const fs::path& runDir, const std::string& workload, std::string& model, std::string& accelerator) {
-    if (runDir.has_parent_path() && runDir.parent_path().has_parent_path() &&
-        runDir.parent_path().parent_path().filename() == "checkpointing") {
-        model = runDir.parent_path().filename().string();
-        if (workload.rfind("llama3_", 0) == 0) accelerator.clear(); // "8b" is a size, not an accelerator
-        return;
-    }
     if (workload.rfind("llama3_", 0) == 0) {
         const auto rest = workload.substr(7);
         const auto us = rest.find('_');
         model = "llama3-" + rest.substr(0, us);
-        accelerator = us == std::string::npos ? std::string() : rest.substr(us + 1);
+        accelerator = us == std::string::npos ? std::string() : rest.substr(us + 1); // "8b" is a size, not an accelerator
     }
+    if (runDir.has_parent_path() && runDir.parent_path().has_parent_path() &&
+        runDir.parent_path().parent_path().filename() == "checkpointing")
+        model = runDir.parent_path().filename().string();
+    model = mlperfCheckpointModel(model);
 }
 
 // mlpstorage's <kind>_<timestamp>_metadata.json beside summary.json: the accelerator type and process
@@ -691,6 +689,18 @@ std::optional<double> parseFiniteNumber(const std::string& s) {
     } catch (const std::exception&) {
         return std::nullopt;
     }
+}
+
+std::string mlperfCheckpointModel(const std::string& name) {
+    for (const char* prefix : {"llama3_", "llama3-", "llama_", "llama-"}) {
+        const std::string p = prefix;
+        if (name.size() <= p.size() || name.compare(0, p.size(), p) != 0) continue;
+        const std::string size = name.substr(p.size());
+        const bool digits = std::all_of(size.begin(), size.end() - 1, [](unsigned char c) { return std::isdigit(c); });
+        if (digits && std::isdigit(static_cast<unsigned char>(size.front())) && (size.back() == 'b' || size.back() == 't'))
+            return "llama3-" + size;
+    }
+    return name;
 }
 
 bool isMlperfV3TrainingFolder(const fs::path& dir) {

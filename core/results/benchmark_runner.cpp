@@ -3,6 +3,7 @@
 #include "aggregate/benchmark_report.h"
 #include "aggregate/group_aggregate.h"
 #include "aggregate/labels.h"
+#include "aggregate/results_import.h"
 #include "checkpoint/checkpoint_run.h"
 #include "results/benchmark_manifest.h"
 #include "util/clock.h"
@@ -155,7 +156,9 @@ fs::path benchmarkFolder(const WorkloadConfig& cfg, const fs::path& dir, const B
         throw InputError("--layout mlperf-v3 needs --system NAME: the results go to DIR/NAME/training|checkpointing/<model>/");
     const fs::path system = dir / folderName("--system", opt.invocation.labels.system);
     const std::string model = folderName("model.name", cfg.model.name);
-    return checkpointOnly(cfg) ? system / "checkpointing" / model : system / "training" / model / "run";
+    // mlpstorage's folder names: checkpointing/llama3-8b/ for the llama_8b of DLIO's config.
+    return checkpointOnly(cfg) ? system / "checkpointing" / aggregate::mlperfCheckpointModel(model)
+                               : system / "training" / model / "run";
 }
 
 BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, const BenchmarkOptions& opt) {

@@ -396,12 +396,70 @@ private slots:
         bo.layout = trainio::BenchmarkLayout::MlperfV3;
         bo.invocation.labels.system = "lab";
         QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x/lab/checkpointing/llama3-8b"));
+        cfg.model.name = "llama_70b"; // DLIO's config spelling; mlpstorage's folder is llama3-70b
+        QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x/lab/checkpointing/llama3-70b"));
+        cfg.model.name = "llama3-8b";
         cfg.workflow.train = true;
         QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x/lab/training/llama3-8b/run"));
         cfg.model.name = "a/b";
         QVERIFY_THROWS_EXCEPTION(trainio::InputError, trainio::benchmarkFolder(cfg, "/x", bo));
         bo.layout = trainio::BenchmarkLayout::TrainIO;
         QCOMPARE(trainio::benchmarkFolder(cfg, "/x", bo), fs::path("/x"));
+    }
+
+    void checkpointModelNames() {
+        // mlpstorage's LLM_MODELS are llama3-8b, llama3-70b, llama3-405b, llama3-1t.
+        for (const char* spelled : {"llama3_8b", "llama3-8b", "llama_8b", "llama-8b"})
+            QCOMPARE(mlperfCheckpointModel(spelled), std::string("llama3-8b"));
+        QCOMPARE(mlperfCheckpointModel("llama_1t"), std::string("llama3-1t"));
+        QCOMPARE(mlperfCheckpointModel("llama_405b"), std::string("llama3-405b"));
+        for (const char* other : {"unet3d", "llama", "llama-", "llama_x8b", "llama_8", "retinanet"})
+            QCOMPARE(mlperfCheckpointModel(other), std::string(other));
+    }
+
+    // TrainIO's own checkpoint-only invocations (`run` and `benchmark --layout mlperf-v3`) import as
+    // checkpointing items, their numbers those of their summary.json.
+    void trainioCheckpointOnlyImports() {
+        QTemporaryDir tmp;
+        const fs::path base = tmp.path().toStdString();
+        const QStringList scaled = {QStringLiteral("--config"), QStringLiteral("llama3_8b"), QStringLiteral("--accelerators"),
+                                    QStringLiteral("8"), QStringLiteral("++workload.trainio.checkpoint_scale=0.0001"),
+                                    QStringLiteral("++workload.checkpoint.time_between_checkpoints=0"),
+                                    QString::fromStdString("++workload.checkpoint.checkpoint_folder=" + (base / "ckpt").string()),
+                                    QStringLiteral("--quiet")};
+        auto r = testsupport::runCli(QStringList{QStringLiteral("run")} + scaled +
+                                     QStringList{QStringLiteral("--output"), QString::fromStdString((base / "once").string())});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        fs::remove_all(base / "ckpt");
+        r = testsupport::runCli(QStringList{QStringLiteral("benchmark")} + scaled +
+                                QStringList{QStringLiteral("--output"), QString::fromStdString((base / "v3").string()),
+                                            QStringLiteral("--layout"), QStringLiteral("mlperf-v3"), QStringLiteral("--system"),
+                                            QStringLiteral("lab")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const fs::path bench = base / "v3" / "lab" / "checkpointing" / "llama3-8b";
+        QCOMPARE(r.out.trimmed().toStdString(), bench.string());
+        const auto folders = runFolders(bench);
+        QCOMPARE(folders.size(), std::size_t(1)); // one write-then-read invocation, no warm-up
+        QVERIFY(fs::exists(folders[0] / "dlio_config" / "overrides.yaml"));
+        QVERIFY(fs::exists(folders[0] / ("checkpointing_" + folders[0].filename().string() + "_metadata.json")));
+
+        const json all = toJson(importResults({base / "once", base / "v3"}));
+        QVERIFY2(all["skipped"].empty(), all["skipped"].dump().c_str());
+        QCOMPARE(all["groups"].size(), std::size_t(2));
+        for (const fs::path& run : {base / "once", folders[0]}) {
+            const json* g = groupAt(all, run == folders[0] ? bench : run);
+            QVERIFY2(g, run.c_str());
+            QCOMPARE((*g)["kind"].get<std::string>(), std::string("checkpointing"));
+            QCOMPARE((*g)["model"].get<std::string>(), std::string("llama3-8b"));
+            QCOMPARE((*g)["num_runs"].get<int>(), 1);
+            const json m = readJson(run / "summary.json")["metric"];
+            QVERIFY(near((*g)["checkpoint_write_gib_per_second"].get<double>(), m["save_checkpoint_io_mean_GB_per_second"].get<double>()));
+            QVERIFY(near((*g)["checkpoint_read_gib_per_second"].get<double>(), m["load_checkpoint_io_mean_GB_per_second"].get<double>()));
+            QVERIFY(near((*g)["checkpoint_size_gib"].get<double>(), m["checkpoint_size_GB"].get<double>()));
+            QVERIFY((*g)["read_gib_per_second"].is_null());
+        }
+        QCOMPARE((*groupAt(all, bench))["group_kind"].get<std::string>(), std::string("benchmark"));
+        QVERIFY2((*groupAt(all, bench))["checks"].empty(), (*groupAt(all, bench))["checks"].dump().c_str()); // the preset's 10 + 10
     }
 
     void layoutFlagErrors() {
