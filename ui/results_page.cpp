@@ -239,8 +239,14 @@ void ResultsPage::showDetails() {
     html += list(n->kind == NodeKind::System ? tr("Per workload") : tr("Benchmarks side by side"), n->summary);
     if (n->hasMetrics) {
         html += QStringLiteral("<table cellspacing=4><tr><th align=left>metric</th><th>mean</th><th>stdev</th><th>95 % CI</th><th>n</th></tr>");
-        html += row(tr("AU %"), n->au, 2) + row(tr("samples/s"), n->samplesPerSecond, 1) + row(tr("MiB/s"), n->mibPerSecond, 1) +
-                row(tr("Read GiB/s"), n->readGibPerSecond, 3);
+        if (n->type == aggregate::BenchmarkType::Checkpointing)
+            html += row(tr("Checkpoint write GiB/s"), n->checkpointWriteGibPerSecond, 3) +
+                    row(tr("Checkpoint write s"), n->checkpointWriteSeconds, 1) +
+                    row(tr("Checkpoint read GiB/s"), n->checkpointReadGibPerSecond, 3) +
+                    row(tr("Checkpoint read s"), n->checkpointReadSeconds, 1);
+        else
+            html += row(tr("AU %"), n->au, 2) + row(tr("samples/s"), n->samplesPerSecond, 1) +
+                    row(tr("MiB/s"), n->mibPerSecond, 1) + row(tr("Read GiB/s"), n->readGibPerSecond, 3);
         html += QStringLiteral("</table>");
     }
     if (n->hasMetrics || n->kind == NodeKind::System || n->kind == NodeKind::Workload)

@@ -70,6 +70,8 @@ const NodeMetric& metricOf(const LibraryNode& n, int column) {
     case ResultsTreeModel::SamplesColumn: return n.samplesPerSecond;
     case ResultsTreeModel::MibColumn: return n.mibPerSecond;
     case ResultsTreeModel::GibColumn: return n.readGibPerSecond;
+    case ResultsTreeModel::CkptWriteColumn: return n.checkpointWriteGibPerSecond;
+    case ResultsTreeModel::CkptReadColumn: return n.checkpointReadGibPerSecond;
     default: return n.au;
     }
 }
@@ -80,7 +82,10 @@ QString number(double v, int decimals) {
 }
 
 int decimalsFor(int column) {
-    return column == ResultsTreeModel::AuColumn ? 2 : column == ResultsTreeModel::GibColumn ? 3 : 1;
+    if (column == ResultsTreeModel::GibColumn || column == ResultsTreeModel::CkptWriteColumn ||
+        column == ResultsTreeModel::CkptReadColumn)
+        return 3;
+    return column == ResultsTreeModel::AuColumn ? 2 : 1;
 }
 
 QString kindName(NodeKind k) { return QString::fromStdString(aggregate::nodeKindName(k)); }
@@ -211,7 +216,8 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
     const LibraryNode* n = index.isValid() ? node(index) : nullptr;
     if (!n) return {};
     const int col = index.column();
-    const bool metricColumn = col == AuColumn || col == SamplesColumn || col == MibColumn || col == GibColumn;
+    const bool metricColumn = col == AuColumn || col == SamplesColumn || col == MibColumn || col == GibColumn ||
+                              col == CkptWriteColumn || col == CkptReadColumn;
     switch (role) {
     case Qt::DisplayRole:
         if (col == NameColumn) return QString::fromStdString(n->label);
@@ -222,7 +228,13 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             if (m.n > 1 && std::isfinite(m.stdev)) s += QStringLiteral(" ± ") + number(m.stdev, decimalsFor(col));
             return s;
         }
-        if (col == CountColumn) return n->hasMetrics ? QVariant(static_cast<qulonglong>(n->au.n)) : QVariant();
+        if (col == CountColumn) {
+            if (!n->hasMetrics) return {};
+            const std::size_t count = n->type == aggregate::BenchmarkType::Checkpointing
+                                          ? std::max(n->checkpointWriteGibPerSecond.n, n->checkpointReadGibPerSecond.n)
+                                          : n->au.n;
+            return QVariant(static_cast<qulonglong>(count));
+        }
         if (col == StatusColumn) {
             // Above the items, one failed run must not make a whole system read "failed": count them.
             if (n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Root)
@@ -396,6 +408,8 @@ QVariant ResultsTreeModel::headerData(int section, Qt::Orientation orientation, 
         case SamplesColumn: return tr("Samples/s");
         case MibColumn: return tr("MiB/s");
         case GibColumn: return tr("Read GiB/s");
+        case CkptWriteColumn: return tr("Ckpt write GiB/s");
+        case CkptReadColumn: return tr("Ckpt read GiB/s");
         case CountColumn: return tr("n");
         case ChecksColumn: return tr("Checks");
         default: return {};
@@ -412,6 +426,10 @@ QVariant ResultsTreeModel::headerData(int section, Qt::Orientation orientation, 
         case GibColumn:
             return tr("Mean ± population stdev (over a benchmark's complete runs, an invocation's epochs); hover a "
                       "cell for the 95 % CI and the rule. System and workload rows carry no aggregate (—)");
+        case CkptWriteColumn:
+        case CkptReadColumn:
+            return tr("Checkpointing (MLPerf Storage v3.0): the runs' save_/load_checkpoint_io_mean_GB_per_second (GiB/s), "
+                      "mean over the runs that wrote, resp. read");
         case CountColumn: return tr("How many values the aggregate is over (runs, epochs, …)");
         case ChecksColumn: return tr("AU threshold and MLPerf Storage closed-division rule checks");
         default: return {};

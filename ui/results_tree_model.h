@@ -28,6 +28,8 @@ public:
         SamplesColumn,
         MibColumn,
         GibColumn,    // MLPerf v3.0's headline "Read B/W (GiB/s)"
+        CkptWriteColumn, // checkpointing: MLPerf v3.0's "Write B/W (GiB/s)"
+        CkptReadColumn,  // checkpointing: MLPerf v3.0's checkpoint "Read B/W (GiB/s)"
         CountColumn,
         ChecksColumn, // AU threshold and MLPerf rule checks: pass / fail, separate from the status
         ColumnCount

@@ -190,6 +190,16 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
 
 // DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
 // then one line per checkpoint as rank 0 finishes it and DLIO's headline.
+// A checkpoint-only invocation's headline: the checkpoint size and the save/load means DLIO's summary has.
+void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
+    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
+    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
+    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
+                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
+                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
+                 toString(out.status));
+}
+
 int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
     if (fs::exists(dir / "summary.json"))
         throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
@@ -215,12 +225,7 @@ int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, Invo
     };
     const RunOutcome out = runInvocation(cfg, dir, io);
     progress.finishLine();
-    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
-    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
-    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
-                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
-                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
-                 toString(out.status));
+    printCheckpointHeadline(dir, out);
     for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
     std::printf("%s\n", (dir / "summary.json").string().c_str());
@@ -262,12 +267,15 @@ const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v1|v2|v3] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
-    "                             [--quiet] [--live-json FILE]\n"
+    "                             [--layout trainio|mlperf-v3] [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json; DIR/trainio_benchmark.json names the\n"
     "warm-up and runs (the importer groups exactly those).\n"
     "--system NAME, --description TEXT: the system under test, written to trainio_labels.json beside the\n"
-    "results (run and benchmark); results are named and grouped by it.\n";
+    "results (run and benchmark); results are named and grouped by it.\n"
+    "--layout trainio|mlperf-v3: mlperf-v3 writes the MLPerf Storage v3.0 results tree instead,\n"
+    "DIR/NAME/training/<model>/run/<YYYYMMDD_HHMMSS>/ (the earliest is the warm-up), or for a checkpoint-only\n"
+    "workload one DIR/NAME/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; needs --system NAME.\n";
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n"
@@ -308,7 +316,7 @@ aggregate::Labels labelsFrom(const ParsedArgs& p) {
 OptionSpec runSpec() {
     OptionSpec s;
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
-                "--accelerator-type", "--storage-profile", "--system", "--description"};
+                "--accelerator-type", "--storage-profile", "--system", "--description", "--layout"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -450,28 +458,50 @@ int runBenchmarkCommand(const Args& args) {
     const std::uint64_t R = acceleratorsFrom(p);
     const MetricSemantics sem = semanticsFrom(p);
     const fs::path dir = *output;
+    const aggregate::Labels labels = labelsFrom(p);
+    BenchmarkLayout layout = BenchmarkLayout::TrainIO;
+    if (const auto l = p.value("--layout")) {
+        if (*l == "mlperf-v3") layout = BenchmarkLayout::MlperfV3;
+        else if (*l != "trainio")
+            throw InputError("--layout = '" + *l + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
+                             "(DIR/NAME/training/<model>/run/<timestamp>)");
+    }
+    // A bad --layout/--system fails before anything is generated or measured.
+    BenchmarkOptions layoutOnly;
+    layoutOnly.layout = layout;
+    layoutOnly.invocation.labels = labels;
+    const fs::path benchDir = benchmarkFolder(cfg, dir, layoutOnly);
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
-    checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
-    if (cfg.workflow.generateData) {
-        if (!generate(cfg, progress)) return 1;
-        checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
+        // Checkpoint-only (as `run` does it): no dataset to check; the checkpoint plan is checked instead.
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, R);
+        std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
+        checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+    } else {
+        checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
+        if (cfg.workflow.generateData) {
+            if (!generate(cfg, progress)) return 1;
+            checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
+        }
     }
     BenchmarkOptions bo;
     bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
-    bo.invocation.labels = labelsFrom(p);
+    bo.invocation.labels = labels;
+    bo.layout = layout;
     bo.runs = runs;
     bo.warmups = warmups;
     bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };
     bo.onInvocationDone = [&](const std::string&, const fs::path& d, const RunOutcome& out) {
         progress.finishLine();
-        printHeadline(d, out);
+        if (!cfg.workflow.train && cfg.workflow.checkpoint) printCheckpointHeadline(d, out);
+        else printHeadline(d, out);
     };
     const BenchmarkResult res = runBenchmark(cfg, dir, bo);
     if (!res.complete) return 1;
-    std::printf("%s\n", dir.string().c_str());
+    std::printf("%s\n", benchDir.string().c_str());
     return 0;
 }
 

@@ -61,6 +61,10 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
         if (!n->hasMetrics)
             return n->itemName + " has no complete run (" + statusName(n->status) +
                    (n->statusReason.empty() ? "" : ": " + n->statusReason) + ")";
+        // The compared metrics are training's; a checkpointing item has none of them (its write/read GiB/s and
+        // durations are in the Results details, the report's item section and `aggregate`).
+        if (n->type == BenchmarkType::Checkpointing)
+            return n->itemName + " is checkpointing: no training numbers to compare";
     }
     if (item.workloadKey != base.workloadKey) {
         std::string why = whyNotComparable(item.workloadKey, base.workloadKey);

@@ -41,6 +41,13 @@ struct GroupAggregate {
     MetricAggregate samplesPerSecond; // train_throughput_mean_samples_per_second of each run
     MetricAggregate mibPerSecond;     // train_io_mean_MB_per_second of each run (MiB/s, DLIO says MB/s)
     std::vector<EpochAggregate> perEpoch;
+    // Checkpointing groups (MLPerf Storage v3.0): each over the complete runs that have the value (a write
+    // invocation has no read numbers and the other way round). Empty for training groups.
+    MetricAggregate checkpointWriteGiBps;   // metric.save_checkpoint_io_mean_GB_per_second (GiB/s)
+    MetricAggregate checkpointReadGiBps;    // metric.load_checkpoint_io_mean_GB_per_second
+    MetricAggregate checkpointWriteSeconds; // metric.save_checkpoint_duration_mean_seconds
+    MetricAggregate checkpointReadSeconds;  // metric.load_checkpoint_duration_mean_seconds
+    MetricAggregate checkpointSizeGiB;      // metric.checkpoint_size_GB
     std::vector<std::string> checks;  // rule violations, one sentence each
     std::vector<std::string> notes;   // what could not be checked, quirks tolerated
     std::optional<bool> reportAgrees; // set when the folder holds an mlperf_storage_report.json

@@ -83,6 +83,8 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
     }
     f.emplace_back("computation_time", ct.empty() ? "?" : ct);
     f.emplace_back("au_threshold_percent", r.auThresholdPercent ? num(*r.auThresholdPercent) : "?");
+    // Appended only for checkpointing, so that every training key stays what it was before v3.0.
+    if (r.type == BenchmarkType::Checkpointing) f.emplace_back("benchmark_type", benchmarkTypeName(r.type));
     return f;
 }
 
@@ -156,6 +158,11 @@ const std::vector<ExcludedKey>& benchmarkIdentityExclusions() {
         {"train.seed", "only when no shuffle uses it (file_shuffle and sample_shuffle not \"seed\"): "
                        "\"random\" shuffles draw a new order every run"},
         {"trainio.telemetry_interval_s", "how often telemetry is sampled; does not change the I/O"},
+        // MLPerf Storage v3.0 Rules.md 4.7.1 (mlpstorage_py/rules/submission_checkers/checkpointing.py,
+        // check_invocation_structure): a checkpointing benchmark is one invocation of 10 writes and 10 reads,
+        // or a write invocation (10/0) followed by a read invocation (0/10). Both phases are one benchmark.
+        {"checkpoint.num_checkpoints_write", "a checkpointing benchmark may write in one invocation and read in the next"},
+        {"checkpoint.num_checkpoints_read", "a checkpointing benchmark may write in one invocation and read in the next"},
     };
     return keys;
 }
@@ -173,6 +180,7 @@ Identity identityOf(const InvocationRecord& r) {
     id.workloadTitle = name;
     if (fields[2].second != "?") id.workloadTitle += " · " + fields[2].second;
     if (fields[3].second != "?") id.workloadTitle += " · " + bytesText(fields[3].second) + "/sample";
+    if (r.type == BenchmarkType::Checkpointing) id.workloadTitle += " · checkpointing";
     return id;
 }
 

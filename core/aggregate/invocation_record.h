@@ -5,6 +5,7 @@
 
 #include "telemetry/telemetry_summary.h"
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +23,11 @@ namespace trainio::aggregate {
 //   cancelled  — stopped by the user (TrainIO's trainio_run.json "status": "cancelled")
 //   failed     — stopped by an error (trainio_run.json "status": "failed", with the error)
 enum class InvocationStatus { Complete, Incomplete, Cancelled, Failed };
+
+// What an invocation measured (MLPerf Storage v3.0 results tree: <system>/training/… or
+// <system>/checkpointing/…): training reads, or checkpoint writes and reads.
+enum class BenchmarkType { Training, Checkpointing };
+std::string benchmarkTypeName(BenchmarkType t); // "training", "checkpointing"
 std::string statusName(InvocationStatus s); // "complete", "incomplete", "cancelled", "failed"
 
 // Names and descriptions a user gives to results (docs/aggregation.md, "Labels"): read from
@@ -90,6 +96,21 @@ struct InvocationRecord {
     // TrainIO's telemetry.json, summarised (rows == 0: none); the data folder's device from trainio_io.json.
     std::string dataDevice, dataParentDisk;
     telemetry::TelemetrySummary telemetry;
+
+    // Issue 11: MLPerf Storage v3.0. A checkpointing invocation's summary.json has save_*/load_* metrics
+    // instead of train_* ones (DLIO fork statscounter.py); NaN where the invocation did not write, resp. read.
+    BenchmarkType type = BenchmarkType::Training;
+    double checkpointWriteGiBps = NAN;    // metric.save_checkpoint_io_mean_GB_per_second (GiB/s: size in GiB / s)
+    double checkpointWriteSeconds = NAN;  // metric.save_checkpoint_duration_mean_seconds
+    double checkpointReadGiBps = NAN;     // metric.load_checkpoint_io_mean_GB_per_second
+    double checkpointReadSeconds = NAN;   // metric.load_checkpoint_duration_mean_seconds
+    double checkpointSizeGiB = NAN;       // metric.checkpoint_size_GB (GiB, all ranks together)
+    std::int64_t checkpointsWritten = -1; // checkpoint.num_checkpoints_write of the resolved config (-1: unknown)
+    std::int64_t checkpointsRead = -1;    // checkpoint.num_checkpoints_read
+    std::string checkpointMode;           // checkpoint.mode ("default", "subset"; "" when unknown)
+    std::string metadataAccelerator;      // *_metadata.json "accelerator" (mlpstorage), "" when none
+    std::int64_t metadataProcesses = 0;   // *_metadata.json "num_processes"
+    std::string systemInfo;               // *_metadata.json system_info, described in one line ("" when none)
 };
 
 struct WorkloadIdentity {
@@ -122,6 +143,7 @@ struct RunGroup {
     std::optional<std::filesystem::path> systemFile;
     std::optional<std::filesystem::path> existingReport; // an mlperf_storage_report.json beside the runs
     GroupKind kind = GroupKind::Folder;
+    BenchmarkType type = BenchmarkType::Training; // its invocations' type (a group never mixes them)
     std::size_t plannedRuns = 0;       // from the manifest (0 = not known)
     InvocationStatus status = InvocationStatus::Complete; // Incomplete when fewer complete runs than planned,
                                                           // or no complete run at all

@@ -10,7 +10,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <iomanip>
 #include <map>
+#include <sstream>
 #include <set>
 #include <tuple>
 
@@ -167,7 +169,30 @@ struct HostSummary {
     std::vector<double> epochAu, epochSps;
     std::string meet, start, end, hostname;
     std::vector<std::string> notes;
+    bool checkpoint = false; // a checkpointing summary: save_*/load_* metrics, no train_* ones
+    double saveGiBps = NAN, saveSeconds = NAN, loadGiBps = NAN, loadSeconds = NAN, sizeGiB = NAN;
 };
+
+// A checkpointing summary.json (DLIO fork statscounter.py, MLPerf Storage v3.0): no train_* metric, but
+// save_checkpoint_* / load_checkpoint_* and checkpoint_size_GB. Each key is optional (a write-only
+// invocation has no load_*), but one that is present must be a finite number.
+bool parseCheckpointMetrics(const json& metric, HostSummary& s, std::string& why) {
+    const std::pair<const char*, double*> keys[] = {{"save_checkpoint_io_mean_GB_per_second", &s.saveGiBps},
+                                                    {"save_checkpoint_duration_mean_seconds", &s.saveSeconds},
+                                                    {"load_checkpoint_io_mean_GB_per_second", &s.loadGiBps},
+                                                    {"load_checkpoint_duration_mean_seconds", &s.loadSeconds},
+                                                    {"checkpoint_size_GB", &s.sizeGiB}};
+    for (const auto& [key, out] : keys)
+        if (find(metric, key) && !numberAt(metric, key, "metric.", *out, why)) return false;
+    if (std::isnan(s.saveGiBps) && std::isnan(s.loadGiBps)) {
+        why = "checkpointing summary without metric.save_checkpoint_io_mean_GB_per_second or "
+              "metric.load_checkpoint_io_mean_GB_per_second";
+        return false;
+    }
+    s.checkpoint = true;
+    s.au = s.sps = s.mbps = s.auStdev = s.spsStdev = s.mbpsStdev = NAN;
+    return true;
+}
 
 bool parseSummary(const json& j, HostSummary& s, std::string& why) {
     if (!j.is_object()) {
@@ -183,14 +208,21 @@ bool parseSummary(const json& j, HostSummary& s, std::string& why) {
         why = "metric is " + typeName(*metric) + ", expected an object";
         return false;
     }
-    if (!numberAt(*metric, "train_au_mean_percentage", "metric.", s.au, why) ||
-        !numberAt(*metric, "train_throughput_mean_samples_per_second", "metric.", s.sps, why) ||
-        !numberAt(*metric, "train_io_mean_MB_per_second", "metric.", s.mbps, why))
-        return false;
     std::string ignored;
-    if (!numberAt(*metric, "train_au_stdev_percentage", "metric.", s.auStdev, ignored)) s.auStdev = NAN;
-    if (!numberAt(*metric, "train_throughput_stdev_samples_per_second", "metric.", s.spsStdev, ignored)) s.spsStdev = NAN;
-    if (!numberAt(*metric, "train_io_stdev_MB_per_second", "metric.", s.mbpsStdev, ignored)) s.mbpsStdev = NAN;
+    const bool checkpointing = !find(*metric, "train_au_mean_percentage") &&
+                               (find(*metric, "checkpoint_size_GB") || find(*metric, "save_checkpoint_io_mean_GB_per_second") ||
+                                find(*metric, "load_checkpoint_io_mean_GB_per_second"));
+    if (checkpointing) {
+        if (!parseCheckpointMetrics(*metric, s, why)) return false;
+    } else {
+        if (!numberAt(*metric, "train_au_mean_percentage", "metric.", s.au, why) ||
+            !numberAt(*metric, "train_throughput_mean_samples_per_second", "metric.", s.sps, why) ||
+            !numberAt(*metric, "train_io_mean_MB_per_second", "metric.", s.mbps, why))
+            return false;
+        if (!numberAt(*metric, "train_au_stdev_percentage", "metric.", s.auStdev, ignored)) s.auStdev = NAN;
+        if (!numberAt(*metric, "train_throughput_stdev_samples_per_second", "metric.", s.spsStdev, ignored)) s.spsStdev = NAN;
+        if (!numberAt(*metric, "train_io_stdev_MB_per_second", "metric.", s.mbpsStdev, ignored)) s.mbpsStdev = NAN;
+    }
     bool asString = false;
     if (!integerAt(j, "num_accelerators", s.accelerators, why, asString)) return false;
     if (asString) s.notes.push_back("num_accelerators is a string");
@@ -223,6 +255,7 @@ using FlatMap = std::map<std::string, std::string>;
 
 struct RunConfig {
     std::string model, accelerator;
+    std::string workload; // overrides.yaml workload=<value>, as written
     std::optional<double> recordLength;
     std::optional<double> auFraction;
     FlatMap merged; // every resolved key
@@ -272,6 +305,7 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
             break;
         }
     }
+    rc.workload = workload;
     if (!workload.empty()) {
         // MLPerf's rule: workload=<model>_<accelerator>, split at '_'.
         const auto us = workload.find('_');
@@ -297,9 +331,12 @@ RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canon
     return rc;
 }
 
-// Thresholds of the MLPerf Storage v1.0 workloads, used only when no config names one.
+// The AU lines of the MLPerf Storage workloads, used only when no config names one: v1.0 (unet3d and
+// resnet50 90 %, cosmoflow 70 %) and v3.0's retinanet (mlcommons/storage configs/dlio/workload/
+// retinanet_{b200,mi355}.yaml metric.au: 0.85; unet3d_b200.yaml keeps 0.90).
 std::optional<double> knownAuThreshold(const std::string& model) {
     if (model == "unet3d" || model == "resnet50") return 90.0;
+    if (model == "retinanet") return 85.0;
     if (model == "cosmoflow") return 70.0;
     return std::nullopt;
 }
@@ -328,6 +365,65 @@ int maxNesting(const std::string& text, int limit) {
         } else if (c == ']' || c == '}') --depth;
     }
     return deepest;
+}
+
+// MLPerf Storage v3.0 names its checkpointing workloads llama3_8b … llama3_1t in overrides.yaml and
+// llama3-8b … llama3-1t everywhere else (mlpstorage_py/config.py LLM_MODELS, the results folders): the
+// generator's split at '_' would make "8b" an accelerator. The folder <system>/checkpointing/<model>/
+// names the model where it exists; otherwise the llama3_<size> spelling is mapped.
+void checkpointModel(const fs::path& runDir, const std::string& workload, std::string& model, std::string& accelerator) {
+    if (workload.rfind("llama3_", 0) == 0) {
+        const auto rest = workload.substr(7);
+        const auto us = rest.find('_');
+        model = "llama3-" + rest.substr(0, us);
+        accelerator = us == std::string::npos ? std::string() : rest.substr(us + 1); // "8b" is a size, not an accelerator
+    }
+    if (runDir.has_parent_path() && runDir.parent_path().has_parent_path() &&
+        runDir.parent_path().parent_path().filename() == "checkpointing")
+        model = runDir.parent_path().filename().string();
+    model = mlperfCheckpointModel(model);
+}
+
+// mlpstorage's <kind>_<timestamp>_metadata.json beside summary.json: the accelerator type and process
+// count it was run with, and system_info (the clients as mlpstorage collected them) in one line.
+void readMetadata(const fs::path& runDir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
+    std::error_code ec;
+    fs::directory_iterator it(runDir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= 14 || name.compare(name.size() - 14, 14, "_metadata.json") != 0) continue;
+        if (!it->is_regular_file(ec)) continue;
+        std::string why;
+        std::optional<std::string> text;
+        if (safeToRead(it->path(), canonicalRoot, why)) text = readBoundedFile(it->path(), options.maxFileBytes, why);
+        std::optional<json> j;
+        if (text) j = parseBoundedJson(*text, options.maxJsonDepth, why);
+        if (!j || !j->is_object()) {
+            r.notes.push_back(it->path().string() + ": " + (why.empty() ? "not a JSON object" : why) + " (metadata ignored)");
+            continue;
+        }
+        r.metadataAccelerator = stringAt(*j, "accelerator");
+        if (const json* n = find(*j, "num_processes"); n && n->is_number_integer()) r.metadataProcesses = n->get<std::int64_t>();
+        const json* si = find(*j, "system_info");
+        if (!si || !si->is_object()) return;
+        auto number = [&](const json& o, const char* key) {
+            const json* v = find(o, key);
+            return v && v->is_number() ? v->get<double>() : NAN;
+        };
+        const double hosts = number(*si, "num_hosts"), cores = number(*si, "total_cores"),
+                     memory = number(*si, "total_memory_bytes");
+        std::string cpu;
+        if (const json* hs = find(*si, "hosts"); hs && hs->is_array() && !hs->empty())
+            if (const json* c = find((*hs)[0], "cpu")) cpu = stringAt(*c, "model");
+        std::ostringstream os;
+        os << "mlpstorage system_info: ";
+        if (std::isfinite(hosts)) os << static_cast<long long>(hosts) << (hosts == 1 ? " host" : " hosts");
+        if (std::isfinite(cores)) os << ", " << static_cast<long long>(cores) << " cores";
+        if (!cpu.empty()) os << " (" << cpu << ")";
+        if (std::isfinite(memory)) os << ", " << std::fixed << std::setprecision(1) << memory / (1024.0 * 1024.0 * 1024.0) << " GiB memory";
+        r.systemInfo = os.str();
+        return;
+    }
 }
 
 } // namespace
@@ -595,6 +691,24 @@ std::optional<double> parseFiniteNumber(const std::string& s) {
     }
 }
 
+std::string mlperfCheckpointModel(const std::string& name) {
+    for (const char* prefix : {"llama3_", "llama3-", "llama_", "llama-"}) {
+        const std::string p = prefix;
+        if (name.size() <= p.size() || name.compare(0, p.size(), p) != 0) continue;
+        const std::string size = name.substr(p.size());
+        const bool digits = std::all_of(size.begin(), size.end() - 1, [](unsigned char c) { return std::isdigit(c); });
+        if (digits && std::isdigit(static_cast<unsigned char>(size.front())) && (size.back() == 'b' || size.back() == 't'))
+            return "llama3-" + size;
+    }
+    return name;
+}
+
+bool isMlperfV3TrainingFolder(const fs::path& dir) {
+    return dir.filename() == "run" && dir.parent_path().parent_path().filename() == "training";
+}
+
+std::string benchmarkTypeName(BenchmarkType t) { return t == BenchmarkType::Checkpointing ? "checkpointing" : "training"; }
+
 std::string statusName(InvocationStatus s) {
     switch (s) {
     case InvocationStatus::Complete: return "complete";
@@ -644,6 +758,44 @@ bool naturalLess(const std::string& a, const std::string& b) {
         }
     }
     return a.size() - i < b.size() - j;
+}
+
+// MLPerf Storage v3.0 training keeps the warm-up beside the five measured runs:
+// <system>/training/<model>/run/<YYYYMMDD_HHMMSS>/. mlpstorage finds it as its report generator does
+// (mlpstorage_py/report_generator.py, ReportGenerator._process_single_run and
+// _process_workload_groups; Rules.md 2.1.17): tier 1, two runs with the same summary "start" (the
+// retired --loops orchestrator stamped the warm-up with the first real run's start) — the one whose
+// folder name sorts first is the warm-up; tier 2, when tier 1 finds none, a folder of exactly six
+// invocations — the one whose folder name sorts first (the earliest timestamp) is the warm-up.
+template <typename Place>
+void markV3Warmups(std::vector<InvocationRecord>& runs, const std::vector<Place>& places) {
+    std::map<fs::path, std::vector<std::size_t>> folders;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const fs::path& dir = places[i].groupDir;
+        if (places[i].kind != GroupKind::Folder || runs[i].type != BenchmarkType::Training || runs[i].warmup) continue;
+        if (!isMlperfV3TrainingFolder(dir)) continue;
+        folders[dir].push_back(i);
+    }
+    for (const auto& [dir, members] : folders) {
+        bool found = false;
+        for (std::size_t a = 0; a < members.size(); ++a)
+            for (std::size_t b = a + 1; b < members.size(); ++b) {
+                auto& ra = runs[members[a]];
+                auto& rb = runs[members[b]];
+                if (ra.start.empty() || ra.start != rb.start) continue;
+                auto& warm = ra.runName < rb.runName ? ra : rb;
+                const auto& real = ra.runName < rb.runName ? rb : ra;
+                warm.warmup = found = true;
+                warm.notes.push_back("warm-up: same summary start as " + real.runName +
+                                     " (mlpstorage: the earlier folder of two with one start is the warm-up)");
+            }
+        if (found || members.size() != 6) continue;
+        const std::size_t first = *std::min_element(members.begin(), members.end(), [&](std::size_t x, std::size_t y) {
+            return runs[x].runName < runs[y].runName;
+        });
+        runs[first].warmup = true;
+        runs[first].notes.push_back("warm-up: the earliest of the six timestamped runs (mlpstorage, Rules.md 2.1.17)");
+    }
 }
 
 ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options) {
@@ -781,7 +933,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             r.hostnames.push_back(h.hostname);
             for (const auto& n : h.notes)
                 if (std::find(r.notes.begin(), r.notes.end(), n) == r.notes.end()) r.notes.push_back(n);
-            consistent = consistent && h.filesTrain == first.filesTrain && h.samplesPerFile == first.samplesPerFile &&
+            consistent = consistent && h.checkpoint == first.checkpoint && h.filesTrain == first.filesTrain && h.samplesPerFile == first.samplesPerFile &&
                          h.epochAu.size() == first.epochAu.size() && h.epochSps.size() == first.epochSps.size();
         }
         if (!consistent) {
@@ -797,6 +949,15 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         r.start = first.start;
         r.end = first.end;
         r.auMeetExpectation = first.meet;
+        if (first.checkpoint) {
+            r.type = BenchmarkType::Checkpointing;
+            r.checkpointWriteGiBps = first.saveGiBps;
+            r.checkpointWriteSeconds = first.saveSeconds;
+            r.checkpointReadGiBps = first.loadGiBps;
+            r.checkpointReadSeconds = first.loadSeconds;
+            r.checkpointSizeGiB = first.sizeGiB;
+            if (pr.hosts.size() > 1) r.notes.push_back("checkpointing run of several host folders: the first host's numbers are used");
+        }
         if (pr.hosts.size() == 1) {
             r.numHosts = first.numHosts;
             r.auMeanPercent = first.au;
@@ -826,6 +987,19 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         RunConfig rc = readRunConfig(configDirs, pr.canonicalRoot, options);
         r.model = rc.model;
         r.accelerator = rc.accelerator;
+        readMetadata(runDir, pr.canonicalRoot, options, r);
+        if (r.type == BenchmarkType::Checkpointing) {
+            checkpointModel(runDir, rc.workload, r.model, r.accelerator);
+            if (r.accelerator.empty()) r.accelerator = r.metadataAccelerator;
+            auto count = [&](const char* key) -> std::int64_t {
+                auto it = rc.merged.find(key);
+                const auto d = it == rc.merged.end() ? std::nullopt : parseFiniteNumber(it->second);
+                return d && *d >= 0 ? static_cast<std::int64_t>(*d) : -1;
+            };
+            r.checkpointsWritten = count("checkpoint.num_checkpoints_write");
+            r.checkpointsRead = count("checkpoint.num_checkpoints_read");
+            if (auto it = rc.merged.find("checkpoint.mode"); it != rc.merged.end()) r.checkpointMode = it->second;
+        }
         r.recordLengthBytes = rc.recordLength;
         r.overrides = rc.overrides;
         for (auto& n : rc.notes) r.notes.push_back(std::move(n));
@@ -835,7 +1009,8 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             r.auThresholdSource = "metric.au in config.yaml";
         } else if (auto known = knownAuThreshold(r.model)) {
             r.auThresholdPercent = known;
-            r.auThresholdSource = "MLPerf Storage v1.0 threshold for " + r.model;
+            r.auThresholdSource = std::string(r.model == "retinanet" ? "MLPerf Storage v3.0" : "MLPerf Storage v1.0") +
+                                  " threshold for " + r.model;
         }
         r.resolved.assign(rc.merged.begin(), rc.merged.end());
         auto cfgValue = [&](std::initializer_list<const char*> keys) -> std::string {
@@ -862,7 +1037,8 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         readTrainioIo(runDir, pr.canonicalRoot, options, r);
         readTelemetry(runDir, pr.canonicalRoot, options, r);
         const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
-        if (r.status == InvocationStatus::Complete && r.plannedEpochs > 0 && measuredEpochs < r.plannedEpochs) {
+        if (r.type == BenchmarkType::Training && r.status == InvocationStatus::Complete && r.plannedEpochs > 0 &&
+            measuredEpochs < r.plannedEpochs) {
             r.status = InvocationStatus::Incomplete;
             r.statusReason = "measured " + std::to_string(measuredEpochs) + " of " + std::to_string(r.plannedEpochs) +
                              " configured epochs (train.epochs)";
@@ -908,7 +1084,11 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
             // TrainIO benchmarks written before manifests existed keep their runs/ + warmup/ layout.
             // A run a manifest beside it does not name is not one of that benchmark's.
-            const bool oldBenchmark = !manifestNearby && (r.warmup || runDir.parent_path().filename() == "runs");
+            // So do TrainIO's MLPerf Storage v3.0 trees (benchmark --layout mlperf-v3) without their manifest:
+            // they import as the published ones do.
+            const fs::path parent = runDir.parent_path();
+            const bool v3Tree = isMlperfV3TrainingFolder(parent) || parent.parent_path().filename() == "checkpointing";
+            const bool oldBenchmark = !manifestNearby && (r.warmup || parent.filename() == "runs" || v3Tree);
             if (tr.present && !oldBenchmark) {
                 r.runOnce = true;
                 rp.kind = GroupKind::Single;
@@ -918,6 +1098,8 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         places.push_back(std::move(rp));
         result.runs.push_back(std::move(r));
     }
+
+    markV3Warmups(result.runs, places);
 
     // Group: a manifest's invocations by the manifest; a run once alone; the rest by (folder, benchmark identity).
     struct GroupKey {
@@ -934,6 +1116,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         if (it == index.end()) {
             RunGroup g;
             g.path = rp.groupDir;
+            g.type = r.type;
             g.kind = rp.kind;
             g.plannedRuns = rp.plannedRuns;
             g.identity = WorkloadIdentity{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile,
@@ -973,6 +1156,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             result.groups.push_back(std::move(g));
         }
         auto& g = result.groups[it->second];
+        // mlpstorage's own record of the clients (any run's *_metadata.json): after what the labels or the
+        // systems file say about the storage, since it describes only the hosts.
+        if (!r.systemInfo.empty() && g.systemDescription.find(r.systemInfo) == std::string::npos)
+            g.systemDescription += (g.systemDescription.empty() ? "" : "\n") + r.systemInfo;
         if (r.warmup) g.warmups.push_back(i);
         else if (r.status == InvocationStatus::Complete) g.runs.push_back(i);
         else g.excluded.push_back(i);

@@ -47,6 +47,16 @@ const std::vector<std::string>& runConfigFolders();
 // "overrides.yaml"); nullopt when none does.
 std::optional<std::filesystem::path> findRunConfigFile(const std::filesystem::path& dir, const std::string& file);
 
+// <system>/training/<model>/run: the folder of an MLPerf Storage v3.0 training benchmark, which holds
+// the warm-up beside the measured runs (docs/aggregation.md, "MLPerf Storage v3.0").
+bool isMlperfV3TrainingFolder(const std::filesystem::path& dir);
+
+// The name MLPerf Storage v3.0 gives a checkpointing model (mlpstorage_py/config.py LLM_MODELS, the
+// <system>/checkpointing/<model>/ folders): llama3-8b … llama3-1t for the spellings DLIO's configs
+// (model.name: llama_8b), overrides (workload=llama3_8b) and TrainIO's workload label (llama-8b) use;
+// any other name unchanged.
+std::string mlperfCheckpointModel(const std::string& name);
+
 // The whole text as a finite number ("146600628", "0.323", "1e3"), else nullopt (no partial parse).
 std::optional<double> parseFiniteNumber(const std::string& s);
 

@@ -133,6 +133,14 @@ std::string itemSummary(const LibraryNode& n, bool named = false) {
         line += " (" + label + ")";
     }
     if (!n.hasMetrics) return line + ": no complete run, " + verdict(n);
+    if (n.type == BenchmarkType::Checkpointing) {
+        auto phase = [](const char* what, const NodeMetric& bw, const NodeMetric& s) {
+            return bw.n ? std::string(what) + " " + fmt(bw.mean, 3) + " GiB/s (" + fmt(s.mean, 1) + " s)"
+                        : std::string(what) + " not measured";
+        };
+        return line + ": checkpoint " + phase("write", n.checkpointWriteGibPerSecond, n.checkpointWriteSeconds) + ", " +
+               phase("read", n.checkpointReadGibPerSecond, n.checkpointReadSeconds) + ", " + verdict(n);
+    }
     return line + ": AU " + fmt(n.au.mean, 2) + " %, " + fmt(n.readGibPerSecond.mean, 3) + " GiB/s, " + verdict(n);
 }
 
@@ -182,7 +190,14 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["telemetry_summary"] = n.telemetrySummary;
     j["client_bound"] = n.clientBound;
     j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
-    if (n.hasMetrics) {
+    j["kind"] = benchmarkTypeName(n.type);
+    if (n.hasMetrics && n.type == BenchmarkType::Checkpointing) {
+        auto orNull = [](const NodeMetric& m) { return m.n ? metricJson(m) : ordered_json(); };
+        j["metrics"] = ordered_json{{"checkpoint_write_gib_per_second", orNull(n.checkpointWriteGibPerSecond)},
+                                    {"checkpoint_read_gib_per_second", orNull(n.checkpointReadGibPerSecond)},
+                                    {"checkpoint_write_seconds", orNull(n.checkpointWriteSeconds)},
+                                    {"checkpoint_read_seconds", orNull(n.checkpointReadSeconds)}};
+    } else if (n.hasMetrics) {
         j["metrics"] = ordered_json{{"au_mean_percentage", metricJson(n.au)},
                                     {"samples_per_second", metricJson(n.samplesPerSecond)},
                                     {"read_gib_per_second", metricJson(n.readGibPerSecond)}};
@@ -276,7 +291,16 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                 ep.badge.passed = r.epochAuPercent[e] >= *r.auThresholdPercent;
             }
         }
-        if (inv.hasMetrics) {
+        inv.type = r.type;
+        if (inv.hasMetrics && r.type == BenchmarkType::Checkpointing) {
+            // summary.json's own means (over the checkpoints of each direction); the per-checkpoint values
+            // are in the per-epoch stats, which the importer does not read.
+            auto one = [](double v) { return std::isfinite(v) ? metricOf({v}) : NodeMetric{}; };
+            inv.checkpointWriteGibPerSecond = one(r.checkpointWriteGiBps);
+            inv.checkpointReadGibPerSecond = one(r.checkpointReadGiBps);
+            inv.checkpointWriteSeconds = one(r.checkpointWriteSeconds);
+            inv.checkpointReadSeconds = one(r.checkpointReadSeconds);
+        } else if (inv.hasMetrics) {
             inv.au = metricOf(r.epochAuPercent);
             inv.samplesPerSecond = metricOf(r.epochSamplesPerSecond);
             inv.mibPerSecond = metricOf(epochMib);
@@ -368,7 +392,13 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         // The benchmark's numbers are exactly the group aggregate over its complete runs (MLPerf's
         // mean of means and population stdev).
         bench.hasMetrics = !g.runs.empty();
-        if (bench.hasMetrics) {
+        bench.type = g.type;
+        if (bench.hasMetrics && g.type == BenchmarkType::Checkpointing) {
+            bench.checkpointWriteGibPerSecond = fromAggregate(agg.checkpointWriteGiBps);
+            bench.checkpointReadGibPerSecond = fromAggregate(agg.checkpointReadGiBps);
+            bench.checkpointWriteSeconds = fromAggregate(agg.checkpointWriteSeconds);
+            bench.checkpointReadSeconds = fromAggregate(agg.checkpointReadSeconds);
+        } else if (bench.hasMetrics) {
             bench.au = fromAggregate(agg.au);
             bench.samplesPerSecond = fromAggregate(agg.samplesPerSecond);
             bench.mibPerSecond = fromAggregate(agg.mibPerSecond);

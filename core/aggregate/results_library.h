@@ -46,6 +46,10 @@ struct LibraryNode {
     bool hasMetrics = false;             // false at root, system and workload nodes: no aggregate is meaningful there
     NodeMetric au, samplesPerSecond, mibPerSecond;
     NodeMetric readGibPerSecond;         // MLPerf v3.0 headline "Read B/W (GiB/s)": train_io_mean_MB_per_second / 1024
+    // Checkpointing benchmarks and invocations (type == Checkpointing; au … readGibPerSecond stay empty):
+    // the MLPerf v3.0 headlines Write/Read B/W (GiB/s) and durations, each over the runs that measured it.
+    BenchmarkType type = BenchmarkType::Training;
+    NodeMetric checkpointWriteGibPerSecond, checkpointReadGibPerSecond, checkpointWriteSeconds, checkpointReadSeconds;
     std::int64_t accelerators = 0;       // benchmark, invocation, epoch nodes
     std::string workloadKey;             // workload identity (workload, benchmark, invocation, epoch nodes)
     std::string workloadTitle;
@@ -101,7 +105,9 @@ private:
 // `trainio-cli aggregate PATH... --tree --format json`: {"tree": [node...]} where each node has
 // "level" (system|workload|benchmark|invocation), "label", "status", "status_reason", "workload_identity",
 // "metrics" (null where no aggregate is meaningful, else {"au_mean_percentage", "samples_per_second",
-// "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width) and "children".
+// "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width; checkpointing nodes
+// — "kind": "checkpointing" — have {"checkpoint_write_gib_per_second", "checkpoint_read_gib_per_second",
+// "checkpoint_write_seconds", "checkpoint_read_seconds"} instead, null where no run measured one) and "children".
 // Epochs are not nodes of this tree (they are in each invocation's files).
 nlohmann::ordered_json treeJson(const ResultsLibrary& library);
 

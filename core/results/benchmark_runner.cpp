@@ -1,7 +1,9 @@
 #include "results/benchmark_runner.h"
 
 #include "aggregate/benchmark_report.h"
+#include "aggregate/group_aggregate.h"
 #include "aggregate/labels.h"
+#include "aggregate/results_import.h"
 #include "checkpoint/checkpoint_run.h"
 #include "results/benchmark_manifest.h"
 #include "util/clock.h"
@@ -12,6 +14,7 @@
 #include "util/host_info.h"
 
 #include <chrono>
+#include <ctime>
 
 namespace trainio {
 namespace fs = std::filesystem;
@@ -92,14 +95,88 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     return out;
 }
 
-BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, const BenchmarkOptions& opt) {
+namespace {
+
+bool checkpointOnly(const WorkloadConfig& cfg) { return !cfg.workflow.train && cfg.workflow.checkpoint; }
+
+// One path component, as a folder of the MLPerf Storage v3.0 tree: nothing that could leave it.
+std::string folderName(const std::string& what, const std::string& name) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
+        throw InputError(what + " = '" + name + "': expected a name usable as one folder name (no '/', not . or ..)");
+    return name;
+}
+
+// mlpstorage names run folders datetime.now().strftime("%Y%m%d_%H%M%S"). Runs shorter than a second
+// would share a name, so each is at least one second after the previous (the names stay in run order,
+// which is what makes the first one the warm-up).
+std::string nextTimestamp(std::time_t& last) {
+    std::time_t t = std::time(nullptr);
+    if (t <= last) t = last + 1;
+    last = t;
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d_%H%M%S", &tm);
+    return buf;
+}
+
+// What mlpstorage writes beside each run (<kind>_<ts>_metadata.json): the benchmark type, model,
+// accelerator and process count, and system_info (the clients). TrainIO writes the keys the importer and
+// mlpstorage's report generator read; "generator" says who wrote it.
+void writeV3Metadata(const fs::path& runDir, const std::string& kind, const std::string& ts, const WorkloadConfig& cfg,
+                     const InvocationOptions& opt, IoBackend* io) {
+    const HostInfo host = readHostInfo();
+    const double memoryBytes = host.memoryGiB * 1024.0 * 1024.0 * 1024.0;
+    nlohmann::ordered_json cpu{{"num_cores", host.cpuCount},
+                               {"model", host.cpuinfo.value("model name", std::string())},
+                               {"architecture", host.processorName}};
+    nlohmann::ordered_json j{
+        {"benchmark_type", kind},
+        {"model", cfg.model.name},
+        {"command", "run"},
+        {"run_datetime", ts},
+        {"num_processes", opt.accelerators},
+        {"accelerator", cfg.accelerator},
+        {"result_dir", runDir.string()},
+        {"system_info",
+         {{"total_memory_bytes", memoryBytes},
+          {"total_cores", host.cpuCount},
+          {"num_hosts", 1},
+          {"hosts", nlohmann::ordered_json::array({{{"hostname", host.hostname}, {"memory", {{"total", memoryBytes}}}, {"cpu", cpu}}})}}},
+        {"generator", "trainio"},
+        {"executed_command", opt.commandLine}};
+    aggregate::writeFileAtomically(runDir / (kind + "_" + ts + "_metadata.json"), j.dump(4) + "\n", io);
+}
+
+} // namespace
+
+fs::path benchmarkFolder(const WorkloadConfig& cfg, const fs::path& dir, const BenchmarkOptions& opt) {
+    if (opt.layout == BenchmarkLayout::TrainIO) return dir;
+    if (opt.invocation.labels.system.empty())
+        throw InputError("--layout mlperf-v3 needs --system NAME: the results go to DIR/NAME/training|checkpointing/<model>/");
+    const fs::path system = dir / folderName("--system", opt.invocation.labels.system);
+    const std::string model = folderName("model.name", cfg.model.name);
+    // mlpstorage's folder names: checkpointing/llama3-8b/ for the llama_8b of DLIO's config.
+    return checkpointOnly(cfg) ? system / "checkpointing" / aggregate::mlperfCheckpointModel(model)
+                               : system / "training" / model / "run";
+}
+
+BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, const BenchmarkOptions& opt) {
     BenchmarkResult res;
     IoBackend* io = opt.invocation.io.get();
+    const bool v3 = opt.layout == BenchmarkLayout::MlperfV3;
+    const fs::path dir = benchmarkFolder(cfg, topDir, opt);
+    // MLPerf Storage v3.0: a checkpointing benchmark is one invocation of writes then reads, no warm-up
+    // (Rules.md 4.7.1; mlpstorage's report generator: "Checkpointing has 1 disk dir = 1 run").
+    const std::uint64_t runs = v3 && checkpointOnly(cfg) ? 1 : opt.runs;
+    const std::uint64_t warmups = v3 && checkpointOnly(cfg) ? 0 : opt.warmups;
+    const std::string kind = checkpointOnly(cfg) ? "checkpointing" : "training";
+    std::time_t lastStamp = 0;
     // The manifest names exactly this benchmark's warm-up and runs (the importer groups by it), and
     // says how far it got: written before the first invocation and after each one.
     BenchmarkManifest manifest;
-    manifest.plannedRuns = opt.runs;
-    manifest.plannedWarmups = opt.warmups;
+    manifest.plannedRuns = runs;
+    manifest.plannedWarmups = warmups;
     manifest.accelerators = opt.invocation.accelerators;
     manifest.system = opt.invocation.labels.system;
     manifest.started = now();
@@ -107,7 +184,9 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, con
     fs::create_directories(dir, ec);
     if (ec) throw RunError("create folder " + dir.string() + ": " + ec.message() + " (nothing was measured)");
     writeBenchmarkManifest(dir, manifest, io);
-    if (hasLabels(opt.invocation.labels)) aggregate::writeLabelsFile(dir, opt.invocation.labels, false, io);
+    // v3: on the system folder, which names everything below it (as <org>/results/<system>/ does).
+    if (hasLabels(opt.invocation.labels))
+        aggregate::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io);
     InvocationOptions inner = opt.invocation;
     inner.labels = {}; // on the benchmark folder, which its invocations inherit
     auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into, std::vector<std::string>& listed) {
@@ -116,6 +195,13 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, con
         writeBenchmarkManifest(dir, manifest, io);
         const RunOutcome out = runInvocation(cfg, d, inner);
         into.push_back(d);
+        if (v3) {
+            // mlpstorage keeps the DLIO configs in dlio_config/ (one folder the importer also searches).
+            std::error_code rec;
+            if (!fs::exists(d / "dlio_config", rec)) fs::rename(d / "configs", d / "dlio_config", rec);
+            if (rec) throw RunError("rename " + (d / "configs").string() + " to dlio_config: " + rec.message());
+            writeV3Metadata(d, kind, d.filename().string(), cfg, inner, io);
+        }
         if (out.status != RunStatus::Complete) {
             res.error = out.error.empty() ? toString(out.status) : out.error;
             manifest.status = toString(out.status);
@@ -126,19 +212,22 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, con
         if (opt.onInvocationDone) opt.onInvocationDone(label, d, out);
         return out.status == RunStatus::Complete;
     };
-    for (std::uint64_t w = 1; w <= opt.warmups; ++w) {
-        const std::string label = opt.warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up";
-        const fs::path d = opt.warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
+    for (std::uint64_t w = 1; w <= warmups; ++w) {
+        const std::string label = warmups > 1 ? "warm-up " + std::to_string(w) : "warm-up";
+        const fs::path d = v3 ? dir / nextTimestamp(lastStamp)
+                              : warmups > 1 ? dir / "warmup" / ("warmup-" + std::to_string(w)) : dir / "warmup";
         if (!one(label, d, res.warmups, manifest.warmups)) return res;
     }
-    for (std::uint64_t i = 1; i <= opt.runs; ++i) {
-        const std::string label = "run " + std::to_string(i) + "/" + std::to_string(opt.runs);
-        if (!one(label, dir / "runs" / ("run-" + std::to_string(i)), res.runs, manifest.runs)) return res;
+    for (std::uint64_t i = 1; i <= runs; ++i) {
+        const std::string label = "run " + std::to_string(i) + "/" + std::to_string(runs);
+        const fs::path d = v3 ? dir / nextTimestamp(lastStamp) : dir / "runs" / ("run-" + std::to_string(i));
+        if (!one(label, d, res.runs, manifest.runs)) return res;
     }
     manifest.status = "complete";
     manifest.ended = now();
     writeBenchmarkManifest(dir, manifest, io);
-    writeMlperfReport(dir / "runs", io);
+    // The v1.0 generator's report needs DIR/runs/<run>/ without the warm-up: not the v3.0 layout.
+    if (!v3) writeMlperfReport(dir / "runs", io);
     writeAggregateJson(dir, aggregate::Reduction::Mean, io);
     res.complete = true;
     return res;

@@ -48,8 +48,16 @@ struct InvocationOptions {
 // Throws InputError for a config the engine cannot run, RunError when the folder cannot be written.
 RunOutcome runInvocation(const WorkloadConfig& cfg, const std::filesystem::path& dir, const InvocationOptions& opt);
 
+// Where a benchmark's invocations go. TrainIO: DIR/warmup/ and DIR/runs/run-N/ (MLPerf Storage v1.0's
+// generator layout). MlperfV3: the published MLPerf Storage v3.0 results tree (docs/aggregation.md),
+// DIR/<system>/training/<model>/run/<YYYYMMDD_HHMMSS>/ with the warm-up the earliest timestamp, or for a
+// checkpoint-only workload (workflow.train off, workflow.checkpoint on) one invocation in
+// DIR/<system>/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; each with dlio_config/ and a metadata file.
+enum class BenchmarkLayout { TrainIO, MlperfV3 };
+
 struct BenchmarkOptions {
-    InvocationOptions invocation;
+    BenchmarkLayout layout = BenchmarkLayout::TrainIO;
+    InvocationOptions invocation; // invocation.labels.system names the system folder of the MlperfV3 layout
     std::uint64_t runs = 5;
     std::uint64_t warmups = 1;
     // Called before each invocation with its label ("warm-up", "run 2/5") and folder.
@@ -67,6 +75,11 @@ struct BenchmarkResult {
 // Stops at the first invocation that does not complete (cancelled or failed); the reports are written
 // only when every measured run completed.
 BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const std::filesystem::path& dir, const BenchmarkOptions& opt);
+
+// The folder runBenchmark makes the benchmark's manifest and run folders in: DIR itself (TrainIO), or
+// DIR/<system>/training/<model>/run, resp. DIR/<system>/checkpointing/<model> (MlperfV3). Throws
+// InputError for MlperfV3 without a system name, or a system or model name that is not one folder name.
+std::filesystem::path benchmarkFolder(const WorkloadConfig& cfg, const std::filesystem::path& dir, const BenchmarkOptions& opt);
 
 // Warnings a user should see before a run: sections TrainIO does not emulate, a dataset that fits in RAM.
 std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators);

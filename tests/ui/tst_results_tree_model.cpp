@@ -11,6 +11,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
 #include <QBrush>
 #include <QPushButton>
 #include <QTextBrowser>
@@ -255,6 +258,30 @@ private slots:
                  agg.au.mean.value);
         QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn), ResultsTreeModel::SpreadRole).toDouble(),
                  agg.au.populationStdev.value);
+    }
+
+    // MLPerf Storage v3.0 checkpointing: the Ckpt write/read GiB/s columns carry summary.json's
+    // save_/load_checkpoint_io_mean_GB_per_second (read here with QJsonDocument), the training ones "—".
+    void checkpointingRowsShowWriteAndRead() {
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString dir = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v3.0/closed/SAMSUNG/results/MEMORY_AE/checkpointing");
+        loadFolder(loader, model, dir);
+        const QModelIndex bench = findKind(model, NodeKind::Benchmark);
+        QVERIFY(bench.isValid());
+        QFile f(dir + QStringLiteral("/llama3-8b/20260721_000424/summary.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject metric = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("metric")).toObject();
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::CkptWriteColumn), ResultsTreeModel::MeanRole).toDouble(),
+                 metric.value(QStringLiteral("save_checkpoint_io_mean_GB_per_second")).toDouble());
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::CkptReadColumn), ResultsTreeModel::MeanRole).toDouble(),
+                 metric.value(QStringLiteral("load_checkpoint_io_mean_GB_per_second")).toDouble());
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::CkptWriteColumn)).toString(),
+                 QLocale().toString(metric.value(QStringLiteral("save_checkpoint_io_mean_GB_per_second")).toDouble(), 'f', 3));
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::GibColumn)).toString(), QStringLiteral("—"));
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn)).toString(), QStringLiteral("—"));
+        QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::CountColumn)).toULongLong(), 1ull);
     }
 
     void checkStatesPropagate() {

@@ -311,7 +311,8 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
 
     heading(flow, QStringLiteral("Items in this report"), 3, 30);
     flow.addHtml(QStringLiteral("<p class=\"muted\">%1 Read B/W (GiB/s) is MLPerf Storage v3.0's headline: the mean "
-                                "over runs of train_io_mean_MB_per_second ÷ 1024. # is the item's section below; %2 "
+                                "over runs of train_io_mean_MB_per_second ÷ 1024; for a checkpointing item, W and R are "
+                                "its Write and Read B/W (GiB/s). # is the item's section below; %2 "
                                 "is the baseline of the comparisons.</p>")
                      .arg(htmlText(kPlusMinus))
                      .arg(d.options.baseline + 1),
@@ -329,11 +330,17 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
         const LibraryNode& n = *it.node;
         QString runs = QString::number(it.runs.size());
         if (!it.excluded.empty()) runs += QStringLiteral(" +\u00A0%1\u00A0excl.").arg(it.excluded.size());
+        // A checkpointing item (MLPerf Storage v3.0) has no training numbers: its Write and Read B/W take
+        // the Read GiB/s cell, each labelled.
+        const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
+        const QString gib = !n.hasMetrics ? QStringLiteral("–")
+                            : ckpt ? QStringLiteral("W %1<br/>R %2").arg(metricCell(n.checkpointWriteGibPerSecond, 3),
+                                                                         metricCell(n.checkpointReadGibPerSecond, 3))
+                                   : metricCell(n.readGibPerSecond, 3);
         t.rows.push_back({QString::number(i + 1) + (i == d.options.baseline ? QStringLiteral("*") : QString()),
                           htmlBreakable(it.name), statusHtml(n.status), QString::number(n.accelerators), runs,
                           n.hasMetrics ? metricCell(n.au) : QStringLiteral("–"),
-                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
-                          n.hasMetrics ? metricCell(n.readGibPerSecond, 3) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"), gib,
                           n.hasMetrics ? metricCell(n.mibPerSecond) : QStringLiteral("–")});
     }
     flow.addTable(t);
@@ -390,9 +397,14 @@ QString deltaCell(const aggregate::CompareMetric& m, int precision) {
 
 void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
     // Workloads in the order their first item appears.
+    // Checkpointing items have none of the compared (training) numbers: their write/read GiB/s are in the
+    // items table and their own section.
     std::vector<std::string> keys;
     for (const auto& it : d.items)
-        if (std::find(keys.begin(), keys.end(), it.node->workloadKey) == keys.end()) keys.push_back(it.node->workloadKey);
+        if (it.node->type != aggregate::BenchmarkType::Checkpointing &&
+            std::find(keys.begin(), keys.end(), it.node->workloadKey) == keys.end())
+            keys.push_back(it.node->workloadKey);
+    if (keys.empty()) return;
 
     flow.ensureSpace(flow.mm(60));
     heading(flow, QStringLiteral("Comparison per workload"), 2, 60);
@@ -547,6 +559,7 @@ QString runLabel(const InvocationRecord& r, bool excluded) {
 }
 
 void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    if (it.node->type == aggregate::BenchmarkType::Checkpointing) return; // no training epochs
     const auto& imp = d.library->imported();
     std::vector<LineSeries> au, mib;
     auto add = [&](std::size_t i, bool dashed, bool excluded) {
@@ -601,6 +614,7 @@ bool hasRankOutput(const fs::path& dir) {
 }
 
 void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+    if (it.node->type == aggregate::BenchmarkType::Checkpointing) return; // no training steps
     const auto& imp = d.library->imported();
     const InvocationRecord* rep = representativeRun(imp, it, nullptr);
     const bool records = rep && hasRankOutput(rep->path);
@@ -816,6 +830,29 @@ void statisticsTable(ReportPageFlow& flow, const GroupAggregate& a) {
     flow.addTable(t);
 }
 
+// The invocations of a checkpointing item (MLPerf Storage v3.0): what each wrote and read, as its
+// summary.json says ("–" for the direction it did not measure).
+ReportTable checkpointRunTable(const ImportResult& imp, const ReportItem& it) {
+    ReportTable t;
+    t.header = {QStringLiteral("Run"), QStringLiteral("Status"), QStringLiteral("Writes"), QStringLiteral("Write GiB/s"),
+                QStringLiteral("Write s"), QStringLiteral("Reads"), QStringLiteral("Read GiB/s"), QStringLiteral("Read s"),
+                QStringLiteral("Start")};
+    t.widthsPercent = {12, 14, 7, 11, 9, 7, 11, 9, 20};
+    t.alignRight = {false, false, true, true, true, true, true, true, false};
+    auto count = [](std::int64_t c) { return c >= 0 ? QString::number(c) : QStringLiteral("?"); };
+    auto value = [](double v, int precision) { return std::isfinite(v) ? formatNumber(v, precision) : QStringLiteral("–"); };
+    auto add = [&](std::size_t i, const QString& status) {
+        const auto& r = imp.runs[i];
+        t.rows.push_back({htmlBreakable(q(r.runName)), status, count(r.checkpointsWritten), value(r.checkpointWriteGiBps, 3),
+                          value(r.checkpointWriteSeconds, 2), count(r.checkpointsRead), value(r.checkpointReadGiBps, 3),
+                          value(r.checkpointReadSeconds, 2), htmlBreakable(q(r.start))});
+        t.rowBackground.push_back(QString());
+    };
+    for (std::size_t i : it.runs) add(i, statusHtml(imp.runs[i].status));
+    for (std::size_t i : it.excluded) add(i, statusHtml(imp.runs[i].status, imp.runs[i].statusReason) + QStringLiteral(" <i>(excluded)</i>"));
+    return t;
+}
+
 ReportTable runTable(const ImportResult& imp, const ReportItem& it) {
     ReportTable t;
     t.header = {QStringLiteral("Run"), QStringLiteral("Status"), QStringLiteral("AU %"), QStringLiteral("samples/s"),
@@ -893,9 +930,14 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
 void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {
     heading(flow, QStringLiteral("MLPerf Storage closed-division checks"), 3, 25);
     if (a.checks.empty()) {
-        flow.addHtml(QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
-                                    "(5 measured runs + warm-up, AU at or above the threshold in every run, dataset "
-                                    "at least 5 × the clients' memory, one configuration per folder).</p>"),
+        flow.addHtml(a.group.type == aggregate::BenchmarkType::Checkpointing
+                         ? QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
+                                          "(10 checkpoint writes and 10 reads in 1 or 2 invocations, write phase before read "
+                                          "phase within 30 s, accelerator memory at least the checkpoint size, subset mode "
+                                          "only for llama3-8b).</p>")
+                         : QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
+                                          "(5 measured runs + warm-up, AU at or above the threshold in every run, dataset "
+                                          "at least 5 × the clients' memory, one configuration per folder).</p>"),
                      8.0);
     } else {
         flow.addHtml(QStringLiteral("<p><span class=\"fail\">FAIL</span> — %1 rule check%2 failed:</p>")
@@ -956,7 +998,15 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         flow.addHtml(html, 8.5);
     }
     flow.addSpace(flow.mm(1.5));
-    if (n.hasMetrics)
+    if (n.hasMetrics && n.type == aggregate::BenchmarkType::Checkpointing)
+        // mlpstorage's checkpointing columns: Write/Read B/W (GiB/s) and Write/Read Duration (secs).
+        flow.addHtml(QStringLiteral("<p>Checkpoint write %1 GiB/s in %2 s &nbsp;·&nbsp; read %3 GiB/s in %4 s "
+                                    "<span class=\"muted\">(means of summary.json's save_/load_checkpoint_* over the runs that "
+                                    "wrote, resp. read; – where none did)</span></p>")
+                         .arg(metricCell(n.checkpointWriteGibPerSecond, 3), metricCell(n.checkpointWriteSeconds, 1),
+                              metricCell(n.checkpointReadGibPerSecond, 3), metricCell(n.checkpointReadSeconds, 1)),
+                     9.0);
+    else if (n.hasMetrics)
         flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
                                     "%4 MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
                          .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
@@ -982,15 +1032,18 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
 
     std::optional<GroupAggregate> agg;
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
-    heading(flow, QStringLiteral("Statistics"), 3, 76);
-    if (agg) statisticsTable(flow, *agg);
-    else nodeStatisticsTable(flow, n);
-    flow.addSpace(flow.mm(4));
+    const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
+    if (!ckpt) { // a checkpointing item's numbers are its line above and its runs below: no training statistics
+        heading(flow, QStringLiteral("Statistics"), 3, 76);
+        if (agg) statisticsTable(flow, *agg);
+        else nodeStatisticsTable(flow, n);
+        flow.addSpace(flow.mm(4));
+    }
 
     heading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
                                  "(with the reason), then warm-up</span>"),
             3, 20);
-    flow.addTable(runTable(imp, it));
+    flow.addTable(ckpt ? checkpointRunTable(imp, it) : runTable(imp, it));
     flow.addSpace(flow.mm(4));
 
     configurationTables(flow, d, it);
