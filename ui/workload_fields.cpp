@@ -141,19 +141,6 @@ std::vector<WorkloadField> buildFields() {
     acc.meaning += QObject::tr(" Results label the workload <model>_<accelerator>, which MLPerf Storage splits on '_'. "
                                "Empty: the workload has none of its own.");
     f.push_back(acc);
-    add(m, {{"model.model_datatype", "Model data type"},
-            {"model.optimizer_datatype", "Optimizer data type"},
-            {"model.num_layers", "Layers"},
-            {"model.parallelism.tensor", "Tensor parallelism"},
-            {"model.parallelism.pipeline", "Pipeline parallelism"},
-            {"model.parallelism.data", "Data parallelism"},
-            {"model.parallelism.zero_stage", "ZeRO stage"},
-            {"model.transformer.vocab_size", "Vocabulary"},
-            {"model.transformer.hidden_size", "Hidden size"},
-            {"model.transformer.ffn_hidden_size", "FFN hidden size"},
-            {"model.transformer.num_attention_heads", "Attention heads"},
-            {"model.transformer.num_kv_heads", "KV heads"}});
-
     add(QStringLiteral("workflow"), {{"workflow.generate_data", "Generate data"},
                                      {"workflow.train", "Train"},
                                      {"workflow.checkpoint", "Checkpoint"},
@@ -195,7 +182,8 @@ std::vector<WorkloadField> buildFields() {
                                   {"train.seed_change_epoch", "Seed changes each epoch"},
                                   {"train.total_training_steps", "Total training steps"}});
 
-    add(QStringLiteral("checkpoint"), {{"checkpoint.checkpoint_folder", "Checkpoint folder"},
+    const QString k = QStringLiteral("checkpoint");
+    add(k, {{"checkpoint.checkpoint_folder", "Checkpoint folder"},
                                        {"checkpoint.checkpoint_after_epoch", "After epoch"},
                                        {"checkpoint.epochs_between_checkpoints", "Epochs between"},
                                        {"checkpoint.steps_between_checkpoints", "Steps between"},
@@ -208,6 +196,20 @@ std::vector<WorkloadField> buildFields() {
                                        {"checkpoint.fsync", "fsync"},
                                        {"checkpoint.randomize_tensor", "Random tensors"},
                                        {"trainio.checkpoint_scale", "Size factor"}});
+
+    // The model as DLIO sizes its checkpoint (llama3 presets): shown with the checkpoint settings.
+    add(k, {{"model.model_datatype", "Model data type"},
+            {"model.optimizer_datatype", "Optimizer data type"},
+            {"model.num_layers", "Layers"},
+            {"model.parallelism.tensor", "Tensor parallelism"},
+            {"model.parallelism.pipeline", "Pipeline parallelism"},
+            {"model.parallelism.data", "Data parallelism"},
+            {"model.parallelism.zero_stage", "ZeRO stage"},
+            {"model.transformer.vocab_size", "Vocabulary"},
+            {"model.transformer.hidden_size", "Hidden size"},
+            {"model.transformer.ffn_hidden_size", "FFN hidden size"},
+            {"model.transformer.num_attention_heads", "Attention heads"},
+            {"model.transformer.num_kv_heads", "KV heads"}});
 
     add(QStringLiteral("metric"), {{"metric.au", "AU pass threshold"},
                                    {"output.metric.exclude_start_steps", "Exclude start steps"},
