@@ -165,7 +165,12 @@ std::vector<KeyDef> build() {
     add(key("model.model_size_bytes", Type::Bytes)
             .old("checkpoint.model_size").def("10240").range(bytes(0, 1024 * kTiB)).unit("bytes")
             .means("checkpoint size of a model without layers (v1.0: checkpoint.model_size)")
-            .bind(field([](auto& c) -> auto& { return c.checkpoint.modelSize; }))
+            // Two fields say it (the checkpoint section's, older, and the model's): one binding keeps them equal.
+            .bind({[](const WorkloadConfig& c) { return Value(c.checkpoint.modelSize); },
+                   [](WorkloadConfig& c, const Value& v) {
+                       assign<double>(c.checkpoint.modelSize, v);
+                       c.model.modelSizeBytes = c.checkpoint.modelSize;
+                   }})
             .flags(CustomRead));
     add(ignored("model.model_size", "MLPerf Storage v3.0's unet3d configs carry it; DLIO reads only model_size_bytes")
             .origin("MLPerf Storage v3.0"));

@@ -163,6 +163,9 @@ private slots:
         QVERIFY(errorLabel(page, "trainio.checkpoint_scale")->text().contains(QStringLiteral("expected a number > 0 and <= 1")));
         ::type(quantity(page, "trainio.checkpoint_scale"), QStringLiteral("0.25"));
         QCOMPARE(page->config().trainio.checkpointScale, 0.25);
+        ::type(quantity(page, "model.model_size_bytes"), QStringLiteral("2 GiB"));
+        QCOMPARE(page->config().checkpoint.modelSize, 2147483648.0);
+        QCOMPARE(page->config().model.modelSizeBytes, 2147483648.0); // both fields that say it
         QVERIFY2(page->isValid(), page->errors().empty() ? "" : page->errors().front().message.c_str());
         // What the form holds loads back the same from the YAML it saves.
         const QString file = work_.filePath(QStringLiteral("ckpt.yaml"));
