@@ -890,6 +890,11 @@ private:
                             (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow")))
             warn(writtenAs("reader.data_loader"), "'" + c.reader.dataLoader + "'",
                  "DLIO refuses data_loader " + c.reader.dataLoader + " with framework " + c.framework);
+        // The fork's utils/config.py line 458; TrainIO takes the data parallelism from the rank count.
+        if (c.model.parallelism.data > 0 && c.checkpoint.mode == "default")
+            warn(writtenAs("model.parallelism.data"), std::to_string(c.model.parallelism.data),
+                 "DLIO refuses a data parallelism in checkpoint.mode default (it is the number of ranks; set it "
+                 "only with checkpoint.mode: subset)");
         if (c.reader.odirect && c.dataset.format != DataFormat::Npz && c.dataset.format != DataFormat::Npy)
             warn(writtenAs("reader.odirect"), "true", "DLIO supports odirect for npz and npy only");
     }

@@ -49,6 +49,7 @@ private slots:
     void dlioDefaultsWhenAbsent();
     void newKeysWriteAndReadBack();
     void parquetIsRefused();
+    void dataParallelismInDefaultModeWarns();
     void badNewKeys_data();
     void badNewKeys();
     void committedDocIsTheGeneratedOne();
@@ -206,6 +207,19 @@ void TestConfigKeys::newKeysWriteAndReadBack() {
     QVERIFY2(contains(yaml, "mlperf_round: v3.0"), yaml.c_str());
 }
 
+// mlcommons/storage's llama3_8b.yaml (some versions) sets parallelism.data: 1 in default mode, which
+// the fork's validate() refuses (utils/config.py:458): it loads, with a warning that says so.
+void TestConfigKeys::dataParallelismInDefaultModeWarns() {
+    const auto lc = loadWorkloadConfigFromString(
+        "model:\n  name: llama_8b\n  parallelism: {pipeline: 1, tensor: 1, zero_stage: 3, data: 1}\n"
+        "framework: pytorch\nworkflow: {train: false, checkpoint: true}\n", "llama3_8b.yaml");
+    QCOMPARE(lc.warnings.size(), std::size_t(1));
+    QVERIFY2(contains(lc.warnings[0].message, "llama3_8b.yaml:3: model.parallelism.data = 1: DLIO refuses a data "
+                                              "parallelism in checkpoint.mode default"),
+             lc.warnings[0].message.c_str());
+    QCOMPARE(lc.config.model.parallelism.data, std::int64_t(1));
+}
+
 void TestConfigKeys::parquetIsRefused() {
     const std::string text = "model: flux\nframework: pytorch\ndataset:\n  format: parquet\nreader: {data_loader: pytorch}\n";
     const std::string e = loadErrorFromString(text, "flux_b200.yaml");
@@ -239,6 +253,15 @@ void TestConfigKeys::badNewKeys_data() {
     row("rank sync", "checkpoint: {rank_sync: maybe}", "checkpoint.rank_sync = 'maybe': expected true or false");
     row("scale above 1", "trainio: {checkpoint_scale: 1.5}", "trainio.checkpoint_scale = 1.5: expected a number > 0 and <= 1");
     row("round", "trainio: {mlperf_round: v4.0}", "trainio.mlperf_round = 'v4.0': expected one of v1.0, v2.0 or v3.0");
+    // DLIO's own cross-field refusals (the fork's utils/config.py validate(), lines 452-470).
+    row("layers below pipeline", "model: {name: m, num_layers: 2, parallelism: {pipeline: 4}}",
+        "model.num_layers = 2: expected at least model.parallelism.pipeline (4) layers");
+    row("zero 3 with pipeline", "model: {name: m, parallelism: {pipeline: 2, zero_stage: 3}}",
+        "model.parallelism.zero_stage = 3: expected 0, 1 or 2 with pipeline parallelism 2");
+    row("subset without data", "checkpoint: {mode: subset}",
+        "checkpoint.mode = 'subset': expected a target model.parallelism.data >= 1 for subset checkpointing");
+    row("read more than written", "checkpoint: {num_checkpoints_write: 2, num_checkpoints_read: 3}",
+        "checkpoint.num_checkpoints_read = 3: expected at most checkpoint.num_checkpoints_write (2)");
 }
 
 void TestConfigKeys::badNewKeys() {
@@ -321,7 +344,10 @@ void TestConfigKeys::everyUsedKeyIsReadAndWritten() {
             ++depth;
         }
         yaml += std::string(2 * depth, ' ') + rest + ": " + text + "\n";
-        if (k.path.rfind("model.", 0) != 0) yaml += "model: m\n";
+        // Subset checkpointing and a target data parallelism go together (DLIO refuses one without the other).
+        if (k.path == "checkpoint.mode") yaml += "model: {name: m, parallelism: {data: 2}}\n";
+        else if (k.path.rfind("model.", 0) != 0) yaml += "model: m\n";
+        if (k.path == "model.parallelism.data") yaml += "checkpoint: {mode: subset}\n";
         if (k.path.rfind("trainio.storage.latency_ms.", 0) == 0)
             continue; // their meaning depends on the type: tst_trainio_section covers them
         if (k.path == "workflow.checkpoint" || k.path == "workflow.train") yaml += "checkpoint: {checkpoint_folder: ck}\n";
