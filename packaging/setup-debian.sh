@@ -13,6 +13,9 @@ PACKAGES=(
   libyaml-cpp-dev      # DLIO workload YAML
   libzip-dev           # npz = zip archive of npy arrays (writer + verifier)
   liburing-dev         # the io_uring I/O engine
+  libturbojpeg0-dev    # jpeg datasets: encode as PIL does, full decode in the reader (TurboJPEG API)
+  libpng-dev           # png datasets: encode as PIL does, full decode in the reader
+  libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read through the IoBackend (C API)
 
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev
@@ -20,6 +23,7 @@ PACKAGES=(
   # tests, screenshots, report checks
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
   python3-dateutil     # MLPerf Storage v1.0 report.py (tst_peer_report)
+  python3-pil python3-h5py  # oracles: generated jpeg/png/hdf5 open as DLIO's readers open them (tests/tools/check_image_hdf5.py)
   # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
   dpkg-dev help2man librsvg2-bin man-db desktop-file-utils appstream
 )

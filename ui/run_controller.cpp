@@ -1,6 +1,8 @@
 #include "run_controller.h"
 
 #include "engine_bridge.h"
+#include "checkpoint/checkpoint_plan.h"
+#include "checkpoint/checkpoint_run.h"
 #include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
@@ -9,8 +11,27 @@
 
 namespace trainio::ui {
 
+namespace {
+
+// DLIO's checkpoint-only mode reads no dataset: the CLI (app/cli/commands.cpp runCheckpointInvocation)
+// checks the checkpoint instead of the dataset, and so does the window — model and parallelism DLIO would
+// refuse, reads beyond writes, the checkpoint folder, free space, emulated accelerator memory.
+PreflightResult checkpointPreflightResult(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+    PreflightResult r;
+    try {
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, accelerators);
+        checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+    } catch (const InputError& e) {
+        r.problems.push_back({"checkpoint", e.what(), "a checkpoint that can be written as configured"});
+    }
+    return r;
+}
+
+} // namespace
+
 RunController::RunController(QObject* parent) : QObject(parent), bridge_(new EngineBridge(this)) {
     qRegisterMetaType<trainio::ui::RunFinish>();
+    qRegisterMetaType<trainio::checkpoint::CheckpointEvent>();
     drainTimer_.setInterval(100);
     connect(&drainTimer_, &QTimer::timeout, this, &RunController::drainSteps);
     connect(bridge_, &EngineBridge::epochFinished, this, [this](const EpochEvent& e) {
@@ -53,8 +74,11 @@ bool RunController::start(const RunRequest& request) {
             pr.output = request.outputDir;
             pr.invocations = request.benchmark ? request.runs + request.warmups : 1;
             pr.generateFirst = false; // the window generates only from the Data page
-            const PreflightResult checked = preflight(request.config, pr);
-            std::vector<std::string> warnings = runWarnings(request.config, request.accelerators);
+            const bool checkpointOnly = !request.config.workflow.train && request.config.workflow.checkpoint;
+            const PreflightResult checked = checkpointOnly ? checkpointPreflightResult(request.config, request.accelerators)
+                                                           : preflight(request.config, pr);
+            std::vector<std::string> warnings = checkpointOnly ? std::vector<std::string>{}
+                                                               : runWarnings(request.config, request.accelerators);
             warnings.insert(warnings.end(), checked.warnings.begin(), checked.warnings.end());
             QMetaObject::invokeMethod(
                 this,
@@ -103,6 +127,7 @@ bool RunController::start(const RunRequest& request) {
             io.onEpochCache = [this](std::uint64_t epoch, double percent) {
                 QMetaObject::invokeMethod(this, [this, epoch, percent] { emit epochCache(epoch, percent); }, Qt::QueuedConnection);
             };
+            io.onCheckpoint = [this](const checkpoint::CheckpointEvent& e) { postCheckpoint(e); };
             // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
             auto postWarnings = [this](const QString& label, const std::vector<std::string>& ws) {
                 for (const auto& w : ws)
@@ -164,6 +189,10 @@ bool RunController::start(const RunRequest& request) {
 }
 
 void RunController::cancel() { cancel_ = true; }
+
+void RunController::postCheckpoint(const checkpoint::CheckpointEvent& e) {
+    QMetaObject::invokeMethod(this, [this, e] { emit checkpoint(e); }, Qt::QueuedConnection);
+}
 
 void RunController::drainSteps() {
     std::vector<StepEvent> batch = bridge_->takeSteps();

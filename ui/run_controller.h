@@ -7,6 +7,7 @@
 #ifndef Q_MOC_RUN
 #include "aggregate/invocation_record.h"
 #endif
+#include "checkpoint/checkpoint_event.h"
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -66,6 +67,9 @@ public:
     bool start(const RunRequest& request);
     // Asks the engine to stop; it stops within a step and keeps what was measured.
     void cancel();
+    // Thread-safe: queues a checkpoint event to the GUI thread, where checkpoint() is emitted. What the
+    // run's InvocationOptions::onCheckpoint calls on the rank threads.
+    void postCheckpoint(const checkpoint::CheckpointEvent& e);
 
     // How many invocations the current run has in total (warm-ups included).
     std::uint64_t invocationCount() const { return invocationCount_; }
@@ -87,6 +91,9 @@ signals:
     // An epoch of the running invocation ended: its % of delivered bytes served by the page cache (NaN:
     // unknown, /proc/self/io unreadable). Emitted before or after that epoch's epochFinished.
     void epochCache(quint64 epoch, double percentFromCache);
+    // A rank started, completed or failed its share of a checkpoint write or read (emitted on this
+    // object's thread, in the order the ranks reported).
+    void checkpoint(const trainio::checkpoint::CheckpointEvent& e);
 
 private:
     void drainSteps();
@@ -104,3 +111,4 @@ private:
 
 Q_DECLARE_METATYPE(trainio::ui::RunFinish)
 Q_DECLARE_METATYPE(trainio::telemetry::TelemetryPoint)
+Q_DECLARE_METATYPE(trainio::checkpoint::CheckpointEvent)

@@ -2,6 +2,7 @@
 
 #include "recent_list.h"
 
+#include "checkpoint_view.h"
 #include "live_plots.h"
 #include "plot_theme.h"
 #include "preflight_dialog.h"
@@ -24,6 +25,8 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -70,7 +73,8 @@ QString duration(double seconds) {
 } // namespace
 
 RunPage::RunPage(QWidget* parent)
-    : QWidget(parent), controller_(new RunController(this)), plots_(new LivePlots(this)) {
+    : QWidget(parent), controller_(new RunController(this)), plots_(new LivePlots(this)),
+      checkpoints_(new CheckpointView(this)) {
     auto* layout = new QVBoxLayout(this);
 
     auto* controls = new QHBoxLayout;
@@ -137,9 +141,20 @@ RunPage::RunPage(QWidget* parent)
     storage_ = new StorageControls(this);
     storage_->setObjectName(QStringLiteral("storageControls"));
     layout->addWidget(storage_);
+    checkpointPlan_ = new QLabel(this);
+    checkpointPlan_->setObjectName(QStringLiteral("checkpointPlan"));
+    checkpointPlan_->setWordWrap(true);
+    checkpointPlan_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(checkpointPlan_);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(plots_);
+    views_ = new QTabWidget(splitter);
+    views_->setObjectName(QStringLiteral("runViews"));
+    views_->setDocumentMode(true);
+    views_->addTab(plots_, tr("Training"));
+    views_->addTab(checkpoints_, tr("Checkpoints"));
+    checkpoints_->setObjectName(QStringLiteral("checkpointView"));
+    splitter->addWidget(views_);
     invocations_ = new QTreeWidget(splitter);
     invocations_->setObjectName(QStringLiteral("invocationList"));
     // Invocations, each with a row per epoch as it ends: its AU and how much of it the page cache served.
@@ -167,6 +182,7 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::finished, this, &RunPage::onFinished);
     connect(controller_, &RunController::telemetry, plots_, &LivePlots::addTelemetry);
     connect(controller_, &RunController::epochCache, this, &RunPage::onEpochCache);
+    connect(controller_, &RunController::checkpoint, this, &RunPage::onCheckpoint);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
         clearView();
         emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark_ ? tr("Benchmark") : tr("Invocation"), dir));
@@ -187,6 +203,7 @@ RunPage::RunPage(QWidget* parent)
         invocationLabel_ = label;
         epoch_ = step_ = 0;
         plots_->beginInvocation(label);
+        checkpoints_->beginInvocation(label);
         auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), QString(), dir});
         item->setData(0, Qt::UserRole, dir);
         updateStatus();
@@ -197,11 +214,13 @@ RunPage::RunPage(QWidget* parent)
                     QTreeWidgetItem* item = invocations_->topLevelItem(i);
                     if (item->data(0, Qt::UserRole).toString() != dir) continue;
                     item->setText(1, status);
-                    item->setText(kAuColumn, QString::number(au, 'f', 2));
+                    // Checkpoint-only mode has no training steps, hence no AU (core reports 0).
+                    item->setText(kAuColumn, checkpointOnly(runConfig_) ? tr("— (checkpoint-only)") : QString::number(au, 'f', 2));
                     break;
                 }
             });
     setRunning(false);
+    updateViews();
 }
 
 void RunPage::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics, bool valid) {
@@ -211,6 +230,25 @@ void RunPage::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators,
     valid_ = valid;
     if (!outputChosenByUser_ && !isRunning()) output_->setText(suggestedFolder());
     setRunning(isRunning());
+    if (!isRunning()) updateViews(); // a running checkpoint view stays until the run ends
+}
+
+void RunPage::updateViews() {
+    const WorkloadConfig& cfg = isRunning() ? runConfig_ : config_;
+    const bool train = cfg.workflow.train || !cfg.workflow.checkpoint; // something must be shown
+    views_->setTabVisible(views_->indexOf(plots_), train);
+    views_->setTabVisible(views_->indexOf(checkpoints_), cfg.workflow.checkpoint);
+    views_->tabBar()->setVisible(train && cfg.workflow.checkpoint);
+    if (checkpointOnly(cfg)) views_->setCurrentWidget(checkpoints_);
+    else if (!cfg.workflow.checkpoint) views_->setCurrentWidget(plots_);
+    const QString plan = checkpointPlanText();
+    checkpointPlan_->setText(plan);
+    checkpointPlan_->setVisible(!plan.isEmpty());
+}
+
+QString RunPage::checkpointPlanText() const {
+    if (!config_.workflow.checkpoint) return {};
+    return checkpointPlanSummary(config_, accelerators_);
 }
 
 void RunPage::setResultsRoot(const QString& root) {
@@ -312,6 +350,23 @@ void RunPage::clearView() {
     plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
     epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
     epochs_ = runConfig_.train.epochs;
+    checkpointsDone_ = 0;
+    // Checkpoint-only mode writes and reads a known number per invocation; during training it depends on
+    // the steps, so the view counts without a total.
+    const bool only = checkpointOnly(runConfig_);
+    double sizeGiB = 0; // what core divides by (checkpoint_io's CheckpointResults::sizeGiB)
+    if (runConfig_.workflow.checkpoint) {
+        try {
+            const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(runConfig_, runAccelerators_);
+            sizeGiB = plan.dlioCheckpointSizeGiB * plan.scale;
+        } catch (const std::exception&) {
+            // The run's own error names the key; the view falls back to the bytes the ranks report.
+        }
+    }
+    checkpoints_->reset(only ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsWrite)) : 0,
+                        only ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsRead)) : 0,
+                        runConfig_.checkpoint.rankSync, sizeGiB);
+    updateViews();
     phase_.clear();
     invocationLabel_.clear();
     progress_->setValue(0);
@@ -333,6 +388,18 @@ void RunPage::onSteps(const std::vector<StepEvent>& batch) {
         step_ = e.step;
         stepsPerEpoch_ = e.stepsPerEpoch;
     }
+    updateStatus();
+}
+
+void RunPage::onCheckpoint(const checkpoint::CheckpointEvent& e) {
+    checkpoints_->add(e);
+    if (e.phase == checkpoint::CheckpointEvent::Phase::Failed)
+        emit notify(Severity::Error, tr("Checkpoint %1 %2, rank %3 failed: %4")
+                                         .arg(QString::fromUtf8(checkpoint::operationName(e.op)))
+                                         .arg(e.index + 1)
+                                         .arg(e.rank)
+                                         .arg(QString::fromStdString(e.error)));
+    if (e.phase == checkpoint::CheckpointEvent::Phase::Completed && e.rank == 0) ++checkpointsDone_;
     updateStatus();
 }
 
@@ -378,6 +445,21 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
 
 void RunPage::updateStatus() {
     const double elapsed = static_cast<double>(clock_.elapsed()) / 1000.0;
+    if (checkpointOnly(runConfig_) && isRunning()) {
+        // No steps to count: progress is rank 0's checkpoints (rank 0 takes part in every one, whatever
+        // checkpoint.type).
+        const auto perInvocation = static_cast<double>(std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsWrite) +
+                                                       std::max<std::int64_t>(0, runConfig_.checkpoint.numCheckpointsRead));
+        const double total = perInvocation * static_cast<double>(std::max<std::uint64_t>(1, controller_->invocationCount()));
+        const double fraction = total > 0 ? std::min(1.0, static_cast<double>(checkpointsDone_) / total) : 0.0;
+        const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1;
+        progress_->setValue(static_cast<int>(fraction * 1000.0));
+        status_->setText(tr("%1 · phase %2 · checkpoint-only · %3 · elapsed %4 · ETA %5")
+                             .arg(invocationLabel_.isEmpty() ? tr("starting") : invocationLabel_,
+                                  phase_.isEmpty() ? QStringLiteral("—") : phase_, checkpoints_->statusText(),
+                                  duration(elapsed), duration(eta)));
+        return;
+    }
     const double total = static_cast<double>(stepsPerEpoch_ * epochs_ * std::max<std::uint64_t>(1, controller_->invocationCount()));
     const double fraction = total > 0 ? std::min(1.0, static_cast<double>(stepsDone_) / total) : 0.0;
     const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1;

@@ -19,11 +19,13 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace trainio::ui {
 
+class CheckpointView;
 class LivePlots;
 class StorageControls;
 
@@ -51,6 +53,14 @@ public:
 
     RunController* controller() const { return controller_; }
     LivePlots* plots() const { return plots_; }
+    // Shown when the workload checkpoints (workflow.checkpoint); alone in checkpoint-only mode
+    // (workflow.train false), where there is no AU to plot.
+    CheckpointView* checkpointView() const { return checkpoints_; }
+    // The tabs of the live views: "Training" (the live plots) and "Checkpoints", each present when the
+    // workload does that.
+    QTabWidget* views() const { return views_; }
+    // The checkpoint's size before starting (real and scaled), empty when the workload does not checkpoint.
+    QString checkpointPlanText() const;
     StorageControls* storageControls() const { return storage_; }
     bool isRunning() const { return controller_->isRunning(); }
     // The I/O backend of the next runs (null: POSIX). Tests inject faults through it.
@@ -81,6 +91,11 @@ private:
     // arrive in either order).
     QTreeWidgetItem* epochItem(std::uint64_t epoch);
     void onFinished(const RunFinish& r);
+    void onCheckpoint(const checkpoint::CheckpointEvent& e);
+    // Which views the workload needs (training plots, checkpoint view) and the checkpoint's planned size.
+    void updateViews();
+    // Checkpoint-only mode: the workload checkpoints and does not train.
+    static bool checkpointOnly(const WorkloadConfig& cfg) { return cfg.workflow.checkpoint && !cfg.workflow.train; }
     void updateStatus();
     void setRunning(bool running);
     // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
@@ -103,6 +118,9 @@ private:
 
     RunController* controller_;
     LivePlots* plots_;
+    CheckpointView* checkpoints_;
+    QTabWidget* views_;
+    QLabel* checkpointPlan_;
     StorageControls* storage_;
     QComboBox* system_;
     QLineEdit* output_;
@@ -120,6 +138,7 @@ private:
     QString phase_;
     std::uint64_t epoch_ = 0, epochs_ = 0, step_ = 0, stepsPerEpoch_ = 0;
     std::uint64_t stepsDone_ = 0; // rank 0's steps over the whole run
+    std::uint64_t checkpointsDone_ = 0; // checkpoint-only mode: rank 0's completed writes and reads, whole run
 };
 
 } // namespace trainio::ui

@@ -1,5 +1,6 @@
 #include "screenshot_tour.h"
 
+#include "checkpoint_view.h"
 #include "compare_page.h"
 #include "data_page.h"
 #include "help_window.h"
@@ -144,8 +145,7 @@ void ScreenshotTour::benchmark() {
 void ScreenshotTour::storageDemo(int profileIndex) {
     static const QStringList profiles = {QStringLiteral("nvme"), QStringLiteral("hdd")};
     if (profileIndex >= profiles.size()) {
-        window_->workloadPage()->setConfig(demoConfig_, QStringLiteral("preset demo (resized for the screenshots)"));
-        return preflight();
+        return checkpointDemo();
     }
     const QString profile = profiles[profileIndex];
     WorkloadConfig cfg = demoConfig_;
@@ -169,6 +169,31 @@ void ScreenshotTour::storageDemo(int profileIndex) {
         QTimer::singleShot(300, this, [this, profileIndex] { storageDemo(profileIndex + 1); });
     }, Qt::SingleShotConnection);
     if (!run->startInvocation()) fail(QStringLiteral("the %1 storage run did not start").arg(profile));
+}
+
+// The llama3-8b checkpointing preset (MLPerf Storage v3.0) at 1/1000 of its size on the tour's two
+// accelerators: checkpoint-only, so the Run page shows the checkpoint view instead of the AU plots.
+void ScreenshotTour::checkpointDemo() {
+    WorkloadConfig cfg = loadPreset("llama3_8b").config;
+    cfg.checkpoint.folder = QDir(temp_.path()).filePath(QStringLiteral("checkpoints/llama3-8b")).toStdString();
+    cfg.checkpoint.numCheckpointsWrite = 5;
+    cfg.checkpoint.numCheckpointsRead = 5;
+    cfg.checkpoint.timeBetweenCheckpoints = 0;
+    cfg.trainio.checkpointScale = 0.001;
+    window_->workloadPage()->setConfig(cfg, QStringLiteral("preset llama3_8b, checkpoint_scale 0.001"));
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("checkpoint-run")));
+    connect(run->controller(), &RunController::finished, this, [this, run](const RunFinish& r) {
+        if (!r.complete) return fail(QStringLiteral("the checkpoint run failed: %1").arg(r.error));
+        QTimer::singleShot(300, this, [this, run] {
+            save(QStringLiteral("run-checkpoint"));
+            saveWidget(run->checkpointView(), QStringLiteral("checkpoint"));
+            window_->workloadPage()->setConfig(demoConfig_, QStringLiteral("preset demo (resized for the screenshots)"));
+            preflight();
+        });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the checkpoint run did not start"));
 }
 
 void ScreenshotTour::preflight() {

@@ -31,6 +31,7 @@ private:
     void generate();
     void benchmark();
     void storageDemo(int profileIndex);
+    void checkpointDemo();
     void preflight();
     void importResults();
     void compare();

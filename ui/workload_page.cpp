@@ -109,8 +109,11 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     semantics_ = new QComboBox(this);
     semantics_->addItem(tr("DLIO v2 (measured compute)"), static_cast<int>(MetricSemantics::DlioV2));
     semantics_->addItem(tr("DLIO v1 (configured compute)"), static_cast<int>(MetricSemantics::DlioV1));
-    semantics_->setToolTip(tr("Which DLIO generation's AU definition to use: v2 records the measured compute "
-                              "time of each step, v1 (MLPerf Storage v1.0) the configured one"));
+    semantics_->addItem(tr("MLPerf v3.0 (window steps, warmed readers)"), static_cast<int>(MetricSemantics::DlioV3));
+    semantics_->setToolTip(tr("Which DLIO generation's metrics to use: v2 records the measured compute "
+                              "time of each step, v1 (MLPerf Storage v1.0) the configured one; MLPerf v3.0's "
+                              "DLIO counts the steps in the metric window for throughput and warms the readers "
+                              "before each epoch"));
     top->addWidget(semantics_);
     top->addStretch();
     layout->addLayout(top);

@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "cli_args.h"
+#include "checkpoint/checkpoint_run.h"
 #include "progress_reporter.h"
 
 #include "config/config_loader.h"
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <tuple>
 #include <unistd.h>
@@ -81,9 +83,23 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
 
 MetricSemantics semanticsFrom(const ParsedArgs& p) {
     const std::string s = p.value("--semantics").value_or("v2");
-    if (s == "v2") return MetricSemantics::DlioV2;
-    if (s == "v1") return MetricSemantics::DlioV1;
-    throw InputError("--semantics = '" + s + "': expected v2 (DLIO >= 2.0) or v1 (DLIO 1.0, MLPerf Storage v1.0)");
+    if (const auto sem = parseSemantics(s)) return *sem;
+    throw InputError("--semantics = '" + s + "': expected v1 (DLIO 1.0, MLPerf Storage v1.0), v2 (DLIO >= 2.0) "
+                     "or v3 (MLPerf Storage v3.0's DLIO)");
+}
+
+// Without --semantics, a TrainIO folder is recomputed with the semantics it was run with (its
+// trainio_run.json), so that `metrics DIR` agrees with the folder's summary.json; others with v2.
+MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::path& dir) {
+    if (p.value("--semantics")) return semanticsFrom(p);
+    const std::filesystem::path meta = dir / "trainio_run.json";
+    if (!std::filesystem::exists(meta)) return MetricSemantics::DlioV2;
+    std::ifstream in(meta);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("semantics")) return MetricSemantics::DlioV2; // before "semantics" existed
+    const std::string s = j["semantics"].is_string() ? j["semantics"].get<std::string>() : j["semantics"].dump();
+    if (const auto sem = parseSemantics(s)) return *sem;
+    throw InputError(meta.string() + ": semantics = '" + s + "': expected v1, v2 or v3 (or pass --semantics)");
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
@@ -172,6 +188,45 @@ RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const In
     return out;
 }
 
+// DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
+// then one line per checkpoint as rank 0 finishes it and DLIO's headline.
+int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
+    if (fs::exists(dir / "summary.json"))
+        throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
+    const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, io.accelerators);
+    std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
+    for (const auto& n : plan.notes) progress.onMessage(n);
+    checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+    const std::uint64_t writes = checkpoint::checkpointsToWrite(cfg), reads = checkpoint::checkpointsToRead(cfg);
+    io.onCheckpoint = [&progress, writes, reads](const checkpoint::CheckpointEvent& ev) {
+        if (ev.rank != 0) return;
+        const bool write = ev.op == checkpoint::Operation::Write;
+        char line[256];
+        if (ev.phase == checkpoint::CheckpointEvent::Phase::Completed)
+            std::snprintf(line, sizeof line, "checkpoint %s %llu/%llu (rank 0): %.3f GiB in %.3f s", checkpoint::operationName(ev.op),
+                          static_cast<unsigned long long>(ev.index + 1), static_cast<unsigned long long>(write ? writes : reads),
+                          static_cast<double>(ev.bytes) / 1073741824.0, ev.seconds);
+        else if (ev.phase == checkpoint::CheckpointEvent::Phase::Failed)
+            std::snprintf(line, sizeof line, "checkpoint %s %llu failed: %s", checkpoint::operationName(ev.op),
+                          static_cast<unsigned long long>(ev.index + 1), ev.error.c_str());
+        else
+            return;
+        progress.onMessage(line);
+    };
+    const RunOutcome out = runInvocation(cfg, dir, io);
+    progress.finishLine();
+    const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
+    const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
+    std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
+                 dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
+                 save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
+                 toString(out.status));
+    for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
+    std::printf("%s\n", (dir / "summary.json").string().c_str());
+    return out.status == RunStatus::Complete ? 0 : 1;
+}
+
 const char* kValidateHelp =
     "Usage: trainio-cli validate --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
     "                            [--accelerator-type NAME] [--output DIR]\n"
@@ -189,17 +244,23 @@ const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n
 const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
                          "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
 const char* kRunHelp =
-    "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]\n"
+    "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v1|v2|v3]\n"
     "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
     "                       [--system NAME] [--description TEXT]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
+    "--semantics v1|v2|v3: the DLIO generation whose metrics to compute (v2 default; v3 = MLPerf Storage\n"
+    "v3.0's DLIO, which also warms the readers before each epoch outside the timed window).\n"
     "--storage-profile NAME|FILE: read through an emulated device (trainio.storage.profile; the profiles are\n"
-    "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n";
+    "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n"
+    "With workflow.train False and workflow.checkpoint True it is DLIO's checkpoint-only mode: it writes\n"
+    "checkpoint.num_checkpoints_write checkpoints into checkpoint.checkpoint_folder, reads back\n"
+    "num_checkpoints_read, and writes summary.json with DLIO's checkpoint keys plus trainio_checkpoint.json\n"
+    "(docs/checkpointing.md); trainio.checkpoint_scale shrinks every file for a workstation.\n";
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
-    "                             [--accelerators R] [--semantics v2|v1] [--accelerator-type NAME]\n"
+    "                             [--accelerators R] [--semantics v1|v2|v3] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
     "                             [--quiet] [--live-json FILE]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
@@ -207,9 +268,12 @@ const char* kBenchmarkHelp =
     "warm-up and runs (the importer groups exactly those).\n"
     "--system NAME, --description TEXT: the system under test, written to trainio_labels.json beside the\n"
     "results (run and benchmark); results are named and grouped by it.\n";
-const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v2|v1]\n"
+const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
-                           "JSON with summary.json's metric keys.\n";
+                           "JSON with summary.json's metric keys.\n"
+                           "--semantics: v2 (DLIO >= 2.0), v1 (DLIO 1.0, MLPerf Storage v1.0), v3 (MLPerf Storage\n"
+                           "v3.0's DLIO: throughput counts the steps in the metric window; docs/metrics.md). Default:\n"
+                           "what the folder's trainio_run.json records, else v2.\n";
 
 InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
                                     const std::string& commandLine, const std::vector<std::string>& warnings) {
@@ -270,6 +334,20 @@ int runValidateCommand(const Args& args) {
     const ParsedArgs p = parseArgs(args, spec);
     const LoadedConfig lc = loadFromArgs(p);
     const WorkloadConfig& c = lc.config;
+    std::string checkpointLine;
+    if (c.workflow.checkpoint) {
+        // The checkpoint DLIO would write (and what it refuses); checkpoint-only mode reads no dataset.
+        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(c, acceleratorsFrom(p));
+        checkpoint::checkpointPreflight(c, plan, 0);
+        if (!c.workflow.train) {
+            std::printf("valid: %s\n  model %s, checkpoint-only: %llu written, %llu read\n  %s\n", c.sourcePath.c_str(),
+                        c.model.name.c_str(), static_cast<unsigned long long>(checkpoint::checkpointsToWrite(c)),
+                        static_cast<unsigned long long>(checkpoint::checkpointsToRead(c)),
+                        checkpoint::checkpointSizeLine(plan).c_str());
+            return 0;
+        }
+        checkpointLine = "  " + checkpoint::checkpointSizeLine(plan) + "\n";
+    }
     // A dataset not generated yet is no fault of the workload: then check the room datagen needs instead.
     // A dataset that is there must match.
     WorkloadConfig planned = c;
@@ -286,6 +364,7 @@ int runValidateCommand(const Args& args) {
                 c.dataset.recordLengthStdev, static_cast<unsigned long long>(c.reader.batchSize),
                 static_cast<unsigned long long>(c.reader.readThreads), static_cast<unsigned long long>(c.train.epochs),
                 c.train.computationTime.expectedSeconds(), c.metric.au * 100, sa.text.c_str());
+    std::printf("%s", checkpointLine.c_str());
     return 0;
 }
 
@@ -337,6 +416,11 @@ int runRunCommand(const Args& args) {
     const MetricSemantics sem = semanticsFrom(p);
     ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
                               cfg.reader.batchSize, cfg.train.epochs);
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
+        InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), {});
+        io.labels = labelsFrom(p);
+        return runCheckpointInvocation(cfg, *output, io, progress);
+    }
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
     if (cfg.workflow.train) checkBeforeMeasuring(cfg, PreflightAction::Run, R, output, 1, &progress);
@@ -398,8 +482,8 @@ int runMetricsCommand(const Args& args) {
     spec.positionals = true;
     const ParsedArgs p = parseArgs(args, spec);
     if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
-    const MetricSemantics sem = semanticsFrom(p);
     const InvocationData d = readInvocationFolder(p.positionals[0]);
+    const MetricSemantics sem = recordedSemantics(p, p.positionals[0]);
     MetricOptions mo;
     mo.semantics = sem;
     mo.batchSize = d.batchSize;

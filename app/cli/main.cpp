@@ -23,11 +23,11 @@ Commands:
   datagen    --config FILE [overrides]             generate the dataset in dataset.data_folder
   verify     --config FILE [overrides]             check the dataset's files (sizes and framing)
   clean      --config FILE [overrides]             delete a dataset TrainIO generated (only its files)
-  run        --config FILE [overrides] --output DIR [--accelerators R] [--semantics v2|v1]
+  run        --config FILE [overrides] --output DIR [--accelerators R] [--semantics v1|v2|v3]
                                                    one invocation (all epochs) into DIR
   benchmark  --config FILE [overrides] --output DIR [--runs 5] [--warmup 1] [--accelerators R]
                                                    warm-up into DIR/warmup/, measured runs into DIR/runs/run-N/
-  metrics    DIR [--semantics v2|v1]               recompute an invocation's metrics from its step records
+  metrics    DIR [--semantics v1|v2|v3]               recompute an invocation's metrics from its step records
   aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean] [--tree]
                                                    import result trees and aggregate per workload group
                                                    (--tree: system > workload > benchmark > invocation)

@@ -201,7 +201,7 @@ const std::vector<std::string>& checkpointModeNames() { return choicesOf("checkp
 const std::vector<std::string>& mlperfRoundNames() { return choicesOf("trainio.mlperf_round"); }
 
 const std::vector<std::string>& acceleratorNames() {
-    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x"};
+    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x", "mi355"};
     return v;
 }
 

@@ -6,6 +6,7 @@
 #include "engine/sample_order.h"
 #include "engine/step_barrier.h"
 #include "engine/thread_tuning.h"
+#include "format/format_writer.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
@@ -75,6 +76,19 @@ struct SharedRun {
     }
 };
 
+// MLPerf Storage v3.0's DLIO warms its reader workers before every epoch, outside the timed window
+// (mlcommons/DLIO_local_changes f6796ed, main.py:705-717 before epoch 1 and :811-820 after each
+// epoch): it draws the epoch's first batch from a throw-away loader iterator, before the page-cache
+// drop (:738-788), so the epoch itself still reads that batch from storage. TrainIO's readers are
+// threads that live for the whole run, so the warm-up is that same first-batch read, discarded.
+// False when the read failed or the run was cancelled.
+bool warmReaders(BatchPrefetcher& prefetcher, const std::vector<std::uint64_t>& order) {
+    prefetcher.startEpoch(order, 1);
+    const bool ok = prefetcher.takeBatch(0);
+    prefetcher.endEpoch();
+    return ok;
+}
+
 struct StopFlag {
     SharedRun& run;
     bool operator()() const { return run.stop.load(std::memory_order_relaxed) || run.cancelled(); }
@@ -97,12 +111,35 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     EngineObserver* obs = run.opt.observer;
     record.rank = rank;
     record.epochs.reserve(cfg.train.epochs);
+    // Checkpoints as the fork's main.py _train (lines 632-658): every K steps of an epoch (the step's
+    // barrier met, the block ends, the checkpoint is written, a new block starts), or after the epochs
+    // checkpoint_after_epoch, + epochs_between_checkpoints, ...
+    checkpoint::Checkpointer* ckpt = run.opt.checkpointer;
+    const std::uint64_t ckptEvery = ckpt ? cfg.checkpoint.stepsBetween : 0;
+    std::uint64_t nextCkptEpoch = cfg.checkpoint.afterEpoch;
+    std::uint64_t ckptIndex = 0;
+    auto saveCheckpoint = [&](std::uint64_t epoch, std::uint64_t step, std::uint64_t block) {
+        checkpoint::CheckpointRecord rec;
+        rec.block = block;
+        rec.start = run.clock.now();
+        if (!ckpt->write(rank, ckptIndex++, epoch, step, rec)) {
+            if (ckpt->failed()) run.fail(ckpt->error());
+            return false;
+        }
+        rec.end = run.clock.now();
+        ckpt->record(rec);
+        return true;
+    };
 
     for (std::uint64_t epoch = 1; epoch <= cfg.train.epochs; ++epoch) {
         if (shouldStop()) break;
+        sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
+        if (run.opt.semantics == MetricSemantics::DlioV3 && !warmReaders(prefetcher, order)) {
+            if (prefetcher.failed()) run.fail(prefetcher.error());
+            break;
+        }
         if (run.opt.beforeEpoch && !run.betweenEpochs(rank, [&] { run.opt.beforeEpoch(epoch); })) break;
         const std::uint64_t bytesBefore = prefetcher.bytesRead();
-        sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
         prefetcher.startEpoch(order, plan.stepsPerEpoch);
         if (!run.barrier.arriveAndWait()) {
             prefetcher.endEpoch();
@@ -111,13 +148,15 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         EpochRecord& ep = record.epochs.emplace_back();
         ep.epoch = epoch;
         ep.start = run.clock.now();
-        BlockRecord& block = ep.blocks.emplace_back();
-        block.block = 1;
-        block.load.reserve(plan.stepsPerEpoch);
-        block.compute.reserve(plan.stepsPerEpoch);
-        block.proc.reserve(plan.stepsPerEpoch);
-        block.start = run.clock.now();
-        double t0 = block.start;
+        // Blocks end at checkpoints: reserved so that `block` stays valid as they are added.
+        ep.blocks.reserve(ckptEvery > 0 ? plan.stepsPerEpoch / ckptEvery + 1 : 1);
+        BlockRecord* blockp = &ep.blocks.emplace_back();
+        blockp->block = 1;
+        blockp->load.reserve(plan.stepsPerEpoch);
+        blockp->compute.reserve(plan.stepsPerEpoch);
+        blockp->proc.reserve(plan.stepsPerEpoch);
+        blockp->start = run.clock.now();
+        double t0 = blockp->start;
         std::uint64_t step = 0;
         for (; step < plan.stepsPerEpoch; ++step) {
             if (shouldStop()) break;
@@ -130,9 +169,9 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             const bool finished = ComputeEmulator::wait(drawn, &run.stop);
             const double t2 = run.clock.now();
             if (!finished) break; // cancelled mid-compute: the step is not recorded
-            block.load.push_back(t1 - t0);
-            block.compute.push_back(v1 ? drawn : t2 - t1);
-            block.proc.push_back(t2 - t0);
+            blockp->load.push_back(t1 - t0);
+            blockp->compute.push_back(v1 ? drawn : t2 - t1);
+            blockp->proc.push_back(t2 - t0);
             if (obs) {
                 StepEvent ev;
                 ev.rank = rank;
@@ -140,7 +179,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 ev.step = step + 1;
                 ev.stepsPerEpoch = plan.stepsPerEpoch;
                 ev.load = t1 - t0;
-                ev.compute = block.compute.back();
+                ev.compute = blockp->compute.back();
                 ev.proc = t2 - t0;
                 ev.wallTime = t2 - run.clock.origin();
                 ev.queueDepth = prefetcher.readyBatches();
@@ -153,17 +192,38 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 ++step;
                 break;
             }
+            if (ckptEvery > 0 && (step + 1) % ckptEvery == 0) {
+                blockp->end = run.clock.now();
+                if (!saveCheckpoint(epoch, step + 1, blockp->block)) {
+                    ++step;
+                    break;
+                }
+                if (step + 1 < plan.stepsPerEpoch) {
+                    const std::uint64_t next = blockp->block + 1;
+                    blockp = &ep.blocks.emplace_back();
+                    blockp->block = next;
+                    blockp->start = run.clock.now();
+                }
+            }
             t0 = run.clock.now();
         }
-        block.end = run.clock.now();
+        if (blockp->steps() == 0 && ep.blocks.size() > 1)
+            ep.blocks.pop_back(); // stopped right after a checkpoint: no step in the new block
+        else if (!(blockp->end > 0))
+            blockp->end = run.clock.now(); // (a block a checkpoint ended has its end already)
         prefetcher.endEpoch();
         ep.end = run.clock.now();
         run.epochBytes[epoch - 1][rank] = prefetcher.bytesRead() - bytesBefore;
-        ep.complete = block.steps() == plan.stepsPerEpoch;
+        ep.complete = ep.steps() == plan.stepsPerEpoch;
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
         if (!run.barrier.arriveAndWait()) break;
+        if (ckpt && ckptEvery == 0 && epoch == nextCkptEpoch) {
+            nextCkptEpoch += cfg.checkpoint.epochsBetween;
+            // DLIO names it after the step counter past the epoch's last step (save_checkpoint(epoch, overall_step)).
+            if (!saveCheckpoint(epoch, plan.stepsPerEpoch + 1, ep.blocks.back().block)) break;
+        }
         if (run.opt.afterEpoch &&
             !run.betweenEpochs(rank, [&] { run.opt.afterEpoch(epoch, run.epochBytes[epoch - 1]); }))
             break;
@@ -194,11 +254,10 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     // Validate the plan up front so that bad input is an InputError before any thread starts.
     const ShardPlan plan0 = planShard(cfg, 0, R);
     for (std::uint64_t r = 1; r < R; ++r) planShard(cfg, r, R);
-    if (cfg.dataset.format != DataFormat::Npz && cfg.dataset.format != DataFormat::Npy &&
-        cfg.dataset.format != DataFormat::Tfrecord && cfg.dataset.format != DataFormat::IndexedBinary &&
-        cfg.dataset.format != DataFormat::Raw)
+    // The readers read what the generator writes (core/format/format_writer.h).
+    if (!formatWritable(cfg.dataset.format))
         throw InputError(std::string("dataset.format = ") + toString(cfg.dataset.format) +
-                         ": expected one of npz, npy, tfrecord, indexed_binary, raw (the formats this build reads)");
+                         ": expected one of npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png (the formats this build reads)");
 
     std::uint64_t runSeed = cfg.train.seed;
     if (cfg.reader.sampleShuffle == ShuffleMode::Random || cfg.reader.fileShuffle == ShuffleMode::Random) {

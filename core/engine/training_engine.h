@@ -3,6 +3,7 @@
 // step barrier. Produces the per-step records DLIO writes and the epoch metrics as it goes.
 #pragma once
 
+#include "checkpoint/checkpoint_io.h"
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -32,6 +33,10 @@ struct EngineOptions {
     // each rank delivered in that epoch. Only called when set; an exception fails the run.
     std::function<void(std::uint64_t epoch)> beforeEpoch;
     std::function<void(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank)> afterEpoch;
+    // DLIO's checkpoints during training (workflow.checkpoint with train): after epochs
+    // (checkpoint_after_epoch, epochs_between_checkpoints) or every steps_between_checkpoints steps, each
+    // one ending a block as in the fork's main.py _train. Null: none.
+    checkpoint::Checkpointer* checkpointer = nullptr;
 };
 
 struct RunOutcome {
@@ -49,6 +54,8 @@ struct RunOutcome {
     // What the result must say beside its numbers (most bytes from the page cache, a client-bound run);
     // filled by the invocation runner from the storage session.
     std::vector<std::string> warnings;
+    // DLIO's checkpoints (checkpoint-only mode, or during training): plan, size and every rank's records.
+    checkpoint::CheckpointResults checkpoints;
 };
 
 // Throws InputError for a configuration the engine cannot run (e.g. too few samples for one step).

@@ -2,6 +2,8 @@
 
 #include "util/prng.h"
 #include "format/crc32c.h"
+#include "format/hdf5_format.h"
+#include "format/image_format.h"
 #include "format/npy_format.h"
 #include "format/tfrecord_format.h"
 #include "io/aligned_buffer.h"
@@ -58,6 +60,20 @@ public:
             n -= take;
             if (used_ == kChunk) flush();
         }
+    }
+    // Appends n bytes of an encoded file (image, HDF5 image) that count as payload. False when cancelled.
+    bool appendPayload(const unsigned char* p, std::uint64_t n) {
+        while (n > 0) {
+            if (cancelled()) return false;
+            const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, kChunk - used_));
+            std::copy(p, p + take, buf_.data() + used_);
+            used_ += take;
+            p += take;
+            n -= take;
+            payload_ += take;
+            if (used_ == kChunk) flush();
+        }
+        return true;
     }
     // Appends n random bytes; extends *crc over them when crc is given. False when cancelled.
     bool appendRandom(std::uint64_t n, Xoshiro256StarStar& rng, std::uint32_t* crc) {
@@ -397,10 +413,15 @@ bool formatWritable(DataFormat f) {
     case DataFormat::Npy:
     case DataFormat::Tfrecord:
     case DataFormat::IndexedBinary:
-    case DataFormat::Raw: return true;
-    default: return false;
+    case DataFormat::Raw:
+    case DataFormat::Hdf5:
+    case DataFormat::Jpeg:
+    case DataFormat::Png: return true;
     }
+    return false;
 }
+
+bool fileSizeExact(DataFormat f) { return f != DataFormat::Jpeg && f != DataFormat::Png; }
 
 std::uint64_t expectedFileSize(const DataFileSpec& spec) {
     switch (spec.format) {
@@ -409,14 +430,36 @@ std::uint64_t expectedFileSize(const DataFileSpec& spec) {
     case DataFormat::Tfrecord: return tfExampleLayout(spec.sampleBytes(), spec.sizeFeature).framedLength() * spec.samples;
     case DataFormat::IndexedBinary:
     case DataFormat::Raw: return spec.sampleBytes() * spec.samples;
-    default: throwUnsupported(spec.format);
+    case DataFormat::Hdf5: return hdf5FileSize(spec);
+    case DataFormat::Jpeg:
+    case DataFormat::Png: return estimatedImageFileSize(spec.format, spec.d1, spec.d2);
     }
+    throwUnsupported(spec.format);
 }
 
 WriteOutcome writeDataFile(IoBackend& io, const DataFileSpec& spec, const std::string& path,
                            const WriteControl& control) {
     if (!formatWritable(spec.format)) throwUnsupported(spec.format);
     if (spec.format == DataFormat::Npz) return writeNpz(io, spec, path, control);
+    if (spec.format == DataFormat::Hdf5) {
+        // Built in memory first (HDF5 writes metadata out of order), then written through io.
+        Hdf5Bytes image;
+        if (!buildHdf5Image(spec, path, WriteControl{control.cancel, nullptr}, image)) return WriteOutcome::Cancelled;
+        FileOut out(io, path, control);
+        if (!out.appendPayload(image.data(), image.size())) return WriteOutcome::Cancelled;
+        out.finish();
+        return WriteOutcome::Written;
+    }
+    if (spec.format == DataFormat::Jpeg || spec.format == DataFormat::Png) {
+        // One image per file (DLIO's image generators ignore num_samples_per_file).
+        std::vector<unsigned char> pixels, encoded;
+        fillImagePixels(spec.contentSeed, pixels, spec.sampleBytes());
+        encodeImage(spec.format, pixels.data(), spec.d1, spec.d2, encoded);
+        FileOut out(io, path, control);
+        if (!out.appendPayload(encoded.data(), encoded.size())) return WriteOutcome::Cancelled;
+        out.finish();
+        return WriteOutcome::Written;
+    }
 
     FileOut out(io, path, control);
     Xoshiro256StarStar rng(spec.contentSeed);

@@ -30,11 +30,16 @@ struct WriteControl {
 
 enum class WriteOutcome { Written, Cancelled };
 
-// Formats the generator can write; the others throw InputError("format hdf5: not supported by this
-// build yet") from writeDataFile and expectedFileSize.
+// Formats the generator can write (all of DataFormat; parquet is not one of them). The readers read
+// the same formats.
 bool formatWritable(DataFormat format);
 
-// Exact size of the file writeDataFile produces (resumption compares it with what is on disk).
+// Whether expectedFileSize is exact. JPEG and PNG sizes depend on how the random pixels compress:
+// for them it is an estimate (progress, disk space), and a file is whole when it has its final name.
+bool fileSizeExact(DataFormat format);
+
+// Size of the file writeDataFile produces: exact when fileSizeExact(spec.format) (resumption and
+// verify compare it with what is on disk), else an estimate.
 std::uint64_t expectedFileSize(const DataFileSpec& spec);
 
 // Writes the whole file at path (created/truncated). On cancellation returns Cancelled and leaves

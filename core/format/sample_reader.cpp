@@ -1,6 +1,8 @@
 #include "format/sample_reader.h"
 
 #include "format/crc32c.h"
+#include "format/hdf5_format.h"
+#include "format/image_format.h"
 #include "format/npy_format.h"
 #include "format/tfrecord_format.h"
 #include "io/aligned_buffer.h"
@@ -127,36 +129,64 @@ private:
     std::uint64_t size_ = 0;
 };
 
-// npz and npy: numpy loads the whole file; consecutive samples of the same file come from memory.
-class WholeFileReader final : public SampleReader {
+// Formats whose library loads the whole file (numpy, PIL): one load per file,
+// kept while consecutive samples come from the same file.
+class WholeFileBase : public SampleReader {
 public:
-    WholeFileReader(DataFormat format, IoBackend& io, const SampleReaderOptions& opts)
-        : format_(format), file_(io, opts) {}
+    WholeFileBase(IoBackend& io, const SampleReaderOptions& opts) : file_(io, opts) {}
 
-    SampleReadResult read(const std::string& path, std::uint64_t indexInFile) override {
+    SampleReadResult read(const std::string& path, std::uint64_t indexInFile) final {
         SampleReadResult r;
         if (loaded_.empty() || loaded_ != path) {
             loaded_.clear();
+            unload();
             file_.open(path);
             const std::uint64_t size = file_.size();
             const unsigned char* p = file_.read(0, size, buf_, r.bytesFromStorage);
             file_.close();
-            if (format_ == DataFormat::Npz) parseNpz(path, p, size);
-            else parseNpy(path, p, size, 0, size);
+            load(path, p, size);
             loaded_ = path;
         }
-        if (indexInFile >= samples_)
-            throw RunError("read " + path + ": sample " + std::to_string(indexInFile) + " out of range (the file holds " +
-                           std::to_string(samples_) + ")");
-        r.sampleBytes = sampleBytes_;
+        r.sampleBytes = sample(path, indexInFile);
         return r;
     }
-    void reset() override {
+    void reset() final {
         loaded_.clear();
+        unload();
         file_.forget();
     }
 
+protected:
+    // Parses the file's bytes (valid until the next load); throws RunError naming path.
+    virtual void load(const std::string& path, const unsigned char* p, std::uint64_t size) = 0;
+    // The payload bytes of sample k of the loaded file.
+    virtual std::uint64_t sample(const std::string& path, std::uint64_t k) = 0;
+    virtual void unload() {}
+
 private:
+    FileAccess file_;
+    AlignedBuffer buf_;
+    std::string loaded_;
+};
+
+// npz and npy: numpy loads the whole file.
+class WholeFileReader final : public WholeFileBase {
+public:
+    WholeFileReader(DataFormat format, IoBackend& io, const SampleReaderOptions& opts)
+        : WholeFileBase(io, opts), format_(format) {}
+
+private:
+    void load(const std::string& path, const unsigned char* p, std::uint64_t size) override {
+        if (format_ == DataFormat::Npz) parseNpz(path, p, size);
+        else parseNpy(path, p, size, 0, size);
+    }
+    std::uint64_t sample(const std::string& path, std::uint64_t indexInFile) override {
+        if (indexInFile >= samples_)
+            throw RunError("read " + path + ": sample " + std::to_string(indexInFile) + " out of range (the file holds " +
+                           std::to_string(samples_) + ")");
+        return sampleBytes_;
+    }
+
     void parseNpy(const std::string& path, const unsigned char* p, std::uint64_t fileSize, std::uint64_t at,
                   std::uint64_t len) {
         NpyInfo info;
@@ -244,9 +274,6 @@ private:
     }
 
     DataFormat format_;
-    FileAccess file_;
-    AlignedBuffer buf_;
-    std::string loaded_;
     std::uint64_t samples_ = 0;
     std::uint64_t sampleBytes_ = 0;
 };
@@ -446,6 +473,72 @@ private:
     AlignedBuffer buf_, sideBuf_;
 };
 
+// jpeg and png (and hdf5 without decoding): the whole file is read through the IoBackend, then fully
+// decoded, as DLIO's
+// ImageReader does (upstream dlio_benchmark/reader/image_reader.py, open():
+// np.asarray(Image.open(filename)); get_sample(): image_size = image.nbytes). One decode per file
+// open; further samples of the same file reuse it, as DLIO's open_file_map does.
+class ImageFileReader final : public WholeFileBase {
+public:
+    ImageFileReader(DataFormat format, IoBackend& io, const SampleReaderOptions& opts)
+        : WholeFileBase(io, opts), format_(format), decode_(opts.decodeSamples) {}
+
+private:
+    void load(const std::string& path, const unsigned char* p, std::uint64_t size) override {
+        if (!decode_) {
+            imageBytes_ = size; // the fork's reader (SampleReaderOptions::decodeSamples) counts file bytes
+            return;
+        }
+        DecodedImage image;
+        if (!decoder_.decode(format_, p, static_cast<std::size_t>(size), image, error_))
+            parseError(path, error_ + " (a " + toString(format_) + " file)");
+        imageBytes_ = image.bytes();
+    }
+    // DLIO's image reader returns the file's one image for any sample index.
+    std::uint64_t sample(const std::string&, std::uint64_t) override { return imageBytes_; }
+
+    DataFormat format_;
+    bool decode_;
+    ImageDecoder decoder_;
+    std::string error_;
+    std::uint64_t imageBytes_ = 0;
+};
+
+// hdf5: h5py's reads (metadata, then the records_0[k] slice: upstream dlio_benchmark/reader/
+// hdf5_reader.py get_sample reads open_file_map[filename]['records_0'][sample_index]) through the
+// IoBackend. The file stays open while consecutive samples come from it.
+class Hdf5FileReader final : public SampleReader {
+public:
+    Hdf5FileReader(IoBackend& io, const SampleReaderOptions& opts) : io_(io), opts_(opts) {}
+
+    SampleReadResult read(const std::string& path, std::uint64_t indexInFile) override {
+        SampleReadResult r;
+        try {
+            if (loaded_.empty() || loaded_ != path) {
+                loaded_.clear();
+                h5_.open(io_, path, opts_.transferSize, opts_.odirect);
+                loaded_ = path;
+            }
+            r.sampleBytes = h5_.readSample(indexInFile);
+        } catch (...) {
+            h5_.takeBytesRead();
+            throw;
+        }
+        r.bytesFromStorage = h5_.takeBytesRead();
+        return r;
+    }
+    void reset() override {
+        loaded_.clear();
+        h5_.close();
+    }
+
+private:
+    IoBackend& io_;
+    SampleReaderOptions opts_;
+    Hdf5Reader h5_;
+    std::string loaded_;
+};
+
 } // namespace
 
 std::unique_ptr<SampleReader> makeSampleReader(DataFormat format, IoBackend& io, const SampleReaderOptions& options) {
@@ -455,9 +548,14 @@ std::unique_ptr<SampleReader> makeSampleReader(DataFormat format, IoBackend& io,
     case DataFormat::Tfrecord: return std::make_unique<TfRecordReader>(io, options);
     case DataFormat::IndexedBinary:
     case DataFormat::Raw: return std::make_unique<RecordReader>(format, io, options);
-    default: break;
+    case DataFormat::Jpeg:
+    case DataFormat::Png: return std::make_unique<ImageFileReader>(format, io, options);
+    case DataFormat::Hdf5:
+        // The v3.0 fork's HDF5 reader only counts the file's bytes, like its image reader.
+        if (!options.decodeSamples) return std::make_unique<ImageFileReader>(format, io, options);
+        return std::make_unique<Hdf5FileReader>(io, options);
     }
-    throw InputError(std::string("format ") + toString(format) + ": not supported by this build yet");
+    throw InputError(std::string("format ") + toString(format) + ": not supported by this build");
 }
 
 } // namespace trainio

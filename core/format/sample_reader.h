@@ -23,6 +23,11 @@ struct SampleReaderOptions {
     std::uint64_t samplesPerFile = 1;
     bool odirect = false;
     bool verifyChecksums = true; // tfrecord: check the masked CRC32C of length and data, as TF does
+    // jpeg/png: decode every pixel as upstream DLIO's ImageReader (PIL) does, so the client CPU cost is
+    // real; hdf5: open the file and copy the records_0[k] slice as h5py does. false = what the MLPerf
+    // Storage v3.0 fork's readers do (dlio_benchmark/reader/image_reader.py and hdf5_reader.py since
+    // v3.0.1: "PIL decode is skipped entirely", "h5py decode is skipped"): read the file, count its bytes.
+    bool decodeSamples = true;
 };
 
 class SampleReader {

@@ -15,7 +15,56 @@ double sumRange(const std::vector<double>& v, std::size_t b, std::size_t e) {
     return s;
 }
 
+// Python's bounds for a[i:] / a[:i] on a list of n elements: a negative index counts from the end,
+// then the bound is clamped to [0, n]. The v3 fork slices with metric_end_step + 1, which is
+// negative when a block has fewer steps than exclude_end_steps + 1.
+std::size_t pySliceBound(std::int64_t i, std::size_t n) {
+    const auto sn = static_cast<std::int64_t>(n);
+    if (i < 0) i += sn;
+    return static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, sn));
+}
+
+// MLPerf Storage v3.0's DLIO (mlcommons/DLIO_local_changes f6796ed),
+// dlio_benchmark/utils/statscounter.py compute_metrics_train(), lines 436-470.
+BlockMetrics blockMetricsV3(const BlockRecord& block, const MetricOptions& opt) {
+    BlockMetrics m;
+    // statscounter.py:84-86: metric_end_step = steps - 1 - exclude_end, with `steps` the expected
+    // steps per epoch (total_training_steps when set); slices below stop at metric_end_step + 1.
+    const auto start = static_cast<std::int64_t>(opt.excludeStartSteps);
+    const std::int64_t stop = static_cast<std::int64_t>(opt.expectedSteps) - static_cast<std::int64_t>(opt.excludeEndSteps);
+    // :444-445: metric_slice = compute[start:stop]; total_compute_time = sum(metric_slice)
+    const std::size_t cb = pySliceBound(start, block.compute.size()), ce = pySliceBound(stop, block.compute.size());
+    const std::size_t window = ce > cb ? ce - cb : 0;
+    const double totalCompute = sumRange(block.compute, cb, ce);
+    // :448-453: total_time = end - start - sum(proc[:start]) - sum(proc[stop:])
+    const std::size_t n = block.proc.size();
+    const double totalTime = (block.end - block.start) - sumRange(block.proc, 0, pySliceBound(start, n)) -
+                             sumRange(block.proc, pySliceBound(stop, n), n);
+    // :461-467: an empty window or a non-positive time gives 0 for both; AU is 0 without compute;
+    // throughput counts the steps in the window (no "- 2").
+    if (window == 0 || totalTime <= 0) return m;
+    const double au = totalCompute > 0 ? totalCompute / totalTime : 0.0;
+    m.auPercent = au * 100; // :469
+    m.throughput = static_cast<double>(window) / totalTime * static_cast<double>(opt.batchSize);
+    return m;
+}
+
 } // namespace
+
+const char* semanticsName(MetricSemantics s) {
+    switch (s) {
+    case MetricSemantics::DlioV1: return "v1";
+    case MetricSemantics::DlioV2: return "v2";
+    case MetricSemantics::DlioV3: return "v3";
+    }
+    return "?";
+}
+
+std::optional<MetricSemantics> parseSemantics(std::string_view name) {
+    for (MetricSemantics s : {MetricSemantics::DlioV1, MetricSemantics::DlioV2, MetricSemantics::DlioV3})
+        if (name == semanticsName(s)) return s;
+    return std::nullopt;
+}
 
 double mean(const std::vector<double>& v) {
     if (v.empty()) return 0.0;
@@ -31,6 +80,7 @@ double populationStdev(const std::vector<double>& v) {
 }
 
 BlockMetrics blockMetrics(const BlockRecord& block, const MetricOptions& opt) {
+    if (opt.semantics == MetricSemantics::DlioV3) return blockMetricsV3(block, opt);
     BlockMetrics m;
     const double T = block.end - block.start;
     const std::size_t n = block.compute.size();

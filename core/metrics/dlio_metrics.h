@@ -8,7 +8,12 @@
 //   where T is the block's wall time (end_block − start_block) and compute is the *measured* sleep.
 // DLIO 1.0 (MLPerf Storage v1.0): compute is the configured value,
 //   AU % = 100 × Σ compute[1:] ÷ (T − proc[0]),  throughput = S ÷ T × batch_size.
+// MLPerf Storage v3.0 (mlcommons/DLIO_local_changes f6796ed, statscounter.py:436-470), `--semantics v3`:
+//   the same metric window [s, end] and time as >= 2.0, with Python's slice bounds, and
+//   throughput = len(compute[s : end+1]) ÷ time × batch_size (the steps in the window, no "− 2");
+//   AU and throughput are 0 when the window is empty or the time is not positive.
 // Epoch (end_train): step-weighted mean over blocks, weights len(proc[block]).
+// Epoch and invocation aggregation are the same in all three (v3: statscounter.py:267-277, 188-205).
 // Invocation (end_run): per epoch AU = mean over ranks (allreduce sum ÷ comm size), throughput = sum
 // over ranks; headline = numpy mean and population std over epochs; MB/s = samples/s × record_length
 // ÷ 1024 ÷ 1024 (MiB/s, DLIO's key says MB); pass = mean AU >= metric.au × 100.
@@ -20,6 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace trainio {
@@ -62,6 +69,10 @@ InvocationMetrics invocationMetrics(const std::vector<RankRecord>& ranks, const 
 
 // The "metric" object of summary.json, with DLIO's keys in DLIO's order.
 nlohmann::ordered_json metricJson(const InvocationMetrics& m);
+
+// "v1" | "v2" | "v3": the words `--semantics` takes and trainio_run.json's "semantics" records.
+const char* semanticsName(MetricSemantics s);
+std::optional<MetricSemantics> parseSemantics(std::string_view name);
 
 double mean(const std::vector<double>& v);
 double populationStdev(const std::vector<double>& v);

@@ -240,7 +240,7 @@ double datasetBytes(const WorkloadConfig& cfg) {
 void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvisory) {
     if (!formatWritable(cfg.dataset.format)) {
         r.problems.push_back({"dataset.format", toString(cfg.dataset.format),
-                              "a format this build can generate (npz, npy, tfrecord, indexed_binary, raw)"});
+                              "a format this build can generate (npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png)"});
         return;
     }
     // Files already complete (a resumed generation) need no room.
@@ -252,7 +252,9 @@ void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvi
         for (std::uint64_t i = 0; i < cfg.dataset.numFilesTrain; ++i) {
             layout.filePath(Split::Train, i, path);
             const auto size = fs::file_size(path, ec);
-            if (!ec && size == expectedDatasetFileSize(cfg, Split::Train, i)) present += static_cast<double>(size);
+            // JPEG/PNG sizes are estimates: any file under its final name is complete (dataset_generator.h).
+            const bool whole = fileSizeExact(cfg.dataset.format) ? size == expectedDatasetFileSize(cfg, Split::Train, i) : size > 0;
+            if (!ec && whole) present += static_cast<double>(size);
         }
     }
     const double total = datasetBytes(cfg);
@@ -334,7 +336,7 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
     if (!formatWritable(cfg.dataset.format)) {
         // The readers support the same formats as the writers.
         r.problems.push_back({"dataset.format", toString(cfg.dataset.format),
-                              "a format this build can read (npz, npy, tfrecord, indexed_binary, raw)"});
+                              "a format this build can read (npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png)"});
         return r;
     }
     checkSteps(cfg, req, r);

@@ -2,6 +2,7 @@
 
 #include "aggregate/benchmark_report.h"
 #include "aggregate/labels.h"
+#include "checkpoint/checkpoint_run.h"
 #include "results/benchmark_manifest.h"
 #include "util/clock.h"
 #include "config/config_loader.h"
@@ -51,7 +52,32 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // a benchmark has it on the benchmark folder instead.
     if (hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
     storage.startTelemetry();
-    RunOutcome out = runTraining(cfg, eo);
+    RunOutcome out;
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
+        // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
+        checkpoint::CheckpointRunOptions co;
+        co.accelerators = opt.accelerators;
+        co.io = storage.io();
+        co.cancel = opt.cancel;
+        co.onEvent = opt.onCheckpoint;
+        out = checkpoint::runCheckpointOnly(cfg, co);
+        out.metricOptions.semantics = opt.semantics;
+    } else {
+        // Checkpoints during training (workflow.checkpoint with train), planned and refused up front.
+        std::unique_ptr<checkpoint::Checkpointer> ckpt;
+        if (cfg.workflow.checkpoint) {
+            auto plan = checkpoint::planCheckpoint(cfg, opt.accelerators);
+            checkpoint::checkpointPreflight(cfg, plan, 1);
+            checkpoint::Checkpointer::Options co;
+            co.io = storage.io();
+            co.cancel = opt.cancel;
+            co.onEvent = opt.onCheckpoint;
+            ckpt = std::make_unique<checkpoint::Checkpointer>(cfg, std::move(plan), co);
+            eo.checkpointer = ckpt.get();
+        }
+        out = runTraining(cfg, eo);
+        if (ckpt) out.checkpoints = ckpt->results();
+    }
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();
     InvocationContext ctx;
@@ -120,8 +146,10 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& dir, con
 
 std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators) {
     std::vector<std::string> w;
-    if (cfg.workflow.checkpoint)
-        w.push_back("workflow.checkpoint is on: TrainIO emulates the training reads only; checkpoints are not written");
+    if (cfg.workflow.checkpoint && cfg.workflow.train && cfg.checkpoint.stepsBetween == 0 &&
+        cfg.checkpoint.afterEpoch == 0)
+        w.push_back("workflow.checkpoint is on but checkpoint.checkpoint_after_epoch is 0 and steps_between_checkpoints "
+                    "unset: no checkpoint will be written");
     if (cfg.workflow.evaluation)
         w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
     const HostInfo host = readHostInfo();

@@ -47,11 +47,13 @@ double dataSizePerHostGiB(const WorkloadConfig& cfg) {
 std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const InvocationContext& ctx) {
     std::ostringstream log;
     auto line = [&](double t, const std::string& text) { log << "[OUTPUT] " << isoTimestamp(t) << " " << text << "\n"; };
-    line(run.start, "Running TrainIO " TRAINIO_VERSION " [Training] with " + std::to_string(run.ranks.size()) +
-                        " emulated accelerator(s)");
+    const bool checkpointOnly = !cfg.workflow.train && run.checkpoints.enabled;
+    line(run.start, std::string("Running TrainIO " TRAINIO_VERSION " [") + (checkpointOnly ? "Checkpointing" : "Training") +
+                        "] with " + std::to_string(run.ranks.size()) + " emulated accelerator(s)");
     if (!ctx.commandLine.empty()) log << "[INFO] command: " << ctx.commandLine << "\n";
     for (const auto& l : ctx.logLines) log << "[WARNING] " << l << "\n";
-    line(run.start, "Max steps per epoch: " + std::to_string(run.stepsPerEpoch) + " = " +
+    if (!checkpointOnly)
+        line(run.start, "Max steps per epoch: " + std::to_string(run.stepsPerEpoch) + " = " +
                         std::to_string(cfg.dataset.numSamplesPerFile) + " * " + std::to_string(cfg.dataset.numFilesTrain) +
                         " / " + std::to_string(cfg.reader.batchSize) + " / " + std::to_string(run.ranks.size()) +
                         " (samples per file * num files / batch size / accelerators)");
@@ -73,16 +75,35 @@ std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const Invo
                              (ep.complete ? "" : " (incomplete)"));
         }
     }
+    // Rank 0's checkpoints and DLIO's [METRIC] lines for them (statscounter.py lines 231-237, 383, 400).
+    if (run.checkpoints.enabled && !run.checkpoints.perRank.empty())
+        for (const auto& rec : run.checkpoints.perRank[0])
+            line(rec.end, std::string("Finished ") + (rec.op == checkpoint::Operation::Write ? "saving" : "loading") +
+                              " checkpoint " + std::to_string(rec.block) + " for epoch " + std::to_string(rec.epoch) +
+                              " in " + fourDecimals(rec.duration()) + " s; Throughput: " +
+                              fourDecimals(checkpoint::recordThroughputGiBs(run.checkpoints, rec)) + " GiB/s");
     const InvocationMetrics& m = run.metrics;
     log << "[METRIC] ==========================================================\n";
     log << "[METRIC] Number of Simulated Accelerators: " << run.ranks.size() << "\n";
-    log << "[METRIC] Training Accelerator Utilization [AU] (%): " << fourDecimals(m.auMean) << " ("
-        << fourDecimals(m.auStdev) << ")\n";
-    log << "[METRIC] Training Throughput (samples/second): " << fourDecimals(m.throughputMean) << " ("
-        << fourDecimals(m.throughputStdev) << ")\n";
-    log << "[METRIC] Training I/O Throughput (MiB/second, DLIO's 'MB/second'): " << fourDecimals(m.ioMeanMiB)
-        << " (" << fourDecimals(m.ioStdevMiB) << ")\n";
-    log << "[METRIC] train_au_meet_expectation: " << (m.pass ? "success" : "fail") << "\n";
+    if (!checkpointOnly) {
+        log << "[METRIC] Training Accelerator Utilization [AU] (%): " << fourDecimals(m.auMean) << " ("
+            << fourDecimals(m.auStdev) << ")\n";
+        log << "[METRIC] Training Throughput (samples/second): " << fourDecimals(m.throughputMean) << " ("
+            << fourDecimals(m.throughputStdev) << ")\n";
+        log << "[METRIC] Training I/O Throughput (MiB/second, DLIO's 'MB/second'): " << fourDecimals(m.ioMeanMiB)
+            << " (" << fourDecimals(m.ioStdevMiB) << ")\n";
+        log << "[METRIC] train_au_meet_expectation: " << (m.pass ? "success" : "fail") << "\n";
+    }
+    if (run.checkpoints.enabled) {
+        for (const auto& [op, what] : {std::pair{checkpoint::Operation::Write, "save"}, std::pair{checkpoint::Operation::Read, "load"}}) {
+            const auto c = checkpoint::checkpointMetrics(run.checkpoints, op);
+            if (c.count == 0) continue;
+            log << "[METRIC] Checkpoint " << what << " duration (seconds): " << fourDecimals(c.durationMean) << " ("
+                << fourDecimals(c.durationStdev) << ")\n";
+            log << "[METRIC] Checkpoint " << what << " I/O Throughput (GiB/second): " << fourDecimals(c.ioMeanGiBs) << " ("
+                << fourDecimals(c.ioStdevGiBs) << ")\n";
+        }
+    }
     log << "[METRIC] ==========================================================\n";
     line(run.end, std::string("Run ") + toString(run.status) + (run.error.empty() ? "" : ": " + run.error));
     return log.str();
@@ -90,13 +111,78 @@ std::string logText(const WorkloadConfig& cfg, const RunOutcome& run, const Invo
 
 } // namespace
 
+nlohmann::ordered_json checkpointMetricJson(const checkpoint::CheckpointResults& r) {
+    // The fork's statscounter.py end_run (lines 163-187): the save_/load_ keys only when rank 0 saved
+    // (loaded) a checkpoint; sizes in GiB under DLIO's "GB" names.
+    using checkpoint::Operation;
+    nlohmann::ordered_json m = nlohmann::ordered_json::object();
+    for (const auto& [op, prefix] : {std::pair{Operation::Write, "save_checkpoint_"}, std::pair{Operation::Read, "load_checkpoint_"}}) {
+        const auto c = checkpointMetrics(r, op);
+        if (c.count == 0) continue;
+        const std::string p = prefix;
+        m[p + "io_mean_GB_per_second"] = c.ioMeanGiBs;
+        m[p + "io_stdev_GB_per_second"] = c.ioStdevGiBs;
+        m[p + "duration_mean_seconds"] = c.durationMean;
+        m[p + "duration_stdev_seconds"] = c.durationStdev;
+    }
+    m["checkpoint_size_GB"] = r.sizeGiB;
+    return m;
+}
+
+nlohmann::ordered_json checkpointRecordsJson(const checkpoint::CheckpointResults& r) {
+    nlohmann::ordered_json j;
+    const auto& plan = r.plan;
+    j["folder"] = r.folder;
+    j["scale"] = plan.scale;
+    j["real_bytes"] = plan.realTotalBytes;
+    j["bytes"] = plan.totalBytes;
+    j["dlio_checkpoint_size_GiB"] = plan.dlioCheckpointSizeGiB;
+    j["checkpoint_size_GB"] = r.sizeGiB;
+    j["notes"] = plan.notes;
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (const auto& rp : plan.perRank) {
+        nlohmann::ordered_json files = nlohmann::ordered_json::array();
+        for (const auto& f : rp.files)
+            files.push_back({{"name", f.relativePath}, {"real_bytes", f.realBytes}, {"bytes", f.bytes}});
+        ranks.push_back({{"rank", rp.rank}, {"files", files}});
+    }
+    j["plan"] = ranks;
+    nlohmann::ordered_json recs = nlohmann::ordered_json::array();
+    for (const auto& rank : r.perRank)
+        for (const auto& rec : rank)
+            recs.push_back({{"operation", checkpoint::operationName(rec.op)},
+                            {"index", rec.index},
+                            {"rank", rec.rank},
+                            {"epoch", rec.epoch},
+                            {"step", rec.step},
+                            {"block", rec.block},
+                            {"start", isoTimestamp(rec.start)},
+                            {"end", isoTimestamp(rec.end)},
+                            {"duration", rec.duration()},
+                            {"io_seconds", rec.ioSeconds},
+                            {"bytes", rec.bytes},
+                            {"throughput_GiB_per_second", checkpoint::recordThroughputGiBs(r, rec)}});
+    j["records"] = recs;
+    return j;
+}
+
 nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host) {
     nlohmann::ordered_json s;
     s["start"] = isoTimestamp(run.start);
     s["num_accelerators"] = run.ranks.size();
     s["num_hosts"] = 1;
     s["hostname"] = host.hostname;
-    s["metric"] = metricJson(run.metrics);
+    if (run.checkpoints.enabled) {
+        // DLIO adds the checkpoint keys first, the training keys only when it trained.
+        nlohmann::ordered_json m = checkpointMetricJson(run.checkpoints);
+        if (cfg.workflow.train) {
+            const nlohmann::ordered_json train = metricJson(run.metrics);
+            for (const auto& [k, v] : train.items()) m[k] = v;
+        }
+        s["metric"] = m;
+    } else {
+        s["metric"] = metricJson(run.metrics);
+    }
     s["num_files_train"] = cfg.dataset.numFilesTrain;
     s["num_files_eval"] = cfg.dataset.numFilesEval;
     s["num_samples_per_file"] = cfg.dataset.numSamplesPerFile;
@@ -114,7 +200,23 @@ nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& 
     return s;
 }
 
-nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank) {
+nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank, const checkpoint::CheckpointResults* checkpoints) {
+    // DLIO's statscounter keeps insertion order: a checkpoint that ended block b (save_ckpt<b>, during
+    // training) follows block<b>; checkpoint-only mode has epoch "1" with only save_/load_ckpt entries.
+    const std::vector<checkpoint::CheckpointRecord>* recs = nullptr;
+    if (checkpoints && rank.rank < checkpoints->perRank.size()) recs = &checkpoints->perRank[rank.rank];
+    auto addCheckpoints = [&](nlohmann::ordered_json& e, std::uint64_t epoch, const std::uint64_t* block) {
+        if (!recs) return;
+        for (const auto& rec : *recs) {
+            if (rec.epoch != epoch || (block && rec.block != *block) || !rec.complete) continue;
+            nlohmann::ordered_json cj;
+            cj["start"] = isoTimestamp(rec.start);
+            cj["end"] = isoTimestamp(rec.end);
+            cj["duration"] = rec.duration();
+            cj["throughput"] = checkpoint::recordThroughputGiBs(*checkpoints, rec);
+            e[std::string(rec.op == checkpoint::Operation::Write ? "save_ckpt" : "load_ckpt") + std::to_string(rec.block)] = cj;
+        }
+    };
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (const auto& ep : rank.epochs) {
         nlohmann::ordered_json e;
@@ -125,10 +227,18 @@ nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank) {
             bj["end"] = isoTimestamp(b.end);
             bj["duration"] = twoDecimals(b.end - b.start);
             e["block" + std::to_string(b.block)] = bj;
+            addCheckpoints(e, ep.epoch, &b.block);
         }
         e["end"] = isoTimestamp(ep.end);
         e["duration"] = twoDecimals(ep.end - ep.start);
         j[std::to_string(ep.epoch)] = e;
+    }
+    if (rank.epochs.empty() && checkpoints && checkpoints->enabled && checkpoints->phaseStart > 0) {
+        nlohmann::ordered_json e;
+        e["start"] = isoTimestamp(checkpoints->phaseStart);
+        addCheckpoints(e, 1, nullptr);
+        e["end"] = isoTimestamp(checkpoints->phaseEnd > 0 ? checkpoints->phaseEnd : checkpoints->phaseStart);
+        j["1"] = e;
     }
     return j;
 }
@@ -174,7 +284,7 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     meta["status"] = toString(run.status);
     meta["error"] = run.error;
     meta["warnings"] = run.warnings; // e.g. most bytes came from the page cache (trainio_io.json)
-    meta["semantics"] = run.metricOptions.semantics == MetricSemantics::DlioV1 ? "v1" : "v2";
+    meta["semantics"] = semanticsName(run.metricOptions.semantics);
     meta["exclude_start_steps"] = run.metricOptions.excludeStartSteps;
     meta["exclude_end_steps"] = run.metricOptions.excludeEndSteps;
     meta["steps_per_epoch"] = run.stepsPerEpoch;
@@ -203,8 +313,11 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
         // Step records first, summary last: a folder with a summary.json has everything else.
         for (const auto& r : run.ranks) {
             writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), dumpJson(rankOutputJson(r, run, host)), ctx.io);
-            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"), dumpJson(perEpochStatsJson(r)), ctx.io);
+            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"),
+                            dumpJson(perEpochStatsJson(r, &run.checkpoints)), ctx.io);
         }
+        if (run.checkpoints.enabled)
+            writeFileAtomic(dir / "trainio_checkpoint.json", dumpJson(checkpointRecordsJson(run.checkpoints)), ctx.io);
         writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), ctx.io);
         writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), ctx.io);
         writeFileAtomic(dir / "trainio_run.json", dumpJson(meta), ctx.io);

@@ -4,6 +4,7 @@
 // Written atomically; a cancelled or failed run still writes everything it measured and says so:
 // trainio_run.json has "status": "cancelled"/"failed" and summary.json gains a last key
 // "trainio_status" (absent when complete, so complete folders have exactly DLIO's keys).
+// With checkpoints (checkpoint-only mode or during training), also trainio_checkpoint.json.
 #pragma once
 
 #include "config/workload_config.h"
@@ -34,7 +35,13 @@ void writeInvocationFolder(const std::filesystem::path& dir, const WorkloadConfi
                            const HostInfo& host, const InvocationContext& ctx);
 
 nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host);
-nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank);
+// With checkpoints: DLIO's save_ckpt<b>/load_ckpt<b> entries of this rank (start, end, duration,
+// throughput in GiB/s), after the block they ended, or in epoch "1" in checkpoint-only mode.
+nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank, const checkpoint::CheckpointResults* checkpoints = nullptr);
+// summary.json's checkpoint keys as the DLIO fork writes them (statscounter.py end_run).
+nlohmann::ordered_json checkpointMetricJson(const checkpoint::CheckpointResults& r);
+// trainio_checkpoint.json: the plan (files, real and written sizes per rank) and every rank's record.
+nlohmann::ordered_json checkpointRecordsJson(const checkpoint::CheckpointResults& r);
 nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& run, const HostInfo& host);
 
 // What `trainio-cli metrics DIR` needs from a folder TrainIO or DLIO wrote.

@@ -180,7 +180,7 @@ private slots:
         const QList<QStringList> cases = {
             {QStringLiteral("run"), QStringLiteral("--config"), cfg},                                    // no --output
             {QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), tmp.path(),
-             QStringLiteral("--semantics"), QStringLiteral("v3")},
+             QStringLiteral("--semantics"), QStringLiteral("v4")},
             {QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--bogus")},
             {QStringLiteral("validate"), QStringLiteral("--config"), QStringLiteral("/nonexistent.yaml")},
             {QStringLiteral("validate"), QStringLiteral("--config"), cfg, QStringLiteral("++workload.reader.batch_size=0")},

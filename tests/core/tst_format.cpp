@@ -412,17 +412,13 @@ private slots:
         QCOMPARE(throwsRunError([&] { r->read(path + ".missing", 0); }), "open " + path + ".missing: " + errnoText(ENOENT));
     }
 
-    void unsupportedFormatsSaySo() {
+    void everyFormatIsWritableAndReadable() {
+        // jpeg, png and hdf5 joined the others (tst_formats_image checks their files).
         auto io = makePosixBackend();
-        for (DataFormat f : {DataFormat::Hdf5, DataFormat::Jpeg, DataFormat::Png}) {
-            try {
-                makeSampleReader(f, *io, SampleReaderOptions{});
-                QFAIL("no error");
-            } catch (const InputError& e) {
-                QCOMPARE(std::string(e.what()), std::string("format ") + toString(f) + ": not supported by this build yet");
-            }
-            QVERIFY(!formatWritable(f));
-            QVERIFY_THROWS_EXCEPTION(InputError, writeDataFile(*io, spec(f, 2, 2, 1), "/nonexistent/x", WriteControl{}));
+        for (DataFormat f : {DataFormat::Npz, DataFormat::Npy, DataFormat::Tfrecord, DataFormat::Hdf5, DataFormat::IndexedBinary,
+                             DataFormat::Raw, DataFormat::Jpeg, DataFormat::Png}) {
+            QVERIFY(formatWritable(f));
+            QVERIFY(makeSampleReader(f, *io, SampleReaderOptions{}) != nullptr);
         }
     }
 

@@ -1,0 +1,46 @@
+// DLIO's checkpoint-only mode (workflow.train False, workflow.checkpoint True; the fork's main.py
+// _checkpoint/_checkpoint_write/_checkpoint_read): N checkpoints written, then M read back, one thread
+// per rank, each checkpoint preceded by time_between_checkpoints of emulated compute and a barrier.
+// And what can be refused before a byte is written (folder, free space, MLPerf's memory rule).
+#pragma once
+
+#include "checkpoint/checkpoint_io.h"
+#include "engine/training_engine.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trainio::checkpoint {
+
+// The emulated accelerator memory MLPerf Storage v3.0 assumes (Rules.md 4.3.4): b200 180 GB, mi355
+// 288 GB; 0 for an accelerator without a rule.
+double acceleratorMemoryGB(const std::string& accelerator);
+
+// Numbers of checkpoints DLIO writes/reads in checkpoint-only mode (checkpoint.num_checkpoints_*; DLIO's
+// -1 is none).
+std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg);
+std::uint64_t checkpointsToRead(const WorkloadConfig& cfg);
+
+// Throws InputError when the run cannot be what it claims: reads more than writes (DLIO's config.py
+// rule), a read-only run (no writes) whose checkpoints are not there as planned, a checkpoint folder that cannot be created or written, too little free space for the scaled
+// checkpoints it will write, or aggregate emulated accelerator memory below the real checkpoint size.
+void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, std::uint64_t checkpoints);
+
+// "checkpoint: real X GiB, writing Y GiB (scale s)" — what the CLI prints before starting.
+std::string checkpointSizeLine(const CheckpointPlan& plan);
+
+struct CheckpointRunOptions {
+    std::uint64_t accelerators = 1;
+    std::shared_ptr<IoBackend> io;
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const CheckpointEvent&)> onEvent;
+};
+
+// Runs checkpoint-only mode. Bad input (plan, preflight) throws InputError before any thread starts;
+// run-time failures end the run with status Failed, the file named, and everything measured so far.
+RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptions& options);
+
+} // namespace trainio::checkpoint

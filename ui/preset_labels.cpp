@@ -1,0 +1,52 @@
+#include "preset_labels.h"
+
+#include "config/config_loader.h"
+
+#include <QComboBox>
+
+#include <algorithm>
+
+namespace trainio::ui {
+
+QString PresetRoundDelegate::textFor(const QModelIndex& index) {
+    return presetItemText(index.data(Qt::DisplayRole).toString(), index.data(kPresetRoundRole).toString());
+}
+
+// Only the list shows the round; the combo box's own line shows the bare name, as loading uses it.
+void PresetRoundDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
+    QStyledItemDelegate::initStyleOption(option, index);
+    option->text = textFor(index);
+}
+
+QString presetRound(const std::string& name) { return QString::fromStdString(loadPreset(name).config.trainio.mlperfRound); }
+
+QString presetRoundLabel(const QString& round) {
+    return round.isEmpty() ? QObject::tr("not an MLPerf Storage workload") : QObject::tr("MLPerf Storage %1").arg(round);
+}
+
+QString presetItemText(const QString& name, const QString& round) {
+    return round.isEmpty() ? name : QStringLiteral("%1 — %2").arg(name, presetRoundLabel(round));
+}
+
+void showPresetRounds(QComboBox* box) {
+    std::vector<std::string> names;
+    try {
+        names = presetNames();
+    } catch (const std::exception&) {
+        return; // the caller already says why the list is empty
+    }
+    for (int i = 0; i < box->count(); ++i) {
+        const std::string name = box->itemText(i).toStdString();
+        if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+        try {
+            const QString round = presetRound(name);
+            box->setItemData(i, round, kPresetRoundRole);
+            box->setItemData(i, QObject::tr("%1: %2").arg(box->itemText(i), presetRoundLabel(round)), Qt::ToolTipRole);
+        } catch (const std::exception& e) {
+            box->setItemData(i, QString::fromUtf8(e.what()), Qt::ToolTipRole);
+        }
+    }
+    box->setItemDelegate(new PresetRoundDelegate(box));
+}
+
+} // namespace trainio::ui
