@@ -50,6 +50,7 @@ private slots:
     void newKeysWriteAndReadBack();
     void parquetIsRefused();
     void dataParallelismInDefaultModeWarns();
+    void defaultLoaderIsNotWrittenWithPytorch();
     void badNewKeys_data();
     void badNewKeys();
     void committedDocIsTheGeneratedOne();
@@ -218,6 +219,19 @@ void TestConfigKeys::dataParallelismInDefaultModeWarns() {
                                               "parallelism in checkpoint.mode default"),
              lc.warnings[0].message.c_str());
     QCOMPARE(lc.config.model.parallelism.data, std::int64_t(1));
+}
+
+// The round's checkpointing configs have no reader: DLIO's default data_loader (the string
+// "tensorflow") passes its framework check, the same value written out would not. The written file
+// leaves it out, reads back to the same loader, and warns about nothing.
+void TestConfigKeys::defaultLoaderIsNotWrittenWithPytorch() {
+    const auto lc = loadWorkloadConfig((v3Configs() / "llama3-8b-samsung-config.yaml").string());
+    QCOMPARE(lc.config.reader.dataLoader, std::string("tensorflow"));
+    const std::string yaml = toYaml(lc.config);
+    QVERIFY2(!contains(yaml, "data_loader"), yaml.c_str());
+    const auto back = loadWorkloadConfigFromString(yaml, "written.yaml");
+    QVERIFY2(back.warnings.empty(), allWarnings(back).c_str());
+    QCOMPARE(back.config.reader.dataLoader, std::string("tensorflow"));
 }
 
 void TestConfigKeys::parquetIsRefused() {
