@@ -1,37 +1,18 @@
 #include "workload_fields.h"
 
+#include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "io/storage_profile.h"
 #include <QObject>
 
-#include <array>
+#include <stdexcept>
+#include <type_traits>
 
 namespace trainio::ui {
 
 namespace {
 
 using Kind = WorkloadField::Kind;
-
-template <typename E, std::size_t N>
-QStringList namesOf(const std::array<E, N>& values) {
-    QStringList out;
-    for (E v : values) out << QString::fromUtf8(toString(v));
-    return out;
-}
-
-template <typename E, std::size_t N>
-E valueOf(const std::array<E, N>& values, const QString& name) {
-    for (E v : values)
-        if (name == QString::fromUtf8(toString(v))) return v;
-    return values[0];
-}
-
-constexpr std::array kFormats = {DataFormat::Npz, DataFormat::Npy, DataFormat::Tfrecord, DataFormat::Hdf5,
-                                 DataFormat::IndexedBinary, DataFormat::Raw, DataFormat::Jpeg, DataFormat::Png};
-constexpr std::array kShuffles = {ShuffleMode::Off, ShuffleMode::Seed, ShuffleMode::Random};
-constexpr std::array kDistributions = {ComputeDistribution::Constant, ComputeDistribution::Normal,
-                                       ComputeDistribution::Uniform, ComputeDistribution::Gamma,
-                                       ComputeDistribution::Exponential};
 
 WorkloadField base(QString section, QString key, QString label, QString unit, QString meaning, Kind kind) {
     WorkloadField f;
@@ -47,58 +28,79 @@ WorkloadField base(QString section, QString key, QString label, QString unit, QS
 std::string str(const QVariant& v) { return v.toString().toStdString(); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// The accepted range is not repeated here: the form looks it up by key in core's key_ranges.
-WorkloadField integer(QString section, QString key, QString label, QString unit, QString meaning,
-                      std::function<std::uint64_t&(WorkloadConfig&)> ref) {
-    WorkloadField f = base(section, key, label, unit, meaning, Kind::Quantity);
-    // qulonglong both ways: a seed beyond 2^53 must not pass through a double.
-    f.get = [ref](const WorkloadConfig& c) {
-        return QVariant::fromValue(static_cast<qulonglong>(ref(const_cast<WorkloadConfig&>(c))));
-    };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) {
-        ref(c) = v.typeId() == QMetaType::ULongLong ? v.toULongLong() : static_cast<std::uint64_t>(v.toDouble());
-    };
-    return f;
+const config_keys::KeyDef& keyDef(const char* key) {
+    const config_keys::KeyDef* k = config_keys::find(key);
+    if (!k || !k->field) throw std::logic_error(std::string("workload field ") + key + " is not a bound key of config_keys");
+    return *k;
 }
 
-WorkloadField real(QString section, QString key, QString label, QString unit, QString meaning,
-                   std::function<double&(WorkloadConfig&)> ref) {
-    WorkloadField f = base(section, key, label, unit, meaning, Kind::Quantity);
-    f.get = [ref](const WorkloadConfig& c) { return QVariant(ref(const_cast<WorkloadConfig&>(c))); };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = v.toDouble(); };
-    return f;
+// The table's one-line meaning as a tooltip sentence.
+QString sentence(const std::string& meaning) {
+    QString s = qs(meaning);
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s.endsWith(QLatin1Char('.')) ? s : s + QLatin1Char('.');
 }
 
-WorkloadField text(QString section, QString key, QString label, QString meaning,
-                   std::function<std::string&(WorkloadConfig&)> ref, Kind kind = Kind::Text) {
-    WorkloadField f = base(section, key, label, {}, meaning, kind);
-    f.get = [ref](const WorkloadConfig& c) { return QVariant(qs(ref(const_cast<WorkloadConfig&>(c)))); };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = str(v); };
-    return f;
+Kind kindOf(const config_keys::KeyDef& k) {
+    using T = config_keys::Type;
+    if (k.unit == "path") return Kind::Folder;
+    switch (k.type) {
+    case T::Bool: return Kind::Bool;
+    case T::Choice: return Kind::Choice;
+    case T::Text: return Kind::Text;
+    default: break;
+    }
+    return k.range ? Kind::Quantity : Kind::Text;
 }
 
-WorkloadField boolean(QString section, QString key, QString label, QString meaning,
-                      std::function<bool&(WorkloadConfig&)> ref) {
-    WorkloadField f = base(section, key, label, {}, meaning, Kind::Bool);
-    f.get = [ref](const WorkloadConfig& c) { return QVariant(ref(const_cast<WorkloadConfig&>(c))); };
-    f.set = [ref](WorkloadConfig& c, const QVariant& v) { ref(c) = v.toBool(); };
-    return f;
+// qulonglong for whole numbers: a seed beyond 2^53 must not pass through a double.
+QVariant toVariant(const config_keys::Value& v) {
+    return std::visit(
+        [](const auto& x) -> QVariant {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, bool>) return QVariant(x);
+            else if constexpr (std::is_same_v<X, std::uint64_t>) return QVariant::fromValue(static_cast<qulonglong>(x));
+            else if constexpr (std::is_same_v<X, std::int64_t>) return QVariant(static_cast<double>(x));
+            else if constexpr (std::is_same_v<X, double>) return QVariant(x);
+            else if constexpr (std::is_same_v<X, std::string>) return QVariant(qs(x));
+            else {
+                QStringList parts;
+                for (auto n : x) parts << QString::number(n);
+                return QVariant(parts.join(QStringLiteral(", ")));
+            }
+        },
+        v);
 }
 
-WorkloadField choiceText(QString section, QString key, QString label, QString meaning, QStringList choices,
-                         std::function<std::string&(WorkloadConfig&)> ref) {
-    WorkloadField f = text(section, key, label, meaning, ref, Kind::Choice);
-    f.choices = choices;
-    return f;
+// The form's value in the field's own type (the current value says which).
+config_keys::Value fromVariant(const config_keys::Value& current, const QVariant& v) {
+    const bool whole = v.typeId() == QMetaType::ULongLong;
+    return std::visit(
+        [&](const auto& x) -> config_keys::Value {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, bool>) return v.toBool();
+            else if constexpr (std::is_same_v<X, std::uint64_t>)
+                return whole ? static_cast<std::uint64_t>(v.toULongLong()) : static_cast<std::uint64_t>(v.toDouble());
+            else if constexpr (std::is_same_v<X, std::int64_t>)
+                return whole ? static_cast<std::int64_t>(v.toULongLong()) : static_cast<std::int64_t>(v.toDouble());
+            else if constexpr (std::is_same_v<X, double>) return v.toDouble();
+            else if constexpr (std::is_same_v<X, std::string>) return str(v);
+            else return x; // lists are not edited in the form
+        },
+        current);
 }
 
-template <typename E, std::size_t N>
-WorkloadField choiceEnum(QString section, QString key, QString label, QString meaning,
-                         const std::array<E, N>& values, std::function<E&(WorkloadConfig&)> ref) {
-    WorkloadField f = base(section, key, label, {}, meaning, Kind::Choice);
-    f.choices = namesOf(values);
-    f.get = [ref](const WorkloadConfig& c) { return QVariant(QString::fromUtf8(toString(ref(const_cast<WorkloadConfig&>(c))))); };
-    f.set = [ref, values](WorkloadConfig& c, const QVariant& v) { ref(c) = valueOf(values, v.toString()); };
+// A form field for a key of the one table (config_keys): its unit, meaning, choices, range (through
+// key_ranges) and binding come from the table; the form adds only the label, the group and the order.
+WorkloadField fromTable(const QString& section, const char* key, const QString& label) {
+    const config_keys::KeyDef& k = keyDef(key);
+    const Kind kind = kindOf(k);
+    WorkloadField f = base(section, qs(k.path), label, kind == Kind::Folder ? QString() : qs(k.unit), sentence(k.meaning), kind);
+    if (k.type == config_keys::Type::Choice && k.has(config_keys::OmitWhenEmpty)) f.choices << QString(); // "not set"
+    for (const auto& c : k.choices) f.choices << qs(c);
+    const config_keys::Binding b = k.field;
+    f.get = [b](const WorkloadConfig& c) { return toVariant(b.get(c)); };
+    f.set = [b](WorkloadConfig& c, const QVariant& v) { b.set(c, fromVariant(b.get(c), v)); };
     return f;
 }
 
@@ -106,8 +108,7 @@ WorkloadField choiceEnum(QString section, QString key, QString label, QString me
 // description is its choice's tooltip, so the picker says what an "hdd" is without opening the file.
 WorkloadField storageProfileField(const QString& section) {
     WorkloadField f = base(section, "trainio.storage.profile", "Storage profile", {},
-                           "Emulated device the reads go through (resources/storage-profiles); none: the real storage.",
-                           Kind::Choice);
+                           sentence(keyDef("trainio.storage.profile").meaning), Kind::Choice);
     f.choices << QStringLiteral("none");
     f.choiceToolTips << QObject::tr("No emulated device: reads go to the real storage.");
     for (const std::string& name : storageProfileNames()) {
@@ -128,160 +129,103 @@ WorkloadField storageProfileField(const QString& section) {
 }
 
 std::vector<WorkloadField> buildFields() {
-    using C = WorkloadConfig;
     std::vector<WorkloadField> f;
+    // The groups, the order and the labels are the form's; everything else is the key table's.
+    auto add = [&](const QString& section, std::initializer_list<std::pair<const char*, const char*>> keys) {
+        for (const auto& [key, label] : keys) f.push_back(fromTable(section, key, QObject::tr(label)));
+    };
     const QString m = QStringLiteral("model");
-    f.push_back(text(m, "model.name", "Model", "Workload name; with the accelerator it forms the MLPerf label (unet3d_a100).",
-                     [](C& c) -> std::string& { return c.model.name; }));
-    f.push_back(text(m, "model.type", "Model type", "Informational (cnn, transformer, …).",
-                     [](C& c) -> std::string& { return c.model.type; }));
-    f.push_back(choiceText(m, "framework", "Framework", "tensorflow or pytorch (DLIO's framework key).",
-                           {"pytorch", "tensorflow"}, [](C& c) -> std::string& { return c.framework; }));
-    f.push_back(text(m, "accelerator", "Accelerator type",
-                     "Accelerator the compute time stands for: a100, h100, b200 or your own lower-case name without '_' "
-                     "(results label the workload <model>_<accelerator>, which MLPerf Storage splits on '_'). "
-                     "Empty: the workload has none of its own.",
-                     [](C& c) -> std::string& { return c.accelerator; }, Kind::Accelerator));
+    add(m, {{"model.name", "Model"}, {"model.type", "Model type"}, {"framework", "Framework"}});
+    WorkloadField acc = fromTable(m, "accelerator", QObject::tr("Accelerator type"));
+    acc.kind = Kind::Accelerator;
+    acc.meaning += QObject::tr(" Results label the workload <model>_<accelerator>, which MLPerf Storage splits on '_'. "
+                               "Empty: the workload has none of its own.");
+    f.push_back(acc);
+    add(QStringLiteral("workflow"), {{"workflow.generate_data", "Generate data"},
+                                     {"workflow.train", "Train"},
+                                     {"workflow.checkpoint", "Checkpoint"},
+                                     {"workflow.evaluation", "Evaluation"}});
 
-    const QString w = QStringLiteral("workflow");
-    f.push_back(boolean(w, "workflow.generate_data", "Generate data", "Generate the dataset before training.",
-                        [](C& c) -> bool& { return c.workflow.generateData; }));
-    f.push_back(boolean(w, "workflow.train", "Train", "Run the training emulation.", [](C& c) -> bool& { return c.workflow.train; }));
-    f.push_back(boolean(w, "workflow.checkpoint", "Checkpoint", "Write checkpoints (recorded; not emulated yet).",
-                        [](C& c) -> bool& { return c.workflow.checkpoint; }));
-    f.push_back(boolean(w, "workflow.evaluation", "Evaluation", "Run evaluation steps (recorded; not emulated yet).",
-                        [](C& c) -> bool& { return c.workflow.evaluation; }));
+    add(QStringLiteral("dataset"), {{"dataset.data_folder", "Data folder"},
+                                    {"dataset.format", "Format"},
+                                    {"dataset.num_files_train", "Training files"},
+                                    {"dataset.num_files_eval", "Evaluation files"},
+                                    {"dataset.num_samples_per_file", "Samples per file"},
+                                    {"dataset.record_length_bytes", "Sample size (mean)"},
+                                    {"dataset.record_length_bytes_stdev", "Sample size stdev"},
+                                    {"dataset.record_length_bytes_resize", "Resize to"},
+                                    {"dataset.num_subfolders_train", "Train subfolders"},
+                                    {"dataset.file_prefix", "File prefix"},
+                                    {"dataset.record_element_type", "Element type"},
+                                    {"dataset.keep_files", "Keep files"}});
 
-    const QString d = QStringLiteral("dataset");
-    f.push_back(text(d, "dataset.data_folder", "Data folder", "Dataset root; train/ and valid/ are created below it.",
-                     [](C& c) -> std::string& { return c.dataset.dataFolder; }, Kind::Folder));
-    f.push_back(choiceEnum(d, "dataset.format", "Format", "File format of the dataset.", kFormats,
-                           std::function<DataFormat&(C&)>([](C& c) -> DataFormat& { return c.dataset.format; })));
-    f.push_back(integer(d, "dataset.num_files_train", "Training files", "files", "Number of training files (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numFilesTrain; }));
-    f.push_back(integer(d, "dataset.num_files_eval", "Evaluation files", "files", "Number of evaluation files.",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numFilesEval; }));
-    f.push_back(integer(d, "dataset.num_samples_per_file", "Samples per file", "samples", "Samples in each file (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numSamplesPerFile; }));
-    f.push_back(real(d, "dataset.record_length_bytes", "Sample size (mean)", "bytes",
-                     "Mean sample size (record_length_bytes; record_length in DLIO 1.0).",
-                     [](C& c) -> double& { return c.dataset.recordLength; }));
-    f.push_back(real(d, "dataset.record_length_bytes_stdev", "Sample size stdev", "bytes",
-                     "Standard deviation of the sample size (record_length_stdev in DLIO 1.0).",
-                     [](C& c) -> double& { return c.dataset.recordLengthStdev; }));
-    f.push_back(real(d, "dataset.record_length_bytes_resize", "Resize to", "bytes",
-                     "Size the loader resizes samples to (informational).",
-                     [](C& c) -> double& { return c.dataset.recordLengthResize; }));
-    f.push_back(integer(d, "dataset.num_subfolders_train", "Train subfolders", "folders",
-                        "Spread training files over this many subfolders (0 or 1 = none).",
-                        [](C& c) -> std::uint64_t& { return c.dataset.numSubfoldersTrain; }));
-    f.push_back(text(d, "dataset.file_prefix", "File prefix", "Prefix of every data file name.",
-                     [](C& c) -> std::string& { return c.dataset.filePrefix; }));
-    f.push_back(choiceText(d, "dataset.record_element_type", "Element type", "numpy dtype of one record element.",
-                           {"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float16", "float32", "float64"},
-                           [](C& c) -> std::string& { return c.dataset.recordElementType; }));
-    f.push_back(boolean(d, "dataset.keep_files", "Keep files", "Keep the dataset after the run.",
-                        [](C& c) -> bool& { return c.dataset.keepFiles; }));
+    add(QStringLiteral("reader"), {{"reader.data_loader", "Data loader"},
+                                   {"reader.batch_size", "Batch size"},
+                                   {"reader.read_threads", "Read threads"},
+                                   {"reader.computation_threads", "Computation threads"},
+                                   {"reader.prefetch_size", "Prefetch"},
+                                   {"reader.file_shuffle", "File shuffle"},
+                                   {"reader.sample_shuffle", "Sample shuffle"},
+                                   {"reader.shuffle_size", "Shuffle buffer"},
+                                   {"reader.transfer_size", "Transfer size"},
+                                   {"reader.odirect", "O_DIRECT"}});
 
-    const QString r = QStringLiteral("reader");
-    f.push_back(choiceText(r, "reader.data_loader", "Data loader", "Loader DLIO emulates: pytorch, tensorflow, dali…",
-                           {"pytorch", "tensorflow", "dali", "native_dali", "custom", "none", "synthetic", "daos_pytorch"},
-                           [](C& c) -> std::string& { return c.reader.dataLoader; }));
-    f.push_back(integer(r, "reader.batch_size", "Batch size", "samples", "Samples per training step per accelerator (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.batchSize; }));
-    f.push_back(integer(r, "reader.read_threads", "Read threads", "threads", "Reader threads per accelerator (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.readThreads; }));
-    f.push_back(integer(r, "reader.computation_threads", "Computation threads", "threads", "Preprocessing threads (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.computationThreads; }));
-    f.push_back(integer(r, "reader.prefetch_size", "Prefetch", "batches", "Batches buffered ahead per accelerator.",
-                        [](C& c) -> std::uint64_t& { return c.reader.prefetchSize; }));
-    f.push_back(choiceEnum(r, "reader.file_shuffle", "File shuffle", "off, seed (reproducible) or random.", kShuffles,
-                           std::function<ShuffleMode&(C&)>([](C& c) -> ShuffleMode& { return c.reader.fileShuffle; })));
-    f.push_back(choiceEnum(r, "reader.sample_shuffle", "Sample shuffle", "off, seed (reproducible) or random.", kShuffles,
-                           std::function<ShuffleMode&(C&)>([](C& c) -> ShuffleMode& { return c.reader.sampleShuffle; })));
-    f.push_back(integer(r, "reader.shuffle_size", "Shuffle buffer", "samples", "Shuffle buffer size (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.reader.shuffleSize; }));
-    f.push_back(integer(r, "reader.transfer_size", "Transfer size", "bytes", "Bytes per read() call.",
-                        [](C& c) -> std::uint64_t& { return c.reader.transferSize; }));
-    f.push_back(boolean(r, "reader.odirect", "O_DIRECT", "Read with O_DIRECT, bypassing the page cache.",
-                        [](C& c) -> bool& { return c.reader.odirect; }));
-
-    const QString t = QStringLiteral("train");
-    f.push_back(integer(t, "train.epochs", "Epochs", "epochs", "Passes over the dataset (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.train.epochs; }));
-    f.push_back(choiceEnum(t, "train.computation_time.type", "Compute distribution",
-                           "Distribution of the emulated compute time per step (DLIO's sleep()).", kDistributions,
-                           std::function<ComputeDistribution&(C&)>([](C& c) -> ComputeDistribution& { return c.train.computationTime.distribution; })));
-    f.push_back(real(t, "train.computation_time", "Compute time (mean)", "s",
-                     "Emulated accelerator compute per step: the constant, or the mean of normal.",
-                     [](C& c) -> double& { return c.train.computationTime.mean; }));
-    f.push_back(real(t, "train.computation_time.stdev", "Compute stdev", "s", "Standard deviation (normal).",
-                     [](C& c) -> double& { return c.train.computationTime.stdev; }));
-    f.push_back(real(t, "train.computation_time.min", "Compute min", "s", "Lower bound (uniform).",
-                     [](C& c) -> double& { return c.train.computationTime.min; }));
-    f.push_back(real(t, "train.computation_time.max", "Compute max", "s", "Upper bound (uniform).",
-                     [](C& c) -> double& { return c.train.computationTime.max; }));
-    f.push_back(real(t, "train.computation_time.shape", "Compute shape", "", "Shape k (gamma).",
-                     [](C& c) -> double& { return c.train.computationTime.shape; }));
-    f.push_back(real(t, "train.computation_time.scale", "Compute scale", "s", "Scale θ (gamma, exponential).",
-                     [](C& c) -> double& { return c.train.computationTime.scale; }));
-    f.push_back(integer(t, "train.seed", "Seed", "", "Shuffle seed.", [](C& c) -> std::uint64_t& { return c.train.seed; }));
-    f.push_back(boolean(t, "train.seed_change_epoch", "Seed changes each epoch", "Use seed + epoch in every epoch.",
-                        [](C& c) -> bool& { return c.train.seedChangeEpoch; }));
-    f.push_back(integer(t, "train.total_training_steps", "Total training steps", "steps",
-                        "Stop after this many steps (0 = the whole dataset).",
-                        [](C& c) -> std::uint64_t& { return c.train.totalTrainingSteps; }));
+    add(QStringLiteral("train"), {{"train.epochs", "Epochs"},
+                                  {"train.computation_time.type", "Compute distribution"},
+                                  {"train.computation_time", "Compute time (mean)"},
+                                  {"train.computation_time.stdev", "Compute stdev"},
+                                  {"train.computation_time.min", "Compute min"},
+                                  {"train.computation_time.max", "Compute max"},
+                                  {"train.computation_time.shape", "Compute shape"},
+                                  {"train.computation_time.scale", "Compute scale"},
+                                  {"train.seed", "Seed"},
+                                  {"train.seed_change_epoch", "Seed changes each epoch"},
+                                  {"train.total_training_steps", "Total training steps"}});
 
     const QString k = QStringLiteral("checkpoint");
-    f.push_back(text(k, "checkpoint.checkpoint_folder", "Checkpoint folder", "Where checkpoints go.",
-                     [](C& c) -> std::string& { return c.checkpoint.folder; }, Kind::Folder));
-    f.push_back(integer(k, "checkpoint.checkpoint_after_epoch", "After epoch", "epoch", "First epoch that checkpoints.",
-                        [](C& c) -> std::uint64_t& { return c.checkpoint.afterEpoch; }));
-    f.push_back(integer(k, "checkpoint.epochs_between_checkpoints", "Epochs between", "epochs", "Checkpoint every N epochs (>= 1).",
-                        [](C& c) -> std::uint64_t& { return c.checkpoint.epochsBetween; }));
-    f.push_back(real(k, "model.model_size_bytes", "Model size", "bytes", "Checkpoint size (checkpoint.model_size in DLIO 1.0).",
-                     [](C& c) -> double& { return c.checkpoint.modelSize; }));
+    add(k, {{"checkpoint.checkpoint_folder", "Checkpoint folder"},
+                                       {"checkpoint.checkpoint_after_epoch", "After epoch"},
+                                       {"checkpoint.epochs_between_checkpoints", "Epochs between"},
+                                       {"checkpoint.steps_between_checkpoints", "Steps between"},
+                                       {"model.model_size_bytes", "Model size"},
+                                       {"checkpoint.type", "Who writes"},
+                                       {"checkpoint.mode", "Mode"},
+                                       {"checkpoint.num_checkpoints_write", "Checkpoints written"},
+                                       {"checkpoint.num_checkpoints_read", "Checkpoints read"},
+                                       {"checkpoint.time_between_checkpoints", "Time between"},
+                                       {"checkpoint.fsync", "fsync"},
+                                       {"checkpoint.randomize_tensor", "Random tensors"},
+                                       {"trainio.checkpoint_scale", "Size factor"}});
 
-    const QString e = QStringLiteral("metric");
-    f.push_back(real(e, "metric.au", "AU pass threshold", "fraction", "A run passes when its AU is at least this (0 … 1].",
-                     [](C& c) -> double& { return c.metric.au; }));
-    f.push_back(integer(e, "output.metric.exclude_start_steps", "Exclude start steps", "steps",
-                        "Steps left out of AU at the start of each epoch (DLIO's output.metric key).",
-                        [](C& c) -> std::uint64_t& { return c.metric.excludeStartSteps; }));
-    f.push_back(integer(e, "output.metric.exclude_end_steps", "Exclude end steps", "steps",
-                        "Steps left out of AU at the end of each epoch.",
-                        [](C& c) -> std::uint64_t& { return c.metric.excludeEndSteps; }));
+    // The model as DLIO sizes its checkpoint (llama3 presets): shown with the checkpoint settings.
+    add(k, {{"model.model_datatype", "Model data type"},
+            {"model.optimizer_datatype", "Optimizer data type"},
+            {"model.num_layers", "Layers"},
+            {"model.parallelism.tensor", "Tensor parallelism"},
+            {"model.parallelism.pipeline", "Pipeline parallelism"},
+            {"model.parallelism.data", "Data parallelism"},
+            {"model.parallelism.zero_stage", "ZeRO stage"},
+            {"model.transformer.vocab_size", "Vocabulary"},
+            {"model.transformer.hidden_size", "Hidden size"},
+            {"model.transformer.ffn_hidden_size", "FFN hidden size"},
+            {"model.transformer.num_attention_heads", "Attention heads"},
+            {"model.transformer.num_kv_heads", "KV heads"}});
+
+    add(QStringLiteral("metric"), {{"metric.au", "AU pass threshold"},
+                                   {"output.metric.exclude_start_steps", "Exclude start steps"},
+                                   {"output.metric.exclude_end_steps", "Exclude end steps"}});
 
     const QString s = QStringLiteral("trainio");
-    f.push_back(choiceText(s, "trainio.io_engine", "I/O engine",
-                           "How readers read: posix (buffered pread), odirect (O_DIRECT, bypasses the page cache), "
-                           "mmap (map and touch every byte), io_uring (queued requests).",
-                           {"posix", "odirect", "mmap", "io_uring"}, [](C& c) -> std::string& { return c.trainio.ioEngine; }));
-    f.push_back(integer(s, "trainio.io_depth", "I/O depth", "requests", "io_uring requests in flight per reader.",
-                        [](C& c) -> std::uint64_t& { return c.trainio.ioDepth; }));
-    f.push_back(choiceText(s, "trainio.cache", "Cache control",
-                           "Before each epoch: keep (nothing), fadvise (POSIX_FADV_DONTNEED on every file, no privilege "
-                           "needed), drop (drop_caches, needs root).",
-                           {"keep", "fadvise", "drop"}, [](C& c) -> std::string& { return c.trainio.cache; }));
+    add(s, {{"trainio.io_engine", "I/O engine"}, {"trainio.io_depth", "I/O depth"}, {"trainio.cache", "Cache control"}});
     f.push_back(storageProfileField(s));
-    f.push_back(real(s, "trainio.storage.bandwidth_mib_s", "Bandwidth cap", "MiB/s",
-                     "Aggregate read bandwidth of the emulated device (0 = no cap; overrides the profile's).",
-                     [](C& c) -> double& { return c.trainio.storage.bandwidthMiBs; }));
-    f.push_back(choiceText(s, "trainio.storage.latency_ms.type", "Latency", "Per-request latency distribution of the emulated device.",
-                           {"none", "constant", "normal", "lognormal", "exponential"},
-                           [](C& c) -> std::string& { return c.trainio.storage.latencyMs.type; }));
-    f.push_back(real(s, "trainio.storage.latency_ms.median", "Latency median", "ms", "Median latency (lognormal).",
-                     [](C& c) -> double& { return c.trainio.storage.latencyMs.median; }));
-    f.push_back(real(s, "trainio.storage.latency_ms.mean", "Latency mean", "ms", "Mean latency (normal, exponential).",
-                     [](C& c) -> double& { return c.trainio.storage.latencyMs.mean; }));
-    f.push_back(real(s, "trainio.storage.iops", "IOPS cap", "requests/s", "Requests per second (0 = no cap).",
-                     [](C& c) -> double& { return c.trainio.storage.iops; }));
-    f.push_back(integer(s, "trainio.storage.max_inflight", "Max in flight", "requests",
-                        "Requests in flight at once on the device (0 = no limit).",
-                        [](C& c) -> std::uint64_t& { return c.trainio.storage.maxInflight; }));
-    f.push_back(real(s, "trainio.telemetry_interval_s", "Telemetry interval", "s",
-                     "How often the telemetry sampler records CPU, memory, devices and network.",
-                     [](C& c) -> double& { return c.trainio.telemetryIntervalS; }));
+    add(s, {{"trainio.storage.bandwidth_mib_s", "Bandwidth cap"},
+            {"trainio.storage.latency_ms.type", "Latency"},
+            {"trainio.storage.latency_ms.median", "Latency median"},
+            {"trainio.storage.latency_ms.mean", "Latency mean"},
+            {"trainio.storage.iops", "IOPS cap"},
+            {"trainio.storage.max_inflight", "Max in flight"},
+            {"trainio.telemetry_interval_s", "Telemetry interval"},
+            {"trainio.mlperf_round", "MLPerf round"}});
     return f;
 }
 

@@ -1,6 +1,7 @@
-// Every WorkloadConfig key the workload page edits: its DLIO name, meaning, unit, editor kind and how
-// to read and write it. One table, so that the form, its tooltips and the validation highlighting all
-// agree (meanings follow docs/configuration.md).
+// The keys the workload page edits, in its groups and order, with the form's labels. Their meaning,
+// unit, choices, range and binding to WorkloadConfig come from core's one table of keys
+// (config/config_keys.h), so that the form, its tooltips, the validation highlighting, the loader and
+// docs/configuration.md cannot disagree.
 #pragma once
 
 #include "config/workload_config.h"

@@ -1,6 +1,7 @@
 // trainio-cli: the headless front end. A thin shell over core/: parse, call, print, exit code.
 #include "aggregate_command.h"
 #include "commands.h"
+#include "config_keys_command.h"
 #include "library_commands.h"
 
 #include "util/errors.h"
@@ -36,6 +37,7 @@ Commands:
   label      DIR [--system NAME] [--description TEXT] [--notes TEXT] [--name TEXT]
                                                    write DIR/trainio_labels.json (names the importer reads)
   presets                                          list the shipped workload presets
+  config-keys [--format markdown|json]             every configuration key: type, default, range, meaning
 
 Common options: --quiet (no progress line), --live-json FILE (one JSON object per step/epoch),
 --help (per command). Exit codes: 0 success, 2 bad input, 1 a run that failed or was interrupted.
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
         if (cmd == "compare") return runCompareCommand(rest);
         if (cmd == "label") return runLabelCommand(rest);
         if (cmd == "presets") return runPresetsCommand(rest);
+        if (cmd == "config-keys") return runConfigKeysCommand(rest);
     } catch (const trainio::InputError& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return 2;

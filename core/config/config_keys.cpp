@@ -151,90 +151,6 @@ std::vector<KeyDef> build() {
             .bind(field([](auto& c) -> auto& { return c.accelerator; }))
             .flags(CustomRead | CustomWrite | CustomCheck));
 
-    // TrainIO's own section (DLIO ignores it): I/O engine, cache control, emulated storage, telemetry.
-    add(section("trainio").origin("TrainIO").means("TrainIO's own settings (DLIO ignores the section)"));
-    add(key("trainio.io_engine", Type::Choice)
-            .origin("TrainIO").def("posix").choices({"posix", "odirect", "mmap", "io_uring"})
-            .means("how readers read: posix (buffered pread), odirect (O_DIRECT, bypasses the page cache), mmap "
-                   "(map and touch every byte), io_uring (queued requests); reader.odirect: true means odirect")
-            .bind(field([](auto& c) -> auto& { return c.trainio.ioEngine; }))
-            .flags(CaseInsensitive));
-    add(key("trainio.io_depth", Type::Whole)
-            .origin("TrainIO").def("32").range(whole(1, 4096)).unit("requests")
-            .means("io_uring requests in flight per reader")
-            .bind(field([](auto& c) -> auto& { return c.trainio.ioDepth; })));
-    add(key("trainio.cache", Type::Choice)
-            .origin("TrainIO").def("keep").choices({"keep", "fadvise", "drop"})
-            .means("before each epoch: keep (nothing), fadvise (POSIX_FADV_DONTNEED on every file, no privilege "
-                   "needed), drop (drop_caches, needs root)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.cache; }))
-            .flags(CaseInsensitive));
-    add(section("trainio.storage").origin("TrainIO").means("the emulated storage device the reads go through"));
-    add(key("trainio.storage.profile", Type::Text)
-            .origin("TrainIO").expect("a storage profile name or file")
-            .means("an emulated-storage profile (resources/storage-profiles/<name>.yaml) or a file; empty: none")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.profile; }))
-            .flags(OmitWhenEmpty));
-    add(key("trainio.storage.bandwidth_mib_s", Type::Number)
-            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("MiB/s")
-            .means("aggregate read bandwidth of the emulated device (0 = no cap; overrides the profile's)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.bandwidthMiBs; })));
-    add(key("trainio.storage.latency_ms", Type::Section, K::Section)
-            .origin("TrainIO").unit("ms")
-            .means("per-request latency: a number (constant), or {type, value, mean, stdev, median, sigma} in ms")
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.latency_ms.type", Type::Choice)
-            .origin("TrainIO").def("none").choices({"none", "constant", "normal", "lognormal", "exponential"})
-            .means("per-request latency distribution of the emulated device")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.type; }))
-            .flags(CustomRead | CustomWrite | CaseInsensitive));
-    const ValueRange ms = real(0, 600000, false, ValueUnit::Milliseconds); // ten minutes per request
-    add(key("trainio.storage.latency_ms.value", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
-            .means("latency (constant)").bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.value; }))
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.latency_ms.mean", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
-            .means("mean latency (normal, exponential)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.mean; }))
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.latency_ms.stdev", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
-            .means("latency standard deviation (normal)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.stdev; }))
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.latency_ms.median", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
-            .means("median latency (lognormal)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.median; }))
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.latency_ms.sigma", Type::Number).origin("TrainIO").def("0").range(real(0, 10))
-            .means("sigma of the latency's logarithm (lognormal)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.sigma; }))
-            .flags(CustomRead | CustomWrite));
-    add(key("trainio.storage.iops", Type::Number)
-            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("requests/s")
-            .means("requests per second (0 = no cap)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.iops; })));
-    add(key("trainio.storage.max_inflight", Type::Whole)
-            .origin("TrainIO").def("0").range(whole(0, 1e6, "0 for no limit")).unit("requests")
-            .means("requests in flight at once on the device (0 = no limit)")
-            .bind(field([](auto& c) -> auto& { return c.trainio.storage.maxInflight; })));
-    add(key("trainio.telemetry_interval_s", Type::Seconds)
-            .origin("TrainIO").def("1").range(seconds(0.01, 3600)).unit("s")
-            .means("how often the telemetry sampler records CPU, memory, devices and network")
-            .bind(field([](auto& c) -> auto& { return c.trainio.telemetryIntervalS; })));
-    add(key("trainio.mlperf_round", Type::Choice)
-            .origin("TrainIO").choices({"v1.0", "v2.0", "v3.0"})
-            .means("the MLPerf Storage round a preset belongs to; empty for your own workloads")
-            .bind(field([](auto& c) -> auto& { return c.trainio.mlperfRound; }))
-            .flags(OmitWhenEmpty | CaseInsensitive));
-    add(key("trainio.checkpoint_scale", Type::Number)
-            .origin("TrainIO").def("1").range(real(0, 1, true))
-            .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")
-            .bind(field([](auto& c) -> auto& { return c.trainio.checkpointScale; })));
-    // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
-    add(key("accelerators", Type::Whole)
-            .origin("TrainIO").def("1").range(whole(1, 4096)).unit("ranks")
-            .means("emulated accelerators (ranks) of a run: trainio-cli --accelerators, not a workload key")
-            .flags(NotAKey));
-
     add(section("model").means("the model: v1.0 writes a plain name (model: unet3d), later DLIO a map"));
     add(key("model.name", Type::Text)
             .def("default").expect("a model name")
@@ -249,7 +165,12 @@ std::vector<KeyDef> build() {
     add(key("model.model_size_bytes", Type::Bytes)
             .old("checkpoint.model_size").def("10240").range(bytes(0, 1024 * kTiB)).unit("bytes")
             .means("checkpoint size of a model without layers (v1.0: checkpoint.model_size)")
-            .bind(field([](auto& c) -> auto& { return c.checkpoint.modelSize; }))
+            // Two fields say it (the checkpoint section's, older, and the model's): one binding keeps them equal.
+            .bind({[](const WorkloadConfig& c) { return Value(c.checkpoint.modelSize); },
+                   [](WorkloadConfig& c, const Value& v) {
+                       assign<double>(c.checkpoint.modelSize, v);
+                       c.model.modelSizeBytes = c.checkpoint.modelSize;
+                   }})
             .flags(CustomRead));
     add(ignored("model.model_size", "MLPerf Storage v3.0's unet3d configs carry it; DLIO reads only model_size_bytes")
             .origin("MLPerf Storage v3.0"));
@@ -570,6 +491,90 @@ std::vector<KeyDef> build() {
     add(key("metric.au", Type::Fraction).def("0.90").range(real(0, 1, true, ValueUnit::Fraction)).unit("fraction")
             .means("a run passes when its AU is at least this")
             .bind(field([](auto& c) -> auto& { return c.metric.au; })));
+
+    // TrainIO's own section (DLIO ignores it): I/O engine, cache control, emulated storage, telemetry.
+    add(section("trainio").origin("TrainIO").means("TrainIO's own settings (DLIO ignores the section)"));
+    add(key("trainio.io_engine", Type::Choice)
+            .origin("TrainIO").def("posix").choices({"posix", "odirect", "mmap", "io_uring"})
+            .means("how readers read: posix (buffered pread), odirect (O_DIRECT, bypasses the page cache), mmap "
+                   "(map and touch every byte), io_uring (queued requests); reader.odirect: true means odirect")
+            .bind(field([](auto& c) -> auto& { return c.trainio.ioEngine; }))
+            .flags(CaseInsensitive));
+    add(key("trainio.io_depth", Type::Whole)
+            .origin("TrainIO").def("32").range(whole(1, 4096)).unit("requests")
+            .means("io_uring requests in flight per reader")
+            .bind(field([](auto& c) -> auto& { return c.trainio.ioDepth; })));
+    add(key("trainio.cache", Type::Choice)
+            .origin("TrainIO").def("keep").choices({"keep", "fadvise", "drop"})
+            .means("before each epoch: keep (nothing), fadvise (POSIX_FADV_DONTNEED on every file, no privilege "
+                   "needed), drop (drop_caches, needs root)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.cache; }))
+            .flags(CaseInsensitive));
+    add(section("trainio.storage").origin("TrainIO").means("the emulated storage device the reads go through"));
+    add(key("trainio.storage.profile", Type::Text)
+            .origin("TrainIO").expect("a storage profile name or file")
+            .means("an emulated-storage profile (resources/storage-profiles/<name>.yaml) or a file; empty: none")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.profile; }))
+            .flags(OmitWhenEmpty));
+    add(key("trainio.storage.bandwidth_mib_s", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("MiB/s")
+            .means("aggregate read bandwidth of the emulated device (0 = no cap; overrides the profile's)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.bandwidthMiBs; })));
+    add(key("trainio.storage.latency_ms", Type::Section, K::Section)
+            .origin("TrainIO").unit("ms")
+            .means("per-request latency: a number (constant), or {type, value, mean, stdev, median, sigma} in ms")
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.type", Type::Choice)
+            .origin("TrainIO").def("none").choices({"none", "constant", "normal", "lognormal", "exponential"})
+            .means("per-request latency distribution of the emulated device")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.type; }))
+            .flags(CustomRead | CustomWrite | CaseInsensitive));
+    const ValueRange ms = real(0, 600000, false, ValueUnit::Milliseconds); // ten minutes per request
+    add(key("trainio.storage.latency_ms.value", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("latency (constant)").bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.value; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.mean", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("mean latency (normal, exponential)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.mean; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.stdev", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("latency standard deviation (normal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.stdev; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.median", Type::Milliseconds).origin("TrainIO").def("0").range(ms).unit("ms")
+            .means("median latency (lognormal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.median; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.latency_ms.sigma", Type::Number).origin("TrainIO").def("0").range(real(0, 10))
+            .means("sigma of the latency's logarithm (lognormal)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.latencyMs.sigma; }))
+            .flags(CustomRead | CustomWrite));
+    add(key("trainio.storage.iops", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9, false, ValueUnit::None, "0 for no cap")).unit("requests/s")
+            .means("requests per second (0 = no cap)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.iops; })));
+    add(key("trainio.storage.max_inflight", Type::Whole)
+            .origin("TrainIO").def("0").range(whole(0, 1e6, "0 for no limit")).unit("requests")
+            .means("requests in flight at once on the device (0 = no limit)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.storage.maxInflight; })));
+    add(key("trainio.telemetry_interval_s", Type::Seconds)
+            .origin("TrainIO").def("1").range(seconds(0.01, 3600)).unit("s")
+            .means("how often the telemetry sampler records CPU, memory, devices and network")
+            .bind(field([](auto& c) -> auto& { return c.trainio.telemetryIntervalS; })));
+    add(key("trainio.mlperf_round", Type::Choice)
+            .origin("TrainIO").choices({"v1.0", "v2.0", "v3.0"})
+            .means("the MLPerf Storage round a preset belongs to; empty for your own workloads")
+            .bind(field([](auto& c) -> auto& { return c.trainio.mlperfRound; }))
+            .flags(OmitWhenEmpty | CaseInsensitive));
+    add(key("trainio.checkpoint_scale", Type::Number)
+            .origin("TrainIO").def("1").range(real(0, 1, true))
+            .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")
+            .bind(field([](auto& c) -> auto& { return c.trainio.checkpointScale; })));
+    // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
+    add(key("accelerators", Type::Whole)
+            .origin("TrainIO").def("1").range(whole(1, 4096)).unit("ranks")
+            .means("emulated accelerators (ranks) of a run: trainio-cli --accelerators, not a workload key")
+            .flags(NotAKey));
 
     std::vector<KeyDef> out;
     out.reserve(t.size());

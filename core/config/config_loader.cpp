@@ -472,15 +472,17 @@ private:
 
     // The node for section.key, or an undefined node. Records which spelling the user chose.
     YAML::Node get(const YAML::Node& root, const std::string& path, const std::string& canonical = {}) {
-        std::vector<std::string> parts;
-        std::stringstream ss(path);
-        for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
         YAML::Node cur;
         cur.reset(root);
-        for (std::size_t i = 0; i < parts.size(); ++i) {
+        // Every key of the table is looked up here: split without a stream (a load reads ~100 keys).
+        for (std::size_t start = 0, i = 0; start <= path.size(); ++i) {
+            std::size_t dot = path.find('.', start);
+            if (dot == std::string::npos) dot = path.size();
+            const std::string part = path.substr(start, dot - start);
+            start = dot + 1;
             if (!cur.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-            YAML::Node next = child(cur, parts[i]);
-            if (!next.IsDefined() && i == 0 && parts[i] == "reader") next.reset(child(cur, "data_reader"));
+            YAML::Node next = child(cur, part);
+            if (!next.IsDefined() && i == 0 && part == "reader") next.reset(child(cur, "data_reader"));
             if (!next.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
             cur.reset(next);
         }
@@ -888,6 +890,11 @@ private:
                             (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow")))
             warn(writtenAs("reader.data_loader"), "'" + c.reader.dataLoader + "'",
                  "DLIO refuses data_loader " + c.reader.dataLoader + " with framework " + c.framework);
+        // The fork's utils/config.py line 458; TrainIO takes the data parallelism from the rank count.
+        if (c.model.parallelism.data > 0 && c.checkpoint.mode == "default")
+            warn(writtenAs("model.parallelism.data"), std::to_string(c.model.parallelism.data),
+                 "DLIO refuses a data parallelism in checkpoint.mode default (it is the number of ranks; set it "
+                 "only with checkpoint.mode: subset)");
         if (c.reader.odirect && c.dataset.format != DataFormat::Npz && c.dataset.format != DataFormat::Npy)
             warn(writtenAs("reader.odirect"), "true", "DLIO supports odirect for npz and npy only");
     }

@@ -2,7 +2,9 @@
 // real MLPerf Storage v3.0 workload configs without a warning, refused with the key and what is allowed,
 // written back and read again. Expected values are copied by hand from the fixture files and from the
 // fork's utils/config.py ConfigArguments defaults (mlcommons/DLIO_local_changes f6796ed, lines 177-208).
+#include "config/config_keys.h"
 #include "config/config_loader.h"
+#include "config/config_schema.h"
 #include "util/errors.h"
 
 #include "testsupport.h"
@@ -10,6 +12,7 @@
 #include <QTest>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 using namespace trainio;
@@ -46,8 +49,13 @@ private slots:
     void dlioDefaultsWhenAbsent();
     void newKeysWriteAndReadBack();
     void parquetIsRefused();
+    void dataParallelismInDefaultModeWarns();
+    void defaultLoaderIsNotWrittenWithPytorch();
     void badNewKeys_data();
     void badNewKeys();
+    void committedDocIsTheGeneratedOne();
+    void everyUsedKeyIsReadAndWritten();
+    void cliPrintsTheTable();
 };
 
 // SAMSUNG's llama3-8b checkpointing run (write and read in one folder).
@@ -200,6 +208,32 @@ void TestConfigKeys::newKeysWriteAndReadBack() {
     QVERIFY2(contains(yaml, "mlperf_round: v3.0"), yaml.c_str());
 }
 
+// mlcommons/storage's llama3_8b.yaml (some versions) sets parallelism.data: 1 in default mode, which
+// the fork's validate() refuses (utils/config.py:458): it loads, with a warning that says so.
+void TestConfigKeys::dataParallelismInDefaultModeWarns() {
+    const auto lc = loadWorkloadConfigFromString(
+        "model:\n  name: llama_8b\n  parallelism: {pipeline: 1, tensor: 1, zero_stage: 3, data: 1}\n"
+        "framework: pytorch\nworkflow: {train: false, checkpoint: true}\n", "llama3_8b.yaml");
+    QCOMPARE(lc.warnings.size(), std::size_t(1));
+    QVERIFY2(contains(lc.warnings[0].message, "llama3_8b.yaml:3: model.parallelism.data = 1: DLIO refuses a data "
+                                              "parallelism in checkpoint.mode default"),
+             lc.warnings[0].message.c_str());
+    QCOMPARE(lc.config.model.parallelism.data, std::int64_t(1));
+}
+
+// The round's checkpointing configs have no reader: DLIO's default data_loader (the string
+// "tensorflow") passes its framework check, the same value written out would not. The written file
+// leaves it out, reads back to the same loader, and warns about nothing.
+void TestConfigKeys::defaultLoaderIsNotWrittenWithPytorch() {
+    const auto lc = loadWorkloadConfig((v3Configs() / "llama3-8b-samsung-config.yaml").string());
+    QCOMPARE(lc.config.reader.dataLoader, std::string("tensorflow"));
+    const std::string yaml = toYaml(lc.config);
+    QVERIFY2(!contains(yaml, "data_loader"), yaml.c_str());
+    const auto back = loadWorkloadConfigFromString(yaml, "written.yaml");
+    QVERIFY2(back.warnings.empty(), allWarnings(back).c_str());
+    QCOMPARE(back.config.reader.dataLoader, std::string("tensorflow"));
+}
+
 void TestConfigKeys::parquetIsRefused() {
     const std::string text = "model: flux\nframework: pytorch\ndataset:\n  format: parquet\nreader: {data_loader: pytorch}\n";
     const std::string e = loadErrorFromString(text, "flux_b200.yaml");
@@ -233,6 +267,15 @@ void TestConfigKeys::badNewKeys_data() {
     row("rank sync", "checkpoint: {rank_sync: maybe}", "checkpoint.rank_sync = 'maybe': expected true or false");
     row("scale above 1", "trainio: {checkpoint_scale: 1.5}", "trainio.checkpoint_scale = 1.5: expected a number > 0 and <= 1");
     row("round", "trainio: {mlperf_round: v4.0}", "trainio.mlperf_round = 'v4.0': expected one of v1.0, v2.0 or v3.0");
+    // DLIO's own cross-field refusals (the fork's utils/config.py validate(), lines 452-470).
+    row("layers below pipeline", "model: {name: m, num_layers: 2, parallelism: {pipeline: 4}}",
+        "model.num_layers = 2: expected at least model.parallelism.pipeline (4) layers");
+    row("zero 3 with pipeline", "model: {name: m, parallelism: {pipeline: 2, zero_stage: 3}}",
+        "model.parallelism.zero_stage = 3: expected 0, 1 or 2 with pipeline parallelism 2");
+    row("subset without data", "checkpoint: {mode: subset}",
+        "checkpoint.mode = 'subset': expected a target model.parallelism.data >= 1 for subset checkpointing");
+    row("read more than written", "checkpoint: {num_checkpoints_write: 2, num_checkpoints_read: 3}",
+        "checkpoint.num_checkpoints_read = 3: expected at most checkpoint.num_checkpoints_write (2)");
 }
 
 void TestConfigKeys::badNewKeys() {
@@ -243,6 +286,120 @@ void TestConfigKeys::badNewKeys() {
     const std::string e = loadErrorFromString(text, "bad.yaml");
     QVERIFY2(contains(e, expect.toStdString()), e.c_str());
     QVERIFY2(e.rfind("bad.yaml", 0) == 0, e.c_str());
+}
+
+// docs/configuration.md's key reference is `trainio-cli config-keys --format markdown`: a change to the
+// table without regenerating the page fails here (regenerate: replace the part between the markers).
+void TestConfigKeys::committedDocIsTheGeneratedOne() {
+    const fs::path doc = testsupport::fixtures().parent_path().parent_path() / "docs" / "configuration.md";
+    const std::string text = testsupport::readText(doc);
+    const std::string begin = std::string(config_keys::kDocBegin) + "\n";
+    const auto a = text.find(begin);
+    const auto b = text.find(config_keys::kDocEnd);
+    QVERIFY2(a != std::string::npos && b != std::string::npos && b > a, "markers missing in docs/configuration.md");
+    const std::string committed = text.substr(a + begin.size(), b - a - begin.size());
+    if (committed != config_keys::markdown()) {
+        // Name the first line that differs, so that the failure says what to regenerate.
+        std::stringstream x(committed), y(config_keys::markdown());
+        std::string l1, l2;
+        int n = 0;
+        while (true) {
+            const bool more1 = static_cast<bool>(std::getline(x, l1));
+            const bool more2 = static_cast<bool>(std::getline(y, l2));
+            ++n;
+            if (!more1 || !more2 || l1 != l2) break;
+        }
+        QFAIL(("docs/configuration.md differs from `trainio-cli config-keys --format markdown` at generated line " +
+               std::to_string(n) + ":\n  committed: " + l1 + "\n  generated: " + l2)
+                  .c_str());
+    }
+}
+
+// Every key the table says TrainIO reads is a known key, and a file setting it to a value other than
+// the default loads to that value and writes it back (so no key is known but silently dropped).
+void TestConfigKeys::everyUsedKeyIsReadAndWritten() {
+    int checked = 0;
+    for (const auto& k : config_keys::all()) {
+        if (k.has(config_keys::NotAKey)) {
+            QVERIFY2(!config_schema::lookup(k.path), k.path.c_str());
+            continue;
+        }
+        QVERIFY2(config_schema::lookup(k.path) == k.kind, k.path.c_str());
+        if (!k.oldPath.empty()) QVERIFY2(config_schema::lookup(k.oldPath) == k.kind, k.oldPath.c_str());
+        if (k.kind != config_schema::KeyKind::Used || !k.field) continue;
+        // A value that differs from the default, chosen from the key's type and range (not from the loader).
+        std::string text;
+        using T = config_keys::Type;
+        switch (k.type) {
+        case T::Bool: text = k.dlioDefault == "true" ? "false" : "true"; break;
+        case T::Whole:
+        case T::Integer: text = k.range && k.range->max >= 3 ? "3" : "1"; break;
+        case T::Number:
+        case T::Bytes:
+        case T::Seconds:
+        case T::Milliseconds:
+        case T::Fraction: text = k.range && k.range->whole ? "3" : "0.5"; break;
+        case T::Text: text = "value-x"; break;
+        case T::Choice: text = k.choices.back() == k.dlioDefault ? k.choices.front() : k.choices.back(); break;
+        case T::WholeList: text = "[7, 8]"; break;
+        default: continue;
+        }
+        if (k.path == "accelerator") text = "h200";
+        if (k.path == "model.name" || k.path == "model.type") text = "modelx";
+        if (k.path == "dataset.format") text = "npy";
+        if (k.path == "trainio.io_engine") text = "mmap"; // odirect would also follow reader.odirect
+        // A map path from the dotted key: a.b.c = v → a: {b: {c: v}}.
+        std::string yaml;
+        std::string rest = k.path;
+        int depth = 0;
+        for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+            yaml += std::string(2 * depth, ' ') + rest.substr(0, dot) + ":\n";
+            rest.erase(0, dot + 1);
+            ++depth;
+        }
+        yaml += std::string(2 * depth, ' ') + rest + ": " + text + "\n";
+        // Subset checkpointing and a target data parallelism go together (DLIO refuses one without the other).
+        if (k.path == "checkpoint.mode") yaml += "model: {name: m, parallelism: {data: 2}}\n";
+        else if (k.path.rfind("model.", 0) != 0) yaml += "model: m\n";
+        if (k.path == "model.parallelism.data") yaml += "checkpoint: {mode: subset}\n";
+        if (k.path.rfind("trainio.storage.latency_ms.", 0) == 0)
+            continue; // their meaning depends on the type: tst_trainio_section covers them
+        if (k.path == "workflow.checkpoint" || k.path == "workflow.train") yaml += "checkpoint: {checkpoint_folder: ck}\n";
+        const std::string source = "key-" + k.path + ".yaml";
+        LoadedConfig lc;
+        try {
+            lc = loadWorkloadConfigFromString(yaml, source);
+        } catch (const InputError& e) {
+            QFAIL((k.path + ": " + e.what() + "\n" + yaml).c_str());
+        }
+        const config_keys::Value got = k.field.get(lc.config);
+        const auto back = loadWorkloadConfigFromString(toYaml(lc.config), "back.yaml").config;
+        QVERIFY2(k.field.get(back) == got, (k.path + ": not written back").c_str());
+        const config_keys::Value defaults = k.field.get(dlioDefaultConfig());
+        QVERIFY2(got != defaults, (k.path + " = " + text + ": the default was kept\n" + yaml).c_str());
+        ++checked;
+    }
+    QVERIFY2(checked >= 60, std::to_string(checked).c_str());
+}
+
+void TestConfigKeys::cliPrintsTheTable() {
+    const auto md = testsupport::runCli({"config-keys", "--format", "markdown"});
+    QCOMPARE(md.exitCode, 0);
+    QCOMPARE(md.out.toStdString(), config_keys::markdown());
+    const auto js = testsupport::runCli({"config-keys", "--format", "json"});
+    QCOMPARE(js.exitCode, 0);
+    const auto j = nlohmann::json::parse(js.out.toStdString());
+    bool found = false;
+    for (const auto& k : j.at("keys"))
+        if (k.at("key") == "checkpoint.type") {
+            found = true;
+            QVERIFY2(k.at("choices") == (nlohmann::json{"rank_zero", "all_ranks"}), k.dump().c_str());
+            QVERIFY2(k.at("default") == nlohmann::json("rank_zero"), k.dump().c_str());
+        }
+    QVERIFY(found);
+    const auto bad = testsupport::runCli({"config-keys", "--format", "xml"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains(QStringLiteral("--format xml: expected markdown or json")), qPrintable(bad.err));
 }
 
 QTEST_APPLESS_MAIN(TestConfigKeys)

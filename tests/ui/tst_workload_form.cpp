@@ -3,6 +3,7 @@
 // is checked as it is typed; the wheel changes no field that lacks the focus; the form comes back after
 // a restart and unsaved edits are never replaced without asking; the first start offers the demo and a
 // shrink to this machine; F1 opens the bundled documentation offline.
+#include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "config/shrink_to_fit.h"
 #include "gui_test_support.h"
@@ -119,6 +120,61 @@ private slots:
         }
         QVERIFY(numeric >= 25);
         QVERIFY(!page->isValid());
+    }
+
+    // The form has no second list: each field's unit, choices and meaning are core's key table's
+    // (config/config_keys.h), and the v3.0 checkpoint keys are edited like any other.
+    void fieldsComeFromTheKeyTable() {
+        for (const WorkloadField& f : workloadFields()) {
+            const auto* k = trainio::config_keys::find(f.dlioKey.toStdString());
+            QVERIFY2(k, qPrintable(f.dlioKey));
+            if (f.dlioKey == QLatin1String("trainio.storage.profile")) continue; // choices: the profiles on disk
+            QStringList choices;
+            for (const auto& c : k->choices) choices << QString::fromStdString(c);
+            if (!f.choices.isEmpty() && f.choices.first().isEmpty()) choices.prepend(QString());
+            QCOMPARE(f.choices, choices);
+            QVERIFY2(f.meaning.mid(1).startsWith(QString::fromStdString(k->meaning).mid(1)), qPrintable(f.dlioKey));
+            if (f.kind != WorkloadField::Kind::Folder) QCOMPARE(f.unit, QString::fromStdString(k->unit));
+        }
+
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("ckpt")), 16, 1), QStringLiteral("test"));
+        auto* type = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("checkpoint.type")));
+        QVERIFY(type);
+        QCOMPARE(type->count(), 2); // rank_zero, all_ranks: the table's values, nothing else
+        type->setCurrentText(QStringLiteral("all_ranks"));
+        QCOMPARE(page->config().checkpoint.type, std::string("all_ranks"));
+
+        QuantitySpinBox* zero = quantity(page, "model.parallelism.zero_stage");
+        QLabel* label = errorLabel(page, "model.parallelism.zero_stage");
+        QVERIFY(zero && label);
+        ::type(zero, QStringLiteral("4"));
+        QCOMPARE(label->text(), QStringLiteral("model.parallelism.zero_stage: '4' is not allowed: expected a whole number 0 … 3"));
+        QVERIFY(!page->isValid());
+        ::type(zero, QStringLiteral("3"));
+        QCOMPARE(page->config().model.parallelism.zeroStage, std::int64_t(3));
+        // A negative value where DLIO's -1 means "unset".
+        ::type(quantity(page, "model.num_layers"), QStringLiteral("-1"));
+        QCOMPARE(page->config().model.numLayers, std::int64_t(-1));
+        ::type(quantity(page, "model.num_layers"), QStringLiteral("80"));
+        QCOMPARE(page->config().model.numLayers, std::int64_t(80));
+        ::type(quantity(page, "trainio.checkpoint_scale"), QStringLiteral("0"));
+        QVERIFY(errorLabel(page, "trainio.checkpoint_scale")->text().contains(QStringLiteral("expected a number > 0 and <= 1")));
+        ::type(quantity(page, "trainio.checkpoint_scale"), QStringLiteral("0.25"));
+        QCOMPARE(page->config().trainio.checkpointScale, 0.25);
+        ::type(quantity(page, "model.model_size_bytes"), QStringLiteral("2 GiB"));
+        QCOMPARE(page->config().checkpoint.modelSize, 2147483648.0);
+        QCOMPARE(page->config().model.modelSizeBytes, 2147483648.0); // both fields that say it
+        QVERIFY2(page->isValid(), page->errors().empty() ? "" : page->errors().front().message.c_str());
+        // What the form holds loads back the same from the YAML it saves.
+        const QString file = work_.filePath(QStringLiteral("ckpt.yaml"));
+        QVERIFY(page->saveFile(file));
+        const auto back = trainio::loadWorkloadConfig(file.toStdString()).config;
+        QCOMPARE(back.checkpoint.type, std::string("all_ranks"));
+        QCOMPARE(back.model.parallelism.zeroStage, std::int64_t(3));
+        QCOMPARE(back.model.numLayers, std::int64_t(80));
+        QCOMPARE(back.trainio.checkpointScale, 0.25);
     }
 
     void absurdNumbersAreErrorsAtTheField() {
