@@ -1,4 +1,5 @@
 #include "workload_page.h"
+#include "preset_labels.h"
 
 #include "config/key_ranges.h"
 #include "quantity_spin_box.h"
@@ -81,7 +82,9 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     } catch (const std::exception& e) {
         presetBox_->setToolTip(QString::fromUtf8(e.what()));
     }
-    presetBox_->setToolTip(tr("The shipped workloads: MLPerf Storage v1.0 and a small demo"));
+    presetBox_->setToolTip(tr("The shipped workloads: MLPerf Storage v1.0 and v3.0 (training and checkpointing) "
+                              "and a small demo; the drop-down names each preset's round"));
+    showPresetRounds(presetBox_);
     top->addWidget(presetBox_);
     auto* openButton = new QPushButton(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), this);
     auto* saveButton = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save…"), this);
