@@ -84,7 +84,13 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
     f.emplace_back("computation_time", ct.empty() ? "?" : ct);
     f.emplace_back("au_threshold_percent", r.auThresholdPercent ? num(*r.auThresholdPercent) : "?");
     // Appended only for checkpointing, so that every training key stays what it was before v3.0.
-    if (r.type == BenchmarkType::Checkpointing) f.emplace_back("benchmark_type", benchmarkTypeName(r.type));
+    if (r.type == BenchmarkType::Checkpointing) {
+        f.emplace_back("benchmark_type", benchmarkTypeName(r.type));
+        // What a checkpoint moves: a scaled-down checkpoint (trainio.checkpoint_scale) or another model is
+        // another workload, whatever the dataset keys (DLIO's defaults in a checkpointing config) say.
+        if (std::isfinite(r.checkpointSizeGiB) && r.checkpointSizeGiB > 0)
+            f.emplace_back("checkpoint_size_gib", num(r.checkpointSizeGiB));
+    }
     return f;
 }
 
@@ -178,9 +184,18 @@ Identity identityOf(const InvocationRecord& r) {
     std::string name = fields[0].second;
     if (fields[1].second != "?") name += "_" + fields[1].second;
     id.workloadTitle = name;
+    if (r.type == BenchmarkType::Checkpointing) {
+        // The dataset keys of a checkpointing config are DLIO's defaults, not what it does: name the checkpoint.
+        id.workloadTitle += " · checkpointing";
+        if (std::isfinite(r.checkpointSizeGiB) && r.checkpointSizeGiB > 0) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " · %.4g GiB", r.checkpointSizeGiB);
+            id.workloadTitle += buf;
+        }
+        return id;
+    }
     if (fields[2].second != "?") id.workloadTitle += " · " + fields[2].second;
     if (fields[3].second != "?") id.workloadTitle += " · " + bytesText(fields[3].second) + "/sample";
-    if (r.type == BenchmarkType::Checkpointing) id.workloadTitle += " · checkpointing";
     return id;
 }
 

@@ -314,7 +314,9 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             for (NodeMetric* m : {&inv.au, &inv.samplesPerSecond, &inv.mibPerSecond, &inv.readGibPerSecond})
                 m->n = std::max<std::size_t>(m->n, 1);
         }
-        if (r.auThresholdPercent && !inv.excluded) {
+        // A checkpointing invocation has no AU to judge (its AU threshold is the config's default);
+        // its benchmark is judged by the checkpointing rules.
+        if (r.auThresholdPercent && !inv.excluded && r.type != BenchmarkType::Checkpointing) {
             inv.badge.evaluated = true;
             inv.badge.passed = r.auMeanPercent >= *r.auThresholdPercent && r.auMeetExpectation != "fail";
         }

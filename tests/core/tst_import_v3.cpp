@@ -458,6 +458,14 @@ private slots:
             QVERIFY(near((*g)["checkpoint_size_gib"].get<double>(), m["checkpoint_size_GB"].get<double>()));
             QVERIFY((*g)["read_gib_per_second"].is_null());
         }
+        // In the library a checkpointing item is named by its checkpoint (104.7045 GiB × 1e-4), not by the
+        // dataset keys DLIO's defaults fill in, and is never judged by an AU it does not have.
+        const ResultsLibrary lib(importResults({base / "once"}));
+        const LibraryNode* once = lib.findByPath(base / "once");
+        QVERIFY(once);
+        QCOMPARE(once->workloadTitle, std::string("llama3-8b_generic · checkpointing · 0.01047 GiB"));
+        QVERIFY(!once->badge.evaluated);
+        for (const auto& line : once->parent->summary) QVERIFY2(line.find("AU") == std::string::npos, line.c_str());
         QCOMPARE((*groupAt(all, bench))["group_kind"].get<std::string>(), std::string("benchmark"));
         QVERIFY2((*groupAt(all, bench))["checks"].empty(), (*groupAt(all, bench))["checks"].dump().c_str()); // the preset's 10 + 10
     }
