@@ -24,6 +24,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainio::ui {
@@ -227,11 +228,22 @@ void ResultsPage::showDetails() {
     if (n->kind == NodeKind::Workload) {
         if (n->bestPassing && *n->bestPassing < n->children.size()) {
             const LibraryNode& best = *n->children[*n->bestPassing];
-            html += tr("<p>Best passing benchmark (most accelerators, then Read GiB/s): <b>%1</b> — %2 accelerators, "
-                       "%3 GiB/s, AU %4 %</p>")
-                        .arg(esc(best.itemName.empty() ? best.label : best.itemName))
-                        .arg(best.accelerators)
-                        .arg(fmt(best.readGibPerSecond.mean, 3), fmt(best.au.mean, 2));
+            if (best.type == aggregate::BenchmarkType::Checkpointing)
+                html += tr("<p>Best passing benchmark (most accelerators): <b>%1</b> — %2 accelerators, "
+                           "checkpoint write %3 GiB/s, read %4 GiB/s</p>")
+                            .arg(esc(best.itemName.empty() ? best.label : best.itemName))
+                            .arg(best.accelerators)
+                            .arg(fmt(best.checkpointWriteGibPerSecond.mean, 3), fmt(best.checkpointReadGibPerSecond.mean, 3));
+            else
+                html += tr("<p>Best passing benchmark (most accelerators, then Read GiB/s): <b>%1</b> — %2 accelerators, "
+                           "%3 GiB/s, AU %4 %</p>")
+                            .arg(esc(best.itemName.empty() ? best.label : best.itemName))
+                            .arg(best.accelerators)
+                            .arg(fmt(best.readGibPerSecond.mean, 3), fmt(best.au.mean, 2));
+        } else if (std::none_of(n->children.begin(), n->children.end(),
+                                [](const auto& c) { return c->kind == NodeKind::Benchmark; })) {
+            html += tr("<p>No benchmark of this workload yet, only run-once invocations: the rules judge a "
+                       "benchmark's runs, never one invocation.</p>");
         } else {
             html += tr("<p>No benchmark of this workload passes.</p>");
         }

@@ -245,6 +245,30 @@ private slots:
         QVERIFY(page.labelsButton()->isEnabled());
     }
 
+    void checkpointingDetailsNameCheckpointNumbers() {
+        // A published v3.0 checkpointing workload: its best passing benchmark is named with the checkpoint
+        // write and read GiB/s (SAMSUNG MEMORY_AE llama3-8b: 15.914 / 17.769 in its summary.json), never an AU.
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        ResultsPage page(&loader, &model);
+        loadFolder(loader, model, QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v3.0/closed/SAMSUNG"));
+        auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
+        QVERIFY(details);
+        QModelIndex workload;
+        for (int s = 0; s < model.rowCount() && !workload.isValid(); ++s)
+            for (int w = 0; w < model.rowCount(model.index(s, 0)) && !workload.isValid(); ++w) {
+                const QModelIndex i = model.index(w, 0, model.index(s, 0));
+                const LibraryNode* n = model.node(i);
+                if (!n->children.empty() && n->children.front()->type == trainio::aggregate::BenchmarkType::Checkpointing)
+                    workload = i;
+            }
+        QVERIFY(workload.isValid());
+        page.tree()->setCurrentIndex(workload);
+        const QString text = details->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("checkpoint write 15.914 GiB/s, read 17.769 GiB/s")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("AU ")), qPrintable(text));
+    }
+
     void benchmarkNumbersAreCoresAggregate() {
         ResultsLibraryLoader loader;
         ResultsTreeModel model;
