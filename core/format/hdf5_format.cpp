@@ -472,4 +472,15 @@ std::uint64_t Hdf5Reader::readSample(std::uint64_t k) {
     return bytes;
 }
 
+std::int64_t hdf5OpenObjects() {
+    // Open files and the objects in them (datasets, groups, committed types, attributes), plus dataspaces,
+    // which belong to no file. Transient datatypes and property lists are left out: the library's own
+    // predefined ones are counted there too.
+    std::int64_t n = static_cast<std::int64_t>(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL));
+    hsize_t spaces = 0;
+    if (H5Inmembers(H5I_DATASPACE, &spaces) >= 0) n += static_cast<std::int64_t>(spaces);
+    return n;
+}
+
 } // namespace trainio
+

@@ -47,6 +47,11 @@ bool buildHdf5Image(const DataFileSpec& spec, const std::string& path, const Wri
 // 1 × 1 record, the layout being independent of d1 and d2) + samples × d1 × d2.
 std::uint64_t hdf5FileSize(const DataFileSpec& spec);
 
+// HDF5 objects (files, datasets, dataspaces, types, property lists) this process holds open: 0 once every
+// reader and writer is done. The asan preset suppresses leaks inside libhdf5 (tests/sanitizers/lsan.supp),
+// so the tests check TrainIO's own handle hygiene with this instead.
+std::int64_t hdf5OpenObjects();
+
 // Reads records_0[k] as h5py does, through the IoBackend: an HDF5 virtual file driver whose reads
 // are IoBackend preads (transfer_size chunks, aligned when O_DIRECT), with the sec2 driver's features
 // (metadata accumulation, data sieving), so HDF5 reads what it would read from a POSIX file: the
