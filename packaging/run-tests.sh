@@ -52,7 +52,7 @@ if [ "${TRAINIO_SKIP_SANITIZERS:-0}" != 1 ]; then
   stage "TSan: engine tests (tsan preset)"
   cmake --preset tsan
   # Only what the threaded tests need: the core, the CLI they drive, the engine/fault/signal tests.
-  cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -oE '^tst_(engine|fault|signal)[a-z_]*:' | tr -d ':' | sort -u)
+  cmake --build --preset tsan -j "$jobs" --target trainio-cli $(cd build/tsan && ninja -t targets all | grep -oE '^tst_(engine|fault|signal)[a-z0-9_]*:' | tr -d ':' | sort -u)
   run_ctest --preset tsan
 fi
 
