@@ -16,6 +16,7 @@ PACKAGES=(
   libturbojpeg0-dev    # jpeg datasets: encode as PIL does, full decode in the reader (TurboJPEG API)
   libpng-dev           # png datasets: encode as PIL does, full decode in the reader
   libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read through the IoBackend (C API)
+  libopenmpi-dev openmpi-bin  # multi-process runs under mpirun across client hosts (docs/mpi.md)
 
   # GUI
   qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev

@@ -8,6 +8,7 @@
 #include "config/value_ranges.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
+#include "dist/communicator.h"
 #include "engine/training_engine.h"
 #include "io/fault_injection.h"
 #include "preflight/preflight.h"
@@ -35,6 +36,34 @@ namespace {
 
 std::atomic<bool> g_cancel{false};
 std::atomic<int> g_signals{0}; // lock-free, so safe in a signal handler
+dist::Communicator* g_comm = nullptr; // set under mpirun (main.cpp)
+
+bool isProcessZero() { return !g_comm || g_comm->rank() == 0; }
+
+// Under mpirun: runs a check on every process and lets all of them go on only when it passed on every
+// one; otherwise all stop with every process's problem (exit 2, printed once by process 0). Without MPI:
+// the check itself.
+void onEveryProcess(const std::function<void()>& check) {
+    if (!g_comm) {
+        check();
+        return;
+    }
+    std::string problem;
+    try {
+        check();
+    } catch (const InputError& e) {
+        problem = std::string(e.what()) + " (host " + readHostInfo().hostname + ")";
+    }
+    std::vector<std::string> problems;
+    dist::WaitLimits limits;
+    limits.hurry = &g_cancel;
+    if (!dist::agree(*g_comm, problem, problems, limits))
+        throw RunError("the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+    if (problems.empty()) return;
+    std::string text;
+    for (const auto& pr : problems) text += (text.empty() ? "" : "\n  ") + pr;
+    throw AgreedInputError(problems.size() == 1 ? text : "on " + std::to_string(problems.size()) + " processes:\n  " + text);
+}
 
 extern "C" void onSignal(int sig) {
     if (++g_signals > 1) _exit(128 + sig); // a second signal: leave at once
@@ -104,8 +133,40 @@ MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::pa
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
     const ValueRange r = *valueRange("accelerators"); // one range for the CLI and the GUI's field
-    return p.unsignedValue("--accelerators", static_cast<unsigned long long>(r.min), static_cast<unsigned long long>(r.max))
-        .value_or(1);
+    const auto given =
+        p.unsignedValue("--accelerators", static_cast<unsigned long long>(r.min), static_cast<unsigned long long>(r.max));
+    const auto perProcess = p.unsignedValue("--accelerators-per-process", static_cast<unsigned long long>(r.min),
+                                            static_cast<unsigned long long>(r.max));
+    if (!g_comm) {
+        if (perProcess)
+            throw InputError("--accelerators-per-process " + std::to_string(*perProcess) +
+                             ": only for runs under mpirun (N processes × K accelerators); here use --accelerators R");
+        return given.value_or(1);
+    }
+    // Under mpirun: N processes × K accelerators each (docs/mpi.md).
+    const std::uint64_t total = static_cast<std::uint64_t>(g_comm->size()) * perProcess.value_or(1);
+    if (total > r.max)
+        throw InputError(std::to_string(g_comm->size()) + " processes × --accelerators-per-process " +
+                         std::to_string(perProcess.value_or(1)) + " = " + std::to_string(total) +
+                         " accelerators: expected at most " + std::to_string(static_cast<unsigned long long>(r.max)));
+    if (given && *given != total)
+        throw InputError("--accelerators " + std::to_string(*given) + " under mpirun with " + std::to_string(g_comm->size()) +
+                         " processes × " + std::to_string(perProcess.value_or(1)) +
+                         " accelerators per process (--accelerators-per-process): expected " + std::to_string(total) +
+                         " or no --accelerators");
+    return total;
+}
+
+// This process's share of the accelerators: all of them, or K under mpirun.
+std::uint64_t perProcess(std::uint64_t total) { return g_comm ? total / static_cast<std::uint64_t>(g_comm->size()) : total; }
+
+// Process 0 reports (progress line, messages, --live-json) for every rank; the others stay silent.
+std::unique_ptr<ProgressReporter> makeProgress(const ParsedArgs& p, const WorkloadConfig& cfg) {
+    const bool zero = isProcessZero();
+    auto progress = std::make_unique<ProgressReporter>(p.has("--quiet") || !zero, zero ? p.value("--live-json").value_or("") : "",
+                                                       cfg.dataset.recordLength, cfg.reader.batchSize, cfg.train.epochs);
+    if (!zero) progress->setSilent();
+    return progress;
 }
 
 // Test hook, documented in docs/reliability.md: TRAINIO_FAULTS="read:EIO:img_3_of:after=65536;…" wraps
@@ -121,7 +182,9 @@ std::shared_ptr<IoBackend> ioBackend() {
     }
 }
 
-// Generates the dataset with a progress line; returns false if cancelled.
+// Generates the dataset with a progress line; returns false if cancelled. Under mpirun process 0
+// prepares the folder, then every process writes its share of the files (as DLIO's ranks do), and
+// process 0 reports the totals.
 bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
     GenerateOptions opts;
     opts.cancel = &g_cancel;
@@ -129,13 +192,53 @@ bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
     opts.onProgress = [&](const GenerationProgress& gp) {
         progress.onGeneration(gp.filesDone, gp.filesTotal, gp.bytesDone, gp.bytesTotal, gp.seconds);
     };
-    const GenerationResult r = generateDataset(cfg, opts);
+    if (g_comm) {
+        onEveryProcess([&] {
+            if (g_comm->rank() == 0) prepareDataset(cfg, opts.io);
+        });
+        opts.shardIndex = static_cast<std::uint64_t>(g_comm->rank());
+        opts.shardCount = static_cast<std::uint64_t>(g_comm->size());
+    }
+    GenerationResult r;
+    std::string failure;
+    try {
+        r = generateDataset(cfg, opts);
+    } catch (const std::exception& e) {
+        if (!g_comm) throw;
+        failure = e.what();
+    }
+    if (g_comm) {
+        // Every process's counts (or its failure), summed by process 0.
+        nlohmann::json mine{{"written", r.filesWritten}, {"skipped", r.filesSkipped}, {"bytes", r.bytesWritten},
+                            {"seconds", r.seconds},      {"cancelled", r.cancelled},  {"error", failure}};
+        std::vector<std::string> all;
+        dist::WaitLimits limits;
+        limits.hurry = &g_cancel;
+        if (!g_comm->allgatherStrings(mine.dump(), all, limits))
+            throw RunError("datagen: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        GenerationResult sum;
+        std::string errors;
+        for (std::size_t p = 0; p < all.size(); ++p) {
+            const nlohmann::json j = nlohmann::json::parse(all[p]);
+            sum.filesWritten += j["written"].get<std::uint64_t>();
+            sum.filesSkipped += j["skipped"].get<std::uint64_t>();
+            sum.bytesWritten += j["bytes"].get<std::uint64_t>();
+            sum.seconds = std::max(sum.seconds, j["seconds"].get<double>());
+            sum.cancelled = sum.cancelled || j["cancelled"].get<bool>();
+            if (!j["error"].get<std::string>().empty())
+                errors += (errors.empty() ? "" : "; ") + ("process " + std::to_string(p) + ": " + j["error"].get<std::string>());
+        }
+        if (!errors.empty()) throw RunError("datagen: " + errors);
+        r = sum;
+    }
     progress.finishLine();
-    std::fprintf(stderr, "datagen: %llu files written, %llu already complete, %.1f MiB in %.2f s (%.1f MiB/s)%s\n",
-                 static_cast<unsigned long long>(r.filesWritten), static_cast<unsigned long long>(r.filesSkipped),
-                 static_cast<double>(r.bytesWritten) / 1048576.0, r.seconds,
-                 r.seconds > 0 ? static_cast<double>(r.bytesWritten) / 1048576.0 / r.seconds : 0.0,
-                 r.cancelled ? " — cancelled" : "");
+    if (isProcessZero())
+        std::fprintf(stderr, "datagen: %llu files written, %llu already complete, %.1f MiB in %.2f s (%.1f MiB/s)%s%s\n",
+                     static_cast<unsigned long long>(r.filesWritten), static_cast<unsigned long long>(r.filesSkipped),
+                     static_cast<double>(r.bytesWritten) / 1048576.0, r.seconds,
+                     r.seconds > 0 ? static_cast<double>(r.bytesWritten) / 1048576.0 / r.seconds : 0.0,
+                     g_comm ? (" by " + std::to_string(g_comm->size()) + " processes").c_str() : "",
+                     r.cancelled ? " — cancelled" : "");
     return !r.cancelled;
 }
 
@@ -147,15 +250,19 @@ void checkBeforeMeasuring(const WorkloadConfig& cfg, PreflightAction action, std
     req.roomIsAdvisory = roomIsAdvisory;
     req.action = action;
     req.accelerators = accelerators;
-    if (output) req.output = *output;
+    // Under mpirun only process 0 writes results; every process checks the dataset it will read.
+    if (output && isProcessZero()) req.output = *output;
     req.invocations = invocations;
     req.generateFirst = action != PreflightAction::Datagen && cfg.workflow.generateData;
-    const PreflightResult r = preflight(cfg, req);
-    for (const auto& w : r.warnings) {
-        if (progress) progress->onMessage("warning: " + w);
-        else std::fprintf(stderr, "warning: %s\n", w.c_str());
-    }
-    requirePreflight(cfg, req);
+    onEveryProcess([&] {
+        const PreflightResult r = preflight(cfg, req);
+        if (isProcessZero())
+            for (const auto& w : r.warnings) {
+                if (progress) progress->onMessage("warning: " + w);
+                else std::fprintf(stderr, "warning: %s\n", w.c_str());
+            }
+        requirePreflight(cfg, req);
+    });
 }
 
 // A dataset generated just now is checked like any other before it is measured.
@@ -167,6 +274,7 @@ void checkGenerated(const WorkloadConfig& cfg, PreflightAction action, std::uint
 }
 
 void printHeadline(const fs::path& dir, const RunOutcome& out) {
+    if (!out.writesResults) return; // process 0 of an MPI job speaks for all
     const InvocationMetrics& m = out.metrics;
     const double cpuPerSample = out.samplesRead ? out.cpuSeconds / static_cast<double>(out.samplesRead) * 1e6 : 0.0;
     std::fprintf(stderr,
@@ -242,16 +350,24 @@ const char* kValidateHelp =
     "before they measure or write anything.\n"
     "--accelerator-type NAME: the accelerator in workload=<model>_<NAME> (configs/overrides.yaml); default:\n"
     "the preset's, else the config's `accelerator` key, else 'generic'. Lower case, no '_'.\n";
+// The paragraph every command that runs under mpirun shows.
+#define TRAINIO_MPI_HELP                                                                                          \
+    "Under mpirun (mpirun -np N trainio-cli ...): N processes, each hosting --accelerators-per-process K\n"       \
+    "emulated accelerators (default 1), N x K in all; every process checks the config and dataset first,\n"     \
+    "process 0 writes the results and reports for all (docs/mpi.md).\n"
 const char* kDatagenHelp = "Usage: trainio-cli datagen --config FILE [overrides] [--quiet] [--live-json FILE]\n"
-                           "Generates the dataset in dataset.data_folder (resumable: complete files are kept).\n";
+                           "Generates the dataset in dataset.data_folder (resumable: complete files are kept).\n"
+                           "Under mpirun the N processes write every N-th file each (as DLIO's ranks do).\n";
 const char* kVerifyHelp = "Usage: trainio-cli verify --config FILE [overrides]\n"
-                          "Checks every dataset file exists with the expected size and framing.\n";
+                          "Checks every dataset file exists with the expected size and framing.\n"
+                          "Under mpirun each process checks its share of the files; process 0 reports all.\n";
 const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
-                         "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n";
+                         "Deletes a dataset folder TrainIO generated (marker file), only the files it wrote.\n"
+                         "Under mpirun process 0 deletes while the others wait for its result.\n";
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v1|v2|v3]\n"
     "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
-    "                       [--system NAME] [--description TEXT]\n"
+    "                       [--system NAME] [--description TEXT] [--accelerators-per-process K]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
@@ -262,12 +378,14 @@ const char* kRunHelp =
     "With workflow.train False and workflow.checkpoint True it is DLIO's checkpoint-only mode: it writes\n"
     "checkpoint.num_checkpoints_write checkpoints into checkpoint.checkpoint_folder, reads back\n"
     "num_checkpoints_read, and writes summary.json with DLIO's checkpoint keys plus trainio_checkpoint.json\n"
-    "(docs/checkpointing.md); trainio.checkpoint_scale shrinks every file for a workstation.\n";
+    "(docs/checkpointing.md); trainio.checkpoint_scale shrinks every file for a workstation.\n"
+    TRAINIO_MPI_HELP;
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v1|v2|v3] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
     "                             [--layout trainio|mlperf-v3] [--quiet] [--live-json FILE]\n"
+    "                             [--accelerators-per-process K]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json; DIR/trainio_benchmark.json names the\n"
     "warm-up and runs (the importer groups exactly those).\n"
@@ -275,7 +393,8 @@ const char* kBenchmarkHelp =
     "results (run and benchmark); results are named and grouped by it.\n"
     "--layout trainio|mlperf-v3: mlperf-v3 writes the MLPerf Storage v3.0 results tree instead,\n"
     "DIR/NAME/training/<model>/run/<YYYYMMDD_HHMMSS>/ (the earliest is the warm-up), or for a checkpoint-only\n"
-    "workload one DIR/NAME/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; needs --system NAME.\n";
+    "workload one DIR/NAME/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; needs --system NAME.\n"
+    TRAINIO_MPI_HELP;
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
                            "JSON with summary.json's metric keys.\n"
@@ -286,7 +405,8 @@ const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3
 InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
                                     const std::string& commandLine, const std::vector<std::string>& warnings) {
     InvocationOptions o;
-    o.accelerators = R;
+    o.accelerators = perProcess(R);
+    o.comm = g_comm;
     o.semantics = sem;
     o.observer = &progress;
     o.cancel = &g_cancel;
@@ -294,6 +414,24 @@ InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, Progre
     o.commandLine = commandLine;
     o.warnings = warnings;
     return o;
+}
+
+// The start of every command that runs under mpirun: arguments, config and accelerator count, checked
+// on every process (the same arguments everywhere, but a config file may be missing on one host).
+OptionSpec runSpec();
+struct Start {
+    ParsedArgs p;
+    LoadedConfig lc;
+    std::uint64_t accelerators = 1; // in all (N processes × K under mpirun)
+};
+Start startEverywhere(const Args& args) {
+    Start st;
+    onEveryProcess([&] {
+        st.p = parseArgs(args, runSpec());
+        st.lc = loadFromArgs(st.p, isProcessZero());
+        st.accelerators = acceleratorsFrom(st.p);
+    });
+    return st;
 }
 
 // --system NAME / --description TEXT: written to trainio_labels.json beside the results (docs/aggregation.md).
@@ -316,7 +454,8 @@ aggregate::Labels labelsFrom(const ParsedArgs& p) {
 OptionSpec runSpec() {
     OptionSpec s;
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
-                "--accelerator-type", "--storage-profile", "--system", "--description", "--layout"};
+                "--accelerator-type", "--storage-profile", "--system", "--description", "--layout",
+                "--accelerators-per-process"};
     s.flags = {"--quiet"};
     s.overrides = true;
     return s;
@@ -333,6 +472,9 @@ void installSignalHandlers() {
 }
 
 const std::atomic<bool>* cancelFlag() { return &g_cancel; }
+
+void setCommunicator(dist::Communicator* comm) { g_comm = comm; }
+bool reportsErrors() { return isProcessZero(); }
 
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;
@@ -378,30 +520,57 @@ int runValidateCommand(const Args& args) {
 
 int runDatagenCommand(const Args& args) {
     if (wantsHelp(args, kDatagenHelp)) return 0;
-    const ParsedArgs p = parseArgs(args, runSpec());
-    const LoadedConfig lc = loadFromArgs(p);
+    const Start st = startEverywhere(args);
+    const ParsedArgs& p = st.p;
+    const LoadedConfig& lc = st.lc;
     checkBeforeMeasuring(lc.config, PreflightAction::Datagen, 1, std::nullopt, 0, nullptr);
-    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), lc.config.dataset.recordLength,
-                              lc.config.reader.batchSize, lc.config.train.epochs);
-    return generate(lc.config, progress) ? 0 : 1;
+    auto progress = makeProgress(p, lc.config);
+    return generate(lc.config, *progress) ? 0 : 1;
 }
 
 int runVerifyCommand(const Args& args) {
     if (wantsHelp(args, kVerifyHelp)) return 0;
-    const ParsedArgs p = parseArgs(args, runSpec());
-    const LoadedConfig lc = loadFromArgs(p);
-    const VerifyResult r = verifyDataset(lc.config, &g_cancel);
-    for (const auto& pr : r.problems) std::fprintf(stderr, "problem: %s\n", pr.c_str());
-    std::printf("verify: %llu files ok, %llu missing, %llu bad\n", static_cast<unsigned long long>(r.filesOk),
-                static_cast<unsigned long long>(r.filesMissing), static_cast<unsigned long long>(r.filesBad));
+    const Start st = startEverywhere(args);
+    const LoadedConfig& lc = st.lc;
+    // Under mpirun each process checks its share of the files (generation's split); process 0 reports all.
+    VerifyResult r = g_comm ? verifyDataset(lc.config, &g_cancel, static_cast<std::uint64_t>(g_comm->rank()),
+                                            static_cast<std::uint64_t>(g_comm->size()))
+                            : verifyDataset(lc.config, &g_cancel);
+    if (g_comm) {
+        const nlohmann::json mine{{"ok", r.filesOk}, {"missing", r.filesMissing}, {"bad", r.filesBad}, {"problems", r.problems}};
+        std::vector<std::string> all;
+        dist::WaitLimits limits;
+        limits.hurry = &g_cancel;
+        if (!g_comm->allgatherStrings(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), all, limits))
+            throw RunError("verify: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        r = VerifyResult{};
+        for (const auto& text : all) {
+            const nlohmann::json j = nlohmann::json::parse(text);
+            r.filesOk += j["ok"].get<std::uint64_t>();
+            r.filesMissing += j["missing"].get<std::uint64_t>();
+            r.filesBad += j["bad"].get<std::uint64_t>();
+            for (const auto& pr : j["problems"]) r.problems.push_back(pr.get<std::string>());
+        }
+    }
+    if (isProcessZero()) {
+        for (const auto& pr : r.problems) std::fprintf(stderr, "problem: %s\n", pr.c_str());
+        std::printf("verify: %llu files ok, %llu missing, %llu bad\n", static_cast<unsigned long long>(r.filesOk),
+                    static_cast<unsigned long long>(r.filesMissing), static_cast<unsigned long long>(r.filesBad));
+    }
     return (r.filesMissing || r.filesBad) ? 1 : 0;
 }
 
 int runCleanCommand(const Args& args) {
     if (wantsHelp(args, kCleanHelp)) return 0;
-    const ParsedArgs p = parseArgs(args, runSpec());
-    const LoadedConfig lc = loadFromArgs(p);
-    const CleanResult r = cleanDataset(lc.config);
+    const Start st = startEverywhere(args);
+    const LoadedConfig& lc = st.lc;
+    // Under mpirun process 0 removes the files (one pass over one folder tree) while the others wait for
+    // its result; with shared storage that is the whole dataset (docs/mpi.md).
+    CleanResult r;
+    onEveryProcess([&] {
+        if (isProcessZero()) r = cleanDataset(lc.config);
+    });
+    if (!isProcessZero()) return 0;
     std::printf("clean: removed %llu files and %llu folders from %s\n", static_cast<unsigned long long>(r.filesRemoved),
                 static_cast<unsigned long long>(r.dirsRemoved), lc.config.dataset.dataFolder.c_str());
     if (r.filesRemaining > 0) {
@@ -415,15 +584,18 @@ int runCleanCommand(const Args& args) {
 
 int runRunCommand(const Args& args) {
     if (wantsHelp(args, kRunHelp)) return 0;
-    const ParsedArgs p = parseArgs(args, runSpec());
-    const LoadedConfig lc = loadFromArgs(p);
-    const WorkloadConfig& cfg = lc.config;
+    const Start st = startEverywhere(args);
+    const ParsedArgs& p = st.p;
+    const WorkloadConfig& cfg = st.lc.config;
     const auto output = p.value("--output");
     if (!output) throw InputError("--output DIR is required");
-    const std::uint64_t R = acceleratorsFrom(p);
+    const std::uint64_t R = st.accelerators;
     const MetricSemantics sem = semanticsFrom(p);
-    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
-                              cfg.reader.batchSize, cfg.train.epochs);
+    if (g_comm && cfg.workflow.checkpoint)
+        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
+                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
+    auto progressPtr = makeProgress(p, cfg);
+    ProgressReporter& progress = *progressPtr;
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), {});
         io.labels = labelsFrom(p);
@@ -442,20 +614,23 @@ int runRunCommand(const Args& args) {
     InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), warnings);
     io.labels = labelsFrom(p);
     const RunOutcome out = runAndReport(cfg, *output, io, progress);
-    std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
+    if (out.writesResults) std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
     return out.status == RunStatus::Complete ? 0 : 1;
 }
 
 int runBenchmarkCommand(const Args& args) {
     if (wantsHelp(args, kBenchmarkHelp)) return 0;
-    const ParsedArgs p = parseArgs(args, runSpec());
-    const LoadedConfig lc = loadFromArgs(p);
-    const WorkloadConfig& cfg = lc.config;
+    const Start st = startEverywhere(args);
+    const ParsedArgs& p = st.p;
+    const WorkloadConfig& cfg = st.lc.config;
     const auto output = p.value("--output");
     if (!output) throw InputError("--output DIR is required");
     const std::uint64_t runs = p.unsignedValue("--runs", 1, 1000).value_or(5);
     const std::uint64_t warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
-    const std::uint64_t R = acceleratorsFrom(p);
+    const std::uint64_t R = st.accelerators;
+    if (g_comm && cfg.workflow.checkpoint)
+        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
+                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
     const MetricSemantics sem = semanticsFrom(p);
     const fs::path dir = *output;
     const aggregate::Labels labels = labelsFrom(p);
@@ -471,8 +646,8 @@ int runBenchmarkCommand(const Args& args) {
     layoutOnly.layout = layout;
     layoutOnly.invocation.labels = labels;
     const fs::path benchDir = benchmarkFolder(cfg, dir, layoutOnly);
-    ProgressReporter progress(p.has("--quiet"), p.value("--live-json").value_or(""), cfg.dataset.recordLength,
-                              cfg.reader.batchSize, cfg.train.epochs);
+    auto progressPtr = makeProgress(p, cfg);
+    ProgressReporter& progress = *progressPtr;
     const auto warnings = runWarnings(cfg, R);
     for (const auto& w : warnings) progress.onMessage("warning: " + w);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
@@ -501,7 +676,7 @@ int runBenchmarkCommand(const Args& args) {
     };
     const BenchmarkResult res = runBenchmark(cfg, dir, bo);
     if (!res.complete) return 1;
-    std::printf("%s\n", benchDir.string().c_str());
+    if (isProcessZero()) std::printf("%s\n", benchDir.string().c_str());
     return 0;
 }
 

@@ -2,11 +2,22 @@
 // 0 success, 2 bad input, 1 a run that failed (or was interrupted).
 #pragma once
 
+#include "util/errors.h"
+
 #include <atomic>
 #include <string>
 #include <vector>
 
+namespace trainio::dist {
+class Communicator;
+}
+
 namespace trainio::cli {
+
+// A bad input every process of an MPI job agreed on: printed once, by process 0.
+struct AgreedInputError : InputError {
+    using InputError::InputError;
+};
 
 using Args = std::vector<std::string>;
 
@@ -22,5 +33,10 @@ int runPresetsCommand(const Args& args);
 // Installs SIGINT/SIGTERM handlers that set the shared cancel flag; a second signal exits at once.
 void installSignalHandlers();
 const std::atomic<bool>* cancelFlag();
+
+// Under mpirun (main.cpp): the job's processes; null otherwise.
+void setCommunicator(dist::Communicator* comm);
+// False on the processes of an MPI job other than 0 (which report for all).
+bool reportsErrors();
 
 } // namespace trainio::cli

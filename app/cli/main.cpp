@@ -4,10 +4,14 @@
 #include "config_keys_command.h"
 #include "library_commands.h"
 
+#include "dist/mpi_communicator.h"
 #include "util/errors.h"
+#include "util/host_info.h"
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <unistd.h>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -41,7 +45,42 @@ Commands:
 
 Common options: --quiet (no progress line), --live-json FILE (one JSON object per step/epoch),
 --help (per command). Exit codes: 0 success, 2 bad input, 1 a run that failed or was interrupted.
+
+Under mpirun (Open MPI): mpirun -np N trainio-cli run|benchmark|datagen|clean|verify ... runs N processes,
+each with --accelerators-per-process K emulated accelerators (default 1); process 0 writes the results
+for all N x K (docs/mpi.md).
 )";
+
+// Runs a command and turns its errors into exit codes. Under mpirun, an error every process agreed on is
+// printed once (by process 0); any other is printed by the process it happened on, naming it.
+int runCommand(const std::string& cmd, const std::vector<std::string>& rest, const std::string& who) {
+    using namespace trainio::cli;
+    try {
+        if (cmd == "validate") return runValidateCommand(rest);
+        if (cmd == "datagen") return runDatagenCommand(rest);
+        if (cmd == "verify") return runVerifyCommand(rest);
+        if (cmd == "clean") return runCleanCommand(rest);
+        if (cmd == "run") return runRunCommand(rest);
+        if (cmd == "benchmark") return runBenchmarkCommand(rest);
+        if (cmd == "metrics") return runMetricsCommand(rest);
+        if (cmd == "aggregate") return runAggregateCommand(rest);
+        if (cmd == "compare") return runCompareCommand(rest);
+        if (cmd == "label") return runLabelCommand(rest);
+        if (cmd == "presets") return runPresetsCommand(rest);
+        if (cmd == "config-keys") return runConfigKeysCommand(rest);
+    } catch (const AgreedInputError& e) {
+        if (reportsErrors()) std::fprintf(stderr, "error: %s\n", e.what());
+        return 2;
+    } catch (const trainio::InputError& e) {
+        std::fprintf(stderr, "error: %s%s\n", who.c_str(), e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s%s\n", who.c_str(), e.what());
+        return 1;
+    }
+    std::fprintf(stderr, "error: unknown command '%s' (see trainio-cli --help)\n", cmd.c_str());
+    return 2;
+}
 
 } // namespace
 
@@ -61,31 +100,24 @@ int main(int argc, char** argv) {
         std::printf("trainio-cli %s\n", TRAINIO_VERSION);
         return 0;
     }
-    using namespace trainio::cli;
     trainio::cli::installSignalHandlers();
-    try {
-        if (cmd == "validate") return runValidateCommand(rest);
-        if (cmd == "datagen") return runDatagenCommand(rest);
-        if (cmd == "verify") return runVerifyCommand(rest);
-        if (cmd == "clean") return runCleanCommand(rest);
-        if (cmd == "run") return runRunCommand(rest);
-        if (cmd == "benchmark") return runBenchmarkCommand(rest);
-        if (cmd == "metrics") return runMetricsCommand(rest);
-        if (cmd == "aggregate") return runAggregateCommand(rest);
-        if (cmd == "compare") return runCompareCommand(rest);
-        if (cmd == "label") return runLabelCommand(rest);
-        if (cmd == "presets") return runPresetsCommand(rest);
-        if (cmd == "config-keys") return runConfigKeysCommand(rest);
-    } catch (const trainio::InputError& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return 2;
-    } catch (const trainio::RunError& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return 1;
+    // Under mpirun only: MPI is initialised when Open MPI's launcher started this process.
+    std::unique_ptr<trainio::dist::MpiCommunicator> comm;
+    std::string who;
+    if (trainio::dist::MpiCommunicator::launchedByMpirun()) {
+        comm = trainio::dist::MpiCommunicator::initIfLaunched(&argc, &argv);
+        trainio::cli::setCommunicator(comm.get());
+        if (comm->size() > 1)
+            who = "process " + std::to_string(comm->rank()) + " (" + trainio::readHostInfo().hostname + "): ";
     }
-    std::fprintf(stderr, "error: unknown command '%s' (see trainio-cli --help)\n", cmd.c_str());
-    return 2;
+    const int code = runCommand(cmd, rest, who);
+    trainio::cli::setCommunicator(nullptr);
+    if (comm && comm->broken()) {
+        // A peer is gone and a collective is still pending: no MPI_Finalize (it would wait for the peer).
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(code == 0 ? 1 : code);
+    }
+    comm.reset(); // MPI_Finalize
+    return code;
 }

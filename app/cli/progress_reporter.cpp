@@ -116,8 +116,27 @@ void ProgressReporter::onEpoch(const EpochEvent& e) {
                  static_cast<unsigned long long>(e.epochs), e.auPercent, e.throughput, e.mibPerSecond, e.seconds);
 }
 
+void ProgressReporter::setSilent() {
+    std::lock_guard lock(mutex_);
+    quiet_ = silent_ = true;
+    if (live_) {
+        std::fclose(live_);
+        live_ = nullptr;
+    }
+}
+
+void ProgressReporter::onHosts(const std::vector<std::string>& hostOfRank) {
+    std::lock_guard lock(mutex_);
+    if (!live_) return;
+    nlohmann::json ranks = nlohmann::json::array();
+    for (std::size_t r = 0; r < hostOfRank.size(); ++r) ranks.push_back({{"rank", r}, {"host", hostOfRank[r]}});
+    nlohmann::json j{{"event", "hosts"}, {"label", label_}, {"ranks", ranks}};
+    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void ProgressReporter::onMessage(const std::string& text) {
     std::lock_guard lock(mutex_);
+    if (silent_) return;
     if (lineOpen_) {
         std::fputs("\r\033[K", stderr);
         lineOpen_ = false;

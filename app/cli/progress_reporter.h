@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace trainio::cli {
 
@@ -28,12 +29,17 @@ public:
     void onGeneration(std::uint64_t filesDone, std::uint64_t filesTotal, std::uint64_t bytesDone,
                       std::uint64_t bytesTotal, double seconds);
     void finishLine();
+    // A process other than 0 of an MPI job: no progress line, no messages, no --live-json (process 0
+    // reports for every rank).
+    void setSilent();
+    void onHosts(const std::vector<std::string>& hostOfRank) override;
 
 private:
     void tick();
     void writeJson(const std::string& line);
 
-    const bool quiet_;
+    bool quiet_;
+    bool silent_ = false;
     const bool tty_;
     const double recordLength_;
     const std::uint64_t batch_;

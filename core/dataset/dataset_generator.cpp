@@ -251,12 +251,10 @@ std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, st
     return expectedFileSize(specFor(cfg.dataset, cfg.train.seed, split, i));
 }
 
-GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOptions& opts) {
-    const auto start = Clock::now();
+void prepareDataset(const WorkloadConfig& cfg, const std::shared_ptr<IoBackend>& given) {
     const DatasetSection& ds = cfg.dataset;
     checkWritable(ds);
-    std::shared_ptr<IoBackend> io = opts.io ? opts.io : makePosixBackend();
-
+    std::shared_ptr<IoBackend> io = given ? given : makePosixBackend();
     prepareRoot(cfg, *io);
     const std::vector<fs::path> dirs = datasetDirectories(ds);
     // A folder of the tree replaced by a symlink would make generation (and the sweep of stale
@@ -277,9 +275,22 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
                 fs::remove(e.path(), ec);
         }
     }
+}
+
+GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOptions& opts) {
+    const auto start = Clock::now();
+    const DatasetSection& ds = cfg.dataset;
+    if (opts.shardCount == 0 || opts.shardIndex >= opts.shardCount)
+        throw InputError("dataset shard " + std::to_string(opts.shardIndex) + " of " + std::to_string(opts.shardCount) +
+                         ": expected an index below the count");
+    std::shared_ptr<IoBackend> io = opts.io ? opts.io : makePosixBackend();
+    if (opts.shardCount == 1) prepareDataset(cfg, io);
+    else checkWritable(ds);
 
     const DatasetLayout layout(ds);
-    const std::vector<Job> jobs = allJobs(ds);
+    std::vector<Job> jobs = allJobs(ds);
+    if (opts.shardCount > 1)
+        std::erase_if(jobs, [&](const Job& j) { return j.index % opts.shardCount != opts.shardIndex; });
     std::uint64_t bytesTotal = 0;
     for (const Job& j : jobs) bytesTotal += expectedFileSize(specFor(ds, cfg.train.seed, j.split, j.index));
 
@@ -474,7 +485,8 @@ CleanResult cleanDataset(const WorkloadConfig& cfg) {
     return r;
 }
 
-VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel) {
+VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel, std::uint64_t shardIndex,
+                           std::uint64_t shardCount) {
     const DatasetSection& ds = cfg.dataset;
     const DatasetLayout layout(ds);
     std::shared_ptr<IoBackend> io = makePosixBackend();
@@ -487,6 +499,7 @@ VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* c
     for (const Split split : {Split::Train, Split::Valid}) {
         for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
             if (cancel && cancel->load()) return r;
+            if (shardCount > 1 && i % shardCount != shardIndex) continue;
             layout.filePath(split, i, path);
             std::error_code ec;
             if (!fs::is_regular_file(fs::status(path, ec))) {

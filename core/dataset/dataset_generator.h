@@ -38,6 +38,10 @@ struct GenerateOptions {
     std::function<void(const GenerationProgress&)> onProgress;
     const std::atomic<bool>* cancel = nullptr;
     std::shared_ptr<IoBackend> io; // null = POSIX
+    // Several processes generating one dataset (mpirun, docs/mpi.md): this one writes the files whose
+    // index within their split is ≡ shardIndex (mod shardCount), as DLIO's ranks do. With shardCount > 1
+    // the folder must have been prepared first (prepareDataset, by one process) and is not swept here.
+    std::uint64_t shardIndex = 0, shardCount = 1;
 };
 
 struct GenerationResult {
@@ -51,6 +55,9 @@ struct GenerationResult {
 // Throws InputError (a foreign non-empty folder, a marker with other parameters, an unsupported
 // format or element type) or RunError (I/O: names the path and the operation).
 GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOptions& opts);
+// What generateDataset does before it writes files: the marker, the folders, and the sweep of
+// temporaries an interrupted run left. For sharded generation, run once (by process 0) before any shard.
+void prepareDataset(const WorkloadConfig& cfg, const std::shared_ptr<IoBackend>& io = nullptr);
 
 struct CleanResult {
     std::uint64_t filesRemoved = 0;
@@ -77,7 +84,9 @@ struct VerifyResult {
 
 // Checks every file of cfg's dataset: present, of the expected size, and its framing parses with the
 // sample reader (every sample of every file is read).
-VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel = nullptr);
+// shardIndex/shardCount: only the files whose index ≡ shardIndex (mod shardCount), as generation splits them.
+VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel = nullptr, std::uint64_t shardIndex = 0,
+                           std::uint64_t shardCount = 1);
 
 // The expected size in bytes of file i of the split, as generateDataset writes it.
 std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i);

@@ -37,6 +37,8 @@ public:
     virtual void onStep(const StepEvent& /*e*/) {}
     virtual void onEpoch(const EpochEvent& /*e*/) {}
     virtual void onMessage(const std::string& /*warningOrInfo*/) {}
+    // A multi-process run, before its first step: the host of every rank (process 0 only).
+    virtual void onHosts(const std::vector<std::string>& /*hostOfRank*/) {}
 };
 
 } // namespace trainio

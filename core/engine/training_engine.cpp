@@ -1,6 +1,7 @@
 #include "engine/training_engine.h"
 
 #include "dataset/dataset_layout.h"
+#include "dist/process_sync.h"
 #include "engine/batch_prefetcher.h"
 #include "engine/compute_emulator.h"
 #include "engine/sample_order.h"
@@ -9,8 +10,11 @@
 #include "format/format_writer.h"
 #include "util/clock.h"
 #include "util/errors.h"
+#include "util/host_info.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -32,7 +36,9 @@ struct SharedRun {
     const WorkloadConfig& cfg;
     const EngineOptions& opt;
     MetricOptions metricOptions;
-    std::uint64_t ranks;
+    std::uint64_t ranks;     // every rank of the job (all processes)
+    std::uint64_t local;     // this process's ranks: firstRank … firstRank + local − 1
+    std::uint64_t firstRank;
     std::uint64_t runSeed;
     WallClock clock;
     StepBarrier barrier;
@@ -41,28 +47,40 @@ struct SharedRun {
     std::string error;
     // perEpoch[e][r], filled by rank r at the end of epoch e (preallocated: no reallocation races).
     std::vector<std::vector<EpochRankMetrics>> perEpoch;
-    // epochBytes[e][r]: bytes rank r's readers delivered in epoch e (for EngineOptions::afterEpoch).
+    // epochBytes[e][l]: bytes this process's rank firstRank + l delivered in epoch e (EngineOptions::afterEpoch).
     std::vector<std::vector<std::uint64_t>> epochBytes;
     std::atomic<std::uint64_t> bytesRead{0}, samplesRead{0};
+    // Multi-process runs: the meeting of every rank of the job (null in a single process).
+    std::unique_ptr<dist::ProcessSync> sync;
 
-    SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t r, std::uint64_t seed)
-        : cfg(c), opt(o), ranks(r), runSeed(seed), barrier(r),
-          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(r)),
-          epochBytes(c.train.epochs, std::vector<std::uint64_t>(r, 0)) {}
+    SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t total, std::uint64_t localRanks,
+              std::uint64_t first, std::uint64_t seed)
+        : cfg(c), opt(o), ranks(total), local(localRanks), firstRank(first), runSeed(seed), barrier(localRanks),
+          perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(total)),
+          epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)) {}
 
-    // Runs a between-epochs hook on rank 0 while the other ranks wait at the barrier; false if the run
-    // stops (a failing hook fails the run).
+    // Every rank meets (the emulated all-reduce): the threads of this process, and with MPI every process.
+    bool meet(std::uint64_t rank, const dist::SyncSlot& slot = {}) {
+        if (sync) return sync->arriveAndWait(rank - firstRank, slot);
+        return barrier.arriveAndWait();
+    }
+    void leave(std::uint64_t rank) {
+        if (sync) sync->leave(rank - firstRank);
+    }
+
+    // Runs a between-epochs hook on this process's first rank while the other ranks wait; false if the
+    // run stops (a failing hook fails the run).
     template <class F>
     bool betweenEpochs(std::uint64_t rank, F&& hook) {
-        if (!barrier.arriveAndWait()) return false;
-        if (rank == 0) {
+        if (!meet(rank)) return false;
+        if (rank == firstRank) {
             try {
                 hook();
             } catch (const std::exception& e) {
                 fail(e.what());
             }
         }
-        return barrier.arriveAndWait();
+        return meet(rank);
     }
 
     bool cancelled() const { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); }
@@ -73,6 +91,12 @@ struct SharedRun {
         }
         stop.store(true);
         barrier.abort();
+        if (sync) sync->requestStop(what);
+    }
+    void cancel() {
+        stop.store(true);
+        barrier.abort();
+        if (sync) sync->requestStop("");
     }
 };
 
@@ -141,7 +165,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (run.opt.beforeEpoch && !run.betweenEpochs(rank, [&] { run.opt.beforeEpoch(epoch); })) break;
         const std::uint64_t bytesBefore = prefetcher.bytesRead();
         prefetcher.startEpoch(order, plan.stepsPerEpoch);
-        if (!run.barrier.arriveAndWait()) {
+        if (!run.meet(rank)) {
             prefetcher.endEpoch();
             break;
         }
@@ -188,7 +212,24 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             }
             // The emulated all-reduce (DLIO has none). t0 is taken after it, so its wait is in no step's
             // load or compute but in the block's wall time T, which AU divides by (SPEC §5, docs/engine.md).
-            if (!run.barrier.arriveAndWait()) {
+            dist::SyncSlot slot;
+            if (run.sync) {
+                slot.kind = dist::SyncSlot::Step;
+                slot.epoch = epoch;
+                slot.step = step + 1;
+                slot.stepsPerEpoch = plan.stepsPerEpoch;
+                slot.load = t1 - t0;
+                slot.compute = blockp->compute.back();
+                slot.proc = t2 - t0;
+                slot.wall = t2 - run.clock.origin();
+                slot.bytesRead = prefetcher.bytesRead();
+                slot.samplesRead = prefetcher.samplesRead();
+                slot.queueDepth = prefetcher.readyBatches();
+                slot.epochStart = ep.start;
+                slot.blockStart = blockp->start;
+                slot.blockEnd = slot.epochEnd = t2;
+            }
+            if (!run.meet(rank, slot)) {
                 ++step;
                 break;
             }
@@ -213,12 +254,25 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             blockp->end = run.clock.now(); // (a block a checkpoint ended has its end already)
         prefetcher.endEpoch();
         ep.end = run.clock.now();
-        run.epochBytes[epoch - 1][rank] = prefetcher.bytesRead() - bytesBefore;
+        run.epochBytes[epoch - 1][rank - run.firstRank] = prefetcher.bytesRead() - bytesBefore;
         ep.complete = ep.steps() == plan.stepsPerEpoch;
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
-        if (!run.barrier.arriveAndWait()) break;
+        dist::SyncSlot endSlot;
+        if (run.sync) {
+            endSlot.kind = dist::SyncSlot::EpochEnd;
+            endSlot.complete = 1;
+            endSlot.epoch = epoch;
+            endSlot.stepsPerEpoch = plan.stepsPerEpoch;
+            endSlot.bytesRead = prefetcher.bytesRead();
+            endSlot.samplesRead = prefetcher.samplesRead();
+            endSlot.epochStart = ep.start;
+            endSlot.epochEnd = ep.end;
+            endSlot.blockStart = ep.blocks.front().start;
+            endSlot.blockEnd = ep.blocks.front().end;
+        }
+        if (!run.meet(rank, endSlot)) break;
         if (ckpt && ckptEvery == 0 && epoch == nextCkptEpoch) {
             nextCkptEpoch += cfg.checkpoint.epochsBetween;
             // DLIO names it after the step counter past the epoch's last step (save_checkpoint(epoch, overall_step)).
@@ -245,12 +299,92 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     }
     run.bytesRead.fetch_add(prefetcher.bytesRead());
     run.samplesRead.fetch_add(prefetcher.samplesRead());
+    run.leave(rank);
 }
+
+// Process 0 of a multi-process run rebuilds every other process's ranks from the slots of each meeting
+// (docs/mpi.md): the step times as they were recorded, the epoch and block bounds from each rank's own
+// clock, and emits their steps and epochs as live events like its own.
+class RemoteRanks {
+public:
+    RemoteRanks(SharedRun& run, std::vector<RankRecord>& records) : run_(run), records_(records) {}
+
+    void onMeeting(const std::vector<dist::SyncSlot>& slots) {
+        for (std::uint64_t g = 0; g < slots.size(); ++g) {
+            if (g >= run_.firstRank && g < run_.firstRank + run_.local) continue; // this process's own
+            const dist::SyncSlot& s = slots[g];
+            if (s.kind != dist::SyncSlot::Step && s.kind != dist::SyncSlot::EpochEnd) continue;
+            RankRecord& r = records_[g];
+            r.rank = g;
+            if (r.epochs.empty() || r.epochs.back().epoch != s.epoch) {
+                EpochRecord& e = r.epochs.emplace_back();
+                e.epoch = s.epoch;
+                e.blocks.emplace_back().block = 1;
+            }
+            EpochRecord& e = r.epochs.back();
+            BlockRecord& b = e.blocks.back();
+            e.start = s.epochStart;
+            e.end = s.epochEnd;
+            b.start = s.blockStart;
+            b.end = s.blockEnd;
+            bytes_[g] = s.bytesRead;
+            samples_[g] = s.samplesRead;
+            if (s.kind == dist::SyncSlot::Step) {
+                b.load.push_back(s.load);
+                b.compute.push_back(s.compute);
+                b.proc.push_back(s.proc);
+                if (EngineObserver* obs = run_.opt.observer) {
+                    StepEvent ev;
+                    ev.rank = g;
+                    ev.epoch = s.epoch;
+                    ev.step = s.step;
+                    ev.stepsPerEpoch = s.stepsPerEpoch;
+                    ev.load = s.load;
+                    ev.compute = s.compute;
+                    ev.proc = s.proc;
+                    ev.wallTime = s.wall;
+                    ev.queueDepth = s.queueDepth;
+                    ev.bytesRead = s.bytesRead;
+                    obs->onStep(ev);
+                }
+            } else {
+                e.complete = s.complete != 0 && e.steps() == s.stepsPerEpoch;
+                if (e.complete) run_.perEpoch[s.epoch - 1][g] = epochRankMetrics(e, run_.metricOptions);
+            }
+        }
+    }
+    std::uint64_t bytes() const { return sum(bytes_); }
+    std::uint64_t samples() const { return sum(samples_); }
+
+private:
+    static std::uint64_t sum(const std::map<std::uint64_t, std::uint64_t>& m) {
+        std::uint64_t n = 0;
+        for (const auto& [g, v] : m) n += v;
+        return n;
+    }
+    SharedRun& run_;
+    std::vector<RankRecord>& records_;
+    std::map<std::uint64_t, std::uint64_t> bytes_, samples_;
+};
+
+// What each process tells the others before the run: its host (summary.json's per-host arrays) and, from
+// process 0, the seed of "random" shuffles (every rank must shuffle the same way).
+struct HostSlot {
+    char hostname[256] = {};
+    std::uint32_t cpuCount = 0;
+    std::uint32_t pad = 0;
+    double memoryGiB = 0;
+    std::uint64_t runSeed = 0;
+};
 
 } // namespace
 
 RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) {
-    const std::uint64_t R = std::max<std::uint64_t>(1, options.accelerators);
+    const std::uint64_t K = std::max<std::uint64_t>(1, options.accelerators); // this process's ranks
+    dist::Communicator* comm = options.comm;
+    const std::uint64_t P = comm ? static_cast<std::uint64_t>(comm->size()) : 1;
+    const std::uint64_t first = comm ? static_cast<std::uint64_t>(comm->rank()) * K : 0;
+    const std::uint64_t R = K * P;
     // Validate the plan up front so that bad input is an InputError before any thread starts.
     const ShardPlan plan0 = planShard(cfg, 0, R);
     for (std::uint64_t r = 1; r < R; ++r) planShard(cfg, r, R);
@@ -258,13 +392,47 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     if (!formatWritable(cfg.dataset.format))
         throw InputError(std::string("dataset.format = ") + toString(cfg.dataset.format) +
                          ": expected one of npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png (the formats this build reads)");
+    if (comm && options.checkpointer)
+        throw InputError("workflow.checkpoint with train under mpirun: checkpoints during training are not supported in "
+                         "multi-process runs yet (docs/mpi.md); run them with threads in one process");
 
     std::uint64_t runSeed = cfg.train.seed;
     if (cfg.reader.sampleShuffle == ShuffleMode::Random || cfg.reader.fileShuffle == ShuffleMode::Random) {
         std::random_device rd;
         runSeed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
     }
-    SharedRun run(cfg, options, R, runSeed);
+    RunOutcome out;
+    if (comm) {
+        // Hosts and process 0's seed, before anything is measured.
+        const HostInfo host = readHostInfo();
+        HostSlot mine;
+        std::strncpy(mine.hostname, host.hostname.c_str(), sizeof mine.hostname - 1);
+        mine.cpuCount = host.cpuCount;
+        mine.memoryGiB = host.memoryGiB;
+        mine.runSeed = runSeed;
+        std::vector<HostSlot> all(P);
+        dist::WaitLimits limits;
+        limits.timeoutSeconds = options.commTimeoutSeconds;
+        limits.hurry = options.cancel;
+        if (!comm->allgather(&mine, sizeof mine, all.data(), limits))
+            throw RunError("the processes of the MPI job did not meet before the run (a process is missing or hung)");
+        runSeed = all[0].runSeed;
+        for (std::uint64_t p = 0; p < P; ++p) {
+            const std::string name(all[p].hostname, strnlen(all[p].hostname, sizeof all[p].hostname));
+            std::uint32_t index = 0;
+            while (index < out.hosts.size() && out.hosts[index].hostname != name) ++index;
+            if (index == out.hosts.size()) out.hosts.push_back(HostSummary{name, all[p].cpuCount, all[p].memoryGiB});
+            for (std::uint64_t l = 0; l < K; ++l) out.rankHost.push_back(index);
+        }
+        out.processes = P;
+        out.writesResults = comm->rank() == 0;
+        if (out.writesResults && options.observer) {
+            std::vector<std::string> hostOfRank;
+            for (auto h : out.rankHost) hostOfRank.push_back(out.hosts[h].hostname);
+            options.observer->onHosts(hostOfRank);
+        }
+    }
+    SharedRun run(cfg, options, R, K, first, runSeed);
     run.metricOptions.semantics = options.semantics;
     run.metricOptions.excludeStartSteps = cfg.metric.excludeStartSteps;
     run.metricOptions.excludeEndSteps = cfg.metric.excludeEndSteps;
@@ -272,20 +440,37 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     run.metricOptions.batchSize = cfg.reader.batchSize;
 
     std::shared_ptr<IoBackend> io = options.io ? options.io : makePosixBackend();
-    RunOutcome out;
-    out.ranks.resize(R);
+    // Process 0 keeps every rank (the others' rebuilt from the meetings); another process only its own.
+    std::vector<RankRecord> records(out.writesResults ? R : K);
+    for (std::uint64_t i = 0; i < records.size(); ++i) records[i].rank = out.writesResults ? i : first + i;
+    std::unique_ptr<RemoteRanks> remote;
+    if (comm) {
+        dist::WaitLimits limits;
+        limits.timeoutSeconds = options.commTimeoutSeconds;
+        limits.hurry = options.cancel;
+        run.sync = std::make_unique<dist::ProcessSync>(*comm, K, run.stop, limits);
+        if (out.writesResults) {
+            remote = std::make_unique<RemoteRanks>(run, records);
+            run.sync->onMeeting = [&remote](const std::vector<dist::SyncSlot>& slots) { remote->onMeeting(slots); };
+        }
+        run.sync->start();
+    }
+    auto recordOf = [&](std::uint64_t globalRank) -> RankRecord& {
+        return out.writesResults ? records[globalRank] : records[globalRank - first];
+    };
     out.start = run.clock.now();
     const double cpu0 = processCpuSeconds();
     if (options.observer) options.observer->onPhase("train");
 
     std::vector<std::thread> threads;
-    threads.reserve(R);
-    for (std::uint64_t r = 0; r < R; ++r)
+    threads.reserve(K);
+    for (std::uint64_t r = first; r < first + K; ++r)
         threads.emplace_back([&, r] {
             try {
-                runRank(run, r, out.ranks[r], *io);
+                runRank(run, r, recordOf(r), *io);
             } catch (const std::exception& e) {
                 run.fail(e.what());
+                run.leave(r);
             }
         });
     // Forward an external cancel to ranks blocked at the barrier.
@@ -293,8 +478,7 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     std::thread watcher([&] {
         while (!joined.load()) {
             if (run.cancelled()) {
-                run.stop.store(true);
-                run.barrier.abort();
+                run.cancel();
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -303,21 +487,25 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     for (auto& t : threads) t.join();
     joined.store(true);
     watcher.join();
+    if (run.sync) run.sync->join();
 
     out.end = run.clock.now();
     out.cpuSeconds = processCpuSeconds() - cpu0;
     out.stepsPerEpoch = plan0.stepsPerEpoch;
     out.runSeed = runSeed;
     out.metricOptions = run.metricOptions;
-    out.bytesRead = run.bytesRead.load();
-    out.samplesRead = run.samplesRead.load();
+    out.bytesRead = run.bytesRead.load() + (remote ? remote->bytes() : 0);
+    out.samplesRead = run.samplesRead.load() + (remote ? remote->samples() : 0);
     out.error = run.error;
+    if (out.error.empty() && run.sync && (run.sync->broken() || !run.sync->remoteError().empty()))
+        out.error = run.sync->remoteError();
+    out.ranks = std::move(records);
     bool allComplete = true;
     for (const auto& r : out.ranks) {
         allComplete = allComplete && r.epochs.size() == cfg.train.epochs;
         for (const auto& e : r.epochs) allComplete = allComplete && e.complete;
     }
-    if (!run.error.empty())
+    if (!out.error.empty())
         out.status = RunStatus::Failed;
     else if (!allComplete)
         out.status = RunStatus::Cancelled;

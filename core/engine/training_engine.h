@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checkpoint/checkpoint_io.h"
+#include "dist/communicator.h"
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -37,6 +38,18 @@ struct EngineOptions {
     // (checkpoint_after_epoch, epochs_between_checkpoints) or every steps_between_checkpoints steps, each
     // one ending a block as in the fork's main.py _train. Null: none.
     checkpoint::Checkpointer* checkpointer = nullptr;
+    // A multi-process run (MPI ranks, docs/mpi.md): this process hosts `accelerators` emulated
+    // accelerators, ranks comm->rank() × accelerators … + accelerators − 1 of comm->size() × accelerators.
+    // Null: a single process.
+    dist::Communicator* comm = nullptr;
+    double commTimeoutSeconds = 120; // a meeting a peer has not reached by then fails the run
+};
+
+// A client host of the run, as summary.json's per-host arrays need it.
+struct HostSummary {
+    std::string hostname;
+    unsigned cpuCount = 0;
+    double memoryGiB = 0;
 };
 
 struct RunOutcome {
@@ -56,6 +69,13 @@ struct RunOutcome {
     std::vector<std::string> warnings;
     // DLIO's checkpoints (checkpoint-only mode, or during training): plan, size and every rank's records.
     checkpoint::CheckpointResults checkpoints;
+    // Multi-process runs: the client hosts (in order of their first rank) and each rank's host; on
+    // process 0 `ranks` holds every rank of the job (the others' rebuilt from the per-step meetings), on
+    // the other processes only their own, and they write no results. Empty hosts: one process, this host.
+    std::vector<HostSummary> hosts;
+    std::vector<std::uint32_t> rankHost;
+    std::uint64_t processes = 1;
+    bool writesResults = true;
 };
 
 // Throws InputError for a configuration the engine cannot run (e.g. too few samples for one step).

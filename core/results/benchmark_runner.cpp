@@ -32,6 +32,8 @@ std::string now() {
 } // namespace
 
 RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
+    // Under mpirun only process 0 writes the folder (with every rank's files: docs/mpi.md).
+    const bool writer = !opt.comm || opt.comm->rank() == 0;
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
     StorageSession storage(cfg, opt.io);
     if (opt.onStorage) opt.onStorage(storage.emulated());
@@ -42,6 +44,8 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     eo.semantics = opt.semantics;
     eo.observer = opt.observer;
     eo.cancel = opt.cancel;
+    eo.comm = opt.comm;
+    eo.commTimeoutSeconds = opt.commTimeoutSeconds;
     eo.io = storage.io();
     eo.beforeEpoch = [&](std::uint64_t epoch) { storage.beforeEpoch(epoch); };
     eo.afterEpoch = [&](std::uint64_t epoch, const std::vector<std::uint64_t>& bytes) { storage.afterEpoch(epoch, bytes); };
@@ -49,13 +53,16 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // The folder first: a folder that cannot be made fails here, before anything is measured, rather
     // than after a run of minutes whose results then have nowhere to go.
     std::error_code ec;
-    fs::create_directories(dir / "configs", ec);
+    if (writer) fs::create_directories(dir / "configs", ec);
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
     // The system name the run controls asked for, beside the results (read back on import). A run inside
     // a benchmark has it on the benchmark folder instead.
-    if (hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
-    storage.startTelemetry();
+    if (writer && hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
+    if (writer) storage.startTelemetry();
     RunOutcome out;
+    if (opt.comm && cfg.workflow.checkpoint)
+        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
+                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
         checkpoint::CheckpointRunOptions co;
@@ -83,6 +90,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     }
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();
+    if (!writer) return out;
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;
     ctx.io = opt.io.get();
@@ -166,6 +174,8 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     IoBackend* io = opt.invocation.io.get();
     const bool v3 = opt.layout == BenchmarkLayout::MlperfV3;
     const fs::path dir = benchmarkFolder(cfg, topDir, opt);
+    // Under mpirun every process runs the invocations; only process 0 writes anything (docs/mpi.md).
+    const bool writer = !opt.invocation.comm || opt.invocation.comm->rank() == 0;
     // MLPerf Storage v3.0: a checkpointing benchmark is one invocation of writes then reads, no warm-up
     // (Rules.md 4.7.1; mlpstorage's report generator: "Checkpointing has 1 disk dir = 1 run").
     const std::uint64_t runs = v3 && checkpointOnly(cfg) ? 1 : opt.runs;
@@ -177,25 +187,29 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     BenchmarkManifest manifest;
     manifest.plannedRuns = runs;
     manifest.plannedWarmups = warmups;
-    manifest.accelerators = opt.invocation.accelerators;
+    manifest.accelerators =
+        opt.invocation.accelerators * (opt.invocation.comm ? static_cast<std::uint64_t>(opt.invocation.comm->size()) : 1);
     manifest.system = opt.invocation.labels.system;
     manifest.started = now();
     std::error_code ec;
-    fs::create_directories(dir, ec);
+    if (writer) fs::create_directories(dir, ec);
     if (ec) throw RunError("create folder " + dir.string() + ": " + ec.message() + " (nothing was measured)");
-    writeBenchmarkManifest(dir, manifest, io);
+    auto writeManifest = [&] {
+        if (writer) writeBenchmarkManifest(dir, manifest, io);
+    };
+    writeManifest();
     // v3: on the system folder, which names everything below it (as <org>/results/<system>/ does).
-    if (hasLabels(opt.invocation.labels))
+    if (writer && hasLabels(opt.invocation.labels))
         aggregate::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io);
     InvocationOptions inner = opt.invocation;
     inner.labels = {}; // on the benchmark folder, which its invocations inherit
     auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into, std::vector<std::string>& listed) {
         if (opt.onInvocationStart) opt.onInvocationStart(label, d);
         listed.push_back(d.lexically_relative(dir).generic_string());
-        writeBenchmarkManifest(dir, manifest, io);
+        writeManifest();
         const RunOutcome out = runInvocation(cfg, d, inner);
         into.push_back(d);
-        if (v3) {
+        if (v3 && writer) {
             // mlpstorage keeps the DLIO configs in dlio_config/ (one folder the importer also searches).
             std::error_code rec;
             if (!fs::exists(d / "dlio_config", rec)) fs::rename(d / "configs", d / "dlio_config", rec);
@@ -208,7 +222,7 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
             manifest.reason = label + ": " + res.error;
             manifest.ended = now();
         }
-        writeBenchmarkManifest(dir, manifest, io);
+        writeManifest();
         if (opt.onInvocationDone) opt.onInvocationDone(label, d, out);
         return out.status == RunStatus::Complete;
     };
@@ -225,11 +239,12 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     }
     manifest.status = "complete";
     manifest.ended = now();
-    writeBenchmarkManifest(dir, manifest, io);
+    writeManifest();
+    res.complete = true;
+    if (!writer) return res;
     // The v1.0 generator's report needs DIR/runs/<run>/ without the warm-up: not the v3.0 layout.
     if (!v3) writeMlperfReport(dir / "runs", io);
     writeAggregateJson(dir, aggregate::Reduction::Mean, io);
-    res.complete = true;
     return res;
 }
 

@@ -21,7 +21,11 @@
 namespace trainio {
 
 struct InvocationOptions {
-    std::uint64_t accelerators = 1;
+    std::uint64_t accelerators = 1; // with comm: per process (the job has comm->size() × accelerators)
+    // A multi-process run under mpirun (docs/mpi.md); null: one process. Only process 0 writes results;
+    // the others run the same invocations and write nothing.
+    dist::Communicator* comm = nullptr;
+    double commTimeoutSeconds = 120;
     MetricSemantics semantics = MetricSemantics::DlioV2;
     EngineObserver* observer = nullptr;
     const std::atomic<bool>* cancel = nullptr;

@@ -166,11 +166,31 @@ nlohmann::ordered_json checkpointRecordsJson(const checkpoint::CheckpointResults
     return j;
 }
 
+namespace {
+
+// The client hosts of a run: those the processes of a multi-process run named, else this one.
+std::vector<HostSummary> runHosts(const RunOutcome& run, const HostInfo& host) {
+    if (!run.hosts.empty()) return run.hosts;
+    return {HostSummary{host.hostname, host.cpuCount, host.memoryGiB}};
+}
+
+// The ranks on each host (one entry per runHosts() entry).
+std::vector<std::uint64_t> ranksPerHost(const RunOutcome& run, std::size_t hosts) {
+    std::vector<std::uint64_t> n(hosts, 0);
+    if (run.rankHost.empty()) n[0] = run.ranks.size();
+    for (auto h : run.rankHost) ++n[h];
+    return n;
+}
+
+} // namespace
+
 nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& run, const HostInfo& host) {
     nlohmann::ordered_json s;
+    const std::vector<HostSummary> hosts = runHosts(run, host);
+    const std::vector<std::uint64_t> perHost = ranksPerHost(run, hosts.size());
     s["start"] = isoTimestamp(run.start);
     s["num_accelerators"] = run.ranks.size();
-    s["num_hosts"] = 1;
+    s["num_hosts"] = hosts.size();
     s["hostname"] = host.hostname;
     if (run.checkpoints.enabled) {
         // DLIO adds the checkpoint keys first, the training keys only when it trained.
@@ -186,14 +206,27 @@ nlohmann::ordered_json summaryJson(const WorkloadConfig& cfg, const RunOutcome& 
     s["num_files_train"] = cfg.dataset.numFilesTrain;
     s["num_files_eval"] = cfg.dataset.numFilesEval;
     s["num_samples_per_file"] = cfg.dataset.numSamplesPerFile;
-    s["host_cpu_count"] = nlohmann::ordered_json::array({host.cpuCount});
-    s["host_processor_name"] = host.processorName;
+    // One slot per client host, in the order of their first rank (DLIO's arrays are doubled or zero
+    // under mpirun: mlcommons/storage#669). A host's data share is its ranks' share of the dataset
+    // (statscounter.py: npernode × samples × files // size × record_length); data_size_per_host_GB is
+    // rank 0's host's, as DLIO writes it from rank 0.
     const double dataGiB = dataSizePerHostGiB(cfg);
-    s["potential_caching"] = nlohmann::ordered_json::array({host.memoryGiB > dataGiB ? 1 : 0});
+    const double totalRanks = static_cast<double>(std::max<std::size_t>(1, run.ranks.size()));
+    auto share = [&](std::size_t h) { return run.hosts.empty() ? dataGiB : dataGiB * static_cast<double>(perHost[h]) / totalRanks; };
+    nlohmann::ordered_json cpus = nlohmann::ordered_json::array(), caching = nlohmann::ordered_json::array(),
+                           memory = nlohmann::ordered_json::array();
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+        cpus.push_back(hosts[h].cpuCount);
+        caching.push_back(hosts[h].memoryGiB > share(h) ? 1 : 0);
+        memory.push_back(hosts[h].memoryGiB);
+    }
+    s["host_cpu_count"] = cpus;
+    s["host_processor_name"] = host.processorName;
+    s["potential_caching"] = caching;
     s["host_cpuinfo"] = host.cpuinfo;
     s["host_meminfo"] = host.meminfo;
-    s["host_memory_GB"] = nlohmann::ordered_json::array({host.memoryGiB});
-    s["data_size_per_host_GB"] = dataGiB;
+    s["host_memory_GB"] = memory;
+    s["data_size_per_host_GB"] = share(0);
     s["epochs"] = run.metrics.auPerEpoch.size();
     s["end"] = isoTimestamp(run.end);
     if (run.status != RunStatus::Complete) s["trainio_status"] = toString(run.status);
@@ -245,8 +278,12 @@ nlohmann::ordered_json perEpochStatsJson(const RankRecord& rank, const checkpoin
 
 nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& run, const HostInfo& host) {
     nlohmann::ordered_json j;
-    j["host_memory_GB"] = host.memoryGiB;
-    j["host_cpu_count"] = host.cpuCount;
+    // The rank's own host in a multi-process run.
+    const HostSummary h = rank.rank < run.rankHost.size() && run.rankHost[rank.rank] < run.hosts.size()
+                              ? run.hosts[run.rankHost[rank.rank]]
+                              : HostSummary{host.hostname, host.cpuCount, host.memoryGiB};
+    j["host_memory_GB"] = h.memoryGiB;
+    j["host_cpu_count"] = h.cpuCount;
     j["host_processor_name"] = host.processorName;
     j["potential_caching"] = 0;
     for (const auto& ep : rank.epochs) {
@@ -269,7 +306,7 @@ nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& 
         e["end"] = isoTimestamp(ep.end);
         j[std::to_string(ep.epoch)] = e;
     }
-    j["hostname"] = host.hostname;
+    j["hostname"] = h.hostname;
     return j;
 }
 
@@ -308,6 +345,11 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     env["memory_GiB"] = host.memoryGiB;
     env["cpu_model"] = host.cpuinfo.value("model name", "");
     meta["environment"] = env;
+    // A multi-process run: its processes and client hosts (docs/mpi.md).
+    meta["processes"] = run.processes;
+    nlohmann::ordered_json hostList = nlohmann::ordered_json::array();
+    for (const auto& h : runHosts(run, host)) hostList.push_back(h.hostname);
+    meta["hosts"] = hostList;
 
     try {
         // Step records first, summary last: a folder with a summary.json has everything else.

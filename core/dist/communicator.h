@@ -1,0 +1,44 @@
+// The processes of a multi-process run (MPI ranks across client hosts), as the engine and the commands
+// see them. core/ knows only this interface; the Open MPI implementation is core/dist/mpi_communicator
+// (library trainio_mpi, linked by trainio-cli only), so that the core links no MPI and a single-process
+// run has no communicator at all (docs/mpi.md).
+//
+// Every call is a collective: all processes make the same calls in the same order. Each one is
+// abortable: it waits at most `limits.timeoutSeconds`, or `limits.hurryGraceSeconds` once `*limits.hurry`
+// is set (a cancel: mpirun gives a process about one second between SIGTERM and SIGKILL). A call that
+// gives up leaves the communicator broken(): a peer was killed, hung or is unreachable, every later call
+// returns false at once, and the process must end without the collectives a clean end needs.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainio::dist {
+
+struct WaitLimits {
+    double timeoutSeconds = 120;             // a peer that has not answered by then is taken as gone
+    const std::atomic<bool>* hurry = nullptr; // set: give up after hurryGraceSeconds instead
+    double hurryGraceSeconds = 0.3;
+};
+
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual int rank() const = 0; // this process, 0 … size()-1
+    virtual int size() const = 0;
+    // Each process gives `bytes` bytes (the same count everywhere); `all` receives size() × bytes, in rank
+    // order. False when it gave up (see above).
+    virtual bool allgather(const void* local, std::size_t bytes, void* all, const WaitLimits& limits) = 0;
+    // Each process gives a string of any length; every process receives all of them in rank order.
+    virtual bool allgatherStrings(const std::string& local, std::vector<std::string>& all, const WaitLimits& limits) = 0;
+    virtual bool broken() const = 0;
+};
+
+// Every process's contribution to a decision: true on every process when all are ok; `problems` gets the
+// non-empty texts, each prefixed with "process P (host): ". False when the exchange itself failed.
+bool agree(Communicator& comm, const std::string& problem, std::vector<std::string>& problems, const WaitLimits& limits = {});
+
+} // namespace trainio::dist

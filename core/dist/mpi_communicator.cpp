@@ -1,0 +1,102 @@
+#include "dist/mpi_communicator.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <limits>
+#include <sched.h>
+
+namespace trainio::dist {
+
+bool MpiCommunicator::launchedByMpirun() {
+    return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+}
+
+std::unique_ptr<MpiCommunicator> MpiCommunicator::initIfLaunched(int* argc, char*** argv) {
+    if (!launchedByMpirun()) return nullptr;
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+    // Errors are returned, not fatal: a failed collective must become a failed run with its reason.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    std::unique_ptr<MpiCommunicator> c(new MpiCommunicator());
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size_);
+    return c;
+}
+
+MpiCommunicator::~MpiCommunicator() {
+    if (!broken_) MPI_Finalize();
+}
+
+// Polls a non-blocking collective: a few microseconds of MPI_Test, then short sleeps (the accelerators'
+// threads and the readers need the cores more than this thread does), until it completes or the limits
+// say to give up. Blocking MPI calls could not be abandoned when a peer is gone.
+bool MpiCommunicator::wait(void* req, const WaitLimits& limits) {
+    auto* request = static_cast<MPI_Request*>(req);
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    auto hurriedSince = clock::time_point::max();
+    for (unsigned polls = 0;; ++polls) {
+        int done = 0;
+        if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            broken_ = true;
+            return false;
+        }
+        if (done) return true;
+        const auto now = clock::now();
+        if (limits.hurry && limits.hurry->load(std::memory_order_relaxed)) {
+            if (hurriedSince == clock::time_point::max()) hurriedSince = now;
+            if (std::chrono::duration<double>(now - hurriedSince).count() > limits.hurryGraceSeconds) break;
+        }
+        if (std::chrono::duration<double>(now - start).count() > limits.timeoutSeconds) break;
+        if (polls < 64) {
+            sched_yield();
+        } else {
+            const timespec ts{0, 20'000}; // 20 µs
+            nanosleep(&ts, nullptr);
+        }
+    }
+    broken_ = true; // the request stays pending: this process must not make another collective call
+    return false;
+}
+
+bool MpiCommunicator::allgather(const void* local, std::size_t bytes, void* all, const WaitLimits& limits) {
+    if (broken_) return false;
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) return false;
+    MPI_Request req;
+    if (MPI_Iallgather(local, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD, &req) !=
+        MPI_SUCCESS) {
+        broken_ = true;
+        return false;
+    }
+    return wait(&req, limits);
+}
+
+bool MpiCommunicator::allgatherStrings(const std::string& local, std::vector<std::string>& all, const WaitLimits& limits) {
+    const long long mine = static_cast<long long>(local.size());
+    std::vector<long long> sizes(static_cast<std::size_t>(size_));
+    if (!allgather(&mine, sizeof mine, sizes.data(), limits)) return false;
+    std::vector<int> counts(sizes.size()), displs(sizes.size());
+    long long total = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] < 0 || total + sizes[i] > std::numeric_limits<int>::max()) return false;
+        counts[i] = static_cast<int>(sizes[i]);
+        displs[i] = static_cast<int>(total);
+        total += sizes[i];
+    }
+    std::string buffer(static_cast<std::size_t>(total), '\0');
+    MPI_Request req;
+    if (MPI_Iallgatherv(local.data(), static_cast<int>(local.size()), MPI_BYTE, buffer.data(), counts.data(), displs.data(),
+                        MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        broken_ = true;
+        return false;
+    }
+    if (!wait(&req, limits)) return false;
+    all.clear();
+    for (std::size_t i = 0; i < sizes.size(); ++i) all.push_back(buffer.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(counts[i])));
+    return true;
+}
+
+} // namespace trainio::dist

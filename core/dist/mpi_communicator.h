@@ -1,0 +1,34 @@
+// The Communicator over Open MPI (library trainio_mpi; only trainio-cli links it). A process is under
+// mpirun when Open MPI's launcher set OMPI_COMM_WORLD_SIZE (or PMIx's PMIX_RANK); then, and only then,
+// MPI is initialised: a plain `trainio-cli run` never starts MPI (no singleton daemon, no latency).
+#pragma once
+
+#include "dist/communicator.h"
+
+#include <memory>
+
+namespace trainio::dist {
+
+class MpiCommunicator final : public Communicator {
+public:
+    // Null when not launched by mpirun. Initialises MPI with MPI_THREAD_SERIALIZED (calls come from one
+    // thread at a time: the command's, then the engine's sync thread, then the command's again).
+    static std::unique_ptr<MpiCommunicator> initIfLaunched(int* argc, char*** argv);
+    static bool launchedByMpirun();
+    ~MpiCommunicator() override; // MPI_Finalize, unless broken (then nothing: the job is being torn down)
+
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    bool allgather(const void* local, std::size_t bytes, void* all, const WaitLimits& limits) override;
+    bool allgatherStrings(const std::string& local, std::vector<std::string>& all, const WaitLimits& limits) override;
+    bool broken() const override { return broken_; }
+
+private:
+    MpiCommunicator() = default;
+    bool wait(void* request, const WaitLimits& limits);
+
+    int rank_ = 0, size_ = 1;
+    bool broken_ = false;
+};
+
+} // namespace trainio::dist
