@@ -469,6 +469,9 @@ void installSignalHandlers() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    // mpirun forwards SIGUSR1 to every process at once (SIGINT to mpirun reaches them as SIGTERM only
+    // after odls_base_sigkill_timeout, one second before SIGKILL): the graceful stop of an MPI run.
+    sigaction(SIGUSR1, &sa, nullptr);
 }
 
 const std::atomic<bool>* cancelFlag() { return &g_cancel; }

@@ -30,7 +30,8 @@ int runBenchmarkCommand(const Args& args);
 int runMetricsCommand(const Args& args);
 int runPresetsCommand(const Args& args);
 
-// Installs SIGINT/SIGTERM handlers that set the shared cancel flag; a second signal exits at once.
+// Installs SIGINT/SIGTERM (and SIGUSR1, which mpirun forwards) handlers that set the shared cancel flag;
+// a second signal exits at once.
 void installSignalHandlers();
 const std::atomic<bool>* cancelFlag();
 

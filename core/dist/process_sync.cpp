@@ -43,9 +43,10 @@ bool ProcessSync::arriveAndWait(std::uint64_t local, const SyncSlot& slot) {
     return generation_ != generation;
 }
 
-void ProcessSync::leave(std::uint64_t) {
+void ProcessSync::leave(std::uint64_t, bool finished) {
     std::lock_guard lock(mutex_);
     ++left_;
+    if (!finished) stopRequested_ = true; // a thread that stopped early (cancel seen first, failure)
     arrivedCv_.notify_one();
 }
 

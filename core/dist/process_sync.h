@@ -51,8 +51,9 @@ public:
     void start();
     // A local thread arrives with its slot; true when released, false when the run stops.
     bool arriveAndWait(std::uint64_t local, const SyncSlot& slot);
-    // A local thread leaves the run (its loop ended): the meetings end when every thread has left.
-    void leave(std::uint64_t local);
+    // A local thread leaves the run: `finished` when it ran every epoch (the meetings end when every
+    // thread has finished), else it stopped, and the next meeting says so.
+    void leave(std::uint64_t local, bool finished);
     // This process stops (failure or cancel): the next meeting says so, and waiting threads return false.
     void requestStop(const std::string& error);
     void join();

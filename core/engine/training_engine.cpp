@@ -64,8 +64,8 @@ struct SharedRun {
         if (sync) return sync->arriveAndWait(rank - firstRank, slot);
         return barrier.arriveAndWait();
     }
-    void leave(std::uint64_t rank) {
-        if (sync) sync->leave(rank - firstRank);
+    void leave(std::uint64_t rank, bool finished) {
+        if (sync) sync->leave(rank - firstRank, finished);
     }
 
     // Runs a between-epochs hook on this process's first rank while the other ranks wait; false if the
@@ -299,7 +299,10 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     }
     run.bytesRead.fetch_add(prefetcher.bytesRead());
     run.samplesRead.fetch_add(prefetcher.samplesRead());
-    run.leave(rank);
+    // Every epoch ran to its end: the thread finished; else it stopped (and the other processes must hear).
+    const bool finished = record.epochs.size() == cfg.train.epochs && !record.epochs.empty() && record.epochs.back().complete &&
+                          !shouldStop();
+    run.leave(rank, finished);
 }
 
 // Process 0 of a multi-process run rebuilds every other process's ranks from the slots of each meeting
@@ -470,7 +473,7 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
                 runRank(run, r, recordOf(r), *io);
             } catch (const std::exception& e) {
                 run.fail(e.what());
-                run.leave(r);
+                run.leave(r, false);
             }
         });
     // Forward an external cancel to ranks blocked at the barrier.

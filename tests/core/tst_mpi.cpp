@@ -60,11 +60,11 @@ class TstMpi : public QObject {
     QString mpirun_;
 
     // mpirun's own options for every test: root allowed (CI runs as root), more processes than cores,
-    // and ten seconds between SIGTERM and SIGKILL instead of one, so that process 0 has time to write
-    // what was measured when a peer is killed (docs/mpi.md recommends the same).
+    // and three seconds between SIGTERM and SIGKILL instead of one, so that process 0 has time to write
+    // what was measured when a peer is killed on a loaded CI machine (docs/mpi.md).
     QStringList mpiOptions(int np) const {
         return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
-                QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("10"), QStringLiteral("-np"), QString::number(np)};
+                QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
     }
     void start(QProcess& p, const QStringList& mpiArgs) {
         p.setProgram(mpirun_);
@@ -165,7 +165,8 @@ private slots:
         const auto m = testsupport::runCli({"metrics", q(out)});
         QCOMPARE(m.exitCode, 0);
         const json mj = json::parse(m.out.toStdString());
-        QCOMPARE(mj["train_au_mean_percentage"].get<double>(), s["metric"]["train_au_mean_percentage"].get<double>());
+        // (the files keep timestamps to the microsecond, the summary was computed before rounding)
+        QVERIFY(std::abs(mj["train_au_mean_percentage"].get<double>() - s["metric"]["train_au_mean_percentage"].get<double>()) < 0.01);
         // Live events for every rank (process 0 reports the others' steps) and where each rank runs.
         QFile f(q(live));
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -187,23 +188,27 @@ private slots:
     }
 
     // 4 processes and 4 threads in one process read the same samples in the same steps; their AU agrees
-    // (both near the compute-bound ceiling on page-cached data).
+    // (both near the compute-bound ceiling: 20 ms steps on page-cached 64 KiB samples, so a meeting's
+    // cost, even on a loaded 2-core machine, is a small part of a step).
     void fourProcessesAgreeWithFourThreads() {
+        const fs::path cfg = base_ / "slow.yaml";
+        testsupport::writeText(cfg, yamlFor(data_, 32, 0.02, 3));
         const fs::path mp = base_ / "np4", th = base_ / "threads4";
-        const Mpi r = mpi(4, {"run", "--config", q(cfg_), "--output", q(mp), "--quiet"});
+        const Mpi r = mpi(4, {"run", "--config", q(cfg), "--output", q(mp), "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const auto t = testsupport::runCli({"run", "--config", q(cfg_), "--output", q(th), "--accelerators", "4", "--quiet"});
+        const auto t = testsupport::runCli({"run", "--config", q(cfg), "--output", q(th), "--accelerators", "4", "--quiet"});
         QVERIFY2(t.exitCode == 0, qPrintable(t.err));
         const json a = readJson(mp / "summary.json"), b = readJson(th / "summary.json");
-        QCOMPARE(a["num_accelerators"], b["num_accelerators"]);
-        QCOMPARE(readJson(mp / "trainio_run.json")["samples_read"], readJson(th / "trainio_run.json")["samples_read"]);
+        QCOMPARE(a["num_accelerators"].get<int>(), b["num_accelerators"].get<int>());
+        QCOMPARE(readJson(mp / "trainio_run.json")["samples_read"].get<long long>(),
+                 readJson(th / "trainio_run.json")["samples_read"].get<long long>());
         for (int rank = 0; rank < 4; ++rank)
             QCOMPARE(stepsIn(readJson(mp / (std::to_string(rank) + "_output.json")), "2"),
                      stepsIn(readJson(th / (std::to_string(rank) + "_output.json")), "2"));
         const double au = a["metric"]["train_au_mean_percentage"].get<double>();
         const double auThreads = b["metric"]["train_au_mean_percentage"].get<double>();
         qInfo("AU: 4 processes %.2f %%, 4 threads %.2f %%", au, auThreads);
-        QVERIFY2(std::abs(au - auThreads) < 20.0, qPrintable(QStringLiteral("%1 vs %2").arg(au).arg(auThreads)));
+        QVERIFY2(std::abs(au - auThreads) < 15.0, qPrintable(QStringLiteral("%1 vs %2").arg(au).arg(auThreads)));
     }
 
     // The remote-launch path without a network: two hosts in a hostfile, daemons started by an rsh agent
@@ -246,14 +251,14 @@ private slots:
         const fs::path cfg = base_ / "long.yaml";
         testsupport::writeText(cfg, yamlFor(data_, 32, 0.002, 20));
         const fs::path out = base_ / "failing";
-        // MPMD: process 1 alone gets the fault (reads fail after 1 MiB: its 17th sample).
+        // MPMD: process 1 alone gets the fault (its reads fail after 40 calls, in its third epoch).
         const QStringList cli{QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"), q(cfg),
                               QStringLiteral("--output"), q(out), QStringLiteral("--quiet")};
         QStringList args{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"),
                          QStringLiteral("1")};
         args += cli;
         args += QStringList{QStringLiteral(":"), QStringLiteral("-np"), QStringLiteral("1"), QStringLiteral("-x"),
-                            QStringLiteral("TRAINIO_FAULTS=read:EIO::after=1048576")};
+                            QStringLiteral("TRAINIO_FAULTS=read:EIO:img_:skip=40")};
         args += cli;
         QElapsedTimer t;
         t.start();
@@ -283,17 +288,19 @@ private slots:
     // A rank killed with SIGKILL: mpirun stops the others, the run exits non-zero, and process 0 has
     // written what was measured until then, marked incomplete. SIGINT to mpirun likewise.
     void killedRankStopsTheOthers_data() {
-        QTest::addColumn<bool>("killRank");
-        QTest::newRow("SIGKILL to rank 1") << true;
-        QTest::newRow("SIGINT to mpirun") << false;
+        QTest::addColumn<int>("how"); // 0: SIGKILL to rank 1; else the signal sent to mpirun
+        QTest::newRow("SIGKILL to rank 1") << 0;
+        QTest::newRow("SIGINT to mpirun") << int(SIGINT);
+        QTest::newRow("SIGUSR1 to mpirun (forwarded: the graceful stop)") << int(SIGUSR1);
     }
     void killedRankStopsTheOthers() {
-        QFETCH(bool, killRank);
+        QFETCH(int, how);
+        const bool killRank = how == 0;
         const fs::path cfg = base_ / "forever.yaml";
         testsupport::writeText(cfg, yamlFor(data_, 32, 0.005, 400));
-        const fs::path out = base_ / (killRank ? "killed" : "interrupted");
-        const fs::path live = base_ / (killRank ? "killed.jsonl" : "interrupted.jsonl");
-        const QString tag = QStringLiteral("tst_mpi_%1_%2").arg(QCoreApplication::applicationPid()).arg(killRank);
+        const fs::path out = base_ / ("stopped-" + std::to_string(how));
+        const fs::path live = base_ / ("stopped-" + std::to_string(how) + ".jsonl");
+        const QString tag = QStringLiteral("tst_mpi_%1_%2").arg(QCoreApplication::applicationPid()).arg(how);
         QProcess p;
         start(p, mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
                                              QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"),
@@ -322,12 +329,12 @@ private slots:
             QVERIFY2(victim > 0, "rank 1's process not found");
             QCOMPARE(::kill(victim, SIGKILL), 0);
         } else {
-            QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
+            QCOMPARE(::kill(static_cast<pid_t>(p.processId()), how), 0);
         }
         QElapsedTimer stopping;
         stopping.start();
         const Mpi r = finish(p, 60000);
-        qInfo("mpirun ended %lld ms after the %s", static_cast<long long>(stopping.elapsed()), killRank ? "kill" : "SIGINT");
+        qInfo("mpirun ended %lld ms after the signal", static_cast<long long>(stopping.elapsed()));
         QVERIFY2(r.exitCode > 0, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err)));
         const json meta = readJson(out / "trainio_run.json");
         QVERIFY2(meta.is_object() && meta["status"] != "complete", meta.dump().c_str());
@@ -335,6 +342,11 @@ private slots:
         QVERIFY2(s.contains("trainio_status"), s.dump().c_str());
         QVERIFY(s["metric"]["train_au_percentage"].size() >= 1); // the epochs measured before
         QVERIFY(stepsIn(readJson(out / "1_output.json"), "1") == 8); // rank 1's first epoch, rebuilt
+        if (how == SIGUSR1) {
+            // Every process stopped at the same meeting: a clean stop, marked cancelled, not a broken job.
+            QCOMPARE(meta["status"].get<std::string>(), std::string("cancelled"));
+            QVERIFY2(stopping.elapsed() < 15000, "the forwarded signal stops the run within seconds");
+        }
     }
 
     // Bad input under mpirun: refused before measuring, once, naming the flag; not used without mpirun.
