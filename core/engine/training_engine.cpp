@@ -13,6 +13,7 @@
 #include "util/host_info.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -417,8 +418,18 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
         dist::WaitLimits limits;
         limits.timeoutSeconds = options.commTimeoutSeconds;
         limits.hurry = options.cancel;
-        if (!comm->allgather(&mine, sizeof mine, all.data(), limits))
-            throw RunError("the processes of the MPI job did not meet before the run (a process is missing or hung)");
+        if (!comm->allgather(&mine, sizeof mine, all.data(), limits)) {
+            // Nothing was measured; a runtime failure, not bad input.
+            out.status = RunStatus::Failed;
+            char waited[32];
+            std::snprintf(waited, sizeof waited, "%g", options.commTimeoutSeconds);
+            out.error = std::string("the processes of the MPI job did not meet before the run (a process is missing, hung "
+                                    "or was killed; waited ") + waited + " s)";
+            out.start = out.end = WallClock().now();
+            out.processes = P;
+            out.writesResults = comm->rank() == 0;
+            return out;
+        }
         runSeed = all[0].runSeed;
         for (std::uint64_t p = 0; p < P; ++p) {
             const std::string name(all[p].hostname, strnlen(all[p].hostname, sizeof all[p].hostname));
