@@ -203,8 +203,11 @@ std::vector<std::string> mpiTrialArguments(const MpiTrialLaunch& launch, std::ui
     if (processes == 0 || accelerators % processes != 0)
         throw InputError(std::to_string(accelerators) + " accelerators: expected a multiple of hosts × processes per host (" +
                          std::to_string(processes) + ")");
+    // Open MPI kills a rank 1 s after the SIGTERM of a cancel by default: too short for process 0 to write
+    // a large folder (docs/mpi.md), so the ranks get 10 s.
     std::vector<std::string> argv{launch.mpirun, "--hostfile", launch.hostfile.string(), "--npernode",
-                                  std::to_string(launch.processesPerHost), "-np", std::to_string(processes)};
+                                  std::to_string(launch.processesPerHost), "-np", std::to_string(processes),
+                                  "--mca", "odls_base_sigkill_timeout", "10"};
     if (launch.asRoot) argv.push_back("--allow-run-as-root");
     argv.push_back(launch.executable.string());
     argv.push_back("benchmark");

@@ -108,8 +108,9 @@ std::filesystem::path sweepTrialFolder(const std::filesystem::path& dir, std::ui
 // be read or names no host.
 std::vector<std::string> hostfileHosts(const std::filesystem::path& hostfile, const std::string& option);
 
-// The argument vector of one MPI trial: mpirun --hostfile F --npernode P -np H×P [--allow-run-as-root]
-// EXE benchmark <benchmarkArgs…> --accelerators-per-process K, with K = accelerators / (H×P).
+// The argument vector of one MPI trial: mpirun --hostfile F --npernode P -np H×P --mca
+// odls_base_sigkill_timeout 10 [--allow-run-as-root] EXE benchmark <benchmarkArgs…>
+// --accelerators-per-process K, with K = accelerators / (H×P).
 struct MpiTrialLaunch {
     std::string mpirun = "mpirun";
     std::filesystem::path hostfile;

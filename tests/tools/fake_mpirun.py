@@ -2,7 +2,8 @@
 """A stand-in for Open MPI's mpirun, used by tst_sweep on machines where the MPI-capable benchmark is not
 built. It checks the argument vector `trainio-cli sweep --hostfile F --processes-per-host P` must give,
 
-    mpirun --hostfile F --npernode P -np H*P [--allow-run-as-root] EXE benchmark ... --accelerators-per-process K
+    mpirun --hostfile F --npernode P -np H*P --mca odls_base_sigkill_timeout 10 [--allow-run-as-root]
+           EXE benchmark ... --accelerators-per-process K
 
 (H = distinct hosts in F; --allow-run-as-root exactly when running as root), appends it to the file named
 by $FAKE_MPIRUN_LOG, and runs the benchmark once in this process's place with H*P*K accelerator threads,
@@ -30,6 +31,9 @@ per_host, np = int(args[3]), int(args[5])
 if np != len(hosts) * per_host:
     refuse("-np %d is not hosts (%d) x processes per host (%d)" % (np, len(hosts), per_host))
 rest = args[6:]
+if rest[0:3] != ["--mca", "odls_base_sigkill_timeout", "10"]:
+    refuse("expected --mca odls_base_sigkill_timeout 10 after -np (docs/mpi.md: process 0 needs time to write)")
+rest = rest[3:]
 if os.geteuid() == 0:
     if rest[0] != "--allow-run-as-root":
         refuse("running as root without --allow-run-as-root")
