@@ -65,6 +65,11 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
     return r;
 }
 
+// `trainio-cli datagen --config CONFIG --quiet`: the dataset a suite's workload reads.
+inline CliResult datagen(const QString& config) {
+    return runCli({QStringLiteral("datagen"), QStringLiteral("--config"), config, QStringLiteral("--quiet")});
+}
+
 // Statistics computed by the tests themselves (numpy's mean and std, ddof 0), so that an expected
 // value never comes from the code under test.
 inline double meanOf(const std::vector<double>& v) {

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "config_keys_command.h"
 #include "library_commands.h"
+#include "sweep_command.h"
 
 #include "dist/mpi_communicator.h"
 #include "util/errors.h"
@@ -31,6 +32,10 @@ Commands:
                                                    one invocation (all epochs) into DIR
   benchmark  --config FILE [overrides] --output DIR [--runs 5] [--warmup 1] [--accelerators R]
                                                    warm-up into DIR/warmup/, measured runs into DIR/runs/run-N/
+  sweep      --config FILE [overrides] --accelerators MIN:MAX --output DIR [--runs 5] [--quick]
+             [--hostfile F --processes-per-host P]
+                                                   the largest accelerator count that passes the AU threshold
+                                                   (doubling, then bisection); DIR/sweep.json + a folder per trial
   metrics    DIR [--semantics v1|v2|v3]               recompute an invocation's metrics from its step records
   aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean] [--tree]
                                                    import result trees and aggregate per workload group
@@ -62,6 +67,7 @@ int runCommand(const std::string& cmd, const std::vector<std::string>& rest, con
         if (cmd == "clean") return runCleanCommand(rest);
         if (cmd == "run") return runRunCommand(rest);
         if (cmd == "benchmark") return runBenchmarkCommand(rest);
+        if (cmd == "sweep") return runSweepCommand(rest);
         if (cmd == "metrics") return runMetricsCommand(rest);
         if (cmd == "aggregate") return runAggregateCommand(rest);
         if (cmd == "compare") return runCompareCommand(rest);

@@ -60,7 +60,7 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         cfg_ = writeWorkload(tmp_);
-        const auto r = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg_, QStringLiteral("--quiet")});
+        const auto r = testsupport::datagen(cfg_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     }
 

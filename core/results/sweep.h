@@ -1,0 +1,124 @@
+// The max-accelerators sweep (issue 12, item 4; docs/sweep.md): the largest accelerator count whose
+// benchmark keeps the accelerators above the AU line. The search over counts is a pure function that
+// calls back for each trial, so that the CLI (threads, or mpirun child processes) and the GUI run the
+// trials their own way and the order of the search is tested on a fake trial.
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/training_engine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainio {
+
+// MIN:MAX as given to --accelerators, and the multiple every tried count must be (1 with threads,
+// hosts × processes per host over MPI).
+struct SweepRange {
+    std::uint64_t min = 1;
+    std::uint64_t max = 1;
+    std::uint64_t step = 1;
+};
+
+// "MIN:MAX" → {MIN, MAX}; InputError naming `option` and the value for anything else: not two whole
+// numbers, MIN < 1, MIN > MAX, MAX above the accelerators key's range.
+SweepRange parseSweepRange(const std::string& text, const std::string& option);
+
+// The counts the search may try: the multiples of `step` in [min, max]. InputError naming `option`
+// when there is none.
+struct SweepUnits {
+    std::uint64_t first = 1; // the smallest multiple of step >= min, in steps
+    std::uint64_t last = 1;  // the largest multiple of step <= max, in steps
+};
+SweepUnits sweepUnits(const SweepRange& range, const std::string& option);
+
+// One trial: a benchmark (or with --quick one invocation) at one accelerator count.
+struct SweepTrial {
+    std::uint64_t accelerators = 0;
+    RunStatus status = RunStatus::Complete; // Cancelled or Failed stops the sweep and never passes
+    double auMeanPercent = NAN;             // mean over the measured runs of train_au_mean_percentage
+    double samplesPerSecond = NAN;          // mean over the runs of train_throughput_mean_samples_per_second
+    double readGibPerSecond = NAN;          // mean over the runs of train_io_mean_MB_per_second / 1024
+    bool passed = false;                    // complete and auMeanPercent >= the AU threshold
+    std::filesystem::path path;             // the trial's result folder
+    std::string error;                      // why it failed ("" unless Failed)
+};
+
+struct SweepOutcome {
+    std::vector<SweepTrial> trials;               // in the order they ran
+    std::optional<std::uint64_t> maxPassing;      // nullopt when no trial passed
+    bool complete = false;                        // the search ended (no trial cancelled or failed)
+};
+
+// The search (docs/sweep.md): in units of range.step, try MIN, then double while the count passes
+// (the last doubling is clipped to MAX); at the first failing count, bisect between the last passing
+// and the first failing count until they are adjacent. It assumes that passing is monotone in the
+// count and tries no count twice. A MIN that fails ends the search with no passing count (nothing
+// below MIN is tried). A trial whose status is not Complete ends the search (complete = false).
+// afterTrial (optional) is called after every trial with the outcome so far.
+using SweepTrialRunner = std::function<SweepTrial(std::uint64_t accelerators)>;
+SweepOutcome searchMaxPassing(const SweepRange& range, const SweepTrialRunner& runTrial,
+                              const std::function<void(const SweepOutcome&)>& afterTrial = {});
+
+// The most trials the search can make over this range (for the room the results need).
+std::uint64_t maxSweepTrials(const SweepRange& range);
+
+// Fills a trial's numbers from its result folder, read by the importer and aggregated as `aggregate`
+// does (the group's mean over complete runs); passed = status Complete and AU mean >= thresholdPercent.
+// A folder with no complete measured run leaves the numbers NaN and the trial not passed.
+void measureTrial(SweepTrial& trial, double auThresholdPercent);
+
+// Why the engine's shard plan cannot give each of `accelerators` a step (its message), "" when it can.
+std::string shardProblem(const WorkloadConfig& cfg, std::uint64_t accelerators);
+// The largest count in the range (a multiple of step) for which the engine's shard plan gives every
+// accelerator at least one step; nullopt when not even the smallest can run.
+std::optional<std::uint64_t> largestShardableCount(const WorkloadConfig& cfg, const SweepRange& range);
+
+// What sweep.json says besides the trials.
+struct SweepDescription {
+    std::string config;                 // --config as given
+    std::vector<std::string> overrides; // as given
+    SweepRange range;
+    bool quick = false;
+    std::uint64_t runs = 1, warmups = 0; // per trial
+    double auThresholdPercent = 0;
+    std::string launcher = "threads";   // "threads" or "mpirun"
+    std::uint64_t hosts = 1, processesPerHost = 1;
+};
+
+// {"max_passing_accelerators": n|null, "complete", "au_threshold_percentage", …, "trials": [{"accelerators",
+// "au_mean_percentage", "samples_per_second", "read_gib_per_second", "passed", "path", "status", …}]};
+// paths relative to `dir` (the sweep folder), NaN as null. docs/sweep.md lists every key.
+nlohmann::ordered_json sweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
+// Writes dir/sweep.json atomically (temporary file, fsync, rename). Returns the file.
+std::filesystem::path writeSweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
+
+// The trial folder for a count: dir/trial-<n>-accelerators.
+std::filesystem::path sweepTrialFolder(const std::filesystem::path& dir, std::uint64_t accelerators);
+
+// The distinct host names of an Open MPI hostfile (first word of each line; '#' starts a comment;
+// a host named twice counts once, as mpirun merges it). InputError naming `option` when the file cannot
+// be read or names no host.
+std::vector<std::string> hostfileHosts(const std::filesystem::path& hostfile, const std::string& option);
+
+// The argument vector of one MPI trial: mpirun --hostfile F --npernode P -np H×P --mca
+// odls_base_sigkill_timeout 10 [--allow-run-as-root] EXE benchmark <benchmarkArgs…>
+// --accelerators-per-process K, with K = accelerators / (H×P).
+struct MpiTrialLaunch {
+    std::string mpirun = "mpirun";
+    std::filesystem::path hostfile;
+    std::uint64_t hosts = 1, processesPerHost = 1;
+    bool asRoot = false;
+    std::filesystem::path executable;       // this trainio-cli
+    std::vector<std::string> benchmarkArgs; // --config, overrides, --output, --runs, --warmup, …
+};
+std::vector<std::string> mpiTrialArguments(const MpiTrialLaunch& launch, std::uint64_t accelerators);
+
+} // namespace trainio
