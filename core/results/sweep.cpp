@@ -31,20 +31,22 @@ ordered_json numberOrNull(double v) { return std::isfinite(v) ? ordered_json(v) 
 
 SweepRange parseSweepRange(const std::string& text, const std::string& option) {
     const auto colon = text.find(':');
-    const auto lo = colon == std::string::npos ? std::nullopt : wholeNumber(text.substr(0, colon));
-    const auto hi = colon == std::string::npos ? std::nullopt : wholeNumber(text.substr(colon + 1));
+    const auto loText = colon == std::string::npos ? std::nullopt : wholeNumber(text.substr(0, colon));
+    const auto hiText = colon == std::string::npos ? std::nullopt : wholeNumber(text.substr(colon + 1));
     const double limit = valueRange("accelerators")->max;
     const std::string where = option + " = '" + text + "'";
-    if (!lo || !hi)
+    if (!loText || !hiText)
         throw InputError(where + ": expected MIN:MAX, two whole numbers such as 1:64 (the smallest and the largest "
                                  "accelerator count to try)");
-    if (*lo < 1) throw InputError(where + ": MIN is 0; expected MIN >= 1");
-    if (*lo > *hi) throw InputError(where + ": MIN " + std::to_string(*lo) + " is above MAX " + std::to_string(*hi) +
-                                    "; expected MIN <= MAX");
-    if (static_cast<double>(*hi) > limit)
-        throw InputError(where + ": MAX " + std::to_string(*hi) + " is above " + std::to_string(static_cast<std::uint64_t>(limit)) +
+    // (plain values: GCC 12 -O2 takes the optionals' payloads for maybe-uninitialized past the check)
+    const std::uint64_t lo = loText.value_or(0), hi = hiText.value_or(0);
+    if (lo < 1) throw InputError(where + ": MIN is 0; expected MIN >= 1");
+    if (lo > hi) throw InputError(where + ": MIN " + std::to_string(lo) + " is above MAX " + std::to_string(hi) +
+                                  "; expected MIN <= MAX");
+    if (static_cast<double>(hi) > limit)
+        throw InputError(where + ": MAX " + std::to_string(hi) + " is above " + std::to_string(static_cast<std::uint64_t>(limit)) +
                          ", the most accelerators a run takes");
-    return {*lo, *hi, 1};
+    return {lo, hi, 1};
 }
 
 SweepUnits sweepUnits(const SweepRange& range, const std::string& option) {

@@ -67,6 +67,12 @@ class TstMpi : public QObject {
                 QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
     }
     void start(QProcess& p, const QStringList& mpiArgs) {
+        const auto extra = testsupport::mpiEnvironment();
+        if (!extra.isEmpty()) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const auto& [k, v] : extra) env.insert(k, v);
+            p.setProcessEnvironment(env);
+        }
         p.setProgram(mpirun_);
         p.setArguments(mpiArgs);
         p.start();
