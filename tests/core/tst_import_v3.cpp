@@ -308,6 +308,22 @@ private slots:
         all = toJson(importResults({root}));
         QVERIFY2(anyContains((*groupAt(all, run.parent_path()))["checks"], "(8 × 180 GB = 1440 GB) is below the checkpoint size (1500.0 GB)"),
                  (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
+        // mi355: 288 GB (mlcommons/storage Rules.md 4.3.4, Table 3 "Simulated accelerator memory"). 8 × 288 = 2304 GB
+        // holds 1500 GB and 2300 GB, not 2400 GB.
+        testsupport::writeText(run / "checkpointing_20260721_000424_metadata.json",
+                               json{{"accelerator", "mi355"}, {"num_processes", 8}}.dump());
+        for (double gb : {1500.0, 2300.0}) {
+            s["metric"]["checkpoint_size_GB"] = gb;
+            testsupport::writeText(run / "summary.json", s.dump(4));
+            all = toJson(importResults({root}));
+            QCOMPARE((*groupAt(all, run.parent_path()))["accelerator"].get<std::string>(), std::string("mi355"));
+            QVERIFY2((*groupAt(all, run.parent_path()))["checks"].empty(), (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
+        }
+        s["metric"]["checkpoint_size_GB"] = 2400.0;
+        testsupport::writeText(run / "summary.json", s.dump(4));
+        all = toJson(importResults({root}));
+        QVERIFY2(anyContains((*groupAt(all, run.parent_path()))["checks"], "(8 × 288 GB = 2304 GB) is below the checkpoint size (2400.0 GB)"),
+                 (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
     }
 
     void subsetModeOnlyFor8b() {
