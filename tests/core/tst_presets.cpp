@@ -187,6 +187,17 @@ private slots:
         QCOMPARE(rowOf("llama3_1t").at(8), std::string("1024"));
     }
 
+    // unet3d on mi355 has no published numbers (no workload file, no computation time in the rules code;
+    // mlcommons/storage#691 dropped the pair from v3.0): nothing is made up, and the docs say where we looked.
+    void unet3dMi355IsNotMadeUp() {
+        const auto names = presetNames();
+        QVERIFY(std::find(names.begin(), names.end(), "unet3d_mi355") == names.end());
+        const std::string doc = testsupport::readText(testsupport::fixtures().parent_path().parent_path() / "docs" /
+                                                      "configuration.md");
+        QVERIFY(doc.find("**unet3d_mi355**, for which no source gives numbers") != std::string::npos);
+        QVERIFY(doc.find("mlcommons/storage#691") != std::string::npos);
+    }
+
     // Parquet variants are out of scope: none is shipped (a config that asks for parquet is refused by
     // the loader, tested with the formats).
     void noParquetPresets() {
