@@ -137,6 +137,17 @@ std::string describeLatency(const LatencyDistribution& d) {
     return "none";
 }
 
+std::string describeStorageShape(const StorageShape& s) {
+    std::string out;
+    const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+    if (s.bandwidthBytesPerSecond > 0) add(number(s.bandwidthBytesPerSecond / kMiB) + " MiB/s");
+    if (s.latency.kind != LatencyKind::None) add(describeLatency(s.latency));
+    if (s.iops > 0) add(number(s.iops) + " IOPS");
+    if (s.maxInflight > 0) add(std::to_string(s.maxInflight) + " in flight");
+    if (s.shapeWrites) add("writes shaped too");
+    return out.empty() ? std::string("no limits") : out;
+}
+
 nlohmann::json storageShapeJson(const StorageShape& s) {
     nlohmann::json latency = {{"type", latencyKindName(s.latency.kind)}};
     switch (s.latency.kind) {

@@ -97,6 +97,9 @@ void validateStorageShape(const StorageShape& shape, const std::string& where);
 // "lognormal(median 2 ms, sigma 0.5)", "constant 0.1 ms", "none" — for change logs and reports.
 std::string describeLatency(const LatencyDistribution& latency);
 const char* latencyKindName(LatencyKind kind);
+// The whole device in one line, limits only: "250 MiB/s, lognormal(median 8 ms, sigma 0.5), 200 IOPS,
+// 32 in flight"; "no limits" when every parameter is 0 / none. For reports and the results' details.
+std::string describeStorageShape(const StorageShape& shape);
 
 // The shape in the configuration's keys (docs/emulated-storage.md), for results files:
 // {"bandwidth_mib_s", "latency_ms": {"type", …}, "iops", "max_inflight", "shape_writes"}; 0 = unlimited.
