@@ -217,7 +217,7 @@ void ResultsPage::showDetails() {
         if (!text.empty())
             html += QStringLiteral("<p>%1%2%3</p>").arg(warn ? QStringLiteral("<b>") : QString(), esc(text), warn ? QStringLiteral("</b>") : QString());
     };
-    line(n->bytesSource, n->maxPercentFromCache && *n->maxPercentFromCache > 50.0);
+    line(n->bytesSource, n->cacheServed);
     line(n->telemetrySummary, n->clientBound);
     if (!n->workloadTitle.empty() && n->kind != NodeKind::System)
         html += tr("<p>Workload: %1</p>").arg(esc(n->workloadTitle));

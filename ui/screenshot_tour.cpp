@@ -29,6 +29,7 @@
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
+#include <QTreeWidget>
 
 namespace trainio::ui {
 
@@ -152,6 +153,8 @@ void ScreenshotTour::storageDemo(int profileIndex) {
     cfg.trainio.storage = StorageEmulationSection{};
     cfg.trainio.storage.profile = profile.toStdString();
     cfg.train.epochs = 4;
+    // A run of a few seconds: telemetry every 0.1 s, so that its plot has points when the picture is taken.
+    cfg.trainio.telemetryIntervalS = 0.1;
     window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo, storage profile %1").arg(profile));
     window_->showPage(MainWindow::RunPageIndex);
     RunPage* run = window_->runPage();
@@ -161,6 +164,9 @@ void ScreenshotTour::storageDemo(int profileIndex) {
                             [this, profile, whileRunning](const EpochEvent& e) {
                                 if (e.epoch + 1 < e.epochs) return;
                                 disconnect(*whileRunning);
+                                // The epochs' rows (AU, share from the page cache) as they arrive, the latest in view.
+                                if (auto* list = window_->runPage()->findChild<QTreeWidget*>(QStringLiteral("invocationList")))
+                                    list->scrollToBottom();
                                 save(QStringLiteral("storage-") + profile);
                             });
     connect(run->controller(), &RunController::finished, this, [this, profileIndex, profile, whileRunning](const RunFinish& r) {

@@ -1,6 +1,7 @@
 #include "workload_page.h"
 #include "preset_labels.h"
 
+#include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "quantity_spin_box.h"
 #include "util/errors.h"
@@ -290,8 +291,8 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
         const bool accelerator = f.kind == WorkloadField::Kind::Accelerator;
         c->setEditable(accelerator || f.choices.isEmpty());
         if (accelerator) {
-            for (const auto& name : key_ranges::suggestedAccelerators()) c->addItem(QString::fromStdString(name));
-            c->lineEdit()->setPlaceholderText(tr("none (a100, h100, b200 or your own)"));
+            for (const auto& name : config_keys::acceleratorNames()) c->addItem(QString::fromStdString(name));
+            c->lineEdit()->setPlaceholderText(tr("none (one from the list or your own)"));
             c->setInsertPolicy(QComboBox::NoInsert);
         } else {
             c->addItems(f.choices);

@@ -9,6 +9,7 @@
 #include "aggregate/group_aggregate.h"
 
 #include "aggregate/results_import.h"
+#include "config/config_keys.h"
 #include "util/atomic_file.h"
 #include "util/errors.h"
 
@@ -446,23 +447,23 @@ void checkCheckpointRules(const ImportResult& imp, const RunGroup& group, std::v
                       std::to_string(runs.size()) + ".");
     if (runs.empty()) return;
     const auto& first = imp.runs[runs.front()];
-    // Rules.md 4.3.4: processes × the emulated accelerator's memory ≥ the checkpoint size (ACCELERATOR_MEMORY_GB).
-    static const std::pair<const char*, double> kMemoryGB[] = {{"b200", 180.0}, {"mi355", 288.0}};
-    const double* memory = nullptr;
-    for (const auto& [name, gb] : kMemoryGB)
-        if (group.identity.accelerator == name) memory = &gb;
+    // Rules.md 4.3.4: processes × the emulated accelerator's memory ≥ the checkpoint size (Table 3, config_keys).
+    const double memory = config_keys::acceleratorMemoryGB(group.identity.accelerator);
     double size = NAN;
     for (std::size_t i : runs) size = std::isfinite(size) ? size : imp.runs[i].checkpointSizeGiB;
     const std::int64_t processes = first.metadataProcesses > 0 ? first.metadataProcesses : first.accelerators;
     if (group.identity.accelerator.empty()) {
         note.push_back("Accelerator memory against the checkpoint size not checked: no accelerator type is named "
                        "(overrides.yaml workload=<model>_<accelerator> or *_metadata.json).");
-    } else if (!memory) {
+    } else if (memory <= 0) {
+        std::string known;
+        for (const auto& a : config_keys::accelerators())
+            if (a.memoryGB > 0) known += (known.empty() ? "" : ", ") + a.name + " " + fmt(a.memoryGB, 0) + " GB";
         note.push_back("Accelerator memory not checked: no memory is known for accelerator " + group.identity.accelerator +
-                       " (b200 180 GB, mi355 288 GB).");
-    } else if (std::isfinite(size) && static_cast<double>(processes) * *memory < size) {
-        out.push_back("The emulated accelerators' memory (" + std::to_string(processes) + " × " + fmt(*memory, 0) + " GB = " +
-                      fmt(static_cast<double>(processes) * *memory, 0) + " GB) is below the checkpoint size (" + fmt(size, 1) +
+                       " (" + known + ").");
+    } else if (std::isfinite(size) && static_cast<double>(processes) * memory < size) {
+        out.push_back("The emulated accelerators' memory (" + std::to_string(processes) + " × " + fmt(memory, 0) + " GB = " +
+                      fmt(static_cast<double>(processes) * memory, 0) + " GB) is below the checkpoint size (" + fmt(size, 1) +
                       " GB): Rules.md 4.3.4 requires it to hold the checkpoint.");
     }
     // Rules.md 4.3.5 (mlcommons/storage#841): subset mode exists only for llama3-8b, on 8 processes.

@@ -3,6 +3,7 @@
 // workload identity, and every file it had to skip with the reason.
 #pragma once
 
+#include "io/emulated_storage.h"
 #include "telemetry/telemetry_summary.h"
 
 #include <cmath>
@@ -91,7 +92,14 @@ struct InvocationRecord {
     // Where the bytes came from (TrainIO's trainio_io.json; empty for DLIO/MLPerf folders).
     std::string ioEngine;                            // "posix", "odirect", "mmap", "io_uring"
     std::string cacheControl;                        // "keep", "fadvise", "drop"
-    std::vector<double> epochPercentFromCache;       // per epoch, % of delivered bytes not read from storage
+    // Per epoch of trainio_io.json, in order: % of delivered bytes not read from storage; NaN where the
+    // file says null (not measured), so that index e is always epoch e + 1.
+    std::vector<double> epochPercentFromCache;
+    // The emulated device the readers went through (trainio_io.json "storage"; docs/emulated-storage.md).
+    bool storageEmulated = false;                    // "storage" is a non-empty object
+    std::string storageProfile;                      // the profile as given (name or file), "" when none was named
+    std::string storageShape;                        // describeStorageShape of its parameters ("" when unreadable)
+    std::vector<StorageChange> storageChanges;       // live changes during the run, in order
     std::vector<std::string> warnings;               // trainio_run.json "warnings" (cache-served, client-bound, …)
     // TrainIO's telemetry.json, summarised (rows == 0: none); the data folder's device from trainio_io.json.
     std::string dataDevice, dataParentDisk;

@@ -2,6 +2,7 @@
 
 #include "aggregate/identity.h"
 #include "aggregate/labels.h"
+#include "io/storage_profile.h"
 #include "results/benchmark_manifest.h"
 #include "telemetry/telemetry_table.h"
 #include "util/errors.h"
@@ -11,10 +12,13 @@
 #include <cerrno>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <set>
 #include <tuple>
+
+#include <yaml-cpp/yaml.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -501,7 +505,58 @@ std::optional<json> readRunJson(const fs::path& file, const fs::path& canonicalR
     return parseBoundedJson(*text, options.maxJsonDepth, why);
 }
 
-// trainio_io.json: engine, cache control and each epoch's percent_from_cache (docs/cache-honesty.md).
+// trainio_io.json's "storage": the emulated device ({} when none), its profile and its live changes
+// (docs/cache-honesty.md, docs/emulated-storage.md). A malformed part is a note; the rest is kept.
+void readStorage(const json& s, const std::string& where, InvocationRecord& r) {
+    if (!s.is_object() || s.empty()) return;
+    r.storageEmulated = true;
+    if (const auto p = s.find("profile"); p != s.end() && p->is_string()) r.storageProfile = p->get<std::string>();
+    json shape = s;
+    shape.erase("changes");
+    // Files written before the key was spelt as the configuration's (trainio.storage.latency_ms.stdev)
+    // said "stddev"; read as stdev (docs/cache-honesty.md).
+    if (auto l = shape.find("latency_ms"); l != shape.end() && l->is_object() && l->contains("stddev") && !l->contains("stdev")) {
+        (*l)["stdev"] = (*l)["stddev"];
+        l->erase("stddev");
+    }
+    try {
+        r.storageShape = describeStorageShape(parseStorageShape(YAML::Load(shape.dump()), where + " storage"));
+    } catch (const std::exception& e) {
+        r.notes.push_back(std::string(e.what()) + " (the emulated device's parameters are not shown)");
+    }
+    const auto c = s.find("changes");
+    if (c == s.end()) return;
+    if (!c->is_array()) {
+        r.notes.push_back(where + ": storage.changes is not a list (the live changes are not shown)");
+        return;
+    }
+    for (const auto& x : *c) {
+        const auto num = [&](const char* k) {
+            const auto v = x.find(k);
+            return v != x.end() && v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
+        };
+        const auto text = [&](const char* k) {
+            const auto v = x.find(k);
+            return v != x.end() && v->is_string() ? v->get<std::string>() : std::string();
+        };
+        if (!x.is_object() || !std::isfinite(num("seconds_since_start")) || text("parameter").empty()) {
+            r.notes.push_back(where + ": a storage change without seconds_since_start or parameter was skipped");
+            continue;
+        }
+        StorageChange ch;
+        ch.secondsSinceStart = num("seconds_since_start");
+        ch.unixTime = num("unix_time");
+        ch.parameter = text("parameter");
+        ch.oldValue = num("old");
+        ch.newValue = num("new");
+        ch.oldText = text("old_text");
+        ch.newText = text("new_text");
+        r.storageChanges.push_back(std::move(ch));
+    }
+}
+
+// trainio_io.json: engine, cache control, the emulated storage and each epoch's percent_from_cache
+// (docs/cache-honesty.md).
 void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
     const fs::path file = dir / "trainio_io.json";
     std::error_code ec;
@@ -514,10 +569,15 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
     }
     r.ioEngine = j->value("engine", std::string());
     r.cacheControl = j->value("cache", std::string());
+    // One value per epoch entry, NaN where it was not measured (null): epoch e stays at index e - 1.
     if (const auto e = j->find("epochs"); e != j->end() && e->is_array())
-        for (const auto& ep : *e)
-            if (ep.is_object() && ep.contains("percent_from_cache") && ep["percent_from_cache"].is_number())
-                r.epochPercentFromCache.push_back(ep["percent_from_cache"].get<double>());
+        for (const auto& ep : *e) {
+            const auto p = ep.is_object() ? ep.find("percent_from_cache") : ep.end();
+            r.epochPercentFromCache.push_back(ep.is_object() && p != ep.end() && p->is_number()
+                                                  ? p->get<double>()
+                                                  : std::numeric_limits<double>::quiet_NaN());
+        }
+    if (const auto s = j->find("storage"); s != j->end()) readStorage(*s, file.string(), r);
     if (const auto d = j->find("data_device"); d != j->end() && d->is_object()) {
         if (const auto n = d->find("name"); n != d->end() && n->is_string()) r.dataDevice = n->get<std::string>();
         if (const auto p = d->find("parent_disk"); p != d->end() && p->is_string()) r.dataParentDisk = p->get<std::string>();

@@ -190,6 +190,7 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["telemetry_summary"] = n.telemetrySummary;
     j["client_bound"] = n.clientBound;
     j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
+    j["cache_served"] = n.cacheServed;
     j["kind"] = benchmarkTypeName(n.type);
     if (n.hasMetrics && n.type == BenchmarkType::Checkpointing) {
         auto orNull = [](const NodeMetric& m) { return m.n ? metricJson(m) : ordered_json(); };
@@ -255,7 +256,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.workloadTitle = r.workloadTitle.empty() ? workloadName(r.model, r.accelerator) : r.workloadTitle;
         inv.description = r.labels.description;
         inv.notes = r.labels.notes;
-        inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache);
+        inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache, &inv.cacheServed);
         inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
         inv.itemName = !r.labels.name.empty()
                            ? r.labels.name
@@ -381,7 +382,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.itemName = !g.labels.name.empty() ? g.labels.name
                                                 : g.system + " · " + name + " · " + acceleratorsText(g.identity.accelerators);
 
-        bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache);
+        bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
         bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
         for (std::size_t ri : g.warmups) addInvocation(bench, ri, g.system);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
@@ -501,41 +502,79 @@ ordered_json treeJson(const ResultsLibrary& library) {
     return ordered_json{{"tree", std::move(tree)}};
 }
 
+namespace {
+
+// "emulated storage hdd (250 MiB/s, …)", "emulated storage without a profile (40 MiB/s)".
+std::string emulatedDeviceText(const InvocationRecord& r) {
+    std::string text = "emulated storage " + (r.storageProfile.empty() ? std::string("without a profile") : r.storageProfile);
+    if (!r.storageShape.empty()) text += " (" + r.storageShape + ")";
+    return text;
+}
+
+} // namespace
+
 std::string bytesSourceText(const ImportResult& imported, const std::vector<std::size_t>& runs,
-                            std::optional<double>* maxPercent) {
-    std::vector<double> all;
+                            std::optional<double>* maxPercent, bool* cacheServed) {
+    std::vector<double> all;    // every measured epoch
+    double servedMax = -1;      // the highest of the runs that read the page cache unshaped
     std::string epochs, cache, engine;
+    const InvocationRecord* emulated = nullptr;
+    std::size_t withFile = 0, emulatedRuns = 0, changes = 0;
     for (std::size_t ri : runs) {
         const InvocationRecord& r = imported.runs.at(ri);
-        if (r.epochPercentFromCache.empty()) continue;
+        if (r.epochPercentFromCache.empty() && !r.storageEmulated) continue;
+        ++withFile;
+        if (r.storageEmulated) {
+            ++emulatedRuns;
+            changes += r.storageChanges.size();
+            if (!emulated) emulated = &r;
+        }
         if (cache.empty()) cache = r.cacheControl;
         if (engine.empty()) engine = r.ioEngine;
         for (double p : r.epochPercentFromCache) {
-            all.push_back(p);
             char buf[32];
-            std::snprintf(buf, sizeof buf, "%.0f %%", p);
+            if (std::isnan(p)) {
+                std::snprintf(buf, sizeof buf, "not measured");
+            } else {
+                all.push_back(p);
+                if (!r.storageEmulated) servedMax = std::max(servedMax, p);
+                std::snprintf(buf, sizeof buf, "%.0f %%", p);
+            }
             epochs += (epochs.empty() ? "" : ", ") + std::string(buf);
         }
         if (runs.size() > 1) epochs += ";";
     }
-    if (all.empty()) return {};
-    const double mx = *std::max_element(all.begin(), all.end());
-    if (maxPercent) *maxPercent = mx;
+    if (withFile == 0) return {};
+    if (!all.empty() && maxPercent) *maxPercent = *std::max_element(all.begin(), all.end());
+    // An emulated device shapes every read as that device would serve it, whatever the page cache holds
+    // beneath it (the run itself does not warn then): the numbers are about the emulated device.
     std::string text;
+    if (emulated) {
+        text = "Bytes came through " + emulatedDeviceText(*emulated);
+        if (runs.size() > 1) text += " in " + std::to_string(emulatedRuns) + " of " + std::to_string(withFile) + " runs";
+        if (changes > 0) text += ", changed " + std::to_string(changes) + " time(s) during the run" + (runs.size() > 1 ? "s" : "");
+        text += ": the numbers describe that device, not the page cache beneath it. ";
+    }
+    const std::string prefix = emulated ? "From the page cache beneath it" : "Bytes from the page cache";
     if (runs.size() == 1) {
-        text = "Bytes from the page cache, per epoch: " + epochs;
+        text += prefix + ", per epoch: " + (epochs.empty() ? std::string("no epoch measured") : epochs);
+    } else if (all.empty()) {
+        text += prefix + ": not measured in " + std::to_string(withFile) + " runs";
     } else {
-        char buf[128];
-        const double mn = *std::min_element(all.begin(), all.end());
+        char buf[160];
+        const double mn = *std::min_element(all.begin(), all.end()), mx = *std::max_element(all.begin(), all.end());
         if (std::lround(mn) == std::lround(mx))
-            std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% in every epoch of %zu runs", mx, runs.size());
+            std::snprintf(buf, sizeof buf, ": %.0f %% in every measured epoch of %zu runs", mx, runs.size());
         else
-            std::snprintf(buf, sizeof buf, "Bytes from the page cache: %.0f %% to %.0f %% per epoch over %zu runs", mn, mx, runs.size());
-        text = buf;
+            std::snprintf(buf, sizeof buf, ": %.0f %% to %.0f %% per epoch over %zu runs", mn, mx, runs.size());
+        text += prefix + buf;
     }
     text += " (cache: " + (cache.empty() ? std::string("?") : cache) + ", engine: " + (engine.empty() ? std::string("?") : engine) + ")";
-    if (mx > 50.0)
-        text += ". Most bytes of some epochs came from the page cache: those numbers describe memory, not the storage";
+    const bool served = servedMax > 50.0;
+    if (cacheServed) *cacheServed = served;
+    if (served)
+        text += std::string(". Most bytes of some epochs") + (emulated ? " of the runs without emulated storage" : "") +
+                " came from the page cache: those numbers describe memory, not the storage";
     return text;
 }
 

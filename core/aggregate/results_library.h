@@ -64,6 +64,7 @@ struct LibraryNode {
     std::string telemetrySummary;        // invocation/benchmark: what the client did (telemetrySummaryText), "" when unknown
     bool clientBound = false;            // some invocation's telemetry says the client CPU was saturated
     std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
+    bool cacheServed = false;            // bytesSource warns: an epoch of a run without emulated storage had > 50 % from the cache
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::optional<std::size_t> group;    // index into ImportResult::groups (benchmark nodes)
@@ -112,11 +113,15 @@ private:
 nlohmann::ordered_json treeJson(const ResultsLibrary& library);
 
 // Where the bytes of these invocations came from, from TrainIO's trainio_io.json (docs/cache-honesty.md):
-// "Bytes from the page cache, per epoch: 22 %, 100 % (cache: keep, engine: posix)" and, when any epoch
-// had more than half its bytes from the cache, that the numbers describe memory rather than the
-// storage. "" when no invocation has the file (DLIO and MLPerf folders). *maxPercent gets the highest.
+// "Bytes from the page cache, per epoch: 22 %, 100 % (cache: keep, engine: posix)" ("not measured" for an
+// epoch whose share is null) and, when any epoch had more than half its bytes from the cache, that the
+// numbers describe memory rather than the storage (*cacheServed = true). Runs through emulated storage
+// say so first — "Bytes came through emulated storage hdd (250 MiB/s, …): the numbers describe that
+// device, not the page cache beneath it. From the page cache beneath it, per epoch: …" — and are never
+// flagged: the device shaped every read whatever the cache held. "" when no invocation has the file
+// (DLIO and MLPerf folders). *maxPercent gets the highest measured epoch.
 std::string bytesSourceText(const ImportResult& imported, const std::vector<std::size_t>& runs,
-                            std::optional<double>* maxPercent = nullptr);
+                            std::optional<double>* maxPercent = nullptr, bool* cacheServed = nullptr);
 
 // What the client did during these invocations, from TrainIO's telemetry.json (docs/telemetry.md): one
 // invocation's telemetry::summaryText, or for several the range of their mean CPU busy % and read MiB/s

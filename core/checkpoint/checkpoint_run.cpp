@@ -1,5 +1,6 @@
 #include "checkpoint/checkpoint_run.h"
 
+#include "config/config_keys.h"
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
 #include "io/cache_control.h"
@@ -24,12 +25,6 @@ std::string gib(double bytes) {
 }
 
 } // namespace
-
-double acceleratorMemoryGB(const std::string& accelerator) {
-    if (accelerator == "b200") return 180.0;
-    if (accelerator == "mi355") return 288.0;
-    return 0;
-}
 
 std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg) {
     return cfg.checkpoint.numCheckpointsWrite > 0 ? static_cast<std::uint64_t>(cfg.checkpoint.numCheckpointsWrite) : 0;
@@ -57,7 +52,7 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
     // MLPerf Storage Rules.md 4.3.4 (mlpstorage_py/rules/run_checkers/checkpointing.py
     // check_accelerator_memory): ranks × accelerator memory >= the model's checkpoint size (GiB, the real
     // size: a scaled run still models that model).
-    if (const double mem = acceleratorMemoryGB(cfg.accelerator); mem > 0) {
+    if (const double mem = config_keys::acceleratorMemoryGB(cfg.accelerator); mem > 0) {
         const double aggregate = mem * static_cast<double>(plan.ranks);
         if (aggregate < plan.dlioCheckpointSizeGiB) {
             char buf[256];

@@ -15,10 +15,6 @@
 
 namespace trainio::checkpoint {
 
-// The emulated accelerator memory MLPerf Storage v3.0 assumes (Rules.md 4.3.4): b200 180 GB, mi355
-// 288 GB; 0 for an accelerator without a rule.
-double acceleratorMemoryGB(const std::string& accelerator);
-
 // Numbers of checkpoints DLIO writes/reads in checkpoint-only mode (checkpoint.num_checkpoints_*; DLIO's
 // -1 is none).
 std::uint64_t checkpointsToWrite(const WorkloadConfig& cfg);

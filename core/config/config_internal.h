@@ -36,8 +36,6 @@ const std::vector<std::string>& formatNames();
 const std::vector<std::string>& dataLoaderNames();
 // numpy dtype names accepted for record_element_type.
 const std::vector<std::string>& elementTypeNames();
-// Accelerator names recognised in a file name or a "workload=<model>_<accelerator>" label.
-const std::vector<std::string>& acceleratorNames();
 
 // trainio.io_engine, trainio.cache and trainio.storage.latency_ms.type values.
 const std::vector<std::string>& ioEngineNames();

@@ -115,6 +115,7 @@ struct Row {
     Row& def(const char* d) { k.dlioDefault = d; return *this; }
     Row& range(const ValueRange& r) { k.range = r; return *this; }
     Row& choices(std::vector<std::string> c) { k.choices = std::move(c); return *this; }
+    Row& known(std::vector<std::string> v) { k.known = std::move(v); return *this; }
     Row& unit(const char* u) { k.unit = u; return *this; }
     Row& means(const char* m) { k.meaning = m; return *this; }
     Row& origin(const char* o) { k.origin = o; return *this; }
@@ -137,6 +138,20 @@ Row ignored(const char* path, const char* meaning, Type type = Type::Any) {
     return key(path, type, K::Ignored).means(meaning);
 }
 
+// MLPerf Storage Rules.md 4.3.4, Table 3 "Simulated accelerator memory" (mlcommons/storage; enforced by
+// mlpstorage_py/rules/run_checkers/checkpointing.py check_accelerator_memory): b200 180 GB and mi355
+// 288 GB in the CLOSED and OPEN divisions. The table's a100 and h100 (80 GB) are for `whatif` runs
+// only, so they carry no memory here and are not checked, like the names the rule does not list.
+const std::vector<Accelerator> kAccelerators = {
+    {"a100", 0}, {"h100", 0}, {"h200", 0}, {"b200", 180}, {"gb200", 0}, {"mi300x", 0}, {"mi355", 288},
+};
+
+std::vector<std::string> namesOf(const std::vector<Accelerator>& v) {
+    std::vector<std::string> out;
+    for (const auto& a : v) out.push_back(a.name);
+    return out;
+}
+
 const std::vector<std::string> kShuffles = {"off", "seed", "random"};
 const std::vector<std::string> kDatatypes = {"fp16", "bf16", "fp32", "fp64", "int8", "uint8"};
 
@@ -148,6 +163,7 @@ std::vector<KeyDef> build() {
             .origin("TrainIO")
             .expect("an accelerator name such as a100, h100, b200")
             .means("accelerator generation the compute time stands for (a100, h100, b200, …; no '_')")
+            .known(namesOf(kAccelerators))
             .bind(field([](auto& c) -> auto& { return c.accelerator; }))
             .flags(CustomRead | CustomWrite | CustomCheck));
 
@@ -610,5 +626,19 @@ const KeyDef* find(std::string_view path) {
 }
 
 std::string choiceText(const KeyDef& k) { return "one of " + config_detail::joinNames(k.choices); }
+
+const std::vector<Accelerator>& accelerators() { return kAccelerators; }
+
+const std::vector<std::string>& acceleratorNames() {
+    const KeyDef* k = find("accelerator");
+    if (!k) throw std::logic_error("config_keys: no key accelerator");
+    return k->known;
+}
+
+double acceleratorMemoryGB(std::string_view name) {
+    for (const auto& a : kAccelerators)
+        if (a.name == name) return a.memoryGB;
+    return 0;
+}
 
 } // namespace trainio::config_keys

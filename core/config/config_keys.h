@@ -71,6 +71,7 @@ struct KeyDef {
     std::string dlioDefault;          // as YAML would write it; "" when DLIO has none
     std::optional<ValueRange> range;  // numeric keys
     std::vector<std::string> choices; // Choice keys, in the order messages list them
+    std::vector<std::string> known;   // Text keys: the values known by name (offered, recognised); others pass too
     std::string unit;                 // for the docs and the form: "bytes", "s", "files", …
     std::string meaning;              // one line
     std::string origin;               // "DLIO", "DLIO 1.0", "DLIO (MLPerf v3.0 fork)", "TrainIO"
@@ -91,6 +92,20 @@ const KeyDef* find(std::string_view path);
 
 // "one of a, b or c" for a Choice key's values.
 std::string choiceText(const KeyDef& k);
+
+// The accelerators TrainIO knows by name, in the `accelerator` row's order: the loader recognises them in a
+// file name or a "workload=<model>_<accelerator>" label, the GUI offers them in its list (any other name
+// that passes the name rule is accepted too). memoryGB is the emulated accelerator's memory in MLPerf
+// Storage's checkpoint rule (Rules.md 4.3.4, Table 3), 0 where the rule gives none.
+struct Accelerator {
+    std::string name;
+    double memoryGB = 0;
+};
+const std::vector<Accelerator>& accelerators();
+// The names above: the `accelerator` row's `known`.
+const std::vector<std::string>& acceleratorNames();
+// Rules.md 4.3.4's memory of a named accelerator; 0 when the rule gives none (or the name is unknown).
+double acceleratorMemoryGB(std::string_view name);
 
 // The reference of every key: docs/configuration.md's generated part and `trainio-cli config-keys`.
 std::string markdown();

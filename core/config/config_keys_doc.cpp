@@ -46,6 +46,7 @@ const char* useName(const KeyDef& k) {
 std::string accepted(const KeyDef& k) {
     if (k.range) return k.range->describe();
     if (!k.choices.empty()) return choiceText(k);
+    if (!k.known.empty()) return "any name; known: " + config_detail::joinNames(k.known, " and ");
     return {};
 }
 
@@ -110,6 +111,7 @@ nlohmann::ordered_json json() {
             j["whole"] = k.range->whole;
         }
         if (!k.choices.empty()) j["choices"] = k.choices;
+        if (!k.known.empty()) j["known"] = k.known;
         j["accepted"] = accepted(k);
         j["unit"] = k.unit;
         j["meaning"] = k.meaning;

@@ -142,7 +142,7 @@ std::string acceleratorFromLabel(const std::string& label) {
     auto us = label.rfind('_');
     if (us == std::string::npos) return {};
     std::string acc = lower(label.substr(us + 1));
-    const auto& known = config_detail::acceleratorNames();
+    const auto& known = config_keys::acceleratorNames();
     return std::find(known.begin(), known.end(), acc) != known.end() ? acc : std::string();
 }
 

@@ -200,11 +200,6 @@ const std::vector<std::string>& checkpointTypeNames() { return choicesOf("checkp
 const std::vector<std::string>& checkpointModeNames() { return choicesOf("checkpoint.mode"); }
 const std::vector<std::string>& mlperfRoundNames() { return choicesOf("trainio.mlperf_round"); }
 
-const std::vector<std::string>& acceleratorNames() {
-    static const std::vector<std::string> v = {"a100", "h100", "h200", "b200", "gb200", "mi300x", "mi355"};
-    return v;
-}
-
 std::string joinNames(const std::vector<std::string>& names, const std::string& lastSep) {
     std::string out;
     for (std::size_t i = 0; i < names.size(); ++i) {

@@ -70,9 +70,4 @@ std::string acceleratorNameProblem(std::string_view name) {
     return {};
 }
 
-const std::vector<std::string>& suggestedAccelerators() {
-    static const std::vector<std::string> v = {"a100", "h100", "b200"};
-    return v;
-}
-
 } // namespace trainio::key_ranges

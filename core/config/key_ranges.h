@@ -37,7 +37,4 @@ quantity::Result parseKey(std::string_view key, std::string_view text);
 // the offending character. An empty name is accepted: the default accelerator is then written.
 std::string acceleratorNameProblem(std::string_view name);
 
-// The accelerators the GUI offers in its list (any other name that passes the rule above is accepted).
-const std::vector<std::string>& suggestedAccelerators();
-
 } // namespace trainio::key_ranges

@@ -27,14 +27,14 @@ DirectAlignment directAlignmentOf(int fd) {
 void FallbackCounter::record(const std::string& path, int err) {
     // A rare path (once per refused file): the lock keeps the count and the first reason consistent.
     std::lock_guard lock(mutex_);
-    if (files_.fetch_add(1) == 0)
+    if (paths_.insert(path).second && paths_.size() == 1)
         reason_ = path + ": O_DIRECT refused by the file system (" + errnoText(err) + "); read buffered";
 }
 
 IoEngineStats FallbackCounter::stats() const {
     IoEngineStats s;
     std::lock_guard lock(mutex_);
-    s.directFallbackFiles = files_.load();
+    s.directFallbackFiles = paths_.size();
     s.fallbackReason = reason_;
     return s;
 }

@@ -128,13 +128,24 @@ std::string describeLatency(const LatencyDistribution& d) {
     case LatencyKind::Constant:
         return "constant " + number(d.centerMs) + " ms";
     case LatencyKind::Normal:
-        return "normal(mean " + number(d.centerMs) + " ms, stddev " + number(d.spread) + " ms)";
+        return "normal(mean " + number(d.centerMs) + " ms, stdev " + number(d.spread) + " ms)";
     case LatencyKind::Lognormal:
         return "lognormal(median " + number(d.centerMs) + " ms, sigma " + number(d.spread) + ")";
     case LatencyKind::Exponential:
         return "exponential(mean " + number(d.centerMs) + " ms)";
     }
     return "none";
+}
+
+std::string describeStorageShape(const StorageShape& s) {
+    std::string out;
+    const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+    if (s.bandwidthBytesPerSecond > 0) add(number(s.bandwidthBytesPerSecond / kMiB) + " MiB/s");
+    if (s.latency.kind != LatencyKind::None) add(describeLatency(s.latency));
+    if (s.iops > 0) add(number(s.iops) + " IOPS");
+    if (s.maxInflight > 0) add(std::to_string(s.maxInflight) + " in flight");
+    if (s.shapeWrites) add("writes shaped too");
+    return out.empty() ? std::string("no limits") : out;
 }
 
 nlohmann::json storageShapeJson(const StorageShape& s) {
@@ -146,7 +157,7 @@ nlohmann::json storageShapeJson(const StorageShape& s) {
         latency["value"] = s.latency.centerMs;
         break;
     case LatencyKind::Normal:
-        latency["mean"] = s.latency.centerMs, latency["stddev"] = s.latency.spread;
+        latency["mean"] = s.latency.centerMs, latency["stdev"] = s.latency.spread;
         break;
     case LatencyKind::Lognormal:
         latency["median"] = s.latency.centerMs, latency["sigma"] = s.latency.spread;
@@ -186,7 +197,7 @@ void validateStorageShape(const StorageShape& s, const std::string& where) {
     requireFinite(l.centerMs, where, centerKey(l.kind), positive,
                   positive ? "a number of milliseconds > 0" : "a number of milliseconds >= 0");
     if (l.kind == LatencyKind::Normal)
-        requireFinite(l.spread, where, "latency_ms.stddev", false, "a number of milliseconds >= 0");
+        requireFinite(l.spread, where, "latency_ms.stdev", false, "a number of milliseconds >= 0");
     if (l.kind == LatencyKind::Lognormal)
         requireFinite(l.spread, where, "latency_ms.sigma", false,
                       "a number >= 0 (the standard deviation of ln latency)");

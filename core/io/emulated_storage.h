@@ -2,21 +2,21 @@
 // io_uring, fault injection) behave like a slower device, so that "slow storage starves the
 // accelerators" can be shown on a workstation whose dataset sits in the page cache.
 //
-// Integration (one call where the engine builds its IoBackend; io/storage_profile.h for the first two):
-//     StorageShape shape = loadStorageProfile(profileNameOrFile).shape;         // trainio.storage.profile
-//     shape = parseStorageShape(storageNode, "trainio.storage", shape);         // the section's own keys
-//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineIo, shape, cfg.train.seed, runClock);
-// Hand `shaped` to the readers instead of engineIo and keep the pointer for the GUI's live controls;
-// write storageShapeJson(shape) and storageChangesJson(shaped->changes()) with the results.
+// Used by every run through StorageSession (results/storage_session.h), which builds
+//     auto shaped = std::make_shared<EmulatedStorageBackend>(engineIo, storageShapeFor(cfg.trainio.storage),
+//                                                            cfg.train.seed, runClock);
+// hands `shaped` to the readers and to the GUI's live controls, and writes storageShapeJson(shape) (plus
+// the profile as given) and storageChangesJson(shaped->changes()) into trainio_io.json's "storage".
 // Thread-safety: every IoBackend call, setter and accessor may be called from any thread at any time.
 // Clocks: the change log is stamped with the given WallClock (util/clock.h; pass the run's clock so
 // that times line up with the step records); waits use std::chrono::steady_clock, which WallClock is
 // built on.
 //
-// What is one request: one pread (or pwrite, when shape.shapeWrites) call on this backend. The engine's
-// readers call pread once per reader.transfer_size chunk (readFully in io_backend.h), so latency and
-// the IOPS cap apply per transfer-size chunk, not per sample or per file. open/size/fsync/close pass
-// straight through.
+// What is one request: one pread (or pwrite, when shape.shapeWrites) call on this backend. With the
+// posix, odirect and mmap engines the readers call pread once per reader.transfer_size chunk (readFully
+// in io_backend.h), so latency and the IOPS cap apply per transfer-size chunk; with io_uring they hand
+// over whole samples (the engine splits them below this decorator), so a sample-sized read is one
+// request (docs/emulated-storage.md). open/size/fsync/close pass straight through.
 //
 // The model of one request, in order:
 //   1. concurrency: wait until fewer than max_inflight requests are in flight (the device's queue);
@@ -97,6 +97,9 @@ void validateStorageShape(const StorageShape& shape, const std::string& where);
 // "lognormal(median 2 ms, sigma 0.5)", "constant 0.1 ms", "none" — for change logs and reports.
 std::string describeLatency(const LatencyDistribution& latency);
 const char* latencyKindName(LatencyKind kind);
+// The whole device in one line, limits only: "250 MiB/s, lognormal(median 8 ms, sigma 0.5), 200 IOPS,
+// 32 in flight"; "no limits" when every parameter is 0 / none. For reports and the results' details.
+std::string describeStorageShape(const StorageShape& shape);
 
 // The shape in the configuration's keys (docs/emulated-storage.md), for results files:
 // {"bandwidth_mib_s", "latency_ms": {"type", …}, "iops", "max_inflight", "shape_writes"}; 0 = unlimited.

@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace trainio::engines {
 
@@ -57,12 +58,13 @@ DirectAlignment directAlignmentOf(int fd);
 // Counts files whose O_DIRECT open was refused and keeps the first reason (IoEngineStats).
 class FallbackCounter {
 public:
+    // Counts each path once: a file opened again (every epoch, every reader) is the same file.
     void record(const std::string& path, int err);
     IoEngineStats stats() const;
 
 private:
-    std::atomic<std::uint64_t> files_{0};
     mutable std::mutex mutex_;
+    std::unordered_set<std::string> paths_;
     std::string reason_;
 };
 

@@ -64,7 +64,8 @@ struct IoEngineOptions {
 
 struct IoEngineStats {
     // Files opened for reading that the engine could not read its way (O_DIRECT refused with EINVAL at
-    // open) and read buffered instead. 0 for posix and mmap.
+    // open) and read buffered instead, each path counted once however often it is opened. 0 for posix
+    // and mmap.
     std::uint64_t directFallbackFiles = 0;
     // The first fallback: "<path>: O_DIRECT refused by the file system (<strerror>); read buffered".
     std::string fallbackReason;

@@ -79,7 +79,7 @@ LatencyDistribution readLatency(const YAML::Node& v, const std::string& where) {
     };
     static const KindKeys table[] = {{"none", LatencyKind::None, {}},
                                      {"constant", LatencyKind::Constant, {"value"}},
-                                     {"normal", LatencyKind::Normal, {"mean", "stddev"}},
+                                     {"normal", LatencyKind::Normal, {"mean", "stdev"}},
                                      {"lognormal", LatencyKind::Lognormal, {"median", "sigma"}},
                                      {"exponential", LatencyKind::Exponential, {"mean"}}};
     const auto found =
@@ -89,6 +89,12 @@ LatencyDistribution readLatency(const YAML::Node& v, const std::string& where) {
     const std::vector<std::string>& keys = found->keys;
     std::vector<std::string> known = keys;
     known.push_back("type");
+    // The key is `stdev`, as trainio.storage.latency_ms.stdev; profiles of earlier versions said `stddev`:
+    // refused by its name, with the key to write instead (docs/emulated-storage.md).
+    if (d.kind == LatencyKind::Normal && v["stddev"])
+        throw InputError(describeProblem(where, "key", "latency_ms.stddev",
+                                         "latency_ms.stdev (the standard deviation's key is spelt stdev, as "
+                                         "trainio.storage.latency_ms.stdev)"));
     rejectUnknownKeys(v, where + " (latency_ms of type " + t + ")", "latency_ms.", known);
     for (std::size_t i = 0; i < keys.size(); ++i) {
         const std::string key = "latency_ms." + keys[i];

@@ -5,12 +5,13 @@
 //   description: "…"                      text for pickers and reports
 //   bandwidth_mib_s: 3000                 aggregate cap, MiB/s; 0 or absent = unlimited
 //   latency_ms: 0.08                      constant latency in ms, or a map:
-//     {type: constant, value: MS} | {type: normal, mean: MS, stddev: MS}
+//     {type: constant, value: MS} | {type: normal, mean: MS, stdev: MS}
 //     | {type: lognormal, median: MS, sigma: S} | {type: exponential, mean: MS} | {type: none}
 //   iops: 500000                          requests per second; 0 or absent = unlimited
 //   max_inflight: 64                      requests in flight at once; 0 or absent = unlimited
 //   shape_writes: false                   also shape writes
-// Numbers are read strictly (util/quantity.h): "3000", "1e3"; no trailing text.
+// Numbers are read strictly (util/quantity.h): "3000", "1e3"; no trailing text. The spread of a normal
+// latency is `stdev` (as trainio.storage.latency_ms.stdev); the old spelling `stddev` is refused naming it.
 //
 // The `trainio.storage` section of a workload has the same keys plus `profile: NAME|FILE`; the config
 // loader applies it with parseStorageShape(node, where, loadStorageProfile(profile).shape).

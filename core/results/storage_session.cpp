@@ -57,6 +57,8 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
     // injection) is used as it is.
     if (base) {
         io_ = base;
+        // A handed-in engine (a test's) still reports the files it read buffered instead.
+        engine_ = std::dynamic_pointer_cast<IoEngineBackend>(base);
     } else {
         IoEngineOptions eo;
         eo.ioDepth = static_cast<unsigned>(tr.ioDepth);
@@ -74,7 +76,13 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
     meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
     report_.engine = tr.ioEngine;
     report_.cache = tr.cache;
-    report_.storage = emulated_ ? storageShapeJson(emulated_->shape()) : nlohmann::json::object();
+    report_.storage = nlohmann::json::object();
+    if (emulated_) {
+        // The device as configured: the profile named (a name or a file, as given; null when the section's
+        // own keys alone describe it) and the resulting parameters (docs/cache-honesty.md).
+        report_.storage = storageShapeJson(emulated_->shape());
+        report_.storage["profile"] = tr.storage.profile.empty() ? nlohmann::json() : nlohmann::json(tr.storage.profile);
+    }
 }
 
 StorageSession::~StorageSession() {

@@ -58,7 +58,7 @@ public:
 private:
     const WorkloadConfig& cfg_;
     std::shared_ptr<IoBackend> io_;
-    std::shared_ptr<IoEngineBackend> engine_; // null when a backend was handed in
+    std::shared_ptr<IoEngineBackend> engine_; // null when a backend that is no IoEngineBackend was handed in
     std::shared_ptr<EmulatedStorageBackend> emulated_;
     CacheMode cache_ = CacheMode::Keep;
     std::vector<std::string> files_;

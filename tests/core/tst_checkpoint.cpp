@@ -649,6 +649,16 @@ private slots:
         big.model.parallelism.tensor = 1;
         big.trainio.checkpointScale = 1e-6;
         QVERIFY(message(big, 4).find("aggregate emulated accelerator memory 720 GB") != std::string::npos);
+        // mi355 has 288 GB (mlcommons/storage Rules.md 4.3.4, Table 3 "Simulated accelerator memory"): 3 × 288 =
+        // 864 GB is below llama3-70b's 911.2 GiB, 4 × 288 = 1152 GB holds it (where 4 × b200 did not). The
+        // 4-rank run is then stopped by its folder (below a regular file), before anything is written.
+        big.accelerator = "mi355";
+        QVERIFY(message(big, 3).find("aggregate emulated accelerator memory 864 GB (3 × mi355 at 288 GB)") != std::string::npos);
+        testsupport::writeText(dir / "blocker", "x");
+        big.checkpoint.folder = (dir / "blocker" / "ckpt").string();
+        const std::string fits = message(big, 4);
+        QVERIFY2(fits.find("accelerator memory") == std::string::npos && fits.find("checkpoint.checkpoint_folder") != std::string::npos,
+                 fits.c_str());
         // Reads beyond writes (DLIO's config.py).
         WorkloadConfig c = checkpointOnly(smallConfig({"small", 2, 64, 256, 4, 2, 1, 1, 3, 1}), dir, 1, 2);
         QVERIFY(message(c, 1).find("checkpoint.num_checkpoints_read = 2") != std::string::npos);

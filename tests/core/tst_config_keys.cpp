@@ -11,6 +11,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -56,6 +57,7 @@ private slots:
     void committedDocIsTheGeneratedOne();
     void everyUsedKeyIsReadAndWritten();
     void cliPrintsTheTable();
+    void acceleratorsAreOneTable();
 };
 
 // SAMSUNG's llama3-8b checkpointing run (write and read in one folder).
@@ -400,6 +402,33 @@ void TestConfigKeys::cliPrintsTheTable() {
     const auto bad = testsupport::runCli({"config-keys", "--format", "xml"});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains(QStringLiteral("--format xml: expected markdown or json")), qPrintable(bad.err));
+}
+
+// One list of accelerator names (the `accelerator` row's) serves the loader and the GUI, and one memory
+// table serves the checkpoint refusal and the import check. The memories are MLPerf Storage's, typed in
+// from mlcommons/storage Rules.md 4.3.4, Table 3 "Simulated accelerator memory": b200 180 GB, mi355
+// 288 GB (CLOSED and OPEN); a100 and h100 are listed there for `whatif` runs only and are not checked.
+void TestConfigKeys::acceleratorsAreOneTable() {
+    QCOMPARE(config_keys::acceleratorMemoryGB("b200"), 180.0);
+    QCOMPARE(config_keys::acceleratorMemoryGB("mi355"), 288.0);
+    for (const char* unchecked : {"a100", "h100", "mi300x", "generic", ""})
+        QVERIFY2(config_keys::acceleratorMemoryGB(unchecked) == 0, unchecked);
+    const config_keys::KeyDef* row = config_keys::find("accelerator");
+    QVERIFY(row);
+    QCOMPARE(&config_keys::acceleratorNames(), &row->known);
+    QCOMPARE(config_keys::acceleratorNames().size(), config_keys::accelerators().size());
+    for (const char* name : {"a100", "h100", "b200", "mi355"})
+        QVERIFY2(std::find(row->known.begin(), row->known.end(), name) != row->known.end(), name);
+    // The loader recognises every name of the list in a file name and in a workload= label.
+    const std::string minimal = "model: unet3d\nframework: pytorch\ndataset:\n  format: npz\n  num_files_train: 16\n"
+                                "  record_length: 1048576\nreader:\n  batch_size: 2\ntrain:\n  computation_time: 0.01\n";
+    for (const auto& name : row->known) {
+        QCOMPARE(loadWorkloadConfigFromString(minimal, "x/unet3d_" + name + ".yaml").config.accelerator, name);
+        QCOMPARE(loadWorkloadConfigFromString(minimal, "mine.yaml", {"workload=unet3d_" + name}).config.accelerator, name);
+    }
+    // The reference says which names are known.
+    QVERIFY2(contains(config_keys::markdown(), "known: a100, h100, h200, b200, gb200, mi300x and mi355"),
+             "docs: the accelerator row lists its names");
 }
 
 QTEST_APPLESS_MAIN(TestConfigKeys)

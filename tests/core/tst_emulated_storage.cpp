@@ -9,6 +9,7 @@
 #include "io/emulated_storage.h"
 #include "io/storage_profile.h"
 #include "results/benchmark_runner.h"
+#include "results/storage_session.h"
 #include "util/errors.h"
 
 #include <yaml-cpp/yaml.h>
@@ -145,6 +146,7 @@ class TestEmulatedStorage : public QObject {
     void unknownProfileNameListsTheKnownOnes();
     void workloadSectionOverridesAProfile();
     void shapeAndChangesAsJson();
+    void normalLatencyKeyIsStdevEverywhere();
     void slowStorageStarvesTheAccelerator();
 
   private:
@@ -425,7 +427,7 @@ void TestEmulatedStorage::invalidLiveValuesAreRejected() {
                 "bandwidth_mib_s"); // half a byte per second: surely a unit slip
     expectError([&] { io.setIops(std::numeric_limits<double>::infinity()); }, "iops");
     expectError([&] { io.setLatency({LatencyKind::Lognormal, 0, 0.5}); }, "latency_ms.median");
-    expectError([&] { io.setLatency({LatencyKind::Normal, 1, -1}); }, "latency_ms.stddev");
+    expectError([&] { io.setLatency({LatencyKind::Normal, 1, -1}); }, "latency_ms.stdev");
     QCOMPARE(io.changes().size(), std::size_t(0));
     QVERIFY(io.shape() == StorageShape{});
 }
@@ -468,6 +470,8 @@ void TestEmulatedStorage::badProfilesGiveClearErrors_data() {
                                           << "latency_ms.type|gaussian|lognormal";
     QTest::newRow("missing sigma") << "latency_ms: {type: lognormal, median: 2}\n"
                                    << "latency_ms.sigma|missing";
+    QTest::newRow("old stddev spelling") << "latency_ms: {type: normal, mean: 2, stddev: 0.5}\n"
+                                         << "latency_ms.stddev|expected latency_ms.stdev";
     QTest::newRow("key of another type") << "latency_ms: {type: exponential, median: 2}\n"
                                          << "latency_ms.median|exponential";
     QTest::newRow("zero median") << "latency_ms: {type: lognormal, median: 0, sigma: 1}\n"
@@ -560,6 +564,34 @@ void TestEmulatedStorage::shapeAndChangesAsJson() {
     QCOMPARE(log[0]["old_text"].get<std::string>(), std::string("none"));
     QCOMPARE(log[0]["new_text"].get<std::string>(), std::string("lognormal(median 2 ms, sigma 0.5)"));
     QVERIFY(log[0]["seconds_since_start"].get<double>() >= 0);
+}
+
+// The spread of a normal latency has one key, `stdev`: in the configuration (trainio.storage.latency_ms.stdev),
+// in a profile file, in what a run writes (storageShapeJson, the change log's words) and in the errors.
+void TestEmulatedStorage::normalLatencyKeyIsStdevEverywhere() {
+    const std::string path = (fs::path(tmp_.path().toStdString()) / "normal.yaml").string();
+    testsupport::writeText(path, "description: normal latency\nlatency_ms: {type: normal, mean: 2, stdev: 0.5}\n");
+    const StorageShape fromFile = loadStorageProfile(path).shape;
+    QCOMPARE(fromFile.latency.kind, LatencyKind::Normal);
+    QCOMPARE(fromFile.latency.centerMs, 2.0);
+    QCOMPARE(fromFile.latency.spread, 0.5);
+    // The same numbers through the workload's keys give the same device.
+    const std::string yaml = "model:\n  name: n\nframework: pytorch\ndataset:\n  data_folder: /tmp/x\n  format: npz\n"
+                             "  num_files_train: 8\n  num_samples_per_file: 1\n  record_length_bytes: 4096\n"
+                             "reader:\n  batch_size: 1\n  read_threads: 1\ntrain:\n  epochs: 1\n  computation_time: 0.01\n"
+                             "trainio:\n  storage:\n    latency_ms: {type: normal, mean: 2, stdev: 0.5}\n";
+    const WorkloadConfig cfg = loadWorkloadConfigFromString(yaml, "n.yaml").config;
+    QVERIFY(storageShapeFor(cfg.trainio.storage) == fromFile);
+    const nlohmann::json j = storageShapeJson(fromFile);
+    QCOMPARE(j["latency_ms"]["stdev"].get<double>(), 0.5);
+    QVERIFY2(!j["latency_ms"].contains("stddev"), j.dump().c_str());
+    QCOMPARE(describeLatency(fromFile.latency), std::string("normal(mean 2 ms, stdev 0.5 ms)"));
+    try {
+        validateStorageShape({0, {LatencyKind::Normal, 2, -1}, 0, 0, false}, "x");
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("latency_ms.stdev") != std::string::npos, e.what());
+    }
 }
 
 void TestEmulatedStorage::slowStorageStarvesTheAccelerator() {

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <set>
 
 namespace fs = std::filesystem;
 using namespace trainio::aggregate;
@@ -292,6 +293,48 @@ private slots:
         QCOMPARE((*groupAt(all, dir))["checks"].size(), std::size_t(1));
     }
 
+    // tests/data/FIXTURES.md says what of ../shared/fixtures/mlperf-storage-v3.0 was copied: 92 of its 99 data
+    // files and its LICENSE.md, byte for byte; not its README.md nor ranks 1-7 of Alluxio's retinanet
+    // 20260710_072716. Checked on the copy, and against the source where it is beside the checkout.
+    void copyIsWhatFixturesMdSays() {
+        const fs::path copy = testsupport::fixtures() / "mlperf-storage-v3.0";
+        std::set<std::string> copied;
+        for (const auto& e : fs::recursive_directory_iterator(copy))
+            if (e.is_regular_file()) copied.insert(e.path().lexically_relative(copy).generic_string());
+        QCOMPARE(copied.size(), std::size_t(93));
+        QVERIFY(copied.count("LICENSE.md") && !copied.count("README.md"));
+        auto ranks = [&](const std::string& folder) {
+            int n = 0;
+            for (const auto& f : copied)
+                if (f.rfind(folder + "/", 0) == 0 && f.find("_per_epoch_stats.json") != std::string::npos) ++n;
+            return n;
+        };
+        const std::string retinanet = "closed/" + std::string(kTraining[1].folder) + "/20260710_072716";
+        QCOMPARE(ranks(retinanet), 1);
+        QVERIFY(copied.count(retinanet + "/0_per_epoch_stats.json"));
+        QCOMPARE(ranks("closed/" + std::string(kTraining[2].folder) + "/20260720_155319"), 5);
+        const std::string md = testsupport::readText(testsupport::fixtures() / "FIXTURES.md");
+        QVERIFY(md.find("92 of its\n  99 data files and its LICENSE.md, each byte for byte as there (93 files)") != std::string::npos);
+        QVERIFY(md.find("ranks 1–7's `*_per_epoch_stats.json` of Alluxio's retinanet run folder `20260710_072716`") !=
+                std::string::npos);
+        const fs::path source = testsupport::fixtures().parent_path().parent_path().parent_path() / "shared" / "fixtures" /
+                                "mlperf-storage-v3.0";
+        if (!fs::is_directory(source)) return; // a clean clone: the copy's own shape was checked above
+        std::set<std::string> left;
+        for (const auto& e : fs::recursive_directory_iterator(source)) {
+            if (!e.is_regular_file()) continue;
+            const std::string rel = e.path().lexically_relative(source).generic_string();
+            if (!copied.count(rel)) left.insert(rel);
+            else QVERIFY2(testsupport::readText(e.path()) == testsupport::readText(copy / rel), rel.c_str());
+        }
+        std::set<std::string> expected = {"README.md"};
+        for (int r = 1; r <= 7; ++r) expected.insert(retinanet + "/" + std::to_string(r) + "_per_epoch_stats.json");
+        std::string leftText;
+        for (const auto& f : left) leftText += f + "\n";
+        QVERIFY2(left == expected, ("left out of the copy:\n" + leftText).c_str());
+        for (const auto& f : copied) QVERIFY2(fs::is_regular_file(source / f), f.c_str());
+    }
+
     void acceleratorMemoryAgainstCheckpointSize() {
         // Rules.md 4.3.4: 8 × b200 (180 GB) = 1440 GB must hold the checkpoint.
         QTemporaryDir tmp;
@@ -307,6 +350,22 @@ private slots:
         testsupport::writeText(run / "summary.json", s.dump(4));
         all = toJson(importResults({root}));
         QVERIFY2(anyContains((*groupAt(all, run.parent_path()))["checks"], "(8 × 180 GB = 1440 GB) is below the checkpoint size (1500.0 GB)"),
+                 (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
+        // mi355: 288 GB (mlcommons/storage Rules.md 4.3.4, Table 3 "Simulated accelerator memory"). 8 × 288 = 2304 GB
+        // holds 1500 GB and 2300 GB, not 2400 GB.
+        testsupport::writeText(run / "checkpointing_20260721_000424_metadata.json",
+                               json{{"accelerator", "mi355"}, {"num_processes", 8}}.dump());
+        for (double gb : {1500.0, 2300.0}) {
+            s["metric"]["checkpoint_size_GB"] = gb;
+            testsupport::writeText(run / "summary.json", s.dump(4));
+            all = toJson(importResults({root}));
+            QCOMPARE((*groupAt(all, run.parent_path()))["accelerator"].get<std::string>(), std::string("mi355"));
+            QVERIFY2((*groupAt(all, run.parent_path()))["checks"].empty(), (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
+        }
+        s["metric"]["checkpoint_size_GB"] = 2400.0;
+        testsupport::writeText(run / "summary.json", s.dump(4));
+        all = toJson(importResults({root}));
+        QVERIFY2(anyContains((*groupAt(all, run.parent_path()))["checks"], "(8 × 288 GB = 2304 GB) is below the checkpoint size (2400.0 GB)"),
                  (*groupAt(all, run.parent_path()))["checks"].dump().c_str());
     }
 

@@ -7,6 +7,7 @@
 #include "config/config_loader.h"
 
 #include <algorithm>
+#include <sstream>
 
 using namespace trainio;
 
@@ -131,6 +132,70 @@ private slots:
         QCOMPARE(preset.workflow.checkpoint, real.workflow.checkpoint);
         QCOMPARE(preset.workflow.train, real.workflow.train);
         QCOMPARE(preset.framework, real.framework);
+    }
+
+    // docs/configuration.md's preset tables (written by hand: no code generates them) have a row for every
+    // shipped preset; the checkpointing table's numbers are the presets' own, and its round is theirs.
+    void docsListEveryPreset() {
+        const std::string doc = testsupport::readText(testsupport::fixtures().parent_path().parent_path() / "docs" /
+                                                      "configuration.md");
+        const auto section = doc.find("\n## Presets\n");
+        QVERIFY(section != std::string::npos);
+        const std::string presets = doc.substr(section, doc.find("\n## ", section + 1) - section);
+        auto rowOf = [&](const std::string& name) -> std::vector<std::string> {
+            const auto at = presets.find("\n| " + name + " |");
+            if (at == std::string::npos) return {};
+            std::vector<std::string> cells;
+            std::stringstream line(presets.substr(at + 3, presets.find('\n', at + 1) - at - 3));
+            for (std::string cell; std::getline(line, cell, '|');) {
+                cell.erase(0, cell.find_first_not_of(' '));
+                cell.erase(cell.find_last_not_of(' ') + 1);
+                cells.push_back(cell);
+            }
+            return cells;
+        };
+        const auto roundsAt = presets.find("Each MLPerf preset names its round");
+        QVERIFY(roundsAt != std::string::npos);
+        const std::string rounds = presets.substr(roundsAt, presets.find("\n\n", roundsAt) - roundsAt);
+        auto number = [](std::string text) {
+            text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+            return std::stoll(text);
+        };
+        for (const auto& n : presetNames()) {
+            if (n == "demo") continue;
+            const std::vector<std::string> row = rowOf(n);
+            QVERIFY2(!row.empty(), ("docs/configuration.md has no preset row for " + n).c_str());
+            if (n.rfind("llama3", 0) != 0) continue;
+            // | Preset | layers | hidden | FFN | heads | KV heads | tensor × pipeline | ZeRO | CLOSED accelerators | round |
+            QCOMPARE(row.size(), std::size_t(10));
+            const WorkloadConfig c = loadPreset(n).config;
+            QCOMPARE(number(row[1]), static_cast<long long>(c.model.numLayers));
+            QCOMPARE(number(row[2]), static_cast<long long>(c.model.transformer.hiddenSize));
+            QCOMPARE(number(row[3]), static_cast<long long>(c.model.transformer.ffnHiddenSize));
+            QCOMPARE(number(row[4]), static_cast<long long>(c.model.transformer.numAttentionHeads));
+            QCOMPARE(number(row[5]), static_cast<long long>(c.model.transformer.numKvHeads));
+            QCOMPARE(row[6], std::to_string(c.model.parallelism.tensor) + " × " + std::to_string(c.model.parallelism.pipeline));
+            QCOMPARE(number(row[7]), static_cast<long long>(c.model.parallelism.zeroStage));
+            QCOMPARE(row[9], c.trainio.mlperfRound);
+            // The rounds paragraph names it too.
+            QVERIFY2(rounds.find(n) != std::string::npos, n.c_str());
+        }
+        // CLOSED accelerator counts: Rules.md 4.6.1 (8, 64, 512, 1024).
+        QCOMPARE(rowOf("llama3_8b").at(8), std::string("8"));
+        QCOMPARE(rowOf("llama3_70b").at(8), std::string("64"));
+        QCOMPARE(rowOf("llama3_405b").at(8), std::string("512"));
+        QCOMPARE(rowOf("llama3_1t").at(8), std::string("1024"));
+    }
+
+    // unet3d on mi355 has no published numbers (no workload file, no computation time in the rules code;
+    // mlcommons/storage#691 dropped the pair from v3.0): nothing is made up, and the docs say where we looked.
+    void unet3dMi355IsNotMadeUp() {
+        const auto names = presetNames();
+        QVERIFY(std::find(names.begin(), names.end(), "unet3d_mi355") == names.end());
+        const std::string doc = testsupport::readText(testsupport::fixtures().parent_path().parent_path() / "docs" /
+                                                      "configuration.md");
+        QVERIFY(doc.find("**unet3d_mi355**, for which no source gives numbers") != std::string::npos);
+        QVERIFY(doc.find("mlcommons/storage#691") != std::string::npos);
     }
 
     // Parquet variants are out of scope: none is shipped (a config that asks for parquet is refused by

@@ -3,13 +3,16 @@
 // device's read MiB/s, the client-bound verdict) and a line in the library's details and tree JSON.
 // Expectations are computed here from the files themselves, with the documented rules, not through the
 // code under test; a hand-written telemetry.json checks the figures and the text against numbers worked
-// out by hand; a broken one is a note naming the file, not a crash.
+// out by hand; a broken one is a note naming the file, not a crash. trainio_io.json's emulated storage
+// (profile, parameters, live changes) is imported and named by the bytes-source text, and an epoch whose
+// share from the cache is null keeps its place.
 #include "testsupport.h"
 
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <QTemporaryDir>
 
@@ -206,6 +209,94 @@ private slots:
         const auto& s2 = onlyRun(again).telemetry;
         QCOMPARE(s2.deviceLabel, std::string("sda"));
         QCOMPARE(s2.meanDeviceReadMiBs, 30.0);
+    }
+
+    // A run through the nvme profile: the importer reads trainio_io.json's "storage" (the profile as given,
+    // its parameters), and the bytes-source text says the bytes came through that emulated device — not,
+    // as for the run above on the same cached data, that they describe memory.
+    void emulatedStorageIsImported() {
+        const fs::path dir = tmp_.filePath(QStringLiteral("nvme")).toStdString();
+        const auto run = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), tmp_.filePath(QStringLiteral("w.yaml")),
+                                              QStringLiteral("--output"), QString::fromStdString(dir.string()), QStringLiteral("--quiet"),
+                                              QStringLiteral("--storage-profile"), QStringLiteral("nvme")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const json io = readJson(dir / "trainio_io.json");
+        const ImportResult imported = importResults({dir});
+        const InvocationRecord& r = onlyRun(imported);
+        QVERIFY(r.storageEmulated);
+        QCOMPARE(r.storageProfile, std::string("nvme"));
+        QVERIFY(r.storageChanges.empty());
+        // The profile's numbers, read here from its file: 6500 MiB/s, lognormal 0.085 ms / 0.25, 1e6 IOPS, 128.
+        const YAML::Node p = YAML::LoadFile(std::string(TRAINIO_PRESET_DIR) + "/../storage-profiles/nvme.yaml");
+        QCOMPARE(p["bandwidth_mib_s"].as<double>(), 6500.0);
+        QCOMPARE(p["latency_ms"]["median"].as<double>(), 0.085);
+        QCOMPARE(p["iops"].as<double>(), 1e6);
+        QCOMPARE(p["max_inflight"].as<int>(), 128);
+        QCOMPARE(r.storageShape, std::string("6500 MiB/s, lognormal(median 0.085 ms, sigma 0.25), 1000000 IOPS, 128 in flight"));
+        std::string shares;
+        for (const auto& e : io.at("epochs")) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.0f %%", e.at("percent_from_cache").get<double>());
+            shares += (shares.empty() ? "" : ", ") + std::string(buf);
+        }
+        const ResultsLibrary lib(imported);
+        const LibraryNode* inv = firstInvocation(lib);
+        QVERIFY(inv);
+        QCOMPARE(inv->bytesSource, "Bytes came through emulated storage nvme (" + r.storageShape +
+                                       "): the numbers describe that device, not the page cache beneath it. From the page cache "
+                                       "beneath it, per epoch: " + shares + " (cache: keep, engine: posix)");
+        QVERIFY(!inv->cacheServed);
+        // The unemulated run of the same just-written data: the cache served it, and that is said.
+        const ResultsLibrary plain(importResults({runDir_}));
+        const LibraryNode* p0 = firstInvocation(plain);
+        QVERIFY(p0 && p0->maxPercentFromCache);
+        QCOMPARE(p0->cacheServed, *p0->maxPercentFromCache > 50.0);
+        QVERIFY2(p0->bytesSource.rfind("Bytes from the page cache, per epoch: ", 0) == 0, p0->bytesSource.c_str());
+        QCOMPARE(p0->bytesSource.find("describe memory") != std::string::npos, p0->cacheServed);
+    }
+
+    // A hand-edited copy: epoch 1's share unknown (null), a normal latency in the spelling of files written
+    // before the key was `stdev` (stddev), one live change and one malformed one.
+    void unmeasuredEpochsStayAlignedAndChangesAreImported() {
+        const fs::path dir = tmp_.filePath(QStringLiteral("hand-io/run")).toStdString();
+        fs::create_directories(dir.parent_path());
+        fs::copy(tmp_.filePath(QStringLiteral("nvme")).toStdString(), dir, fs::copy_options::recursive);
+        json io = readJson(dir / "trainio_io.json");
+        QCOMPARE(io.at("epochs").size(), std::size_t(2));
+        io["epochs"][0]["percent_from_cache"] = nullptr;
+        const double second = io["epochs"][1]["percent_from_cache"].get<double>();
+        io["storage"]["latency_ms"] = {{"type", "normal"}, {"mean", 2}, {"stddev", 0.5}};
+        io["storage"]["changes"] = json::parse(R"([
+            {"seconds_since_start": 1.25, "unix_time": 1700000001.5, "parameter": "bandwidth_mib_s", "old": 6500, "new": 50,
+             "old_text": "6500 MiB/s", "new_text": "50 MiB/s"},
+            {"parameter": "iops", "old": 1, "new": 2}])");
+        testsupport::writeText(dir / "trainio_io.json", io.dump());
+        const ImportResult imported = importResults({dir});
+        const InvocationRecord& r = onlyRun(imported);
+        QCOMPARE(r.epochPercentFromCache.size(), std::size_t(2));
+        QVERIFY(std::isnan(r.epochPercentFromCache[0]));
+        QCOMPARE(r.epochPercentFromCache[1], second);
+        QCOMPARE(r.storageShape, std::string("6500 MiB/s, normal(mean 2 ms, stdev 0.5 ms), 1000000 IOPS, 128 in flight"));
+        QCOMPARE(r.storageChanges.size(), std::size_t(1));
+        const auto& c = r.storageChanges[0];
+        QCOMPARE(c.secondsSinceStart, 1.25);
+        QCOMPARE(c.unixTime, 1700000001.5);
+        QCOMPARE(c.parameter, std::string("bandwidth_mib_s"));
+        QCOMPARE(c.oldValue, 6500.0);
+        QCOMPARE(c.newValue, 50.0);
+        QCOMPARE(c.oldText, std::string("6500 MiB/s"));
+        QCOMPARE(c.newText, std::string("50 MiB/s"));
+        QVERIFY(std::any_of(r.notes.begin(), r.notes.end(),
+                            [](const std::string& n) { return n.find("storage change without seconds_since_start") != std::string::npos; }));
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f %%", second);
+        const ResultsLibrary lib(imported);
+        const LibraryNode* inv = firstInvocation(lib);
+        QVERIFY(inv);
+        const std::string& text = inv->bytesSource;
+        QVERIFY2(text.find("changed 1 time(s) during the run: ") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("per epoch: not measured, " + std::string(buf) + " (cache") != std::string::npos, text.c_str());
+        QCOMPARE(*inv->maxPercentFromCache, second);
     }
 
     // A broken telemetry.json costs the telemetry line only: a note naming the file and the key.

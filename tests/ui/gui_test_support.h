@@ -3,6 +3,9 @@
 #pragma once
 
 #include "config/config_loader.h"
+#include "results_library_loader.h"
+#include "results_page.h"
+#include "results_tree_model.h"
 #include "run_page.h"
 
 #include <QCoreApplication>
@@ -13,6 +16,11 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTreeView>
+
+#include <functional>
 
 namespace uitest {
 
@@ -55,6 +63,49 @@ inline bool copyTree(const QString& from, const QString& to) {
         if (!QDir().mkpath(QFileInfo(dst).path()) || !QFile::copy(src, dst)) return false;
     }
     return true;
+}
+
+// What the Results page's details show for the first invocation of `folder` once it is imported (the
+// node's cacheServed too: the flag that makes the bytes-source line bold). Empty text when the import
+// or the selection fails; `why` says which.
+struct InvocationDetails {
+    QString text, html, why;
+    bool cacheServed = false;
+};
+
+inline InvocationDetails invocationDetails(const QString& folder) {
+    InvocationDetails out;
+    trainio::ui::ResultsLibraryLoader loader;
+    trainio::ui::ResultsTreeModel model;
+    trainio::ui::ResultsPage page(&loader, &model);
+    QObject::connect(&loader, &trainio::ui::ResultsLibraryLoader::loaded, &model, &trainio::ui::ResultsTreeModel::setLibrary);
+    int loaded = 0;
+    QObject::connect(&loader, &trainio::ui::ResultsLibraryLoader::loaded, [&loaded] { ++loaded; });
+    if (!loader.addFolder(folder, &out.why)) return out;
+    if (!QTest::qWaitFor([&] { return !loader.isLoading() && loaded >= 1; }, 60000)) {
+        out.why = QStringLiteral("the import of %1 did not finish").arg(folder);
+        return out;
+    }
+    // The invocation's row: depth-first to the first invocation node.
+    std::function<QModelIndex(const QModelIndex&)> find = [&](const QModelIndex& parent) -> QModelIndex {
+        for (int r = 0; r < model.rowCount(parent); ++r) {
+            const QModelIndex i = model.index(r, 0, parent);
+            if (model.node(i)->kind == trainio::aggregate::NodeKind::Invocation) return i;
+            if (const QModelIndex d = find(i); d.isValid()) return d;
+        }
+        return {};
+    };
+    const QModelIndex inv = find({});
+    auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
+    if (!inv.isValid() || !details) {
+        out.why = QStringLiteral("no invocation of %1 in the Results page").arg(folder);
+        return out;
+    }
+    page.tree()->setCurrentIndex(inv);
+    out.text = details->toPlainText();
+    out.html = details->toHtml();
+    out.cacheServed = model.node(inv)->cacheServed;
+    return out;
 }
 
 } // namespace uitest

@@ -9,8 +9,11 @@
 #ifndef Q_MOC_RUN
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
+#include "config/config_loader.h"
 #include "gui_arguments.h"
+#include "io/emulated_storage.h"
 #include "report/report_writer.h"
+#include "results/benchmark_runner.h"
 
 #include <nlohmann/json.hpp>
 #endif
@@ -416,6 +419,75 @@ private slots:
         // The item's summary line beside the AU, too.
         QVERIFY(text.hasWords(QStringLiteral("Telemetry: Client CPU busy: mean")));
         QCOMPARE(pdfRasterImages(pdf), 0);
+    }
+
+    // Where the bytes came from, in an item's section: a page-cached run says so with its epochs' shares
+    // (trainio_io.json) and that the numbers describe memory; a run through emulated storage names the
+    // device instead and is not flagged, and the live changes of its device are listed under its step
+    // plots with their time and values (trainio_io.json storage.changes).
+    void bytesSourceAndStorageChanges() {
+        const aggregate::ResultsLibrary cachedLib(aggregate::importResults({other_}));
+        const auto cachedItems = cachedLib.nodes(aggregate::NodeKind::Invocation);
+        QCOMPARE(cachedItems.size(), std::size_t(1));
+        QString error;
+        const QString cachedPdf = work_.filePath(QStringLiteral("out/cached.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(cachedPdf).path()));
+        QVERIFY2(ui::writeReportPdf(cachedLib, cachedItems, {}, cachedPdf, &error), qPrintable(error));
+        const auto io = nlohmann::json::parse(testsupport::readText(other_ / "trainio_io.json"));
+        QStringList shares;
+        double most = 0;
+        for (const auto& e : io.at("epochs")) {
+            const double p = e.at("percent_from_cache").get<double>();
+            most = std::max(most, p);
+            shares << QString::asprintf("%.0f %%", p);
+        }
+        const PdfText cached = pdfText(cachedPdf);
+        const QString cachedLine = QStringLiteral("Bytes from the page cache, per epoch: %1 (cache: keep, engine: posix)").arg(shares.join(QStringLiteral(", ")));
+        QVERIFY2(cached.hasWords(cachedLine), qPrintable(cachedLine + QStringLiteral(" not in: ") + cached.spaced.left(3000)));
+        // Its dataset was generated and read just before: the cache served it, and the report says what that means.
+        QVERIFY2(most > 50.0, io.dump().c_str());
+        QVERIFY(cached.hasWords(QStringLiteral("Most bytes of some epochs came from the page cache: those numbers describe memory, not the storage")));
+        QVERIFY(!cached.hasWords(QStringLiteral("emulated storage")));
+
+        // The same tiny workload through the hdd profile; as the run starts, its device is changed as the
+        // Run page's live controls change it.
+        const fs::path run = fs::path(work_.path().toStdString()) / "emulated" / "run";
+        WorkloadConfig cfg = loadWorkloadConfigFromString(
+                                 QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.002")).toStdString(),
+                                 "tiny.yaml", {"++trainio.storage.profile=hdd"})
+                                 .config;
+        InvocationOptions opt;
+        opt.onStorage = [](std::shared_ptr<EmulatedStorageBackend> device) {
+            if (!device) return;
+            device->setBandwidth(100 * 1048576.0);
+            device->setLatency({LatencyKind::Constant, 1.0, 0.0});
+        };
+        QVERIFY(runInvocation(cfg, run, opt).status == RunStatus::Complete);
+        const auto changes = nlohmann::json::parse(testsupport::readText(run / "trainio_io.json")).at("storage").at("changes");
+        QCOMPARE(changes.size(), std::size_t(2));
+        const aggregate::ResultsLibrary lib(aggregate::importResults({run}));
+        const auto items = lib.nodes(aggregate::NodeKind::Invocation);
+        QCOMPARE(items.size(), std::size_t(1));
+        const QString pdf = work_.filePath(QStringLiteral("out/emulated.pdf"));
+        QVERIFY2(ui::writeReportPdf(lib, items, {}, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        const QString line = QStringLiteral("Bytes came through emulated storage hdd (250 MiB/s, lognormal(median 8 ms, sigma 0.5), "
+                                            "200 IOPS, 32 in flight), changed 2 time(s) during the run: the numbers describe that "
+                                            "device, not the page cache beneath it. From the page cache beneath it, per epoch:");
+        QVERIFY2(text.hasWords(line), qPrintable(line + QStringLiteral(" not in: ") + text.spaced.left(3000)));
+        QVERIFY2(!text.hasWords(QStringLiteral("describe memory")), "an emulated run is not flagged as measuring the page cache");
+        QVERIFY(text.hasWords(QStringLiteral("Emulated storage (hdd) changed during this run (time in s since the run's start)")));
+        QVERIFY(text.hasWords(QStringLiteral("Time (s) Parameter")));
+        for (const auto& c : changes) {
+            QVERIFY2(text.hasNumber(fixed(c.at("seconds_since_start").get<double>(), 2)), c.dump().c_str());
+            QVERIFY2(text.hasIdentifier(QString::fromStdString(c.at("parameter").get<std::string>())), c.dump().c_str());
+            QVERIFY2(text.hasIdentifier(QString::fromStdString(c.at("old_text").get<std::string>())), c.dump().c_str());
+            QVERIFY2(text.hasIdentifier(QString::fromStdString(c.at("new_text").get<std::string>())), c.dump().c_str());
+        }
+        QVERIFY(text.hasWords(QStringLiteral("250 MiB/s")) && text.hasWords(QStringLiteral("100 MiB/s")));
+        QVERIFY(text.hasIdentifier(QStringLiteral("lognormal(median 8 ms, sigma 0.5)")) && text.hasWords(QStringLiteral("constant 1 ms")));
+        // A run without changes has no such table (the cached report above).
+        QVERIFY(!cached.hasWords(QStringLiteral("changed during this run")));
     }
 
     void headlessArguments() {

@@ -4,9 +4,6 @@
 // Expectations come from the files the run wrote (telemetry.json, trainio_io.json), read here with
 // nlohmann::json and the documented column rules, never from the code under test.
 #include "dataset_controller.h"
-#include "results_library_loader.h"
-#include "results_page.h"
-#include "results_tree_model.h"
 #include "live_plots.h"
 #include "run_controller.h"
 #include "run_page.h"
@@ -19,7 +16,6 @@
 
 #include <QSignalSpy>
 #include <QTest>
-#include <QTextBrowser>
 #include <QTreeWidget>
 
 #include <cmath>
@@ -128,7 +124,8 @@ private slots:
     }
 
     // The run imported into the Results page: its details show the telemetry line, with the verdict
-    // whose sample count is worked out here from telemetry.json (rows after the first, 90 % rule).
+    // whose sample count is worked out here from telemetry.json (rows after the first, 90 % rule), and
+    // where its bytes came from.
     void resultsDetailsShowTheTelemetry() {
         QVERIFY(!runDir_.isEmpty());
         const json t = json::parse(testsupport::readText((runDir_ + QStringLiteral("/telemetry.json")).toStdString()));
@@ -144,35 +141,27 @@ private slots:
                 (!proc.is_null() && proc.get<double>() >= 90 * rows[i][col("allowed_cores")].get<double>()))
                 ++saturated;
         }
-        ResultsLibraryLoader loader;
-        ResultsTreeModel model;
-        ResultsPage page(&loader, &model);
-        QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
-        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
-        QString why;
-        QVERIFY2(loader.addFolder(runDir_, &why), qPrintable(why));
-        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, 60000);
-        // The invocation's row: depth-first to the first invocation node.
-        std::function<QModelIndex(const QModelIndex&)> find = [&](const QModelIndex& parent) -> QModelIndex {
-            for (int r = 0; r < model.rowCount(parent); ++r) {
-                const QModelIndex i = model.index(r, 0, parent);
-                if (model.node(i)->kind == trainio::aggregate::NodeKind::Invocation) return i;
-                if (const QModelIndex d = find(i); d.isValid()) return d;
-            }
-            return {};
-        };
-        const QModelIndex inv = find({});
-        QVERIFY(inv.isValid());
-        page.tree()->setCurrentIndex(inv);
-        auto* details = page.findChild<QTextBrowser*>(QStringLiteral("resultDetails"));
-        QVERIFY(details);
-        const QString text = details->toPlainText();
+        const uitest::InvocationDetails d = uitest::invocationDetails(runDir_);
+        const QString& text = d.text;
+        QVERIFY2(!text.isEmpty(), qPrintable(d.why));
         QVERIFY2(text.contains(QStringLiteral("Telemetry: Client CPU busy: mean")), qPrintable(text));
         const QString verdict = QStringLiteral("%1: %2 of %3 samples had the client CPU at or above 90 % busy")
                                     .arg(saturated * 2 >= rows.size() - 1 ? QStringLiteral("Client-bound") : QStringLiteral("Not client-bound"))
                                     .arg(saturated)
                                     .arg(rows.size() - 1);
         QVERIFY2(text.contains(verdict), qPrintable(verdict + QStringLiteral(" not in: ") + text));
+
+        // Where the bytes came from: each epoch's share of trainio_io.json, and (the first test made sure the
+        // cache served some epoch) that the numbers describe memory, in bold.
+        const json io = json::parse(testsupport::readText((runDir_ + QStringLiteral("/trainio_io.json")).toStdString()));
+        QStringList shares;
+        for (const auto& e : io.at("epochs")) shares << QString::asprintf("%.0f %%", e.at("percent_from_cache").get<double>());
+        const QString bytes = QStringLiteral("Bytes from the page cache, per epoch: %1 (cache: keep, engine: posix). Most bytes of some "
+                                             "epochs came from the page cache: those numbers describe memory, not the storage")
+                                  .arg(shares.join(QStringLiteral(", ")));
+        QVERIFY2(text.contains(bytes), qPrintable(bytes + QStringLiteral(" not in: ") + text));
+        QVERIFY(d.cacheServed);
+        QVERIFY2(d.html.contains(QStringLiteral("font-weight:700;\">") + bytes.left(30)), qPrintable(d.html));
     }
 };
 

@@ -613,6 +613,28 @@ bool hasRankOutput(const fs::path& dir) {
     return false;
 }
 
+// The live changes of the run's emulated storage (trainio_io.json storage.changes), under its step plots:
+// when, what, from and to, in the device's own words. Nothing when the run made none.
+void storageChangesTable(ReportPageFlow& flow, const InvocationRecord& run) {
+    if (run.storageChanges.empty()) return;
+    flow.addHtml(QStringLiteral("<p>Emulated storage (%1) changed during this run (time in s since the run's start); the steps "
+                                "after each time ran on the new value:</p>")
+                     .arg(htmlText(run.storageProfile.empty() ? QStringLiteral("no profile") : q(run.storageProfile))),
+                 8.0);
+    flow.addSpace(flow.mm(1));
+    ReportTable t;
+    t.header = {QStringLiteral("Time (s)"), QStringLiteral("Parameter"), QStringLiteral("From"),
+                QStringLiteral("To")};
+    t.widthsPercent = {12, 20, 34, 34};
+    t.alignRight = {true, false, false, false};
+    for (const StorageChange& c : run.storageChanges)
+        t.rows.push_back({formatNumber(c.secondsSinceStart, 2), htmlText(q(c.parameter)),
+                          htmlBreakable(q(c.oldText.empty() ? std::to_string(c.oldValue) : c.oldText)),
+                          htmlBreakable(q(c.newText.empty() ? std::to_string(c.newValue) : c.newText))});
+    flow.addTable(t);
+    flow.addSpace(flow.mm(2));
+}
+
 void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
     if (it.node->type == aggregate::BenchmarkType::Checkpointing) return; // no training steps
     const auto& imp = d.library->imported();
@@ -695,6 +717,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     flow.addSpace(flow.mm(1));
     flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
     flow.addSpace(flow.mm(2));
+    storageChangesTable(flow, *rep);
     if (data.ranks.size() > kMaxRanksPlotted)
         flow.addHtml(QStringLiteral("<p class=\"muted\">The plots show the first %1 of %2 ranks; the table has all.</p>")
                          .arg(kMaxRanksPlotted)
@@ -1018,8 +1041,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         flow.addHtml(QStringLiteral("<p class=\"fail\">No statistic: the item has no complete run.</p>"), 9.0);
     // Where the bytes came from (trainio_io.json): a result that measured the page cache says so.
     if (!n.bytesSource.empty()) {
-        const bool cacheServed = n.maxPercentFromCache && *n.maxPercentFromCache > 50.0;
-        flow.addHtml(QStringLiteral("<p%1>%2</p>").arg(cacheServed ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(q(n.bytesSource))), 8.5);
+        flow.addHtml(QStringLiteral("<p%1>%2</p>").arg(n.cacheServed ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(q(n.bytesSource))), 8.5);
     }
     // What the client did (telemetry.json): a client-bound result says so beside its AU.
     if (!n.telemetrySummary.empty())
