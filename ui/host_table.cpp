@@ -29,9 +29,9 @@ HostTable::HostTable(QWidget* parent) : QTreeWidget(parent) {
                                                "from the per-rank AU of the epoch event (DLIO's per-rank formula)"));
     headerItem()->setToolTip(EpochThroughputColumn, tr("The latest finished epoch: the sum of the samples/s of the host's "
                                                        "ranks, from the per-rank throughput of the epoch event"));
-    headerItem()->setToolTip(LiveAuColumn, tr("Running, from the step events: per rank Σcompute ÷ Σproc over the "
-                                              "current epoch's steps after the first, then the mean over the host's ranks "
-                                              "— a live indication, as the CLI's progress line"));
+    headerItem()->setToolTip(LiveAuColumn, tr("Running, from the step events: per rank the compute time of the current "
+                                              "epoch's steps after the first ÷ the wall time since the first ended (DLIO's "
+                                              "AU over the epoch so far), then the mean over the host's ranks"));
     header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     hide();
 }

@@ -13,6 +13,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 namespace trainio::ui {
 
@@ -35,7 +36,12 @@ MpiControls::MpiControls(QWidget* parent) : QGroupBox(tr("MPI (client hosts)"), 
     setChecked(false);
     setToolTip(tr("Run as mpirun … trainio-cli on client hosts (Open MPI): every process hosts K emulated "
                   "accelerators, process 0 writes the results and streams every rank's steps here (docs/mpi.md)"));
-    auto* row = new QHBoxLayout(this);
+    // Off, the group is its title's check box alone: the fields show when it is switched on.
+    auto* outer = new QVBoxLayout(this);
+    body_ = new QWidget(this);
+    outer->addWidget(body_);
+    auto* row = new QHBoxLayout(body_);
+    row->setContentsMargins(0, 0, 0, 0);
     source_ = new QComboBox(this);
     source_->setObjectName(QStringLiteral("mpiHostSource"));
     source_->addItems({tr("Host list"), tr("Hostfile")});
@@ -150,14 +156,17 @@ QString MpiControls::summaryText() const {
     const auto l = launch(&problem);
     if (!l) return problem;
     const std::size_t hosts = l->hostfile.empty() ? l->hosts.size() : dist::readHostfile(l->hostfile).size();
-    return tr("%1 × %2 × %3 = %4 accelerators")
-        .arg(tr("%n host(s)", nullptr, static_cast<int>(hosts)))
-        .arg(l->processesPerHost)
-        .arg(l->acceleratorsPerProcess)
-        .arg(dist::totalAccelerators(*l, hosts));
+    auto counted = [](std::uint64_t n, const QString& one, const QString& many) {
+        return (n == 1 ? one : many).arg(n);
+    };
+    return tr("%1 × %2 × %3 = %4")
+        .arg(counted(hosts, tr("%1 host"), tr("%1 hosts")), counted(l->processesPerHost, tr("%1 process"), tr("%1 processes")),
+             counted(l->acceleratorsPerProcess, tr("%1 accelerator"), tr("%1 accelerators")),
+             counted(dist::totalAccelerators(*l, hosts), tr("%1 accelerator"), tr("%1 accelerators")));
 }
 
 void MpiControls::refresh() {
+    body_->setVisible(isChecked());
     browse_->setVisible(usesHostfile());
     hosts_->setPlaceholderText(usesHostfile() ? tr("/path/to/hostfile (name slots=N per line)")
                                               : tr("node1:4,node2:4 (host[:slots], comma-separated)"));

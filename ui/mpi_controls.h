@@ -50,6 +50,7 @@ private:
     void refresh();
     void save() const;
 
+    QWidget* body_;
     QComboBox* source_;
     QLineEdit* hosts_;
     QToolButton* browse_;

@@ -21,10 +21,12 @@ HostTally::HostTally(const std::vector<std::string>& hostOfRank)
 void HostTally::addStep(const StepEvent& e) {
     if (e.rank >= running_.size()) return;
     RankRunning& r = running_[e.rank];
-    if (r.epoch != e.epoch) r = RankRunning{e.epoch, 0, 0};
-    if (e.step > 1) { // like DLIO's AU, the first step (the pipeline filling) is left out
+    if (r.epoch != e.epoch) {
+        // The epoch's first step (normally step 1: the pipeline filling) starts the window, as in DLIO.
+        r = RankRunning{e.epoch, 0, e.wallTime, e.wallTime};
+    } else {
         r.compute += e.compute;
-        r.proc += e.proc;
+        r.last = e.wallTime;
     }
     updateLive(hostIndexOfRank_[e.rank]);
 }
@@ -37,8 +39,8 @@ void HostTally::updateLive(std::size_t host) {
     std::size_t n = 0;
     for (std::uint64_t rank : h.ranks) {
         const RankRunning& r = running_[rank];
-        if (r.epoch != epoch || r.proc <= 0) continue;
-        sum += 100.0 * r.compute / r.proc;
+        if (r.epoch != epoch || r.last <= r.since) continue;
+        sum += 100.0 * r.compute / (r.last - r.since);
         ++n;
     }
     h.liveEpoch = epoch;

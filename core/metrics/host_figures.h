@@ -1,8 +1,9 @@
 // Per-host figures of a multi-process run as it goes (the Run page's host rows): which ranks run on a
 // host, and per host the latest epoch's AU (mean over its ranks' AU, as DLIO averages over ranks) and
 // samples/s (sum over its ranks), both from the per-rank values of the epoch event; and, between epochs,
-// a running AU of the current epoch from the step events (Σcompute ÷ Σproc per rank over the steps after
-// the first, as the CLI's progress line shows rank 0's, then the mean over the host's ranks).
+// a running AU of the current epoch from the step events, per rank as DLIO's AU over the part of the epoch
+// so far (Σcompute of the steps after the first ÷ the wall time since the first step ended: the waits at
+// the step barrier count, as they do in DLIO's block time), then the mean over the host's ranks.
 #pragma once
 
 #include "engine/engine_observer.h"
@@ -38,7 +39,9 @@ public:
 private:
     struct RankRunning {
         std::uint64_t epoch = 0;
-        double compute = 0, proc = 0;
+        double compute = 0; // Σcompute of the steps after the first seen
+        double since = 0;   // wall time at the end of the first step seen
+        double last = 0;    // wall time at the end of the latest step
     };
     void updateLive(std::size_t host);
 

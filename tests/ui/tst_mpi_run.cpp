@@ -251,16 +251,21 @@ private slots:
         trainio::StepEvent s;
         s.rank = 2;
         s.epoch = 2;
-        s.step = 1; // the first step is left out
+        s.step = 1; // the first step starts the window
         s.compute = 1;
-        s.proc = 10;
+        s.wallTime = 10;
         tally.addStep(s);
         s.step = 2;
         s.compute = 0.9;
-        s.proc = 1;
+        s.wallTime = 11; // 0.1 s of it waiting: AU 90 %
+        tally.addStep(s);
+        s.step = 3;
+        s.compute = 0.5;
+        s.wallTime = 12; // 0.5 s waiting: (0.9 + 0.5) ÷ 2 = 70 %
         tally.addStep(s);
         QCOMPARE(tally.hosts()[1].liveEpoch, std::uint64_t(2));
-        QCOMPARE(tally.hosts()[1].liveAuPercent, 90.0);
+        QCOMPARE(tally.hosts()[1].liveAuPercent, 70.0);
+        QCOMPARE(tally.hosts()[0].liveEpoch, std::uint64_t(0)); // no step of host a's ranks yet
     }
 
     // Host names that are not names (a shell's metacharacters, an option, blanks) never reach mpirun.
