@@ -6,6 +6,7 @@
 #include "data_page.h"
 #include "help_window.h"
 #include "live_plots.h"
+#include "mpi_controls.h"
 #include "plot_export.h"
 #include "quick_start_dialog.h"
 #include "report_export_dialog.h"
@@ -162,6 +163,8 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), s == Severity::Error ? 15000 : 6000);
     });
     connect(workload_, &WorkloadPage::configChanged, this, &MainWindow::syncWorkload);
+    // With the Run page's MPI group on, the run's accelerators are hosts × processes × per-process ones.
+    connect(run_, &RunPage::acceleratorsDerived, workload_, &WorkloadPage::setDerivedAccelerators);
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
     workloadAutosave_ = new QTimer(this);
@@ -187,6 +190,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildMenus();
     sidebar_->setCurrentRow(0);
+    if (run_->mpiControls()->isChecked()) // remembered from the last session
+        workload_->setDerivedAccelerators(true, run_->mpiControls()->totalAccelerators());
     syncWorkload();
     resize(1440, 900);
 }

@@ -1,6 +1,7 @@
 #include "run_controller.h"
 
 #include "engine_bridge.h"
+#include "run_controller_mpi.h"
 #include "checkpoint/checkpoint_plan.h"
 #include "checkpoint/checkpoint_run.h"
 #include "preflight/preflight.h"
@@ -44,6 +45,8 @@ RunController::RunController(QObject* parent) : QObject(parent), bridge_(new Eng
 
 RunController::~RunController() {
     cancel_ = true;
+    cancelRequests_ = 2; // nobody waits for an MPI job's folder any more: kill mpirun
+
     if (worker_.joinable()) worker_.join();
 }
 
@@ -57,6 +60,7 @@ bool RunController::start(const RunRequest& request) {
         return false;
     }
     cancel_ = false;
+    cancelRequests_ = 0;
     invocationCount_ = request.benchmark ? request.runs + request.warmups : 1;
     bridge_->takeSteps();
     const QString dir = QString::fromStdString(request.outputDir.string());
@@ -75,8 +79,9 @@ bool RunController::start(const RunRequest& request) {
             pr.invocations = request.benchmark ? request.runs + request.warmups : 1;
             pr.generateFirst = false; // the window generates only from the Data page
             const bool checkpointOnly = !request.config.workflow.train && request.config.workflow.checkpoint;
-            const PreflightResult checked = checkpointOnly ? checkpointPreflightResult(request.config, request.accelerators)
-                                                           : preflight(request.config, pr);
+            PreflightResult checked = checkpointOnly ? checkpointPreflightResult(request.config, request.accelerators)
+                                                     : preflight(request.config, pr);
+            if (request.mpi) addMpiPreflight(request, checked);
             std::vector<std::string> warnings = checkpointOnly ? std::vector<std::string>{}
                                                                : runWarnings(request.config, request.accelerators);
             warnings.insert(warnings.end(), checked.warnings.begin(), checked.warnings.end());
@@ -98,6 +103,11 @@ bool RunController::start(const RunRequest& request) {
                 drainTimer_.start();
                 emit started(dir);
             }, Qt::QueuedConnection);
+            if (request.mpi) {
+                result = runMpi(request, dir);
+                QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
+                return;
+            }
 
             InvocationOptions io;
             io.accelerators = request.accelerators;
@@ -188,7 +198,10 @@ bool RunController::start(const RunRequest& request) {
     return true;
 }
 
-void RunController::cancel() { cancel_ = true; }
+void RunController::cancel() {
+    cancel_ = true;
+    ++cancelRequests_;
+}
 
 void RunController::postCheckpoint(const checkpoint::CheckpointEvent& e) {
     QMetaObject::invokeMethod(this, [this, e] { emit checkpoint(e); }, Qt::QueuedConnection);

@@ -9,6 +9,7 @@
 #endif
 #include "checkpoint/checkpoint_event.h"
 #include "config/workload_config.h"
+#include "dist/mpi_launch.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
 #include "preflight/preflight.h"
@@ -16,11 +17,13 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -42,6 +45,9 @@ struct RunRequest {
     std::uint64_t warmups = 1;  // benchmark only
     std::shared_ptr<IoBackend> io; // null: POSIX; tests wrap it in a FaultInjectingBackend
     aggregate::Labels labels;      // written beside the results (trainio_labels.json): the system name
+    // Set: the run is `mpirun … trainio-cli run|benchmark …` on these client hosts (docs/mpi.md, "From the
+    // GUI") instead of threads in this process; `accelerators` must then be hosts × P × K. `io` is not used.
+    std::optional<dist::MpiLaunch> mpi;
 };
 
 struct RunFinish {
@@ -65,7 +71,8 @@ public:
     // and nothing is measured; otherwise started() and the run follow. Returns false (and emits
     // finished) when one is already running or the request is unusable (no output folder).
     bool start(const RunRequest& request);
-    // Asks the engine to stop; it stops within a step and keeps what was measured.
+    // Asks the engine to stop; it stops within a step and keeps what was measured. An MPI run gets SIGINT
+    // (every process stops and process 0 writes the folder marked cancelled); a second cancel kills mpirun.
     void cancel();
     // Thread-safe: queues a checkpoint event to the GUI thread, where checkpoint() is emitted. What the
     // run's InvocationOptions::onCheckpoint calls on the rank threads.
@@ -73,6 +80,10 @@ public:
 
     // How many invocations the current run has in total (warm-ups included).
     std::uint64_t invocationCount() const { return invocationCount_; }
+    // The trainio-cli an MPI run starts on every host: $TRAINIO_CLI, else beside this program (or, in the
+    // build tree, ../cli/), else on PATH. Empty when there is none.
+    static QString cliProgram();
+
     // The emulated device the running invocation reads through; null when it uses none or none runs.
     const std::shared_ptr<EmulatedStorageBackend>& storage() const { return storage_; }
 
@@ -94,8 +105,13 @@ signals:
     // A rank started, completed or failed its share of a checkpoint write or read (emitted on this
     // object's thread, in the order the ranks reported).
     void checkpoint(const trainio::checkpoint::CheckpointEvent& e);
+    // An MPI run, before its first step (and again for each invocation of a benchmark): the host of
+    // every rank, hostOfRank[r] for rank r.
+    void hosts(const QStringList& hostOfRank);
 
 private:
+    // The worker's half of an MPI run, after pre-flight: mpirun started, followed and ended.
+    RunFinish runMpi(const RunRequest& request, const QString& dir);
     void drainSteps();
     void onWorkerDone(RunFinish result);
 
@@ -103,6 +119,7 @@ private:
     QTimer drainTimer_;
     std::thread worker_;
     std::atomic<bool> cancel_{false};
+    std::atomic<int> cancelRequests_{0}; // MPI runs: 1 = SIGINT, 2 = SIGKILL
     std::uint64_t invocationCount_ = 0;
     std::shared_ptr<EmulatedStorageBackend> storage_;
 };

@@ -3,7 +3,9 @@
 #include "recent_list.h"
 
 #include "checkpoint_view.h"
+#include "host_table.h"
 #include "live_plots.h"
+#include "mpi_controls.h"
 #include "plot_theme.h"
 #include "preflight_dialog.h"
 #include "storage_controls.h"
@@ -138,6 +140,8 @@ RunPage::RunPage(QWidget* parent)
     progress_->setMaximumWidth(320);
     statusRow->addWidget(progress_);
     layout->addLayout(statusRow);
+    mpi_ = new MpiControls(this);
+    layout->addWidget(mpi_);
     storage_ = new StorageControls(this);
     storage_->setObjectName(QStringLiteral("storageControls"));
     layout->addWidget(storage_);
@@ -155,7 +159,7 @@ RunPage::RunPage(QWidget* parent)
     views_->addTab(checkpoints_, tr("Checkpoints"));
     checkpoints_->setObjectName(QStringLiteral("checkpointView"));
     splitter->addWidget(views_);
-    invocations_ = new QTreeWidget(splitter);
+    invocations_ = new QTreeWidget;
     invocations_->setObjectName(QStringLiteral("invocationList"));
     // Invocations, each with a row per epoch as it ends: its AU and how much of it the page cache served.
     invocations_->setHeaderLabels({tr("Invocation"), tr("Status"), tr("AU %"), tr("From page cache"), tr("Folder")});
@@ -163,7 +167,14 @@ RunPage::RunPage(QWidget* parent)
                                                             "process did not read from storage (/proc/self/io), i.e. "
                                                             "served by the page cache (docs/cache-honesty.md)"));
     invocations_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    splitter->addWidget(invocations_);
+    // Below the plots: the invocations and, for an MPI run, its hosts side by side.
+    auto* lists = new QSplitter(Qt::Horizontal, splitter);
+    lists->addWidget(invocations_);
+    hosts_ = new HostTable(lists);
+    lists->addWidget(hosts_);
+    lists->setStretchFactor(0, 3);
+    lists->setStretchFactor(1, 2);
+    splitter->addWidget(lists);
     splitter->setStretchFactor(0, 5);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
@@ -181,6 +192,11 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
     connect(controller_, &RunController::finished, this, &RunPage::onFinished);
     connect(controller_, &RunController::telemetry, plots_, &LivePlots::addTelemetry);
+    connect(controller_, &RunController::hosts, hosts_, &HostTable::setHosts);
+    connect(mpi_, &MpiControls::changed, this, [this] {
+        emit acceleratorsDerived(mpi_->isChecked(), mpi_->totalAccelerators());
+        if (!outputChosenByUser_ && !isRunning()) output_->setText(suggestedFolder());
+    });
     connect(controller_, &RunController::epochCache, this, &RunPage::onEpochCache);
     connect(controller_, &RunController::checkpoint, this, &RunPage::onCheckpoint);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
@@ -272,7 +288,7 @@ QString RunPage::suggestedFolder() const {
     QString label = QString::fromStdString(config_.model.name);
     if (!config_.accelerator.empty()) label += QLatin1Char('_') + QString::fromStdString(config_.accelerator);
     return QDir(resultsRoot_.isEmpty() ? QDir::homePath() : resultsRoot_)
-        .filePath(QStringLiteral("%1-%2acc-%3").arg(label).arg(accelerators_).arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+        .filePath(QStringLiteral("%1-%2acc-%3").arg(label).arg(runAccelerators()).arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
 QString RunPage::systemName() const { return system_->currentText().trimmed(); }
@@ -305,6 +321,10 @@ void RunPage::rememberSystem(const QString& name) {
     system_->setCurrentText(name);
 }
 
+std::uint64_t RunPage::runAccelerators() const {
+    return mpi_->isChecked() ? mpi_->totalAccelerators() : accelerators_;
+}
+
 bool RunPage::startInvocation() { return start(false); }
 bool RunPage::startBenchmark() { return start(true); }
 
@@ -318,6 +338,15 @@ bool RunPage::start(bool benchmark) {
         emit notify(Severity::Error, tr("Choose an output folder first."));
         return false;
     }
+    std::optional<dist::MpiLaunch> launch;
+    if (mpi_->isChecked()) {
+        QString problem;
+        launch = mpi_->launch(&problem);
+        if (!launch) {
+            emit notify(Severity::Error, tr("MPI (client hosts): %1").arg(problem));
+            return false;
+        }
+    }
     const std::optional<QString> system = systemForRun();
     if (!system) {
         emit notify(Severity::Info, tr("Run not started: no system name given."));
@@ -329,7 +358,8 @@ bool RunPage::start(bool benchmark) {
     req.labels.system = system->toStdString();
     req.config = config_;
     req.outputDir = output_->text().trimmed().toStdString();
-    req.accelerators = accelerators_;
+    req.accelerators = runAccelerators();
+    req.mpi = launch;
     req.semantics = semantics_;
     req.benchmark = benchmark;
     req.runs = static_cast<std::uint64_t>(runs_->value());
@@ -337,7 +367,9 @@ bool RunPage::start(bool benchmark) {
     req.io = io_;
     benchmark_ = benchmark;
     runConfig_ = config_;
-    runAccelerators_ = accelerators_;
+    runAccelerators_ = req.accelerators;
+    runIsMpi_ = launch.has_value();
+    cancelRequests_ = 0;
 
     if (!controller_->start(req)) return false;
     setRunning(true);
@@ -347,6 +379,7 @@ bool RunPage::start(bool benchmark) {
 
 void RunPage::clearView() {
     invocations_->clear();
+    hosts_->clearHosts();
     plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
     epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
     epochs_ = runConfig_.train.epochs;
@@ -375,12 +408,18 @@ void RunPage::clearView() {
 
 void RunPage::cancel() {
     if (!isRunning()) return;
+    const bool again = cancelRequests_++ > 0;
     controller_->cancel();
-    status_->setText(tr("Cancelling — stopping within a step…"));
+    if (runIsMpi_)
+        status_->setText(again ? tr("Cancelling again — killing mpirun (what process 0 has not written is lost)…")
+                               : tr("Cancelling — mpirun stops every process; process 0 writes what was measured…"));
+    else
+        status_->setText(tr("Cancelling — stopping within a step…"));
 }
 
 void RunPage::onSteps(const std::vector<StepEvent>& batch) {
     plots_->addSteps(batch);
+    hosts_->addSteps(batch);
     for (const StepEvent& e : batch) {
         if (e.rank != 0) continue;
         ++stepsDone_;
@@ -405,6 +444,7 @@ void RunPage::onCheckpoint(const checkpoint::CheckpointEvent& e) {
 
 void RunPage::onEpoch(const EpochEvent& e) {
     plots_->addEpoch(e);
+    hosts_->addEpoch(e);
     if (QTreeWidgetItem* item = epochItem(e.epoch)) item->setText(kAuColumn, QString::number(e.auPercent, 'f', 2));
     epochs_ = e.epochs;
     updateStatus();
@@ -508,7 +548,10 @@ void RunPage::onFinished(const RunFinish& r) {
 
 bool RunPage::confirmClose(std::function<void()> closeNow) {
     if (!isRunning()) return true;
-    if (closeWhenStopped_) return false; // already stopping; it closes when the engine has stopped
+    if (closeWhenStopped_) { // already stopping; it closes when the engine has stopped — asked again: stop harder
+        cancel();
+        return false;
+    }
     // Window-modal and asynchronous (open, not exec): the run keeps reporting while the user decides.
     auto* box = new QMessageBox(QMessageBox::Question, tr("A run is in progress"),
                                 tr("Closing TrainIO stops the run. What was measured so far is kept in %1, marked "
@@ -533,6 +576,7 @@ void RunPage::setRunning(bool running) {
     benchButton_->setEnabled(!running && valid_);
     cancelButton_->setEnabled(running);
     output_->setEnabled(!running);
+    mpi_->setEnabled(!running);
 }
 
 } // namespace trainio::ui

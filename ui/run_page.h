@@ -26,7 +26,9 @@ class QTreeWidgetItem;
 namespace trainio::ui {
 
 class CheckpointView;
+class HostTable;
 class LivePlots;
+class MpiControls;
 class StorageControls;
 
 class RunPage final : public QWidget {
@@ -62,6 +64,12 @@ public:
     // The checkpoint's size before starting (real and scaled), empty when the workload does not checkpoint.
     QString checkpointPlanText() const;
     StorageControls* storageControls() const { return storage_; }
+    // The "MPI (client hosts)" group: when on, runs are `mpirun … trainio-cli` on those hosts, with
+    // hosts × processes × accelerators-per-process accelerators; the per-host rows of such a run.
+    MpiControls* mpiControls() const { return mpi_; }
+    HostTable* hostTable() const { return hosts_; }
+    // The accelerators the next run has: the MPI group's total while it is on, else the workload's.
+    std::uint64_t runAccelerators() const;
     bool isRunning() const { return controller_->isRunning(); }
     // The I/O backend of the next runs (null: POSIX). Tests inject faults through it.
     void setIoBackend(std::shared_ptr<IoBackend> io) { io_ = std::move(io); }
@@ -80,6 +88,9 @@ signals:
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
     // A run wrote results (complete or not): the library may import the folder.
     void resultsWritten(const QString& dir);
+    // The MPI group was switched on (derived: the run's accelerators are `total`) or off: the Workload
+    // page's Accelerators field follows it.
+    void acceleratorsDerived(bool derived, quint64 total);
 
 private:
     bool start(bool benchmark);
@@ -115,6 +126,8 @@ private:
     bool benchmark_ = false;                 // what the current (or last) start was
     WorkloadConfig runConfig_;               // the workload the current run was started with
     std::uint64_t runAccelerators_ = 1;
+    bool runIsMpi_ = false;      // the current (or last) run was launched with mpirun
+    int cancelRequests_ = 0;     // of the current run: a second one kills mpirun
 
     RunController* controller_;
     LivePlots* plots_;
@@ -122,6 +135,8 @@ private:
     QTabWidget* views_;
     QLabel* checkpointPlan_;
     StorageControls* storage_;
+    MpiControls* mpi_;
+    HostTable* hosts_;
     QComboBox* system_;
     QLineEdit* output_;
     QSpinBox* runs_;

@@ -6,6 +6,7 @@
 #include "help_window.h"
 #include "quick_start_dialog.h"
 #include "main_window.h"
+#include "mpi_controls.h"
 #include "results_library_loader.h"
 #include "results_page.h"
 #include "results_tree_model.h"
@@ -133,11 +134,34 @@ void ScreenshotTour::benchmark() {
                 save(QStringLiteral("run-dark"));
                 window_->setTheme(MainWindow::Theme::Light);
                 demoConfig_ = window_->workloadPage()->config();
-                storageDemo(0);
+                mpiDemo();
             });
         });
     }, Qt::SingleShotConnection);
     if (!run->startBenchmark()) fail(QStringLiteral("the benchmark did not start"));
+}
+
+// The same workload as an MPI run on this machine (docs/mpi.md, "From the GUI"): 2 processes × 2
+// accelerators under mpirun, every rank's steps on the plots and the host row below them.
+void ScreenshotTour::mpiDemo() {
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    MpiControls* mpi = run->mpiControls();
+    mpi->setChecked(true);
+    mpi->setHostList(QStringLiteral("localhost"));
+    mpi->setProcessesPerHost(2);
+    mpi->setAcceleratorsPerProcess(2);
+    mpi->setOversubscribe(true); // a workstation may have fewer cores than processes
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("results/demo-mpi")));
+    connect(run->controller(), &RunController::finished, this, [this, mpi](const RunFinish& r) {
+        if (!r.complete) return fail(QStringLiteral("the MPI run failed: %1").arg(r.error));
+        QTimer::singleShot(300, this, [this, mpi] {
+            save(QStringLiteral("run-mpi"));
+            mpi->setChecked(false);
+            storageDemo(0);
+        });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the MPI run did not start"));
 }
 
 // The same workload through two emulated devices (docs/storage-demo.md): nvme keeps the accelerators

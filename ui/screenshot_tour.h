@@ -30,6 +30,7 @@ private:
     void showInvalidFields();
     void generate();
     void benchmark();
+    void mpiDemo();
     void storageDemo(int profileIndex);
     void checkpointDemo();
     void preflight();

@@ -65,6 +65,11 @@ const QString kFormPreset = QStringLiteral("workload/form/preset");
 const QString kFormModified = QStringLiteral("workload/form/modified");
 const QString kFormAccelerators = QStringLiteral("workload/accelerators");
 
+QString acceleratorsTip() {
+    return QObject::tr("Emulated accelerators (ranks): each reads its own shard and sleeps its compute time. Accepted: %1")
+        .arg(QString::fromStdString(key_ranges::expectation("accelerators")));
+}
+
 QString errorStyle() { return QStringLiteral("border: 2px solid #c0392b;"); }
 
 } // namespace
@@ -103,8 +108,7 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Accelerators:"), this));
     accelerators_ = new QuantitySpinBox(*key_ranges::find("accelerators"), this);
     accelerators_->setObjectName(QStringLiteral("accelerators"));
-    accelerators_->setToolTip(tr("Emulated accelerators (ranks): each reads its own shard and sleeps its compute time. "
-                                 "Accepted: %1").arg(QString::fromStdString(key_ranges::expectation("accelerators"))));
+    accelerators_->setToolTip(acceleratorsTip());
     accelerators_->setMinimumWidth(70);
     accelerators_->setValue(1);
     editors_.insert(QStringLiteral("accelerators"), accelerators_);
@@ -404,7 +408,23 @@ void WorkloadPage::setModified(bool modified) {
 }
 
 void WorkloadPage::setAccelerators(std::uint64_t n) {
+    if (acceleratorsDerived_) { // the user's value for when MPI is off again
+        ownAccelerators_ = QString::number(n);
+        return;
+    }
     accelerators_->setValue(static_cast<double>(n));
+    revalidate();
+    emit configChanged();
+}
+
+void WorkloadPage::setDerivedAccelerators(bool derived, quint64 total) {
+    if (derived && !acceleratorsDerived_) ownAccelerators_ = accelerators_->text();
+    if (!derived && acceleratorsDerived_) accelerators_->setTypedText(ownAccelerators_);
+    acceleratorsDerived_ = derived;
+    if (derived && total > 0) accelerators_->setValue(static_cast<double>(total));
+    accelerators_->setEnabled(!derived);
+    accelerators_->setToolTip(derived ? tr("Set by the Run page's MPI group: hosts × processes per host × accelerators per process")
+                                      : acceleratorsTip());
     revalidate();
     emit configChanged();
 }
@@ -628,7 +648,7 @@ void WorkloadPage::saveSession(QSettings& s) const {
     s.setValue(kFormFile, currentFile_);
     s.setValue(kFormPreset, presetName_);
     s.setValue(kFormModified, modified_);
-    s.setValue(kFormAccelerators, accelerators_->text());
+    s.setValue(kFormAccelerators, acceleratorsDerived_ ? ownAccelerators_ : accelerators_->text());
 }
 
 bool WorkloadPage::restoreSession(const QSettings& s) {
@@ -653,7 +673,10 @@ bool WorkloadPage::restoreSession(const QSettings& s) {
         if (it != fields.constEnd()) setEditorText(i, it.value().toString());
     }
     updating_ = false;
-    if (s.contains(kFormAccelerators)) accelerators_->setTypedText(s.value(kFormAccelerators).toString());
+    if (s.contains(kFormAccelerators)) {
+        if (acceleratorsDerived_) ownAccelerators_ = s.value(kFormAccelerators).toString(); // shown when MPI is off
+        else accelerators_->setTypedText(s.value(kFormAccelerators).toString());
+    }
     readEditors();
     revalidate();
     setModified(s.value(kFormModified).toBool());

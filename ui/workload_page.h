@@ -51,6 +51,11 @@ public:
     // not as an edit.
     void setConfig(const WorkloadConfig& cfg, const QString& source);
     void setAccelerators(std::uint64_t n);
+    // The Run page's MPI group is on: the accelerators are hosts × processes × accelerators per process,
+    // shown here and not editable (total 0: the group's fields do not form a launch yet; the field keeps
+    // its value). Off: the user's own value comes back.
+    void setDerivedAccelerators(bool derived, quint64 total);
+    bool acceleratorsDerived() const { return acceleratorsDerived_; }
 
     // Editors by DLIO key, for tests and for focusing the field a message names. Numeric keys are
     // QuantitySpinBox; "accelerators" is the accelerator count of the run.
@@ -120,6 +125,8 @@ private:
 
     QComboBox* presetBox_;
     QuantitySpinBox* accelerators_;
+    bool acceleratorsDerived_ = false;
+    QString ownAccelerators_; // the user's value while the MPI group derives the field
     QComboBox* semantics_;
     QuantitySpinBox* clientRam_;
     QLabel* sourceLabel_;

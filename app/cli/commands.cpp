@@ -290,9 +290,11 @@ void printHeadline(const fs::path& dir, const RunOutcome& out) {
 // One invocation into dir; prints its headline.
 RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt,
                         ProgressReporter& progress) {
+    progress.onInvocationStart(dir.string());
     const RunOutcome out = runInvocation(cfg, dir, opt);
     progress.finishLine();
     printHeadline(dir, out);
+    progress.onInvocationDone(dir.string(), toString(out.status), out.metrics.auMean);
     return out;
 }
 
@@ -671,11 +673,15 @@ int runBenchmarkCommand(const Args& args) {
     bo.layout = layout;
     bo.runs = runs;
     bo.warmups = warmups;
-    bo.onInvocationStart = [&](const std::string& label, const fs::path&) { progress.setLabel(label); };
+    bo.onInvocationStart = [&](const std::string& label, const fs::path& d) {
+        progress.setLabel(label);
+        progress.onInvocationStart(d.string());
+    };
     bo.onInvocationDone = [&](const std::string&, const fs::path& d, const RunOutcome& out) {
         progress.finishLine();
         if (!cfg.workflow.train && cfg.workflow.checkpoint) printCheckpointHeadline(d, out);
         else printHeadline(d, out);
+        progress.onInvocationDone(d.string(), toString(out.status), out.metrics.auMean);
     };
     const BenchmarkResult res = runBenchmark(cfg, dir, bo);
     if (!res.complete) return 1;

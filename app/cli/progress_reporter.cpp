@@ -1,8 +1,8 @@
 #include "progress_reporter.h"
 
+#include "engine/live_json.h"
 #include "util/errors.h"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 namespace trainio::cli {
@@ -66,19 +66,12 @@ void ProgressReporter::onPhase(const std::string& phase) {
     phase_ = phase;
     epoch_ = step_ = stepsSeen_ = 0;
     computeSum_ = procSum_ = 0;
-    nlohmann::json j{{"event", "phase"}, {"phase", phase}, {"label", label_}};
-    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    writeJson(live::phaseLine(label_, phase));
 }
 
 void ProgressReporter::onStep(const StepEvent& e) {
     std::lock_guard lock(mutex_);
-    if (live_) {
-        nlohmann::json j{{"event", "step"},      {"label", label_},       {"rank", e.rank},
-                         {"epoch", e.epoch},     {"step", e.step},        {"steps_per_epoch", e.stepsPerEpoch},
-                         {"load", e.load},       {"compute", e.compute},  {"proc", e.proc},
-                         {"time", e.wallTime},   {"queue_depth", e.queueDepth}, {"bytes_read", e.bytesRead}};
-        writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    }
+    if (live_) writeJson(live::stepLine(label_, e));
     if (e.rank != 0) return;
     if (e.epoch != epoch_) {
         epoch_ = e.epoch;
@@ -99,13 +92,7 @@ void ProgressReporter::onStep(const StepEvent& e) {
 
 void ProgressReporter::onEpoch(const EpochEvent& e) {
     std::lock_guard lock(mutex_);
-    if (live_) {
-        nlohmann::json j{{"event", "epoch"},          {"label", label_},           {"epoch", e.epoch},
-                         {"epochs", e.epochs},        {"au_percent", e.auPercent}, {"samples_per_second", e.throughput},
-                         {"MiB_per_second", e.mibPerSecond}, {"rank_au", e.rankAu},
-                         {"rank_samples_per_second", e.rankThroughput}, {"seconds", e.seconds}};
-        writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    }
+    if (live_) writeJson(live::epochLine(label_, e));
     if (quiet_) return;
     if (lineOpen_) {
         std::fputs("\r\033[K", stderr);
@@ -127,11 +114,17 @@ void ProgressReporter::setSilent() {
 
 void ProgressReporter::onHosts(const std::vector<std::string>& hostOfRank) {
     std::lock_guard lock(mutex_);
-    if (!live_) return;
-    nlohmann::json ranks = nlohmann::json::array();
-    for (std::size_t r = 0; r < hostOfRank.size(); ++r) ranks.push_back({{"rank", r}, {"host", hostOfRank[r]}});
-    nlohmann::json j{{"event", "hosts"}, {"label", label_}, {"ranks", ranks}};
-    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (live_) writeJson(live::hostsLine(label_, hostOfRank));
+}
+
+void ProgressReporter::onInvocationStart(const std::string& dir) {
+    std::lock_guard lock(mutex_);
+    writeJson(live::invocationStartedLine(label_, dir));
+}
+
+void ProgressReporter::onInvocationDone(const std::string& dir, const std::string& status, double auPercent) {
+    std::lock_guard lock(mutex_);
+    writeJson(live::invocationFinishedLine(label_, dir, status, auPercent));
 }
 
 void ProgressReporter::onMessage(const std::string& text) {
@@ -142,8 +135,7 @@ void ProgressReporter::onMessage(const std::string& text) {
         lineOpen_ = false;
     }
     std::fprintf(stderr, "%s\n", text.c_str());
-    nlohmann::json j{{"event", "message"}, {"text", text}};
-    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    writeJson(live::messageLine(text));
 }
 
 void ProgressReporter::onGeneration(std::uint64_t filesDone, std::uint64_t filesTotal, std::uint64_t bytesDone,
@@ -158,9 +150,7 @@ void ProgressReporter::onGeneration(std::uint64_t filesDone, std::uint64_t files
                   hms(eta).c_str());
     genLine_ = buf;
     phase_ = "datagen";
-    nlohmann::json j{{"event", "datagen"}, {"files_done", filesDone}, {"files_total", filesTotal},
-                     {"bytes_done", bytesDone}, {"bytes_total", bytesTotal}, {"seconds", seconds}};
-    writeJson(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    writeJson(live::datagenLine(filesDone, filesTotal, bytesDone, bytesTotal, seconds));
 }
 
 void ProgressReporter::tick() {

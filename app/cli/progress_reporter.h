@@ -25,6 +25,10 @@ public:
     void onStep(const StepEvent& e) override;
     void onEpoch(const EpochEvent& e) override;
     void onMessage(const std::string& text) override;
+    // --live-json only: an invocation's folder before it runs, and its status and AU once it is written
+    // (what a front end following the stream needs to list invocations; label: the current setLabel).
+    void onInvocationStart(const std::string& dir);
+    void onInvocationDone(const std::string& dir, const std::string& status, double auPercent);
     // Dataset generation progress.
     void onGeneration(std::uint64_t filesDone, std::uint64_t filesTotal, std::uint64_t bytesDone,
                       std::uint64_t bytesTotal, double seconds);
