@@ -16,6 +16,7 @@
 #endif
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -128,6 +129,13 @@ const aggregate::LibraryNode* benchmarkAt(const aggregate::ResultsLibrary& lib, 
     });
 }
 
+// The library as the GUI loads it: with the per-step records and telemetry the report plots.
+aggregate::ImportOptions withSteps() {
+    aggregate::ImportOptions o;
+    o.stepDigests = true;
+    return o;
+}
+
 QString nameOf(const aggregate::LibraryNode& n) { return QString::fromStdString(n.itemName.empty() ? n.label : n.itemName); }
 
 const char* kTinyConfig = "model:\n  name: tinyreport\nframework: pytorch\nworkflow:\n  generate_data: False\n"
@@ -234,6 +242,44 @@ private slots:
         QVERIFY(pdfPages(pdf) >= 2);
     }
 
+    // The report is built from the library in memory: with the run folders' step records and telemetry
+    // gone after the import, the per-step plots and the telemetry are still in it.
+    void reportReadsNoRunFolder() {
+        // One run with telemetry sampled every 50 ms (16 steps of 30 ms).
+        const fs::path copy = fs::path(work_.path().toStdString()) / "memory";
+        const QString cfg = work_.filePath(QStringLiteral("memory.yaml"));
+        testsupport::writeText(cfg.toStdString(),
+                               QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.03")).toStdString());
+        const auto o = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            QString::fromStdString((copy / "run").string()), QStringLiteral("--quiet"),
+                                            QStringLiteral("++trainio.telemetry_interval_s=0.05")});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        const aggregate::ResultsLibrary lib(aggregate::importResults({copy}, withSteps()));
+        const auto items = ui::reportItems(lib, {});
+        QCOMPARE(items.size(), std::size_t(1));
+        std::vector<fs::path> records;
+        for (const auto& e : fs::directory_iterator(copy / "run")) {
+            const std::string name = e.path().filename().string();
+            if (name.find("_output.json") != std::string::npos || name.find("per_epoch_stats.json") != std::string::npos ||
+                name == "telemetry.json" || name == "telemetry.csv")
+                records.push_back(e.path());
+        }
+        QVERIFY(records.size() >= 3);
+        for (const auto& f : records) QVERIFY(fs::remove(f));
+        const QString pdf = work_.filePath(QStringLiteral("from-memory.pdf"));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, items, {}, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY(text.hasWords(QStringLiteral("Load time per step")));
+        QVERIFY(text.hasWords(QStringLiteral("Accelerator (rank)")));
+        QVERIFY(!text.hasWords(QStringLiteral("not readable")));
+        QVERIFY(text.hasWords(QStringLiteral("Client CPU busy")));
+        // A library imported without them says so instead of reading the folders.
+        const aggregate::ResultsLibrary plain(aggregate::importResults({copy}));
+        QVERIFY2(ui::writeReportPdf(plain, ui::reportItems(plain, {}), {}, pdf, &error), qPrintable(error));
+        QVERIFY(pdfText(pdf).hasWords(QStringLiteral("per-step records were not loaded with the library")));
+    }
+
     void onlySelectedItemsAppear() {
         const aggregate::ResultsLibrary lib(aggregate::importResults({lab_}));
         const auto* bench = benchmarkAt(lib, bench_);
@@ -277,7 +323,7 @@ private slots:
         const fs::path one = root / "results" / "Hammerspace_unet3d_1Client_H100";
         const fs::path five = root / "results" / "Hammerspace_unet3d_5Client_H100";
         const fs::path resnet = root / "results" / "Hammerspace_resnet50_1Client_H100";
-        const aggregate::ResultsLibrary lib(aggregate::importResults({root}));
+        const aggregate::ResultsLibrary lib(aggregate::importResults({root}, withSteps()));
         const auto* a = benchmarkAt(lib, one);
         const auto* b = benchmarkAt(lib, five);
         const auto* c = benchmarkAt(lib, resnet);

@@ -174,7 +174,9 @@ bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QStrin
     }
     aggregate::ImportResult imported;
     try {
-        imported = aggregate::importResults(request.paths);
+        aggregate::ImportOptions options;
+        options.stepDigests = true; // the report's per-step plots
+        imported = aggregate::importResults(request.paths, options);
     } catch (const std::exception& e) {
         setError(error, QStringLiteral("Could not import %1: %2").arg(roots.join(QStringLiteral(", ")), QString::fromUtf8(e.what())));
         return false;
