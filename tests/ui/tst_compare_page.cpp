@@ -17,6 +17,8 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QFile>
 #include <QHeaderView>
@@ -149,6 +151,26 @@ private slots:
         // An item against itself: a difference of 0, within noise.
         show(page, {unet1_, unet1_});
         QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
+    }
+
+    // Issue 9 item 4: MiB/s per accelerator beside samples/s (and Read GiB/s), from the published reports.
+    void mibPerAcceleratorColumn() {
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        QTableWidget* t = page.deltaTable();
+        const int mib = ComparePage::ValueColumn + 3;
+        QVERIFY2(t->horizontalHeaderItem(mib)->text().contains(QStringLiteral("MiB/s\nper accelerator")),
+                 qPrintable(t->horizontalHeaderItem(mib)->text()));
+        QFile report(kJuice + QStringLiteral("/unet3d-2acc/mlperf_storage_report.json"));
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        const double published = QJsonDocument::fromJson(report.readAll()).object()[QStringLiteral("overall")].toObject()
+                                     [QStringLiteral("train_throughput_mean_MB_per_second")].toDouble();
+        QVERIFY(published > 0);
+        const double shown = QLocale().toDouble(t->item(1, mib)->text().section(QStringLiteral(" ± "), 0, 0));
+        QVERIFY2(std::abs(shown - published / 2) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(published / 2)));
+        // Its delta and CI columns follow the other metrics'.
+        QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn + 3)->text().contains(QStringLiteral("Bandwidth")));
+        QVERIFY(t->item(1, ComparePage::CiColumn + 3)->text().startsWith(QLatin1Char('[')));
     }
 
     void plotsNameTheItemsAndExportTheirLabels() {
