@@ -82,7 +82,8 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n');
         QVERIFY(lines[0].startsWith("Cray_C500_4xHDR200_1host  [complete]  —")); // a system: no numbers
-        QVERIFY(r.out.contains("    unet3d_h100 (2 accelerators)  [complete]  AU "));
+        // A benchmark row has the default item name (system · workload · accelerators), not its folder's.
+        QVERIFY2(r.out.contains("    Cray_C500_4xHDR200_1host · unet3d_h100 · 2 accelerators  [complete]  AU "), qPrintable(r.out.left(600)));
         QVERIFY(r.out.contains("      run-1  [complete]  AU "));
         QCOMPARE(testsupport::runCli({"aggregate", q(hpe()), "--tree", "--format", "csv"}).exitCode, 2);
     }

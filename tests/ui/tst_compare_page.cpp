@@ -17,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -171,6 +172,25 @@ private slots:
         // Its delta and CI columns follow the other metrics'.
         QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn + 3)->text().contains(QStringLiteral("Bandwidth")));
         QVERIFY(t->item(1, ComparePage::CiColumn + 3)->text().startsWith(QLatin1Char('[')));
+    }
+
+    // Issue 9 item 5: two workloads MLPerf calls unet3d_h100 (146 MB and 3 MB samples) have names that say
+    // what differs, as in the Results tree; the row of the other one says why it is not comparable.
+    void sameNameWorkloadsAreTellable() {
+        QTemporaryDir dir;
+        QVERIFY(uitest::sameNameTwoWorkloads(dir.path()));
+        const auto lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults({dir.path().toStdString()}));
+        const LibraryNode* big = benchmarkIn(*lib, dir.filePath(QStringLiteral("big/unet3d_h100")));
+        const LibraryNode* small = benchmarkIn(*lib, dir.filePath(QStringLiteral("small/unet3d_h100")));
+        QVERIFY(big && small);
+        ComparePage page;
+        page.setItems(lib, compareItems(*lib, {big, small}));
+        QTableWidget* t = page.deltaTable();
+        QCOMPARE(t->item(0, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 139.8 MiB/sample · 2 accelerators"));
+        QCOMPARE(t->item(1, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 3.0 MiB/sample · 2 accelerators"));
+        const QString why = t->item(1, ComparePage::DeltaColumn)->text();
+        QVERIFY2(why.contains(QStringLiteral("record length")), qPrintable(why));
+        QCOMPARE(page.findChild<QComboBox*>(QStringLiteral("baseline"))->itemText(1), t->item(1, ComparePage::ItemColumn)->text());
     }
 
     void plotsNameTheItemsAndExportTheirLabels() {
