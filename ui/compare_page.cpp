@@ -29,13 +29,20 @@ using aggregate::NodeKind;
 
 namespace {
 
-constexpr int kMetrics = 3; // AU, samples/s, Read GiB/s: CompareRow::metrics' order
+// CompareRow::metrics' order: AU, samples/s, Read GiB/s, MiB/s. The table shows all four; the first three
+// have bars (MiB/s is Read GiB/s × 1024, a bar of its own would repeat it).
+constexpr int kMetrics = 4;
+constexpr int kBarMetrics = 3;
 
 QString metricName(int which) {
-    return which == 0 ? QObject::tr("AU") : which == 1 ? QObject::tr("Throughput") : QObject::tr("Read B/W");
+    return which == 0 ? QObject::tr("AU") : which == 1 ? QObject::tr("Throughput") : which == 2 ? QObject::tr("Read B/W") : QObject::tr("Bandwidth");
 }
 
-int decimalsOf(int which) { return which == 0 ? 2 : which == 1 ? 1 : 3; }
+QString defaultUnit(int which) {
+    return which == 0 ? QStringLiteral("%") : which == 1 ? QObject::tr("samples/s") : which == 2 ? QObject::tr("GiB/s") : QObject::tr("MiB/s");
+}
+
+int decimalsOf(int which) { return which == 0 ? 2 : which == 1 ? 1 : which == 2 ? 3 : 1; }
 
 QString fmt(double v, int decimals) { return std::isfinite(v) ? QLocale().toString(v, 'f', decimals) : QStringLiteral("—"); }
 // "+1.2", "-0.3", and "0.0" for what rounds to zero (never "-0.0").
@@ -108,7 +115,7 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     bar->addSpacing(12);
     perAccelerator_ = new QCheckBox(tr("Per accelerator"), this);
     perAccelerator_->setObjectName(QStringLiteral("perAccelerator"));
-    perAccelerator_->setToolTip(tr("Samples/s and GiB/s divided by each item's accelerator count (AU is never divided). "
+    perAccelerator_->setToolTip(tr("Samples/s, GiB/s and MiB/s divided by each item's accelerator count (AU is never divided). "
                                    "On by default when the items' accelerator counts differ."));
     bar->addWidget(perAccelerator_);
     compareAnyway_ = new QCheckBox(tr("Compare anyway"), this);
@@ -129,7 +136,7 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     auto* plots = new QWidget(vsplit);
     auto* grid = new QGridLayout(plots);
     grid->setContentsMargins(0, 0, 0, 0);
-    for (int i = 0; i < kMetrics; ++i) {
+    for (int i = 0; i < kBarMetrics; ++i) {
         bars_[i] = makePlot(plots);
         bars_[i]->setObjectName(QStringLiteral("compareBars%1").arg(i));
     }
@@ -216,7 +223,7 @@ void ComparePage::recompute() {
 void ComparePage::rebuildPlots() {
     const QPalette pal = palette();
     const int n = static_cast<int>(result_.rows.size());
-    for (int m = 0; m < kMetrics; ++m) {
+    for (int m = 0; m < kBarMetrics; ++m) {
         QCustomPlot* p = bars_[m];
         p->clearPlottables();
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
@@ -247,7 +254,7 @@ void ComparePage::rebuildPlots() {
             }
             top = std::max(top, mean + half);
         }
-        if (unit.isEmpty()) unit = m == 0 ? QStringLiteral("%") : m == 1 ? tr("samples/s") : tr("GiB/s");
+        if (unit.isEmpty()) unit = defaultUnit(m);
         setTitle(p, tr("%1 (%2): mean, error bars 95 % CI").arg(metricName(m), unit));
         p->xAxis->setTicker(ticker);
         p->xAxis->setLabel(tr("item (# as in the legend)"));
@@ -310,7 +317,7 @@ void ComparePage::rebuildTable() {
     QStringList headers{tr("#"), tr("Item"), tr("n")};
     QStringList units;
     for (int m = 0; m < kMetrics; ++m) {
-        QString unit = m == 0 ? QStringLiteral("%") : m == 1 ? tr("samples/s") : tr("GiB/s");
+        QString unit = defaultUnit(m);
         for (const auto& row : result_.rows)
             if (row.metrics.size() > static_cast<std::size_t>(m)) {
                 unit = QString::fromStdString(row.metrics[static_cast<std::size_t>(m)].unit);
@@ -419,7 +426,7 @@ void ComparePage::rebuildTable() {
     QString note = tr("± is the population standard deviation over a benchmark's complete runs (an invocation's epochs). "
                       "Δ CI: the 95 % confidence interval of the difference of means (Welch); \"within noise\" when it contains 0. "
                       "Deltas only between items of the same workload.");
-    if (result_.perAccelerator) note += tr(" Samples/s and GiB/s are per accelerator.");
+    if (result_.perAccelerator) note += tr(" Samples/s, GiB/s and MiB/s are per accelerator.");
     if (!error_.isEmpty()) note = tr("Cannot compare: %1").arg(error_);
     note_->setText(note);
 }

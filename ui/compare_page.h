@@ -28,8 +28,9 @@ namespace trainio::ui {
 class ComparePage final : public QWidget {
     Q_OBJECT
 public:
-    // Table columns: the values, then the deltas (Δ %, Δ CI) per metric (AU, samples/s, Read GiB/s).
-    enum Column { IndexColumn, ItemColumn, CountColumn, ValueColumn, DeltaColumn = ValueColumn + 3, CiColumn = DeltaColumn + 3, ColumnCount = CiColumn + 3 };
+    // Table columns: the values, then the deltas (Δ %), then their 95 % CIs, per metric (AU, samples/s,
+    // Read GiB/s, MiB/s — CompareRow::metrics' order).
+    enum Column { IndexColumn, ItemColumn, CountColumn, ValueColumn, DeltaColumn = ValueColumn + 4, CiColumn = DeltaColumn + 4, ColumnCount = CiColumn + 4 };
 
     explicit ComparePage(QWidget* parent = nullptr);
 

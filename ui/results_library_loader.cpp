@@ -112,7 +112,10 @@ void ResultsLibraryLoader::reload() {
         // importResults never throws for a bad file; anything else (bad_alloc…) becomes an empty library.
         std::shared_ptr<const aggregate::ResultsLibrary> lib;
         try {
-            lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults(roots));
+            // With the per-step records of the complete runs, read here and not when a report is made.
+            aggregate::ImportOptions options;
+            options.stepDigests = true;
+            lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults(roots, options));
         } catch (const std::exception& e) {
             aggregate::ImportResult failed;
             failed.skipped.push_back({roots.empty() ? std::filesystem::path() : roots.front(), e.what()});

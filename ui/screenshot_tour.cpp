@@ -15,6 +15,9 @@
 
 #include "config/config_loader.h"
 #include "aggregate/invocation_record.h"
+#include "aggregate/results_library.h"
+#include "io/fault_injection.h"
+#include "io/io_backend.h"
 
 #include <qcustomplot.h>
 
@@ -31,6 +34,10 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
 
 namespace trainio::ui {
 
@@ -240,10 +247,69 @@ void ScreenshotTour::preflight() {
             save(QStringLiteral("preflight"));
             for (QMessageBox* box : run->findChildren<QMessageBox*>(QStringLiteral("preflightDialog"))) box->close();
             run->setOutputFolder(benchmarkDir_); // the Run page of the later pictures shows the benchmark
-            importResults();
+            moreBenchmarks(0);
         });
     }, Qt::SingleShotConnection);
     if (!run->startInvocation()) fail(QStringLiteral("the pre-flight run did not start"));
+}
+
+// The Results picture (issue 9): one workload of the system under test with several benchmarks side by
+// side — the one above on 2 accelerators, and the same workload on 1 and on 4 — and, below, a run that
+// failed and one the user cancelled, greyed, with their reasons, in no statistic.
+void ScreenshotTour::moreBenchmarks(int index) {
+    static const int accelerators[] = {1, 4};
+    if (index >= static_cast<int>(std::size(accelerators))) return failedRun();
+    window_->workloadPage()->setConfig(demoConfig_, QStringLiteral("preset demo (resized for the screenshots)"));
+    window_->workloadPage()->setAccelerators(static_cast<std::uint64_t>(accelerators[index]));
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("results/demo-benchmark-%1acc").arg(accelerators[index])));
+    run->setBenchmarkShape(3, 1);
+    connect(run->controller(), &RunController::finished, this, [this, index](const RunFinish& r) {
+        if (!r.complete) return fail(QStringLiteral("benchmark %1 failed: %2").arg(index + 2).arg(r.error));
+        QTimer::singleShot(200, this, [this, index] { moreBenchmarks(index + 1); });
+    }, Qt::SingleShotConnection);
+    if (!run->startBenchmark()) fail(QStringLiteral("benchmark %1 did not start").arg(index + 2));
+}
+
+// A run that fails in its second epoch: a read of the dataset returns EIO (fault injection, as
+// docs/reliability.md's TRAINIO_FAULTS does for the CLI), the way a flaky device or mount would.
+void ScreenshotTour::failedRun() {
+    window_->workloadPage()->setAccelerators(2);
+    RunPage* run = window_->runPage();
+    run->setIoBackend(std::make_shared<FaultInjectingBackend>(makePosixBackend(), parseFaultRules("read:EIO:.npz:skip=160:count=1")));
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("results/failed-run")));
+    connect(run->controller(), &RunController::finished, this, [this, run](const RunFinish& r) {
+        run->setIoBackend(nullptr);
+        if (!r.failed()) return fail(QStringLiteral("the run meant to fail did not: %1").arg(r.error));
+        QTimer::singleShot(200, this, [this] { cancelledRun(); });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the failing run did not start"));
+}
+
+// A run the user cancels after its first epoch (the Run page's Cancel); 10 epochs, so that the cancel
+// lands long before its end.
+void ScreenshotTour::cancelledRun() {
+    WorkloadConfig cfg = demoConfig_;
+    cfg.train.epochs = 10;
+    window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo (resized for the screenshots), 10 epochs"));
+    window_->workloadPage()->setAccelerators(2);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("results/cancelled-run")));
+    auto afterFirstEpoch = std::make_shared<QMetaObject::Connection>();
+    *afterFirstEpoch = connect(run->controller(), &RunController::epochFinished, this, [run, afterFirstEpoch](const EpochEvent&) {
+        disconnect(*afterFirstEpoch);
+        run->cancel();
+    });
+    connect(run->controller(), &RunController::finished, this, [this, run, afterFirstEpoch](const RunFinish& r) {
+        disconnect(*afterFirstEpoch);
+        if (!r.cancelled) return fail(QStringLiteral("the run meant to be cancelled ended otherwise: %1").arg(r.error));
+        window_->workloadPage()->setConfig(demoConfig_, QStringLiteral("preset demo (resized for the screenshots)"));
+        window_->workloadPage()->setAccelerators(2);
+        run->setOutputFolder(benchmarkDir_);
+        QTimer::singleShot(200, this, [this] { importResults(); });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the run to cancel did not start"));
 }
 
 void ScreenshotTour::importResults() {
@@ -262,31 +328,30 @@ void ScreenshotTour::importResults() {
         QTreeView* tree = window_->resultsPage()->tree();
         ResultsTreeModel* model = window_->resultsModel();
         tree->collapseAll();
-        // The first published system down to its first benchmark (workload rows carry no numbers), and
-        // every workload of the systems with excluded runs (cancelled, failed) with their items.
+        // The system under test (the tour's own runs), down to its training workload: the benchmarks side
+        // by side with their numbers, the failed and the cancelled run greyed. The workload row is
+        // selected: its details list every item with its verdict or reason and name the best passing one.
         QModelIndex select;
-        for (int s = 0; s < model->rowCount(); ++s) {
+        for (int s = 0; s < model->rowCount() && !select.isValid(); ++s) {
             const QModelIndex sys = model->index(s, 0);
-            const bool excluded = model->data(sys.siblingAtColumn(ResultsTreeModel::StatusColumn), ResultsTreeModel::StatusRole).toInt() !=
-                                  static_cast<int>(aggregate::InvocationStatus::Complete);
-            if (s == 0 || excluded) tree->expand(sys);
-            for (int w = 0; w < model->rowCount(sys) && (s == 0 || excluded); ++w) {
+            if (model->data(sys).toString() != QStringLiteral("workstation-nvme")) continue;
+            tree->expand(sys);
+            for (int w = 0; w < model->rowCount(sys) && !select.isValid(); ++w) {
                 const QModelIndex wl = model->index(w, 0, sys);
-                if (s == 0 && w == 0) tree->expand(wl);
-                if (!excluded) continue;
+                bool benchmarks = false;
+                for (int i = 0; i < model->rowCount(wl); ++i)
+                    benchmarks = benchmarks || model->data(model->index(i, 0, wl), ResultsTreeModel::NodeKindRole).toInt() ==
+                                                   static_cast<int>(aggregate::NodeKind::Benchmark);
+                if (!benchmarks) continue;
                 tree->expand(wl);
-                // A failed invocation: its details give the reason it is excluded.
-                for (int i = 0; i < model->rowCount(wl) && !select.isValid(); ++i) {
-                    const QModelIndex item = model->index(i, 0, wl);
-                    if (model->data(item.siblingAtColumn(ResultsTreeModel::StatusColumn), ResultsTreeModel::StatusRole).toInt() ==
-                        static_cast<int>(aggregate::InvocationStatus::Failed))
-                        select = item;
-                }
+                select = wl;
             }
         }
-        if (!select.isValid()) select = model->index(0, 0, model->index(0, 0));
+        if (!select.isValid()) return fail(QStringLiteral("the tour's own benchmarks are not in the library"));
         tree->setCurrentIndex(select);
-        tree->scrollTo(select);
+        tree->resizeColumnToContents(ResultsTreeModel::NameColumn);
+        tree->setColumnWidth(ResultsTreeModel::NameColumn, std::min(tree->columnWidth(ResultsTreeModel::NameColumn), 430));
+        tree->scrollTo(model->index(0, 0, select.parent()), QAbstractItemView::PositionAtTop);
         QTimer::singleShot(300, this, [this] {
             save(QStringLiteral("results"));
             compare();

@@ -34,6 +34,9 @@ private:
     void storageDemo(int profileIndex);
     void checkpointDemo();
     void preflight();
+    void moreBenchmarks(int index);
+    void failedRun();
+    void cancelledRun();
     void importResults();
     void compare();
     void quickStartAndHelp();

@@ -27,6 +27,8 @@ constexpr MetricSpec kMetrics[] = {
     {"au_mean_percentage", "%", nullptr, &LibraryNode::au, 2},
     {"samples_per_second", "samples/s", "samples/s per accelerator", &LibraryNode::samplesPerSecond, 1},
     {"read_gib_per_second", "GiB/s", "GiB/s per accelerator", &LibraryNode::readGibPerSecond, 3},
+    // Issue 9 item 4: "samples/s and MiB/s per accelerator"; appended, so the first three keep their places.
+    {"mib_per_second", "MiB/s", "MiB/s per accelerator", &LibraryNode::mibPerSecond, 1},
 };
 
 NodeMetric divided(const NodeMetric& m, double by) {
@@ -83,9 +85,9 @@ std::string deltaText(const MetricDelta& d, int precision) {
     return s;
 }
 
-// samples/s span 0.5 (one UNet3D accelerator) to 50,000 (ResNet-50): keep about four significant digits.
+// samples/s span 0.5 (one UNet3D accelerator) to 50,000 (ResNet-50), MiB/s alike: keep about four significant digits.
 int precisionFor(const MetricSpec& spec, double value) {
-    if (std::string(spec.key) != "samples_per_second") return spec.precision;
+    if (std::string(spec.key) != "samples_per_second" && std::string(spec.key) != "mib_per_second") return spec.precision;
     const double a = std::fabs(value);
     return a >= 100.0 ? 1 : a >= 1.0 ? 2 : 3;
 }
@@ -242,7 +244,8 @@ std::string formatTable(const CompareResult& result) {
     for (std::size_t k = 0; k < std::size(kMetrics); ++k) {
         const std::string unit = units ? (*units)[k].unit : kMetrics[k].unit;
         const bool perAcc = unit.find("per accelerator") != std::string::npos;
-        header.push_back(std::string(k == 0 ? "AU %" : k == 1 ? "samples/s" : "Read GiB/s") + (perAcc ? " per acc." : ""));
+        static const char* const names[] = {"AU %", "samples/s", "Read GiB/s", "MiB/s"};
+        header.push_back(std::string(names[k]) + (perAcc ? " per acc." : ""));
         header.push_back("Δ [95 % CI]");
     }
     header.push_back("note");
@@ -272,8 +275,8 @@ std::string formatTable(const CompareResult& result) {
         }
         os << '\n';
     }
-    os << (result.perAccelerator ? "samples/s and GiB/s are per accelerator (AU never is).\n"
-                                 : "samples/s and GiB/s are totals over the item's accelerators.\n");
+    os << (result.perAccelerator ? "samples/s, GiB/s and MiB/s are per accelerator (AU never is).\n"
+                                 : "samples/s, GiB/s and MiB/s are totals over the item's accelerators.\n");
     os << "± is the standard deviation over the item's sample (a benchmark's complete runs, an invocation's epochs); "
           "Δ is item − baseline (in % of the baseline), […] the 95 % CI of the difference (Welch).\n";
     return os.str();

@@ -1,6 +1,7 @@
 // Compare with judgement (docs/aggregation.md, "Comparing"): deltas only between items of the same
 // workload identity; otherwise the row says why not (and "compare anyway" shows values without
-// deltas). Per-accelerator values on request (on by default when accelerator counts differ). The
+// deltas). Per-accelerator values (samples/s, Read GiB/s and MiB/s; AU never) on request (on by default
+// when accelerator counts differ). The
 // difference's 95 % CI is Welch's (unequal variances, Welch–Satterthwaite degrees of freedom) over the
 // items' samples (a benchmark's complete runs; an invocation's epochs); "within noise" when it holds 0.
 // Used by the GUI's Compare page, `trainio-cli compare` and the PDF report.
@@ -30,8 +31,8 @@ struct MetricDelta {
 };
 
 struct CompareMetric {
-    std::string key;   // "au_mean_percentage", "samples_per_second", "read_gib_per_second"
-    std::string unit;  // "%", "samples/s" (or "samples/s per accelerator"), "GiB/s" (or per accelerator)
+    std::string key;   // "au_mean_percentage", "samples_per_second", "read_gib_per_second", "mib_per_second"
+    std::string unit;  // "%", "samples/s" (or "samples/s per accelerator"), "GiB/s", "MiB/s" (or per accelerator)
     NodeMetric value;  // per accelerator when CompareResult::perAccelerator (AU never divided)
     std::optional<MetricDelta> delta; // against the baseline; nullopt when not comparable or the baseline row
 };
@@ -43,7 +44,7 @@ struct CompareRow {
     bool comparable = true;  // same workload identity as the baseline, and both have metrics
     std::string reason;      // why not comparable ("" when comparable)
     bool valuesShown = true; // false for a not-comparable row unless compareAnyway
-    std::vector<CompareMetric> metrics; // au, samples/s, read GiB/s, in that order
+    std::vector<CompareMetric> metrics; // au, samples/s, read GiB/s, MiB/s, in that order
 };
 
 struct CompareResult {

@@ -215,6 +215,37 @@ std::vector<std::string> identityDifferences(const InvocationRecord& a, const In
     return out;
 }
 
+std::string workloadDistinction(const std::string& key, const std::vector<std::string>& keys) {
+    // The identity's fields (workloadFields) in the order a reader scans a name, each as a short phrase.
+    static const std::vector<std::pair<std::string, std::string (*)(const std::string&)>> phrases = {
+        {"benchmark_type", [](const std::string& v) { return v; }},
+        {"checkpoint_size_gib", [](const std::string& v) { return v + " GiB checkpoint"; }},
+        {"format", [](const std::string& v) { return v; }},
+        {"record_length", [](const std::string& v) { return bytesText(v) + "/sample"; }},
+        {"record_length_stdev", [](const std::string& v) { return "sd " + bytesText(v); }},
+        {"samples_per_file", [](const std::string& v) { return v + " samples/file"; }},
+        {"batch_size", [](const std::string& v) { return "batch " + v; }},
+        {"computation_time", [](const std::string& v) { return "compute " + v; }},
+        {"au_threshold_percent", [](const std::string& v) { return "AU " + v + " %"; }},
+        {"model", [](const std::string& v) { return v; }},
+        {"accelerator", [](const std::string& v) { return v; }},
+    };
+    auto mine = split(key);
+    std::vector<std::map<std::string, std::string>> others;
+    for (const auto& k : keys)
+        if (k != key) others.push_back(split(k));
+    std::string out;
+    for (const auto& [field, phrase] : phrases) {
+        const auto value = mine.count(field) ? mine[field] : std::string("?");
+        const bool differs = std::any_of(others.begin(), others.end(), [&](const auto& o) {
+            const auto it = o.find(field);
+            return (it == o.end() ? std::string("?") : it->second) != value;
+        });
+        if (differs) out += (out.empty() ? "" : " · ") + (value == "?" ? field + " unknown" : phrase(value));
+    }
+    return out;
+}
+
 std::string whyNotComparable(const std::string& workloadKeyA, const std::string& workloadKeyB) {
     if (workloadKeyA == workloadKeyB) return {};
     static const std::vector<std::pair<std::string, std::string>> words = {

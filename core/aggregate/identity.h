@@ -44,6 +44,13 @@ Identity identityOf(const InvocationRecord& r);
 // "reader.read_threads: 1 vs 4" (a key missing on one side shows "(unset)").
 std::vector<std::string> identityDifferences(const InvocationRecord& a, const InvocationRecord& b);
 
+// What sets a workload apart from the other workloads that share its MLPerf name (two unet3d_h100 of
+// 146 MB and of 3 MB samples), in words, for default item names (docs/aggregation.md, "Item names"): the
+// fields of the workload identity whose values differ among `keys` (every workload key of that name in
+// the library), as `key` has them, joined by " · " — "139.8 MiB/sample", "batch 4", "compute 0.05",
+// "AU 70 %". "" when no other key of `keys` differs from `key`.
+std::string workloadDistinction(const std::string& key, const std::vector<std::string>& keys);
+
 // Why two workload keys are not comparable, in words ("different model: resnet50 vs unet3d",
 // "different record length: 3 MB vs 146.6 MB"); "" when equal.
 std::string whyNotComparable(const std::string& workloadKeyA, const std::string& workloadKeyB);

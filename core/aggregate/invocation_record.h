@@ -10,6 +10,7 @@
 #include <compare>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +41,30 @@ struct Labels {
     std::string notes;       // free text
     std::string name;        // the item's own name (a benchmark or an invocation); "" = the default name
     std::optional<std::filesystem::path> file; // where they were read from
+};
+
+// A run's per-step records (<rank>_output.json) as the report shows them, kept by the importer on request
+// (ImportOptions::stepDigests) so that nothing is read from the run folder when the report is built: each
+// rank's AU per epoch (DLIO's formula over that rank's steps) and, for the first ranks, load time and AU per
+// step, each series binned to at most a few hundred points (aggregate/result_folder_reader.h).
+struct StepDigest {
+    std::uint64_t excludeStartSteps = 1; // steps left out of each epoch's AU
+    std::size_t binSteps = 1;            // each plotted point is the mean of this many consecutive steps
+    std::size_t rankCount = 0;
+    struct Rank {
+        std::uint64_t rank = 0;
+        std::vector<double> epochAuPercent;        // every rank
+        std::vector<double> loadStep, loadMs;      // step number (bin mean) and load time in ms; empty past the plotted ranks
+        std::vector<double> auStep, auPercent;     // step number and compute ÷ step time in %
+    };
+    std::vector<Rank> ranks;
+};
+
+// A run's telemetry.json as the report plots it (ImportOptions::stepDigests): one value per sample.
+struct TelemetrySeries {
+    double intervalS = 0;        // the requested sampling interval
+    std::string deviceLabel;     // the data device whose reads are summed ("" when none is listed)
+    std::vector<double> timeS, cpuBusyPct, procCpuPct, deviceReadMiBs; // telemetry::TelemetryPoint per row
 };
 
 struct InvocationRecord {
@@ -78,6 +103,8 @@ struct InvocationRecord {
     std::string statusReason;                        // why it is not complete ("" when complete)
     std::filesystem::path canonicalPath;             // the run folder, symlinks resolved (deduplication key)
     std::vector<std::pair<std::string, std::string>> resolved; // every resolved config key ("workload." stripped), sorted by key
+    std::optional<std::filesystem::path> configFile; // the config.yaml the resolved keys come from (nullopt: none read)
+    std::string workloadOverride;                    // overrides.yaml workload=<value> as written ("" when none)
     std::string format;                              // dataset.format ("" when unknown)
     std::optional<double> recordLengthStdevBytes;    // dataset.record_length(_bytes)_stdev
     std::int64_t batchSize = 0;                      // reader.batch_size (0 when unknown)
@@ -119,6 +146,14 @@ struct InvocationRecord {
     std::string metadataAccelerator;      // *_metadata.json "accelerator" (mlpstorage), "" when none
     std::int64_t metadataProcesses = 0;   // *_metadata.json "num_processes"
     std::string systemInfo;               // *_metadata.json system_info, described in one line ("" when none)
+
+    // Per-step records, summarised (ImportOptions::stepDigests; complete measured training invocations of
+    // one host folder): null when not read, when the folder has none, or when they could not be read
+    // (stepsError says why).
+    bool stepsRead = false;                   // the importer looked for them
+    std::shared_ptr<const StepDigest> steps;
+    std::string stepsError;
+    std::shared_ptr<const TelemetrySeries> telemetrySeries; // with stepDigests, when telemetry.json was read
 };
 
 struct WorkloadIdentity {
@@ -171,6 +206,9 @@ struct ImportOptions {
     std::uintmax_t maxFileBytes = 64ull << 20;     // larger summary/config files are skipped
     int maxJsonDepth = 64;                         // deeper JSON is rejected (summary.json nests 3 levels)
     int maxFolderDepth = 32;                       // folders deeper below a root are not searched
+    std::uintmax_t maxStepFileBytes = 256ull << 20; // <rank>_output.json / *_per_epoch_stats.json (long runs: tens of MiB)
+    bool stepDigests = false;                      // read the per-step records of complete runs (InvocationRecord::steps):
+                                                   // the GUI's library and the report ask for them, aggregate/compare do not
 };
 
 struct DuplicatePath {

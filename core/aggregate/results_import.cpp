@@ -2,6 +2,7 @@
 
 #include "aggregate/identity.h"
 #include "aggregate/labels.h"
+#include "aggregate/result_folder_reader.h"
 #include "io/storage_profile.h"
 #include "results/benchmark_manifest.h"
 #include "telemetry/telemetry_table.h"
@@ -53,28 +54,6 @@ std::string unquote(std::string s) {
 bool isWarmupName(const std::string& name) {
     const std::string n = lower(name);
     return n == "warmup" || n == "warm-up" || n == "warm_up";
-}
-
-// Is `p` inside `root`? Both must be canonical.
-bool isWithin(const fs::path& p, const fs::path& root) {
-    auto r = root.begin(), q = p.begin();
-    for (; r != root.end(); ++r, ++q) {
-        if (q == p.end() || *q != *r) return false;
-    }
-    return true;
-}
-
-// A symlink may point anywhere; only follow it when its target stays inside the imported tree. Any
-// component can be the link (a run's configs/ folder linked elsewhere, not just the file), so where
-// the whole path resolves to decides.
-bool safeToRead(const fs::path& file, const fs::path& canonicalRoot, std::string& why) {
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(file, ec);
-    if (ec || !isWithin(target, canonicalRoot)) {
-        why = "symbolic link pointing outside the imported tree; not followed";
-        return false;
-    }
-    return true;
 }
 
 const json* find(const json& obj, const char* key) {
@@ -255,84 +234,12 @@ bool parseSummary(const json& j, HostSummary& s, std::string& why) {
     return true;
 }
 
-using FlatMap = std::map<std::string, std::string>;
-
-struct RunConfig {
-    std::string model, accelerator;
-    std::string workload; // overrides.yaml workload=<value>, as written
-    std::optional<double> recordLength;
-    std::optional<double> auFraction;
-    FlatMap merged; // every resolved key
-    std::vector<std::pair<std::string, std::string>> overrides; // overrides.yaml, "workload." stripped
-    std::vector<std::string> notes;
-};
-
-
-RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canonicalRoot, const ImportOptions& opt) {
-    RunConfig rc;
-    FlatMap merged;
-    auto readIfSafe = [&](const fs::path& file) -> std::optional<std::string> {
-        std::error_code ec;
-        if (!fs::is_regular_file(file, ec)) return std::nullopt;
-        std::string why;
-        if (!safeToRead(file, canonicalRoot, why)) {
-            rc.notes.push_back(file.string() + ": " + why);
-            return std::nullopt;
-        }
-        auto text = readBoundedFile(file, opt.maxFileBytes, why);
-        if (!text) rc.notes.push_back(file.string() + ": " + why);
-        return text;
-    };
-    // Hydra's config.yaml is the composed configuration (overrides already applied); overrides.yaml is
-    // where MLPerf's generator reads the workload name, so it wins for model and accelerator.
-    for (const auto& dir : dirs) {
-        const auto file = findRunConfigFile(dir, "config.yaml");
-        if (!file) continue;
-        if (auto text = readIfSafe(*file)) {
-            for (auto& [k, v] : readFlatYaml(*text)) merged[k] = v;
-            break;
-        }
-    }
-    std::string workload;
-    for (const auto& dir : dirs) {
-        const auto file = findRunConfigFile(dir, "overrides.yaml");
-        if (!file) continue;
-        if (auto text = readIfSafe(*file)) {
-            for (auto& [k, v] : readOverrides(*text)) {
-                if (k == "=workload") {
-                    workload = v;
-                } else {
-                    merged[k] = v;
-                    rc.overrides.emplace_back(k, v);
-                }
-            }
-            break;
-        }
-    }
-    rc.workload = workload;
-    if (!workload.empty()) {
-        // MLPerf's rule: workload=<model>_<accelerator>, split at '_'.
-        const auto us = workload.find('_');
-        rc.model = workload.substr(0, us);
-        if (us != std::string::npos) rc.accelerator = workload.substr(us + 1, workload.find('_', us + 1) - us - 1);
-    }
-    if (rc.model.empty()) {
-        if (auto it = merged.find("model"); it != merged.end()) rc.model = it->second;
-        else if (auto it2 = merged.find("model.name"); it2 != merged.end()) rc.model = it2->second;
-    }
-    for (const char* key : {"dataset.record_length_bytes", "dataset.record_length"}) {
-        if (auto it = merged.find(key); it != merged.end()) {
-            if (auto d = parseFiniteNumber(it->second); d && *d > 0) {
-                rc.recordLength = d;
-                break;
-            }
-        }
-    }
-    if (auto it = merged.find("metric.au"); it != merged.end()) {
-        if (auto d = parseFiniteNumber(it->second); d && *d > 0 && *d <= 1) rc.auFraction = d;
-    }
-    rc.merged = std::move(merged);
-    return rc;
+ReadBounds boundsOf(const ImportOptions& options) {
+    ReadBounds b;
+    b.maxFileBytes = options.maxFileBytes;
+    b.maxStepFileBytes = options.maxStepFileBytes;
+    b.maxJsonDepth = options.maxJsonDepth;
+    return b;
 }
 
 // The AU lines of the MLPerf Storage workloads, used only when no config names one: v1.0 (unet3d and
@@ -584,9 +491,9 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
     }
 }
 
-// telemetry.json (docs/telemetry.md), read within the import's bounds and kept as its summary only: the
-// table of a long run is large and nothing after the import needs its rows. After readTrainioIo, whose
-// data device picks the read-rate column.
+// telemetry.json (docs/telemetry.md), read within the import's bounds and kept as its summary (the table of
+// a long run is large), with ImportOptions::stepDigests also as the four series the report plots
+// (InvocationRecord::telemetrySeries). After readTrainioIo, whose data device picks the read-rate column.
 void readTelemetry(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
     const fs::path file = dir / "telemetry.json";
     std::error_code ec;
@@ -599,7 +506,23 @@ void readTelemetry(const fs::path& dir, const fs::path& canonicalRoot, const Imp
         return;
     }
     try {
-        r.telemetry = telemetry::summarize(telemetry::parseTelemetryJson(*text, file.string()), r.dataDevice, r.dataParentDisk);
+        const telemetry::TelemetryTable table = telemetry::parseTelemetryJson(*text, file.string());
+        r.telemetry = telemetry::summarize(table, r.dataDevice, r.dataParentDisk);
+        if (options.stepDigests && !table.rows.empty()) {
+            // The report's telemetry plots, kept with the per-step records (nothing is read when it is made).
+            auto series = std::make_shared<TelemetrySeries>();
+            const telemetry::PointReader reader(table, r.dataDevice, r.dataParentDisk);
+            series->intervalS = table.intervalS;
+            series->deviceLabel = reader.deviceLabel();
+            for (const auto& row : table.rows) {
+                const telemetry::TelemetryPoint p = reader.point(row);
+                series->timeS.push_back(p.timeS);
+                series->cpuBusyPct.push_back(p.cpuBusyPct);
+                series->procCpuPct.push_back(p.procCpuPct);
+                series->deviceReadMiBs.push_back(p.deviceReadMiBs);
+            }
+            r.telemetrySeries = std::move(series);
+        }
     } catch (const InputError& e) {
         r.notes.push_back(std::string(e.what()) + " (telemetry not shown)");
     }
@@ -971,6 +894,9 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         fs::path groupDir;
         std::string importRootName;
         fs::path root;
+        fs::path canonicalRoot;
+        RunConfig config;       // for the step records (ImportOptions::stepDigests)
+        bool oneHostFolder = true; // the run's summary.json is in the run folder itself
         GroupKind kind = GroupKind::Folder;
         std::size_t plannedRuns = 0;
         std::string manifestStatus, manifestReason;
@@ -1044,7 +970,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         }
         std::vector<fs::path> configDirs{first.file.parent_path()};
         if (runDir != first.file.parent_path()) configDirs.push_back(runDir);
-        RunConfig rc = readRunConfig(configDirs, pr.canonicalRoot, options);
+        RunConfig rc = readRunConfig(configDirs, pr.canonicalRoot, boundsOf(options));
         r.model = rc.model;
         r.accelerator = rc.accelerator;
         readMetadata(runDir, pr.canonicalRoot, options, r);
@@ -1062,7 +988,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         }
         r.recordLengthBytes = rc.recordLength;
         r.overrides = rc.overrides;
-        for (auto& n : rc.notes) r.notes.push_back(std::move(n));
+        for (const auto& n : rc.notes) r.notes.push_back(n);
         if (r.model.empty()) r.notes.push_back("no configs/overrides.yaml or config.yaml names the workload");
         if (rc.auFraction) {
             r.auThresholdPercent = *rc.auFraction * 100.0;
@@ -1073,6 +999,8 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
                                   " threshold for " + r.model;
         }
         r.resolved.assign(rc.merged.begin(), rc.merged.end());
+        r.configFile = rc.configFile;
+        r.workloadOverride = rc.workload;
         auto cfgValue = [&](std::initializer_list<const char*> keys) -> std::string {
             for (const char* k : keys)
                 if (auto it = rc.merged.find(k); it != rc.merged.end()) return it->second;
@@ -1122,6 +1050,9 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         RunPlace rp;
         rp.importRootName = pr.importRootName;
         rp.root = pr.root;
+        rp.canonicalRoot = pr.canonicalRoot;
+        rp.oneHostFolder = pr.hosts.size() == 1 && first.file.parent_path() == runDir;
+        if (options.stepDigests) rp.config = std::move(rc);
         if (place) {
             r.manifest = place->benchmarkDir / kBenchmarkManifestName;
             r.warmup = place->warmup;
@@ -1263,6 +1194,25 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         } else if (!g.excluded.empty()) {
             g.status = InvocationStatus::Incomplete;
             g.statusReason = std::to_string(g.excluded.size()) + " measured run(s) not complete, excluded: " + why;
+        }
+    }
+    // The per-step records of every complete measured run, summarised for the report, when asked for: read
+    // here (the GUI imports in a worker thread), so that the report never reads a run folder itself.
+    if (options.stepDigests) {
+        for (const auto& g : result.groups) {
+            if (g.type != BenchmarkType::Training) continue;
+            for (std::size_t i : g.runs) {
+                InvocationRecord& r = result.runs[i];
+                const RunPlace& rp = places[i];
+                r.stepsRead = true;
+                if (!rp.oneHostFolder || !hasStepRecords(r.path)) continue;
+                try {
+                    r.steps = std::make_shared<const StepDigest>(
+                        digestStepRecords(readStepRecords(r.path, rp.canonicalRoot, boundsOf(options), &rp.config)));
+                } catch (const std::exception& e) { // InputError naming the file; a folder that cannot be listed
+                    r.stepsError = e.what();
+                }
+            }
         }
     }
     // Runs of one folder that are not one benchmark: say what differs, never average them.

@@ -1,5 +1,7 @@
 #include "aggregate/results_library.h"
 
+#include "aggregate/identity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -120,18 +122,19 @@ std::string verdict(const LibraryNode& n) {
     return "fail (" + std::to_string(n.badge.violations) + (n.badge.violations == 1 ? " check)" : " checks)");
 }
 
+// A benchmark's folder as its name's last resort: "bench/runs" for TrainIO's and MLPerf's runs/ folders.
+std::string folderLabel(const fs::path& p) {
+    std::string label = p.filename().string();
+    if (label == "runs" && p.has_parent_path()) label = p.parent_path().filename().string() + "/runs";
+    return label;
+}
+
 // "4 accelerators: AU 95.10 %, 2.312 GiB/s, pass" — one item of a workload, its headline numbers.
-// `named` adds the item's label, for benchmarks that share an accelerator count.
-std::string itemSummary(const LibraryNode& n, bool named = false) {
+// `name` (its own name or its folder) is added for benchmarks that share an accelerator count.
+std::string itemSummary(const LibraryNode& n, const std::string& name = {}) {
     std::string line = acceleratorsText(n.accelerators);
     if (n.kind == NodeKind::Invocation) line += " (run once, " + n.label + ")";
-    else if (named) {
-        std::string label = n.label; // without the default label's own "(N accelerators)"
-        const std::string suffix = " (" + acceleratorsText(n.accelerators) + ")";
-        if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
-            label.resize(label.size() - suffix.size());
-        line += " (" + label + ")";
-    }
+    else if (!name.empty()) line += " (" + name + ")";
     if (!n.hasMetrics) return line + ": no complete run, " + verdict(n);
     if (n.type == BenchmarkType::Checkpointing) {
         auto phase = [](const char* what, const NodeMetric& bw, const NodeMetric& s) {
@@ -241,7 +244,37 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
 
     // An invocation: DLIO's headline numbers (the mean over epochs it computed), the spread and the
     // sample over its epochs. Not complete → shown with its reason and no metrics.
-    auto addInvocation = [&](LibraryNode& parent, std::size_t ri, const std::string& system) -> LibraryNode& {
+    // Default names (docs/aggregation.md, "Item names"): "system · workload · N accelerators", the workload
+    // named by its MLPerf name plus, where other workload identities share that name in the library, what
+    // sets it apart (workloadDistinction: "2.9 MiB/sample"); benchmarks that would still share a name add
+    // their folder. Every view (tree, compare, report) shows these names.
+    std::map<std::string, std::vector<std::string>> keysByName;
+    auto groupKey = [&](const RunGroup& g) { return workloadKeyOf(g.identity.workloadKey, g.identity.model, g.identity.accelerator); };
+    for (const RunGroup& g : imported_.groups) {
+        auto& keys = keysByName[workloadName(g.identity.model, g.identity.accelerator)];
+        if (std::find(keys.begin(), keys.end(), groupKey(g)) == keys.end()) keys.push_back(groupKey(g));
+    }
+    auto distinction = [&](const RunGroup& g) {
+        return workloadDistinction(groupKey(g), keysByName[workloadName(g.identity.model, g.identity.accelerator)]);
+    };
+    auto workloadDefaultName = [&](const RunGroup& g) {
+        const std::string d = distinction(g);
+        return workloadName(g.identity.model, g.identity.accelerator) + (d.empty() ? "" : " · " + d);
+    };
+    std::vector<std::string> benchmarkNames(imported_.groups.size());
+    std::map<std::string, std::size_t> nameCount;
+    for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi) {
+        const RunGroup& g = imported_.groups[gi];
+        benchmarkNames[gi] = g.system + " · " + workloadDefaultName(g) + " · " + acceleratorsText(g.identity.accelerators);
+        if (g.kind != GroupKind::Single) ++nameCount[benchmarkNames[gi]];
+    }
+    for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi)
+        if (imported_.groups[gi].kind != GroupKind::Single && nameCount[benchmarkNames[gi]] > 1)
+            benchmarkNames[gi] += " (" + folderLabel(imported_.groups[gi].path) + ")";
+    std::map<const LibraryNode*, std::string> summaryNames; // benchmarks: own name, else folder
+
+    // `base`: the name of what the invocation belongs to ("system · workload · N accelerators").
+    auto addInvocation = [&](LibraryNode& parent, std::size_t ri, const std::string& base) -> LibraryNode& {
         const InvocationRecord& r = imported_.runs[ri];
         LibraryNode& inv = child(parent, NodeKind::Invocation, r.warmup ? r.runName + " (warm-up)" : r.runName);
         inv.path = r.path;
@@ -258,10 +291,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.notes = r.labels.notes;
         inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache, &inv.cacheServed);
         inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
-        inv.itemName = !r.labels.name.empty()
-                           ? r.labels.name
-                           : system + " · " + workloadName(r.model, r.accelerator) + " · " + acceleratorsText(r.accelerators) +
-                                 " · " + r.runName;
+        inv.itemName = !r.labels.name.empty() ? r.labels.name : base + " · " + r.runName;
         const double mibPerSample = r.samplesPerSecond > 0 ? r.mbPerSecond / r.samplesPerSecond : NAN;
         std::vector<double> epochMib;
         for (std::size_t e = 0; e < std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()); ++e) {
@@ -348,27 +378,32 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                                         : workloadName(g.identity.model, g.identity.accelerator);
         LibraryNode*& work = workloads[{g.system, wlKey}];
         if (!work) {
-            work = &child(*sys, NodeKind::Workload, wlTitle);
+            // The title names format and record size; add what else sets this workload apart from another
+            // of the same name ("batch 4"), so that no two workload rows read alike.
+            std::string title = wlTitle;
+            const std::string d = distinction(g);
+            std::size_t from = 0;
+            while (from < d.size()) {
+                const std::size_t to = std::min(d.find(" · ", from), d.size());
+                const std::string part = d.substr(from, to - from);
+                if (title.find(part) == std::string::npos) title += " · " + part;
+                from = to + 3;
+            }
+            work = &child(*sys, NodeKind::Workload, title);
             work->workloadKey = wlKey;
             work->workloadTitle = wlTitle;
-            work->itemName = g.system + " · " + wlTitle;
+            work->itemName = g.system + " · " + title;
         }
 
         // A run-once invocation stays a single item: no benchmark node above it.
         if (g.kind == GroupKind::Single && first) {
             const std::size_t ri = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
-            addInvocation(*work, ri, g.system);
+            addInvocation(*work, ri, g.system + " · " + workloadDefaultName(g) + " · " + acceleratorsText(imported_.runs[ri].accelerators));
             continue;
         }
 
-        const std::string name = workloadName(g.identity.model, g.identity.accelerator);
-        std::string label = g.labels.name;
-        if (label.empty()) {
-            label = g.path.filename().string();
-            if (label == "runs" && g.path.has_parent_path()) label = g.path.parent_path().filename().string() + "/runs";
-            label += " (" + acceleratorsText(g.identity.accelerators) + ")";
-        }
-        LibraryNode& bench = child(*work, NodeKind::Benchmark, label);
+        LibraryNode& bench = child(*work, NodeKind::Benchmark, !g.labels.name.empty() ? g.labels.name : benchmarkNames[gi]);
+        summaryNames[&bench] = !g.labels.name.empty() ? g.labels.name : folderLabel(g.path);
         bench.path = g.path;
         bench.group = gi;
         bench.checks = agg.checks;
@@ -379,18 +414,17 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.statusReason = g.statusReason;
         bench.description = g.labels.description;
         bench.notes = g.labels.notes;
-        bench.itemName = !g.labels.name.empty() ? g.labels.name
-                                                : g.system + " · " + name + " · " + acceleratorsText(g.identity.accelerators);
+        bench.itemName = bench.label;
 
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
         bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
-        for (std::size_t ri : g.warmups) addInvocation(bench, ri, g.system);
+        for (std::size_t ri : g.warmups) addInvocation(bench, ri, benchmarkNames[gi]);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
         std::vector<std::size_t> measured = g.runs;
         measured.insert(measured.end(), g.excluded.begin(), g.excluded.end());
         std::stable_sort(measured.begin(), measured.end(),
                          [&](std::size_t a, std::size_t b) { return imported_.runs[a].runName < imported_.runs[b].runName; });
-        for (std::size_t ri : measured) addInvocation(bench, ri, g.system);
+        for (std::size_t ri : measured) addInvocation(bench, ri, benchmarkNames[gi]);
 
         // The benchmark's numbers are exactly the group aggregate over its complete runs (MLPerf's
         // mean of means and population stdev).
@@ -437,11 +471,11 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                 const bool shared = std::count_if(work->children.begin(), work->children.end(), [&](const auto& o) {
                                         return o->kind == NodeKind::Benchmark && o->accelerators == c->accelerators;
                                     }) > 1;
-                work->summary.push_back(itemSummary(*c, shared));
+                work->summary.push_back(itemSummary(*c, shared ? summaryNames[c.get()] : std::string()));
             }
             const bool anyBenchmark = std::any_of(work->children.begin(), work->children.end(),
                                                   [](const auto& c) { return c->kind == NodeKind::Benchmark; });
-            const std::string line = work->bestPassing ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing], true)
+            const std::string line = work->bestPassing ? work->label + " — best passing " + itemSummary(*work->children[*work->bestPassing], summaryNames[work->children[*work->bestPassing].get()])
                                      : anyBenchmark    ? work->label + " — none passes"
                                                        : work->label + " — no benchmark, run-once invocations only";
             sys->summary.push_back(line);

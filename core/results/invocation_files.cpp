@@ -1,6 +1,6 @@
 #include "results/invocation_files.h"
 
-#include "aggregate/results_import.h"
+#include "aggregate/result_folder_reader.h"
 #include "config/config_loader.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
@@ -379,176 +379,14 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     }
 }
 
-namespace {
-
-// Step records of long runs are tens of MiB; far larger is not a result file, and is refused unread.
-constexpr std::uintmax_t kMaxResultFileBytes = 256ull << 20;
-constexpr int kMaxResultJsonDepth = 64; // <rank>_output.json nests 5 levels
-
-// The folder is the user's, but a file linked out of it is not part of the result: refuse it as the
-// importer does (core/aggregate), rather than read whatever it points at.
-void requireInside(const fs::path& file, const fs::path& dir) {
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(file, ec);
-    const fs::path root = fs::weakly_canonical(dir, ec);
-    auto r = root.begin(), t = target.begin();
-    for (; r != root.end(); ++r, ++t)
-        if (t == target.end() || *t != *r)
-            throw InputError(file.string() + ": symbolic link pointing outside " + dir.string() + "; not followed");
-}
-
-std::string readResultFile(const fs::path& p, const fs::path& dir) {
-    requireInside(p, dir);
-    std::string why;
-    auto text = aggregate::readBoundedFile(p, kMaxResultFileBytes, why);
-    if (!text) throw InputError(p.string() + ": " + why);
-    return std::move(*text);
-}
-
-nlohmann::json readJsonFile(const fs::path& p, const fs::path& dir) {
-    std::string why;
-    // parseBoundedJson refuses deep nesting before nlohmann recurses into it.
-    auto j = aggregate::parseBoundedJson(readResultFile(p, dir), kMaxResultJsonDepth, why);
-    if (!j) throw InputError(p.string() + ": " + why);
-    return std::move(*j);
-}
-
-// Epoch, block and rank numbers in keys and file names: std::stoull would throw std::out_of_range or
-// invalid_argument ("99999999999999999999", "blockx") — a crash of `metrics`, not the InputError that
-// names the file (found by fuzz_results).
-std::uint64_t keyNumber(const std::string& digits, const fs::path& file, const std::string& what) {
-    std::uint64_t v = 0;
-    const char* end = digits.data() + digits.size();
-    const auto [p, ec] = std::from_chars(digits.data(), end, v);
-    if (digits.empty() || ec != std::errc() || p != end)
-        throw InputError(file.string() + ": " + what + " '" + digits + "': expected a whole number below 2^64");
-    return v;
-}
-
-double jsonTimestamp(const nlohmann::json& obj, const char* key, const fs::path& file, const std::string& where) {
-    if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string())
-        throw InputError(file.string() + ": " + where + "." + key + ": expected a timestamp string");
-    double t = 0;
-    if (!parseIsoTimestamp(obj[key].get<std::string>(), t))
-        throw InputError(file.string() + ": " + where + "." + key + " = '" + obj[key].get<std::string>() +
-                         "': expected YYYY-MM-DDTHH:MM:SS.ffffff");
-    return t;
-}
-
-std::vector<double> numberList(const nlohmann::json& j, const fs::path& file, const std::string& where) {
-    if (!j.is_array()) throw InputError(file.string() + ": " + where + ": expected a list of seconds");
-    std::vector<double> v;
-    v.reserve(j.size());
-    for (const auto& x : j) {
-        if (!x.is_number()) throw InputError(file.string() + ": " + where + ": expected numbers only");
-        v.push_back(x.get<double>());
-    }
-    return v;
-}
-
-} // namespace
-
 InvocationData readInvocationFolder(const fs::path& dir) {
+    // The importer's reader (core/aggregate/result_folder_reader.h): the same config parser, bounds and
+    // link rule; the tree being read is the folder itself.
     if (!fs::is_directory(dir)) throw InputError(dir.string() + ": not a folder");
-    InvocationData d;
-    // Rank output files: <rank>_output.json, ranks 0..R-1 without gaps.
-    std::map<std::uint64_t, fs::path> outputs;
-    static const std::regex outRe("^([0-9]+)_output\\.json$");
-    for (const auto& entry : fs::directory_iterator(dir)) {
-        std::smatch m;
-        const std::string name = entry.path().filename().string();
-        if (std::regex_match(name, m, outRe)) outputs[keyNumber(m[1].str(), entry.path(), "rank")] = entry.path();
-    }
-    if (outputs.empty())
-        throw InputError(dir.string() + ": no <rank>_output.json files: expected DLIO's per-step records");
-    for (std::uint64_t r = 0; r < outputs.size(); ++r)
-        if (!outputs.count(r)) throw InputError(dir.string() + ": " + std::to_string(r) + "_output.json is missing");
-
-    const fs::path summaryPath = dir / "summary.json";
-    if (fs::exists(summaryPath)) d.summary = readJsonFile(summaryPath, dir);
-
-    // Configuration: batch size, record length, threshold, dataset size (for the expected steps).
-    // The same config files the importer reads (configs/, .hydra/, dlio_config/).
-    const auto found = aggregate::findRunConfigFile(dir, "config.yaml");
-    if (!found)
-        throw InputError(dir.string() + ": no configs/config.yaml, .hydra/config.yaml or dlio_config/config.yaml: "
-                                        "expected the run's configuration (batch size, record length)");
-    const fs::path cfgPath = *found;
-    const LoadedConfig lc = loadWorkloadConfigFromString(readResultFile(cfgPath, dir), cfgPath.string());
-    const WorkloadConfig& cfg = lc.config;
-    d.batchSize = cfg.reader.batchSize;
-    d.recordLength = cfg.dataset.recordLength;
-    d.auThreshold = cfg.metric.au;
-    d.excludeStartSteps = cfg.metric.excludeStartSteps;
-    d.excludeEndSteps = cfg.metric.excludeEndSteps;
-    const std::uint64_t R = outputs.size();
-    d.expectedSteps = cfg.dataset.numSamplesPerFile * cfg.dataset.numFilesTrain / cfg.reader.batchSize / R;
-    if (cfg.train.totalTrainingSteps > 0) d.expectedSteps = cfg.train.totalTrainingSteps;
-    if (const fs::path meta = dir / "trainio_run.json"; fs::exists(meta)) {
-        const nlohmann::json m = readJsonFile(meta, dir);
-        if (m.contains("steps_per_epoch") && m["steps_per_epoch"].is_number_unsigned())
-            d.expectedSteps = m["steps_per_epoch"].get<std::uint64_t>();
-    }
-
-    const fs::path legacyStats = dir / "per_epoch_stats.json";
-    for (std::uint64_t r = 0; r < R; ++r) {
-        const fs::path outPath = outputs[r];
-        fs::path statsPath = dir / (std::to_string(r) + "_per_epoch_stats.json");
-        if (!fs::exists(statsPath)) statsPath = legacyStats;
-        if (!fs::exists(statsPath))
-            throw InputError(dir.string() + ": " + std::to_string(r) +
-                             "_per_epoch_stats.json is missing: expected the block start/end times");
-        const nlohmann::json out = readJsonFile(outPath, dir);
-        const nlohmann::json stats = readJsonFile(statsPath, dir);
-        if (!out.is_object()) throw InputError(outPath.string() + ": expected a JSON object");
-        RankRecord rank;
-        rank.rank = r;
-        std::vector<std::uint64_t> epochs;
-        for (const auto& [key, value] : out.items()) {
-            if (key.empty() || !std::all_of(key.begin(), key.end(), ::isdigit)) continue;
-            epochs.push_back(keyNumber(key, outPath, "epoch key"));
-        }
-        std::sort(epochs.begin(), epochs.end());
-        for (std::uint64_t e : epochs) {
-            const std::string ek = std::to_string(e);
-            const nlohmann::json& eo = out[ek];
-            if (!stats.contains(ek))
-                throw InputError(statsPath.string() + ": epoch " + ek + " is missing (it is in " +
-                                 outPath.filename().string() + ")");
-            const nlohmann::json& es = stats[ek];
-            EpochRecord ep;
-            ep.epoch = e;
-            ep.start = jsonTimestamp(es, "start", statsPath, ek);
-            ep.end = es.contains("end") ? jsonTimestamp(es, "end", statsPath, ek) : ep.start;
-            ep.complete = es.contains("end");
-            if (!eo.is_object() || !eo.contains("proc") || !eo["proc"].is_object())
-                throw InputError(outPath.string() + ": epoch " + ek + ": expected load/proc/compute lists per block");
-            for (const auto& [bkey, procList] : eo["proc"].items()) {
-                if (bkey.rfind("block", 0) != 0) continue;
-                BlockRecord b;
-                b.block = bkey.size() == 5 ? 1 : keyNumber(bkey.substr(5), outPath, "block key " + ek + "." + bkey);
-                const std::string where = ek + "." + bkey;
-                b.proc = numberList(procList, outPath, where + ".proc");
-                b.compute = numberList(eo.value("compute", nlohmann::json::object()).value(bkey, nlohmann::json()),
-                                       outPath, where + ".compute");
-                b.load = numberList(eo.value("load", nlohmann::json::object()).value(bkey, nlohmann::json()),
-                                    outPath, where + ".load");
-                if (!es.contains(bkey))
-                    throw InputError(statsPath.string() + ": " + ek + "." + bkey + " is missing: expected its start/end");
-                b.start = jsonTimestamp(es[bkey], "start", statsPath, where);
-                b.end = jsonTimestamp(es[bkey], "end", statsPath, where);
-                ep.blocks.push_back(std::move(b));
-            }
-            std::sort(ep.blocks.begin(), ep.blocks.end(),
-                      [](const BlockRecord& a, const BlockRecord& b) { return a.block < b.block; });
-            rank.epochs.push_back(std::move(ep));
-        }
-        d.ranks.push_back(std::move(rank));
-    }
-    // An incomplete TrainIO run marks its last epoch incomplete through the step count.
-    for (auto& r : d.ranks)
-        for (auto& e : r.epochs) e.complete = e.complete && e.steps() == d.expectedSteps;
-    return d;
+    std::error_code ec;
+    fs::path root = fs::weakly_canonical(dir, ec);
+    if (ec) root = fs::absolute(dir);
+    return aggregate::readStepRecords(dir, root, aggregate::ReadBounds{});
 }
 
 } // namespace trainio

@@ -82,7 +82,8 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n');
         QVERIFY(lines[0].startsWith("Cray_C500_4xHDR200_1host  [complete]  —")); // a system: no numbers
-        QVERIFY(r.out.contains("    unet3d_h100 (2 accelerators)  [complete]  AU "));
+        // A benchmark row has the default item name (system · workload · accelerators), not its folder's.
+        QVERIFY2(r.out.contains("    Cray_C500_4xHDR200_1host · unet3d_h100 · 2 accelerators  [complete]  AU "), qPrintable(r.out.left(600)));
         QVERIFY(r.out.contains("      run-1  [complete]  AU "));
         QCOMPARE(testsupport::runCli({"aggregate", q(hpe()), "--tree", "--format", "csv"}).exitCode, 2);
     }
@@ -107,6 +108,15 @@ private slots:
         const double delta = out["rows"][1]["delta"]["samples_per_second"]["absolute"];
         QVERIFY2(std::fabs(delta - (sps3 / 3 - sps1 / 2)) < 1e-9 * sps1, std::to_string(delta).c_str());
         QVERIFY(out["rows"][1]["delta"]["samples_per_second"]["ci95_low"].is_number());
+        // MiB/s per accelerator beside samples/s (the published report's MB/s are MiB/s): 2 and 3 accelerators.
+        const double mib1 = published(one)["train_throughput_mean_MB_per_second"];
+        const double mib3 = published(three)["train_throughput_mean_MB_per_second"];
+        const json& mibValue = out["rows"][1]["values"]["mib_per_second"];
+        QVERIFY2(std::fabs(mibValue["value"].get<double>() - mib3 / 3) < 1e-9 * mib3, mibValue.dump().c_str());
+        QCOMPARE(mibValue["unit"].get<std::string>(), std::string("MiB/s per accelerator"));
+        const double mibDelta = out["rows"][1]["delta"]["mib_per_second"]["absolute"];
+        QVERIFY2(std::fabs(mibDelta - (mib3 / 3 - mib1 / 2)) < 1e-9 * mib1, std::to_string(mibDelta).c_str());
+        QVERIFY(out["rows"][0]["values"].contains("read_gib_per_second")); // the GiB/s key stays
         QCOMPARE(out["rows"][2]["comparable"].get<bool>(), false);
         QVERIFY(out["rows"][2]["delta"].is_null());
         QVERIFY(!out["rows"][2]["reason"].get<std::string>().empty());
@@ -133,6 +143,9 @@ private slots:
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("baseline"));
         QVERIFY(table.out.contains("· run-3"));
+        const auto perAcc = testsupport::runCli({"compare", q(one), q(three)});
+        QCOMPARE(perAcc.exitCode, 0);
+        QVERIFY2(perAcc.out.contains("Read GiB/s per acc.") && perAcc.out.contains("MiB/s per acc."), qPrintable(perAcc.out));
     }
 
     void compareRefusesAmbiguousOrEmptyPaths() {

@@ -2,6 +2,7 @@
 // ("Columns"), the CSV header exactly the CSV columns in order, and the JSON keys present.
 #include "testsupport.h"
 
+#include "aggregate/compare.h"
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 
@@ -25,6 +26,32 @@ private slots:
             QVERIFY2(!c.description.empty(), c.key.c_str());
             QVERIFY2(c.table || c.csv || c.json, c.key.c_str());
             QVERIFY2(section.find("| `" + c.key + "` |") != std::string::npos, c.key.c_str());
+        }
+    }
+
+    // Every metric compare() gives a row (the keys of `trainio-cli compare`'s JSON) is documented under
+    // "Compare columns", with its per-accelerator unit.
+    void compareColumnsDocumented() {
+        const std::string doc = testsupport::readText(testsupport::fixtures() / ".." / ".." / "docs" / "aggregation.md");
+        const auto at = doc.find("### Compare columns");
+        QVERIFY(at != std::string::npos);
+        const std::string section = doc.substr(at, doc.find("\n## ", at + 1) - at);
+        LibraryNode a, b;
+        for (LibraryNode* n : {&a, &b}) {
+            n->kind = NodeKind::Benchmark;
+            n->hasMetrics = true;
+            n->workloadKey = "wl";
+        }
+        a.accelerators = 1;
+        b.accelerators = 2;
+        const CompareResult r = compare({&a, &b}, CompareOptions{});
+        QVERIFY(r.perAccelerator);
+        QCOMPARE(r.rows[0].metrics.size(), std::size_t(4));
+        for (const auto& m : r.rows[0].metrics) {
+            const auto row = section.find("| `" + m.key + "` |");
+            QVERIFY2(row != std::string::npos, m.key.c_str());
+            const std::string line = section.substr(row, section.find('\n', row) - row);
+            if (m.key != "au_mean_percentage") QVERIFY2(line.find(m.unit) != std::string::npos, (m.key + ": " + m.unit).c_str());
         }
     }
 

@@ -154,12 +154,23 @@ private slots:
         QCOMPARE(r.rows[1].metrics[1].unit, std::string("samples/s per accelerator"));
         QCOMPARE(r.rows[1].metrics[0].unit, std::string("%"));
         QVERIFY(near(r.rows[1].metrics[1].delta->absolute, 55.0 - 52.5, 1e-12));
+        // MiB/s per accelerator too (issue 9 item 4: "samples/s and MiB/s per accelerator"), after the
+        // three metrics that were there before: 8.0 and 9.6 GiB/s are 8192 and 9830.4 MiB/s, ÷ 8.
+        QCOMPARE(r.rows[1].metrics.size(), std::size_t(4));
+        QCOMPARE(r.rows[1].metrics[3].key, std::string("mib_per_second"));
+        QCOMPARE(r.rows[1].metrics[3].unit, std::string("MiB/s per accelerator"));
+        QVERIFY(near(r.rows[1].metrics[3].value.mean, (8192.0 + 9830.4) / 2 / 8, 1e-9));
+        QVERIFY(near(r.rows[1].metrics[3].value.values[1], 9830.4 / 8, 1e-9));
+        QVERIFY(near(r.rows[1].metrics[3].delta->absolute, (8192.0 + 9830.4) / 2 / 8 - (2048.0 + 2252.8) / 2 / 2, 1e-9));
+        QVERIFY(near(r.rows[0].metrics[3].value.mean, (2048.0 + 2252.8) / 2 / 2, 1e-9));
         // Asked for totals: no division.
         CompareOptions totals;
         totals.perAccelerator = false;
         r = compare({&two, &eight}, totals);
         QCOMPARE(r.perAccelerator, false);
         QCOMPARE(r.rows[1].metrics[1].value.mean, 440.0);
+        QVERIFY(near(r.rows[1].metrics[3].value.mean, (8192.0 + 9830.4) / 2, 1e-9));
+        QCOMPARE(r.rows[1].metrics[3].unit, std::string("MiB/s"));
         // Equal counts: totals by default, per accelerator on request.
         const LibraryNode eight2 = item("eight2", "wl", 8, {80, 82}, {400, 480}, {8.0, 9.6});
         QCOMPARE(compare({&eight, &eight2}, CompareOptions{}).perAccelerator, false);
@@ -198,11 +209,19 @@ private slots:
         QVERIFY(j["rows"][2]["delta"].is_null());
         QVERIFY(j["rows"][2]["values"].is_null());
         QVERIFY(!j["rows"][2]["reason"].get<std::string>().empty());
+        // The new key beside the old ones, which keep their names.
+        for (const char* key : {"au_mean_percentage", "samples_per_second", "read_gib_per_second", "mib_per_second"}) {
+            QVERIFY2(j["rows"][0]["values"].contains(key), key);
+            QVERIFY2(j["rows"][0]["delta"].contains(key), key);
+        }
+        QVERIFY(near(j["rows"][0]["values"]["mib_per_second"]["value"].get<double>(), 0.75 * 1024, 1e-9));
+        QCOMPARE(j["rows"][0]["values"]["mib_per_second"]["unit"].get<std::string>(), std::string("MiB/s"));
 
         const std::string table = formatTable(r);
         QVERIFY2(table.find("not comparable: ") != std::string::npos, table.c_str());
         QVERIFY2(table.find("baseline") != std::string::npos, table.c_str());
         QVERIFY2(table.find("within noise") != std::string::npos, table.c_str());
+        QVERIFY2(table.find("Read GiB/s  ") != std::string::npos && table.find("MiB/s  ") != std::string::npos, table.c_str());
         QCOMPARE(std::count(table.begin(), table.end(), '\n'), 1 + 3 + 2); // header, rows, two legend lines
     }
 };

@@ -10,10 +10,16 @@
 #include "results/benchmark_manifest.h"
 #include "util/errors.h"
 
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <csignal>
 
 using namespace trainio::aggregate;
 namespace fs = std::filesystem;
@@ -38,6 +44,27 @@ const RunGroup* groupAt(const ImportResult& r, const fs::path& path) {
     for (const auto& g : r.groups)
         if (g.path == path) return &g;
     return nullptr;
+}
+
+nlohmann::json readJson(const fs::path& p) { return nlohmann::json::parse(testsupport::readText(p)); }
+
+// metric.<key> of a summary.json, read here rather than by the importer.
+double summaryMetric(const fs::path& run, const char* key) { return readJson(run / "summary.json")["metric"][key].get<double>(); }
+
+std::string runNames(const ImportResult& r, const std::vector<std::size_t>& runs) {
+    std::vector<std::string> names;
+    for (std::size_t i : runs) names.push_back(r.runs[i].runName);
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+    return out;
+}
+
+// "run1,run2 / run3": every group's complete runs, then its excluded runs, groups joined by " | ".
+std::string groupsOf(const ImportResult& r) {
+    std::string out;
+    for (const auto& g : r.groups) out += (out.empty() ? "" : " | ") + runNames(r, g.runs) + " / " + runNames(r, g.excluded);
+    return out;
 }
 
 InvocationRecord record(std::vector<std::pair<std::string, std::string>> resolved) {
@@ -158,6 +185,144 @@ private slots:
         QVERIFY2(why.find("record length") != std::string::npos && why.find("1.0 MiB") != std::string::npos &&
                      why.find("64.0 KiB") != std::string::npos,
                  why.c_str());
+    }
+
+    // Issue 9, item 1: O_DIRECT is part of the benchmark identity. Runs TrainIO wrote into one runs/
+    // folder (the layout of an imported tree), alike but for reader.odirect (resp. trainio.io_engine),
+    // are two benchmarks, each saying what differs — never one averaged over page-cache and direct reads.
+    void odirectRunsInOneFolderAreTwoBenchmarks() {
+        const fs::path runs = root_ / "odirect" / "runs";
+        cli({"run", "--config", q(cfg_), "--output", q(runs / "run-1"), "--quiet"});
+        cli({"run", "--config", q(cfg_), "--output", q(runs / "run-2"), "--quiet"});
+        cli({"run", "--config", q(cfg_), "--output", q(runs / "run-3"), "--quiet", "++workload.reader.odirect=True"});
+        cli({"run", "--config", q(cfg_), "--output", q(runs / "run-4"), "--quiet", "++workload.trainio.io_engine=odirect"});
+        const ImportResult r = importResults({root_ / "odirect"});
+        QCOMPARE(r.runs.size(), std::size_t(4));
+        std::vector<std::string> groups;
+        for (const auto& g : r.groups) {
+            QCOMPARE(g.path, runs);
+            QCOMPARE(int(g.kind), int(GroupKind::Folder));
+            groups.push_back(runNames(r, g.runs));
+        }
+        std::sort(groups.begin(), groups.end());
+        // The page-cache runs together, each O_DIRECT run apart from them (run-3 and run-4 also differ
+        // from each other: reader.odirect is set in one only).
+        QCOMPARE(groups, (std::vector<std::string>{"run-1,run-2", "run-3", "run-4"}));
+        for (const auto& g : r.groups) {
+            if (runNames(r, g.runs) != "run-3") continue;
+            const bool named = std::any_of(g.differences.begin(), g.differences.end(), [](const std::string& d) {
+                return d.find("odirect") != std::string::npos;
+            });
+            QVERIFY2(named, g.differences.empty() ? "no differences listed" : g.differences.front().c_str());
+        }
+        // The library shows them as three benchmarks of one workload (the workload identity does not
+        // hold how the bytes are read).
+        const ResultsLibrary lib(importResults({root_ / "odirect"}));
+        QCOMPARE(lib.nodes(NodeKind::Benchmark).size(), std::size_t(3));
+        QCOMPARE(lib.nodes(NodeKind::Workload).size(), std::size_t(1));
+    }
+
+    // Issue 9, item 3: an invocation that measured fewer epochs than train.epochs asked for is
+    // incomplete, shown with its reason and in no statistic. DLIO's own folders (no trainio_run.json):
+    // the fixture run (3 epochs configured) three times in one runs/ folder, the third cut to 2 epochs.
+    void fewerEpochsThanConfiguredIsIncompleteAndExcluded() {
+        const fs::path runs = root_ / "epochs" / "runs";
+        const fs::path src = testsupport::fixtures() / "dlio-runs" / "unet3d_256_np1";
+        fs::create_directories(runs);
+        for (const char* run : {"run1", "run2", "run3"}) {
+            fs::copy(src, runs / run, fs::copy_options::recursive);
+            for (const auto& e : fs::recursive_directory_iterator(runs / run)) // fixtures are read-only
+                fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+        }
+        // run2 measured a little faster, so that the mean is not any one run's value.
+        nlohmann::json s2 = readJson(runs / "run2" / "summary.json");
+        s2["metric"]["train_au_mean_percentage"] = 93.5;
+        s2["metric"]["train_throughput_mean_samples_per_second"] = 80.25;
+        s2["metric"]["train_io_mean_MB_per_second"] = 802.5;
+        testsupport::writeText(runs / "run2" / "summary.json", s2.dump(4));
+        nlohmann::json s3 = readJson(runs / "run3" / "summary.json");
+        QCOMPARE(s3["metric"]["train_au_percentage"].size(), std::size_t(3)); // what the config asks for
+        for (const char* key : {"train_au_percentage", "train_throughput_samples_per_second"}) s3["metric"][key].erase(2);
+        s3["epochs"] = 2;
+        testsupport::writeText(runs / "run3" / "summary.json", s3.dump(4));
+
+        const ImportResult r = importResults({root_ / "epochs"});
+        QCOMPARE(groupsOf(r), std::string("run1,run2 / run3"));
+        const RunGroup& g = r.groups[0];
+        const InvocationRecord& cut = r.runs[g.excluded[0]];
+        QCOMPARE(int(cut.status), int(InvocationStatus::Incomplete));
+        QVERIFY2(cut.statusReason.find("2 of 3") != std::string::npos, cut.statusReason.c_str());
+        QCOMPARE(int(g.status), int(InvocationStatus::Incomplete));
+
+        const ResultsLibrary lib(importResults({root_ / "epochs"}));
+        const auto benches = lib.nodes(NodeKind::Benchmark);
+        QCOMPARE(benches.size(), std::size_t(1));
+        const LibraryNode& b = *benches[0];
+        QCOMPARE(b.au.n, std::size_t(2));
+        const double au = (summaryMetric(runs / "run1", "train_au_mean_percentage") + 93.5) / 2;
+        QVERIFY2(std::fabs(b.au.mean - au) < 1e-9, std::to_string(b.au.mean).c_str());
+        const double mib = (summaryMetric(runs / "run1", "train_io_mean_MB_per_second") + 802.5) / 2;
+        QVERIFY(std::fabs(b.mibPerSecond.mean - mib) < 1e-9 * mib);
+        const auto excluded = std::count_if(b.children.begin(), b.children.end(), [](const auto& c) {
+            return c->excluded && c->status == InvocationStatus::Incomplete && !c->hasMetrics && c->label == "run3";
+        });
+        QCOMPARE(excluded, 1);
+    }
+
+    // Issue 9, item 3: a run TrainIO itself wrote and the user cancelled (the real CLI, SIGINT after its
+    // first epoch) imports as cancelled, is shown with its reason and enters no statistic of the runs
+    // folder it shares with two complete runs.
+    void runCancelledBySigintIsShownAndExcluded() {
+        const fs::path runs = root_ / "cancel" / "runs";
+        // 8 steps of 0.05 s per epoch, 5 epochs: the signal after the first epoch lands mid-run.
+        const fs::path yaml = root_ / "slow.yaml";
+        std::string text = workload(root_ / "data", 65536);
+        const std::string fast = "epochs: 2, computation_time: 0.001";
+        QVERIFY(text.find(fast) != std::string::npos);
+        text.replace(text.find(fast), fast.size(), "epochs: 5, computation_time: 0.05");
+        testsupport::writeText(yaml, text);
+        cli({"run", "--config", q(yaml), "--output", q(runs / "run-1"), "--quiet"});
+        cli({"run", "--config", q(yaml), "--output", q(runs / "run-2"), "--quiet"});
+        const fs::path live = root_ / "cancel-live.jsonl";
+        QProcess p;
+        p.start(QStringLiteral(TRAINIO_CLI), {"run", "--config", q(yaml), "--output", q(runs / "run-3"), "--live-json", q(live), "--quiet"});
+        QVERIFY(p.waitForStarted());
+        auto epochs = [&] {
+            QFile f(q(live));
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).count(QStringLiteral("\"event\":\"epoch\"")) : 0;
+        };
+        QElapsedTimer t;
+        t.start();
+        while (epochs() < 1 && p.state() != QProcess::NotRunning && t.elapsed() < 60000) p.waitForFinished(10);
+        QVERIFY2(p.state() != QProcess::NotRunning, "the run ended before it could be interrupted");
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        QCOMPARE(readJson(runs / "run-3" / "trainio_run.json")["status"].get<std::string>(), std::string("cancelled"));
+
+        const ImportResult r = importResults({root_ / "cancel"});
+        QCOMPARE(groupsOf(r), std::string("run-1,run-2 / run-3"));
+        const InvocationRecord& cancelled = r.runs[r.groups[0].excluded[0]];
+        QCOMPARE(statusName(cancelled.status), std::string("cancelled"));
+        QVERIFY2(cancelled.statusReason.find("cancelled by the user") != std::string::npos, cancelled.statusReason.c_str());
+
+        const ResultsLibrary lib(importResults({root_ / "cancel"}));
+        const auto benches = lib.nodes(NodeKind::Benchmark);
+        QCOMPARE(benches.size(), std::size_t(1));
+        const LibraryNode& b = *benches[0];
+        QCOMPARE(b.au.n, std::size_t(2));
+        QCOMPARE(b.samplesPerSecond.values.size(), std::size_t(2));
+        const double sps = (summaryMetric(runs / "run-1", "train_throughput_mean_samples_per_second") +
+                            summaryMetric(runs / "run-2", "train_throughput_mean_samples_per_second")) / 2;
+        QVERIFY2(std::fabs(b.samplesPerSecond.mean - sps) < 1e-9 * sps, std::to_string(b.samplesPerSecond.mean).c_str());
+        const LibraryNode* shown = nullptr;
+        for (const auto& c : b.children)
+            if (c->label == "run-3") shown = c.get();
+        QVERIFY(shown);
+        QVERIFY(shown->excluded && !shown->hasMetrics);
+        QCOMPARE(shown->status, InvocationStatus::Cancelled);
+        QCOMPARE(b.status, InvocationStatus::Incomplete);
+        QVERIFY2(b.statusReason.find("run-3 cancelled") != std::string::npos, b.statusReason.c_str());
     }
 
     // One invocation reached twice (the same tree twice, under another spelling, through a symlink) counts once.

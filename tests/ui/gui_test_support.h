@@ -108,4 +108,27 @@ inline InvocationDetails invocationDetails(const QString& folder) {
     return out;
 }
 
+// Two benchmarks of one system "lab" that MLPerf would both call unet3d_h100 (2 accelerators each): the
+// published HPE Cray_C500_4xHDR200_1host runs (record_length 146600628 bytes in their config.yaml) in
+// root/big/unet3d_h100, and a copy whose configs say 3 MiB samples (3145728 bytes) in root/small/unet3d_h100.
+// Two workload identities under one name; false on any failure.
+inline bool sameNameTwoWorkloads(const QString& root) {
+    const QString published = QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0/Closed/HPE/results/Cray_C500_4xHDR200_1host/unet3d_h100");
+    const QString big = QDir(root).filePath(QStringLiteral("big/unet3d_h100"));
+    const QString small = QDir(root).filePath(QStringLiteral("small/unet3d_h100"));
+    if (!copyTree(published, big) || !copyTree(published, small)) return false;
+    QDirIterator it(small, {QStringLiteral("config.yaml")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        f.setPermissions(f.permissions() | QFileDevice::WriteOwner);
+        if (!f.open(QIODevice::ReadWrite)) return false;
+        QByteArray text = f.readAll();
+        if (!text.contains("record_length: 146600628")) return false;
+        text.replace("record_length: 146600628", "record_length: 3145728");
+        if (!f.resize(0) || f.write(text) != text.size()) return false;
+    }
+    QFile labels(QDir(root).filePath(QStringLiteral("trainio_labels.json")));
+    return labels.open(QIODevice::WriteOnly) && labels.write("{\"system\": \"lab\"}") > 0;
+}
+
 } // namespace uitest

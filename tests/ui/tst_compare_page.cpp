@@ -17,6 +17,9 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QFile>
 #include <QHeaderView>
@@ -149,6 +152,45 @@ private slots:
         // An item against itself: a difference of 0, within noise.
         show(page, {unet1_, unet1_});
         QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
+    }
+
+    // Issue 9 item 4: MiB/s per accelerator beside samples/s (and Read GiB/s), from the published reports.
+    void mibPerAcceleratorColumn() {
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        QTableWidget* t = page.deltaTable();
+        const int mib = ComparePage::ValueColumn + 3;
+        QVERIFY2(t->horizontalHeaderItem(mib)->text().contains(QStringLiteral("MiB/s\nper accelerator")),
+                 qPrintable(t->horizontalHeaderItem(mib)->text()));
+        QFile report(kJuice + QStringLiteral("/unet3d-2acc/mlperf_storage_report.json"));
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        const double published = QJsonDocument::fromJson(report.readAll()).object()[QStringLiteral("overall")].toObject()
+                                     [QStringLiteral("train_throughput_mean_MB_per_second")].toDouble();
+        QVERIFY(published > 0);
+        const double shown = QLocale().toDouble(t->item(1, mib)->text().section(QStringLiteral(" ± "), 0, 0));
+        QVERIFY2(std::abs(shown - published / 2) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(published / 2)));
+        // Its delta and CI columns follow the other metrics'.
+        QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn + 3)->text().contains(QStringLiteral("Bandwidth")));
+        QVERIFY(t->item(1, ComparePage::CiColumn + 3)->text().startsWith(QLatin1Char('[')));
+    }
+
+    // Issue 9 item 5: two workloads MLPerf calls unet3d_h100 (146 MB and 3 MB samples) have names that say
+    // what differs, as in the Results tree; the row of the other one says why it is not comparable.
+    void sameNameWorkloadsAreTellable() {
+        QTemporaryDir dir;
+        QVERIFY(uitest::sameNameTwoWorkloads(dir.path()));
+        const auto lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults({dir.path().toStdString()}));
+        const LibraryNode* big = benchmarkIn(*lib, dir.filePath(QStringLiteral("big/unet3d_h100")));
+        const LibraryNode* small = benchmarkIn(*lib, dir.filePath(QStringLiteral("small/unet3d_h100")));
+        QVERIFY(big && small);
+        ComparePage page;
+        page.setItems(lib, compareItems(*lib, {big, small}));
+        QTableWidget* t = page.deltaTable();
+        QCOMPARE(t->item(0, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 139.8 MiB/sample · 2 accelerators"));
+        QCOMPARE(t->item(1, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 3.0 MiB/sample · 2 accelerators"));
+        const QString why = t->item(1, ComparePage::DeltaColumn)->text();
+        QVERIFY2(why.contains(QStringLiteral("record length")), qPrintable(why));
+        QCOMPARE(page.findChild<QComboBox*>(QStringLiteral("baseline"))->itemText(1), t->item(1, ComparePage::ItemColumn)->text());
     }
 
     void plotsNameTheItemsAndExportTheirLabels() {

@@ -15,10 +15,13 @@
 #include "report/report_writer.h"
 #include "results/benchmark_runner.h"
 
+#include <qcustomplot.h>
+
 #include <nlohmann/json.hpp>
 #endif
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -131,6 +134,13 @@ const aggregate::LibraryNode* benchmarkAt(const aggregate::ResultsLibrary& lib, 
     });
 }
 
+// The library as the GUI loads it: with the per-step records and telemetry the report plots.
+aggregate::ImportOptions withSteps() {
+    aggregate::ImportOptions o;
+    o.stepDigests = true;
+    return o;
+}
+
 QString nameOf(const aggregate::LibraryNode& n) { return QString::fromStdString(n.itemName.empty() ? n.label : n.itemName); }
 
 const char* kTinyConfig = "model:\n  name: tinyreport\nframework: pytorch\nworkflow:\n  generate_data: False\n"
@@ -237,6 +247,147 @@ private slots:
         QVERIFY(pdfPages(pdf) >= 2);
     }
 
+    // The real program, as a user runs it headless: `trainio --report PATH --output F.pdf --title T
+    // --subtitle S --notes FILE` (the GUI binary; it picks the offscreen platform itself).
+    void realProgramWritesTheReportHeadless() {
+        const QString notesFile = work_.filePath(QStringLiteral("binary-notes.txt"));
+        testsupport::writeText(notesFile.toStdString(), "Handed to Müller GmbH after the firmware update.\n");
+        const QString pdf = work_.filePath(QStringLiteral("binary/report.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QProcess p;
+        p.start(QStringLiteral(TRAINIO_GUI),
+                {QStringLiteral("--report"), QString::fromStdString(lab_.string()), QStringLiteral("--output"), pdf,
+                 QStringLiteral("--title"), QStringLiteral("Qualification of lab NVMe"), QStringLiteral("--subtitle"),
+                 QStringLiteral("UNet3D-like tiny workload, 2 runs"), QStringLiteral("--notes"), notesFile});
+        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        QVERIFY(p.waitForFinished(300000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 0, qPrintable(err));
+        QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()).trimmed(), QFileInfo(pdf).absoluteFilePath());
+        const PdfText text = pdfText(pdf);
+        QVERIFY(!text.spaced.isEmpty());
+        QVERIFY(text.hasIdentifier(kSystem));
+        // Title, subtitle, notes, the system's description, Read GiB/s, and the per-step plots that come
+        // with the library the program imported.
+        for (const QString& words : {QStringLiteral("Qualification of lab NVMe"), QStringLiteral("UNet3D-like tiny workload, 2 runs"),
+                                     QStringLiteral("Handed to Müller GmbH after the firmware update."), kDescription,
+                                     QStringLiteral("GiB/s"), QStringLiteral("Load time per step")})
+            QVERIFY2(text.hasWords(words), qPrintable(words));
+        // A notes file that is not text: refused, exit 2, nothing written.
+        const QString bad = work_.filePath(QStringLiteral("binary-notes.bin"));
+        testsupport::writeText(bad.toStdString(), std::string("\x00\x01binary", 8));
+        const QString never = work_.filePath(QStringLiteral("binary/never.pdf"));
+        p.start(QStringLiteral(TRAINIO_GUI), {QStringLiteral("--report"), QString::fromStdString(lab_.string()),
+                                               QStringLiteral("--output"), never, QStringLiteral("--notes"), bad});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(!QFileInfo::exists(never));
+    }
+
+    // Every figure of a report as it is drawn on its page: bar value axes start at zero (two published
+    // benchmarks whose AU differ by a fraction of a percent once made an axis of 18.50–18.58), and every
+    // legend, with its entries at their full width, lies inside its figure (no "pass thresholc").
+    void barAxesFromZeroAndNoLegendClipped() {
+        const fs::path juice = testsupport::fixtures() / "mlperf-storage-v1.0" / "Closed" / "Juicedata" / "results" /
+                               "JuiceFS-cloud-nvme-distributed-cache";
+        const aggregate::ResultsLibrary lib(aggregate::importResults({lab_, juice / "unet3d-1acc", juice / "unet3d-2acc"}, withSteps()));
+        const auto* one = benchmarkAt(lib, juice / "unet3d-1acc");
+        const auto* two = benchmarkAt(lib, juice / "unet3d-2acc");
+        const auto* bench = benchmarkAt(lib, bench_);
+        QVERIFY(one && two && bench);
+        int bars = 0, legends = 0;
+        QStringList problems;
+        const auto observe = [&](QCustomPlot& plot, int w, int h) {
+            // Laid out again at the size it had on the page.
+            plot.setViewport(QRect(0, 0, w, h));
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            const QString title = plot.plotLayout()->elementCount() > 0 && qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0))
+                                      ? qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0))->text()
+                                      : QStringLiteral("(untitled)");
+            for (int i = 0; i < plot.plottableCount(); ++i)
+                if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) {
+                    ++bars;
+                    if (b->valueAxis()->range().lower != 0.0)
+                        problems << QStringLiteral("%1: value axis from %2").arg(title).arg(b->valueAxis()->range().lower);
+                }
+            if (!plot.legend->visible() || plot.legend->itemCount() == 0) return;
+            ++legends;
+            const QRect figure(0, 0, w, h);
+            if (!figure.contains(plot.legend->outerRect()))
+                problems << QStringLiteral("%1: legend %2,%3 %4×%5 outside the %6×%7 figure")
+                                .arg(title)
+                                .arg(plot.legend->outerRect().x())
+                                .arg(plot.legend->outerRect().y())
+                                .arg(plot.legend->outerRect().width())
+                                .arg(plot.legend->outerRect().height())
+                                .arg(w)
+                                .arg(h);
+            for (int k = 0; k < plot.plottableCount(); ++k) {
+                // Through the base class: QCPPlottableLegendItem makes its size hint protected.
+                const QCPLayoutElement* item = plot.legend->itemWithPlottable(plot.plottable(k));
+                if (!item) continue;
+                const QString name = plot.plottable(k)->name();
+                if (!figure.contains(item->outerRect()) || item->outerRect().width() < item->minimumOuterSizeHint().width())
+                    problems << QStringLiteral("%1: legend entry \"%2\" clipped (%3 px of %4)")
+                                    .arg(title, name)
+                                    .arg(item->outerRect().width())
+                                    .arg(item->minimumOuterSizeHint().width());
+            }
+        };
+        ui::ReportOptions options;
+        options.title = QStringLiteral("Figures");
+        const QString pdf = work_.filePath(QStringLiteral("figures.pdf"));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, {one, two, bench}, options, pdf, &error, observe), qPrintable(error));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QVERIFY2(bars >= 3, qPrintable(QString::number(bars))); // AU, samples/s and Read B/W of the unet3d pair
+        QVERIFY2(legends >= 4, qPrintable(QString::number(legends))); // per-epoch and per-step plots
+        // The published AU of the two benchmarks (their reports' runs): close to each other, far from 0 —
+        // the case a zoomed axis would exaggerate.
+        const double au1 = testsupport::meanOf(summaryMetric(juice / "unet3d-1acc", "train_au_mean_percentage"));
+        const double au2 = testsupport::meanOf(summaryMetric(juice / "unet3d-2acc", "train_au_mean_percentage"));
+        QVERIFY2(std::fabs(au1 - au2) < 0.1 * au1, qPrintable(QStringLiteral("%1 %2").arg(au1).arg(au2)));
+    }
+
+    // The report is built from the library in memory: with the run folders' step records and telemetry
+    // gone after the import, the per-step plots and the telemetry are still in it.
+    void reportReadsNoRunFolder() {
+        // One run with telemetry sampled every 50 ms (16 steps of 30 ms).
+        const fs::path copy = fs::path(work_.path().toStdString()) / "memory";
+        const QString cfg = work_.filePath(QStringLiteral("memory.yaml"));
+        testsupport::writeText(cfg.toStdString(),
+                               QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.03")).toStdString());
+        const auto o = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                            QString::fromStdString((copy / "run").string()), QStringLiteral("--quiet"),
+                                            QStringLiteral("++trainio.telemetry_interval_s=0.05")});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        const aggregate::ResultsLibrary lib(aggregate::importResults({copy}, withSteps()));
+        const auto items = ui::reportItems(lib, {});
+        QCOMPARE(items.size(), std::size_t(1));
+        std::vector<fs::path> records;
+        for (const auto& e : fs::directory_iterator(copy / "run")) {
+            const std::string name = e.path().filename().string();
+            if (name.find("_output.json") != std::string::npos || name.find("per_epoch_stats.json") != std::string::npos ||
+                name == "telemetry.json" || name == "telemetry.csv")
+                records.push_back(e.path());
+        }
+        QVERIFY(records.size() >= 3);
+        for (const auto& f : records) QVERIFY(fs::remove(f));
+        const QString pdf = work_.filePath(QStringLiteral("from-memory.pdf"));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, items, {}, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY(text.hasWords(QStringLiteral("Load time per step")));
+        QVERIFY(text.hasWords(QStringLiteral("Accelerator (rank)")));
+        QVERIFY(!text.hasWords(QStringLiteral("not readable")));
+        QVERIFY(text.hasWords(QStringLiteral("Client CPU busy")));
+        // A library imported without them says so instead of reading the folders.
+        const aggregate::ResultsLibrary plain(aggregate::importResults({copy}));
+        QVERIFY2(ui::writeReportPdf(plain, ui::reportItems(plain, {}), {}, pdf, &error), qPrintable(error));
+        QVERIFY(pdfText(pdf).hasWords(QStringLiteral("per-step records were not loaded with the library")));
+    }
+
     void onlySelectedItemsAppear() {
         const aggregate::ResultsLibrary lib(aggregate::importResults({lab_}));
         const auto* bench = benchmarkAt(lib, bench_);
@@ -280,7 +431,7 @@ private slots:
         const fs::path one = root / "results" / "Hammerspace_unet3d_1Client_H100";
         const fs::path five = root / "results" / "Hammerspace_unet3d_5Client_H100";
         const fs::path resnet = root / "results" / "Hammerspace_resnet50_1Client_H100";
-        const aggregate::ResultsLibrary lib(aggregate::importResults({root}));
+        const aggregate::ResultsLibrary lib(aggregate::importResults({root}, withSteps()));
         const auto* a = benchmarkAt(lib, one);
         const auto* b = benchmarkAt(lib, five);
         const auto* c = benchmarkAt(lib, resnet);

@@ -338,6 +338,45 @@ private slots:
         QCOMPARE(model.data(bench, Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
     }
 
+    // Issue 9 item 5: a benchmark row is named "system · workload · N accelerators" (not its folder), and two
+    // workloads MLPerf calls by one name (unet3d_h100 with 146 MB and with 3 MB samples) get names that say
+    // what differs — the same names the Compare page and the report use.
+    void sameNameWorkloadsGetDistinctDefaultNames() {
+        QTemporaryDir dir;
+        QVERIFY(uitest::sameNameTwoWorkloads(dir.path()));
+        ResultsLibraryLoader loader;
+        ResultsTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        loadFolder(loader, model, dir.path());
+        QFile summary(dir.filePath(QStringLiteral("big/unet3d_h100/run-1/summary.json")));
+        QVERIFY(summary.open(QIODevice::ReadOnly));
+        const int accelerators = QJsonDocument::fromJson(summary.readAll()).object().value(QStringLiteral("num_accelerators")).toInt();
+        QCOMPARE(accelerators, 2);
+        // 146600628 and 3145728 bytes in MiB, one decimal, as the names write sizes.
+        const QString bigSize = QString::number(146600628 / 1048576.0, 'f', 1) + QStringLiteral(" MiB/sample");
+        const QString smallSize = QString::number(3145728 / 1048576.0, 'f', 1) + QStringLiteral(" MiB/sample");
+        QCOMPARE(bigSize, QStringLiteral("139.8 MiB/sample"));
+        QStringList benchmarks, workloads;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                const int kind = model.data(i, ResultsTreeModel::NodeKindRole).toInt();
+                if (kind == static_cast<int>(NodeKind::Benchmark)) benchmarks << model.data(i).toString();
+                if (kind == static_cast<int>(NodeKind::Workload)) workloads << model.data(i).toString();
+                walk(i);
+            }
+        };
+        walk({});
+        benchmarks.sort();
+        QCOMPARE(benchmarks, (QStringList{QStringLiteral("lab · unet3d_h100 · %1 · 2 accelerators").arg(bigSize),
+                                          QStringLiteral("lab · unet3d_h100 · %1 · 2 accelerators").arg(smallSize)}));
+        QCOMPARE(workloads.size(), 2);
+        QVERIFY2(workloads[0] != workloads[1], qPrintable(workloads.join(QStringLiteral(" | "))));
+        // The library's item names are what the row shows (compare tables and reports take those).
+        for (const LibraryNode* n : loader.library()->nodes(NodeKind::Benchmark))
+            QVERIFY(benchmarks.contains(QString::fromStdString(n->itemName)));
+    }
+
     void checksSurviveAReload() {
         ResultsLibraryLoader loader;
         ResultsTreeModel model;

@@ -6,7 +6,7 @@
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
-#include "results/invocation_files.h"
+#include "aggregate/result_folder_reader.h"
 #include "telemetry/telemetry_summary.h"
 #include "telemetry/telemetry_table.h"
 
@@ -217,22 +217,6 @@ ReportTable keyValueTable(const std::vector<std::pair<QString, QString>>& items,
         t.rows.push_back(row);
     }
     return t;
-}
-
-// configs/config.yaml (or .hydra/config.yaml) of a run, where the importer looks for it.
-std::optional<std::pair<fs::path, std::string>> findRunFile(const InvocationRecord& run, const char* name) {
-    std::vector<fs::path> dirs{run.path};
-    for (const auto& s : run.summaryFiles) dirs.push_back(s.parent_path());
-    for (const auto& dir : dirs) {
-        for (const char* sub : {"configs", ".hydra"}) {
-            const fs::path file = dir / sub / name;
-            std::error_code ec;
-            if (!fs::is_regular_file(file, ec)) continue;
-            std::string why;
-            if (auto text = aggregate::readBoundedFile(file, 1u << 20, why)) return std::make_pair(file, *text);
-        }
-    }
-    return std::nullopt;
 }
 
 void heading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm) {
@@ -584,35 +568,6 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
     flow.addSpace(flow.mm(3));
 }
 
-// Mean of consecutive bins so that a series has at most `maxPoints` points.
-void binSeries(std::vector<double>& keys, std::vector<double>& values, std::size_t maxPoints, std::size_t* binOut) {
-    const std::size_t bin = (values.size() + maxPoints - 1) / maxPoints;
-    *binOut = std::max<std::size_t>(*binOut, bin);
-    if (bin <= 1) return;
-    std::vector<double> k, v;
-    for (std::size_t s = 0; s < values.size(); s += bin) {
-        const std::size_t e = std::min(values.size(), s + bin);
-        double sk = 0, sv = 0;
-        for (std::size_t j = s; j < e; ++j) {
-            sk += keys[j];
-            sv += values[j];
-        }
-        k.push_back(sk / static_cast<double>(e - s));
-        v.push_back(sv / static_cast<double>(e - s));
-    }
-    keys = std::move(k);
-    values = std::move(v);
-}
-
-bool hasRankOutput(const fs::path& dir) {
-    std::error_code ec;
-    for (fs::directory_iterator i(dir, ec), end; !ec && i != end; i.increment(ec)) {
-        const std::string name = i->path().filename().string();
-        if (name.size() > 12 && name.compare(name.size() - 12, 12, "_output.json") == 0) return true;
-    }
-    return false;
-}
-
 // The live changes of the run's emulated storage (trainio_io.json storage.changes), under its step plots:
 // when, what, from and to, in the device's own words. Nothing when the run made none.
 void storageChangesTable(ReportPageFlow& flow, const InvocationRecord& run) {
@@ -639,9 +594,10 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     if (it.node->type == aggregate::BenchmarkType::Checkpointing) return; // no training steps
     const auto& imp = d.library->imported();
     const InvocationRecord* rep = representativeRun(imp, it, nullptr);
-    const bool records = rep && hasRankOutput(rep->path);
+    // The records as the importer read them (ImportOptions::stepDigests): nothing is read here.
+    const aggregate::StepDigest* data = rep ? rep->steps.get() : nullptr;
     // A heading stays with its plots when there are records, with its one sentence when there are none.
-    heading(flow, QStringLiteral("Per step and per accelerator"), 3, records ? 75 : 15);
+    heading(flow, QStringLiteral("Per step and per accelerator"), 3, data ? 75 : 15);
     if (!rep) {
         flow.addHtml(QStringLiteral("<p class=\"muted\">No complete run: nothing to show per step.</p>"), 8.0);
         flow.addSpace(flow.mm(3));
@@ -653,64 +609,39 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
                                     .arg(htmlText(q(rep->runName)), formatNumber(rep->auMeanPercent))
                                     .arg(it.runs.size())
                                     .arg(it.runs.size() % 2 == 0 ? QStringLiteral(" (the lower of the middle two)") : QString());
-    if (!records) {
-        flow.addHtml(QStringLiteral("<p>%1: no per-step records in this folder (%2 holds no &lt;rank&gt;_output.json; "
-                                    "DLIO's summary gives per-epoch values only).</p>")
-                         .arg(which, htmlBreakable(QString::fromStdString(rep->path.string()))),
-                     8.0);
+    if (!data) {
+        QString why;
+        if (!rep->stepsRead) why = QStringLiteral("per-step records were not loaded with the library");
+        else if (!rep->stepsError.empty()) why = QStringLiteral("per-step records not readable: %1").arg(htmlBreakable(q(rep->stepsError)));
+        else
+            why = QStringLiteral("no per-step records in this folder (%1 holds no &lt;rank&gt;_output.json; DLIO's summary gives "
+                                 "per-epoch values only)")
+                      .arg(htmlBreakable(QString::fromStdString(rep->path.string())));
+        flow.addHtml(QStringLiteral("<p>%1: %2.</p>").arg(which, why), 8.0);
         flow.addSpace(flow.mm(3));
         return;
     }
-    InvocationData data;
-    try {
-        data = readInvocationFolder(rep->path);
-    } catch (const std::exception& e) {
-        flow.addHtml(QStringLiteral("<p>%1: per-step records not readable: %2</p>").arg(which, htmlBreakable(QString::fromUtf8(e.what()))), 8.0);
-        flow.addSpace(flow.mm(3));
-        return;
-    }
-    constexpr std::size_t kMaxRanksPlotted = 8;
     std::vector<LineSeries> load, au;
-    std::size_t bin = 1;
-    MetricOptions opt;
-    opt.excludeStartSteps = data.excludeStartSteps;
-    opt.excludeEndSteps = data.excludeEndSteps;
-    opt.expectedSteps = data.expectedSteps;
-    opt.batchSize = std::max<std::uint64_t>(data.batchSize, 1);
     ReportTable ranks;
     ranks.headerRow = true;
     ranks.header = {QStringLiteral("Accelerator (rank)"), QStringLiteral("AU % per epoch"), QStringLiteral("AU % (mean over epochs)")};
     ranks.widthsPercent = {22, 54, 24};
     ranks.alignRight = {false, false, true};
-    for (const auto& rank : data.ranks) {
-        std::vector<double> keys, loadMs, stepAu, perEpoch;
-        double step = 0;
-        for (const auto& e : rank.epochs) {
-            for (const auto& b : e.blocks)
-                for (std::size_t s = 0; s < b.proc.size(); ++s) {
-                    keys.push_back(++step);
-                    loadMs.push_back(s < b.load.size() ? b.load[s] * 1000.0 : std::nan(""));
-                    const double c = s < b.compute.size() ? b.compute[s] : std::nan("");
-                    stepAu.push_back(b.proc[s] > 0 ? 100.0 * c / b.proc[s] : std::nan(""));
-                }
-            perEpoch.push_back(epochRankMetrics(e, opt).auPercent);
-        }
+    for (const auto& rank : data->ranks) {
         QStringList epochs;
-        for (double v : perEpoch) epochs << formatNumber(v);
-        ranks.rows.push_back({QString::number(rank.rank), epochs.join(QStringLiteral(" · ")), formatNumber(trainio::mean(perEpoch))});
-        if (load.size() >= kMaxRanksPlotted) continue;
-        std::vector<double> k2 = keys;
-        binSeries(keys, loadMs, 600, &bin);
-        binSeries(k2, stepAu, 600, &bin);
+        for (double v : rank.epochAuPercent) epochs << formatNumber(v);
+        ranks.rows.push_back({QString::number(rank.rank), epochs.join(QStringLiteral(" · ")), formatNumber(trainio::mean(rank.epochAuPercent))});
+        if (rank.loadStep.empty() && rank.auStep.empty()) continue; // not plotted (past the first ranks)
         const QString name = QStringLiteral("rank %1").arg(rank.rank);
-        load.push_back({name, loadMs, keys, false, false});
-        au.push_back({name, stepAu, k2, false, false});
+        load.push_back({name, rank.loadMs, rank.loadStep, false, false});
+        au.push_back({name, rank.auPercent, rank.auStep, false, false});
     }
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
     auto p1 = makeLinePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
                            std::nullopt, true, widthPx);
     auto p2 = makeLinePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
                            au, itemThreshold(imp, it), true, widthPx);
+    const std::size_t bin = data->binSteps;
     flow.addHtml(QStringLiteral("<p>%1%2.</p>")
                      .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
                  8.0);
@@ -718,14 +649,14 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
     flow.addSpace(flow.mm(2));
     storageChangesTable(flow, *rep);
-    if (data.ranks.size() > kMaxRanksPlotted)
+    if (data->ranks.size() > load.size())
         flow.addHtml(QStringLiteral("<p class=\"muted\">The plots show the first %1 of %2 ranks; the table has all.</p>")
-                         .arg(kMaxRanksPlotted)
-                         .arg(data.ranks.size()),
+                         .arg(load.size())
+                         .arg(data->ranks.size()),
                      7.0);
     flow.addHtml(QStringLiteral("<p class=\"muted\">AU per accelerator from the same records, as DLIO computes it for "
                                 "each rank (compute ÷ the epoch's time, first %1 step(s) excluded).</p>")
-                     .arg(opt.excludeStartSteps),
+                     .arg(data->excludeStartSteps),
                  7.0);
     flow.addSpace(flow.mm(1));
     flow.addTable(ranks);
@@ -739,37 +670,24 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     const auto& imp = d.library->imported();
     const InvocationRecord* rep = representativeRun(imp, it, nullptr);
     if (!rep || rep->telemetry.rows == 0) return;
-    const fs::path file = rep->path / "telemetry.json";
-    std::string why;
-    // The importer read it within its bounds a moment ago; the same bound here.
-    const auto text = aggregate::readBoundedFile(file, aggregate::ImportOptions{}.maxFileBytes, why);
-    telemetry::TelemetryTable table;
-    try {
-        if (!text) throw std::runtime_error(why);
-        table = telemetry::parseTelemetryJson(*text, file.string());
-    } catch (const std::exception& e) {
+    // The series as the importer read them (ImportOptions::stepDigests): nothing is read here.
+    const aggregate::TelemetrySeries* series = rep->telemetrySeries.get();
+    if (!series) {
         heading(flow, QStringLiteral("Telemetry"), 3, 15);
-        flow.addHtml(QStringLiteral("<p>Telemetry not readable: %1</p>").arg(htmlBreakable(QString::fromUtf8(e.what()))), 8.0);
+        flow.addHtml(QStringLiteral("<p>%1.</p>").arg(htmlText(q(telemetry::verdictSentence(rep->telemetry)))), 8.0);
+        flow.addHtml(QStringLiteral("<p class=\"muted\">The telemetry series were not loaded with the library.</p>"), 7.0);
         flow.addSpace(flow.mm(3));
         return;
     }
-    const telemetry::PointReader reader(table, rep->dataDevice, rep->dataParentDisk);
-    std::vector<double> keys, busy, proc, read;
-    for (const auto& row : table.rows) {
-        const telemetry::TelemetryPoint p = reader.point(row);
-        keys.push_back(p.timeS);
-        busy.push_back(p.cpuBusyPct);
-        proc.push_back(p.procCpuPct);
-        read.push_back(p.deviceReadMiBs);
-    }
+    std::vector<double> keys = series->timeS, busy = series->cpuBusyPct, proc = series->procCpuPct, read = series->deviceReadMiBs;
     std::size_t bin = 1;
     std::vector<double> k2 = keys, k3 = keys;
-    binSeries(keys, busy, 600, &bin);
-    binSeries(k2, proc, 600, &bin);
-    binSeries(k3, read, 600, &bin);
+    aggregate::binSeries(keys, busy, 600, &bin);
+    aggregate::binSeries(k2, proc, 600, &bin);
+    aggregate::binSeries(k3, read, 600, &bin);
     const bool markers = keys.size() <= 60;
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
-    const QString device = reader.deviceLabel().empty() ? QStringLiteral("no block device listed") : q(reader.deviceLabel());
+    const QString device = series->deviceLabel.empty() ? QStringLiteral("no block device listed") : q(series->deviceLabel);
     auto p1 = makeLinePlot(QStringLiteral("Client CPU busy"), QStringLiteral("s since the run's start"), QStringLiteral("% of all CPUs"),
                            {{QStringLiteral("all processes"), busy, keys, false, markers},
                             {QStringLiteral("TrainIO process"), proc, k2, false, markers}},
@@ -782,7 +700,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
                                               : QStringLiteral("Run %1 (the median-AU run, as above)").arg(htmlText(q(rep->runName)));
     flow.addHtml(QStringLiteral("<p>%1: client CPU busy and the data device's reads over the run, sampled every %2 s "
                                 "(telemetry.json)%3.</p>")
-                     .arg(which, formatNumber(table.intervalS, 2),
+                     .arg(which, formatNumber(series->intervalS, 2),
                           bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive samples").arg(bin) : QString()),
                  8.0);
     flow.addSpace(flow.mm(1));
@@ -923,31 +841,29 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
             3, 30);
     flow.addTable(keyValueTable(items, true));
     flow.addSpace(flow.mm(3));
-    if (auto cfg = findRunFile(r, "config.yaml")) {
+    // The resolved configuration as the importer read it (config.yaml with overrides.yaml applied): nothing
+    // is read from the run folder here.
+    if (!r.resolved.empty()) {
         // Every key as running text: the whole configuration in a few lines instead of pages of table.
         QStringList keys;
-        for (const auto& [k, v] : aggregate::readFlatYaml(cfg->second))
+        for (const auto& [k, v] : r.resolved)
             keys << QStringLiteral("<b>%1</b>&nbsp;=&nbsp;%2").arg(htmlKey(q(k)), htmlBreakable(q(v)));
-        if (!keys.isEmpty()) {
-            flow.ensureSpace(flow.mm(25));
-            flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
-                                        "them)</span>: %3</p>")
-                             .arg(htmlBreakable(QString::fromStdString(cfg->first.string())), htmlText(q(r.runName)),
-                                  keys.join(QStringLiteral(" &nbsp;· "))),
-                         7.0);
-            flow.addSpace(flow.mm(2));
-        }
+        flow.ensureSpace(flow.mm(25));
+        flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
+                                    "them, with the overrides applied)</span>: %3</p>")
+                         .arg(r.configFile ? htmlBreakable(QString::fromStdString(r.configFile->string())) : QStringLiteral("Configuration"),
+                              htmlText(q(r.runName)), keys.join(QStringLiteral(" &nbsp;· "))),
+                     7.0);
+        flow.addSpace(flow.mm(2));
     }
-    if (auto ov = findRunFile(r, "overrides.yaml")) {
+    if (!r.overrides.empty() || !r.workloadOverride.empty()) {
         QStringList list;
-        for (const auto& [k, v] : aggregate::readOverrides(ov->second))
-            list << htmlBreakable((k == "=workload" ? QStringLiteral("workload") : q(k)) + QLatin1Char('=') + q(v));
-        if (!list.isEmpty()) {
-            flow.addHtml(QStringLiteral("<p><b>Overrides</b> <span class=\"muted\">(configs/overrides.yaml)</span>: %1</p>")
-                             .arg(list.join(QStringLiteral("; "))),
-                         7.5);
-            flow.addSpace(flow.mm(3));
-        }
+        if (!r.workloadOverride.empty()) list << htmlBreakable(QStringLiteral("workload=") + q(r.workloadOverride));
+        for (const auto& [k, v] : r.overrides) list << htmlBreakable(q(k) + QLatin1Char('=') + q(v));
+        flow.addHtml(QStringLiteral("<p><b>Overrides</b> <span class=\"muted\">(configs/overrides.yaml)</span>: %1</p>")
+                         .arg(list.join(QStringLiteral("; "))),
+                     7.5);
+        flow.addSpace(flow.mm(3));
     }
 }
 void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {

@@ -2,8 +2,8 @@
 // test with their descriptions, the selected items with their status and provenance, the legend); one
 // comparison per workload (deltas against the baseline from aggregate::compare()); one section per item
 // (per-epoch and per-step plots, per-accelerator AU, statistics, runs with the excluded ones and why).
-// Everything comes from the in-memory ResultsLibrary; the only files read are the selected invocation
-// folders' step records and configs.
+// Everything comes from the in-memory ResultsLibrary, the per-step records and telemetry series included
+// (read by the importer with ImportOptions::stepDigests, in the GUI's library thread): no file is read.
 #pragma once
 
 #include "aggregate/group_aggregate.h"

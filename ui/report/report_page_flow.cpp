@@ -230,6 +230,7 @@ void ReportPageFlow::addPlots(const std::vector<QCustomPlot*>& plots, double hei
             plots[i]->resize(plotW, plotH);
             plots[i]->toPainter(painter_, plotW, plotH);
             painter_->restore();
+            if (observer_) observer_(*plots[i], plotW, plotH);
         }
     }
     y_ += height;

@@ -12,6 +12,7 @@
 class QTextDocument;
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 class QPdfWriter;
@@ -63,6 +64,11 @@ public:
     // so that their pixel-sized fonts come out at print sizes.
     double plotScale() const;
 
+    // Called for every plot drawn on a page (not in the dry run), with its size in plot pixels: lets a
+    // test look at each figure as the page shows it (axis ranges, the legend inside the figure).
+    using PlotObserver = std::function<void(QCustomPlot& plot, int widthPx, int heightPx)>;
+    void setPlotObserver(PlotObserver observer) { observer_ = std::move(observer); }
+
 private:
     double measureHtml(const QString& html, double width, double fontPt) const;
     // Sets doc up with html laid out for the PDF device at the given width and font size.
@@ -77,6 +83,7 @@ private:
     double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0, pageHeight_ = 0, pageWidth_ = 0;
     double y_ = 0;
     int page_ = 1;
+    PlotObserver observer_;
 };
 
 // The report's typeface at a print size, without ligatures.

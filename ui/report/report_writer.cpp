@@ -99,7 +99,8 @@ aggregate::RunGroup itemGroup(const aggregate::ImportResult& imp, const ReportIt
 } // namespace
 
 bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
-                    const ReportOptions& options, const QString& pdfPath, QString* error) {
+                    const ReportOptions& options, const QString& pdfPath, QString* error,
+                    const ReportPageFlow::PlotObserver& observer) {
     // QCustomPlot is a QWidget: without a QApplication constructing one aborts the process.
     if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
         setError(error, QStringLiteral("Cannot write %1: the PDF report needs a QApplication (QT_QPA_PLATFORM=offscreen "
@@ -154,6 +155,7 @@ bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<
         painter.setMode(QCPPainter::pmNonCosmetic);
         {
             ReportPageFlow flow(writer, &painter, chrome);
+            flow.setPlotObserver(observer);
             composeReport(flow, data);
         }
         painter.end();
@@ -174,7 +176,9 @@ bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QStrin
     }
     aggregate::ImportResult imported;
     try {
-        imported = aggregate::importResults(request.paths);
+        aggregate::ImportOptions options;
+        options.stepDigests = true; // the report's per-step plots
+        imported = aggregate::importResults(request.paths, options);
     } catch (const std::exception& e) {
         setError(error, QStringLiteral("Could not import %1: %2").arg(roots.join(QStringLiteral(", ")), QString::fromUtf8(e.what())));
         return false;

@@ -7,6 +7,7 @@
 
 #include "aggregate/results_library.h"
 #include "report/report_content.h"
+#include "report/report_page_flow.h"
 
 #include <QString>
 
@@ -19,8 +20,10 @@ namespace trainio::ui {
 // Writes a PDF of `items` (benchmark or invocation nodes of `library`, see reportItems()) atomically
 // (temp file + rename). Returns false and sets *error on failure (no item, bad baseline, unwritable
 // path). Needs a QApplication (QCustomPlot is a widget, never shown); works with QT_QPA_PLATFORM=offscreen.
+// `observer` (tests): called with every figure as it is drawn, at its size on the page.
 bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const aggregate::LibraryNode*>& items,
-                    const ReportOptions& options, const QString& pdfPath, QString* error);
+                    const ReportOptions& options, const QString& pdfPath, QString* error,
+                    const ReportPageFlow::PlotObserver& observer = {});
 
 // The selected items as CSV (core's formatCsv columns, one row per item) and JSON (core's toJson of each
 // benchmark's aggregate or of each invocation, with the item's name, status and labels). Atomic writes.
