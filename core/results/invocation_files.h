@@ -57,8 +57,9 @@ struct InvocationData {
 
 // Reads <rank>_output.json for every rank and the block/epoch times from <rank>_per_epoch_stats.json
 // (or per_epoch_stats.json, DLIO before 2.0, for rank 0 — used for every rank when theirs is absent),
-// batch size / record length / AU threshold from configs/config.yaml or .hydra/config.yaml.
-// Throws InputError naming the file and what is missing or malformed.
+// batch size / record length / AU threshold from the run's configs (configs/, .hydra/ or dlio_config/):
+// aggregate::readStepRecords with `dir` as the tree, the importer's reader (result_folder_reader.h).
+// Throws InputError naming the file and what is missing, malformed or linked out of `dir`.
 InvocationData readInvocationFolder(const std::filesystem::path& dir);
 
 } // namespace trainio
