@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <charconv>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 namespace trainio::dist {
@@ -28,9 +27,15 @@ std::uint64_t positiveCount(std::string_view s) {
     return v;
 }
 
-void refuseRepeated(std::set<std::string>& seen, const std::string& name, const std::string& where) {
-    if (!seen.insert(name).second)
-        throw InputError(where + ": host '" + name + "' is listed twice: expected each host once (its slots on one entry)");
+// A host named again adds its slots, as Open MPI merges it (a host with no slots given on any line stays
+// without). Keeps the order of first mention.
+void addHost(std::vector<HostSlots>& hosts, HostSlots h) {
+    for (HostSlots& known : hosts)
+        if (known.name == h.name) {
+            known.slotCount += h.slotCount;
+            return;
+        }
+    hosts.push_back(std::move(h));
 }
 
 } // namespace
@@ -44,7 +49,6 @@ bool isHostName(std::string_view name) {
 
 std::vector<HostSlots> parseHostList(std::string_view text) {
     std::vector<HostSlots> hosts;
-    std::set<std::string> seen;
     if (trim(text).empty()) throw InputError("host list is empty: expected host[:slots] entries separated by commas");
     while (true) {
         const auto comma = text.find(',');
@@ -60,8 +64,7 @@ std::vector<HostSlots> parseHostList(std::string_view text) {
             h.slotCount = positiveCount(entry.substr(colon + 1));
             if (h.slotCount == 0) throw InputError(where + ": expected a whole number of slots of at least 1 after ':'");
         }
-        refuseRepeated(seen, h.name, where);
-        hosts.push_back(std::move(h));
+        addHost(hosts, std::move(h));
         if (comma == std::string_view::npos) break;
         text.remove_prefix(comma + 1);
     }
@@ -72,7 +75,6 @@ std::vector<HostSlots> readHostfile(const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) throw InputError("hostfile " + file.string() + ": cannot be read: " + errnoText(errno));
     std::vector<HostSlots> hosts;
-    std::set<std::string> seen;
     std::string line;
     for (int lineNo = 1; std::getline(in, line); ++lineNo) {
         std::string_view content = line;
@@ -92,8 +94,7 @@ std::vector<HostSlots> readHostfile(const std::filesystem::path& file) {
                 throw InputError(where + ": '" + word + "': expected slots=N or max_slots=N (N at least 1)");
             if (key == "slots") h.slotCount = n;
         }
-        refuseRepeated(seen, h.name, where);
-        hosts.push_back(std::move(h));
+        addHost(hosts, std::move(h));
     }
     if (in.bad()) throw InputError("hostfile " + file.string() + ": read error: " + errnoText(errno));
     if (hosts.empty()) throw InputError("hostfile " + file.string() + ": names no host: expected one host per line");

@@ -20,13 +20,14 @@ struct HostSlots {
 // (so that it can never be taken for an option), at most 253 characters.
 bool isHostName(std::string_view name);
 
-// "host[:slots]" entries separated by commas (blanks around them ignored): "node1:4, node2:4".
-// Throws InputError naming the entry and what was expected; a host may appear only once.
+// "host[:slots]" entries separated by commas (blanks around them ignored): "node1:4, node2:4". A host
+// named twice is one host with the slots of both, as Open MPI takes it. Throws InputError naming the entry
+// and what was expected.
 std::vector<HostSlots> parseHostList(std::string_view text);
 
-// An Open MPI hostfile: one host per line, "name [slots=N] [max_slots=N]", '#' comments, blank lines.
-// Throws InputError naming the file, the line and what was expected; also when it names no host or
-// cannot be read.
+// An Open MPI hostfile: one host per line, "name [slots=N] [max_slots=N]", '#' comments, blank lines; a
+// host on several lines is one host with their slots. Throws InputError naming the file, the line and what
+// was expected; also when it names no host or cannot be read.
 std::vector<HostSlots> readHostfile(const std::filesystem::path& file);
 
 struct MpiLaunch {

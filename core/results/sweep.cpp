@@ -3,12 +3,14 @@
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 #include "config/value_ranges.h"
+#include "dist/mpi_launch.h"
 #include "engine/sample_order.h"
 #include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 
 namespace trainio {
@@ -182,22 +184,84 @@ fs::path writeSweepJson(const SweepOutcome& outcome, const SweepDescription& wha
     return file;
 }
 
-std::vector<std::string> hostfileHosts(const fs::path& hostfile, const std::string& option) {
-    std::ifstream in(hostfile);
-    if (!in) throw InputError(option + " = '" + hostfile.string() + "': cannot be read; expected an Open MPI hostfile");
-    std::vector<std::string> hosts;
-    std::string line;
-    while (std::getline(in, line)) {
-        line = line.substr(0, line.find('#'));
-        const auto begin = line.find_first_not_of(" \t\r");
-        if (begin == std::string::npos) continue;
-        const std::string host = line.substr(begin, line.find_first_of(" \t\r", begin) - begin);
-        if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+SweepFile readSweepJson(const fs::path& where) {
+    SweepFile f;
+    std::error_code ec;
+    f.file = fs::is_directory(where, ec) ? where / "sweep.json" : where;
+    const fs::path dir = f.file.parent_path();
+    std::ifstream in(f.file, std::ios::binary);
+    if (!in) throw InputError(f.file.string() + ": cannot be read: expected a sweep's sweep.json (trainio-cli sweep)");
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError(f.file.string() + ": not a JSON object");
+    auto fail = [&](const std::string& key, const std::string& expected) {
+        throw InputError(describeProblem(f.file.string(), key, "", expected));
+    };
+    auto number = [&](const nlohmann::json& o, const char* key, const std::string& at) {
+        const auto it = o.find(key);
+        if (it == o.end()) fail(at + key, "a number or null");
+        if (it->is_null()) return std::nan("");
+        if (!it->is_number()) fail(at + key, "a number or null");
+        return it->get<double>();
+    };
+    // Keys beyond the contract: their value when it has the written type, else the fallback.
+    auto count = [](const nlohmann::json& o, const char* key, std::uint64_t fallback) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : fallback;
+    };
+    auto text = [](const nlohmann::json& o, const char* key, const std::string& fallback) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_string() ? it->get<std::string>() : fallback;
+    };
+    const auto maxIt = j.find("max_passing_accelerators");
+    if (maxIt == j.end() || !(maxIt->is_null() || maxIt->is_number_unsigned()))
+        fail("max_passing_accelerators", "a whole number or null");
+    if (!maxIt->is_null()) f.outcome.maxPassing = maxIt->get<std::uint64_t>();
+    f.outcome.complete = !(j.contains("complete") && j["complete"].is_boolean()) || j["complete"].get<bool>();
+    SweepDescription& d = f.description;
+    d.auThresholdPercent = j.contains("au_threshold_percentage") ? number(j, "au_threshold_percentage", "") : NAN;
+    d.range.min = count(j, "accelerators_min", 1);
+    d.range.max = count(j, "accelerators_max", d.range.min);
+    d.range.step = count(j, "accelerators_step", 1);
+    d.quick = text(j, "mode", "benchmark") == "quick";
+    d.runs = count(j, "runs_per_trial", 1);
+    d.warmups = count(j, "warmups_per_trial", 0);
+    d.launcher = text(j, "launcher", "threads");
+    d.hosts = count(j, "hosts", 1);
+    d.processesPerHost = count(j, "processes_per_host", 1);
+    d.config = text(j, "config", "");
+    const auto trials = j.find("trials");
+    if (trials == j.end() || !trials->is_array()) fail("trials", "an array of trials");
+    for (std::size_t i = 0; i < trials->size(); ++i) {
+        const nlohmann::json& t = (*trials)[i];
+        const std::string at = "trials[" + std::to_string(i) + "].";
+        if (!t.is_object()) fail(at, "a trial object");
+        SweepTrial trial;
+        if (!t.contains("accelerators") || !t["accelerators"].is_number_unsigned()) fail(at + "accelerators", "a whole number");
+        trial.accelerators = t["accelerators"].get<std::uint64_t>();
+        trial.auMeanPercent = number(t, "au_mean_percentage", at);
+        trial.samplesPerSecond = number(t, "samples_per_second", at);
+        trial.readGibPerSecond = number(t, "read_gib_per_second", at);
+        if (!t.contains("passed") || !t["passed"].is_boolean()) fail(at + "passed", "true or false");
+        trial.passed = t["passed"].get<bool>();
+        if (!t.contains("path") || !t["path"].is_string()) fail(at + "path", "the trial folder");
+        const fs::path path = t["path"].get<std::string>();
+        trial.path = path.is_absolute() ? path : dir / path;
+        const std::string status = text(t, "status", "complete");
+        trial.status = status == "cancelled" ? RunStatus::Cancelled : status == "failed" ? RunStatus::Failed : RunStatus::Complete;
+        trial.error = text(t, "error", "");
+        f.outcome.trials.push_back(std::move(trial));
     }
-    if (hosts.empty())
-        throw InputError(option + " = '" + hostfile.string() + "': names no host; expected one host per line "
-                                                               "(\"node1 slots=4\")");
-    return hosts;
+    return f;
+}
+
+std::vector<std::string> hostfileHosts(const fs::path& hostfile, const std::string& option) {
+    std::vector<std::string> names;
+    try {
+        for (const dist::HostSlots& h : dist::readHostfile(hostfile)) names.push_back(h.name);
+    } catch (const InputError& e) {
+        throw InputError(option + ": " + e.what());
+    }
+    return names;
 }
 
 std::vector<std::string> mpiTrialArguments(const MpiTrialLaunch& launch, std::uint64_t accelerators) {

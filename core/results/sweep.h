@@ -100,6 +100,18 @@ nlohmann::ordered_json sweepJson(const SweepOutcome& outcome, const SweepDescrip
 // Writes dir/sweep.json atomically (temporary file, fsync, rename). Returns the file.
 std::filesystem::path writeSweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
 
+// sweep.json read back (the GUI's sweep view): the outcome and the description as written, trial paths
+// made absolute against the sweep folder. `where` is the sweep folder or its sweep.json. Throws
+// InputError naming the file and the key for a file that is missing, not JSON, or lacks a contract key
+// (max_passing_accelerators, trials[] with accelerators, au_mean_percentage, samples_per_second,
+// read_gib_per_second, passed, path); keys added later are read when present.
+struct SweepFile {
+    std::filesystem::path file; // the sweep.json read
+    SweepOutcome outcome;
+    SweepDescription description;
+};
+SweepFile readSweepJson(const std::filesystem::path& where);
+
 // The trial folder for a count: dir/trial-<n>-accelerators.
 std::filesystem::path sweepTrialFolder(const std::filesystem::path& dir, std::uint64_t accelerators);
 
