@@ -15,8 +15,11 @@
 #include "results_page.h"
 #include "results_tree_model.h"
 #include "run_page.h"
+#include "sweep_view.h"
 #include "wheel_guard.h"
 #include "workload_page.h"
+
+#include "util/errors.h"
 
 #include <qcustomplot.h>
 
@@ -224,6 +227,10 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     make(file, QStringLiteral("addResults"), tr("&Add results folder…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] { results_->addFolderWithDialog(); }, QStyle::SP_DirOpenIcon);
     recentResults_ = file->addMenu(tr("Recent results folders"));
+    make(file, QStringLiteral("openSweep"), tr("Open s&weep…"), {}, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Sweep folder (holds sweep.json)"));
+        if (!dir.isEmpty()) showSweep(dir);
+    });
     file->addSeparator();
     make(file, QStringLiteral("exportReport"), tr("&Export report (PDF)…"), {QKeySequence(tr("Ctrl+E"))}, [this] {
         const ReportSelection sel = reportSelection();
@@ -506,6 +513,20 @@ HelpWindow* MainWindow::showHelp(const QString& document) {
     help_->raise();
     help_->activateWindow();
     return help_;
+}
+
+SweepDialog* MainWindow::showSweep(const QString& folder) {
+    try {
+        auto* dialog = new SweepDialog(readSweepJson(folder.toStdString()), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+        // Its trial folders are ordinary results: the library shows them beside it.
+        if (loader_->folderHolding(folder).isEmpty()) openResultsFolder(folder);
+        return dialog;
+    } catch (const InputError& e) {
+        notifications_->post(Severity::Error, tr("Sweep: %1").arg(QString::fromUtf8(e.what())));
+        return nullptr;
+    }
 }
 
 QuickStartDialog* MainWindow::showQuickStart() {

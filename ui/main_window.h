@@ -20,6 +20,7 @@ class ComparePage;
 class DataPage;
 class HelpWindow;
 class QuickStartDialog;
+class SweepDialog;
 class ReportExportDialog;
 struct ReportOptions;
 class ResultsLibraryLoader;
@@ -57,6 +58,9 @@ public:
     HelpWindow* showHelp(const QString& document = {});
     HelpWindow* helpWindow() const { return help_; }
     QuickStartDialog* showQuickStart();
+    // A sweep folder's sweep.json (trainio-cli sweep) in a window of its own: AU against accelerators, the
+    // pass line, the largest passing count. Null (and a message) when it cannot be read.
+    SweepDialog* showSweep(const QString& folder);
     QuickStartDialog* quickStart() const { return quickStart_; }
 
 public slots:
