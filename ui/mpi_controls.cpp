@@ -167,6 +167,8 @@ QString MpiControls::summaryText() const {
 
 void MpiControls::refresh() {
     body_->setVisible(isChecked());
+    setFlat(!isChecked()); // off: a check box line, no empty frame
+    layout()->setContentsMargins(isChecked() ? QMargins(9, 9, 9, 9) : QMargins(0, 0, 0, 0));
     browse_->setVisible(usesHostfile());
     hosts_->setPlaceholderText(usesHostfile() ? tr("/path/to/hostfile (name slots=N per line)")
                                               : tr("node1:4,node2:4 (host[:slots], comma-separated)"));

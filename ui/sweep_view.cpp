@@ -66,8 +66,9 @@ QString SweepView::summaryText() const {
     const SweepOutcome& o = sweep_.outcome;
     const QString line = std::isfinite(d.auThresholdPercent) ? tr("AU threshold %1 %").arg(d.auThresholdPercent, 0, 'f', 0)
                                                              : tr("AU threshold not recorded");
-    QString head = o.maxPassing ? tr("Largest count that passes: %1 accelerators (%2)").arg(*o.maxPassing).arg(line)
-                                : tr("No count passed (%1)").arg(line);
+    QString head = !o.maxPassing      ? tr("No count passed (%1)").arg(line)
+                   : *o.maxPassing == 1 ? tr("Largest count that passes: 1 accelerator (%1)").arg(line)
+                                        : tr("Largest count that passes: %1 accelerators (%2)").arg(*o.maxPassing).arg(line);
     if (!o.complete) head += tr(" — the search did not end (a trial did not complete, or the sweep still runs)");
     QString how = (o.trials.size() == 1 ? tr("%1 trial over %2:%3") : tr("%1 trials over %2:%3"))
                       .arg(o.trials.size())
