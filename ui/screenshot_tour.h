@@ -31,6 +31,7 @@ private:
     void generate();
     void benchmark();
     void mpiDemo();
+    void sweepDemo();
     void storageDemo(int profileIndex);
     void checkpointDemo();
     void preflight();
