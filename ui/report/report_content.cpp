@@ -619,6 +619,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
                       .arg(htmlBreakable(QString::fromStdString(rep->path.string())));
         flow.addHtml(QStringLiteral("<p>%1: %2.</p>").arg(which, why), 8.0);
         flow.addSpace(flow.mm(3));
+        storageChangesTable(flow, *rep); // recorded in trainio_io.json, shown with or without step records
         return;
     }
     std::vector<LineSeries> load, au;
