@@ -235,7 +235,10 @@ std::string workloadDistinction(const std::string& key, const std::vector<std::s
     for (const auto& k : keys)
         if (k != key) others.push_back(split(k));
     std::string out;
-    for (const auto& [field, phrase] : phrases) {
+    for (const auto& entry : phrases) {
+        // Not a structured binding: clang 14 (the asan/fuzz build) cannot capture one in a lambda.
+        const std::string& field = entry.first;
+        const auto& phrase = entry.second;
         const auto value = mine.count(field) ? mine[field] : std::string("?");
         const bool differs = std::any_of(others.begin(), others.end(), [&](const auto& o) {
             const auto it = o.find(field);
