@@ -8,6 +8,7 @@ PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config git ca-certificates
   clang libclang-rt-14-dev llvm
+  lld                  # the test builds link with ld.lld (much faster than ld.bfd on debug binaries)
   # core libraries
   nlohmann-json3-dev   # JSON for results and configs (header-only)
   libyaml-cpp-dev      # DLIO workload YAML

@@ -61,24 +61,36 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(splitter, 1);
 }
 
-QString SweepView::summaryText() const {
-    const SweepDescription& d = sweep_.description;
-    const SweepOutcome& o = sweep_.outcome;
-    const QString line = std::isfinite(d.auThresholdPercent) ? tr("AU threshold %1 %").arg(d.auThresholdPercent, 0, 'f', 0)
-                                                             : tr("AU threshold not recorded");
-    QString head = !o.maxPassing      ? tr("No count passed (%1)").arg(line)
-                   : *o.maxPassing == 1 ? tr("Largest count that passes: 1 accelerator (%1)").arg(line)
-                                        : tr("Largest count that passes: %1 accelerators (%2)").arg(*o.maxPassing).arg(line);
-    if (!o.complete) head += tr(" — the search did not end (a trial did not complete, or the sweep still runs)");
-    QString how = (o.trials.size() == 1 ? tr("%1 trial over %2:%3") : tr("%1 trials over %2:%3"))
+QString sweepSummaryHtml(const SweepFile& sweep) {
+    const SweepDescription& d = sweep.description;
+    const SweepOutcome& o = sweep.outcome;
+    const QString line = std::isfinite(d.auThresholdPercent) ? SweepView::tr("AU threshold %1 %").arg(d.auThresholdPercent, 0, 'f', 0)
+                                                             : SweepView::tr("AU threshold not recorded");
+    QString head = !o.maxPassing        ? SweepView::tr("No count passed (%1)").arg(line)
+                   : *o.maxPassing == 1 ? SweepView::tr("Largest count that passes: 1 accelerator (%1)").arg(line)
+                                        : SweepView::tr("Largest count that passes: %1 accelerators (%2)").arg(*o.maxPassing).arg(line);
+    if (!o.complete) head += SweepView::tr(" — the search did not end (a trial did not complete, or the sweep still runs)");
+    QString how = (o.trials.size() == 1 ? SweepView::tr("%1 trial over %2:%3") : SweepView::tr("%1 trials over %2:%3"))
                       .arg(o.trials.size())
                       .arg(d.range.min)
                       .arg(d.range.max);
-    how += d.quick ? tr(", one invocation each (--quick)") : tr(", a benchmark of %1 measured run(s) each").arg(d.runs);
-    if (d.launcher == "mpirun") how += tr(", under mpirun: hosts %1 × processes per host %2").arg(d.hosts).arg(d.processesPerHost);
+    how += d.quick ? SweepView::tr(", one invocation each (--quick)")
+                   : SweepView::tr(", a benchmark of %1 measured run(s) each").arg(d.runs);
+    if (d.launcher == "mpirun")
+        how += SweepView::tr(", under mpirun: hosts %1 × processes per host %2").arg(d.hosts).arg(d.processesPerHost);
     return QStringLiteral("<b>%1</b><br/>%2 · %3").arg(head.toHtmlEscaped(), how.toHtmlEscaped(),
-                                                      QString::fromStdString(sweep_.file.string()).toHtmlEscaped());
+                                                      QString::fromStdString(sweep.file.string()).toHtmlEscaped());
 }
+
+QStringList sweepTrialCells(const SweepTrial& t, int order) {
+    QString verdict = t.passed ? SweepView::tr("passed") : completed(t) ? SweepView::tr("below the AU line")
+                                                                        : QString::fromUtf8(toString(t.status));
+    if (!t.error.empty()) verdict += QStringLiteral(": ") + QString::fromStdString(t.error);
+    return {QString::number(order), QString::number(t.accelerators), number(t.auMeanPercent, 2),
+            number(t.samplesPerSecond, 1), number(t.readGibPerSecond, 3), verdict, QString::fromStdString(t.path.string())};
+}
+
+QString SweepView::summaryText() const { return sweepSummaryHtml(sweep_); }
 
 void SweepView::setSweep(const SweepFile& sweep) {
     sweep_ = sweep;
@@ -86,13 +98,9 @@ void SweepView::setSweep(const SweepFile& sweep) {
     trials_->clear();
     int order = 0;
     for (const SweepTrial& t : sweep_.outcome.trials) {
-        QString verdict = t.passed ? tr("passed") : completed(t) ? tr("below the AU line") : QString::fromUtf8(toString(t.status));
-        if (!t.error.empty()) verdict += QStringLiteral(": ") + QString::fromStdString(t.error);
-        auto* item = new QTreeWidgetItem(trials_, {QString::number(++order), QString::number(t.accelerators),
-                                                   number(t.auMeanPercent, 2), number(t.samplesPerSecond, 1),
-                                                   number(t.readGibPerSecond, 3), verdict,
-                                                   QString::fromStdString(t.path.string())});
-        item->setToolTip(VerdictColumn, verdict);
+        const QStringList cells = sweepTrialCells(t, ++order);
+        auto* item = new QTreeWidgetItem(trials_, cells);
+        item->setToolTip(VerdictColumn, cells[VerdictColumn]);
     }
     draw();
 }

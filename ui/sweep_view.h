@@ -16,6 +16,12 @@ class QTreeWidget;
 
 namespace trainio::ui {
 
+// Shared by the sweep view and the PDF report, so that both say the same:
+// the summary ("Largest count that passes: …", how the search ran, the file), as HTML;
+QString sweepSummaryHtml(const SweepFile& sweep);
+// one trial's cells in SweepView::Column order, `order` its 1-based place in the search.
+QStringList sweepTrialCells(const SweepTrial& trial, int order);
+
 class SweepView final : public QWidget {
     Q_OBJECT
 public:

@@ -569,12 +569,26 @@ int runCleanCommand(const Args& args) {
     if (wantsHelp(args, kCleanHelp)) return 0;
     const Start st = startEverywhere(args);
     const LoadedConfig& lc = st.lc;
-    // Under mpirun process 0 removes the files (one pass over one folder tree) while the others wait for
-    // its result; with shared storage that is the whole dataset (docs/mpi.md).
+    // Under mpirun each process removes its share of the files (generation's split), then, once all have,
+    // process 0 makes the last pass: whatever is left, the marker and the folders (docs/mpi.md).
     CleanResult r;
+    std::uint64_t sharedRemoved = 0;
+    if (g_comm) {
+        CleanResult mine;
+        onEveryProcess([&] {
+            mine = cleanDataset(lc.config, static_cast<std::uint64_t>(g_comm->rank()), static_cast<std::uint64_t>(g_comm->size()));
+        });
+        std::vector<std::string> all;
+        dist::WaitLimits limits;
+        limits.hurry = &g_cancel;
+        if (!g_comm->allgatherStrings(std::to_string(mine.filesRemoved), all, limits))
+            throw RunError("clean: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        for (const auto& n : all) sharedRemoved += std::stoull(n);
+    }
     onEveryProcess([&] {
         if (isProcessZero()) r = cleanDataset(lc.config);
     });
+    r.filesRemoved += sharedRemoved;
     if (!isProcessZero()) return 0;
     std::printf("clean: removed %llu files and %llu folders from %s\n", static_cast<unsigned long long>(r.filesRemoved),
                 static_cast<unsigned long long>(r.dirsRemoved), lc.config.dataset.dataFolder.c_str());
@@ -596,9 +610,7 @@ int runRunCommand(const Args& args) {
     if (!output) throw InputError("--output DIR is required");
     const std::uint64_t R = st.accelerators;
     const MetricSemantics sem = semanticsFrom(p);
-    if (g_comm && cfg.workflow.checkpoint)
-        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
-                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
+    refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
     auto progressPtr = makeProgress(p, cfg);
     ProgressReporter& progress = *progressPtr;
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
@@ -633,9 +645,7 @@ int runBenchmarkCommand(const Args& args) {
     const std::uint64_t runs = p.unsignedValue("--runs", 1, 1000).value_or(5);
     const std::uint64_t warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
     const std::uint64_t R = st.accelerators;
-    if (g_comm && cfg.workflow.checkpoint)
-        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
-                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
+    refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
     const MetricSemantics sem = semanticsFrom(p);
     const fs::path dir = *output;
     const aggregate::Labels labels = labelsFrom(p);

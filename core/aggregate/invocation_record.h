@@ -4,6 +4,7 @@
 #pragma once
 
 #include "io/emulated_storage.h"
+#include "results/sweep_file.h"
 #include "telemetry/telemetry_summary.h"
 
 #include <cmath>
@@ -222,6 +223,9 @@ struct ImportResult {
     std::vector<RunGroup> groups;
     std::vector<SkippedFile> skipped;
     std::size_t summariesFound = 0; // summary.json files seen, imported or not
+    // Every sweep.json found below the roots (trainio-cli sweep), read by readSweepJson: trial paths
+    // absolute. One that cannot be read is in `skipped` with the reason.
+    std::vector<SweepFile> sweeps;
 };
 
 } // namespace trainio::aggregate

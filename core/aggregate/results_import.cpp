@@ -5,6 +5,7 @@
 #include "aggregate/result_folder_reader.h"
 #include "io/storage_profile.h"
 #include "results/benchmark_manifest.h"
+#include "results/sweep.h"
 #include "telemetry/telemetry_table.h"
 #include "util/errors.h"
 
@@ -784,6 +785,7 @@ void markV3Warmups(std::vector<InvocationRecord>& runs, const std::vector<Place>
 ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options) {
     ImportResult result;
     std::vector<Found> found;
+    std::vector<fs::path> sweepFiles; // sweep.json files below the roots
     // One run folder reached twice — the same root given twice, a symlink, a root inside another — is
     // imported once: summaries are keyed by their folder with symlinks resolved.
     std::map<fs::path, fs::path> seen; // canonical summary → the spelling kept
@@ -796,8 +798,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         else if (it->second != p) result.duplicates.push_back({p.parent_path(), it->second.parent_path()});
     };
 
-    for (const auto& root : roots) {
+    for (const auto& given : roots) {
         std::error_code ec;
+        // A sweep's sweep.json stands for its folder: the sweep and its trials.
+        const fs::path root = given.filename() == "sweep.json" && fs::is_regular_file(given, ec) ? fs::absolute(given).parent_path() : given;
         if (!fs::exists(fs::symlink_status(root, ec))) {
             result.skipped.push_back({root, "no such file or folder"});
             continue;
@@ -835,6 +839,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
                 depthNoted = true;
                 continue;
             }
+            if (it->path().filename() == "sweep.json" && it->is_regular_file(ec)) {
+                sweepFiles.push_back(it->path().lexically_normal());
+                continue;
+            }
             if (it->path().filename() != "summary.json") continue;
             if (it->is_directory(ec)) continue;
             const fs::path p = it->path().lexically_normal();
@@ -842,6 +850,20 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         }
     }
     result.summariesFound = found.size();
+
+    // Sweeps (trainio-cli sweep): each sweep.json once, however many roots reach it.
+    std::set<fs::path> sweepsSeen;
+    for (const auto& f : sweepFiles) {
+        std::error_code cec;
+        fs::path key = fs::weakly_canonical(f, cec);
+        if (cec) key = f;
+        if (!sweepsSeen.insert(key).second) continue;
+        try {
+            result.sweeps.push_back(readSweepJson(f));
+        } catch (const std::exception& e) {
+            result.skipped.push_back({f, e.what()});
+        }
+    }
 
     // Read every summary; collect host summaries per run folder.
     struct PendingRun {

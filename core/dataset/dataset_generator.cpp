@@ -413,7 +413,10 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
     return r;
 }
 
-CleanResult cleanDataset(const WorkloadConfig& cfg) {
+CleanResult cleanDataset(const WorkloadConfig& cfg, std::uint64_t shardIndex, std::uint64_t shardCount) {
+    if (shardCount == 0 || shardIndex >= shardCount)
+        throw InputError("clean: shard " + std::to_string(shardIndex) + " of " + std::to_string(shardCount) +
+                         ": expected an index below the count");
     const fs::path root = datasetRoot(cfg.dataset.dataFolder);
     std::error_code ec;
     const auto rootStatus = fs::symlink_status(root, ec);
@@ -451,7 +454,7 @@ CleanResult cleanDataset(const WorkloadConfig& cfg) {
     };
     std::string path;
     for (const Split split : {Split::Train, Split::Valid}) {
-        for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
+        for (std::uint64_t i = shardIndex; i < layout.fileCount(split); i += shardCount) {
             layout.filePath(split, i, path);
             removeFile(path);
             DataFileSpec spec;
@@ -459,6 +462,7 @@ CleanResult cleanDataset(const WorkloadConfig& cfg) {
             for (const auto& side : sideFiles(layout, spec, path, split, i, false)) removeFile(side.first);
         }
     }
+    if (shardCount > 1) return r; // a share: the marker, temporaries and folders are the last, unsharded pass's
     for (const auto& d : safeDirs) {
         for (const auto& e : fs::directory_iterator(d, ec)) {
             if (isOurTemporary(e.path().filename().string(), ds.filePrefix)) removeFile(e.path());

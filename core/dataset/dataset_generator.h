@@ -73,7 +73,10 @@ struct CleanResult {
 // then the marker and the directories that are left empty. Any other file stays (and so does its
 // folder). Symbolic links are never followed: a symlinked component is left alone with all below it.
 // Throws InputError naming the path when the folder has no marker (or is itself a symlink).
-CleanResult cleanDataset(const WorkloadConfig& cfg);
+// shardCount > 1 (mpirun, one call per process): only the data and index files whose index within their
+// split is ≡ shardIndex (mod shardCount), as generation splits them; no marker, temporary or folder is
+// touched and filesRemaining stays 0 — one unsharded call after all shares finishes the clean.
+CleanResult cleanDataset(const WorkloadConfig& cfg, std::uint64_t shardIndex = 0, std::uint64_t shardCount = 1);
 
 struct VerifyResult {
     std::uint64_t filesOk = 0;

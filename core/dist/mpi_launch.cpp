@@ -123,7 +123,7 @@ std::uint64_t totalAccelerators(const MpiLaunch& launch, std::size_t hostCount) 
     return static_cast<std::uint64_t>(hostCount) * launch.processesPerHost * launch.acceleratorsPerProcess;
 }
 
-std::vector<std::string> mpirunArguments(const MpiLaunch& launch, std::size_t hostCount, const CliCommand& command) {
+std::vector<std::string> mpirunOptions(const MpiLaunch& launch, std::size_t hostCount) {
     std::vector<std::string> a;
     if (launch.allowRunAsRoot) a.emplace_back("--allow-run-as-root");
     if (launch.oversubscribe) a.emplace_back("--oversubscribe");
@@ -140,6 +140,11 @@ std::vector<std::string> mpirunArguments(const MpiLaunch& launch, std::size_t ho
     }
     a.insert(a.end(), {"--npernode", std::to_string(launch.processesPerHost), "-np",
                        std::to_string(static_cast<std::uint64_t>(hostCount) * launch.processesPerHost)});
+    return a;
+}
+
+std::vector<std::string> mpirunArguments(const MpiLaunch& launch, std::size_t hostCount, const CliCommand& command) {
+    std::vector<std::string> a = mpirunOptions(launch, hostCount);
     a.insert(a.end(), {command.program.string(), command.benchmark ? "benchmark" : "run", "--config",
                        command.config.string(), "--output", command.output.string(), "--accelerators-per-process",
                        std::to_string(launch.acceleratorsPerProcess), "--quiet", "--live-json", command.liveJson});

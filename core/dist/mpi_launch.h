@@ -63,12 +63,15 @@ struct CliCommand {
     std::string semantics = "v2";    // --semantics v1|v2|v3
 };
 
-// mpirun's arguments after the program name:
+// mpirun's own options, before the program it starts:
 //   [--allow-run-as-root] [--oversubscribe] --mca odls_base_sigkill_timeout T
 //   (--hostfile F | --host a:S,b:S) --npernode P -np H×P
+// A host without slots is given P slots. The GUI's launch and the sweep's trials both start with these.
+std::vector<std::string> mpirunOptions(const MpiLaunch& launch, std::size_t hostCount);
+
+// mpirun's arguments after the program name: mpirunOptions, then
 //   <cli> run|benchmark --config FILE --output DIR --accelerators-per-process K --quiet --live-json L
 //   [--runs N --warmup W] [--system NAME] --semantics S
-// A host without slots is given P slots.
 std::vector<std::string> mpirunArguments(const MpiLaunch& launch, std::size_t hostCount, const CliCommand& command);
 
 } // namespace trainio::dist

@@ -3,6 +3,7 @@
 // step barrier. Produces the per-step records DLIO writes and the epoch metrics as it goes.
 #pragma once
 
+#include "engine/run_status.h"
 #include "checkpoint/checkpoint_io.h"
 #include "dist/communicator.h"
 #include "config/workload_config.h"
@@ -20,8 +21,6 @@
 
 namespace trainio {
 
-enum class RunStatus { Complete, Cancelled, Failed };
-const char* toString(RunStatus s);
 
 struct EngineOptions {
     std::uint64_t accelerators = 1;

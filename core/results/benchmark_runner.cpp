@@ -31,6 +31,12 @@ std::string now() {
 
 } // namespace
 
+void refuseCheckpointUnderMpi(const WorkloadConfig& cfg, bool multiProcess) {
+    if (multiProcess && cfg.workflow.checkpoint)
+        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
+                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
+}
+
 RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
     // Under mpirun only process 0 writes the folder (with every rank's files: docs/mpi.md).
     const bool writer = !opt.comm || opt.comm->rank() == 0;
@@ -60,9 +66,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (writer && hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
     if (writer) storage.startTelemetry();
     RunOutcome out;
-    if (opt.comm && cfg.workflow.checkpoint)
-        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
-                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
+    refuseCheckpointUnderMpi(cfg, opt.comm != nullptr);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
         checkpoint::CheckpointRunOptions co;

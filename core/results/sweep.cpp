@@ -271,10 +271,14 @@ std::vector<std::string> mpiTrialArguments(const MpiTrialLaunch& launch, std::ui
                          std::to_string(processes) + ")");
     // Open MPI kills a rank 1 s after the SIGTERM of a cancel by default: too short for process 0 to write
     // a large folder (docs/mpi.md), so the ranks get 10 s.
-    std::vector<std::string> argv{launch.mpirun, "--hostfile", launch.hostfile.string(), "--npernode",
-                                  std::to_string(launch.processesPerHost), "-np", std::to_string(processes),
-                                  "--mca", "odls_base_sigkill_timeout", "10"};
-    if (launch.asRoot) argv.push_back("--allow-run-as-root");
+    dist::MpiLaunch options;
+    options.hostfile = launch.hostfile;
+    options.processesPerHost = launch.processesPerHost;
+    options.allowRunAsRoot = launch.asRoot;
+    options.sigkillTimeoutSeconds = 10;
+    std::vector<std::string> argv{launch.mpirun};
+    const auto mpirunOptions = dist::mpirunOptions(options, launch.hosts);
+    argv.insert(argv.end(), mpirunOptions.begin(), mpirunOptions.end());
     argv.push_back(launch.executable.string());
     argv.push_back("benchmark");
     argv.insert(argv.end(), launch.benchmarkArgs.begin(), launch.benchmarkArgs.end());

@@ -6,6 +6,7 @@
 
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
+#include "results/sweep_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,14 +20,6 @@
 
 namespace trainio {
 
-// MIN:MAX as given to --accelerators, and the multiple every tried count must be (1 with threads,
-// hosts × processes per host over MPI).
-struct SweepRange {
-    std::uint64_t min = 1;
-    std::uint64_t max = 1;
-    std::uint64_t step = 1;
-};
-
 // "MIN:MAX" → {MIN, MAX}; InputError naming `option` and the value for anything else: not two whole
 // numbers, MIN < 1, MIN > MAX, MAX above the accelerators key's range.
 SweepRange parseSweepRange(const std::string& text, const std::string& option);
@@ -38,24 +31,6 @@ struct SweepUnits {
     std::uint64_t last = 1;  // the largest multiple of step <= max, in steps
 };
 SweepUnits sweepUnits(const SweepRange& range, const std::string& option);
-
-// One trial: a benchmark (or with --quick one invocation) at one accelerator count.
-struct SweepTrial {
-    std::uint64_t accelerators = 0;
-    RunStatus status = RunStatus::Complete; // Cancelled or Failed stops the sweep and never passes
-    double auMeanPercent = NAN;             // mean over the measured runs of train_au_mean_percentage
-    double samplesPerSecond = NAN;          // mean over the runs of train_throughput_mean_samples_per_second
-    double readGibPerSecond = NAN;          // mean over the runs of train_io_mean_MB_per_second / 1024
-    bool passed = false;                    // complete and auMeanPercent >= the AU threshold
-    std::filesystem::path path;             // the trial's result folder
-    std::string error;                      // why it failed ("" unless Failed)
-};
-
-struct SweepOutcome {
-    std::vector<SweepTrial> trials;               // in the order they ran
-    std::optional<std::uint64_t> maxPassing;      // nullopt when no trial passed
-    bool complete = false;                        // the search ended (no trial cancelled or failed)
-};
 
 // The search (docs/sweep.md): in units of range.step, try MIN, then double while the count passes
 // (the last doubling is clipped to MAX); at the first failing count, bisect between the last passing
@@ -81,18 +56,6 @@ std::string shardProblem(const WorkloadConfig& cfg, std::uint64_t accelerators);
 // accelerator at least one step; nullopt when not even the smallest can run.
 std::optional<std::uint64_t> largestShardableCount(const WorkloadConfig& cfg, const SweepRange& range);
 
-// What sweep.json says besides the trials.
-struct SweepDescription {
-    std::string config;                 // --config as given
-    std::vector<std::string> overrides; // as given
-    SweepRange range;
-    bool quick = false;
-    std::uint64_t runs = 1, warmups = 0; // per trial
-    double auThresholdPercent = 0;
-    std::string launcher = "threads";   // "threads" or "mpirun"
-    std::uint64_t hosts = 1, processesPerHost = 1;
-};
-
 // {"max_passing_accelerators": n|null, "complete", "au_threshold_percentage", …, "trials": [{"accelerators",
 // "au_mean_percentage", "samples_per_second", "read_gib_per_second", "passed", "path", "status", …}]};
 // paths relative to `dir` (the sweep folder), NaN as null. docs/sweep.md lists every key.
@@ -105,11 +68,6 @@ std::filesystem::path writeSweepJson(const SweepOutcome& outcome, const SweepDes
 // InputError naming the file and the key for a file that is missing, not JSON, or lacks a contract key
 // (max_passing_accelerators, trials[] with accelerators, au_mean_percentage, samples_per_second,
 // read_gib_per_second, passed, path); keys added later are read when present.
-struct SweepFile {
-    std::filesystem::path file; // the sweep.json read
-    SweepOutcome outcome;
-    SweepDescription description;
-};
 SweepFile readSweepJson(const std::filesystem::path& where);
 
 // The trial folder for a count: dir/trial-<n>-accelerators.
@@ -120,8 +78,8 @@ std::filesystem::path sweepTrialFolder(const std::filesystem::path& dir, std::ui
 // be read or names no host.
 std::vector<std::string> hostfileHosts(const std::filesystem::path& hostfile, const std::string& option);
 
-// The argument vector of one MPI trial: mpirun --hostfile F --npernode P -np H×P --mca
-// odls_base_sigkill_timeout 10 [--allow-run-as-root] EXE benchmark <benchmarkArgs…>
+// The argument vector of one MPI trial: mpirun <dist::mpirunOptions: [--allow-run-as-root] --mca
+// odls_base_sigkill_timeout 10 --hostfile F --npernode P -np H×P> EXE benchmark <benchmarkArgs…>
 // --accelerators-per-process K, with K = accelerators / (H×P).
 struct MpiTrialLaunch {
     std::string mpirun = "mpirun";

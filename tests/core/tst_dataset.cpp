@@ -408,6 +408,34 @@ private slots:
         QVERIFY(fs::exists(root.parent_path()));
     }
 
+    // Under mpirun each process removes its share — the files generation's split gave it — and the last,
+    // unsharded pass removes the rest, the marker and the folders (docs/mpi.md).
+    void cleanSplitIntoShares() {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString()) / "data";
+        const WorkloadConfig cfg = tinyWorkload(root); // 20 train + 3 eval npz files
+        generateDataset(cfg, threads(2));
+        const DatasetLayout layout(cfg.dataset);
+        std::string path;
+        const auto r1 = cleanDataset(cfg, 1, 3); // indices 1, 4, 7, …: 7 train + 1 eval (index 1)
+        QCOMPARE(r1.filesRemoved, std::uint64_t(7 + 1));
+        QCOMPARE(r1.dirsRemoved, std::uint64_t(0));
+        for (const Split split : {Split::Train, Split::Valid})
+            for (std::uint64_t i = 0; i < layout.fileCount(split); ++i) {
+                layout.filePath(split, i, path);
+                QVERIFY2(fs::exists(path) == (i % 3 != 1), path.c_str());
+            }
+        QVERIFY(fs::exists(root / kDatasetMarkerName)); // the marker stays for the other shares
+        const auto r0 = cleanDataset(cfg, 0, 3);
+        QCOMPARE(r0.filesRemoved, std::uint64_t(7 + 1));
+        const auto last = cleanDataset(cfg); // process 0's last pass: share 2's files were never removed here
+        QCOMPARE(last.filesRemoved, std::uint64_t(6 + 1 + 1)); // 6 train + 1 eval + the marker
+        QCOMPARE(last.filesRemaining, std::uint64_t(0));
+        QVERIFY(!fs::exists(root));
+        const std::string e = errorOf<InputError>([&] { cleanDataset(cfg, 3, 3); });
+        QVERIFY2(e.find("shard 3 of 3") != std::string::npos, e.c_str());
+    }
+
     void cleanRefusesSymlinkedRootAndUnmarkedFolders() {
         QTemporaryDir tmp;
         const fs::path base = tmp.path().toStdString();

@@ -240,7 +240,7 @@ private slots:
             QCOMPARE(first.sampleBytes, std::uint64_t(d1 * d2));
             QCOMPARE(first.bytesFromStorage, expectedFileSize(s)); // the whole file, like numpy
             for (int k = 1; k < n; ++k) QCOMPARE(reader->read(path, k).bytesFromStorage, std::uint64_t(0)); // from memory
-            QVERIFY(throwsRunError([&] { reader->read(path, n); }).find(path) != std::string::npos);
+            QVERIFY(throwsRunError([&, count = n] { reader->read(path, count); }).find(path) != std::string::npos);
             const auto [rc, out] = runTool("check_npz.py", {QString::fromStdString(path), QString::number(d1),
                                                               QString::number(d2), QString::number(n)});
             QVERIFY2(rc == 0, qPrintable(out));

@@ -140,6 +140,25 @@ private slots:
         QVERIFY2(v.out.contains(QStringLiteral("verify: 32 files ok, 0 missing, 0 bad")), qPrintable(v.out));
     }
 
+    // clean under mpirun: every process removes its share, process 0 the rest; the totals once, a user's
+    // file kept, nothing of ours left.
+    void cleanSplitAcrossProcesses() {
+        const fs::path data = base_ / "to-clean";
+        const fs::path cfg = base_ / "to-clean.yaml";
+        testsupport::writeText(cfg, yamlFor(data, 32, 0.002, 2));
+        const Mpi g = mpi(2, {"datagen", "--config", q(cfg), "--quiet"});
+        QVERIFY2(g.exitCode == 0, qPrintable(g.err));
+        testsupport::writeText(data / "notes.txt", "mine");
+        const Mpi c = mpi(2, {"clean", "--config", q(cfg)});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        QCOMPARE(c.out.count(QStringLiteral("clean: removed")), 1);
+        // 32 data files + the marker, counted over both processes.
+        QVERIFY2(c.out.contains(QStringLiteral("clean: removed 33 files")), qPrintable(c.out));
+        std::set<std::string> left;
+        for (const auto& e : fs::recursive_directory_iterator(data)) left.insert(fs::relative(e.path(), data).string());
+        QCOMPARE(left, std::set<std::string>{"notes.txt"});
+    }
+
     // 2 processes × 2 accelerators: 4 ranks in the summary and per-rank files, every rank's steps.
     void twoProcessesTimesTwoAccelerators() {
         const fs::path out = base_ / "np2k2";

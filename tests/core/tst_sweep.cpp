@@ -223,8 +223,8 @@ private slots:
         l.executable = "/bin/trainio-cli";
         l.benchmarkArgs = {"--config", "w.yaml", "--output", "o"};
         QVERIFY(trainio::mpiTrialArguments(l, 12) ==
-                 (std::vector<std::string>{"/usr/bin/mpirun", "--hostfile", "/h", "--npernode", "3", "-np", "6", "--mca",
-                                           "odls_base_sigkill_timeout", "10", "--allow-run-as-root", "/bin/trainio-cli", "benchmark", "--config", "w.yaml",
+                 (std::vector<std::string>{"/usr/bin/mpirun", "--allow-run-as-root", "--mca", "odls_base_sigkill_timeout", "10",
+                                           "--hostfile", "/h", "--npernode", "3", "-np", "6", "/bin/trainio-cli", "benchmark", "--config", "w.yaml",
                                            "--output", "o", "--accelerators-per-process", "2"}));
         QVERIFY_EXCEPTION_THROWN(trainio::mpiTrialArguments(l, 10), trainio::InputError);
     }

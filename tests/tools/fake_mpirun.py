@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A stand-in for Open MPI's mpirun, used by tst_sweep on machines where the MPI-capable benchmark is not
-built. It checks the argument vector `trainio-cli sweep --hostfile F --processes-per-host P` must give,
+built. It checks the argument vector `trainio-cli sweep --hostfile F --processes-per-host P` must give
+(dist::mpirunOptions, the same options the GUI's launch starts with),
 
-    mpirun --hostfile F --npernode P -np H*P --mca odls_base_sigkill_timeout 10 [--allow-run-as-root]
+    mpirun [--allow-run-as-root] --mca odls_base_sigkill_timeout 10 --hostfile F --npernode P -np H*P
            EXE benchmark ... --accelerators-per-process K
 
 (H = distinct hosts in F; --allow-run-as-root exactly when running as root), appends it to the file named
@@ -19,8 +20,17 @@ def refuse(why):
 
 
 args = sys.argv[1:]
-if len(args) < 10 or args[0] != "--hostfile" or args[2] != "--npernode" or args[4] != "-np":
-    refuse("expected --hostfile F --npernode P -np N first")
+if os.geteuid() == 0:
+    if not args or args[0] != "--allow-run-as-root":
+        refuse("running as root without --allow-run-as-root")
+    args = args[1:]
+elif args and args[0] == "--allow-run-as-root":
+    refuse("--allow-run-as-root as a normal user")
+if args[0:3] != ["--mca", "odls_base_sigkill_timeout", "10"]:
+    refuse("expected --mca odls_base_sigkill_timeout 10 first (docs/mpi.md: process 0 needs time to write)")
+args = args[3:]
+if len(args) < 8 or args[0] != "--hostfile" or args[2] != "--npernode" or args[4] != "-np":
+    refuse("expected --hostfile F --npernode P -np N after the sigkill timeout")
 hosts = []
 with open(args[1]) as f:
     for line in f:
@@ -31,15 +41,6 @@ per_host, np = int(args[3]), int(args[5])
 if np != len(hosts) * per_host:
     refuse("-np %d is not hosts (%d) x processes per host (%d)" % (np, len(hosts), per_host))
 rest = args[6:]
-if rest[0:3] != ["--mca", "odls_base_sigkill_timeout", "10"]:
-    refuse("expected --mca odls_base_sigkill_timeout 10 after -np (docs/mpi.md: process 0 needs time to write)")
-rest = rest[3:]
-if os.geteuid() == 0:
-    if rest[0] != "--allow-run-as-root":
-        refuse("running as root without --allow-run-as-root")
-    rest = rest[1:]
-elif rest[0] == "--allow-run-as-root":
-    refuse("--allow-run-as-root as a normal user")
 exe = rest[0]
 if not os.path.isabs(exe) or rest[1] != "benchmark" or rest[-2] != "--accelerators-per-process":
     refuse("expected an absolute EXE, then benchmark ... --accelerators-per-process K")

@@ -641,6 +641,75 @@ private slots:
         QVERIFY(!cached.hasWords(QStringLiteral("changed during this run")));
     }
 
+    // A max-accelerators sweep (issue 12 item 4): `trainio --report SWEEP_DIR` finds sweep.json through the
+    // importer and gives it a section: the largest passing count, AU by count with the pass line, and every
+    // trial with its numbers as sweep.json (written by trainio-cli, read here) holds them. A report without a
+    // sweep has no such section.
+    void sweepSection() {
+        const QString cfg = work_.filePath(QStringLiteral("tiny.yaml"));
+        const QString dir = work_.filePath(QStringLiteral("sweep"));
+        const auto r = testsupport::runCli({QStringLiteral("sweep"), QStringLiteral("--config"), cfg, QStringLiteral("--accelerators"),
+                                            QStringLiteral("1:2"), QStringLiteral("--quick"), QStringLiteral("--output"), dir,
+                                            QStringLiteral("--quiet")},
+                                           300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto sweep = nlohmann::json::parse(testsupport::readText(fs::path(dir.toStdString()) / "sweep.json"));
+        QCOMPARE(sweep["trials"].size(), std::size_t(2));
+
+        // The importer finds it, through the folder or its sweep.json, once.
+        for (const fs::path& root : {fs::path(dir.toStdString()), fs::path(dir.toStdString()) / "sweep.json"}) {
+            const auto imp = aggregate::importResults({root, fs::path(dir.toStdString())});
+            QCOMPARE(imp.sweeps.size(), std::size_t(1));
+            QCOMPARE(imp.sweeps[0].outcome.trials.size(), std::size_t(2));
+            QCOMPARE(imp.runs.size(), std::size_t(2)); // the two trials' invocations
+        }
+
+        const QString pdf = work_.filePath(QStringLiteral("sweep-report/report.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QProcess p;
+        p.start(QStringLiteral(TRAINIO_GUI), {QStringLiteral("--report"), dir, QStringLiteral("--output"), pdf});
+        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        QVERIFY(p.waitForFinished(300000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const PdfText text = pdfText(pdf);
+        QVERIFY(text.hasWords(QStringLiteral("Max-accelerators sweep")));
+        QVERIFY(text.hasWords(QStringLiteral("AU by accelerator count")));
+        const QString head = sweep["max_passing_accelerators"].is_null()
+                                 ? QStringLiteral("No count passed")
+                                 : sweep["max_passing_accelerators"].get<int>() == 1
+                                       ? QStringLiteral("Largest count that passes: 1 accelerator")
+                                       : QStringLiteral("Largest count that passes: %1 accelerators").arg(sweep["max_passing_accelerators"].get<int>());
+        QVERIFY2(text.hasWords(head), qPrintable(head + QStringLiteral(" in ") + text.spaced));
+        QVERIFY(text.hasWords(QStringLiteral("AU threshold 50 %")));
+        for (const auto& t : sweep["trials"]) {
+            QVERIFY(text.hasIdentifier(QString::fromStdString("trial-" + std::to_string(t["accelerators"].get<int>()) + "-accelerators")));
+            QVERIFY2(text.hasNumber(fixed(t["au_mean_percentage"].get<double>(), 2)), qPrintable(fixed(t["au_mean_percentage"].get<double>(), 2)));
+            QVERIFY(text.hasNumber(fixed(t["samples_per_second"].get<double>(), 1)));
+            QVERIFY(text.hasWords(t["passed"].get<bool>() ? QStringLiteral("passed") : QStringLiteral("below the AU line")));
+        }
+
+        // The lab folder holds no sweep: no sweep section.
+        ui::ReportRequest request;
+        request.paths = {lab_};
+        QString error;
+        const QString plain = work_.filePath(QStringLiteral("sweep-report/plain.pdf"));
+        QVERIFY2(ui::writeReportPdf(request, plain, &error), qPrintable(error));
+        QVERIFY(!pdfText(plain).hasWords(QStringLiteral("Max-accelerators sweep")));
+
+        // A damaged sweep.json: the importer skips it naming the file and the key, and still imports the trials.
+        const fs::path broken = fs::path(work_.path().toStdString()) / "broken-sweep";
+        fs::create_directories(broken);
+        fs::copy(fs::path(dir.toStdString()) / "trial-1-accelerators", broken / "trial-1-accelerators", fs::copy_options::recursive);
+        testsupport::writeText(broken / "sweep.json", R"({"max_passing_accelerators": 1, "trials": [{"accelerators": "one"}]})");
+        const auto imp = aggregate::importResults({broken});
+        QCOMPARE(imp.sweeps.size(), std::size_t(0));
+        QCOMPARE(imp.runs.size(), std::size_t(1));
+        bool named = false;
+        for (const auto& s : imp.skipped)
+            named = named || (s.path == broken / "sweep.json" && s.reason.find("trials[0].accelerators") != std::string::npos);
+        QVERIFY(named);
+    }
+
     void headlessArguments() {
         const QString dir = work_.path();
         auto a = ui::parseGuiArguments({QStringLiteral("--report"), dir, QStringLiteral("--output"), QStringLiteral("x.pdf"),

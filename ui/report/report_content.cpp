@@ -6,6 +6,7 @@
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
+#include "sweep_view.h"
 #include "aggregate/result_folder_reader.h"
 #include "telemetry/telemetry_summary.h"
 #include "telemetry/telemetry_table.h"
@@ -991,10 +992,88 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
 
 } // namespace
 
+// ---- max-accelerators sweeps ---------------------------------------------------------------------
+
+bool pathWithin(const fs::path& path, const fs::path& folder) {
+    const fs::path a = path.lexically_normal(), b = folder.lexically_normal();
+    auto ai = a.begin();
+    for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai) {
+        if (bi->empty() && std::next(bi) == b.end()) break; // a trailing separator
+        if (ai == a.end() || *ai != *bi) return false;
+    }
+    return true;
+}
+
+// The sweeps (trainio-cli sweep, read by the importer) one of whose trial folders holds a run of a
+// report item: AU against accelerators with the pass line, and every trial in the order the search ran it.
+std::vector<const SweepFile*> reportSweeps(const ReportData& d) {
+    const auto& imp = d.library->imported();
+    std::vector<const SweepFile*> out;
+    for (const SweepFile& sweep : imp.sweeps) {
+        bool used = false;
+        for (const auto& it : d.items)
+            for (const auto* list : {&it.runs, &it.excluded, &it.warmups})
+                for (std::size_t i : *list)
+                    for (const SweepTrial& t : sweep.outcome.trials)
+                        used = used || pathWithin(imp.runs[i].path, t.path);
+        if (used) out.push_back(&sweep);
+    }
+    return out;
+}
+
+void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
+    const auto& desc = sweep.description;
+    heading(flow, QStringLiteral("Max-accelerators sweep"), 2, 90);
+    flow.addHtml(QStringLiteral("<p>%1</p>").arg(sweepSummaryHtml(sweep)), 8.5);
+    QString config = QString::fromStdString(desc.config).toHtmlEscaped();
+    for (const auto& o : desc.overrides) config += QStringLiteral(" ") + QString::fromStdString(o).toHtmlEscaped();
+    if (!config.isEmpty())
+        flow.addHtml(QStringLiteral("<p class=\"muted\">Config: %1. Each trial is a normal benchmark folder (its own "
+                                    "section when selected); a trial passes when the mean AU of its measured runs "
+                                    "reaches the AU threshold. The search doubles from MIN, then bisects, and assumes "
+                                    "passing falls off monotonically with the count.</p>")
+                         .arg(config),
+                     7.5);
+    std::vector<const SweepTrial*> byCount;
+    for (const SweepTrial& t : sweep.outcome.trials)
+        if (t.status == RunStatus::Complete && std::isfinite(t.auMeanPercent)) byCount.push_back(&t);
+    std::sort(byCount.begin(), byCount.end(), [](auto* a, auto* b) { return a->accelerators < b->accelerators; });
+    if (!byCount.empty()) {
+        LineSeries au{QStringLiteral("AU mean of the trial"), {}, {}, false, true};
+        for (const SweepTrial* t : byCount) {
+            au.keys.push_back(static_cast<double>(t->accelerators));
+            au.values.push_back(t->auMeanPercent);
+        }
+        const int widthPx = static_cast<int>(flow.contentWidth() / flow.plotScale());
+        std::optional<double> line;
+        if (std::isfinite(desc.auThresholdPercent)) line = desc.auThresholdPercent;
+        auto plot = makeLinePlot(QStringLiteral("AU by accelerator count"), QStringLiteral("accelerators"),
+                                 QStringLiteral("AU %"), {au}, line, true, widthPx, true);
+        flow.addSpace(flow.mm(2));
+        flow.addPlots({plot.get()}, flow.mm(62));
+    }
+    ReportTable table;
+    table.header = {QStringLiteral("#"), QStringLiteral("Accelerators"), QStringLiteral("AU %"), QStringLiteral("Samples/s"),
+                    QStringLiteral("Read GiB/s"), QStringLiteral("Verdict"), QStringLiteral("Folder")};
+    table.widthsPercent = {4, 13, 8, 10, 10, 15, 40};
+    table.alignRight = {true, true, true, true, true, false, false};
+    int order = 0;
+    for (const SweepTrial& t : sweep.outcome.trials) {
+        QStringList cells = sweepTrialCells(t, ++order);
+        for (auto& c : cells) c = c.toHtmlEscaped();
+        if (t.passed) cells[SweepView::VerdictColumn] = QStringLiteral("<b>%1</b>").arg(cells[SweepView::VerdictColumn]);
+        table.rows.push_back(cells);
+    }
+    flow.addSpace(flow.mm(2));
+    flow.addTable(table);
+    flow.addSpace(flow.mm(4));
+}
+
 void composeReport(ReportPageFlow& flow, const ReportData& d) {
     if (d.items.empty() || !d.library) return;
     titlePage(flow, d);
     comparisonSection(flow, d);
+    for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     for (std::size_t i = 0; i < d.items.size(); ++i) itemSection(flow, d, i);
 }
 

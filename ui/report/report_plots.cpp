@@ -140,7 +140,7 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
 
 std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
-                                          bool valueFromZero, int widthPx) {
+                                          bool valueFromZero, int widthPx, bool wholeKeys) {
     auto plot = basePlot(title);
     double low = std::numeric_limits<double>::infinity();
     double high = -std::numeric_limits<double>::infinity();
@@ -186,13 +186,14 @@ std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& k
         keyLow = 1.0;
         keyHigh = 1.0;
     }
-    if (epochKeys) {
+    if (epochKeys || wholeKeys) {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
         ticker->setTickStep(1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
         plot->xAxis->setTicker(ticker);
         plot->xAxis->setSubTicks(false);
-        plot->xAxis->setRange(0.7, keyHigh + 0.3);
+        const double pad = std::max(0.3, (keyHigh - keyLow) * 0.04);
+        plot->xAxis->setRange(epochKeys ? 0.7 : keyLow - pad, keyHigh + pad);
     } else {
         plot->xAxis->setRange(keyLow, keyHigh > keyLow ? keyHigh : keyLow + 1.0);
     }

@@ -37,11 +37,12 @@ struct LineSeries {
     bool markers = true;        // false for dense series (per-step records)
 };
 
-// Lines over epochs (keys 1…n, integer ticks) or over any keys; the legend below the axes, in as many
-// columns as its longest entry allows in `widthPx` (the plot's width on the page), so no entry is clipped.
+// Lines over epochs (keys 1…n, integer ticks) or over any keys (wholeKeys: counts, integer ticks, a
+// little room beside the first and last point); the legend below the axes, in as many columns as its
+// longest entry allows in `widthPx` (the plot's width on the page), so no entry is clipped.
 std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
-                                          bool valueFromZero, int widthPx);
+                                          bool valueFromZero, int widthPx, bool wholeKeys = false);
 
 // Distinguishable on white and in greyscale print (Tableau 10).
 QColor seriesColour(std::size_t index);
