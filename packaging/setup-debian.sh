@@ -20,7 +20,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin  # multi-process runs under mpirun across client hosts (docs/mpi.md)
 
   # GUI
-  qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqcustomplot-dev
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev libxkbcommon-dev
   # tests, screenshots, report checks
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
