@@ -65,6 +65,19 @@ void onEveryProcess(const std::function<void()>& check) {
     throw AgreedInputError(problems.size() == 1 ? text : "on " + std::to_string(problems.size()) + " processes:\n  " + text);
 }
 
+// Under mpirun: every process's JSON report, in rank order (datagen, verify and clean sum them on
+// process 0). RunError naming `command` when a process does not answer.
+std::vector<nlohmann::json> reportsOfEveryProcess(const nlohmann::json& mine, const std::string& command) {
+    std::vector<std::string> all;
+    dist::WaitLimits limits;
+    limits.hurry = &g_cancel;
+    if (!g_comm->allgatherStrings(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), all, limits))
+        throw RunError(command + ": the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+    std::vector<nlohmann::json> out;
+    for (const auto& text : all) out.push_back(nlohmann::json::parse(text));
+    return out;
+}
+
 extern "C" void onSignal(int sig) {
     if (++g_signals > 1) _exit(128 + sig); // a second signal: leave at once
     g_cancel.store(true);
@@ -211,15 +224,11 @@ bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
         // Every process's counts (or its failure), summed by process 0.
         nlohmann::json mine{{"written", r.filesWritten}, {"skipped", r.filesSkipped}, {"bytes", r.bytesWritten},
                             {"seconds", r.seconds},      {"cancelled", r.cancelled},  {"error", failure}};
-        std::vector<std::string> all;
-        dist::WaitLimits limits;
-        limits.hurry = &g_cancel;
-        if (!g_comm->allgatherStrings(mine.dump(), all, limits))
-            throw RunError("datagen: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        const auto all = reportsOfEveryProcess(mine, "datagen");
         GenerationResult sum;
         std::string errors;
         for (std::size_t p = 0; p < all.size(); ++p) {
-            const nlohmann::json j = nlohmann::json::parse(all[p]);
+            const nlohmann::json& j = all[p];
             sum.filesWritten += j["written"].get<std::uint64_t>();
             sum.filesSkipped += j["skipped"].get<std::uint64_t>();
             sum.bytesWritten += j["bytes"].get<std::uint64_t>();
@@ -543,14 +552,8 @@ int runVerifyCommand(const Args& args) {
                             : verifyDataset(lc.config, &g_cancel);
     if (g_comm) {
         const nlohmann::json mine{{"ok", r.filesOk}, {"missing", r.filesMissing}, {"bad", r.filesBad}, {"problems", r.problems}};
-        std::vector<std::string> all;
-        dist::WaitLimits limits;
-        limits.hurry = &g_cancel;
-        if (!g_comm->allgatherStrings(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), all, limits))
-            throw RunError("verify: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
         r = VerifyResult{};
-        for (const auto& text : all) {
-            const nlohmann::json j = nlohmann::json::parse(text);
+        for (const nlohmann::json& j : reportsOfEveryProcess(mine, "verify")) {
             r.filesOk += j["ok"].get<std::uint64_t>();
             r.filesMissing += j["missing"].get<std::uint64_t>();
             r.filesBad += j["bad"].get<std::uint64_t>();
@@ -578,12 +581,8 @@ int runCleanCommand(const Args& args) {
         onEveryProcess([&] {
             mine = cleanDataset(lc.config, static_cast<std::uint64_t>(g_comm->rank()), static_cast<std::uint64_t>(g_comm->size()));
         });
-        std::vector<std::string> all;
-        dist::WaitLimits limits;
-        limits.hurry = &g_cancel;
-        if (!g_comm->allgatherStrings(std::to_string(mine.filesRemoved), all, limits))
-            throw RunError("clean: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
-        for (const auto& n : all) sharedRemoved += std::stoull(n);
+        for (const nlohmann::json& j : reportsOfEveryProcess(nlohmann::json{{"removed", mine.filesRemoved}}, "clean"))
+            sharedRemoved += j["removed"].get<std::uint64_t>();
     }
     onEveryProcess([&] {
         if (isProcessZero()) r = cleanDataset(lc.config);

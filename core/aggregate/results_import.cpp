@@ -789,11 +789,14 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     // One run folder reached twice — the same root given twice, a symlink, a root inside another — is
     // imported once: summaries are keyed by their folder with symlinks resolved.
     std::map<fs::path, fs::path> seen; // canonical summary → the spelling kept
-    auto addFound = [&](const fs::path& p, const fs::path& canonicalRoot, const std::string& rootName, const fs::path& absRoot) {
+    // A file's identity: its path with symlinks resolved (the spelling itself when that fails).
+    auto canonicalKey = [](const fs::path& p) {
         std::error_code cec;
         fs::path key = fs::weakly_canonical(p, cec);
-        if (cec) key = p;
-        auto [it, fresh] = seen.emplace(key, p);
+        return cec ? p : key;
+    };
+    auto addFound = [&](const fs::path& p, const fs::path& canonicalRoot, const std::string& rootName, const fs::path& absRoot) {
+        auto [it, fresh] = seen.emplace(canonicalKey(p), p);
         if (fresh) found.push_back({p, canonicalRoot, rootName, absRoot});
         else if (it->second != p) result.duplicates.push_back({p.parent_path(), it->second.parent_path()});
     };
@@ -854,10 +857,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     // Sweeps (trainio-cli sweep): each sweep.json once, however many roots reach it.
     std::set<fs::path> sweepsSeen;
     for (const auto& f : sweepFiles) {
-        std::error_code cec;
-        fs::path key = fs::weakly_canonical(f, cec);
-        if (cec) key = f;
-        if (!sweepsSeen.insert(key).second) continue;
+        if (!sweepsSeen.insert(canonicalKey(f)).second) continue;
         try {
             result.sweeps.push_back(readSweepJson(f));
         } catch (const std::exception& e) {
