@@ -573,6 +573,31 @@ std::vector<KeyDef> build() {
             .origin("TrainIO").def("0").range(whole(0, 1e6, "0 for no limit")).unit("requests")
             .means("requests in flight at once on the device (0 = no limit)")
             .bind(field([](auto& c) -> auto& { return c.trainio.storage.maxInflight; })));
+    // The loader policy (issue 13, docs/loader.md); capacities are per emulated accelerator.
+    add(key("trainio.loader", Type::Choice)
+            .origin("TrainIO").def("plain").choices({"plain", "lru", "nopfs"})
+            .means("how samples reach the training loop: plain (DLIO's reader), lru (a RAM cache of ram_tier_mib), "
+                   "nopfs (clairvoyant: tiers filled from the known access order, NoPFS)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.loader.policy; }))
+            .flags(CaseInsensitive));
+    add(key("trainio.ram_tier_mib", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9)).unit("MiB")
+            .means("per accelerator: the RAM cache (lru) or RAM tier (nopfs); 0 = none")
+            .bind(field([](auto& c) -> auto& { return c.trainio.loader.ramTierMiB; })));
+    add(key("trainio.staging_mib", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9)).unit("MiB")
+            .means("nopfs: the staging buffer each accelerator reads ahead into (0 = reader.prefetch_size batches)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.loader.stagingMiB; })));
+    add(section("trainio.ssd_tier").origin("TrainIO").means("nopfs: a local-SSD tier below the RAM tier"));
+    add(key("trainio.ssd_tier.path", Type::Text)
+            .origin("TrainIO").expect("a local folder")
+            .means("nopfs: the folder of the SSD tier (a local disk, not the storage under test); empty: none")
+            .bind(field([](auto& c) -> auto& { return c.trainio.loader.ssdTier.path; }))
+            .flags(OmitWhenEmpty));
+    add(key("trainio.ssd_tier.capacity_mib", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e9)).unit("MiB")
+            .means("nopfs: per accelerator, MiB of the SSD tier")
+            .bind(field([](auto& c) -> auto& { return c.trainio.loader.ssdTier.capacityMiB; })));
     add(key("trainio.telemetry_interval_s", Type::Seconds)
             .origin("TrainIO").def("1").range(seconds(0.01, 3600)).unit("s")
             .means("how often the telemetry sampler records CPU, memory, devices and network")

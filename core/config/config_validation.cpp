@@ -122,6 +122,25 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     if (lat.type == "normal" || lat.type == "exponential") need("mean", lat.mean);
     if (lat.type == "lognormal") need("median", lat.median);
 
+    // The loader policy's keys only where they do something (docs/loader.md): a capacity the policy ignores
+    // would be a setting that silently changes nothing.
+    const auto& ld = c.trainio.loader;
+    if (ld.policy == "plain" && ld.ramTierMiB > 0)
+        out.push_back({"trainio.ram_tier_mib", formatNumber(ld.ramTierMiB),
+                       "0 with trainio.loader: plain (set trainio.loader: lru or nopfs to use a RAM tier)"});
+    if (ld.policy == "lru" && !(ld.ramTierMiB > 0))
+        out.push_back({"trainio.ram_tier_mib", formatNumber(ld.ramTierMiB), "a capacity > 0 MiB for trainio.loader: lru"});
+    if (ld.policy != "nopfs" && ld.stagingMiB > 0)
+        out.push_back({"trainio.staging_mib", formatNumber(ld.stagingMiB), "0 unless trainio.loader is nopfs"});
+    if (ld.policy != "nopfs" && (!ld.ssdTier.path.empty() || ld.ssdTier.capacityMiB > 0))
+        out.push_back({"trainio.ssd_tier", ld.ssdTier.path.empty() ? formatNumber(ld.ssdTier.capacityMiB) : "'" + ld.ssdTier.path + "'",
+                       "no SSD tier unless trainio.loader is nopfs"});
+    if (ld.policy == "nopfs" && ld.ssdTier.path.empty() != !(ld.ssdTier.capacityMiB > 0))
+        out.push_back({ld.ssdTier.path.empty() ? "trainio.ssd_tier.path" : "trainio.ssd_tier.capacity_mib",
+                       ld.ssdTier.path.empty() ? "''" : formatNumber(ld.ssdTier.capacityMiB),
+                       ld.ssdTier.path.empty() ? "a local folder for the SSD tier of capacity_mib " + formatNumber(ld.ssdTier.capacityMiB)
+                                               : "a capacity > 0 MiB for the SSD tier in " + ld.ssdTier.path});
+
     // Both end up in "workload=<model>_<accelerator>" (configs/overrides.yaml), which MLPerf's report.py
     // splits at '_': the accelerator may have no '_', the model's '_' are written as '-' (mlperfModelLabel),
     // and neither may hold what would break the YAML line (spaces, ':', '#', quotes, '=').

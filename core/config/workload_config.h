@@ -155,11 +155,26 @@ struct StorageEmulationSection {
     }
 };
 
+// The loader policy (issue 13, docs/loader.md): how samples reach the training loop. Capacities are per
+// emulated accelerator (each rank has its own tiers, as NoPFS's workers do).
+struct SsdTierSection {
+    std::string path;          // a local folder for the SSD tier; empty: none
+    double capacityMiB = 0;    // MiB of it the tier may use
+};
+
+struct LoaderSection {
+    std::string policy = "plain"; // plain (DLIO's reader), lru (a RAM cache), nopfs (clairvoyant tiers)
+    double ramTierMiB = 0;        // lru: the cache; nopfs: the RAM tier
+    double stagingMiB = 0;        // nopfs: the staging buffer (read-ahead window); 0 = reader.prefetch_size batches
+    SsdTierSection ssdTier;       // nopfs only
+};
+
 struct TrainioSection {
     std::string ioEngine = "posix"; // posix, odirect, mmap, io_uring (reader.odirect: true = odirect)
     std::uint64_t ioDepth = 32;     // io_uring requests in flight per reader
     std::string cache = "keep";     // keep, fadvise, drop (before each epoch)
     StorageEmulationSection storage;
+    LoaderSection loader;
     double telemetryIntervalS = 1.0;
     // The MLPerf Storage round a preset belongs to ("v1.0", "v2.0", "v3.0"); empty for own workloads.
     std::string mlperfRound;

@@ -8,11 +8,11 @@
 
 namespace trainio {
 
-BatchPrefetcher::BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, const DatasetLayout& layout,
+BatchPrefetcher::BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, loader::SampleSource& source,
                                  const std::atomic<bool>& cancel)
-    : cfg_(cfg), io_(io), layout_(layout), cancel_(cancel), batch_(std::max<std::uint64_t>(1, cfg.reader.batchSize)),
-      spf_(std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile)),
-      window_(std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1})),
+    : cfg_(cfg), io_(io), source_(source), cancel_(cancel), batch_(std::max<std::uint64_t>(1, cfg.reader.batchSize)),
+      window_(source.stagingBatches() > 0 ? source.stagingBatches()
+                                          : std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1})),
       remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
     const unsigned n = static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.reader.readThreads));
     threads_.reserve(n);
@@ -54,18 +54,10 @@ void BatchPrefetcher::readerLoop(unsigned) {
     // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
     // they wake up, so the emulator's own reading does not steal the emulated accelerator's time.
     runAsBatch();
-    SampleReaderOptions ro;
-    ro.transferSize = cfg_.reader.transferSize;
-    // io_uring splits one call into transfer_size requests, io_depth in flight: hand it whole samples,
-    // or it can only ever have one request in flight (docs/io-engines.md).
-    if (cfg_.trainio.ioEngine == "io_uring") ro.transferSize = std::size_t{1} << 40;
-    ro.samplesPerFile = spf_;
-    ro.odirect = cfg_.reader.odirect || cfg_.trainio.ioEngine == "odirect";
     std::unique_ptr<SampleReader> reader;
-    std::string path;
     std::string initError;
     try {
-        reader = makeSampleReader(cfg_.dataset.format, io_, ro);
+        reader = makeSampleReader(cfg_.dataset.format, io_, loader::sampleReaderOptions(cfg_));
     } catch (const std::exception& e) {
         initError = e.what();
     }
@@ -91,9 +83,7 @@ void BatchPrefetcher::readerLoop(unsigned) {
         } else if (!cancel_.load(std::memory_order_relaxed)) {
             const std::uint64_t sample = (*order_)[ticket];
             try {
-                layout_.filePath(Split::Train, sample / spf_, path);
-                const SampleReadResult r = reader->read(path, sample % spf_);
-                bytesRead_.fetch_add(r.bytesFromStorage, std::memory_order_relaxed);
+                bytesRead_.fetch_add(source_.fetch(sample, *reader), std::memory_order_relaxed);
                 samplesRead_.fetch_add(1, std::memory_order_relaxed);
             } catch (const std::exception& e) {
                 ok = false;

@@ -4,13 +4,15 @@
 // Work is handed out per sample (a ticket counter), so all readers cooperate on the oldest batches
 // first — like tf.data's parallel map and close to PyTorch's worker pool — and a batch is ready when
 // its last sample has been read. The window holds max(prefetch_size, read_threads) batches, so every
-// reader can have work in flight (PyTorch keeps prefetch_factor batches *per worker*).
+// reader can have work in flight (PyTorch keeps prefetch_factor batches *per worker*). Each sample comes
+// through the rank's loader policy (loader/sample_source.h: plain, lru, nopfs); nopfs may size the window
+// as its staging buffer (trainio.staging_mib).
 #pragma once
 
 #include "config/workload_config.h"
-#include "dataset/dataset_layout.h"
 #include "format/sample_reader.h"
 #include "io/io_backend.h"
+#include "loader/sample_source.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -25,7 +27,7 @@ namespace trainio {
 
 class BatchPrefetcher {
 public:
-    BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, const DatasetLayout& layout,
+    BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, loader::SampleSource& source,
                     const std::atomic<bool>& cancel);
     ~BatchPrefetcher();
     BatchPrefetcher(const BatchPrefetcher&) = delete;
@@ -43,6 +45,7 @@ public:
     std::uint64_t window() const { return window_; }
     bool failed() const { return failed_.load(); }
     std::string error() const;
+    // Bytes moved through the I/O backend (from storage), not those a loader tier served.
     std::uint64_t bytesRead() const { return bytesRead_.load(std::memory_order_relaxed); }
     std::uint64_t samplesRead() const { return samplesRead_.load(std::memory_order_relaxed); }
     // Wakes any waiter so that it re-checks the cancel flag.
@@ -54,10 +57,9 @@ private:
 
     const WorkloadConfig& cfg_;
     IoBackend& io_;
-    const DatasetLayout& layout_;
+    loader::SampleSource& source_;
     const std::atomic<bool>& cancel_;
     const std::uint64_t batch_;
-    const std::uint64_t spf_;
     const std::uint64_t window_;
 
     mutable std::mutex mutex_;

@@ -51,6 +51,9 @@ struct SharedRun {
     // epochBytes[e][l]: bytes this process's rank firstRank + l delivered in epoch e (EngineOptions::afterEpoch).
     std::vector<std::vector<std::uint64_t>> epochBytes;
     std::atomic<std::uint64_t> bytesRead{0}, samplesRead{0};
+    // Each local rank's loader counters and placement, written by that rank's thread when it ends.
+    std::vector<std::vector<loader::EpochTally>> loaderTallies;
+    std::vector<loader::PlacementSummary> loaderPlacement;
     // Multi-process runs: the meeting of every rank of the job (null in a single process).
     std::unique_ptr<dist::ProcessSync> sync;
 
@@ -58,7 +61,8 @@ struct SharedRun {
               std::uint64_t first, std::uint64_t seed)
         : cfg(c), opt(o), ranks(total), local(localRanks), firstRank(first), runSeed(seed), barrier(localRanks),
           perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(total)),
-          epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)) {}
+          epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)), loaderTallies(localRanks),
+          loaderPlacement(localRanks) {}
 
     // Every rank meets (the emulated all-reduce): the threads of this process, and with MPI every process.
     bool meet(std::uint64_t rank, const dist::SyncSlot& slot = {}) {
@@ -126,9 +130,10 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     // training loop would preempt a reader at every batch for nothing.
     if (cfg.train.computationTime.expectedSeconds() > 0) askShortSlice();
     const ShardPlan plan = planShard(cfg, rank, run.ranks);
-    DatasetLayout layout(cfg.dataset);
-    // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure.
-    BatchPrefetcher prefetcher(cfg, io, layout, run.stop);
+    // run.stop follows the external cancel (see the watcher in runTraining) and any rank's failure. The
+    // loader policy plans here (nopfs: the whole access string from the seed), before any epoch.
+    loader::SampleSource source(cfg, io, rank, run.ranks, run.runSeed, run.stop);
+    BatchPrefetcher prefetcher(cfg, io, source, run.stop);
     ComputeEmulator compute(cfg.train.computationTime, mixSeed(cfg.train.seed, 0xC0117E, rank));
     std::vector<std::uint64_t> order;
     const StopFlag shouldStop{run};
@@ -159,12 +164,14 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     for (std::uint64_t epoch = 1; epoch <= cfg.train.epochs; ++epoch) {
         if (shouldStop()) break;
         sampleOrder(cfg, plan, rank, epoch, run.runSeed, order);
+        source.beginEpoch(0); // the warm-up read is in no epoch (as in DLIO, outside the timed window)
         if (run.opt.semantics == MetricSemantics::DlioV3 && !warmReaders(prefetcher, order)) {
             if (prefetcher.failed()) run.fail(prefetcher.error());
             break;
         }
         if (run.opt.beforeEpoch && !run.betweenEpochs(rank, [&] { run.opt.beforeEpoch(epoch); })) break;
         const std::uint64_t bytesBefore = prefetcher.bytesRead();
+        source.beginEpoch(epoch);
         prefetcher.startEpoch(order, plan.stepsPerEpoch);
         if (!run.meet(rank)) {
             prefetcher.endEpoch();
@@ -300,6 +307,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     }
     run.bytesRead.fetch_add(prefetcher.bytesRead());
     run.samplesRead.fetch_add(prefetcher.samplesRead());
+    run.loaderTallies[rank - run.firstRank] = source.tallies();
+    run.loaderPlacement[rank - run.firstRank] = source.placement();
     // Every epoch ran to its end: the thread finished; else it stopped (and the other processes must hear).
     const bool finished = record.epochs.size() == cfg.train.epochs && !record.epochs.empty() && record.epochs.back().complete &&
                           !shouldStop();
@@ -514,6 +523,8 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     if (out.error.empty() && run.sync && (run.sync->broken() || !run.sync->remoteError().empty()))
         out.error = run.sync->remoteError();
     out.ranks = std::move(records);
+    out.loaderTallies = std::move(run.loaderTallies);
+    out.loaderPlacement = std::move(run.loaderPlacement);
     bool allComplete = true;
     for (const auto& r : out.ranks) {
         allComplete = allComplete && r.epochs.size() == cfg.train.epochs;

@@ -9,6 +9,7 @@
 #include "config/workload_config.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
+#include "loader/sample_source.h"
 #include "metrics/dlio_metrics.h"
 #include "metrics/step_records.h"
 
@@ -72,6 +73,10 @@ struct RunOutcome {
     // process 0 `ranks` holds every rank of the job (the others' rebuilt from the per-step meetings), on
     // the other processes only their own, and they write no results. Empty hosts: one process, this host.
     std::vector<HostSummary> hosts;
+    // The loader policy's counters (trainio.loader, docs/loader.md) of this process's ranks:
+    // loaderTallies[l][e − 1] of rank firstRank + l in epoch e, and the nopfs placement of each.
+    std::vector<std::vector<loader::EpochTally>> loaderTallies;
+    std::vector<loader::PlacementSummary> loaderPlacement;
     std::vector<std::uint32_t> rankHost;
     std::uint64_t processes = 1;
     bool writesResults = true;

@@ -95,6 +95,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();
     if (!writer) return out;
+    if (cfg.workflow.train) storage.setLoaderReport(cfg, out);
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;
     ctx.io = opt.io.get();

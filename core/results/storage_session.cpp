@@ -1,6 +1,7 @@
 #include "results/storage_session.h"
 
 #include "dataset/dataset_layout.h"
+#include "engine/training_engine.h"
 #include "io/storage_profile.h"
 #include "util/atomic_file.h"
 #include "telemetry/client_bound.h"
@@ -166,6 +167,56 @@ std::vector<std::string> StorageSession::stop() {
     return warnings;
 }
 
+void StorageSession::setLoaderReport(const WorkloadConfig& cfg, const RunOutcome& out) {
+    using nlohmann::json;
+    const auto& ld = cfg.trainio.loader;
+    loader::PlacementSummary placed;
+    for (const auto& p : out.loaderPlacement) placed += p;
+    loader_ = {{"policy", ld.policy},
+               {"ram_tier_mib", ld.ramTierMiB},
+               {"staging_mib", ld.stagingMiB},
+               {"ssd_tier", ld.ssdTier.path.empty() ? json(nullptr)
+                                                    : json{{"path", ld.ssdTier.path}, {"capacity_mib", ld.ssdTier.capacityMiB}}},
+               {"ranks_counted", out.loaderTallies.size()},
+               {"placement",
+                {{"ram_samples", placed.ramSamples}, {"ssd_samples", placed.ssdSamples},
+                 {"storage_samples", placed.storageSamples}, {"ram_bytes", placed.ramBytes},
+                 {"ssd_bytes", placed.ssdBytes}, {"storage_bytes", placed.storageBytes}}}};
+    if (out.processes > 1)
+        loader_["note"] = "counters of process 0's ranks only (" + std::to_string(out.loaderTallies.size()) + " of " +
+                          std::to_string(out.ranks.size()) + " ranks); stall_seconds covers every rank";
+    loaderEpochs_ = json::object();
+    for (std::uint64_t e = 1; e <= cfg.train.epochs; ++e) {
+        loader::EpochTally sum;
+        for (const auto& rank : out.loaderTallies)
+            if (rank.size() >= e) sum += rank[e - 1];
+        // How long the accelerators waited for their batches: each rank's summed load times in the epoch
+        // (the per-step "load" of the step records), the mean over the ranks that ran it.
+        double stall = 0;
+        std::uint64_t ranks = 0;
+        for (const auto& r : out.ranks)
+            for (const auto& ep : r.epochs) {
+                if (ep.epoch != e) continue;
+                ++ranks;
+                for (const auto& b : ep.blocks)
+                    for (const double l : b.load) stall += l;
+            }
+        if (sum.accesses == 0 && ranks == 0) continue; // an epoch that never began
+        const double accesses = static_cast<double>(sum.accesses);
+        // A storage read counts as a miss even when a prefetcher made it (the bound counts every first access).
+        const double hit = sum.accesses ? std::max(0.0, 1.0 - static_cast<double>(sum.storageReads) / accesses) : 0.0;
+        loaderEpochs_[std::to_string(e)] = {
+            {"hit_ratio", sum.accesses ? json(hit) : json(nullptr)},
+            {"belady_hit_ratio", sum.beladyAccesses ? json(static_cast<double>(sum.beladyHits) / static_cast<double>(sum.beladyAccesses))
+                                                    : json(sum.accesses ? json(0.0) : json(nullptr))},
+            {"stall_seconds", ranks ? json(stall / static_cast<double>(ranks)) : json(nullptr)},
+            {"bytes_per_tier", {{"storage", sum.bytesStorage}, {"ram", sum.bytesRam}, {"ssd", sum.bytesSsd}}},
+            {"accesses", sum.accesses},
+            {"storage_reads", sum.storageReads},
+            {"storage_bytes_read", sum.storageBytesRead}};
+    }
+}
+
 std::vector<std::string> StorageSession::write(const std::filesystem::path& dir, IoBackend* io) const {
     std::vector<std::string> warnings;
     auto one = [&](const char* name, const std::string& text) {
@@ -179,6 +230,21 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
     // The cache control's own time, spent before each epoch outside its measured window (docs/cache-honesty.md).
     for (std::size_t i = 0; i < ioJson["epochs"].size() && i < cacheSeconds_.size(); ++i)
         ioJson["epochs"][i]["cache_control_seconds"] = cacheSeconds_[i];
+    // The loader's figures in each epoch's entry; an epoch the meter did not close (a stopped run) gets
+    // an entry of its own, so that what was measured is kept.
+    if (!loader_.is_null()) {
+        ioJson["loader"] = loader_;
+        for (auto& [epoch, fields] : loaderEpochs_.items()) {
+            nlohmann::json* entry = nullptr;
+            for (auto& ej : ioJson["epochs"])
+                if (ej.value("epoch", std::uint64_t{0}) == std::stoull(epoch)) entry = &ej;
+            if (!entry) {
+                ioJson["epochs"].push_back({{"epoch", std::stoull(epoch)}, {"complete", false}});
+                entry = &ioJson["epochs"].back();
+            }
+            entry->update(fields);
+        }
+    }
     // The data folder's block device, so that an importer reads the same device's column of telemetry.csv.
     const BlockDevice& dev = meter_->device();
     ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}

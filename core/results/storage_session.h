@@ -21,6 +21,8 @@
 
 namespace trainio {
 
+struct RunOutcome; // engine/training_engine.h
+
 // The emulated-storage parameters of a workload: the profile's, then the section's own non-zero keys.
 // Throws InputError naming the key (or the profile file) for a bad value.
 StorageShape storageShapeFor(const StorageEmulationSection& section);
@@ -52,6 +54,11 @@ public:
     // cannot be written does not cost the run: its error is returned as a warning instead.
     std::vector<std::string> write(const std::filesystem::path& dir, IoBackend* io) const;
 
+    // The loader policy's figures of a finished (or stopped) run, written into trainio_io.json: "loader" (the
+    // policy, its capacities and the nopfs placement) and, in each epoch entry, hit_ratio,
+    // belady_hit_ratio, stall_seconds and bytes_per_tier (docs/loader.md). Call before write().
+    void setLoaderReport(const WorkloadConfig& cfg, const RunOutcome& outcome);
+
     // Seconds spent in cache control before each epoch (outside the measured epochs).
     const std::vector<double>& cacheControlSeconds() const { return cacheSeconds_; }
 
@@ -66,6 +73,8 @@ private:
     IoReport report_;
     std::vector<double> cacheSeconds_;
     WallClock clock_;
+    nlohmann::json loader_;       // "loader"
+    nlohmann::json loaderEpochs_; // per epoch: the fields above, keyed by epoch number
     std::unique_ptr<telemetry::TelemetrySampler> sampler_;
     std::optional<telemetry::TelemetryTable> telemetry_;
 };

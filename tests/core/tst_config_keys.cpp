@@ -360,6 +360,11 @@ void TestConfigKeys::everyUsedKeyIsReadAndWritten() {
             ++depth;
         }
         yaml += std::string(2 * depth, ' ') + rest + ": " + text + "\n";
+        // The loader's capacities are refused without the policy that uses them (and the SSD tier's two keys
+        // go together): nested under trainio:, right after the key.
+        if (k.path == "trainio.ram_tier_mib" || k.path == "trainio.staging_mib") yaml += "  loader: nopfs\n";
+        if (k.path == "trainio.ssd_tier.path") yaml += "    capacity_mib: 1\n  loader: nopfs\n";
+        if (k.path == "trainio.ssd_tier.capacity_mib") yaml += "    path: /tmp\n  loader: nopfs\n";
         // Subset checkpointing and a target data parallelism go together (DLIO refuses one without the other).
         if (k.path == "checkpoint.mode") yaml += "model: {name: m, parallelism: {data: 2}}\n";
         else if (k.path.rfind("model.", 0) != 0) yaml += "model: m\n";
