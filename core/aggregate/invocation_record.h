@@ -128,6 +128,12 @@ struct InvocationRecord {
     std::string storageProfile;                      // the profile as given (name or file), "" when none was named
     std::string storageShape;                        // describeStorageShape of its parameters ("" when unreadable)
     std::vector<StorageChange> storageChanges;       // live changes during the run, in order
+    // The loader policy (trainio_io.json "loader" and its per-epoch fields; docs/loader.md): "" for folders
+    // written before it existed (DLIO's reader: plain). Per epoch as above, NaN where not measured.
+    std::string loaderPolicy;                        // "plain", "lru", "nopfs"
+    double loaderRamTierMiB = 0;
+    std::vector<double> epochHitRatio, epochBeladyHitRatio, epochStallSeconds;
+    std::vector<double> epochBytesStorage, epochBytesRam, epochBytesSsd; // bytes_per_tier
     std::vector<std::string> warnings;               // trainio_run.json "warnings" (cache-served, client-bound, …)
     // TrainIO's telemetry.json, summarised (rows == 0: none); the data folder's device from trainio_io.json.
     std::string dataDevice, dataParentDisk;

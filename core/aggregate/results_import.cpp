@@ -478,12 +478,28 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
     r.ioEngine = j->value("engine", std::string());
     r.cacheControl = j->value("cache", std::string());
     // One value per epoch entry, NaN where it was not measured (null): epoch e stays at index e - 1.
+    const auto numberAt = [](const nlohmann::json& obj, const char* key) {
+        const auto p = obj.is_object() ? obj.find(key) : obj.end();
+        return obj.is_object() && p != obj.end() && p->is_number() ? p->get<double>() : std::numeric_limits<double>::quiet_NaN();
+    };
+    const auto l = j->find("loader");
+    const bool hasLoader = l != j->end() && l->is_object();
+    if (hasLoader) {
+        r.loaderPolicy = l->value("policy", std::string());
+        r.loaderRamTierMiB = numberAt(*l, "ram_tier_mib");
+    }
     if (const auto e = j->find("epochs"); e != j->end() && e->is_array())
         for (const auto& ep : *e) {
-            const auto p = ep.is_object() ? ep.find("percent_from_cache") : ep.end();
-            r.epochPercentFromCache.push_back(ep.is_object() && p != ep.end() && p->is_number()
-                                                  ? p->get<double>()
-                                                  : std::numeric_limits<double>::quiet_NaN());
+            r.epochPercentFromCache.push_back(numberAt(ep, "percent_from_cache"));
+            if (!hasLoader) continue;
+            r.epochHitRatio.push_back(numberAt(ep, "hit_ratio"));
+            r.epochBeladyHitRatio.push_back(numberAt(ep, "belady_hit_ratio"));
+            r.epochStallSeconds.push_back(numberAt(ep, "stall_seconds"));
+            const auto t = ep.is_object() ? ep.find("bytes_per_tier") : ep.end();
+            const nlohmann::json tiers = ep.is_object() && t != ep.end() ? *t : nlohmann::json();
+            r.epochBytesStorage.push_back(numberAt(tiers, "storage"));
+            r.epochBytesRam.push_back(numberAt(tiers, "ram"));
+            r.epochBytesSsd.push_back(numberAt(tiers, "ssd"));
         }
     if (const auto s = j->find("storage"); s != j->end()) readStorage(*s, file.string(), r);
     if (const auto d = j->find("data_device"); d != j->end() && d->is_object()) {

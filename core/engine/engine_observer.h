@@ -28,6 +28,10 @@ struct EpochEvent {
     std::vector<double> rankAu;       // per rank
     std::vector<double> rankThroughput;
     double seconds = 0;               // epoch wall time
+    // The loader policy (docs/loader.md), over this process's ranks: 1 − storage reads / accesses, Belady's
+    // bound for the same capacity, and the accelerators' mean wait for batches (summed step loads). NaN when
+    // not known.
+    double hitRatio = 0, beladyHitRatio = 0, stallSeconds = 0;
 };
 
 class EngineObserver {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -54,6 +55,10 @@ struct SharedRun {
     // Each local rank's loader counters and placement, written by that rank's thread when it ends.
     std::vector<std::vector<loader::EpochTally>> loaderTallies;
     std::vector<loader::PlacementSummary> loaderPlacement;
+    // epochLoader[e][l] / epochStall[e][l]: local rank l's loader counters and summed step loads of epoch
+    // e + 1, stored by that rank as the epoch ends (for the live epoch event).
+    std::vector<std::vector<loader::EpochTally>> epochLoader;
+    std::vector<std::vector<double>> epochStall;
     // Multi-process runs: the meeting of every rank of the job (null in a single process).
     std::unique_ptr<dist::ProcessSync> sync;
 
@@ -62,7 +67,8 @@ struct SharedRun {
         : cfg(c), opt(o), ranks(total), local(localRanks), firstRank(first), runSeed(seed), barrier(localRanks),
           perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(total)),
           epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)), loaderTallies(localRanks),
-          loaderPlacement(localRanks) {}
+          loaderPlacement(localRanks), epochLoader(c.train.epochs, std::vector<loader::EpochTally>(localRanks)),
+          epochStall(c.train.epochs, std::vector<double>(localRanks, 0.0)) {}
 
     // Every rank meets (the emulated all-reduce): the threads of this process, and with MPI every process.
     bool meet(std::uint64_t rank, const dist::SyncSlot& slot = {}) {
@@ -267,6 +273,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
+        run.epochStall[epoch - 1][rank - run.firstRank] = ep.loadSeconds();
+        run.epochLoader[epoch - 1][rank - run.firstRank] = source.tallies()[epoch - 1];
         dist::SyncSlot endSlot;
         if (run.sync) {
             endSlot.kind = dist::SyncSlot::EpochEnd;
@@ -302,6 +310,13 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             ev.auPercent /= static_cast<double>(run.ranks);
             ev.mibPerSecond = ev.throughput * cfg.dataset.recordLength / 1024.0 / 1024.0;
             ev.seconds = ep.end - ep.start;
+            loader::EpochTally sum;
+            for (const auto& t : run.epochLoader[epoch - 1]) sum += t;
+            ev.hitRatio = loader::hitRatio(sum);
+            ev.beladyHitRatio = loader::beladyHitRatio(sum);
+            ev.stallSeconds = 0;
+            for (const double st : run.epochStall[epoch - 1]) ev.stallSeconds += st;
+            ev.stallSeconds /= static_cast<double>(run.local);
             obs->onEpoch(ev);
         }
     }

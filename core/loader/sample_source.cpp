@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -40,6 +41,16 @@ EpochTally& EpochTally::operator+=(const EpochTally& o) {
     beladyAccesses += o.beladyAccesses;
     beladyHits += o.beladyHits;
     return *this;
+}
+
+double hitRatio(const EpochTally& t) {
+    if (t.accesses == 0) return std::numeric_limits<double>::quiet_NaN();
+    return std::max(0.0, 1.0 - static_cast<double>(t.storageReads) / static_cast<double>(t.accesses));
+}
+
+double beladyHitRatio(const EpochTally& t) {
+    if (t.beladyAccesses > 0) return static_cast<double>(t.beladyHits) / static_cast<double>(t.beladyAccesses);
+    return t.accesses ? 0.0 : std::numeric_limits<double>::quiet_NaN();
 }
 
 PlacementSummary& PlacementSummary::operator+=(const PlacementSummary& o) {

@@ -62,6 +62,11 @@ struct EpochTally {
     EpochTally& operator+=(const EpochTally& o); // summing ranks
 };
 
+// 1 − storage reads / accesses (a read a prefetcher made counts as the miss it is); NaN without accesses.
+double hitRatio(const EpochTally& t);
+// Belady's hits / accesses for the same capacity; 0 without a tier (no capacity, no hit); NaN without accesses.
+double beladyHitRatio(const EpochTally& t);
+
 // What the nopfs placement put where (per rank).
 struct PlacementSummary {
     std::uint64_t ramSamples = 0, ssdSamples = 0, storageSamples = 0;

@@ -27,6 +27,14 @@ struct EpochRecord {
         for (const auto& b : blocks) n += b.steps();
         return n;
     }
+    // How long the accelerator waited for its batches in the epoch: the summed per-step load times (the
+    // loader's stall_seconds, docs/loader.md).
+    double loadSeconds() const {
+        double s = 0;
+        for (const auto& b : blocks)
+            for (const double l : b.load) s += l;
+        return s;
+    }
 };
 
 struct RankRecord {

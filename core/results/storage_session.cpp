@@ -7,6 +7,7 @@
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -198,17 +199,13 @@ void StorageSession::setLoaderReport(const WorkloadConfig& cfg, const RunOutcome
             for (const auto& ep : r.epochs) {
                 if (ep.epoch != e) continue;
                 ++ranks;
-                for (const auto& b : ep.blocks)
-                    for (const double l : b.load) stall += l;
+                stall += ep.loadSeconds();
             }
         if (sum.accesses == 0 && ranks == 0) continue; // an epoch that never began
-        const double accesses = static_cast<double>(sum.accesses);
-        // A storage read counts as a miss even when a prefetcher made it (the bound counts every first access).
-        const double hit = sum.accesses ? std::max(0.0, 1.0 - static_cast<double>(sum.storageReads) / accesses) : 0.0;
+        const auto orNull = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
         loaderEpochs_[std::to_string(e)] = {
-            {"hit_ratio", sum.accesses ? json(hit) : json(nullptr)},
-            {"belady_hit_ratio", sum.beladyAccesses ? json(static_cast<double>(sum.beladyHits) / static_cast<double>(sum.beladyAccesses))
-                                                    : json(sum.accesses ? json(0.0) : json(nullptr))},
+            {"hit_ratio", orNull(loader::hitRatio(sum))},
+            {"belady_hit_ratio", orNull(loader::beladyHitRatio(sum))},
             {"stall_seconds", ranks ? json(stall / static_cast<double>(ranks)) : json(nullptr)},
             {"bytes_per_tier", {{"storage", sum.bytesStorage}, {"ram", sum.bytesRam}, {"ssd", sum.bytesSsd}}},
             {"accesses", sum.accesses},
