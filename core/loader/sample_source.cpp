@@ -257,8 +257,8 @@ std::uint64_t SampleSource::fetchLru(std::uint64_t id, SampleReader& reader, Cou
     {
         std::lock_guard lock(mutex_);
         if (lru_.count(id)) return moved; // another reader brought it in meanwhile
-        // Evict the least recently read until it fits; reuse a victim's buffer of the same size that no
-        // reader is copying from.
+        // Evict the least recently read until it fits and reserve its room; reuse a victim's buffer of the
+        // same size that no reader is copying from.
         while (lruUsed_ + sb > lruCapacity_ && !lruOrder_.empty()) {
             const std::uint64_t victim = lruOrder_.back();
             const auto v = lru_.find(victim);
@@ -267,14 +267,19 @@ std::uint64_t SampleSource::fetchLru(std::uint64_t id, SampleReader& reader, Cou
             lruOrder_.pop_back();
             lru_.erase(v);
         }
+        if (lruUsed_ + sb > lruCapacity_) return moved; // the room is reserved by copies being made
         lruUsed_ += sb;
-        lruOrder_.push_front(id);
-        if (!buf) buf = std::make_shared<std::vector<char>>(sb);
-        lru_.emplace(id, LruEntry{lruOrder_.begin(), buf});
-        // The copy is filled below, outside the lock; a reader that finds it first copies a sample whose
-        // content is irrelevant to the emulation (only its size and the cost of moving it count).
     }
+    // The copy is made outside the lock and becomes visible only when complete.
+    if (!buf) buf = std::make_shared<std::vector<char>>(sb);
     fillSample(buf->data(), sb, id);
+    std::lock_guard lock(mutex_);
+    if (lru_.count(id)) {
+        lruUsed_ -= sb;
+        return moved;
+    }
+    lruOrder_.push_front(id);
+    lru_.emplace(id, LruEntry{lruOrder_.begin(), std::move(buf)});
     return moved;
 }
 

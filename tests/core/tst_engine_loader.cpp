@@ -275,6 +275,19 @@ private slots:
         }
         QVERIFY(hits > 0); // the tail of one epoch meets the head of the next
         QVERIFY(hits < 2 * 16);
+
+        // Four readers share the cache (the order within a window is then theirs): every access is a hit or
+        // a storage read, and what the cache holds never exceeds its capacity of 16 samples.
+        const WorkloadConfig four =
+            smallConfig(tmp.filePath("data").toStdString(), "trainio:\n  loader: lru\n  ram_tier_mib: 0.5\n", 4);
+        const Run r4 = runEngine(four);
+        QCOMPARE(r4.outcome.status, RunStatus::Complete);
+        for (const auto& t4 : r4.outcome.loaderTallies[0]) {
+            QCOMPARE(t4.accesses, std::uint64_t(32));
+            QCOMPARE(t4.bytesStorage + t4.bytesRam, std::uint64_t(32 * kSample));
+            QCOMPARE(t4.bytesRam, (t4.accesses - t4.storageReads) * kSample);
+        }
+        QCOMPARE(r4.outcome.loaderTallies[0][0].storageReads, std::uint64_t(32)); // nothing cached yet
     }
 
     // The keys: a capacity the policy ignores, a policy without its capacity and an unknown policy are
