@@ -288,7 +288,7 @@ void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, Preflig
 
 // The trainio: section's engine, cache control and emulated storage can be set up (drop needs root,
 // a profile must load) — the same checks the run makes when it starts, made before anything else.
-void checkStorageSide(const WorkloadConfig& cfg, PreflightResult& r) {
+void checkStorageSide(const WorkloadConfig& cfg, std::uint64_t accelerators, PreflightResult& r) {
     const auto& tr = cfg.trainio;
     try {
         // Creating the engine checks what can fail at its start (io_uring refused by the kernel or seccomp).
@@ -301,6 +301,17 @@ void checkStorageSide(const WorkloadConfig& cfg, PreflightResult& r) {
             r.problems.push_back({"trainio.cache", tr.cache, *problem});
     } catch (const InputError& e) {
         r.problems.push_back({"trainio.cache", tr.cache, e.what()});
+    }
+    // nopfs' SSD tier: an existing local folder this user can write, with room for every accelerator's tier
+    // (docs/loader.md); the tier files are made (and removed) by the run itself.
+    if (tr.loader.policy == "nopfs" && !tr.loader.ssdTier.path.empty()) {
+        const fs::path dir = tr.loader.ssdTier.path;
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec))
+            r.problems.push_back({"trainio.ssd_tier.path", dir.string() + " is not an existing folder", "a local folder for the SSD tier"});
+        else
+            checkFolder("trainio.ssd_tier.path", dir, tr.loader.ssdTier.capacityMiB * 1048576.0 * static_cast<double>(accelerators),
+                        "the SSD tier (capacity_mib per accelerator × " + std::to_string(accelerators) + ")", r);
     }
     if (tr.storage.any()) {
         try {
@@ -340,7 +351,7 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
         return r;
     }
     checkSteps(cfg, req, r);
-    checkStorageSide(cfg, r);
+    checkStorageSide(cfg, req.accelerators, r);
     if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
     else checkDataset(cfg, req, r);
     checkOutput(cfg, req, r);

@@ -10,6 +10,7 @@
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
 #include "loader/access_plan.h"
+#include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
 
@@ -307,6 +308,18 @@ private slots:
         QVERIFY(problem("trainio:\n  loader: lru\n  ram_tier_mib: 1\n  staging_mib: 4\n").contains("trainio.staging_mib"));
         QVERIFY(problem("trainio:\n  loader: nopfs\n  ssd_tier:\n    capacity_mib: 4\n").contains("trainio.ssd_tier.path"));
         QVERIFY(problem("trainio:\n  loader: nopfs\n  ram_tier_mib: 1\n  staging_mib: 1\n").isEmpty());
+
+        // Before anything is measured: the SSD tier's folder must exist (preflight, as the CLI and GUI call it).
+        QTemporaryDir tmp;
+        const std::string missing = tmp.filePath("no-such-folder").toStdString();
+        const WorkloadConfig ssd = smallConfig(tmp.filePath("data").toStdString(),
+                                               "trainio:\n  loader: nopfs\n  ssd_tier:\n    path: " + missing + "\n    capacity_mib: 1\n");
+        PreflightRequest req;
+        req.generateFirst = true;
+        const PreflightResult pre = preflight(ssd, req);
+        QVERIFY(!pre.ok());
+        QVERIFY2(QString::fromStdString(pre.text()).contains(QStringLiteral("trainio.ssd_tier.path: ") + QString::fromStdString(missing)),
+                 pre.text().c_str());
 
         const std::atomic<bool> no{false};
         auto posix = makePosixBackend();
