@@ -6,9 +6,12 @@
 # machine's CPU count and the commit. Also prints the model's prediction beside each (`trainio-cli model`).
 #
 # Every anchor is run --repeat times (default 3, one dataset): "measured" is the run with the median AU,
-# and "runs" keeps every run's figures, so that a run disturbed by other load on the machine shows.
+# and "runs" keeps every run's figures. Other processes' CPU load changes what latency-bound runs measure
+# (their readers wake late; docs/model.md): before each run the script waits (up to --quiet-wait seconds,
+# default 600) until the other processes use less than 0.15 cores over 3 s, and it records the cores they
+# used during the run ("others_cores") beside the load average.
 #
-# Usage: tests/tools/collect_model_anchors.sh [--cli PATH] [--work DIR] [--repeat K] [--keep] [NAME ...]
+# Usage: tests/tools/collect_model_anchors.sh [--cli PATH] [--work DIR] [--repeat K] [--quiet-wait S] [--keep] [NAME ...]
 #   --cli   trainio-cli to use (default build/dev/app/cli/trainio-cli; prefer a quiet machine)
 #   --work  where datasets and results go (default /tmp/trainio-anchors; deleted afterwards unless --keep)
 set -euo pipefail
@@ -18,6 +21,7 @@ cli="$here/build/dev/app/cli/trainio-cli"
 work=/tmp/trainio-anchors
 keep=0
 repeat=3
+quietwait=600
 names=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,7 +29,8 @@ while [ $# -gt 0 ]; do
     --work) work="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --quiet-wait) quietwait="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
@@ -33,11 +38,33 @@ done
 anchors="$here/tests/data/model_anchors.json"
 mkdir -p "$work"
 
-python3 - "$cli" "$work" "$anchors" "$here" "$repeat" "${names[@]}" <<'PY'
-import json, os, subprocess, sys, time
-cli, work, path, root, repeat = sys.argv[1:6]
+python3 - "$cli" "$work" "$anchors" "$here" "$repeat" "$quietwait" "${names[@]}" <<'PY'
+import json, os, resource, subprocess, sys, time
+cli, work, path, root, repeat, quietwait = sys.argv[1:7]
 repeat = max(1, int(repeat))
-only = set(sys.argv[6:])
+quietwait = float(quietwait)
+only = set(sys.argv[7:])
+hz = os.sysconf("SC_CLK_TCK")
+
+def busy_jiffies():
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return sum(f) - f[3] - f[4]  # all but idle and iowait
+
+def wait_quiet():
+    deadline = time.time() + quietwait
+    while True:
+        b0 = busy_jiffies(); time.sleep(3); cores = (busy_jiffies() - b0) / hz / 3
+        if cores < 0.15 or time.time() > deadline:
+            return round(cores, 3)
+
+def timed_run(args):
+    b0 = busy_jiffies(); t0 = time.time()
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate()
+    wall = time.time() - t0
+    if p.returncode != 0:
+        sys.exit("collect_model_anchors: %s failed (%d):\n%s" % (" ".join(args), p.returncode, err))
+    return wall, (busy_jiffies() - b0) / hz
 data = json.load(open(path))
 base = os.path.join(os.path.dirname(path), data["base_config"])
 commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -58,10 +85,12 @@ for a in data["anchors"]:
     for k in range(repeat):
         out = os.path.join(folder, "run-%d" % k)
         subprocess.run(["rm", "-rf", out])
+        idle_before = wait_quiet()
         load = os.getloadavg()[0]
-        t0 = time.time()
-        run([cli, "run", "--config", base, "--output", out, "--accelerators", str(a["accelerators"]), "--quiet"] + overrides)
-        seconds = time.time() - t0
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        seconds, busy = timed_run([cli, "run", "--config", base, "--output", out, "--accelerators", str(a["accelerators"]), "--quiet"] + overrides)
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        own = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         m = json.load(open(os.path.join(out, "summary.json")))["metric"]
         runs.append({
             "au_percentage": round(m["train_au_mean_percentage"], 3),
@@ -71,6 +100,8 @@ for a in data["anchors"]:
             "samples_per_second_per_epoch": [round(x, 3) for x in m["train_throughput_samples_per_second"]],
             "run_seconds": round(seconds, 2),
             "load_average_before": round(load, 2),
+            "others_cores_before": idle_before,
+            "others_cores": round(max(0.0, busy - own) / seconds, 3),
         })
     median = sorted(runs, key=lambda r: r["au_percentage"])[len(runs) // 2]
     a["measured"] = dict(median)
