@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "config_keys_command.h"
 #include "library_commands.h"
+#include "model_command.h"
 #include "sweep_command.h"
 
 #include "dist/mpi_communicator.h"
@@ -36,6 +37,9 @@ Commands:
              [--hostfile F --processes-per-host P]
                                                    the largest accelerator count that passes the AU threshold
                                                    (doubling, then bisection); DIR/sweep.json + a folder per trial
+  model      --config FILE [overrides] [--accelerators R] [--probe DIR | --storage-profile P] [--format text|json]
+                                                   predict AU, samples/s and the largest passing accelerator
+                                                   count from a storage probe or profile (docs/model.md)
   metrics    DIR [--semantics v1|v2|v3]               recompute an invocation's metrics from its step records
   aggregate  PATH... [--format json|table|csv] [--reduce mean|median|min|geomean] [--tree]
                                                    import result trees and aggregate per workload group
@@ -68,6 +72,7 @@ int runCommand(const std::string& cmd, const std::vector<std::string>& rest, con
         if (cmd == "run") return runRunCommand(rest);
         if (cmd == "benchmark") return runBenchmarkCommand(rest);
         if (cmd == "sweep") return runSweepCommand(rest);
+        if (cmd == "model") return runModelCommand(rest);
         if (cmd == "metrics") return runMetricsCommand(rest);
         if (cmd == "aggregate") return runAggregateCommand(rest);
         if (cmd == "compare") return runCompareCommand(rest);

@@ -1,0 +1,86 @@
+#include "model_command.h"
+
+#include "cli_args.h"
+
+#include "config/config_loader.h"
+#include "config/value_ranges.h"
+#include "metrics/dlio_metrics.h"
+#include "model/pipeline_model.h"
+#include "model/storage_probe.h"
+#include "util/errors.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace trainio::cli {
+
+namespace {
+
+const char* kModelHelp =
+    "Usage: trainio-cli model --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
+    "                         [--probe DIR | --storage-profile NAME|FILE] [--semantics v1|v2|v3]\n"
+    "                         [--format text|json]\n"
+    "Predicts, without running, what `run` would measure: per-epoch AU and samples/s at R accelerators\n"
+    "(default 1), the largest accelerator count whose predicted AU is at or above the AU line (metric.au),\n"
+    "and the MiB/s one accelerator needs (docs/model.md gives the equations and where the model is wrong).\n"
+    "The storage comes from, in this order:\n"
+    "  --probe DIR               measure the real storage under DIR (the workload's dataset, DLIO's layout:\n"
+    "                            DIR/train/...): bandwidth vs reader threads and the per-request latency,\n"
+    "                            after dropping the files from the page cache, and the client CPU per sample\n"
+    "  --storage-profile P       an emulated device (resources/storage-profiles/ name, or a YAML file), with\n"
+    "                            the workload's own trainio.storage keys on top, as `run` uses it\n"
+    "  the workload's trainio.storage keys (profile, bandwidth_mib_s, latency_ms, iops, max_inflight)\n"
+    "With none of the three there is nothing to predict from: exit 2 naming what is missing.\n"
+    "--format text (default) a summary; json one object {\"predicted_au_percentage\",\n"
+    "  \"predicted_samples_per_second\", \"max_passing_accelerators\", \"required_mib_s_per_accelerator\",\n"
+    "  \"bottleneck\", \"roofs_samples_per_second\", \"predicted_step\", \"storage\", \"assumptions\", ...}.\n"
+    "Exit codes: 0 printed, 2 bad input, 1 the probe failed to read.\n";
+
+} // namespace
+
+int runModelCommand(const std::vector<std::string>& args) {
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            std::fputs(kModelHelp, stdout);
+            return 0;
+        }
+    OptionSpec spec;
+    spec.valued = {"--config", "--accelerators", "--probe", "--storage-profile", "--format", "--semantics"};
+    spec.overrides = true;
+    const ParsedArgs p = parseArgs(args, spec);
+    const auto config = p.value("--config");
+    if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
+    const std::string format = p.value("--format").value_or("text");
+    if (format != "text" && format != "json") throw InputError(describeProblem("--format", "", format, "text or json"));
+    const std::string sem = p.value("--semantics").value_or("v2");
+    const auto semantics = parseSemantics(sem);
+    if (!semantics) throw InputError(describeProblem("--semantics", "", sem, "v1, v2 or v3"));
+    const ValueRange range = *valueRange("accelerators");
+    const std::uint64_t accelerators =
+        p.unsignedValue("--accelerators", static_cast<unsigned long long>(range.min), static_cast<unsigned long long>(range.max))
+            .value_or(1);
+    if (p.value("--probe") && p.value("--storage-profile"))
+        throw InputError("--probe and --storage-profile: give one (the measured storage or an emulated profile)");
+
+    const LoadedConfig lc = loadConfigOrPreset(*config, p.overrides);
+    for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
+    const WorkloadConfig& cfg = lc.config;
+
+    model::StorageParameters storage;
+    if (const auto dir = p.value("--probe")) {
+        if (dir->empty()) throw InputError("--probe = '': expected the data folder to measure");
+        storage = model::probeStorage(cfg, *dir);
+    } else if (const auto profile = p.value("--storage-profile")) {
+        if (profile->find_first_not_of(" \t") == std::string::npos)
+            throw InputError("--storage-profile = '" + *profile + "': expected a storage profile name or file");
+        storage = model::storageFromProfile(cfg, *profile);
+    } else {
+        storage = model::storageFromConfig(cfg);
+    }
+    const model::ModelResult r = model::runModel(cfg, accelerators, storage, {}, *semantics);
+    if (format == "json") std::cout << model::modelResultJson(r).dump(2) << "\n";
+    else std::cout << model::modelResultText(r);
+    return 0;
+}
+
+} // namespace trainio::cli

@@ -1,0 +1,414 @@
+#include "model/pipeline_model.h"
+
+#include "dataset/dataset_generator.h"
+#include "engine/sample_order.h"
+#include "io/storage_profile.h"
+#include "metrics/dlio_metrics.h"
+#include "results/storage_session.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+namespace trainio::model {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMiB = 1048576.0;
+
+bool wholeFileFormat(DataFormat f) {
+    return f == DataFormat::Npz || f == DataFormat::Npy || f == DataFormat::Hdf5 || f == DataFormat::Jpeg ||
+           f == DataFormat::Png;
+}
+
+double phi(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); }
+double bigPhi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+// E[max of n independent standard normals], by integrating n·x·φ(x)·Φ(x)^(n−1) (trapezoid on [-8, 8]).
+double expectedMaxStdNormal(std::uint64_t n) {
+    if (n <= 1) return 0.0;
+    const int steps = 4000;
+    const double a = -8, b = 8, h = (b - a) / steps;
+    double s = 0;
+    for (int i = 0; i <= steps; ++i) {
+        const double x = a + h * i;
+        const double f = static_cast<double>(n) * x * phi(x) * std::pow(bigPhi(x), static_cast<double>(n - 1));
+        s += (i == 0 || i == steps) ? f / 2 : f;
+    }
+    return s * h;
+}
+
+// The probe's aggregate bandwidth at `threads` readers: linear between measured points, the last
+// point's value beyond it (a device does not get faster with more readers than were measured).
+double curveAt(const std::vector<ProbePoint>& curve, double threads) {
+    if (curve.empty()) return 0;
+    if (threads <= curve.front().threads)
+        return curve.front().bytesPerSecond * threads / std::max(1u, curve.front().threads);
+    for (std::size_t i = 1; i < curve.size(); ++i) {
+        if (threads <= curve[i].threads) {
+            const auto& p = curve[i - 1];
+            const auto& q = curve[i];
+            const double f = (threads - p.threads) / static_cast<double>(q.threads - p.threads);
+            return p.bytesPerSecond + f * (q.bytesPerSecond - p.bytesPerSecond);
+        }
+    }
+    return curve.back().bytesPerSecond;
+}
+
+double peakOf(const std::vector<ProbePoint>& curve) {
+    double m = 0;
+    for (const auto& p : curve) m = std::max(m, p.bytesPerSecond);
+    return m;
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+nlohmann::ordered_json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
+
+} // namespace
+
+const char* toString(StorageSource s) {
+    switch (s) {
+    case StorageSource::Probe: return "probe";
+    case StorageSource::StorageProfile: return "storage-profile";
+    case StorageSource::ConfigStorage: return "config trainio.storage";
+    }
+    return "?";
+}
+
+double meanLatencySeconds(const LatencyDistribution& l) {
+    switch (l.kind) {
+    case LatencyKind::None: return 0;
+    case LatencyKind::Constant: return l.centerMs / 1000.0;
+    case LatencyKind::Exponential: return l.centerMs / 1000.0;
+    case LatencyKind::Lognormal: return l.centerMs * std::exp(l.spread * l.spread / 2.0) / 1000.0;
+    case LatencyKind::Normal: {
+        // Draws below 0 are served as 0: E[max(0, X)] = μΦ(μ/σ) + σφ(μ/σ).
+        if (l.spread <= 0) return std::max(0.0, l.centerMs) / 1000.0;
+        const double z = l.centerMs / l.spread;
+        return (l.centerMs * bigPhi(z) + l.spread * phi(z)) / 1000.0;
+    }
+    }
+    return 0;
+}
+
+SampleFigures sampleFigures(const WorkloadConfig& cfg, std::uint64_t maxFiles) {
+    SampleFigures s;
+    const std::uint64_t files = cfg.dataset.numFilesTrain;
+    if (files == 0) throw InputError(describeProblem("", "dataset.num_files_train", "0", "at least 1"));
+    const std::uint64_t spf = std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile);
+    const double chunk = static_cast<double>(cfg.reader.transferSize > 0 ? cfg.reader.transferSize : 262144);
+    const std::uint64_t m = std::min(files, std::max<std::uint64_t>(1, maxFiles));
+    double sum = 0, sumSq = 0, req = 0;
+    for (std::uint64_t k = 0; k < m; ++k) {
+        const std::uint64_t i = k * files / m;
+        const double size = static_cast<double>(expectedDatasetFileSize(cfg, Split::Train, i));
+        sum += size;
+        sumSq += size * size;
+        // Whole-file formats: the file in transfer_size preads; record formats: each record in its own
+        // preads (core/format/sample_reader.cpp).
+        req += wholeFileFormat(cfg.dataset.format) ? std::ceil(size / chunk) / static_cast<double>(spf)
+                                                   : std::ceil(size / static_cast<double>(spf) / chunk);
+    }
+    const double meanFile = sum / static_cast<double>(m);
+    s.bytesPerSample = meanFile / static_cast<double>(spf);
+    s.bytesStdev = std::sqrt(std::max(0.0, sumSq / static_cast<double>(m) - meanFile * meanFile));
+    s.requestsPerSample = req / static_cast<double>(m);
+    s.filesExamined = m;
+    return s;
+}
+
+Prediction predictAt(const WorkloadConfig& cfg, std::uint64_t accelerators, const StorageParameters& storage,
+                     const SampleFigures& sample, const ModelConstants& k, MetricSemantics semantics) {
+    if (cfg.reader.batchSize == 0) throw InputError(describeProblem("", "reader.batch_size", "0", "at least 1"));
+    if (accelerators == 0) throw InputError(describeProblem("", "accelerators", "0", "at least 1"));
+    Prediction p;
+    const std::uint64_t R = accelerators;
+    p.accelerators = R;
+    p.stepsPerEpoch = planShard(cfg, 0, R).stepsPerEpoch; // throws InputError when the dataset gives no step
+    const double B = static_cast<double>(cfg.reader.batchSize);
+    const double T = static_cast<double>(std::max<std::uint64_t>(1, cfg.reader.readThreads));
+    const std::uint64_t W = std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1});
+    const double N = static_cast<double>(R) * T; // readers of all ranks share the device
+    const double b = sample.bytesPerSample;
+    const double n = std::max(1e-9, sample.requestsPerSample);
+    const unsigned cores = k.cores > 0 ? k.cores : std::max(1u, std::thread::hardware_concurrency());
+
+    // One reader, one sample, nothing queued (Z), and the client CPU per sample.
+    const double copy = b * k.clientSecondsPerByte;
+    double parse = k.clientSecondsPerSample;
+    double copyPart = copy;
+    if (storage.clientSecondsPerSample >= 0) { // measured by the probe: copy and parse together
+        copyPart = 0;
+        parse = storage.clientSecondsPerSample;
+    }
+    const double L = meanLatencySeconds(storage.shape.latency);
+    const double x = copyPart / n;                // the real call of one request (page cache)
+    const double perRequest = std::max(L, x);     // the emulated latency counts the real call (emulation adds)
+    const double spin = std::clamp(L - x, 0.0, k.latencySpinSeconds);
+    p.meanLatencySeconds = L;
+    p.readerSecondsPerSample = n * perRequest + parse;
+    p.clientSecondsPerSample = copyPart + parse + n * spin;
+
+    // The roofs, samples/s over all ranks.
+    std::vector<RoofLine> roofs;
+    if (storage.fromProbe()) {
+        const double bw = curveAt(storage.curve, N);
+        // The curve holds the latency: below the peak the readers are too few (latency), at it the device.
+        const bool saturated = bw >= 0.9 * peakOf(storage.curve);
+        roofs.push_back({saturated ? "bandwidth" : "latency", bw > 0 && b > 0 ? bw / b : kInf});
+    } else {
+        roofs.push_back({"latency", p.readerSecondsPerSample > 0 ? N / p.readerSecondsPerSample : kInf});
+        const double bw = storage.shape.bandwidthBytesPerSecond;
+        roofs.push_back({"bandwidth", bw > 0 && b > 0 ? bw / b : kInf});
+        roofs.push_back({"iops", storage.shape.iops > 0 ? storage.shape.iops / n : kInf});
+        const double q = storage.shape.maxInflight;
+        roofs.push_back({"inflight", q > 0 && q < N ? q / (n * (perRequest + k.inflightHandoffSeconds)) : kInf});
+    }
+    roofs.push_back({"client CPU", p.clientSecondsPerSample > 0 ? cores / p.clientSecondsPerSample : kInf});
+    std::stable_sort(roofs.begin(), roofs.end(),
+                     [](const RoofLine& a, const RoofLine& c) { return a.samplesPerSecond < c.samplesPerSecond; });
+    const double rho = roofs.front().samplesPerSecond; // all ranks
+    p.readerSamplesPerSecond = rho;
+
+    // Compute per step: the drawn time's mean, the sleep's late wake-up; with several ranks and a spread
+    // (normal), the barrier waits for the slowest draw: E[max of R] − mean.
+    const ComputeTime& ct = cfg.train.computationTime;
+    const double c = ct.expectedSeconds();
+    p.computeSeconds = c + (c > 0 ? k.computeOverheadSeconds : 0.0);
+    double barrierWait = k.barrierSecondsPerStep;
+    if (ct.distribution == ComputeDistribution::Normal && ct.stdev > 0) barrierWait += ct.stdev * expectedMaxStdNormal(R);
+    const double stepFloor = p.computeSeconds + k.loadOverheadSeconds + barrierWait;
+    p.computeSamplesPerSecond = stepFloor > 0 ? static_cast<double>(R) * B / stepFloor : kInf;
+
+    // The fluid simulation of one rank's epoch (the ranks are alike; the barrier keeps them in step).
+    const double rankRate = rho / static_cast<double>(R);
+    const double batchTime = std::isfinite(rankRate) && rankRate > 0 ? B / rankRate : 0.0;
+    const double turn = std::isfinite(rankRate) && rankRate > 0 ? std::max(p.readerSecondsPerSample, T / rankRate)
+                                                                : p.readerSecondsPerSample;
+    const double batchAlone = std::ceil(B / T) * turn; // a batch whose slot just freed: T readers on it
+    const std::uint64_t S = p.stepsPerEpoch;
+    std::vector<double> taken(S, 0.0); // when each batch was taken (frees its slot for batch + W)
+    BlockRecord block;
+    block.block = 1;
+    block.start = 0;
+    block.load.reserve(S);
+    block.compute.reserve(S);
+    block.proc.reserve(S);
+    double t = 0, lastReady = 0;
+    for (std::uint64_t s = 0; s < S; ++s) {
+        const double slotFree = s < W ? 0.0 : taken[s - W];
+        const double ready = std::max((s == 0 ? 0.0 : lastReady) + batchTime, slotFree + batchAlone);
+        lastReady = ready;
+        const double t0 = t;
+        const double t1 = std::max(t0, ready) + k.loadOverheadSeconds;
+        taken[s] = t1;
+        const double t2 = t1 + p.computeSeconds;
+        block.load.push_back(t1 - t0);
+        block.compute.push_back(semantics == MetricSemantics::DlioV1 ? c : t2 - t1);
+        block.proc.push_back(t2 - t0);
+        t = t2 + barrierWait;
+    }
+    block.end = t;
+    p.firstLoadSeconds = S > 0 ? block.load.front() : 0;
+    p.steadyLoadSeconds = S > 0 ? block.load.back() : 0;
+    p.epoch.epoch = 1;
+    p.epoch.start = 0;
+    p.epoch.end = t;
+    p.epoch.complete = true;
+    p.epoch.blocks.push_back(std::move(block));
+
+    // DLIO's formulas on the predicted records (every rank and every epoch alike).
+    MetricOptions mo;
+    mo.semantics = semantics;
+    mo.excludeStartSteps = cfg.metric.excludeStartSteps;
+    mo.excludeEndSteps = cfg.metric.excludeEndSteps;
+    mo.expectedSteps = S;
+    mo.batchSize = cfg.reader.batchSize;
+    const EpochRankMetrics erm = epochRankMetrics(p.epoch, mo);
+    const std::vector<std::vector<EpochRankMetrics>> perEpoch(std::max<std::uint64_t>(1, cfg.train.epochs),
+                                                              std::vector<EpochRankMetrics>(R, erm));
+    const InvocationMetrics im = invocationMetrics(perEpoch, cfg.dataset.recordLength, cfg.metric.au);
+    p.auPercent = im.auMean;
+    p.samplesPerSecond = im.throughputMean;
+    p.ioMiBPerSecond = im.ioMeanMiB;
+    p.pass = im.pass;
+
+    // The bottleneck: compute when the readers outrun the accelerators, else the lowest roof.
+    p.bottleneck = rho >= p.computeSamplesPerSecond ? "compute" : roofs.front().name;
+    roofs.insert(roofs.begin(), RoofLine{"compute", p.computeSamplesPerSecond});
+    std::stable_sort(roofs.begin(), roofs.end(),
+                     [](const RoofLine& a, const RoofLine& c2) { return a.samplesPerSecond < c2.samplesPerSecond; });
+    p.roofs = std::move(roofs);
+    return p;
+}
+
+ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, const StorageParameters& storage,
+                     const ModelConstants& constants, MetricSemantics semantics) {
+    ModelResult r;
+    r.storage = storage;
+    r.constants = constants;
+    r.semantics = semantics;
+    r.auLinePercent = cfg.metric.au * 100.0;
+    r.sample = sampleFigures(cfg);
+    r.atAccelerators = predictAt(cfg, accelerators, storage, r.sample, constants, semantics);
+
+    // The largest count such that it and every smaller count pass (as the sweep assumes AU falls with the
+    // count); the search stops where the dataset gives a rank no step.
+    r.searchLimit = constants.maxAccelerators;
+    for (std::uint64_t R = 1; R <= constants.maxAccelerators; ++R) {
+        Prediction pr;
+        try {
+            pr = R == accelerators ? r.atAccelerators : predictAt(cfg, R, storage, r.sample, constants, semantics);
+        } catch (const InputError&) {
+            r.searchLimit = R - 1; // the dataset cannot feed R ranks
+            break;
+        }
+        if (!pr.pass) break;
+        r.maxPassingAccelerators = R;
+    }
+    r.maxLimitedBySearch = r.maxPassingAccelerators == r.searchLimit && r.searchLimit > 0;
+
+    const double c = cfg.train.computationTime.expectedSeconds();
+    const double perStep = static_cast<double>(cfg.reader.batchSize) * r.sample.bytesPerSample / kMiB;
+    r.requiredMiBPerSecondPerAcceleratorFullAu = c > 0 ? perStep / c : kInf;
+    r.requiredMiBPerSecondPerAccelerator = c > 0 ? cfg.metric.au * perStep / c : kInf;
+
+    auto& a = r.assumptions;
+    a.push_back("every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
+    a.push_back("the plain loader (no lru/nopfs caches)");
+    a.push_back("reader roofs are bounds (min of latency, bandwidth, IOPS, in-flight, client CPU); near a knee the measured rate is lower");
+    a.push_back("compute jitter only through the barrier's wait for the slowest of R normal draws");
+    if (!storage.fromProbe() && storage.clientSecondsPerSample < 0)
+        a.push_back("client cost per sample not measured: " + fmt("%.3g", constants.clientSecondsPerSample * 1e6) +
+                    " us + bytes at " + fmt("%.3g", 1.0 / constants.clientSecondsPerByte / kMiB) + " MiB/s (docs/model.md)");
+    if (cfg.trainio.ioEngine == "io_uring")
+        a.push_back("io_engine io_uring hands whole samples to the device (one request per sample); the model counts transfer_size requests");
+    if (cfg.workflow.checkpoint) a.push_back("checkpoints are not modelled (their writes and block splits)");
+    return r;
+}
+
+nlohmann::ordered_json modelResultJson(const ModelResult& r) {
+    const Prediction& p = r.atAccelerators;
+    nlohmann::ordered_json j;
+    j["predicted_au_percentage"] = p.auPercent;
+    j["predicted_samples_per_second"] = p.samplesPerSecond;
+    j["max_passing_accelerators"] = r.maxPassingAccelerators;
+    j["required_mib_s_per_accelerator"] = numberOrNull(r.requiredMiBPerSecondPerAccelerator);
+    j["required_mib_s_per_accelerator_full_au"] = numberOrNull(r.requiredMiBPerSecondPerAcceleratorFullAu);
+    j["predicted_io_mib_per_second"] = p.ioMiBPerSecond;
+    j["predicted_pass"] = p.pass;
+    j["au_line_percentage"] = r.auLinePercent;
+    j["accelerators"] = p.accelerators;
+    j["max_passing_search_limit"] = r.searchLimit;
+    j["max_passing_limited_by_search"] = r.maxLimitedBySearch;
+    j["semantics"] = semanticsName(r.semantics);
+    j["bottleneck"] = p.bottleneck;
+    nlohmann::ordered_json roofs = nlohmann::ordered_json::object();
+    for (const auto& roof : p.roofs) roofs[roof.name] = numberOrNull(roof.samplesPerSecond);
+    j["roofs_samples_per_second"] = roofs;
+    j["reader_samples_per_second"] = numberOrNull(p.readerSamplesPerSecond);
+    j["compute_samples_per_second"] = numberOrNull(p.computeSamplesPerSecond);
+    j["steps_per_epoch"] = p.stepsPerEpoch;
+    j["predicted_step"] = {{"first_load_seconds", p.firstLoadSeconds},
+                           {"steady_load_seconds", p.steadyLoadSeconds},
+                           {"compute_seconds", p.computeSeconds},
+                           {"reader_seconds_per_sample", p.readerSecondsPerSample},
+                           {"client_cpu_seconds_per_sample", p.clientSecondsPerSample},
+                           {"mean_request_latency_seconds", p.meanLatencySeconds}};
+    j["sample"] = {{"bytes_per_sample", r.sample.bytesPerSample},
+                   {"bytes_stdev_per_file", r.sample.bytesStdev},
+                   {"requests_per_sample", r.sample.requestsPerSample},
+                   {"files_examined", r.sample.filesExamined}};
+    nlohmann::ordered_json st;
+    st["source"] = toString(r.storage.source);
+    st["origin"] = r.storage.origin;
+    st["parameters"] = storageShapeJson(r.storage.shape);
+    st["description"] = describeStorageShape(r.storage.shape);
+    if (r.storage.fromProbe()) {
+        nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+        for (const auto& pt : r.storage.curve)
+            curve.push_back({{"threads", pt.threads},
+                             {"mib_per_second", pt.bytesPerSecond / kMiB},
+                             {"request_latency_ms", pt.requestLatencySeconds * 1000.0}});
+        st["probe_curve"] = curve;
+        st["client_cpu_seconds_per_sample"] = r.storage.clientSecondsPerSample;
+    }
+    j["storage"] = st;
+    j["constants"] = {{"client_seconds_per_byte", r.constants.clientSecondsPerByte},
+                      {"client_seconds_per_sample", r.constants.clientSecondsPerSample},
+                      {"load_overhead_seconds", r.constants.loadOverheadSeconds},
+                      {"compute_overhead_seconds", r.constants.computeOverheadSeconds},
+                      {"barrier_seconds_per_step", r.constants.barrierSecondsPerStep},
+                      {"latency_spin_seconds", r.constants.latencySpinSeconds},
+                      {"inflight_handoff_seconds", r.constants.inflightHandoffSeconds},
+                      {"cores", r.constants.cores > 0 ? r.constants.cores : std::max(1u, std::thread::hardware_concurrency())}};
+    j["assumptions"] = r.assumptions;
+    return j;
+}
+
+nlohmann::ordered_json predictionJson(const WorkloadConfig& cfg, std::uint64_t accelerators,
+                                      const StorageParameters& storage, const ModelConstants& constants,
+                                      MetricSemantics semantics) {
+    return modelResultJson(runModel(cfg, accelerators, storage, constants, semantics));
+}
+
+std::string modelResultText(const ModelResult& r) {
+    const Prediction& p = r.atAccelerators;
+    std::ostringstream o;
+    o << "Predicted at " << p.accelerators << " accelerator(s), " << p.stepsPerEpoch << " steps per epoch ("
+      << semanticsName(r.semantics) << " metrics):\n";
+    o << "  AU                 " << fmt("%.2f", p.auPercent) << " % (line " << fmt("%.1f", r.auLinePercent) << " %: "
+      << (p.pass ? "pass" : "fail") << ")\n";
+    o << "  samples/s          " << fmt("%.1f", p.samplesPerSecond) << " (" << fmt("%.1f", p.ioMiBPerSecond) << " MiB/s)\n";
+    o << "  bottleneck         " << p.bottleneck << "\n";
+    o << "  max accelerators   " << r.maxPassingAccelerators
+      << (r.maxLimitedBySearch ? " (every count up to the search limit passed)" : "") << "\n";
+    o << "  required per accelerator " << fmt("%.1f", r.requiredMiBPerSecondPerAccelerator) << " MiB/s at the AU line ("
+      << fmt("%.1f", r.requiredMiBPerSecondPerAcceleratorFullAu) << " MiB/s for 100 %)\n";
+    o << "  step               first load " << fmt("%.4f", p.firstLoadSeconds) << " s, steady load "
+      << fmt("%.4f", p.steadyLoadSeconds) << " s, compute " << fmt("%.4f", p.computeSeconds) << " s\n";
+    o << "  roofs (samples/s)  ";
+    for (std::size_t i = 0; i < p.roofs.size(); ++i)
+        o << (i ? ", " : "") << p.roofs[i].name << " "
+          << (std::isfinite(p.roofs[i].samplesPerSecond) ? fmt("%.1f", p.roofs[i].samplesPerSecond) : "unlimited");
+    o << "\n  storage            " << toString(r.storage.source) << (r.storage.origin.empty() ? "" : " ") << r.storage.origin << ": "
+      << describeStorageShape(r.storage.shape) << "\n";
+    o << "  sample             " << fmt("%.0f", r.sample.bytesPerSample) << " bytes, "
+      << fmt("%.2f", r.sample.requestsPerSample) << " requests\n";
+    o << "Assumptions:\n";
+    for (const auto& a : r.assumptions) o << "  - " << a << "\n";
+    return o.str();
+}
+
+StorageParameters storageFromConfig(const WorkloadConfig& cfg) {
+    const auto& s = cfg.trainio.storage;
+    if (!s.any())
+        throw InputError("no storage to model: give --probe DIR (measure the data folder), --storage-profile NAME|FILE, "
+                         "or trainio.storage keys in the workload (profile, bandwidth_mib_s, latency_ms, iops, max_inflight)");
+    StorageParameters p;
+    p.source = StorageSource::ConfigStorage;
+    p.origin = s.profile.empty() ? "" : "profile " + s.profile;
+    p.shape = storageShapeFor(s);
+    return p;
+}
+
+StorageParameters storageFromProfile(const WorkloadConfig& cfg, const std::string& profile) {
+    StorageEmulationSection s = cfg.trainio.storage;
+    s.profile = profile;
+    StorageParameters p;
+    p.source = StorageSource::StorageProfile;
+    p.origin = profile;
+    p.shape = storageShapeFor(s);
+    return p;
+}
+
+} // namespace trainio::model
