@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -134,6 +135,12 @@ struct InvocationRecord {
     double loaderRamTierMiB = 0;
     std::vector<double> epochHitRatio, epochBeladyHitRatio, epochStallSeconds;
     std::vector<double> epochBytesStorage, epochBytesRam, epochBytesSsd; // bytes_per_tier
+    // The input-pipeline model's prediction made before the run (trainio_model.json; docs/model.md): NaN /
+    // empty when there is none (no emulated storage, or a folder from before the model).
+    double predictedAuPercent = std::numeric_limits<double>::quiet_NaN();
+    double predictedSamplesPerSecond = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t predictedMaxAccelerators = -1;
+    std::string predictedBottleneck;
     std::vector<std::string> warnings;               // trainio_run.json "warnings" (cache-served, client-bound, …)
     // TrainIO's telemetry.json, summarised (rows == 0: none); the data folder's device from trainio_io.json.
     std::string dataDevice, dataParentDisk;

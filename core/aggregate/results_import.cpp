@@ -508,6 +508,28 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
     }
 }
 
+// trainio_model.json: the model's prediction made before the run (docs/model.md), beside what it measured.
+void readModelPrediction(const fs::path& dir, const fs::path& canonicalRoot, const ImportOptions& options, InvocationRecord& r) {
+    const fs::path file = dir / "trainio_model.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return;
+    std::string why;
+    const auto j = readRunJson(file, canonicalRoot, options, why);
+    if (!j || !j->is_object()) {
+        r.notes.push_back(file.string() + ": " + (why.empty() ? "not a JSON object" : why) + " (no prediction shown)");
+        return;
+    }
+    const auto number = [&j](const char* key) {
+        const auto p = j->find(key);
+        return p != j->end() && p->is_number() ? p->get<double>() : std::numeric_limits<double>::quiet_NaN();
+    };
+    r.predictedAuPercent = number("predicted_au_percentage");
+    r.predictedSamplesPerSecond = number("predicted_samples_per_second");
+    if (const auto m = j->find("max_passing_accelerators"); m != j->end() && m->is_number_integer())
+        r.predictedMaxAccelerators = m->get<std::int64_t>();
+    r.predictedBottleneck = j->value("bottleneck", std::string());
+}
+
 // telemetry.json (docs/telemetry.md), read within the import's bounds and kept as its summary (the table of
 // a long run is large), with ImportOptions::stepDigests also as the four series the report plots
 // (InvocationRecord::telemetrySeries). After readTrainioIo, whose data device picks the read-rate column.
@@ -1061,6 +1083,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         r.statusReason = tr.reason;
         r.warnings = tr.warnings;
         readTrainioIo(runDir, pr.canonicalRoot, options, r);
+        readModelPrediction(runDir, pr.canonicalRoot, options, r);
         readTelemetry(runDir, pr.canonicalRoot, options, r);
         const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
         if (r.type == BenchmarkType::Training && r.status == InvocationStatus::Complete && r.plannedEpochs > 0 &&

@@ -5,7 +5,9 @@
 #include "aggregate/labels.h"
 #include "aggregate/results_import.h"
 #include "checkpoint/checkpoint_run.h"
+#include "model/pipeline_model.h"
 #include "results/benchmark_manifest.h"
+#include "util/atomic_file.h"
 #include "util/clock.h"
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
@@ -14,6 +16,7 @@
 #include "util/host_info.h"
 
 #include <chrono>
+#include <optional>
 #include <ctime>
 
 namespace trainio {
@@ -42,6 +45,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     const bool writer = !opt.comm || opt.comm->rank() == 0;
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
     StorageSession storage(cfg, opt.io);
+    std::vector<std::string> preRunWarnings; // said before the run, kept with its result
     if (opt.onStorage) opt.onStorage(storage.emulated());
     storage.onTelemetry = opt.onTelemetry;
     storage.onEpochCache = opt.onEpochCache;
@@ -64,6 +68,17 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // The system name the run controls asked for, beside the results (read back on import). A run inside
     // a benchmark has it on the benchmark folder instead.
     if (writer && hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
+    // The input-pipeline model's prediction for this run (docs/model.md), made before it starts, kept beside
+    // what is then measured: only for emulated storage, whose parameters the model takes as they are.
+    std::optional<nlohmann::ordered_json> prediction;
+    if (writer && cfg.workflow.train && cfg.trainio.storage.any()) {
+        try {
+            const std::uint64_t total = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
+            prediction = model::predictionJson(cfg, total, model::storageFromConfig(cfg), {}, opt.semantics);
+        } catch (const std::exception& e) {
+            preRunWarnings.push_back(std::string("no model prediction: ") + e.what());
+        }
+    }
     if (writer) storage.startTelemetry();
     RunOutcome out;
     refuseCheckpointUnderMpi(cfg, opt.comm != nullptr);
@@ -102,6 +117,14 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // The storage files first, through the same backend as the rest: a failure there is a warning on the
     // result, never the loss of what was measured.
     for (auto& w : storage.write(dir, ctx.io)) out.warnings.push_back(std::move(w));
+    out.warnings.insert(out.warnings.end(), preRunWarnings.begin(), preRunWarnings.end());
+    if (prediction) {
+        try {
+            writeFileAtomic(dir / "trainio_model.json", prediction->dump(2) + "\n", ctx.io);
+        } catch (const RunError& e) {
+            out.warnings.push_back(std::string("trainio_model.json was not written: ") + e.what());
+        }
+    }
     ctx.logLines = opt.warnings;
     ctx.logLines.insert(ctx.logLines.end(), out.warnings.begin(), out.warnings.end());
     writeInvocationFolder(dir, cfg, out, host, ctx);

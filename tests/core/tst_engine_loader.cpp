@@ -5,6 +5,7 @@
 // Expected values are worked out from the access string and the capacities, never from the loader.
 #include "testsupport.h"
 
+#include "aggregate/results_import.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
@@ -180,7 +181,8 @@ private slots:
     void nopfsHalfTierReadsEachSampleAtMostOncePerEpoch() {
         QTemporaryDir tmp;
         const WorkloadConfig cfg =
-            smallConfig(tmp.filePath("data").toStdString(), "trainio:\n  loader: nopfs\n  ram_tier_mib: 0.5\n", 2);
+            smallConfig(tmp.filePath("data").toStdString(),
+                        "trainio:\n  loader: nopfs\n  ram_tier_mib: 0.5\n  storage:\n    bandwidth_mib_s: 2000\n", 2);
         generateDataset(cfg, GenerateOptions{});
         auto io = std::make_shared<RecordingBackend>(makePosixBackend());
         InvocationOptions opt;
@@ -226,6 +228,19 @@ private slots:
             QCOMPARE(tiers["ssd"].get<std::uint64_t>(), std::uint64_t(0));
             if (e > 0) QCOMPARE(tiers["ram"].get<std::uint64_t>(), std::uint64_t(16 * kSample));
         }
+        // The importer (the one reader of result folders) carries them to the library and the report, with
+        // the model's prediction made before the run (trainio_model.json: the run had emulated storage).
+        const auto imported = aggregate::importResults({dir});
+        QCOMPARE(imported.runs.size(), std::size_t(1));
+        const auto& rec = imported.runs[0];
+        QCOMPARE(rec.loaderPolicy, std::string("nopfs"));
+        QCOMPARE(rec.epochHitRatio.size(), std::size_t(3));
+        QCOMPARE(rec.epochHitRatio[1], 0.5);
+        QCOMPARE(rec.epochBeladyHitRatio[2], 0.5);
+        QCOMPARE(rec.epochBytesRam[1], double(16 * kSample));
+        const nlohmann::json model = readJson(dir / "trainio_model.json");
+        QCOMPARE(rec.predictedAuPercent, model["predicted_au_percentage"].get<double>());
+        QVERIFY(rec.predictedAuPercent > 0 && rec.predictedAuPercent <= 100);
         // stall_seconds is the epoch's summed per-step load of the step records.
         double load = 0;
         for (double l : out.ranks[0].epochs[1].blocks[0].load) load += l;
