@@ -1,0 +1,106 @@
+#include "model_panel.h"
+
+#include "aggregate/results_import.h"
+#include "model/pipeline_model.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace trainio::ui {
+
+QString modelPredictionText(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics,
+                            double* predictedAu) {
+    if (predictedAu) *predictedAu = std::numeric_limits<double>::quiet_NaN();
+    if (!cfg.workflow.train) return {};
+    if (!cfg.trainio.storage.any())
+        return QObject::tr("Model: no prediction — the workload has no emulated storage (trainio.storage); "
+                           "`trainio-cli model --probe DIR` measures a real folder instead.");
+    try {
+        const auto j = model::predictionJson(cfg, std::max<std::uint64_t>(1, accelerators), model::storageFromConfig(cfg), {},
+                                             semantics);
+        const double au = j.value("predicted_au_percentage", 0.0);
+        if (predictedAu) *predictedAu = au;
+        const auto maxPass = j.value("max_passing_accelerators", std::uint64_t{0});
+        const bool limited = j.value("max_passing_limited_by_search", false);
+        QString text = QObject::tr("Model prediction: AU %1 % and %2 samples/s at %3 accelerator(s), limited by %4; ")
+                           .arg(au, 0, 'f', 1)
+                           .arg(j.value("predicted_samples_per_second", 0.0), 0, 'f', 1)
+                           .arg(accelerators)
+                           .arg(QString::fromStdString(j.value("bottleneck", std::string("?"))));
+        text += maxPass == 0 ? QObject::tr("no accelerator count stays above the %1 % AU line")
+                                   .arg(j.value("au_line_percentage", 90.0), 0, 'f', 0)
+                             : QObject::tr("up to %1%2 accelerators stay above the %3 % AU line")
+                                   .arg(limited ? QStringLiteral("≥") : QString())
+                                   .arg(maxPass)
+                                   .arg(j.value("au_line_percentage", 90.0), 0, 'f', 0);
+        const auto req = j.find("required_mib_s_per_accelerator");
+        if (req != j.end() && req->is_number())
+            text += QObject::tr("; each needs %1 MiB/s").arg(req->get<double>(), 0, 'f', 0);
+        return text + QStringLiteral(".");
+    } catch (const std::exception& e) {
+        return QObject::tr("Model: no prediction — %1").arg(QString::fromUtf8(e.what()));
+    }
+}
+
+ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent), predictedAu_(std::numeric_limits<double>::quiet_NaN()) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    prediction_ = new QLabel(this);
+    prediction_->setObjectName(QStringLiteral("modelPrediction"));
+    prediction_->setWordWrap(true);
+    prediction_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    prediction_->setToolTip(tr("The input-pipeline model (docs/model.md): the reader side's roofs (bandwidth, latency, "
+                               "IOPS, requests in flight, client CPU) against the compute, with DLIO's AU formula "
+                               "applied to the predicted steps. Checked against measured anchors within ±5 AU points."));
+    comparison_ = new QLabel(this);
+    comparison_->setObjectName(QStringLiteral("modelComparison"));
+    comparison_->setWordWrap(true);
+    comparison_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    comparison_->hide();
+    layout->addWidget(prediction_);
+    layout->addWidget(comparison_);
+}
+
+void ModelPanel::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics) {
+    const QString text = modelPredictionText(cfg, accelerators, semantics, &predictedAu_);
+    prediction_->setText(text);
+    setVisible(!text.isEmpty());
+    comparison_->hide();
+}
+
+void ModelPanel::showMeasured(const QString& outputDir) {
+    const auto imported = aggregate::importResults({outputDir.toStdString()});
+    QStringList parts;
+    for (const auto& r : imported.runs) {
+        if (r.warmup || std::isnan(r.predictedAuPercent)) continue;
+        const QString name = QString::fromStdString(r.path.filename().string());
+        if (r.status != aggregate::InvocationStatus::Complete) {
+            parts << tr("%1: not complete, not compared").arg(name);
+            continue;
+        }
+        parts << tr("%1: measured AU %2 % vs predicted %3 % (%4%5 points), %6 vs %7 samples/s")
+                     .arg(name)
+                     .arg(r.auMeanPercent, 0, 'f', 1)
+                     .arg(r.predictedAuPercent, 0, 'f', 1)
+                     .arg(r.auMeanPercent >= r.predictedAuPercent ? QStringLiteral("+") : QString())
+                     .arg(r.auMeanPercent - r.predictedAuPercent, 0, 'f', 1)
+                     .arg(r.samplesPerSecond, 0, 'f', 1)
+                     .arg(r.predictedSamplesPerSecond, 0, 'f', 1);
+    }
+    if (parts.isEmpty()) {
+        comparison_->hide();
+        return;
+    }
+    comparison_->setText(tr("Predicted vs measured — ") + parts.join(QStringLiteral("; ")));
+    comparison_->show();
+    show();
+}
+
+QString ModelPanel::predictionText() const { return prediction_->text(); }
+QString ModelPanel::comparisonText() const { return comparison_->isHidden() ? QString() : comparison_->text(); }
+
+} // namespace trainio::ui
