@@ -33,6 +33,7 @@ private:
     void mpiDemo();
     void sweepDemo();
     void storageDemo(int profileIndex);
+    void loaderDemo();
     void checkpointDemo();
     void preflight();
     void moreBenchmarks(int index);
