@@ -85,6 +85,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         p->xAxis->setLabel(id == Telemetry ? tr("s since start") : isEpochPlot(id) ? tr("epoch") : tr("step"));
         p->yAxis->setLabel(axisLabel(id));
         p->setToolTip(plotToolTip(id));
+        // Five plots abreast: few enough step ticks that their labels never touch ("100125150").
+        if (!isEpochPlot(id)) p->xAxis->ticker()->setTickCount(4);
         if (isEpochPlot(id)) {
             QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
             ticker->setTickStep(1.0);
@@ -98,11 +100,11 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
                                 {EpochAu, EpochMib, EpochHit, EpochStall, Telemetry}};
     for (int row = 0; row < 2; ++row)
         for (int col = 0; col < 5; ++col) grid->addWidget(plot(order[row][col]), row, col);
-    {
-        // Three lines on two axes: the legend goes under the axes, where it hides no data.
-        QCustomPlot* t = plot(Telemetry);
-        t->yAxis2->setVisible(true);
-        t->yAxis2->setLabel(tr("read MiB/s"));
+    plot(Telemetry)->yAxis2->setVisible(true);
+    plot(Telemetry)->yAxis2->setLabel(tr("read MiB/s"));
+    // Lines that may lie anywhere on the axes (three on two axes; a ratio and its bound, often equal):
+    // the legend goes under the axes, where it hides no data.
+    for (QCustomPlot* t : {plot(Telemetry), plot(EpochHit)}) {
         t->legend->setVisible(true);
         t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
         t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
@@ -111,8 +113,6 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         t->plotLayout()->setRowStretchFactor(2, 0.001);
     }
     plot(EpochAu)->legend->setVisible(true);
-    plot(EpochHit)->legend->setVisible(true);
-    plot(EpochHit)->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     plot(EpochAu)->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     reset(1, 1, 90.0);
 }

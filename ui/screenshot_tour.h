@@ -34,6 +34,7 @@ private:
     void sweepDemo();
     void storageDemo(int profileIndex);
     void loaderDemo();
+    void loaderRun();
     void checkpointDemo();
     void preflight();
     void moreBenchmarks(int index);

@@ -106,10 +106,11 @@ QString laterEpochs(const std::vector<LoaderRow>& rows) {
 
 void loaderTable(ReportPageFlow& flow, const ReportData& d, const std::vector<LoaderRow>& rows, const QString& later) {
     ReportTable t;
-    const QString l = QStringLiteral("<br/>") + later;
+    // "epochs 2–5" in the headers as "ep. 2–5": the caption says it whole.
+    const QString l = QStringLiteral("<br/>") + QString(later).replace(QStringLiteral("epochs "), QStringLiteral("ep.\u00A0"));
     t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Policy"), QStringLiteral("RAM tier MiB"),
-                QStringLiteral("Epoch s") + l, QStringLiteral("AU %"), QStringLiteral("Hit %<br/>epoch 1"),
-                QStringLiteral("Hit %") + l, QStringLiteral("Belady %") + l, QStringLiteral("Stall s<br/>epoch 1"),
+                QStringLiteral("Epoch s") + l, QStringLiteral("AU %"), QStringLiteral("Hit %<br/>ep.\u00A01"),
+                QStringLiteral("Hit %") + l, QStringLiteral("Belady %") + l, QStringLiteral("Stall s<br/>ep.\u00A01"),
                 QStringLiteral("Stall s") + l, QStringLiteral("GiB storage") + l, QStringLiteral("GiB RAM") + l,
                 QStringLiteral("GiB SSD") + l};
     t.widthsPercent = {3, 15, 6, 6, 7, 6, 6, 7, 7, 6, 7, 8, 8, 8};
@@ -188,8 +189,8 @@ void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& d) {
                                         "Hit %: sample accesses not read from storage; Belady %: the best any eviction could do "
                                         "with the same RAM tier; stall: seconds per epoch the accelerators waited for batches "
                                         "(mean over accelerators); GiB: bytes per epoch delivered from each tier. Epoch s: the "
-                                        "epoch's samples ÷ its samples/s (DLIO metric, which leaves out the first step). Epoch 1 "
-                                        "fills the tiers, so it is shown apart.</p>"),
+                                        "epoch's samples ÷ its samples/s (DLIO metric, which leaves out the first step). AU %: the "
+                                        "run's DLIO AU over all its epochs. Epoch 1 fills the tiers, so it is shown apart.</p>"),
                          7.5);
             flow.addSpace(flow.mm(2));
             headed = true;
