@@ -460,9 +460,13 @@ void WorkloadPage::showDiagnostics() {
     for (QuantitySpinBox* q : {accelerators_, clientRam_}) q->setStyleSheet(q->isAcceptable() ? QString() : errorStyle());
     for (auto it = errorLabels_.cbegin(); it != errorLabels_.cend(); ++it) {
         QString problem = fieldErrors_.value(it.key());
-        // Else core's verdict on the accepted value (validateConfig), e.g. a RAM tier with the plain loader.
+        // Else core's verdict on the accepted value (validateConfig), e.g. a RAM tier with the plain loader,
+        // from the key on: the file it names first is where the form's config was loaded from, not this field.
         for (const auto& d : errors_)
-            if (problem.isEmpty() && QString::fromStdString(d.key) == it.key()) problem = QString::fromStdString(d.message);
+            if (problem.isEmpty() && QString::fromStdString(d.key) == it.key()) {
+                problem = QString::fromStdString(d.message);
+                problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
+            }
         it.value()->setText(problem);
         it.value()->setVisible(!problem.isEmpty());
     }

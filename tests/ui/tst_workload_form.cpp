@@ -205,7 +205,7 @@ private slots:
         QCOMPARE(page->config().trainio.loader.ramTierMiB, 64.0);
         QVERIFY(!page->isValid());
         QVERIFY(hasError("trainio.ram_tier_mib"));
-        QVERIFY2(ramError->text().contains(QStringLiteral("trainio.ram_tier_mib = 64: expected 0 with trainio.loader: plain")),
+        QVERIFY2(ramError->text().startsWith(QStringLiteral("trainio.ram_tier_mib = 64: expected 0 with trainio.loader: plain")),
                  qPrintable(ramError->text()));
         QVERIFY(ramError->isVisibleTo(page));
         QVERIFY(!page->editorFor(QStringLiteral("trainio.ram_tier_mib"))->styleSheet().isEmpty());
