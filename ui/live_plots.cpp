@@ -24,12 +24,16 @@ QString axisLabel(LivePlots::PlotId id) {
     case LivePlots::EpochAu: return QStringLiteral("AU %");
     case LivePlots::EpochMib: return QStringLiteral("MiB/s");
     case LivePlots::Telemetry: return QStringLiteral("CPU busy %");
+    case LivePlots::EpochHit: return QStringLiteral("% of samples");
+    case LivePlots::EpochStall: return QStringLiteral("stall s");
     case LivePlots::PlotCount: break;
     }
     return {};
 }
 
-bool isEpochPlot(LivePlots::PlotId id) { return id == LivePlots::EpochAu || id == LivePlots::EpochMib; }
+bool isEpochPlot(LivePlots::PlotId id) {
+    return id == LivePlots::EpochAu || id == LivePlots::EpochMib || id == LivePlots::EpochHit || id == LivePlots::EpochStall;
+}
 
 } // namespace
 
@@ -43,9 +47,27 @@ QString LivePlots::plotTitle(PlotId id) {
     case EpochAu: return tr("AU per epoch (DLIO metric)");
     case EpochMib: return tr("MiB/s per epoch (DLIO metric)");
     case Telemetry: return tr("Client CPU and storage reads");
+    case EpochHit: return tr("Loader hit ratio per epoch");
+    case EpochStall: return tr("Stall per epoch (loader)");
     case PlotCount: break;
     }
     return {};
+}
+
+QString LivePlots::plotToolTip(PlotId id) {
+    switch (id) {
+    case StepLoad:
+        return tr("Seconds each step waited for its batch (the accelerator's stall in that step); their sum per epoch "
+                  "is the \"Stall per epoch\" plot.");
+    case EpochHit:
+        return tr("Per epoch, over every accelerator of this process: the loader's hit ratio (1 − storage reads ÷ "
+                  "sample accesses) and Belady's bound, the best any eviction could do with the same RAM tier. "
+                  "0 % for the plain loader, which reads every sample from storage.");
+    case EpochStall:
+        return tr("Seconds the accelerators waited for batches in each epoch (mean over accelerators of the sum of "
+                  "their per-step waits: the \"Batch load time per step\" plot summed).");
+    default: return {};
+    }
 }
 
 LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
@@ -62,6 +84,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         p->plotLayout()->addElement(0, 0, title);
         p->xAxis->setLabel(id == Telemetry ? tr("s since start") : isEpochPlot(id) ? tr("epoch") : tr("step"));
         p->yAxis->setLabel(axisLabel(id));
+        p->setToolTip(plotToolTip(id));
+        // Five plots abreast: few enough step ticks that their labels never touch ("100125150").
+        if (!isEpochPlot(id)) p->xAxis->ticker()->setTickCount(4);
         if (isEpochPlot(id)) {
             QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
             ticker->setTickStep(1.0);
@@ -70,19 +95,16 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         }
         plots_[static_cast<std::size_t>(i)] = p;
     }
-    grid->addWidget(plot(StepAu), 0, 0);
-    grid->addWidget(plot(StepLoad), 0, 1);
-    grid->addWidget(plot(StepSamples), 0, 2);
-    grid->addWidget(plot(StepMib), 0, 3);
-    grid->addWidget(plot(StepQueue), 1, 0);
-    grid->addWidget(plot(EpochAu), 1, 1);
-    grid->addWidget(plot(Telemetry), 1, 2);
-    grid->addWidget(plot(EpochMib), 1, 3);
-    {
-        // Three lines on two axes: the legend goes under the axes, where it hides no data.
-        QCustomPlot* t = plot(Telemetry);
-        t->yAxis2->setVisible(true);
-        t->yAxis2->setLabel(tr("read MiB/s"));
+    // The steps above, the epochs and the host below.
+    const PlotId order[2][5] = {{StepAu, StepLoad, StepSamples, StepMib, StepQueue},
+                                {EpochAu, EpochMib, EpochHit, EpochStall, Telemetry}};
+    for (int row = 0; row < 2; ++row)
+        for (int col = 0; col < 5; ++col) grid->addWidget(plot(order[row][col]), row, col);
+    plot(Telemetry)->yAxis2->setVisible(true);
+    plot(Telemetry)->yAxis2->setLabel(tr("read MiB/s"));
+    // Lines that may lie anywhere on the axes (three on two axes; a ratio and its bound, often equal):
+    // the legend goes under the axes, where it hides no data.
+    for (QCustomPlot* t : {plot(Telemetry), plot(EpochHit)}) {
         t->legend->setVisible(true);
         t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
         t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
@@ -118,7 +140,13 @@ void LivePlots::rebuildGraphs() {
             p->addGraph(p->xAxis, p->yAxis2)->setName(deviceLabel_.isEmpty() ? tr("disk reads") : tr("%1 reads").arg(deviceLabel_));
             continue;
         }
+        if (id == EpochHit) {
+            addGraph(id, tr("hit ratio"), 0, true);
+            addGraph(id, tr("Belady bound"), 0, false);
+            continue;
+        }
         addGraph(id, tr("total"), 0, true);
+        if (id == EpochStall) continue; // the loader's figures are over every accelerator
         const bool perRank = isEpochPlot(id) || perRankSteps_;
         if (perRank && ranks_ > 1)
             for (std::uint64_t r = 0; r < ranks_; ++r)
@@ -140,7 +168,8 @@ void LivePlots::rebuildGraphs() {
 
 void LivePlots::applyTheme() {
     const QPalette pal = palette();
-    for (QCustomPlot* p : plots_) {
+    for (int i = 0; i < PlotCount; ++i) {
+        QCustomPlot* p = plots_[static_cast<std::size_t>(i)];
         applyPlotTheme(p, pal);
         if (p == plot(Telemetry)) {
             for (int g = 0; g < p->graphCount(); ++g) p->graph(g)->setPen(QPen(seriesColor(g, pal), g == DeviceRead ? 1.5 : 1));
@@ -148,8 +177,10 @@ void LivePlots::applyTheme() {
         }
         for (int g = 0; g < p->graphCount(); ++g) {
             const QColor c = g == 0 ? pal.color(QPalette::Text) : seriesColor(g - 1, pal);
-            p->graph(g)->setPen(QPen(c, 1));
-            if (p == plot(EpochAu) || p == plot(EpochMib))
+            // The bound is a limit, not a measurement: dashed.
+            const bool bound = p == plot(EpochHit) && g == BeladyBound;
+            p->graph(g)->setPen(QPen(c, 1, bound ? Qt::DashLine : Qt::SolidLine));
+            if (isEpochPlot(static_cast<PlotId>(i)))
                 p->graph(g)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, g == 0 ? 6 : 4));
         }
     }
@@ -180,8 +211,8 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     }
     plot(StepAu)->yAxis->setRange(0, 105);
     plot(EpochAu)->yAxis->setRange(0, 105);
-    plot(EpochAu)->xAxis->setRange(0.5, 1.5);
-    plot(EpochMib)->xAxis->setRange(0.5, 1.5);
+    for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall}) plot(id)->xAxis->setRange(0.5, 1.5);
+    plot(EpochHit)->yAxis->setRange(0, 105);
     plot(Telemetry)->yAxis->setRange(0, 105);
     plot(Telemetry)->yAxis2->setRange(0, 1);
     replotAll();
@@ -193,7 +224,7 @@ void LivePlots::beginInvocation(const QString& label) {
     timeOffset_ = lastTimeKey_;
     // A dotted line where each invocation of a benchmark begins, labelled with its name.
     const QColor c = palette().color(QPalette::PlaceholderText);
-    for (PlotId id : {EpochAu, EpochMib}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
+    for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
         drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine);
     drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine);
@@ -293,12 +324,21 @@ void LivePlots::addEpoch(const EpochEvent& e) {
         if (r < e.rankThroughput.size())
             mib->graph(static_cast<int>(r) + 1)->addData(key, e.rankThroughput[r] * mibPerSample);
     }
-    for (QCustomPlot* p : {au, mib}) p->xAxis->setRange(0.5, lastEpochKey_ + 0.5);
-    bool found = false;
-    const QCPRange r = mib->graph(0)->getValueRange(found);
-    if (found) mib->yAxis->setRange(0, std::max(r.upper * 1.15, 1e-6));
-    au->replot(QCustomPlot::rpQueuedReplot);
-    mib->replot(QCustomPlot::rpQueuedReplot);
+    // The loader's figures: NaN (not known) leaves a gap rather than a false zero.
+    QCustomPlot* hit = plot(EpochHit);
+    QCustomPlot* stall = plot(EpochStall);
+    hit->graph(HitRatio)->addData(key, 100.0 * e.hitRatio);
+    hit->graph(BeladyBound)->addData(key, 100.0 * e.beladyHitRatio);
+    stall->graph(0)->addData(key, e.stallSeconds);
+    for (QCustomPlot* p : {au, mib, hit, stall}) {
+        p->xAxis->setRange(0.5, lastEpochKey_ + 0.5);
+        if (p == mib || p == stall) {
+            bool found = false;
+            const QCPRange r = p->graph(0)->getValueRange(found);
+            if (found) p->yAxis->setRange(0, std::max(r.upper * 1.15, 1e-6));
+        }
+        p->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void LivePlots::addTelemetry(const telemetry::TelemetryPoint& t) {

@@ -6,7 +6,9 @@
 // Beside them, the host's telemetry on the run's time axis (seconds, continuing across a benchmark's
 // invocations): client CPU busy % (all processes, and TrainIO's own, as % of all CPUs) and the data
 // device's read MiB/s on a second axis — so a fall in AU can be read against a saturated client or an
-// idle disk.
+// idle disk. And per epoch, the loader policy's (issue 13, docs/loader.md): hit ratio % with the Belady
+// bound % for the same capacity, and the stall (seconds the accelerators waited for batches, the sum of
+// the per-step waits of the "Batch load time per step" plot).
 #pragma once
 
 #include "engine/engine_observer.h"
@@ -29,7 +31,9 @@ namespace trainio::ui {
 class LivePlots final : public QWidget {
     Q_OBJECT
 public:
-    enum PlotId { StepAu, StepLoad, StepSamples, StepMib, StepQueue, EpochAu, EpochMib, Telemetry, PlotCount };
+    enum PlotId { StepAu, StepLoad, StepSamples, StepMib, StepQueue, EpochAu, EpochMib, Telemetry, EpochHit, EpochStall, PlotCount };
+    // The EpochHit plot's graphs.
+    enum HitGraph { HitRatio, BeladyBound };
     // The Telemetry plot's graphs.
     enum TelemetryGraph { CpuBusy, ProcessCpu, DeviceRead };
 
@@ -56,6 +60,7 @@ public:
     // Points in the "total" line of the epoch AU plot, and steps the total line of the step plots has
     // received (every step, however many are drawn).
     int epochPointCount() const;
+    static QString plotToolTip(PlotId id);
     int stepPointCount() const;
     // Points the total line of the step AU plot draws: bounded, whatever the run's length.
     int stepPointsDrawn() const;

@@ -22,6 +22,7 @@
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QDialog>
 #include <QDir>
 #include <QGroupBox>
@@ -32,6 +33,7 @@
 #include <QProcess>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -213,7 +215,7 @@ void ScreenshotTour::sweepDemo() {
 void ScreenshotTour::storageDemo(int profileIndex) {
     static const QStringList profiles = {QStringLiteral("nvme"), QStringLiteral("hdd")};
     if (profileIndex >= profiles.size()) {
-        return checkpointDemo();
+        return loaderDemo();
     }
     const QString profile = profiles[profileIndex];
     WorkloadConfig cfg = demoConfig_;
@@ -242,6 +244,55 @@ void ScreenshotTour::storageDemo(int profileIndex) {
         QTimer::singleShot(300, this, [this, profileIndex] { storageDemo(profileIndex + 1); });
     }, Qt::SingleShotConnection);
     if (!run->startInvocation()) fail(QStringLiteral("the %1 storage run did not start").arg(profile));
+}
+
+// The nopfs loader (issue 13, docs/loader.md) on the tour's data behind a 50 MiB/s emulated device, with
+// a RAM tier of half of each accelerator's share: its fields on the Workload page, then the Run page with
+// the hit ratio (against Belady's bound) and stall plots after the run.
+void ScreenshotTour::loaderDemo() {
+    WorkloadConfig cfg = demoConfig_;
+    cfg.trainio.storage = StorageEmulationSection{};
+    cfg.trainio.storage.bandwidthMiBs = 50;
+    cfg.train.epochs = 5;
+    cfg.trainio.loader.policy = "nopfs";
+    const double perAccelerator = static_cast<double>(cfg.dataset.numFilesTrain) * cfg.dataset.recordLength / 2 / 1048576.0;
+    cfg.trainio.loader.ramTierMiB = perAccelerator / 2;
+    WorkloadPage* page = window_->workloadPage();
+    page->setConfig(cfg, QStringLiteral("preset demo, loader nopfs"));
+    window_->showPage(MainWindow::WorkloadPageIndex);
+    QTimer::singleShot(300, this, [this, page] {
+        for (QGroupBox* box : page->findChildren<QGroupBox*>())
+            if (box->title() == tr("Loader policy (TrainIO)")) {
+                if (auto* scroll = page->findChild<QScrollArea*>()) scroll->ensureWidgetVisible(box, 0, 0);
+                saveWidget(box, QStringLiteral("loader-settings"));
+            }
+        QTimer::singleShot(300, this, [this, page] {
+            save(QStringLiteral("loader-workload"));
+            // The RAM tier kept while the policy is switched to plain, as a user might: core refuses it.
+            auto* policy = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("trainio.loader")));
+            if (!policy) return fail(QStringLiteral("no editor for trainio.loader"));
+            policy->setCurrentText(QStringLiteral("plain"));
+            QTimer::singleShot(300, this, [this, page] {
+                save(QStringLiteral("loader-invalid"));
+                page->revertEdits();
+                loaderRun();
+            });
+        });
+    });
+}
+
+void ScreenshotTour::loaderRun() {
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("loader-nopfs")));
+    connect(run->controller(), &RunController::finished, this, [this](const RunFinish& r) {
+        if (!r.complete) return fail(QStringLiteral("the nopfs run failed: %1").arg(r.error));
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("loader-run"));
+            checkpointDemo();
+        });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) fail(QStringLiteral("the nopfs run did not start"));
 }
 
 // The llama3-8b checkpointing preset (MLPerf Storage v3.0) at 1/1000 of its size on the tour's two

@@ -33,6 +33,8 @@ private:
     void mpiDemo();
     void sweepDemo();
     void storageDemo(int profileIndex);
+    void loaderDemo();
+    void loaderRun();
     void checkpointDemo();
     void preflight();
     void moreBenchmarks(int index);

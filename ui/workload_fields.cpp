@@ -226,6 +226,17 @@ std::vector<WorkloadField> buildFields() {
             {"trainio.storage.max_inflight", "Max in flight"},
             {"trainio.telemetry_interval_s", "Telemetry interval"},
             {"trainio.mlperf_round", "MLPerf round"}});
+
+    // The loader policy and its tiers (issue 13, docs/loader.md): which keys a policy uses is core's
+    // validation's to say (a RAM tier with plain is refused naming the key), not the form's.
+    const QString l = QStringLiteral("loader");
+    add(l, {{"trainio.loader", "Loader policy"},
+            {"trainio.ram_tier_mib", "RAM tier"},
+            {"trainio.staging_mib", "Staging buffer"}});
+    WorkloadField ssd = fromTable(l, "trainio.ssd_tier.path", QObject::tr("SSD tier folder"));
+    ssd.kind = Kind::Folder; // a local folder: with the folder picker
+    f.push_back(ssd);
+    add(l, {{"trainio.ssd_tier.capacity_mib", "SSD tier capacity"}});
     return f;
 }
 
@@ -246,7 +257,8 @@ const std::vector<WorkloadField>& workloadFields() {
 }
 
 QStringList workloadSections() {
-    return {QStringLiteral("model"), QStringLiteral("dataset"), QStringLiteral("reader"), QStringLiteral("train"),
+    return {QStringLiteral("model"), QStringLiteral("dataset"), QStringLiteral("reader"), QStringLiteral("loader"),
+            QStringLiteral("train"),
             QStringLiteral("metric"), QStringLiteral("workflow"), QStringLiteral("checkpoint"),
             QStringLiteral("trainio")};
 }

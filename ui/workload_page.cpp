@@ -39,6 +39,7 @@ QString sectionTitle(const QString& s) {
     if (s == QLatin1String("model")) return QObject::tr("Model and framework");
     if (s == QLatin1String("metric")) return QObject::tr("Metric");
     if (s == QLatin1String("trainio")) return QObject::tr("Storage (TrainIO)");
+    if (s == QLatin1String("loader")) return QObject::tr("Loader policy (TrainIO)");
     QString t = s;
     t[0] = t[0].toUpper();
     return t;
@@ -231,7 +232,7 @@ QWidget* WorkloadPage::buildForm() {
         }
         // Two columns: the large sections on the left, the short ones on the right.
         const bool left = section == QLatin1String("dataset") || section == QLatin1String("reader") ||
-                          section == QLatin1String("model");
+                          section == QLatin1String("model") || section == QLatin1String("loader");
         (left ? leftColumn : rightColumn)->addWidget(box);
     }
     leftColumn->addStretch(1);
@@ -458,7 +459,14 @@ void WorkloadPage::showDiagnostics() {
     for (QWidget* w : editorByField_) w->setStyleSheet({});
     for (QuantitySpinBox* q : {accelerators_, clientRam_}) q->setStyleSheet(q->isAcceptable() ? QString() : errorStyle());
     for (auto it = errorLabels_.cbegin(); it != errorLabels_.cend(); ++it) {
-        const QString problem = fieldErrors_.value(it.key());
+        QString problem = fieldErrors_.value(it.key());
+        // Else core's verdict on the accepted value (validateConfig), e.g. a RAM tier with the plain loader,
+        // from the key on: the file it names first is where the form's config was loaded from, not this field.
+        for (const auto& d : errors_)
+            if (problem.isEmpty() && QString::fromStdString(d.key) == it.key()) {
+                problem = QString::fromStdString(d.message);
+                problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
+            }
         it.value()->setText(problem);
         it.value()->setVisible(!problem.isEmpty());
     }
@@ -466,7 +474,11 @@ void WorkloadPage::showDiagnostics() {
         auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical),
                                          QString::fromStdString(d.message), diagnostics_);
         item->setData(Qt::UserRole, QString::fromStdString(d.key));
-        if (QWidget* w = editors_.value(QString::fromStdString(d.key))) w->setStyleSheet(errorStyle());
+        const QString key = QString::fromStdString(d.key);
+        if (QWidget* w = editors_.value(key)) w->setStyleSheet(errorStyle());
+        else // a section's key (trainio.ssd_tier): its fields
+            for (auto e = editors_.cbegin(); e != editors_.cend(); ++e)
+                if (e.key().startsWith(key + QLatin1Char('.'))) e.value()->setStyleSheet(errorStyle());
     }
     for (const auto& d : loadWarnings_) {
         auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxWarning),

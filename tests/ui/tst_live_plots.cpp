@@ -266,6 +266,57 @@ private slots:
         }
     }
 
+    // Issue 13: the loader's per-epoch figures, in % for the hit ratio and its Belady bound, in seconds for
+    // the stall; an epoch without them (NaN) leaves a gap, not a zero; a benchmark's second invocation
+    // continues the epoch axis.
+    void loaderPlotsShowHitRatioBoundAndStall() {
+        LivePlots plots;
+        plots.reset(2, 1, 90.0);
+        QCustomPlot* hit = plots.plot(LivePlots::EpochHit);
+        QCustomPlot* stall = plots.plot(LivePlots::EpochStall);
+        QCOMPARE(hit->graphCount(), 2); // hit ratio and bound: no per-accelerator lines
+        QCOMPARE(stall->graphCount(), 1);
+        const double hits[] = {0.0, 0.5, 0.48, std::nan("")};
+        const double bounds[] = {0.0, 0.5, 0.5, std::nan("")};
+        const double stalls[] = {1.25, 0.25, 0.3, std::nan("")};
+        auto epoch = [&](std::uint64_t n, std::size_t i) {
+            trainio::EpochEvent e;
+            e.epoch = n;
+            e.epochs = 3;
+            e.auPercent = 50;
+            e.hitRatio = hits[i];
+            e.beladyHitRatio = bounds[i];
+            e.stallSeconds = stalls[i];
+            plots.addEpoch(e);
+        };
+        for (std::uint64_t n = 1; n <= 3; ++n) epoch(n, n - 1);
+        plots.beginInvocation(QStringLiteral("run 2"));
+        epoch(1, 3);
+        QCOMPARE(hit->graph(LivePlots::HitRatio)->dataCount(), 4);
+        const double percent[] = {0.0, 50.0, 48.0};
+        const double boundPercent[] = {0.0, 50.0, 50.0};
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(hit->graph(LivePlots::HitRatio)->data()->at(i)->key, double(i + 1));
+            QCOMPARE(hit->graph(LivePlots::HitRatio)->data()->at(i)->value, percent[i]);
+            QCOMPARE(hit->graph(LivePlots::BeladyBound)->data()->at(i)->value, boundPercent[i]);
+            QCOMPARE(stall->graph(0)->data()->at(i)->key, double(i + 1));
+            QCOMPARE(stall->graph(0)->data()->at(i)->value, stalls[i]);
+        }
+        QCOMPARE(hit->graph(LivePlots::HitRatio)->data()->at(3)->key, 4.0);
+        QVERIFY(std::isnan(hit->graph(LivePlots::HitRatio)->data()->at(3)->value));
+        QVERIFY(std::isnan(stall->graph(0)->data()->at(3)->value));
+        // Axes: the hit ratio in % from 0 to a little over 100, the stall from 0 over its largest value.
+        QCOMPARE(hit->yAxis->range().lower, 0.0);
+        QVERIFY(hit->yAxis->range().upper >= 100.0);
+        QCOMPARE(stall->yAxis->range().lower, 0.0);
+        QVERIFY(stall->yAxis->range().upper >= 1.25 && stall->yAxis->range().upper < 2.0);
+        QCOMPARE(stall->xAxis->range().upper, 4.5);
+        // A new run starts empty.
+        plots.reset(1, 1, 90.0);
+        QCOMPARE(hit->graph(LivePlots::HitRatio)->dataCount(), 0);
+        QCOMPARE(stall->graph(0)->dataCount(), 0);
+    }
+
     void aSmallRunIsDrawnPointForPoint() {
         LivePlots plots;
         plots.reset(3, 1, 90.0);

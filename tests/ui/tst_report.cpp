@@ -641,6 +641,123 @@ private slots:
         QVERIFY(!cached.hasWords(QStringLiteral("changed during this run")));
     }
 
+    // Issue 13: three runs of one workload that differ only in the loader policy get a "Loader policies"
+    // section: one row per policy with the figures recomputed here from each run's trainio_io.json and
+    // summary.json, and bars of them (the hit ratio's with the Belady bound as its line). A run of another
+    // workload is never put beside them, and a report with one policy has no such section.
+    void loaderPoliciesSideBySide() {
+        const fs::path root = fs::path(work_.path().toStdString()) / "loader";
+        const std::string yaml =
+            QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.002")).toStdString();
+        const std::vector<std::pair<std::string, std::vector<std::string>>> policies = {
+            {"plain", {}},
+            {"lru", {"++trainio.loader=lru", "++trainio.ram_tier_mib=0.5"}},
+            {"nopfs", {"++trainio.loader=nopfs", "++trainio.ram_tier_mib=0.5"}}};
+        std::vector<fs::path> runs;
+        for (const auto& [name, overrides] : policies) {
+            std::vector<std::string> o = overrides;
+            o.push_back("++train.epochs=3");
+            const WorkloadConfig cfg = loadWorkloadConfigFromString(yaml, "tiny.yaml", o).config;
+            runs.push_back(root / name);
+            QVERIFY(runInvocation(cfg, runs.back(), {}).status == RunStatus::Complete);
+        }
+        // Another workload (twice the compute per step), run with nopfs: never in the same table.
+        const WorkloadConfig slower =
+            loadWorkloadConfigFromString(QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.004")).toStdString(),
+                                         "tiny2.yaml", {"++trainio.loader=nopfs", "++trainio.ram_tier_mib=0.5", "++train.epochs=3"})
+                .config;
+        const fs::path other = root / "other-workload-nopfs";
+        QVERIFY(runInvocation(slower, other, {}).status == RunStatus::Complete);
+
+        std::vector<fs::path> all = runs;
+        all.push_back(other);
+        const aggregate::ResultsLibrary lib(aggregate::importResults(all));
+        const auto items = lib.nodes(aggregate::NodeKind::Invocation);
+        QCOMPARE(items.size(), std::size_t(4));
+        std::map<std::string, int> barsByTitle;
+        std::vector<double> hitBars, boundLines;
+        const auto observe = [&](QCustomPlot& plot, int, int) {
+            auto* title = plot.plotLayout()->elementCount() > 0 ? qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0)) : nullptr;
+            if (!title) return;
+            for (int i = 0; i < plot.plottableCount(); ++i)
+                if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) {
+                    barsByTitle[title->text().toStdString()] = b->data()->size();
+                    if (title->text() == QStringLiteral("Hit ratio, epochs 2–3"))
+                        for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) hitBars.push_back(it->value);
+                }
+            if (title->text() == QStringLiteral("Hit ratio, epochs 2–3"))
+                for (int i = 0; i < plot.itemCount(); ++i)
+                    if (auto* line = qobject_cast<QCPItemLine*>(plot.item(i))) boundLines.push_back(line->start->coords().x());
+        };
+        const QString pdf = work_.filePath(QStringLiteral("out/loader.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, items, {}, pdf, &error, observe), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY2(text.hasWords(QStringLiteral("Loader policies")), qPrintable(text.spaced.left(2000)));
+        QVERIFY(text.hasWords(QStringLiteral("Epoch 1 fills the tiers, so it is shown apart")));
+
+        auto mean = [](const nlohmann::json& epochs, const std::function<double(const nlohmann::json&)>& f) {
+            double sum = 0;
+            for (std::size_t e = 1; e < epochs.size(); ++e) sum += f(epochs.at(e));
+            return sum / double(epochs.size() - 1);
+        };
+        std::vector<double> expectedHit, expectedBound;
+        for (std::size_t p = 0; p < runs.size(); ++p) {
+            const auto io = nlohmann::json::parse(testsupport::readText(runs[p] / "trainio_io.json"));
+            const auto summary = nlohmann::json::parse(testsupport::readText(runs[p] / "summary.json"));
+            const auto& ep = io.at("epochs");
+            QCOMPARE(ep.size(), std::size_t(3));
+            QCOMPARE(io.at("loader").at("policy").get<std::string>(), policies[p].first);
+            const double hitLater = 100.0 * mean(ep, [](const nlohmann::json& e) { return e.at("hit_ratio").get<double>(); });
+            const double boundLater = 100.0 * mean(ep, [](const nlohmann::json& e) { return e.at("belady_hit_ratio").get<double>(); });
+            expectedHit.push_back(hitLater);
+            expectedBound.push_back(boundLater);
+            const auto& sps = summary.at("metric").at("train_throughput_samples_per_second");
+            QCOMPARE(sps.size(), std::size_t(3));
+            // The row from the policy on: the cells pdftotext reads in order on one line.
+            const QStringList cells = {
+                QString::fromStdString(policies[p].first),
+                p == 0 ? QStringLiteral("0") : QStringLiteral("0.5"),
+                // Epoch s: the 16 samples of an epoch ÷ its samples/s, mean of epochs 2 and 3.
+                fixed((16.0 / sps.at(1).get<double>() + 16.0 / sps.at(2).get<double>()) / 2.0, 3),
+                fixed(summary.at("metric").at("train_au_mean_percentage").get<double>(), 2),
+                fixed(100.0 * ep.at(0).at("hit_ratio").get<double>(), 1),
+                fixed(hitLater, 1),
+                fixed(boundLater, 1),
+                fixed(ep.at(0).at("stall_seconds").get<double>(), 3),
+                fixed(mean(ep, [](const nlohmann::json& e) { return e.at("stall_seconds").get<double>(); }), 3)};
+            QStringList escaped;
+            for (const QString& c : cells) escaped << QRegularExpression::escape(c);
+            const QRegularExpression row(escaped.join(QStringLiteral("\\s+")));
+            QVERIFY2(row.match(text.spaced).hasMatch(), qPrintable(row.pattern() + QStringLiteral(" not in: ") + text.spaced));
+        }
+        // What the policies do: plain reads everything from storage; nopfs reaches its bound.
+        QCOMPARE(expectedHit[0], 0.0);
+        QVERIFY2(std::fabs(expectedHit[2] - expectedBound[2]) < 5.0, qPrintable(QStringLiteral("%1 %2").arg(expectedHit[2]).arg(expectedBound[2])));
+        QVERIFY(expectedHit[2] > 0.0);
+        // Bars: three policies (not the other workload), the hit ratios with their bounds as lines.
+        QCOMPARE(barsByTitle["Epoch time, epochs 2–3"], 3);
+        QCOMPARE(barsByTitle["Stall, epochs 2–3"], 3);
+        QCOMPARE(hitBars.size(), std::size_t(3));
+        std::vector<double> sortedHit = hitBars, sortedExpected = expectedHit;
+        std::sort(sortedHit.begin(), sortedHit.end());
+        std::sort(sortedExpected.begin(), sortedExpected.end());
+        for (std::size_t i = 0; i < 3; ++i) QVERIFY(std::fabs(sortedHit[i] - sortedExpected[i]) < 1e-9);
+        std::vector<double> sortedBound = expectedBound;
+        std::sort(sortedBound.begin(), sortedBound.end());
+        std::sort(boundLines.begin(), boundLines.end());
+        QCOMPARE(boundLines.size(), std::size_t(3));
+        for (std::size_t i = 0; i < 3; ++i) QVERIFY(std::fabs(boundLines[i] - sortedBound[i]) < 1e-9);
+        QVERIFY(!text.hasWords(QStringLiteral("other-workload-nopfs (differs")));
+
+        // One policy per workload: no section.
+        const QString single = work_.filePath(QStringLiteral("out/loader-single.pdf"));
+        const aggregate::ResultsLibrary two(aggregate::importResults({runs[0], other}));
+        QVERIFY2(ui::writeReportPdf(two, two.nodes(aggregate::NodeKind::Invocation), {}, single, &error), qPrintable(error));
+        QVERIFY(!pdfText(single).hasWords(QStringLiteral("Loader policies")));
+    }
+
     // A max-accelerators sweep (issue 12 item 4): `trainio --report SWEEP_DIR` finds sweep.json through the
     // importer and gives it a section: the largest passing count, AU by count with the pass line, and every
     // trial with its numbers as sweep.json (written by trainio-cli, read here) holds them. A report without a

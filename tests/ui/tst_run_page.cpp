@@ -16,10 +16,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
+
+#include <cmath>
 
 using namespace trainio::ui;
 
@@ -108,6 +111,56 @@ private slots:
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-1/summary.json")));
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-2/summary.json")));
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/aggregate.json")));
+    }
+
+    // Issue 13: a nopfs run whose RAM tier holds the whole dataset (16 × 64 KiB = 1 MiB over 2 accelerators,
+    // 4 MiB each): every sample comes from storage in epoch 1 and from RAM after, so the hit-ratio plot
+    // reads 0 % then 100 %, as does Belady's bound (docs/loader.md); the stall plot holds the engine's
+    // per-epoch stall; and the plotted hit ratios are those trainio_io.json records.
+    void nopfsRunFeedsTheLoaderPlots() {
+        RunPage page;
+        page.resize(1400, 800);
+        page.show();
+        trainio::WorkloadConfig cfg = cfg_;
+        cfg.train.epochs = 3;
+        cfg.trainio.loader.policy = "nopfs";
+        cfg.trainio.loader.ramTierMiB = 4;
+        page.setWorkload(cfg, 2, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("nopfs"));
+        page.setOutputFolder(out);
+        QSignalSpy epochs(page.controller(), &RunController::epochFinished);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(120000));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        QCOMPARE(epochs.count(), 3);
+
+        QCustomPlot* hit = page.plots()->plot(LivePlots::EpochHit);
+        QCustomPlot* stall = page.plots()->plot(LivePlots::EpochStall);
+        QCOMPARE(hit->graph(LivePlots::HitRatio)->dataCount(), 3);
+        QCOMPARE(hit->graph(LivePlots::BeladyBound)->dataCount(), 3);
+        QCOMPARE(stall->graph(0)->dataCount(), 3);
+        const double expected[] = {0.0, 100.0, 100.0};
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(hit->graph(LivePlots::HitRatio)->data()->at(i)->key, double(i + 1));
+            QCOMPARE(hit->graph(LivePlots::HitRatio)->data()->at(i)->value, expected[i]);
+            QCOMPARE(hit->graph(LivePlots::BeladyBound)->data()->at(i)->value, expected[i]);
+            const auto ev = epochs.at(i).first().value<trainio::EpochEvent>();
+            const double s = stall->graph(0)->data()->at(i)->value;
+            QVERIFY2(std::isfinite(s) && s >= 0, qPrintable(QString::number(s)));
+            QCOMPARE(s, ev.stallSeconds);
+        }
+        // The same hit ratios as the run's trainio_io.json.
+        QFile io(out + QStringLiteral("/trainio_io.json"));
+        QVERIFY2(io.open(QIODevice::ReadOnly), qPrintable(io.fileName()));
+        const auto json = nlohmann::json::parse(io.readAll().toStdString());
+        QCOMPARE(json.at("loader").at("policy").get<std::string>(), std::string("nopfs"));
+        const auto& jsonEpochs = json.at("epochs");
+        QCOMPARE(int(jsonEpochs.size()), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(100.0 * jsonEpochs.at(std::size_t(i)).at("hit_ratio").get<double>(),
+                     hit->graph(LivePlots::HitRatio)->data()->at(i)->value);
     }
 
     void cancelStopsWithinAStepAndKeepsTheFolder() {

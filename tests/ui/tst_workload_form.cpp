@@ -177,6 +177,78 @@ private slots:
         QCOMPARE(back.trainio.checkpointScale, 0.25);
     }
 
+    // Issue 13: the loader policy and its tiers are on the form, written back to the config and the YAML,
+    // and refused where core refuses them (a RAM tier with plain, an SSD tier without its folder, an SSD
+    // tier with another policy than nopfs), with core's message under the field and the key named.
+    void loaderPolicyAndTiers() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("loader")), 16, 1), QStringLiteral("test"));
+        QVERIFY2(page->isValid(), page->errors().empty() ? "" : page->errors().front().message.c_str());
+        auto* policy = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("trainio.loader")));
+        QVERIFY(policy);
+        QCOMPARE(policy->currentText(), QStringLiteral("plain"));
+        QStringList choices;
+        for (int i = 0; i < policy->count(); ++i) choices << policy->itemText(i);
+        QCOMPARE(choices, (QStringList{QStringLiteral("plain"), QStringLiteral("lru"), QStringLiteral("nopfs")}));
+        auto hasError = [page](const char* key) {
+            for (const auto& d : page->errors())
+                if (d.key == key) return true;
+            return false;
+        };
+
+        // A RAM tier with plain: core refuses it, naming the key, at the field and in the list.
+        QLabel* ramError = errorLabel(page, "trainio.ram_tier_mib");
+        QVERIFY(ramError);
+        QVERIFY(!ramError->isVisibleTo(page));
+        ::type(quantity(page, "trainio.ram_tier_mib"), QStringLiteral("64"));
+        QCOMPARE(page->config().trainio.loader.ramTierMiB, 64.0);
+        QVERIFY(!page->isValid());
+        QVERIFY(hasError("trainio.ram_tier_mib"));
+        QVERIFY2(ramError->text().startsWith(QStringLiteral("trainio.ram_tier_mib = 64: expected 0 with trainio.loader: plain")),
+                 qPrintable(ramError->text()));
+        QVERIFY(ramError->isVisibleTo(page));
+        QVERIFY(!page->editorFor(QStringLiteral("trainio.ram_tier_mib"))->styleSheet().isEmpty());
+
+        policy->setCurrentText(QStringLiteral("nopfs"));
+        QCOMPARE(page->config().trainio.loader.policy, std::string("nopfs"));
+        QVERIFY2(page->isValid(), page->errors().empty() ? "" : page->errors().front().message.c_str());
+        QVERIFY(!ramError->isVisibleTo(page));
+        ::type(quantity(page, "trainio.staging_mib"), QStringLiteral("16"));
+        QCOMPARE(page->config().trainio.loader.stagingMiB, 16.0);
+
+        // An SSD tier's capacity without its folder, then the folder.
+        ::type(quantity(page, "trainio.ssd_tier.capacity_mib"), QStringLiteral("128"));
+        QCOMPARE(page->config().trainio.loader.ssdTier.capacityMiB, 128.0);
+        QVERIFY(hasError("trainio.ssd_tier.path"));
+        QVERIFY(!page->editorFor(QStringLiteral("trainio.ssd_tier.path"))->styleSheet().isEmpty());
+        const QString ssd = work_.filePath(QStringLiteral("ssd-tier"));
+        ::type(page->editorFor(QStringLiteral("trainio.ssd_tier.path")), ssd);
+        QCOMPARE(page->config().trainio.loader.ssdTier.path, ssd.toStdString());
+        QVERIFY2(page->isValid(), page->errors().empty() ? "" : page->errors().front().message.c_str());
+
+        // What the form holds loads back the same from the YAML it saves.
+        const QString file = work_.filePath(QStringLiteral("loader.yaml"));
+        QVERIFY(page->saveFile(file));
+        const auto back = trainio::loadWorkloadConfig(file.toStdString()).config;
+        QCOMPARE(back.trainio.loader.policy, std::string("nopfs"));
+        QCOMPARE(back.trainio.loader.ramTierMiB, 64.0);
+        QCOMPARE(back.trainio.loader.stagingMiB, 16.0);
+        QCOMPARE(back.trainio.loader.ssdTier.path, ssd.toStdString());
+        QCOMPARE(back.trainio.loader.ssdTier.capacityMiB, 128.0);
+
+        // lru keeps the RAM cache but has no staging buffer nor SSD tier: both refused, the SSD one by its
+        // section's key, which marks both of its fields.
+        policy->setCurrentText(QStringLiteral("lru"));
+        QVERIFY(hasError("trainio.staging_mib"));
+        QVERIFY(hasError("trainio.ssd_tier"));
+        QVERIFY(!hasError("trainio.ram_tier_mib"));
+        QVERIFY(errorLabel(page, "trainio.staging_mib")->text().contains(QStringLiteral("0 unless trainio.loader is nopfs")));
+        QVERIFY(!page->editorFor(QStringLiteral("trainio.ssd_tier.path"))->styleSheet().isEmpty());
+        QVERIFY(!page->editorFor(QStringLiteral("trainio.ssd_tier.capacity_mib"))->styleSheet().isEmpty());
+        QVERIFY(!w.runPage()->startInvocation());
+    }
+
     void absurdNumbersAreErrorsAtTheField() {
         MainWindow w;
         w.show();

@@ -5,6 +5,7 @@
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
+#include "report/report_loader.h"
 #include "report/report_plots.h"
 #include "sweep_view.h"
 #include "aggregate/result_folder_reader.h"
@@ -156,6 +157,13 @@ void nameReportItems(std::vector<ReportItem>& items) {
     }
 }
 
+void reportHeading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm) {
+    const QString tag = QStringLiteral("h%1").arg(level);
+    flow.ensureSpace(flow.mm(keepWithNextMm));
+    flow.addHtml(QStringLiteral("<%1>%2</%1>").arg(tag, html));
+    flow.addSpace(flow.mm(level == 2 ? 2.0 : 1.2));
+}
+
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -220,13 +228,6 @@ ReportTable keyValueTable(const std::vector<std::pair<QString, QString>>& items,
     return t;
 }
 
-void heading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm) {
-    const QString tag = QStringLiteral("h%1").arg(level);
-    flow.ensureSpace(flow.mm(keepWithNextMm));
-    flow.addHtml(QStringLiteral("<%1>%2</%1>").arg(tag, html));
-    flow.addSpace(flow.mm(level == 2 ? 2.0 : 1.2));
-}
-
 std::optional<double> itemThreshold(const ImportResult& imp, const ReportItem& it) {
     for (const auto* list : {&it.runs, &it.excluded, &it.warmups})
         for (std::size_t i : *list)
@@ -257,13 +258,13 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
                  8.0);
     if (!o.notes.trimmed().isEmpty()) {
         flow.addSpace(flow.mm(4));
-        heading(flow, QStringLiteral("Notes"), 3, 15);
+        reportHeading(flow, QStringLiteral("Notes"), 3, 15);
         flow.addHtml(QStringLiteral("<p>%1</p>").arg(multiline(o.notes)), 9.0);
     }
     flow.addSpace(flow.mm(5));
 
     // Systems under test: each system node above a selected item, with the description of its storage.
-    heading(flow, QStringLiteral("Systems under test"), 3, 25);
+    reportHeading(flow, QStringLiteral("Systems under test"), 3, 25);
     std::vector<const LibraryNode*> systems;
     bool unnamed = false;
     for (const auto& it : d.items) {
@@ -294,7 +295,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     flow.addTable(sys);
     flow.addSpace(flow.mm(5));
 
-    heading(flow, QStringLiteral("Items in this report"), 3, 30);
+    reportHeading(flow, QStringLiteral("Items in this report"), 3, 30);
     flow.addHtml(QStringLiteral("<p class=\"muted\">%1 Read B/W (GiB/s) is MLPerf Storage v3.0's headline: the mean "
                                 "over runs of train_io_mean_MB_per_second ÷ 1024; for a checkpointing item, W and R are "
                                 "its Write and Read B/W (GiB/s). # is the item's section below; %2 "
@@ -332,7 +333,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     flow.addSpace(flow.mm(5));
 
     // Provenance: the folders of the selected items only.
-    heading(flow, QStringLiteral("Provenance"), 3, 25);
+    reportHeading(flow, QStringLiteral("Provenance"), 3, 25);
     QStringList folders;
     for (const auto& it : d.items) folders << htmlBreakable(QString::fromStdString(it.node->path.string()));
     std::vector<std::pair<QString, QString>> prov{
@@ -343,7 +344,7 @@ void titlePage(ReportPageFlow& flow, const ReportData& d) {
     flow.addTable(keyValueTable(prov, false));
     flow.addSpace(flow.mm(5));
 
-    heading(flow, QStringLiteral("Units"), 3, 30);
+    reportHeading(flow, QStringLiteral("Units"), 3, 30);
     ReportTable units;
     units.header = {QStringLiteral("Unit"), QStringLiteral("Meaning")};
     units.widthsPercent = {16, 84};
@@ -392,7 +393,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
     if (keys.empty()) return;
 
     flow.ensureSpace(flow.mm(60));
-    heading(flow, QStringLiteral("Comparison per workload"), 2, 60);
+    reportHeading(flow, QStringLiteral("Comparison per workload"), 2, 60);
     flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, "
                                 "accelerator type, format, record length, samples per file, batch size, computation "
                                 "time, AU threshold). Δ is item − baseline with the 95 % CI of the difference (Welch); "
@@ -420,7 +421,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         const QString title = workloadText(*nodes.front());
         const double barHeight = flow.mm(barPlotHeightMm(nodes.size()));
         flow.ensureSpace(flow.mm(40));
-        heading(flow, htmlText(title), 3, 40);
+        reportHeading(flow, htmlText(title), 3, 40);
         QString caption = QStringLiteral("Baseline: <b>%1</b>").arg(htmlBreakable(d.items[index[baseline]].name));
         if (nodes[baseline] != reportBaseline)
             caption += QStringLiteral(" (the report's baseline, %1, is another workload; this is the first item of this one)")
@@ -504,7 +505,7 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
             if (!cmp.rows[r].comparable)
                 lines << QStringLiteral("#%1 %2: %3").arg(r + 1).arg(htmlBreakable(d.items[r].name), htmlBreakable(q(cmp.rows[r].reason)));
         if (!lines.isEmpty()) {
-            heading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(d.items[d.options.baseline].name)), 3, 20);
+            reportHeading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(d.items[d.options.baseline].name)), 3, 20);
             flow.addHtml(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br/>"))), 8.0);
             flow.addSpace(flow.mm(5));
         }
@@ -561,7 +562,7 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
                            itemThreshold(imp, it), false, widthPx);
     auto p2 = makeLinePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
                            std::nullopt, false, widthPx);
-    heading(flow, QStringLiteral("Per epoch"), 3, 66);
+    reportHeading(flow, QStringLiteral("Per epoch"), 3, 66);
     flow.addPlots({p1.get(), p2.get()}, flow.mm(60));
     flow.addHtml(QStringLiteral("<p class=\"muted\">Every run of the item; dashed grey: runs shown but excluded from "
                                 "every statistic (warm-up, not complete).</p>"),
@@ -598,7 +599,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     // The records as the importer read them (ImportOptions::stepDigests): nothing is read here.
     const aggregate::StepDigest* data = rep ? rep->steps.get() : nullptr;
     // A heading stays with its plots when there are records, with its one sentence when there are none.
-    heading(flow, QStringLiteral("Per step and per accelerator"), 3, data ? 75 : 15);
+    reportHeading(flow, QStringLiteral("Per step and per accelerator"), 3, data ? 75 : 15);
     if (!rep) {
         flow.addHtml(QStringLiteral("<p class=\"muted\">No complete run: nothing to show per step.</p>"), 8.0);
         flow.addSpace(flow.mm(3));
@@ -675,7 +676,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     // The series as the importer read them (ImportOptions::stepDigests): nothing is read here.
     const aggregate::TelemetrySeries* series = rep->telemetrySeries.get();
     if (!series) {
-        heading(flow, QStringLiteral("Telemetry"), 3, 15);
+        reportHeading(flow, QStringLiteral("Telemetry"), 3, 15);
         flow.addHtml(QStringLiteral("<p>%1.</p>").arg(htmlText(q(telemetry::verdictSentence(rep->telemetry)))), 8.0);
         flow.addHtml(QStringLiteral("<p class=\"muted\">The telemetry series were not loaded with the library.</p>"), 7.0);
         flow.addSpace(flow.mm(3));
@@ -697,7 +698,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     auto p2 = makeLinePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
                            QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
     const auto& s = rep->telemetry;
-    heading(flow, QStringLiteral("Telemetry"), 3, 75);
+    reportHeading(flow, QStringLiteral("Telemetry"), 3, 75);
     const QString which = it.runs.size() == 1 ? QStringLiteral("Run %1").arg(htmlText(q(rep->runName)))
                                               : QStringLiteral("Run %1 (the median-AU run, as above)").arg(htmlText(q(rep->runName)));
     flow.addHtml(QStringLiteral("<p>%1: client CPU busy and the data device's reads over the run, sampled every %2 s "
@@ -838,7 +839,7 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
          r.auThresholdPercent ? formatNumber(*r.auThresholdPercent, 0) + QStringLiteral(" % (") + htmlText(q(r.auThresholdSource)) + QStringLiteral(")")
                               : QStringLiteral("unknown")},
     };
-    heading(flow, QStringLiteral("Configuration <span class=\"muted\" style=\"font-weight: normal;\">— run %1</span>")
+    reportHeading(flow, QStringLiteral("Configuration <span class=\"muted\" style=\"font-weight: normal;\">— run %1</span>")
                       .arg(htmlText(q(r.runName))),
             3, 30);
     flow.addTable(keyValueTable(items, true));
@@ -869,7 +870,7 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
     }
 }
 void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {
-    heading(flow, QStringLiteral("MLPerf Storage closed-division checks"), 3, 25);
+    reportHeading(flow, QStringLiteral("MLPerf Storage closed-division checks"), 3, 25);
     if (a.checks.empty()) {
         flow.addHtml(a.group.type == aggregate::BenchmarkType::Checkpointing
                          ? QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
@@ -974,13 +975,13 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
     const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
     if (!ckpt) { // a checkpointing item's numbers are its line above and its runs below: no training statistics
-        heading(flow, QStringLiteral("Statistics"), 3, 76);
+        reportHeading(flow, QStringLiteral("Statistics"), 3, 76);
         if (agg) statisticsTable(flow, *agg);
         else nodeStatisticsTable(flow, n);
         flow.addSpace(flow.mm(4));
     }
 
-    heading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
+    reportHeading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
                                  "(with the reason), then warm-up</span>"),
             3, 20);
     flow.addTable(ckpt ? checkpointRunTable(imp, it) : runTable(imp, it));
@@ -1023,7 +1024,7 @@ std::vector<const SweepFile*> reportSweeps(const ReportData& d) {
 
 void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
     const auto& desc = sweep.description;
-    heading(flow, QStringLiteral("Max-accelerators sweep"), 2, 90);
+    reportHeading(flow, QStringLiteral("Max-accelerators sweep"), 2, 90);
     flow.addHtml(QStringLiteral("<p>%1</p>").arg(sweepSummaryHtml(sweep)), 8.5);
     QString config = QString::fromStdString(desc.config).toHtmlEscaped();
     for (const auto& o : desc.overrides) config += QStringLiteral(" ") + QString::fromStdString(o).toHtmlEscaped();
@@ -1073,6 +1074,7 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     if (d.items.empty() || !d.library) return;
     titlePage(flow, d);
     comparisonSection(flow, d);
+    loaderPoliciesSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     for (std::size_t i = 0; i < d.items.size(); ++i) itemSection(flow, d, i);
 }

@@ -66,6 +66,9 @@ QString formatWithSpread(double value, double spread, int precision = 2);
 QString hostDescription();
 QString osDescription();
 
+// A heading of `level` (2, 3) kept on one page with the next keepWithNextMm millimetres.
+void reportHeading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm);
+
 void composeReport(ReportPageFlow& flow, const ReportData& data);
 
 } // namespace trainio::ui
