@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <sstream>
 #include <thread>
 
@@ -25,7 +26,7 @@ bool wholeFileFormat(DataFormat f) {
            f == DataFormat::Png;
 }
 
-double phi(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); }
+double phi(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi); }
 double bigPhi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 // E[max of n independent standard normals], by integrating n·x·φ(x)·Φ(x)^(n−1) (trapezoid on [-8, 8]).
@@ -152,7 +153,11 @@ Prediction predictAt(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     }
     const double L = meanLatencySeconds(storage.shape.latency);
     const double x = copyPart / n;                // the real call of one request (page cache)
-    const double perRequest = std::max(L, x);     // the emulated latency counts the real call (emulation adds)
+    // The emulated latency counts the real call (emulation only adds); a latency sleep ends late when other
+    // processes keep the cores busy.
+    const double busyShare = std::clamp(k.otherCores - (static_cast<double>(cores) - 1.0), 0.0, 1.0);
+    const double wakeLate = L > 0 ? busyShare * k.busyWakeDelaySeconds : 0.0;
+    const double perRequest = std::max(L, x) + wakeLate;
     const double spin = std::clamp(L - x, 0.0, k.latencySpinSeconds);
     p.meanLatencySeconds = L;
     p.readerSecondsPerSample = n * perRequest + parse;
@@ -350,6 +355,8 @@ nlohmann::ordered_json modelResultJson(const ModelResult& r) {
                       {"barrier_seconds_per_step", r.constants.barrierSecondsPerStep},
                       {"latency_spin_seconds", r.constants.latencySpinSeconds},
                       {"inflight_handoff_seconds", r.constants.inflightHandoffSeconds},
+                      {"other_cores", r.constants.otherCores},
+                      {"busy_wake_delay_seconds", r.constants.busyWakeDelaySeconds},
                       {"cores", r.constants.cores > 0 ? r.constants.cores : std::max(1u, std::thread::hardware_concurrency())}};
     j["assumptions"] = r.assumptions;
     return j;
