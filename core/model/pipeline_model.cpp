@@ -288,7 +288,11 @@ ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     r.requiredMiBPerSecondPerAccelerator = c > 0 ? cfg.metric.au * perStep / c : kInf;
 
     auto& a = r.assumptions;
-    a.push_back("every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
+    a.push_back(storage.fromProbe()
+                    ? "every epoch alike and every read from the device: a dataset that fits in RAM is read from the page cache after the first epoch, which the probe does not see"
+                    : "every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
+    if (constants.otherCores > 0)
+        a.push_back("other processes keep " + fmt("%.2f", constants.otherCores) + " cores busy (--other-cores)");
     a.push_back("the plain loader (no lru/nopfs caches)");
     a.push_back("reader roofs are bounds (min of latency, bandwidth, IOPS, in-flight, client CPU); near a knee the measured rate is lower");
     a.push_back("compute jitter only through the barrier's wait for the slowest of R normal draws");
