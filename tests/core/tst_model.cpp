@@ -238,6 +238,10 @@ private slots:
         QCOMPARE(j["max_passing_accelerators"].get<int>(), 0);
         QVERIFY(near(j["required_mib_s_per_accelerator"].get<double>(), 180.0, 1e-3));
 
+        const auto help = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains(QStringLiteral("Usage")) && help.out.contains(QStringLiteral("--probe")));
+
         // --storage-profile wins over nothing, text by default.
         r = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--config"), cfg, QStringLiteral("--storage-profile"),
                                  QStringLiteral("hdd")});
