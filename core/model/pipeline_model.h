@@ -12,7 +12,10 @@
 //      step waits for its batch (load), computes (computation_time), meets the barrier; the first step
 //      pays the whole first batch (unhidden);
 //   3. the predicted step records are put into an EpochRecord and DLIO's formulas are applied by the very
-//      functions the engine's results use (metrics/dlio_metrics.h: epochRankMetrics, invocationMetrics).
+//      functions the engine's results use (metrics/dlio_metrics.h: epochRankMetrics, invocationMetrics —
+//      dlio_benchmark/utils/statscounter.py compute_metrics_train() for a block, end_train() for the
+//      step-weighted epoch, end_run() for the mean over ranks and epochs; v3: the fork's
+//      statscounter.py:436-470, as cited there). Nothing of the formulas is re-implemented here.
 // What it ignores is listed in docs/model.md ("Where the model is wrong").
 #pragma once
 
