@@ -8,6 +8,7 @@
 #include "model/pipeline_model.h"
 #include "model/storage_probe.h"
 #include "util/errors.h"
+#include "util/quantity.h"
 
 #include <cstdio>
 #include <iostream>
@@ -19,7 +20,7 @@ namespace {
 const char* kModelHelp =
     "Usage: trainio-cli model --config FILE|PRESET [++workload.section.key=value ...] [--accelerators R]\n"
     "                         [--probe DIR | --storage-profile NAME|FILE] [--semantics v1|v2|v3]\n"
-    "                         [--format text|json]\n"
+    "                         [--other-cores C] [--format text|json]\n"
     "Predicts, without running, what `run` would measure: per-epoch AU and samples/s at R accelerators\n"
     "(default 1), the largest accelerator count whose predicted AU is at or above the AU line (metric.au),\n"
     "and the MiB/s one accelerator needs (docs/model.md gives the equations and where the model is wrong).\n"
@@ -31,6 +32,8 @@ const char* kModelHelp =
     "                            the workload's own trainio.storage keys on top, as `run` uses it\n"
     "  the workload's trainio.storage keys (profile, bandwidth_mib_s, latency_ms, iops, max_inflight)\n"
     "With none of the three there is nothing to predict from: exit 2 naming what is missing.\n"
+    "--other-cores C: cores kept busy by other processes while the run would go (default 0, a quiet machine);\n"
+    "  emulated latency sleeps then end late (docs/model.md).\n"
     "--format text (default) a summary; json one object {\"predicted_au_percentage\",\n"
     "  \"predicted_samples_per_second\", \"max_passing_accelerators\", \"required_mib_s_per_accelerator\",\n"
     "  \"bottleneck\", \"roofs_samples_per_second\", \"predicted_step\", \"storage\", \"assumptions\", ...}.\n"
@@ -45,7 +48,7 @@ int runModelCommand(const std::vector<std::string>& args) {
             return 0;
         }
     OptionSpec spec;
-    spec.valued = {"--config", "--accelerators", "--probe", "--storage-profile", "--format", "--semantics"};
+    spec.valued = {"--config", "--accelerators", "--probe", "--storage-profile", "--format", "--semantics", "--other-cores"};
     spec.overrides = true;
     const ParsedArgs p = parseArgs(args, spec);
     const auto config = p.value("--config");
@@ -77,7 +80,13 @@ int runModelCommand(const std::vector<std::string>& args) {
     } else {
         storage = model::storageFromConfig(cfg);
     }
-    const model::ModelResult r = model::runModel(cfg, accelerators, storage, {}, *semantics);
+    model::ModelConstants constants;
+    if (const auto other = p.value("--other-cores")) {
+        const auto q = quantity::parse(*other, quantity::Kind::Real, 0, 4096);
+        if (!q.ok()) throw InputError("--other-cores = '" + *other + "': " + q.error);
+        constants.otherCores = *q.value;
+    }
+    const model::ModelResult r = model::runModel(cfg, accelerators, storage, constants, *semantics);
     if (format == "json") std::cout << model::modelResultJson(r).dump(2) << "\n";
     else std::cout << model::modelResultText(r);
     return 0;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <sstream>
 #include <thread>
 
@@ -25,7 +26,7 @@ bool wholeFileFormat(DataFormat f) {
            f == DataFormat::Png;
 }
 
-double phi(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); }
+double phi(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi); }
 double bigPhi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 // E[max of n independent standard normals], by integrating n·x·φ(x)·Φ(x)^(n−1) (trapezoid on [-8, 8]).
@@ -152,7 +153,11 @@ Prediction predictAt(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     }
     const double L = meanLatencySeconds(storage.shape.latency);
     const double x = copyPart / n;                // the real call of one request (page cache)
-    const double perRequest = std::max(L, x);     // the emulated latency counts the real call (emulation adds)
+    // The emulated latency counts the real call (emulation only adds); a latency sleep ends late when other
+    // processes keep the cores busy.
+    const double busyShare = std::clamp(k.otherCores - (static_cast<double>(cores) - 1.0), 0.0, 1.0);
+    const double wakeLate = L > 0 ? busyShare * k.busyWakeDelaySeconds : 0.0;
+    const double perRequest = std::max(L, x) + wakeLate;
     const double spin = std::clamp(L - x, 0.0, k.latencySpinSeconds);
     p.meanLatencySeconds = L;
     p.readerSecondsPerSample = n * perRequest + parse;
@@ -283,7 +288,11 @@ ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     r.requiredMiBPerSecondPerAccelerator = c > 0 ? cfg.metric.au * perStep / c : kInf;
 
     auto& a = r.assumptions;
-    a.push_back("every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
+    a.push_back(storage.fromProbe()
+                    ? "every epoch alike and every read from the device: a dataset that fits in RAM is read from the page cache after the first epoch, which the probe does not see"
+                    : "every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
+    if (constants.otherCores > 0)
+        a.push_back("other processes keep " + fmt("%.2f", constants.otherCores) + " cores busy (--other-cores)");
     a.push_back("the plain loader (no lru/nopfs caches)");
     a.push_back("reader roofs are bounds (min of latency, bandwidth, IOPS, in-flight, client CPU); near a knee the measured rate is lower");
     a.push_back("compute jitter only through the barrier's wait for the slowest of R normal draws");
@@ -350,6 +359,8 @@ nlohmann::ordered_json modelResultJson(const ModelResult& r) {
                       {"barrier_seconds_per_step", r.constants.barrierSecondsPerStep},
                       {"latency_spin_seconds", r.constants.latencySpinSeconds},
                       {"inflight_handoff_seconds", r.constants.inflightHandoffSeconds},
+                      {"other_cores", r.constants.otherCores},
+                      {"busy_wake_delay_seconds", r.constants.busyWakeDelaySeconds},
                       {"cores", r.constants.cores > 0 ? r.constants.cores : std::max(1u, std::thread::hardware_concurrency())}};
     j["assumptions"] = r.assumptions;
     return j;

@@ -12,7 +12,10 @@
 //      step waits for its batch (load), computes (computation_time), meets the barrier; the first step
 //      pays the whole first batch (unhidden);
 //   3. the predicted step records are put into an EpochRecord and DLIO's formulas are applied by the very
-//      functions the engine's results use (metrics/dlio_metrics.h: epochRankMetrics, invocationMetrics).
+//      functions the engine's results use (metrics/dlio_metrics.h: epochRankMetrics, invocationMetrics —
+//      dlio_benchmark/utils/statscounter.py compute_metrics_train() for a block, end_train() for the
+//      step-weighted epoch, end_run() for the mean over ranks and epochs; v3: the fork's
+//      statscounter.py:436-470, as cited there). Nothing of the formulas is re-implemented here.
 // What it ignores is listed in docs/model.md ("Where the model is wrong").
 #pragma once
 
@@ -63,9 +66,16 @@ struct ModelConstants {
     double barrierSecondsPerStep = 40e-6;   // barrier release and the rank's wake-up, in no step's time
     double latencySpinSeconds = 100e-6;     // the emulated latency spins its last 100 µs (CPU)
     // A slot of max_inflight is idle this long between two requests (fitted on the inflight-bound anchor:
-    // 4 readers, 2 slots, 4 ms measured 5 ms per request; docs/model.md).
-    double inflightHandoffSeconds = 1e-3;
+    // 4 readers, 2 slots of 4 ms measured 5.0 ms per request with both cores busy; docs/model.md).
+    double inflightHandoffSeconds = 0.3e-3;
     unsigned cores = 0;                     // client cores for readers; 0 = std::thread::hardware_concurrency
+    // Other processes' load on the client, in cores busy (0 = a quiet machine). Readers run as SCHED_BATCH:
+    // a reader whose latency sleep ends while every core is busy waits for a slice to end. The share of time
+    // no core is free is taken as clamp(otherCores − (cores − 1), 0, 1), and the wait as busyWakeDelaySeconds
+    // (fitted on the latency-bound anchor, which records the other processes' cores during each run;
+    // docs/model.md).
+    double otherCores = 0;
+    double busyWakeDelaySeconds = 0.8e-3;
     std::uint64_t maxAccelerators = 4096;   // the search for max_passing_accelerators stops here
 };
 

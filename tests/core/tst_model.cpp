@@ -80,6 +80,12 @@ private slots:
         QVERIFY2(near(p.auPercent, 75.630, 1e-4), qPrintable(QString::number(p.auPercent)));
         QVERIFY2(near(p.samplesPerSecond, 268.91, 1e-4), qPrintable(QString::number(p.samplesPerSecond)));
         QCOMPARE(p.bottleneck, std::string("compute"));
+        // DLIO 1.0 semantics on the same steps: throughput = S ÷ T × batch, where T also holds the first batch's
+        // read (4 × 65,664 bytes at 10,000 MiB/s = 25.05 µs, in step 0's load, which v2 leaves out):
+        // 10 ÷ 0.13002505 × 4 = 307.633 samples/s; AU as above (the recorded compute is the configured 10 ms).
+        const model::ModelResult v1 = model::runModel(cfg, 1, device(10000), k, MetricSemantics::DlioV1);
+        QVERIFY2(near(v1.atAccelerators.samplesPerSecond, 307.633, 1e-5), qPrintable(QString::number(v1.atAccelerators.samplesPerSecond)));
+        QVERIFY(near(v1.atAccelerators.auPercent, 75.630, 1e-4));
         // No overheads: AU 100 % exactly (compute fills the whole time after the first step).
         const model::ModelResult ideal100 = model::runModel(cfg, 1, device(10000), ideal());
         QVERIFY(near(ideal100.atAccelerators.auPercent, 100.0, 1e-9));
@@ -114,6 +120,17 @@ private slots:
         QCOMPARE(r.atAccelerators.bottleneck, std::string("latency"));
         QVERIFY2(near(r.atAccelerators.auPercent, 25.0, 1e-3), qPrintable(QString::number(r.atAccelerators.auPercent)));
         QVERIFY(near(r.atAccelerators.samplesPerSecond, 200.0 * 98 / 99, 1e-3));
+        // Both cores busy with other processes: every latency sleep ends 0.8 ms late, 2.8 ms per request, 14 ms
+        // per sample, 2 readers 142.86 samples/s: AU = 10 ms × 142.86 ÷ 8 = 17.857 %. With 1.5 of 2 cores busy
+        // half the wake-ups find no free core: 2.4 ms, 12 ms per sample, 166.67 samples/s, AU 20.833 %.
+        model::ModelConstants loaded = ideal();
+        loaded.otherCores = 2;
+        loaded.busyWakeDelaySeconds = 0.8e-3;
+        const model::ModelResult busy = model::runModel(lat, 1, device(0, 2.0), loaded);
+        QVERIFY2(near(busy.atAccelerators.auPercent, 17.857, 1e-3), qPrintable(QString::number(busy.atAccelerators.auPercent)));
+        loaded.otherCores = 1.5;
+        const model::ModelResult half = model::runModel(lat, 1, device(0, 2.0), loaded);
+        QVERIFY2(near(half.atAccelerators.auPercent, 20.833, 1e-3), qPrintable(QString::number(half.atAccelerators.auPercent)));
 
         const WorkloadConfig io = config(workload(65536, 8, 4, 0.01, 800), {"++workload.reader.transfer_size=65536"});
         const model::ModelResult q = model::runModel(io, 1, device(0, 0, 500), ideal());
@@ -178,7 +195,10 @@ private slots:
             QVERIFY2(a.contains("measured"), qPrintable(QString::fromStdString(name + ": not measured (run tests/tools/collect_model_anchors.sh)")));
             const WorkloadConfig cfg = loadWorkloadConfig(base, a.at("overrides").get<std::vector<std::string>>()).config;
             model::ModelConstants k;
+            // The conditions of the measurement are the model's inputs: the machine's cores and the cores
+            // other processes kept busy during the run (recorded by the script).
             k.cores = a.at("measured").at("cpus").get<unsigned>();
+            k.otherCores = a.at("measured").value("others_cores", 0.0);
             const model::ModelResult r =
                 model::runModel(cfg, a.at("accelerators").get<std::uint64_t>(), model::storageFromConfig(cfg), k);
             const double au = a.at("measured").at("au_percentage").get<double>();
@@ -223,6 +243,10 @@ private slots:
         QVERIFY2(near(j["predicted_samples_per_second"].get<double>(), 100.0, 0.03), qPrintable(r.out));
         QCOMPARE(j["max_passing_accelerators"].get<int>(), 0);
         QVERIFY(near(j["required_mib_s_per_accelerator"].get<double>(), 180.0, 1e-3));
+
+        const auto help = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains(QStringLiteral("Usage")) && help.out.contains(QStringLiteral("--probe")));
 
         // --storage-profile wins over nothing, text by default.
         r = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--config"), cfg, QStringLiteral("--storage-profile"),

@@ -3,7 +3,8 @@
 # anchor (or those named), generates its dataset and runs it with the real trainio-cli on emulated storage,
 # then writes train_au_mean_percentage and train_throughput_mean_samples_per_second of the run's summary.json
 # into the anchor's "measured" object, with the per-epoch values, the load average before the run, the
-# machine's CPU count and the commit. Also prints the model's prediction beside each (`trainio-cli model`).
+# machine's CPU count and the commit. Also prints the model's prediction beside each (`trainio-cli model
+# --other-cores` with the other processes' cores measured during the median run).
 #
 # Every anchor is run --repeat times (default 3, one dataset): "measured" is the run with the median AU,
 # and "runs" keeps every run's figures. Other processes' CPU load changes what latency-bound runs measure
@@ -109,7 +110,8 @@ for a in data["anchors"]:
                           "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     a["runs"] = runs
     load = median["load_average_before"]
-    pred = json.loads(run([cli, "model", "--config", base, "--accelerators", str(a["accelerators"]), "--format", "json"] + overrides))
+    pred = json.loads(run([cli, "model", "--config", base, "--accelerators", str(a["accelerators"]), "--format", "json",
+                           "--other-cores", str(median.get("others_cores", 0))] + overrides))
     print("%-34s measured AU %6.2f %% %9.1f samples/s | model AU %6.2f %% %9.1f samples/s (%s) | load %.2f"
           % (a["name"], a["measured"]["au_percentage"], a["measured"]["samples_per_second"],
              pred["predicted_au_percentage"], pred["predicted_samples_per_second"], pred["bottleneck"], load), flush=True)
