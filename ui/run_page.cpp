@@ -1,5 +1,7 @@
 #include "run_page.h"
 
+#include "model_panel.h"
+
 #include "recent_list.h"
 
 #include "checkpoint_view.h"
@@ -150,6 +152,10 @@ RunPage::RunPage(QWidget* parent)
     checkpointPlan_->setWordWrap(true);
     checkpointPlan_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(checkpointPlan_);
+    // The input-pipeline model: its prediction before the run, predicted vs measured after it (docs/model.md).
+    model_ = new ModelPanel(this);
+    model_->setObjectName(QStringLiteral("modelPanel"));
+    layout->addWidget(model_);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     views_ = new QTabWidget(splitter);
@@ -260,6 +266,7 @@ void RunPage::updateViews() {
     const QString plan = checkpointPlanText();
     checkpointPlan_->setText(plan);
     checkpointPlan_->setVisible(!plan.isEmpty());
+    if (!isRunning()) model_->setWorkload(config_, accelerators_, semantics_);
 }
 
 QString RunPage::checkpointPlanText() const {
@@ -542,7 +549,10 @@ void RunPage::onFinished(const RunFinish& r) {
         status_->setText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
         emit notify(r.complete ? Severity::Info : Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
     }
-    if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) emit resultsWritten(r.outputDir);
+    if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) {
+        model_->showMeasured(r.outputDir);
+        emit resultsWritten(r.outputDir);
+    }
     if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
 }
 

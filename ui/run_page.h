@@ -25,6 +25,8 @@ class QTreeWidgetItem;
 
 namespace trainio::ui {
 
+class ModelPanel;
+
 class CheckpointView;
 class HostTable;
 class LivePlots;
@@ -134,6 +136,7 @@ private:
     CheckpointView* checkpoints_;
     QTabWidget* views_;
     QLabel* checkpointPlan_;
+    ModelPanel* model_ = nullptr;
     StorageControls* storage_;
     MpiControls* mpi_;
     HostTable* hosts_;

@@ -4,6 +4,7 @@
 #include "data_page.h"
 #include "dataset_controller.h"
 #include "live_plots.h"
+#include "model_panel.h"
 #include "run_controller.h"
 #include "run_page.h"
 #include "gui_test_support.h"
@@ -161,6 +162,41 @@ private slots:
         for (int i = 0; i < 3; ++i)
             QCOMPARE(100.0 * jsonEpochs.at(std::size_t(i)).at("hit_ratio").get<double>(),
                      hit->graph(LivePlots::HitRatio)->data()->at(i)->value);
+    }
+
+    // On emulated storage the model's prediction is shown before the run, and after it the prediction
+    // recorded with the result against what the run measured (summary.json, trainio_model.json).
+    void modelPredictionBeforeAndMeasuredAfter() {
+        RunPage page;
+        page.show();
+        auto* panel = page.findChild<ModelPanel*>(QStringLiteral("modelPanel"));
+        QVERIFY(panel);
+        page.setWorkload(cfg_, 1, trainio::MetricSemantics::DlioV2, true);
+        QVERIFY2(panel->predictionText().contains(QStringLiteral("no emulated storage")), qPrintable(panel->predictionText()));
+        trainio::WorkloadConfig cfg = cfg_;
+        cfg.train.epochs = 2;
+        cfg.trainio.storage.bandwidthMiBs = 20;
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        QVERIFY2(panel->predictionText().startsWith(QStringLiteral("Model prediction: AU ")), qPrintable(panel->predictionText()));
+        QVERIFY(std::isfinite(panel->predictedAuPercent()));
+        QVERIFY(panel->comparisonText().isEmpty());
+        const QString out = work_.filePath(QStringLiteral("modelled"));
+        page.setOutputFolder(out);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QVERIFY(page.startInvocation());
+        QVERIFY(finished.wait(120000));
+        QVERIFY(finished.first().first().value<RunFinish>().complete);
+        auto read = [](const QString& file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? nlohmann::json::parse(f.readAll().toStdString()) : nlohmann::json();
+        };
+        const auto summary = read(out + QStringLiteral("/summary.json"));
+        const auto model = read(out + QStringLiteral("/trainio_model.json"));
+        const double measured = summary.at("metric").at("train_au_mean_percentage").get<double>();
+        const double predicted = model.at("predicted_au_percentage").get<double>();
+        QCOMPARE(predicted, panel->predictedAuPercent()); // what was shown is what was recorded
+        const QString expected = QStringLiteral("measured AU %1 % vs predicted %2 %").arg(measured, 0, 'f', 1).arg(predicted, 0, 'f', 1);
+        QVERIFY2(panel->comparisonText().contains(expected), qPrintable(panel->comparisonText() + QStringLiteral(" / ") + expected));
     }
 
     void cancelStopsWithinAStepAndKeepsTheFolder() {
