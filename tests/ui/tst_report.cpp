@@ -645,6 +645,52 @@ private slots:
     // section: one row per policy with the figures recomputed here from each run's trainio_io.json and
     // summary.json, and bars of them (the hit ratio's with the Belady bound as its line). A run of another
     // workload is never put beside them, and a report with one policy has no such section.
+    // A run on emulated storage recorded the model's prediction before it (trainio_model.json): the report
+    // shows it beside what was measured; a run without emulated storage has none and no such row.
+    void modelPredictionBesideMeasurement() {
+        const fs::path root = fs::path(work_.path().toStdString()) / "model";
+        const std::string yaml =
+            QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.002")).toStdString();
+        const WorkloadConfig shaped =
+            loadWorkloadConfigFromString(yaml, "tiny.yaml", {"++trainio.storage.bandwidth_mib_s=20", "++train.epochs=2"}).config;
+        const fs::path run = root / "shaped";
+        QVERIFY(runInvocation(shaped, run, {}).status == RunStatus::Complete);
+        const WorkloadConfig free = loadWorkloadConfigFromString(yaml, "tiny.yaml", {"++train.epochs=2"}).config;
+        const fs::path plainRun = root / "unshaped";
+        QVERIFY(runInvocation(free, plainRun, {}).status == RunStatus::Complete);
+        QVERIFY(!fs::exists(plainRun / "trainio_model.json"));
+
+        const aggregate::ResultsLibrary lib(aggregate::importResults({run, plainRun}));
+        const QString pdf = work_.filePath(QStringLiteral("out/model.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, lib.nodes(aggregate::NodeKind::Invocation), {}, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY2(text.hasWords(QStringLiteral("Model prediction vs measurement")), qPrintable(text.spaced.left(2000)));
+        const auto model = nlohmann::json::parse(testsupport::readText(run / "trainio_model.json"));
+        const auto summary = nlohmann::json::parse(testsupport::readText(run / "summary.json"));
+        const double predicted = model.at("predicted_au_percentage").get<double>();
+        const double measured = summary.at("metric").at("train_au_mean_percentage").get<double>();
+        // The row (pdftotext reads the headers of the wrapped columns in between): the limit the model named,
+        // then predicted, measured, their difference and the samples/s of both.
+        QVERIFY(text.hasWords(QStringLiteral("1 ") + QString::fromStdString(model.at("bottleneck").get<std::string>())));
+        const QStringList cells = {fixed(predicted, 1), fixed(measured, 1),
+                                   (measured >= predicted ? QStringLiteral("+") : QString()) + fixed(measured - predicted, 1),
+                                   fixed(model.at("predicted_samples_per_second").get<double>(), 1),
+                                   fixed(summary.at("metric").at("train_throughput_mean_samples_per_second").get<double>(), 1)};
+        QStringList escaped;
+        for (const QString& c : cells) escaped << QRegularExpression::escape(c);
+        const QRegularExpression row(escaped.join(QStringLiteral("\\s+")));
+        QVERIFY2(row.match(text.spaced).hasMatch(),
+                 qPrintable(row.pattern() + QStringLiteral(" not in: ") + text.spaced.mid(text.spaced.indexOf(QStringLiteral("Model prediction vs")), 1200)));
+
+        // Only the run without emulated storage: no prediction, no section.
+        const QString none = work_.filePath(QStringLiteral("out/model-none.pdf"));
+        const aggregate::ResultsLibrary one(aggregate::importResults({plainRun}));
+        QVERIFY2(ui::writeReportPdf(one, one.nodes(aggregate::NodeKind::Invocation), {}, none, &error), qPrintable(error));
+        QVERIFY(!pdfText(none).hasWords(QStringLiteral("Model prediction vs measurement")));
+    }
+
     void loaderPoliciesSideBySide() {
         const fs::path root = fs::path(work_.path().toStdString()) / "loader";
         const std::string yaml =

@@ -6,6 +6,7 @@
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
 #include "report/report_loader.h"
+#include "report/report_model.h"
 #include "report/report_plots.h"
 #include "sweep_view.h"
 #include "aggregate/result_folder_reader.h"
@@ -1075,6 +1076,7 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     titlePage(flow, d);
     comparisonSection(flow, d);
     loaderPoliciesSection(flow, d);
+    modelPredictionSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     for (std::size_t i = 0; i < d.items.size(); ++i) itemSection(flow, d, i);
 }
