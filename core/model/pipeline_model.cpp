@@ -3,6 +3,7 @@
 #include "dataset/dataset_generator.h"
 #include "engine/sample_order.h"
 #include "io/storage_profile.h"
+#include "loader/access_plan.h"
 #include "metrics/dlio_metrics.h"
 #include "results/storage_session.h"
 #include "util/errors.h"
@@ -127,6 +128,27 @@ SampleFigures sampleFigures(const WorkloadConfig& cfg, std::uint64_t maxFiles) {
     return s;
 }
 
+std::vector<double> loaderHitFractions(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+    const std::uint64_t epochs = std::max<std::uint64_t>(1, cfg.train.epochs);
+    std::vector<double> h(epochs, 0.0);
+    const auto& ld = cfg.trainio.loader;
+    const bool lru = ld.policy == "lru", nopfs = ld.policy == "nopfs";
+    const double ram = ld.ramTierMiB * kMiB, ssd = nopfs && !ld.ssdTier.path.empty() ? ld.ssdTier.capacityMiB * kMiB : 0.0;
+    if ((!lru && !nopfs) || ram + ssd <= 0) return h;
+    // The engine's own planning (loader/access_plan.h) on rank 0's access string: what the tiers will hit,
+    // epoch by epoch (the ranks' shards are alike). The seed is train.seed (a "random" shuffle draws its own,
+    // which changes which samples hit, not how many on average).
+    const loader::AccessString s = loader::accessString(cfg, 0, accelerators, cfg.train.seed);
+    const loader::SampleBytes bytesOf = [&cfg](std::uint64_t id) { return loader::sampleBytes(cfg, id); };
+    const loader::CacheSimulation sim =
+        nopfs ? loader::simulateStatic(s, loader::placeSamples(loader::frequencyRanking(s, bytesOf),
+                                                               {static_cast<std::uint64_t>(ram), static_cast<std::uint64_t>(ssd)}))
+              : loader::simulateLru(s, static_cast<std::uint64_t>(ram), bytesOf);
+    for (std::size_t e = 0; e < h.size() && e < sim.accessesPerEpoch.size(); ++e)
+        h[e] = sim.accessesPerEpoch[e] ? static_cast<double>(sim.hitsPerEpoch[e]) / static_cast<double>(sim.accessesPerEpoch[e]) : 0.0;
+    return h;
+}
+
 Prediction predictAt(const WorkloadConfig& cfg, std::uint64_t accelerators, const StorageParameters& storage,
                      const SampleFigures& sample, const ModelConstants& k, MetricSemantics semantics) {
     if (cfg.reader.batchSize == 0) throw InputError(describeProblem("", "reader.batch_size", "0", "at least 1"));
@@ -143,116 +165,138 @@ Prediction predictAt(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     const double n = std::max(1e-9, sample.requestsPerSample);
     const unsigned cores = k.cores > 0 ? k.cores : std::max(1u, std::thread::hardware_concurrency());
 
-    // One reader, one sample, nothing queued (Z), and the client CPU per sample.
-    const double copy = b * k.clientSecondsPerByte;
-    double parse = k.clientSecondsPerSample;
-    double copyPart = copy;
-    if (storage.clientSecondsPerSample >= 0) { // measured by the probe: copy and parse together
-        copyPart = 0;
-        parse = storage.clientSecondsPerSample;
+    // One epoch whose accesses hit the loader's tiers with fraction h (0: every sample from storage): the
+    // storage-side roofs carry only the misses, a hit costs the copy out of the tier (docs/model.md).
+    const auto epochAt = [&](double h, Prediction& q) -> EpochRankMetrics {
+        const double miss = std::clamp(1.0 - h, 0.0, 1.0);
+        // One reader, one sample, nothing queued (Z), and the client CPU per sample.
+        const double copy = b * k.clientSecondsPerByte;
+        double parse = k.clientSecondsPerSample;
+        double copyPart = copy;
+        if (storage.clientSecondsPerSample >= 0) { // measured by the probe: copy and parse together
+            copyPart = 0;
+            parse = storage.clientSecondsPerSample;
+        }
+        const double L = meanLatencySeconds(storage.shape.latency);
+        const double x = copyPart / n;                // the real call of one request (page cache)
+        // The emulated latency counts the real call (emulation only adds); a latency sleep ends late when other
+        // processes keep the cores busy.
+        const double busyShare = std::clamp(k.otherCores - (static_cast<double>(cores) - 1.0), 0.0, 1.0);
+        const double wakeLate = L > 0 ? busyShare * k.busyWakeDelaySeconds : 0.0;
+        const double perRequest = std::max(L, x) + wakeLate;
+        const double spin = std::clamp(L - x, 0.0, k.latencySpinSeconds);
+        q.meanLatencySeconds = L;
+        // A hit is a copy out of the tier (RAM; the SSD tier taken as fast as RAM — docs/model.md).
+        q.readerSecondsPerSample = miss * (n * perRequest + parse) + h * copy;
+        q.clientSecondsPerSample = miss * (copyPart + parse + n * spin) + h * copy;
+
+        // The roofs, samples/s over all ranks.
+        std::vector<RoofLine> roofs;
+        if (storage.fromProbe()) {
+            const double bw = curveAt(storage.curve, N);
+            // The curve holds the latency: below the peak the readers are too few (latency), at it the device.
+            const bool saturated = bw >= 0.9 * peakOf(storage.curve);
+            roofs.push_back({saturated ? "bandwidth" : "latency", bw > 0 && b > 0 && miss > 0 ? bw / (b * miss) : kInf});
+        } else {
+            roofs.push_back({"latency", q.readerSecondsPerSample > 0 ? N / q.readerSecondsPerSample : kInf});
+            const double bw = storage.shape.bandwidthBytesPerSecond;
+            roofs.push_back({"bandwidth", bw > 0 && b > 0 && miss > 0 ? bw / (b * miss) : kInf});
+            roofs.push_back({"iops", storage.shape.iops > 0 && miss > 0 ? storage.shape.iops / (n * miss) : kInf});
+            const double q = storage.shape.maxInflight;
+            roofs.push_back({"inflight", q > 0 && q < N && miss > 0 ? q / (n * miss * (perRequest + k.inflightHandoffSeconds)) : kInf});
+        }
+        roofs.push_back({"client CPU", q.clientSecondsPerSample > 0 ? cores / q.clientSecondsPerSample : kInf});
+        std::stable_sort(roofs.begin(), roofs.end(),
+                         [](const RoofLine& a, const RoofLine& c) { return a.samplesPerSecond < c.samplesPerSecond; });
+        const double rho = roofs.front().samplesPerSecond; // all ranks
+        q.readerSamplesPerSecond = rho;
+
+        // Compute per step: the drawn time's mean, the sleep's late wake-up; with several ranks and a spread
+        // (normal), the barrier waits for the slowest draw: E[max of R] − mean.
+        const ComputeTime& ct = cfg.train.computationTime;
+        const double c = ct.expectedSeconds();
+        q.computeSeconds = c + (c > 0 ? k.computeOverheadSeconds : 0.0);
+        double barrierWait = k.barrierSecondsPerStep;
+        if (ct.distribution == ComputeDistribution::Normal && ct.stdev > 0) barrierWait += ct.stdev * expectedMaxStdNormal(R);
+        const double stepFloor = q.computeSeconds + k.loadOverheadSeconds + barrierWait;
+        q.computeSamplesPerSecond = stepFloor > 0 ? static_cast<double>(R) * B / stepFloor : kInf;
+
+        // The fluid simulation of one rank's epoch (the ranks are alike; the barrier keeps them in step).
+        const double rankRate = rho / static_cast<double>(R);
+        const double batchTime = std::isfinite(rankRate) && rankRate > 0 ? B / rankRate : 0.0;
+        const double turn = std::isfinite(rankRate) && rankRate > 0 ? std::max(q.readerSecondsPerSample, T / rankRate)
+                                                                    : q.readerSecondsPerSample;
+        const double batchAlone = std::ceil(B / T) * turn; // a batch whose slot just freed: T readers on it
+        const std::uint64_t S = q.stepsPerEpoch;
+        std::vector<double> taken(S, 0.0); // when each batch was taken (frees its slot for batch + W)
+        BlockRecord block;
+        block.block = 1;
+        block.start = 0;
+        block.load.reserve(S);
+        block.compute.reserve(S);
+        block.proc.reserve(S);
+        double t = 0, lastReady = 0;
+        for (std::uint64_t s = 0; s < S; ++s) {
+            const double slotFree = s < W ? 0.0 : taken[s - W];
+            const double ready = std::max((s == 0 ? 0.0 : lastReady) + batchTime, slotFree + batchAlone);
+            lastReady = ready;
+            const double t0 = t;
+            const double t1 = std::max(t0, ready) + k.loadOverheadSeconds;
+            taken[s] = t1;
+            const double t2 = t1 + q.computeSeconds;
+            block.load.push_back(t1 - t0);
+            block.compute.push_back(semantics == MetricSemantics::DlioV1 ? c : t2 - t1);
+            block.proc.push_back(t2 - t0);
+            t = t2 + barrierWait;
+        }
+        block.end = t;
+        q.firstLoadSeconds = S > 0 ? block.load.front() : 0;
+        q.steadyLoadSeconds = S > 0 ? block.load.back() : 0;
+        q.epoch.epoch = 1;
+        q.epoch.start = 0;
+        q.epoch.end = t;
+        q.epoch.complete = true;
+        q.epoch.blocks.push_back(std::move(block));
+
+        // The bottleneck: compute when the readers outrun the accelerators, else the lowest roof.
+        q.bottleneck = rho >= q.computeSamplesPerSecond ? "compute" : roofs.front().name;
+        roofs.insert(roofs.begin(), RoofLine{"compute", q.computeSamplesPerSecond});
+        std::stable_sort(roofs.begin(), roofs.end(),
+                         [](const RoofLine& a, const RoofLine& c2) { return a.samplesPerSecond < c2.samplesPerSecond; });
+        q.roofs = std::move(roofs);
+        MetricOptions mo;
+        mo.semantics = semantics;
+        mo.excludeStartSteps = cfg.metric.excludeStartSteps;
+        mo.excludeEndSteps = cfg.metric.excludeEndSteps;
+        mo.expectedSteps = S;
+        mo.batchSize = cfg.reader.batchSize;
+        return epochRankMetrics(q.epoch, mo);
+    };
+
+    // Every epoch (those with the same hit fraction alike), then DLIO's formulas over all of them; the
+    // figures of the last epoch (the steady state) describe the prediction.
+    const std::vector<double> hits = loaderHitFractions(cfg, R);
+    std::vector<std::vector<EpochRankMetrics>> perEpoch;
+    std::vector<std::pair<double, EpochRankMetrics>> seen;
+    for (std::size_t e = 0; e < hits.size(); ++e) {
+        const auto known = std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == hits[e]; });
+        Prediction q = p;
+        const bool last = e + 1 == hits.size();
+        if (known != seen.end() && !last) {
+            perEpoch.emplace_back(R, known->second);
+            continue;
+        }
+        const EpochRankMetrics erm = epochAt(hits[e], q);
+        if (known == seen.end()) seen.emplace_back(hits[e], erm);
+        perEpoch.emplace_back(R, erm);
+        if (last) p = std::move(q);
     }
-    const double L = meanLatencySeconds(storage.shape.latency);
-    const double x = copyPart / n;                // the real call of one request (page cache)
-    // The emulated latency counts the real call (emulation only adds); a latency sleep ends late when other
-    // processes keep the cores busy.
-    const double busyShare = std::clamp(k.otherCores - (static_cast<double>(cores) - 1.0), 0.0, 1.0);
-    const double wakeLate = L > 0 ? busyShare * k.busyWakeDelaySeconds : 0.0;
-    const double perRequest = std::max(L, x) + wakeLate;
-    const double spin = std::clamp(L - x, 0.0, k.latencySpinSeconds);
-    p.meanLatencySeconds = L;
-    p.readerSecondsPerSample = n * perRequest + parse;
-    p.clientSecondsPerSample = copyPart + parse + n * spin;
-
-    // The roofs, samples/s over all ranks.
-    std::vector<RoofLine> roofs;
-    if (storage.fromProbe()) {
-        const double bw = curveAt(storage.curve, N);
-        // The curve holds the latency: below the peak the readers are too few (latency), at it the device.
-        const bool saturated = bw >= 0.9 * peakOf(storage.curve);
-        roofs.push_back({saturated ? "bandwidth" : "latency", bw > 0 && b > 0 ? bw / b : kInf});
-    } else {
-        roofs.push_back({"latency", p.readerSecondsPerSample > 0 ? N / p.readerSecondsPerSample : kInf});
-        const double bw = storage.shape.bandwidthBytesPerSecond;
-        roofs.push_back({"bandwidth", bw > 0 && b > 0 ? bw / b : kInf});
-        roofs.push_back({"iops", storage.shape.iops > 0 ? storage.shape.iops / n : kInf});
-        const double q = storage.shape.maxInflight;
-        roofs.push_back({"inflight", q > 0 && q < N ? q / (n * (perRequest + k.inflightHandoffSeconds)) : kInf});
-    }
-    roofs.push_back({"client CPU", p.clientSecondsPerSample > 0 ? cores / p.clientSecondsPerSample : kInf});
-    std::stable_sort(roofs.begin(), roofs.end(),
-                     [](const RoofLine& a, const RoofLine& c) { return a.samplesPerSecond < c.samplesPerSecond; });
-    const double rho = roofs.front().samplesPerSecond; // all ranks
-    p.readerSamplesPerSecond = rho;
-
-    // Compute per step: the drawn time's mean, the sleep's late wake-up; with several ranks and a spread
-    // (normal), the barrier waits for the slowest draw: E[max of R] − mean.
-    const ComputeTime& ct = cfg.train.computationTime;
-    const double c = ct.expectedSeconds();
-    p.computeSeconds = c + (c > 0 ? k.computeOverheadSeconds : 0.0);
-    double barrierWait = k.barrierSecondsPerStep;
-    if (ct.distribution == ComputeDistribution::Normal && ct.stdev > 0) barrierWait += ct.stdev * expectedMaxStdNormal(R);
-    const double stepFloor = p.computeSeconds + k.loadOverheadSeconds + barrierWait;
-    p.computeSamplesPerSecond = stepFloor > 0 ? static_cast<double>(R) * B / stepFloor : kInf;
-
-    // The fluid simulation of one rank's epoch (the ranks are alike; the barrier keeps them in step).
-    const double rankRate = rho / static_cast<double>(R);
-    const double batchTime = std::isfinite(rankRate) && rankRate > 0 ? B / rankRate : 0.0;
-    const double turn = std::isfinite(rankRate) && rankRate > 0 ? std::max(p.readerSecondsPerSample, T / rankRate)
-                                                                : p.readerSecondsPerSample;
-    const double batchAlone = std::ceil(B / T) * turn; // a batch whose slot just freed: T readers on it
-    const std::uint64_t S = p.stepsPerEpoch;
-    std::vector<double> taken(S, 0.0); // when each batch was taken (frees its slot for batch + W)
-    BlockRecord block;
-    block.block = 1;
-    block.start = 0;
-    block.load.reserve(S);
-    block.compute.reserve(S);
-    block.proc.reserve(S);
-    double t = 0, lastReady = 0;
-    for (std::uint64_t s = 0; s < S; ++s) {
-        const double slotFree = s < W ? 0.0 : taken[s - W];
-        const double ready = std::max((s == 0 ? 0.0 : lastReady) + batchTime, slotFree + batchAlone);
-        lastReady = ready;
-        const double t0 = t;
-        const double t1 = std::max(t0, ready) + k.loadOverheadSeconds;
-        taken[s] = t1;
-        const double t2 = t1 + p.computeSeconds;
-        block.load.push_back(t1 - t0);
-        block.compute.push_back(semantics == MetricSemantics::DlioV1 ? c : t2 - t1);
-        block.proc.push_back(t2 - t0);
-        t = t2 + barrierWait;
-    }
-    block.end = t;
-    p.firstLoadSeconds = S > 0 ? block.load.front() : 0;
-    p.steadyLoadSeconds = S > 0 ? block.load.back() : 0;
-    p.epoch.epoch = 1;
-    p.epoch.start = 0;
-    p.epoch.end = t;
-    p.epoch.complete = true;
-    p.epoch.blocks.push_back(std::move(block));
-
-    // DLIO's formulas on the predicted records (every rank and every epoch alike).
-    MetricOptions mo;
-    mo.semantics = semantics;
-    mo.excludeStartSteps = cfg.metric.excludeStartSteps;
-    mo.excludeEndSteps = cfg.metric.excludeEndSteps;
-    mo.expectedSteps = S;
-    mo.batchSize = cfg.reader.batchSize;
-    const EpochRankMetrics erm = epochRankMetrics(p.epoch, mo);
-    const std::vector<std::vector<EpochRankMetrics>> perEpoch(std::max<std::uint64_t>(1, cfg.train.epochs),
-                                                              std::vector<EpochRankMetrics>(R, erm));
+    p.loaderHitFraction = hits.back();
     const InvocationMetrics im = invocationMetrics(perEpoch, cfg.dataset.recordLength, cfg.metric.au);
     p.auPercent = im.auMean;
     p.samplesPerSecond = im.throughputMean;
     p.ioMiBPerSecond = im.ioMeanMiB;
     p.pass = im.pass;
-
-    // The bottleneck: compute when the readers outrun the accelerators, else the lowest roof.
-    p.bottleneck = rho >= p.computeSamplesPerSecond ? "compute" : roofs.front().name;
-    roofs.insert(roofs.begin(), RoofLine{"compute", p.computeSamplesPerSecond});
-    std::stable_sort(roofs.begin(), roofs.end(),
-                     [](const RoofLine& a, const RoofLine& c2) { return a.samplesPerSecond < c2.samplesPerSecond; });
-    p.roofs = std::move(roofs);
     return p;
 }
 
@@ -265,6 +309,8 @@ ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     r.auLinePercent = cfg.metric.au * 100.0;
     r.sample = sampleFigures(cfg);
     r.atAccelerators = predictAt(cfg, accelerators, storage, r.sample, constants, semantics);
+    r.loaderPolicy = cfg.trainio.loader.policy;
+    r.loaderHitFractions = loaderHitFractions(cfg, accelerators);
 
     // The largest count such that it and every smaller count pass (as the sweep assumes AU falls with the
     // count); the search stops where the dataset gives a rank no step.
@@ -293,7 +339,12 @@ ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
                     : "every epoch alike: no page-cache effect (the emulated device shapes every read) and no first-epoch warm-up");
     if (constants.otherCores > 0)
         a.push_back("other processes keep " + fmt("%.2f", constants.otherCores) + " cores busy (--other-cores)");
-    a.push_back("the plain loader (no lru/nopfs caches)");
+    if (cfg.trainio.loader.policy == "plain")
+        a.push_back("the plain loader: every sample from storage");
+    else
+        a.push_back("the " + cfg.trainio.loader.policy + " loader's hits per epoch from its own planning (loader/access_plan.h) on rank 0's "
+                    "access string; a hit costs a copy out of RAM (an SSD-tier hit is taken as fast as RAM); nopfs' prefetchers "
+                    "in epoch 1 are not modelled (epoch 1 is all misses)");
     a.push_back("reader roofs are bounds (min of latency, bandwidth, IOPS, in-flight, client CPU); near a knee the measured rate is lower");
     a.push_back("compute jitter only through the barrier's wait for the slowest of R normal draws");
     if (!storage.fromProbe() && storage.clientSecondsPerSample < 0)
@@ -321,6 +372,8 @@ nlohmann::ordered_json modelResultJson(const ModelResult& r) {
     j["max_passing_limited_by_search"] = r.maxLimitedBySearch;
     j["semantics"] = semanticsName(r.semantics);
     j["bottleneck"] = p.bottleneck;
+    j["loader"] = r.loaderPolicy;
+    j["loader_hit_fraction_per_epoch"] = r.loaderHitFractions;
     nlohmann::ordered_json roofs = nlohmann::ordered_json::object();
     for (const auto& roof : p.roofs) roofs[roof.name] = numberOrNull(roof.samplesPerSecond);
     j["roofs_samples_per_second"] = roofs;

@@ -111,6 +111,7 @@ struct Prediction {
     double meanLatencySeconds = 0;
     double clientSecondsPerSample = 0;   // CPU per sample (copy, parse, latency spin)
     EpochRecord epoch;                   // one rank's predicted epoch (what DLIO's formulas were given)
+    double loaderHitFraction = 0;        // the last epoch's share of accesses the loader's tiers serve
 };
 
 // The whole answer: the prediction at `accelerators`, the largest passing count and the bandwidth one
@@ -128,7 +129,14 @@ struct ModelResult {
     MetricSemantics semantics = MetricSemantics::DlioV2;
     double auLinePercent = 90;
     std::vector<std::string> assumptions;
+    std::string loaderPolicy;               // trainio.loader
+    std::vector<double> loaderHitFractions; // per epoch at `accelerators` (loaderHitFractions)
 };
+
+// Per epoch, the share of sample accesses the loader's tiers will serve (trainio.loader lru or nopfs; all 0
+// for plain): the engine's planning (loader/access_plan.h — LRU simulation, nopfs' static placement) on
+// rank 0's access string at `accelerators` ranks.
+std::vector<double> loaderHitFractions(const WorkloadConfig& cfg, std::uint64_t accelerators);
 
 // The sample figures from expectedDatasetFileSize of (up to `maxFiles` evenly spaced) train files.
 SampleFigures sampleFigures(const WorkloadConfig& cfg, std::uint64_t maxFiles = 4096);

@@ -109,6 +109,26 @@ private slots:
         QVERIFY(!p.pass);
     }
 
+    // The same 400 samples of 1 MiB (1,048,704-byte npy files) at 100 MiB/s, 2 epochs, with nopfs and a RAM
+    // tier of 200 MiB: the tier holds the samples' 1 MiB payloads (as the engine's does), so 200 fit. Epoch 1
+    // reads everything from storage (AU 0.02 ÷ (4 × 1,048,704 ÷ 104,857,600) = 49.9939 %), epoch 2 only the 200
+    // misses: 104,857,600 ÷ (1,048,704 × 0.5) = 199.976 samples/s, a batch every 20.0024 ms against 20 ms of
+    // compute, AU 99.9878 %. DLIO's AU mean over the two: 74.9909 %.
+    void nopfsTierServesItsShareAfterTheFirstEpoch() {
+        const WorkloadConfig cfg =
+            config(workload(1048576, 4, 2, 0.02, 400), {"++workload.trainio.loader=nopfs", "++workload.trainio.ram_tier_mib=200"});
+        const std::vector<double> h = model::loaderHitFractions(cfg, 1);
+        QCOMPARE(h.size(), std::size_t(2));
+        QCOMPARE(h[0], 0.0);
+        QCOMPARE(h[1], 0.5);
+        const model::ModelResult r = model::runModel(cfg, 1, device(100), ideal());
+        QVERIFY2(near(r.atAccelerators.auPercent, 74.9909, 2e-5), qPrintable(QString::number(r.atAccelerators.auPercent)));
+        QCOMPARE(r.atAccelerators.loaderHitFraction, 0.5);
+        // The plain loader on the same data: both epochs as the first.
+        const model::ModelResult plain = model::runModel(config(workload(1048576, 4, 2, 0.02, 400)), 1, device(100), ideal());
+        QVERIFY2(near(plain.atAccelerators.auPercent, 49.9939, 2e-5), qPrintable(QString::number(plain.atAccelerators.auPercent)));
+    }
+
     // 64 KiB samples (65,664-byte npy files) in 16 KiB requests: 5 requests of 2 ms each, so one reader
     // takes 10 ms per sample and 2 readers deliver 200 samples/s; compute wants batch 8 every 10 ms (800/s).
     // AU = 10 ms × 200 ÷ 8 = 25 %. With 65,536-byte requests (2 per file) and an IOPS cap of 500 and no
