@@ -29,7 +29,7 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
                 QStringLiteral("AU %<br/>predicted"), QStringLiteral("AU %<br/>measured"), QStringLiteral("Δ AU<br/>points"),
                 QStringLiteral("Samples/s<br/>predicted"), QStringLiteral("Samples/s<br/>measured"),
                 QStringLiteral("Max passing<br/>accelerators<br/>(model)")};
-    t.widthsPercent = {3, 25, 6, 10, 9, 9, 8, 10, 10, 10};
+    t.widthsPercent = {3, 21, 6, 10, 10, 10, 8, 10, 10, 12};
     t.alignRight = {true, false, true, false, true, true, true, true, true, true};
     t.fontPt = 7;
     for (std::size_t i = 0; i < d.items.size(); ++i) {
