@@ -137,13 +137,29 @@ std::vector<double> loaderHitFractions(const WorkloadConfig& cfg, std::uint64_t 
     if ((!lru && !nopfs) || ram + ssd <= 0) return h;
     // The engine's own planning (loader/access_plan.h) on rank 0's access string: what the tiers will hit,
     // epoch by epoch (the ranks' shards are alike). The seed is train.seed (a "random" shuffle draws its own,
-    // which changes which samples hit, not how many on average).
-    const loader::AccessString s = loader::accessString(cfg, 0, accelerators, cfg.train.seed);
-    const loader::SampleBytes bytesOf = [&cfg](std::uint64_t id) { return loader::sampleBytes(cfg, id); };
+    // which changes which samples hit, not how many on average). A string longer than kMaxSimulated accesses
+    // (the GUI asks at every edit) is simulated on a proxy: the dataset, the capacities and a fixed step count
+    // scaled down alike, so that the tiers hold the same share of the shard (docs/model.md).
+    constexpr double kMaxSimulated = 100000;
+    const ShardPlan plan = planShard(cfg, 0, accelerators);
+    const double accesses = static_cast<double>(plan.stepsPerEpoch) * static_cast<double>(std::max<std::uint64_t>(1, cfg.reader.batchSize)) *
+                            static_cast<double>(epochs);
+    WorkloadConfig proxy = cfg;
+    double scale = 1.0;
+    if (accesses > kMaxSimulated) {
+        scale = kMaxSimulated / accesses;
+        const auto shrink = [scale](std::uint64_t v) {
+            return v == 0 ? v : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * scale)));
+        };
+        proxy.dataset.numFilesTrain = shrink(cfg.dataset.numFilesTrain);
+        proxy.train.totalTrainingSteps = shrink(cfg.train.totalTrainingSteps);
+    }
+    const loader::AccessString s = loader::accessString(proxy, 0, accelerators, cfg.train.seed);
+    const loader::SampleBytes bytesOf = [&proxy](std::uint64_t id) { return loader::sampleBytes(proxy, id); };
+    const auto ramBytes = static_cast<std::uint64_t>(ram * scale), ssdBytes = static_cast<std::uint64_t>(ssd * scale);
     const loader::CacheSimulation sim =
-        nopfs ? loader::simulateStatic(s, loader::placeSamples(loader::frequencyRanking(s, bytesOf),
-                                                               {static_cast<std::uint64_t>(ram), static_cast<std::uint64_t>(ssd)}))
-              : loader::simulateLru(s, static_cast<std::uint64_t>(ram), bytesOf);
+        nopfs ? loader::simulateStatic(s, loader::placeSamples(loader::frequencyRanking(s, bytesOf), {ramBytes, ssdBytes}))
+              : loader::simulateLru(s, ramBytes, bytesOf);
     for (std::size_t e = 0; e < h.size() && e < sim.accessesPerEpoch.size(); ++e)
         h[e] = sim.accessesPerEpoch[e] ? static_cast<double>(sim.hitsPerEpoch[e]) / static_cast<double>(sim.accessesPerEpoch[e]) : 0.0;
     return h;
