@@ -91,6 +91,13 @@ bool numberAt(const json& obj, const char* key, const std::string& where, double
     return true;
 }
 
+// The number at `key` of an object, NaN where it is missing, null or not a number (a field not measured).
+double numberOrNaN(const json& obj, const char* key) {
+    double v = 0;
+    std::string ignored;
+    return obj.is_object() && numberAt(obj, key, "", v, ignored) ? v : std::numeric_limits<double>::quiet_NaN();
+}
+
 // Whole numbers that some writers store as strings ("train_num_accelerators": "3").
 bool integerAt(const json& obj, const char* key, std::int64_t& out, std::string& why, bool& wasString) {
     const json* v = find(obj, key);
@@ -478,28 +485,24 @@ void readTrainioIo(const fs::path& dir, const fs::path& canonicalRoot, const Imp
     r.ioEngine = j->value("engine", std::string());
     r.cacheControl = j->value("cache", std::string());
     // One value per epoch entry, NaN where it was not measured (null): epoch e stays at index e - 1.
-    const auto numberAt = [](const nlohmann::json& obj, const char* key) {
-        const auto p = obj.is_object() ? obj.find(key) : obj.end();
-        return obj.is_object() && p != obj.end() && p->is_number() ? p->get<double>() : std::numeric_limits<double>::quiet_NaN();
-    };
     const auto l = j->find("loader");
     const bool hasLoader = l != j->end() && l->is_object();
     if (hasLoader) {
         r.loaderPolicy = l->value("policy", std::string());
-        r.loaderRamTierMiB = numberAt(*l, "ram_tier_mib");
+        r.loaderRamTierMiB = numberOrNaN(*l, "ram_tier_mib");
     }
     if (const auto e = j->find("epochs"); e != j->end() && e->is_array())
         for (const auto& ep : *e) {
-            r.epochPercentFromCache.push_back(numberAt(ep, "percent_from_cache"));
+            r.epochPercentFromCache.push_back(numberOrNaN(ep, "percent_from_cache"));
             if (!hasLoader) continue;
-            r.epochHitRatio.push_back(numberAt(ep, "hit_ratio"));
-            r.epochBeladyHitRatio.push_back(numberAt(ep, "belady_hit_ratio"));
-            r.epochStallSeconds.push_back(numberAt(ep, "stall_seconds"));
+            r.epochHitRatio.push_back(numberOrNaN(ep, "hit_ratio"));
+            r.epochBeladyHitRatio.push_back(numberOrNaN(ep, "belady_hit_ratio"));
+            r.epochStallSeconds.push_back(numberOrNaN(ep, "stall_seconds"));
             const auto t = ep.is_object() ? ep.find("bytes_per_tier") : ep.end();
             const nlohmann::json tiers = ep.is_object() && t != ep.end() ? *t : nlohmann::json();
-            r.epochBytesStorage.push_back(numberAt(tiers, "storage"));
-            r.epochBytesRam.push_back(numberAt(tiers, "ram"));
-            r.epochBytesSsd.push_back(numberAt(tiers, "ssd"));
+            r.epochBytesStorage.push_back(numberOrNaN(tiers, "storage"));
+            r.epochBytesRam.push_back(numberOrNaN(tiers, "ram"));
+            r.epochBytesSsd.push_back(numberOrNaN(tiers, "ssd"));
         }
     if (const auto s = j->find("storage"); s != j->end()) readStorage(*s, file.string(), r);
     if (const auto d = j->find("data_device"); d != j->end() && d->is_object()) {
@@ -519,12 +522,8 @@ void readModelPrediction(const fs::path& dir, const fs::path& canonicalRoot, con
         r.notes.push_back(file.string() + ": " + (why.empty() ? "not a JSON object" : why) + " (no prediction shown)");
         return;
     }
-    const auto number = [&j](const char* key) {
-        const auto p = j->find(key);
-        return p != j->end() && p->is_number() ? p->get<double>() : std::numeric_limits<double>::quiet_NaN();
-    };
-    r.predictedAuPercent = number("predicted_au_percentage");
-    r.predictedSamplesPerSecond = number("predicted_samples_per_second");
+    r.predictedAuPercent = numberOrNaN(*j, "predicted_au_percentage");
+    r.predictedSamplesPerSecond = numberOrNaN(*j, "predicted_samples_per_second");
     if (const auto m = j->find("max_passing_accelerators"); m != j->end() && m->is_number_integer())
         r.predictedMaxAccelerators = m->get<std::int64_t>();
     r.predictedBottleneck = j->value("bottleneck", std::string());

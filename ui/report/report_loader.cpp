@@ -30,17 +30,6 @@ QString policyOf(const InvocationRecord& r) {
     return r.loaderPolicy.empty() ? QStringLiteral("plain") : QString::fromStdString(r.loaderPolicy);
 }
 
-// The mean of the finite values of v from index `from` on; NaN when there is none.
-double meanFrom(const std::vector<double>& v, std::size_t from) {
-    double sum = 0;
-    std::size_t n = 0;
-    for (std::size_t i = from; i < v.size(); ++i)
-        if (std::isfinite(v[i])) {
-            sum += v[i];
-            ++n;
-        }
-    return n ? sum / static_cast<double>(n) : kNaN;
-}
 
 double at(const std::vector<double>& v, std::size_t i) { return i < v.size() ? v[i] : kNaN; }
 
@@ -148,6 +137,17 @@ void loaderBars(ReportPageFlow& flow, const std::vector<LoaderRow>& rows, const 
 }
 
 } // namespace
+
+double meanFrom(const std::vector<double>& v, std::size_t from) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::size_t i = from; i < v.size(); ++i)
+        if (std::isfinite(v[i])) {
+            sum += v[i];
+            ++n;
+        }
+    return n ? sum / static_cast<double>(n) : kNaN;
+}
 
 void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& d) {
     const auto& imp = d.library->imported();

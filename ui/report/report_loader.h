@@ -6,8 +6,13 @@
 
 #include "report/report_content.h"
 
+#include <vector>
+
 namespace trainio::ui {
 
 void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& data);
+
+// The mean of the finite values of v from index `from` on; NaN when there is none.
+double meanFrom(const std::vector<double>& v, std::size_t from = 0);
 
 } // namespace trainio::ui

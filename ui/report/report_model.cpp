@@ -1,5 +1,6 @@
 #include "report/report_model.h"
 
+#include "report/report_loader.h"
 #include "report/report_page_flow.h"
 
 #include <cmath>
@@ -7,20 +8,6 @@
 
 namespace trainio::ui {
 
-namespace {
-
-double mean(const std::vector<double>& v) {
-    double s = 0;
-    std::size_t n = 0;
-    for (double x : v)
-        if (std::isfinite(x)) {
-            s += x;
-            ++n;
-        }
-    return n ? s / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
-}
-
-} // namespace
 
 void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
     const auto& imp = d.library->imported();
@@ -52,10 +39,10 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
             else if (maxPass != r.predictedMaxAccelerators) sameMax = false;
         }
         if (pAu.empty()) continue;
-        const double pa = mean(pAu), ma = mean(mAu);
+        const double pa = meanFrom(pAu), ma = meanFrom(mAu);
         t.rows.push_back({QString::number(i + 1), htmlBreakable(it.name), QString::number(pAu.size()), limit.toHtmlEscaped(),
                           formatNumber(pa, 1), formatNumber(ma, 1), QStringLiteral("%1%2").arg(ma >= pa ? QStringLiteral("+") : QString(), formatNumber(ma - pa, 1)),
-                          formatNumber(mean(pS), 1), formatNumber(mean(mS), 1),
+                          formatNumber(meanFrom(pS), 1), formatNumber(meanFrom(mS), 1),
                           sameMax && maxPass >= 0 ? QString::number(maxPass) : QStringLiteral("varies")});
     }
     if (t.rows.empty()) return;
