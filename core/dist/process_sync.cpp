@@ -1,6 +1,10 @@
 #include "dist/process_sync.h"
 
 #include <algorithm>
+#include <climits>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstring>
 #include <sstream>
 
@@ -18,43 +22,74 @@ static_assert(sizeof(MeetingHeader) == 256);
 
 } // namespace
 
-ProcessSync::ProcessSync(Communicator& comm, std::uint64_t localRanks, std::atomic<bool>& stop, WaitLimits limits)
-    : comm_(comm), local_(localRanks), stop_(stop), limits_(limits), slots_(localRanks) {}
+namespace {
+constexpr std::uint32_t kEnded = 0x8000'0000u;
+constexpr std::uint32_t kGenerationMask = 0x7FFF'FFFFu;
+constexpr std::uint64_t kOneLeft = std::uint64_t{1} << 32;
+std::uint64_t arrivedOf(std::uint64_t state) { return state & 0xFFFF'FFFFu; }
+std::uint64_t leftOf(std::uint64_t state) { return state >> 32; }
+} // namespace
 
-ProcessSync::~ProcessSync() {
-    requestStop("");
-    join();
+ProcessSync::ProcessSync(Communicator& comm, std::uint64_t localRanks, std::atomic<bool>& stop, WaitLimits limits)
+    : comm_(comm), local_(localRanks), stop_(stop), limits_(limits), slots_(localRanks),
+      mine_(sizeof(MeetingHeader) + localRanks * sizeof(SyncSlot)),
+      all_(mine_.size() * static_cast<std::size_t>(comm.size())),
+      every_(static_cast<std::size_t>(comm.size()) * localRanks) {}
+
+ProcessSync::~ProcessSync() = default;
+
+void ProcessSync::wait(std::uint32_t seen) const {
+    for (;;) {
+        if (word_.load(std::memory_order_acquire) != seen) return;
+        // Sleeps only while the word still holds `seen` (else returns at once): no lost wake-up.
+        syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&word_), FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+    }
 }
 
-void ProcessSync::start() { thread_ = std::thread([this] { loop(); }); }
-
-void ProcessSync::join() {
-    if (thread_.joinable()) thread_.join();
+void ProcessSync::release(bool ended) {
+    std::uint32_t w = word_.load(std::memory_order_acquire);
+    std::uint32_t next = 0;
+    do {
+        next = ended ? (w | kEnded) : ((w & kEnded) | ((w + 1) & kGenerationMask));
+    } while (!word_.compare_exchange_weak(w, next, std::memory_order_acq_rel, std::memory_order_acquire));
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
 
 bool ProcessSync::arriveAndWait(std::uint64_t local, const SyncSlot& slot) {
-    std::unique_lock lock(mutex_);
-    if (ended_) return false;
+    // The generation is read before arriving: it cannot move on until this thread has arrived.
+    const std::uint32_t seen = word_.load(std::memory_order_acquire);
+    if (seen & kEnded) return false;
     slots_[local] = slot;
-    ++arrived_;
-    const std::uint64_t generation = generation_;
-    if (arrived_ + left_ == local_) arrivedCv_.notify_one();
-    releaseCv_.wait(lock, [&] { return generation_ != generation || ended_; });
-    return generation_ != generation;
+    const std::uint64_t s = state_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    if (arrivedOf(s) + leftOf(s) == local_)
+        lead(arrivedOf(s), leftOf(s));
+    else
+        wait(seen);
+    return (word_.load(std::memory_order_acquire) & kEnded) == 0;
 }
 
 void ProcessSync::leave(std::uint64_t, bool finished) {
-    std::lock_guard lock(mutex_);
-    ++left_;
-    if (!finished) stopRequested_ = true; // a thread that stopped early (cancel seen first, failure)
-    arrivedCv_.notify_one();
+    if (!finished) stopRequested_.store(true); // a thread that stopped early (cancel seen first, failure)
+    // No meeting can be under way while a thread is still to leave (a meeting needs every thread in), so
+    // an ended run is seen here reliably: no more meetings.
+    if (word_.load(std::memory_order_acquire) & kEnded) return;
+    const std::uint64_t s = state_.fetch_add(kOneLeft, std::memory_order_acq_rel) + kOneLeft;
+    if (arrivedOf(s) + leftOf(s) != local_) return;
+    if (arrivedOf(s) == 0 && !stopRequested_.load()) {
+        release(true); // every thread finished the run normally: so did every process, at the same meeting
+        return;
+    }
+    lead(arrivedOf(s), leftOf(s)); // a thread that left while others meet has stopped: the meeting carries it
 }
 
 void ProcessSync::requestStop(const std::string& error) {
-    std::lock_guard lock(mutex_);
-    if (!error.empty() && localError_.empty()) localError_ = error;
-    stopRequested_ = true;
-    arrivedCv_.notify_one();
+    {
+        std::lock_guard lock(mutex_);
+        if (!error.empty() && localError_.empty()) localError_ = error;
+    }
+    // The threads see the run's stop flag and arrive or leave; the last of them holds the meeting that
+    // tells the other processes.
+    stopRequested_.store(true);
 }
 
 std::string ProcessSync::remoteError() const {
@@ -62,72 +97,75 @@ std::string ProcessSync::remoteError() const {
     return remoteError_;
 }
 
-void ProcessSync::loop() {
+void ProcessSync::lead(std::uint64_t arrived, std::uint64_t left) {
+    std::lock_guard meeting(meetMutex_);
     const int P = comm_.size();
-    const std::size_t per = sizeof(MeetingHeader) + local_ * sizeof(SyncSlot);
-    std::vector<unsigned char> mine(per), all(per * static_cast<std::size_t>(P));
-    std::vector<SyncSlot> every(static_cast<std::size_t>(P) * local_);
-    for (;;) {
-        std::unique_lock lock(mutex_);
-        arrivedCv_.wait(lock, [&] { return (arrived_ > 0 && arrived_ + left_ == local_) || left_ == local_ || stopRequested_; });
-        if (left_ == local_ && arrived_ == 0 && !stopRequested_) {
-            ended_ = true; // every thread finished the run normally: so did every process, at the same meeting
-            releaseCv_.notify_all();
-            return;
-        }
-        // A thread that left while others meet has stopped: the meeting carries the stop.
-        MeetingHeader h;
-        h.stop = (stopRequested_ || left_ > 0) ? 1u : 0u;
+    const std::size_t per = mine_.size();
+    MeetingHeader h;
+    h.stop = (stopRequested_.load() || left > 0) ? 1u : 0u;
+    if (h.stop) {
+        std::lock_guard lock(mutex_);
         const std::string why = localError_.substr(0, sizeof h.error - 1);
         std::memcpy(h.error, why.data(), why.size());
         h.errorBytes = static_cast<std::uint32_t>(why.size());
-        std::memcpy(mine.data(), &h, sizeof h);
-        std::memcpy(mine.data() + sizeof h, slots_.data(), local_ * sizeof(SyncSlot));
-        lock.unlock();
+    }
+    std::memcpy(mine_.data(), &h, sizeof h);
+    std::memcpy(mine_.data() + sizeof h, slots_.data(), local_ * sizeof(SyncSlot));
+    // The slots are copied: clear them now, before anyone is released to write the next ones (a thread
+    // that left keeps an empty slot).
+    std::fill(slots_.begin(), slots_.end(), SyncSlot{});
 
-        const bool ok = comm_.allgather(mine.data(), per, all.data(), limits_);
-        if (!ok) {
-            lock.lock();
-            std::ostringstream s;
-            s << "a process of the MPI job did not answer within "
-              << (limits_.hurry && limits_.hurry->load() ? limits_.hurryGraceSeconds : limits_.timeoutSeconds)
-              << " s (killed, hung or unreachable); what was measured until then is kept";
+    if (!comm_.allgather(mine_.data(), per, all_.data(), limits_)) {
+        std::ostringstream s;
+        s << "a process of the MPI job did not answer within "
+          << (limits_.hurry && limits_.hurry->load() ? limits_.hurryGraceSeconds : limits_.timeoutSeconds)
+          << " s (killed, hung or unreachable); what was measured until then is kept";
+        {
+            std::lock_guard lock(mutex_);
             remoteError_ = s.str();
-            broken_ = true;
-            ended_ = true;
-            stop_.store(true);
-            releaseCv_.notify_all();
-            return;
         }
-        ++meetings_;
-        bool anyStop = false;
-        std::string firstError;
-        for (int p = 0; p < P; ++p) {
-            const unsigned char* base = all.data() + per * static_cast<std::size_t>(p);
-            MeetingHeader ph;
-            std::memcpy(&ph, base, sizeof ph);
-            std::memcpy(every.data() + static_cast<std::size_t>(p) * local_, base + sizeof ph, local_ * sizeof(SyncSlot));
-            if (ph.stop) {
-                anyStop = true;
-                if (p != comm_.rank()) remoteStopped_ = true;
-                if (firstError.empty() && ph.errorBytes > 0)
-                    firstError = "process " + std::to_string(p) + ": " +
-                                 std::string(ph.error, std::min<std::size_t>(ph.errorBytes, sizeof ph.error - 1));
-            }
+        broken_ = true;
+        stop_.store(true);
+        release(true);
+        return;
+    }
+    ++meetings_;
+    bool anyStop = false, stepMeeting = false;
+    std::string firstError;
+    for (int p = 0; p < P; ++p) {
+        const unsigned char* base = all_.data() + per * static_cast<std::size_t>(p);
+        MeetingHeader ph;
+        std::memcpy(&ph, base, sizeof ph);
+        SyncSlot* dst = every_.data() + static_cast<std::size_t>(p) * local_;
+        std::memcpy(dst, base + sizeof ph, local_ * sizeof(SyncSlot));
+        for (std::uint64_t l = 0; l < local_; ++l) stepMeeting = stepMeeting || dst[l].kind == SyncSlot::Step;
+        if (ph.stop) {
+            anyStop = true;
+            if (p != comm_.rank()) remoteStopped_ = true;
+            if (firstError.empty() && ph.errorBytes > 0)
+                firstError = "process " + std::to_string(p) + ": " +
+                             std::string(ph.error, std::min<std::size_t>(ph.errorBytes, sizeof ph.error - 1));
         }
-        if (onMeeting) onMeeting(every);
-        lock.lock();
-        if (anyStop) {
+    }
+    if (anyStop) {
+        if (onMeeting) onMeeting(every_);
+        {
+            std::lock_guard lock(mutex_);
             remoteError_ = firstError;
-            stop_.store(true);
-            ended_ = true;
-            releaseCv_.notify_all();
-            return;
         }
-        arrived_ = 0;
-        ++generation_;
-        std::fill(slots_.begin(), slots_.end(), SyncSlot{});
-        releaseCv_.notify_all();
+        stop_.store(true);
+        release(true);
+        return;
+    }
+    state_.fetch_sub(arrived, std::memory_order_acq_rel); // the next meeting starts with nobody arrived
+    if (stepMeeting) {
+        // A step's meeting: the accelerators go on at once; what process 0 records of the others' steps
+        // and relays to the observer happens beside them (docs/engine.md, "What watches a run").
+        release(false);
+        if (onMeeting) onMeeting(every_);
+    } else {
+        if (onMeeting) onMeeting(every_);
+        release(false);
     }
 }
 

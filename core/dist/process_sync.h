@@ -1,7 +1,8 @@
 // The per-step meeting of a multi-process run. Within a process the emulated accelerators are threads
-// that meet as in a local run; one "sync thread" per process then meets the other processes with one
-// allgather per meeting (the emulated all-reduce spans every accelerator of the job, as DLIO's ranks'
-// do), and releases its threads. What each thread brings (a SyncSlot: its step times, or its epoch
+// that meet as in a local run; the last of them to arrive (the meeting's leader — no extra thread, no hop)
+// meets the other processes with one allgather per meeting (the emulated all-reduce spans every
+// accelerator of the job, as DLIO's ranks' do), and releases the others with one futex wake, as the
+// single-process StepBarrier does: arriving is one atomic add, nobody takes a lock on the way in or out. What each thread brings (a SyncSlot: its step times, or its epoch
 // bounds) travels with the meeting, so process 0 sees every accelerator's steps as they happen: it emits
 // them as live events and rebuilds every remote rank's record from them — nothing is gathered at the end,
 // so what was measured up to the last meeting survives a peer that is killed.
@@ -14,12 +15,10 @@
 #include "dist/communicator.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace trainio::dist {
@@ -33,6 +32,10 @@ struct SyncSlot {
     double load = 0, compute = 0, proc = 0, wall = 0; // Step: seconds; wall: since the run's origin
     std::uint64_t bytesRead = 0, samplesRead = 0, queueDepth = 0; // the rank's totals so far
     double epochStart = 0, epochEnd = 0, blockStart = 0, blockEnd = 0; // EpochEnd: wall clock (Unix s)
+    // EpochEnd: the rank's loader counters of the epoch (docs/loader.md) and its summed step loads, for
+    // process 0's live epoch event.
+    std::uint64_t loaderAccesses = 0, loaderStorageReads = 0, beladyAccesses = 0, beladyHits = 0;
+    double stallSeconds = 0;
 };
 
 class ProcessSync {
@@ -44,11 +47,13 @@ public:
     ProcessSync(const ProcessSync&) = delete;
     ProcessSync& operator=(const ProcessSync&) = delete;
 
-    // Called on the sync thread after each completed meeting with every accelerator's slot (global rank
-    // order: process p's local rank l is p × localRanks + l), before the threads are released.
+    // Called by the meeting's leader after each completed meeting with every accelerator's slot (global
+    // rank order: process p's local rank l is p × localRanks + l): after the threads are released when the
+    // meeting ends a step (it must not delay the next step), before it for every other kind (epoch ends:
+    // what it records must be there when the released threads read it). Calls never overlap.
     std::function<void(const std::vector<SyncSlot>&)> onMeeting;
 
-    void start();
+    void start() {} // (kept for the callers: there is no thread to start)
     // A local thread arrives with its slot; true when released, false when the run stops.
     bool arriveAndWait(std::uint64_t local, const SyncSlot& slot);
     // A local thread leaves the run: `finished` when it ran every epoch (the meetings end when every
@@ -56,7 +61,7 @@ public:
     void leave(std::uint64_t local, bool finished);
     // This process stops (failure or cancel): the next meeting says so, and waiting threads return false.
     void requestStop(const std::string& error);
-    void join();
+    void join() {}
 
     // Why the run stopped on another process ("process P: error"), or why the meeting broke.
     std::string remoteError() const;
@@ -65,23 +70,30 @@ public:
     std::uint64_t meetings() const { return meetings_.load(); }
 
 private:
-    void loop();
+    // Runs the meeting (the caller completed the set: every local thread has arrived or left) and releases.
+    void lead(std::uint64_t arrived, std::uint64_t left);
+    void release(bool ended);
+    void wait(std::uint32_t seen) const;
 
     Communicator& comm_;
     const std::uint64_t local_;
     std::atomic<bool>& stop_;
     const WaitLimits limits_;
-    mutable std::mutex mutex_;
-    std::condition_variable arrivedCv_, releaseCv_;
-    std::uint64_t arrived_ = 0, left_ = 0, generation_ = 0;
-    bool ended_ = false;     // no more meetings: waiting threads return false
-    bool stopRequested_ = false;
-    std::string localError_; // the reason this process stops (empty for a cancel)
-    std::vector<SyncSlot> slots_;
+    // Arrived (low 32 bits) and left (high 32 bits) in one word, so that exactly one arrival or leave sees
+    // the set complete.
+    std::atomic<std::uint64_t> state_{0};
+    // Generation (31 bits) | kEnded: waiting threads sleep on it (futex) until it moves.
+    std::atomic<std::uint32_t> word_{0};
+    std::atomic<bool> stopRequested_{false};
+    mutable std::mutex mutex_;   // localError_, remoteError_
+    std::mutex meetMutex_;       // one meeting (exchange + onMeeting) at a time
+    std::string localError_;     // the reason this process stops (empty for a cancel)
+    std::vector<SyncSlot> slots_; // slots_[l] written by local thread l before it arrives
+    std::vector<unsigned char> mine_, all_;
+    std::vector<SyncSlot> every_;
     std::atomic<bool> remoteStopped_{false}, broken_{false};
     std::atomic<std::uint64_t> meetings_{0};
     std::string remoteError_;
-    std::thread thread_;
 };
 
 } // namespace trainio::dist

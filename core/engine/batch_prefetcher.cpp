@@ -126,6 +126,12 @@ bool BatchPrefetcher::takeBatch(std::uint64_t b) {
     slotBatch_[slot] = next < steps_ ? next : UINT64_MAX;
     remaining_[slot] = batch_;
     taken_ = b + 1;
+    // The queue depth after this batch was taken, counted while the lock is held anyway, so that the
+    // training loop can report it without taking the lock again inside its measured window.
+    std::uint64_t ready = 0;
+    for (std::uint64_t s = 0; s < window_; ++s)
+        if (slotBatch_[s] != UINT64_MAX && remaining_[s] == 0) ++ready;
+    readyAfterTake_ = ready;
     lock.unlock();
     // Wake only as many readers as there are new samples to read: waking them all makes a herd that
     // preempts the training loop on small machines, and every µs it loses is an AU point lost.

@@ -40,8 +40,11 @@ public:
     bool takeBatch(std::uint64_t b);
     // Stops handing out work for this epoch and waits until every reader is idle.
     void endEpoch();
-    // Batches loaded and waiting (the prefetch queue depth).
+    // Batches loaded and waiting (the prefetch queue depth); takes the lock.
     std::uint64_t readyBatches() const;
+    // The queue depth right after the last takeBatch, as it counted it: for the training loop's thread
+    // only, no lock.
+    std::uint64_t readyAfterTake() const { return readyAfterTake_; }
     std::uint64_t window() const { return window_; }
     bool failed() const { return failed_.load(); }
     std::string error() const;
@@ -70,6 +73,7 @@ private:
     std::uint64_t steps_ = 0;
     std::uint64_t nextTicket_ = 0; // next sample position in order_
     std::uint64_t taken_ = 0;      // batches handed to the training loop
+    std::uint64_t readyAfterTake_ = 0; // written by takeBatch, read by the same (training) thread
     bool active_ = false;
     std::uint64_t epochGen_ = 0; // readers forget their cached file when it changes
     bool shutdown_ = false;

@@ -1,8 +1,10 @@
-// How the engine talks to the world (CLI progress line, --live-json, the GUI bridge). Calls come from
-// engine threads: implementations must be thread-safe and cheap (onStep is on the per-step path).
+// How the engine talks to the world (CLI progress line, --live-json, the GUI bridge). Calls come from the
+// engine's event pump thread (engine/event_pump.h), never from inside an accelerator's measured step;
+// implementations must still be thread-safe (other phases call from other threads) and should keep up.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,8 +32,10 @@ struct EpochEvent {
     double seconds = 0;               // epoch wall time
     // The loader policy (docs/loader.md), over this process's ranks: 1 − storage reads / accesses, Belady's
     // bound for the same capacity, and the accelerators' mean wait for batches (summed step loads). NaN when
-    // not known.
-    double hitRatio = 0, beladyHitRatio = 0, stallSeconds = 0;
+    // not known (the default: an event that did not say is never read as a measured 0).
+    double hitRatio = std::numeric_limits<double>::quiet_NaN();
+    double beladyHitRatio = std::numeric_limits<double>::quiet_NaN();
+    double stallSeconds = std::numeric_limits<double>::quiet_NaN();
 };
 
 class EngineObserver {

@@ -49,6 +49,52 @@ struct Fields {
     }
 };
 
+// The fields of the step and epoch lines: one list, read by the writer and the parser alike, so that a
+// field the writer adds is a field the parser reads (an MPI run followed through the stream must carry
+// what an in-process run's events carry). Numbers are written as JSON numbers, NaN ("not known") as null.
+struct CountField {
+    const char* key;
+    std::uint64_t StepEvent::*member;
+};
+struct NumberField {
+    const char* key;
+    double StepEvent::*member;
+};
+constexpr CountField kStepCounts[] = {{"rank", &StepEvent::rank},
+                                      {"epoch", &StepEvent::epoch},
+                                      {"step", &StepEvent::step},
+                                      {"steps_per_epoch", &StepEvent::stepsPerEpoch},
+                                      {"queue_depth", &StepEvent::queueDepth},
+                                      {"bytes_read", &StepEvent::bytesRead}};
+constexpr NumberField kStepNumbers[] = {{"load", &StepEvent::load},
+                                        {"compute", &StepEvent::compute},
+                                        {"proc", &StepEvent::proc},
+                                        {"time", &StepEvent::wallTime}};
+
+struct EpochCount {
+    const char* key;
+    std::uint64_t EpochEvent::*member;
+};
+struct EpochNumber {
+    const char* key;
+    double EpochEvent::*member;
+    bool required; // absent in lines of older versions: read as NaN (not known)
+};
+struct EpochSeries {
+    const char* key;
+    std::vector<double> EpochEvent::*member;
+};
+constexpr EpochCount kEpochCounts[] = {{"epoch", &EpochEvent::epoch}, {"epochs", &EpochEvent::epochs}};
+constexpr EpochNumber kEpochNumbers[] = {{"au_percent", &EpochEvent::auPercent, true},
+                                         {"samples_per_second", &EpochEvent::throughput, true},
+                                         {"MiB_per_second", &EpochEvent::mibPerSecond, true},
+                                         {"seconds", &EpochEvent::seconds, true},
+                                         {"hit_ratio", &EpochEvent::hitRatio, false},
+                                         {"belady_hit_ratio", &EpochEvent::beladyHitRatio, false},
+                                         {"stall_seconds", &EpochEvent::stallSeconds, false}};
+constexpr EpochSeries kEpochSeries[] = {{"rank_au", &EpochEvent::rankAu},
+                                        {"rank_samples_per_second", &EpochEvent::rankThroughput}};
+
 } // namespace
 
 std::string phaseLine(const std::string& label, const std::string& phase) {
@@ -56,17 +102,18 @@ std::string phaseLine(const std::string& label, const std::string& phase) {
 }
 
 std::string stepLine(const std::string& label, const StepEvent& e) {
-    return dump(json{{"event", "step"},    {"label", label},     {"rank", e.rank},
-                     {"epoch", e.epoch},   {"step", e.step},     {"steps_per_epoch", e.stepsPerEpoch},
-                     {"load", e.load},     {"compute", e.compute}, {"proc", e.proc},
-                     {"time", e.wallTime}, {"queue_depth", e.queueDepth}, {"bytes_read", e.bytesRead}});
+    json j{{"event", "step"}, {"label", label}};
+    for (const auto& f : kStepCounts) j[f.key] = e.*f.member;
+    for (const auto& f : kStepNumbers) j[f.key] = e.*f.member;
+    return dump(j);
 }
 
 std::string epochLine(const std::string& label, const EpochEvent& e) {
-    return dump(json{{"event", "epoch"},  {"label", label},        {"epoch", e.epoch},
-                     {"epochs", e.epochs}, {"au_percent", e.auPercent}, {"samples_per_second", e.throughput},
-                     {"MiB_per_second", e.mibPerSecond}, {"rank_au", e.rankAu},
-                     {"rank_samples_per_second", e.rankThroughput}, {"seconds", e.seconds}});
+    json j{{"event", "epoch"}, {"label", label}};
+    for (const auto& f : kEpochCounts) j[f.key] = e.*f.member;
+    for (const auto& f : kEpochNumbers) j[f.key] = e.*f.member;
+    for (const auto& f : kEpochSeries) j[f.key] = e.*f.member;
+    return dump(j);
 }
 
 std::string hostsLine(const std::string& label, const std::vector<std::string>& hostOfRank) {
@@ -109,28 +156,14 @@ std::optional<Event> parseLine(std::string_view line) {
         e.text = f.text("text");
     } else if (event == "step") {
         e.kind = Event::Kind::Step;
-        StepEvent& s = e.step;
-        s.rank = f.count("rank");
-        s.epoch = f.count("epoch");
-        s.step = f.count("step");
-        s.stepsPerEpoch = f.count("steps_per_epoch");
-        s.load = f.number("load");
-        s.compute = f.number("compute");
-        s.proc = f.number("proc");
-        s.wallTime = f.number("time");
-        s.queueDepth = f.count("queue_depth");
-        s.bytesRead = f.count("bytes_read");
+        for (const auto& k : kStepCounts) e.step.*k.member = f.count(k.key);
+        for (const auto& k : kStepNumbers) e.step.*k.member = f.number(k.key);
     } else if (event == "epoch") {
         e.kind = Event::Kind::Epoch;
-        EpochEvent& p = e.epoch;
-        p.epoch = f.count("epoch");
-        p.epochs = f.count("epochs");
-        p.auPercent = f.number("au_percent");
-        p.throughput = f.number("samples_per_second");
-        p.mibPerSecond = f.number("MiB_per_second");
-        p.rankAu = f.numbers("rank_au");
-        p.rankThroughput = f.numbers("rank_samples_per_second");
-        p.seconds = f.number("seconds");
+        for (const auto& k : kEpochCounts) e.epoch.*k.member = f.count(k.key);
+        for (const auto& k : kEpochNumbers)
+            e.epoch.*k.member = k.required || j.contains(k.key) ? f.number(k.key) : std::nan("");
+        for (const auto& k : kEpochSeries) e.epoch.*k.member = f.numbers(k.key);
     } else if (event == "hosts") {
         e.kind = Event::Kind::Hosts;
         const auto it = j.find("ranks");

@@ -4,6 +4,7 @@
 #include "dist/process_sync.h"
 #include "engine/batch_prefetcher.h"
 #include "engine/compute_emulator.h"
+#include "engine/event_pump.h"
 #include "engine/sample_order.h"
 #include "engine/step_barrier.h"
 #include "engine/thread_tuning.h"
@@ -55,20 +56,24 @@ struct SharedRun {
     // Each local rank's loader counters and placement, written by that rank's thread when it ends.
     std::vector<std::vector<loader::EpochTally>> loaderTallies;
     std::vector<loader::PlacementSummary> loaderPlacement;
-    // epochLoader[e][l] / epochStall[e][l]: local rank l's loader counters and summed step loads of epoch
-    // e + 1, stored by that rank as the epoch ends (for the live epoch event).
+    // epochLoader[e][g] / epochStall[e][g]: rank g's loader counters and summed step loads of epoch e + 1,
+    // stored by that rank as the epoch ends (for the live epoch event); under MPI process 0 has the other
+    // processes' from their epoch-end slots.
     std::vector<std::vector<loader::EpochTally>> epochLoader;
     std::vector<std::vector<double>> epochStall;
     // Multi-process runs: the meeting of every rank of the job (null in a single process).
     std::unique_ptr<dist::ProcessSync> sync;
+    // Where the accelerators leave their live events (the observer is called from its thread, never
+    // between a step's compute and its meeting).
+    EventPump* pump = nullptr;
 
     SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t total, std::uint64_t localRanks,
               std::uint64_t first, std::uint64_t seed)
         : cfg(c), opt(o), ranks(total), local(localRanks), firstRank(first), runSeed(seed), barrier(localRanks),
           perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(total)),
           epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)), loaderTallies(localRanks),
-          loaderPlacement(localRanks), epochLoader(c.train.epochs, std::vector<loader::EpochTally>(localRanks)),
-          epochStall(c.train.epochs, std::vector<double>(localRanks, 0.0)) {}
+          loaderPlacement(localRanks), epochLoader(c.train.epochs, std::vector<loader::EpochTally>(total)),
+          epochStall(c.train.epochs, std::vector<double>(total, std::numeric_limits<double>::quiet_NaN())) {}
 
     // Every rank meets (the emulated all-reduce): the threads of this process, and with MPI every process.
     bool meet(std::uint64_t rank, const dist::SyncSlot& slot = {}) {
@@ -144,7 +149,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     std::vector<std::uint64_t> order;
     const StopFlag shouldStop{run};
     const bool v1 = run.opt.semantics == MetricSemantics::DlioV1;
-    EngineObserver* obs = run.opt.observer;
+    EventPump& pump = *run.pump;
     record.rank = rank;
     record.epochs.reserve(cfg.train.epochs);
     // Checkpoints as the fork's main.py _train (lines 632-658): every K steps of an epoch (the step's
@@ -210,7 +215,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             blockp->load.push_back(t1 - t0);
             blockp->compute.push_back(v1 ? drawn : t2 - t1);
             blockp->proc.push_back(t2 - t0);
-            if (obs) {
+            // Between compute and the meeting: clock reads (above) and one lock-free store, nothing else.
+            if (pump.active()) {
                 StepEvent ev;
                 ev.rank = rank;
                 ev.epoch = epoch;
@@ -220,9 +226,9 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 ev.compute = blockp->compute.back();
                 ev.proc = t2 - t0;
                 ev.wallTime = t2 - run.clock.origin();
-                ev.queueDepth = prefetcher.readyBatches();
+                ev.queueDepth = prefetcher.readyAfterTake();
                 ev.bytesRead = prefetcher.bytesRead();
-                obs->onStep(ev);
+                pump.step(rank - run.firstRank, ev);
             }
             // The emulated all-reduce (DLIO has none). t0 is taken after it, so its wait is in no step's
             // load or compute but in the block's wall time T, which AU divides by (SPEC §5, docs/engine.md).
@@ -238,7 +244,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 slot.wall = t2 - run.clock.origin();
                 slot.bytesRead = prefetcher.bytesRead();
                 slot.samplesRead = prefetcher.samplesRead();
-                slot.queueDepth = prefetcher.readyBatches();
+                slot.queueDepth = prefetcher.readyAfterTake();
                 slot.epochStart = ep.start;
                 slot.blockStart = blockp->start;
                 slot.blockEnd = slot.epochEnd = t2;
@@ -273,8 +279,8 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
-        run.epochStall[epoch - 1][rank - run.firstRank] = ep.loadSeconds();
-        run.epochLoader[epoch - 1][rank - run.firstRank] = source.tallies()[epoch - 1];
+        run.epochStall[epoch - 1][rank] = ep.loadSeconds();
+        run.epochLoader[epoch - 1][rank] = source.tallies()[epoch - 1];
         dist::SyncSlot endSlot;
         if (run.sync) {
             endSlot.kind = dist::SyncSlot::EpochEnd;
@@ -287,6 +293,12 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             endSlot.epochEnd = ep.end;
             endSlot.blockStart = ep.blocks.front().start;
             endSlot.blockEnd = ep.blocks.front().end;
+            const loader::EpochTally& t = run.epochLoader[epoch - 1][rank];
+            endSlot.loaderAccesses = t.accesses;
+            endSlot.loaderStorageReads = t.storageReads;
+            endSlot.beladyAccesses = t.beladyAccesses;
+            endSlot.beladyHits = t.beladyHits;
+            endSlot.stallSeconds = run.epochStall[epoch - 1][rank];
         }
         if (!run.meet(rank, endSlot)) break;
         if (ckpt && ckptEvery == 0 && epoch == nextCkptEpoch) {
@@ -297,7 +309,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (run.opt.afterEpoch &&
             !run.betweenEpochs(rank, [&] { run.opt.afterEpoch(epoch, run.epochBytes[epoch - 1]); }))
             break;
-        if (rank == 0 && obs) {
+        if (rank == 0 && pump.active()) {
             EpochEvent ev;
             ev.epoch = epoch;
             ev.epochs = cfg.train.epochs;
@@ -314,10 +326,12 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             for (const auto& t : run.epochLoader[epoch - 1]) sum += t;
             ev.hitRatio = loader::hitRatio(sum);
             ev.beladyHitRatio = loader::beladyHitRatio(sum);
+            // Mean over every rank of the job (under MPI the others' from their epoch-end slots); NaN if
+            // a rank's is not known.
             ev.stallSeconds = 0;
             for (const double st : run.epochStall[epoch - 1]) ev.stallSeconds += st;
-            ev.stallSeconds /= static_cast<double>(run.local);
-            obs->onEpoch(ev);
+            ev.stallSeconds /= static_cast<double>(run.ranks);
+            pump.epoch(ev);
         }
     }
     run.bytesRead.fetch_add(prefetcher.bytesRead());
@@ -361,7 +375,7 @@ public:
                 b.load.push_back(s.load);
                 b.compute.push_back(s.compute);
                 b.proc.push_back(s.proc);
-                if (EngineObserver* obs = run_.opt.observer) {
+                if (run_.pump->active()) {
                     StepEvent ev;
                     ev.rank = g;
                     ev.epoch = s.epoch;
@@ -373,11 +387,19 @@ public:
                     ev.wallTime = s.wall;
                     ev.queueDepth = s.queueDepth;
                     ev.bytesRead = s.bytesRead;
-                    obs->onStep(ev);
+                    run_.pump->step(run_.local, ev); // the relay's own ring (one meeting at a time)
                 }
             } else {
                 e.complete = s.complete != 0 && e.steps() == s.stepsPerEpoch;
-                if (e.complete) run_.perEpoch[s.epoch - 1][g] = epochRankMetrics(e, run_.metricOptions);
+                if (e.complete) {
+                    run_.perEpoch[s.epoch - 1][g] = epochRankMetrics(e, run_.metricOptions);
+                    loader::EpochTally& t = run_.epochLoader[s.epoch - 1][g];
+                    t.accesses = s.loaderAccesses;
+                    t.storageReads = s.loaderStorageReads;
+                    t.beladyAccesses = s.beladyAccesses;
+                    t.beladyHits = s.beladyHits;
+                    run_.epochStall[s.epoch - 1][g] = s.stallSeconds;
+                }
             }
         }
     }
@@ -471,6 +493,10 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
         }
     }
     SharedRun run(cfg, options, R, K, first, runSeed);
+    // One ring per local accelerator, and one for process 0's relay of the other processes' steps (each
+    // meeting adds up to R − K events: the ring holds a few hundred meetings between two drains).
+    EventPump pump(options.observer, K + 1, std::max<std::size_t>(4096, 256 * R));
+    run.pump = &pump;
     run.metricOptions.semantics = options.semantics;
     run.metricOptions.excludeStartSteps = cfg.metric.excludeStartSteps;
     run.metricOptions.excludeEndSteps = cfg.metric.excludeEndSteps;
@@ -526,6 +552,7 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     joined.store(true);
     watcher.join();
     if (run.sync) run.sync->join();
+    pump.finish(); // every live event is delivered before the outcome is returned
 
     out.end = run.clock.now();
     out.cpuSeconds = processCpuSeconds() - cpu0;

@@ -3,7 +3,7 @@
 //
 //   cmake --build --preset release --target bench_au_floor && build/release/tests/bench/bench_au_floor
 //       [--dir D] [--files N] [--epochs E] [--ranks 1,4,8,16] [--engines posix,mmap]
-//       [--telemetry off,on] [--repeat K]
+//       [--telemetry off,on] [--observers none,bridge,cli,live-json] [--repeat K]
 //
 // Workload: CosmoFlow's step (batch 1, computation_time 3.5 ms, 4 read_threads, one 2,828,486-byte
 // sample per npz file: the cosmoflow preset's record size) on files small enough in number to stay in
@@ -11,6 +11,11 @@
 // the run's AU % (DLIO's definition, docs/metrics.md), samples/s and the process CPU per sample.
 //
 // Targets: AU >= 99 % at 1 accelerator with telemetry on; AU >= 70 % at 16 accelerators.
+// Observers (issue 19, "What watches a run"): the GUI's EngineBridge (its steps taken every 100 ms as the
+// Run page's timer does), the CLI's progress reporter (its progress line: run on a terminal, e.g. under
+// `script`, to see the ticker) and --live-json (a line per step and epoch, written and flushed): each
+// within 0.3 AU point of none. Cases alternate in the order given, --repeat times, so that a drift in the
+// machine's load falls on all of them alike.
 // Every case runs the real engine: readers read and parse every sample, the compute step is waited out.
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
@@ -18,8 +23,15 @@
 #include "io/io_engines.h"
 #include "telemetry/telemetry_sampler.h"
 #include "util/clock.h"
+#include "progress_reporter.h"
+#ifdef TRAINIO_BENCH_WITH_UI
+#include "engine_bridge.h"
+#endif
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -64,11 +76,63 @@ struct Case {
     std::uint64_t ranks;
     std::string engine;
     bool telemetry;
+    std::string observer = "none";
 };
 
-void runCase(const WorkloadConfig& cfg, const Case& k) {
+// The observer a case runs with, and whatever drives it beside the run (the GUI's timer).
+class CaseObserver {
+public:
+    CaseObserver(const std::string& kind, const WorkloadConfig& cfg, const fs::path& scratch) {
+        if (kind == "cli") {
+            cli_ = std::make_unique<cli::ProgressReporter>(false, "", static_cast<double>(cfg.dataset.recordLength),
+                                                           cfg.reader.batchSize, cfg.train.epochs);
+        } else if (kind == "live-json") {
+            cli_ = std::make_unique<cli::ProgressReporter>(true, (scratch / "live.jsonl").string(),
+                                                           static_cast<double>(cfg.dataset.recordLength),
+                                                           cfg.reader.batchSize, cfg.train.epochs);
+        } else if (kind == "bridge") {
+#ifdef TRAINIO_BENCH_WITH_UI
+            bridge_ = std::make_unique<ui::EngineBridge>();
+            timer_ = std::thread([this] {
+                while (!stop_.load()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                    taken_ += bridge_->takeSteps().size();
+                }
+                taken_ += bridge_->takeSteps().size();
+            });
+#else
+            throw std::runtime_error("--observers bridge: this build has no GUI library");
+#endif
+        } else if (kind != "none") {
+            throw std::runtime_error("--observers " + kind + ": expected none, bridge, cli or live-json");
+        }
+    }
+    ~CaseObserver() {
+        stop_.store(true);
+        if (timer_.joinable()) timer_.join();
+    }
+    EngineObserver* get() {
+#ifdef TRAINIO_BENCH_WITH_UI
+        if (bridge_) return bridge_.get();
+#endif
+        return cli_.get();
+    }
+
+private:
+    std::unique_ptr<cli::ProgressReporter> cli_;
+#ifdef TRAINIO_BENCH_WITH_UI
+    std::unique_ptr<ui::EngineBridge> bridge_;
+#endif
+    std::atomic<bool> stop_{false};
+    std::size_t taken_ = 0;
+    std::thread timer_;
+};
+
+void runCase(const WorkloadConfig& cfg, const Case& k, const fs::path& scratch) {
     const std::string loadavg = loadAverage();
+    CaseObserver observer(k.observer, cfg, scratch);
     EngineOptions o;
+    o.observer = observer.get();
     o.accelerators = k.ranks;
     o.io = makeIoBackend(parseIoEngine(k.engine, "--engines"));
     WallClock clock;
@@ -83,8 +147,8 @@ void runCase(const WorkloadConfig& cfg, const Case& k) {
     std::size_t rows = 0;
     if (sampler) rows = sampler->stop().rows.size();
     if (r.status != RunStatus::Complete) {
-        std::printf("%4llu  %-6s %-4s  run %s: %s\n", static_cast<unsigned long long>(k.ranks), k.engine.c_str(),
-                    k.telemetry ? "on" : "off", toString(r.status), r.error.c_str());
+        std::printf("%4llu  %-6s %-4s %-9s  run %s: %s\n", static_cast<unsigned long long>(k.ranks), k.engine.c_str(),
+                    k.telemetry ? "on" : "off", k.observer.c_str(), toString(r.status), r.error.c_str());
         return;
     }
     // Where a step's time goes, over every rank's steps: DLIO's load (batch wait + the previous step's
@@ -112,8 +176,9 @@ void runCase(const WorkloadConfig& cfg, const Case& k) {
         periods += b0.end - b0.start;
     }
     const double cpuPerSample = r.samplesRead ? r.cpuSeconds / static_cast<double>(r.samplesRead) * 1e6 : 0.0;
-    std::printf("%4llu  %-6s %-4s %8.2f %10.1f %10.1f %8.3f %8.3f %8.3f %8.3f %8.2f  %-16s %s\n",
-                static_cast<unsigned long long>(k.ranks), k.engine.c_str(), k.telemetry ? "on" : "off", r.metrics.auMean,
+    std::printf("%4llu  %-6s %-4s %-9s %8.2f %10.1f %10.1f %8.3f %8.3f %8.3f %8.3f %8.2f  %-16s %s\n",
+                static_cast<unsigned long long>(k.ranks), k.engine.c_str(), k.telemetry ? "on" : "off", k.observer.c_str(),
+                r.metrics.auMean,
                 r.metrics.throughputMean, cpuPerSample, steps > 0 ? load / steps * 1e3 : 0.0,
                 steps > 0 ? compute / steps * 1e3 : 0.0, slowSteps > 0 ? slowest / slowSteps * 1e3 : 0.0,
                 slowSteps > 0 ? periods / slowSteps * 1e3 : 0.0, r.end - r.start, loadavg.c_str(), k.telemetry ? (std::to_string(rows) + " telemetry rows").c_str() : "");
@@ -125,7 +190,7 @@ void runCase(const WorkloadConfig& cfg, const Case& k) {
 int main(int argc, char** argv) {
     fs::path base = fs::temp_directory_path() / "trainio-bench";
     std::uint64_t files = 1024, epochs = 3, repeat = 1;
-    std::vector<std::string> ranks{"1", "4", "8", "16"}, engines{"posix", "mmap"}, telemetry{"off", "on"};
+    std::vector<std::string> ranks{"1", "4", "8", "16"}, engines{"posix", "mmap"}, telemetry{"off", "on"}, observers{"none"};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const bool more = i + 1 < argc;
@@ -136,9 +201,11 @@ int main(int argc, char** argv) {
         else if (a == "--ranks" && more) ranks = splitList(argv[++i]);
         else if (a == "--engines" && more) engines = splitList(argv[++i]);
         else if (a == "--telemetry" && more) telemetry = splitList(argv[++i]);
+        else if (a == "--observers" && more) observers = splitList(argv[++i]);
         else {
             std::fprintf(stderr, "usage: bench_au_floor [--dir DIR] [--files N] [--epochs E] [--ranks 1,4,8,16] "
-                                 "[--engines posix,mmap] [--telemetry off,on] [--repeat K]\n");
+                                 "[--engines posix,mmap] [--telemetry off,on] [--observers none,bridge,cli,live-json] "
+                                 "[--repeat K]\n");
             return 2;
         }
     }
@@ -156,12 +223,14 @@ int main(int argc, char** argv) {
                     "%llu epochs, %u CPUs\n\n",
                     TRAINIO_VERSION, static_cast<unsigned long long>(files), base.string().c_str(),
                     static_cast<unsigned long long>(epochs), std::thread::hardware_concurrency());
-        std::printf("%4s  %-6s %-4s %8s %10s %10s %8s %8s %8s %8s %8s  %-16s\n", "accs", "engine", "tele", "AU %", "samples/s",
+        std::printf("%4s  %-6s %-4s %-9s %8s %10s %10s %8s %8s %8s %8s %8s  %-16s\n", "accs", "engine", "tele", "observer",
+                    "AU %", "samples/s",
                     "CPU µs/s", "load ms", "comp ms", "slow ms", "step ms", "wall s", "loadavg before");
         for (std::uint64_t k = 0; k < repeat; ++k)
             for (const auto& rk : ranks)
                 for (const auto& e : engines)
-                    for (const auto& t : telemetry) runCase(cfg, Case{std::stoull(rk), e, t == "on"});
+                    for (const auto& t : telemetry)
+                        for (const auto& ob : observers) runCase(cfg, Case{std::stoull(rk), e, t == "on", ob}, base);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_au_floor: %s\n", e.what());
         return 1;

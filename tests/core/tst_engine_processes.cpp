@@ -217,6 +217,67 @@ private slots:
         QVERIFY2(QString::fromStdString(outs[0].error).contains(QStringLiteral("did not")), outs[0].error.c_str());
     }
 
+    // Process 0 relays every remote rank's steps to its observer after the meeting has released the
+    // accelerators (issue 19): an observer blocked in onStep until the run's last epoch has ended does not
+    // hold the meetings. Its epoch events carry the loader's figures over every rank of the job: the
+    // stall is the mean of all 4 ranks' summed step loads, as each process recorded them itself.
+    void processZeroRelaysOutsideTheMeetings() {
+        const WorkloadConfig cfg = tinyConfig(data_, 2);
+        struct Blocking final : EngineObserver {
+            std::mutex m;
+            std::condition_variable cv;
+            bool released = false, timedOut = false;
+            std::uint64_t remoteSteps = 0;
+            std::vector<EpochEvent> epochs;
+            void onStep(const StepEvent& e) override {
+                std::unique_lock lock(m);
+                if (e.rank >= 2 && !released &&
+                    !cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; }))
+                    timedOut = released = true;
+                if (e.rank >= 2) ++remoteSteps;
+            }
+            void onEpoch(const EpochEvent& e) override {
+                std::lock_guard lock(m);
+                epochs.push_back(e);
+            }
+            void release() {
+                {
+                    std::lock_guard lock(m);
+                    released = true;
+                }
+                cv.notify_all();
+            }
+        } obs;
+        bool lastEpochEnded = false;
+        // Every process has the hook (its meetings are collective); process 0's releases the observer.
+        const auto outs = runProcesses(cfg, 2, 2, [&](int p, EngineOptions& o) {
+            if (p == 0) o.observer = &obs;
+            o.afterEpoch = [&, p](std::uint64_t epoch, const std::vector<std::uint64_t>&) {
+                if (p == 0 && epoch == 2) {
+                    lastEpochEnded = true;
+                    obs.release();
+                }
+            };
+        });
+        QVERIFY2(outs[0].status == RunStatus::Complete, outs[0].error.c_str());
+        QVERIFY2(outs[1].status == RunStatus::Complete, outs[1].error.c_str());
+        QVERIFY(lastEpochEnded);
+        QVERIFY2(!obs.timedOut, "the meetings waited for process 0's observer");
+        // 48 samples / batch 2 / 4 ranks = 6 steps per epoch; ranks 2 and 3 are process 1's.
+        QCOMPARE(obs.remoteSteps, std::uint64_t(2 * 2 * 6));
+        QCOMPARE(obs.epochs.size(), std::size_t(2));
+        for (const auto& ev : obs.epochs) {
+            double sum = 0;
+            for (const auto& r : outs[0].ranks)
+                if (r.rank < 2) sum += r.epochs[ev.epoch - 1].loadSeconds();
+            for (const auto& r : outs[1].ranks) sum += r.epochs[ev.epoch - 1].loadSeconds(); // its own records
+            QVERIFY2(std::abs(ev.stallSeconds - sum / 4) < 1e-9,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(ev.stallSeconds).arg(sum / 4)));
+            QCOMPARE(ev.hitRatio, 0.0); // plain loader: every access read from storage, on every rank
+            QCOMPARE(ev.rankAu.size(), std::size_t(4));
+        }
+    }
+
     // A cancel on every process (the forwarded SIGUSR1): all stop at the same meeting, none broken,
     // process 0 marks the run cancelled and keeps the epochs measured.
     void aCancelStopsEveryProcessCleanly() {
