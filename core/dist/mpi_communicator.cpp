@@ -7,6 +7,8 @@
 #include <ctime>
 #include <limits>
 #include <sched.h>
+#include <string>
+#include <unistd.h>
 
 namespace trainio::dist {
 
@@ -14,8 +16,32 @@ bool MpiCommunicator::launchedByMpirun() {
     return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
 }
 
+namespace {
+
+// Open MPI binds each process to one core by default when there are at most two processes (and to a
+// socket beyond): a process hosting K accelerators and their readers would then share one core while the
+// others idle — a harness cost charged to the storage (issue 19: `mpirun -np 1 … --accelerators-per-process
+// 4` lost ~8 AU points to 4 threads). When the binding is Open MPI's default (it bound the process at
+// launch and no --bind-to / hwloc_base_binding_policy was given), the process takes back the CPUs its
+// launcher (the local daemon) may use; an explicit --bind-to is left as the user chose it.
+void undoDefaultBinding() {
+    const char* bound = std::getenv("OMPI_MCA_orte_bound_at_launch");
+    if (!bound || std::string(bound) != "1") return;
+    if (std::getenv("OMPI_MCA_hwloc_base_binding_policy") != nullptr) return; // the user's choice
+    cpu_set_t launcher, mine;
+    CPU_ZERO(&launcher);
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(getppid(), sizeof launcher, &launcher) != 0) return;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+    if (CPU_COUNT(&launcher) <= CPU_COUNT(&mine)) return;
+    sched_setaffinity(0, sizeof launcher, &launcher); // threads created from now on inherit it
+}
+
+} // namespace
+
 std::unique_ptr<MpiCommunicator> MpiCommunicator::initIfLaunched(int* argc, char*** argv) {
     if (!launchedByMpirun()) return nullptr;
+    undoDefaultBinding();
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     // Errors are returned, not fatal: a failed collective must become a failed run with its reason.

@@ -12,7 +12,8 @@ namespace trainio::dist {
 class MpiCommunicator final : public Communicator {
 public:
     // Null when not launched by mpirun. Initialises MPI with MPI_THREAD_SERIALIZED (calls come from one
-    // thread at a time: the command's, then the engine's sync thread, then the command's again).
+    // thread at a time: the command's, then each meeting's leader, then the command's again). A process
+    // that Open MPI bound to one core by default gets back its launcher's CPUs first (docs/mpi.md).
     static std::unique_ptr<MpiCommunicator> initIfLaunched(int* argc, char*** argv);
     static bool launchedByMpirun();
     ~MpiCommunicator() override; // MPI_Finalize, unless broken (then nothing: the job is being torn down)

@@ -62,9 +62,9 @@ train:
   computation_time: 0.0035
 EOF
 
-"$cli" datagen --config "$yaml" --quiet
+"$cli" datagen --config "$yaml" --quiet 2>>"$work/log"
 # One untimed pass with no compute, so that every file is in the page cache.
-"$cli" run --config "$yaml" ++workload.train.epochs=1 ++workload.train.computation_time=0 --output "$work/warm" --quiet >/dev/null
+"$cli" run --config "$yaml" ++workload.train.epochs=1 ++workload.train.computation_time=0 --output "$work/warm" --quiet >/dev/null 2>>"$work/log"
 
 au() { python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["metric"]["train_au_mean_percentage"])' "$1/summary.json"; }
 median() { python3 -c 'import statistics,sys; print("%.2f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
@@ -83,10 +83,10 @@ for shape in $shapes; do
     extra_t=()
     extra_m=()
     if [ "$live" = 1 ]; then extra_t=(--live-json "$work/t$i.jsonl"); extra_m=(--live-json "$work/m$i.jsonl"); fi
-    run_threads() { "$cli" run --config "$yaml" --accelerators "$R" --output "$work/t_${shape}_$i" --quiet "${extra_t[@]}" >/dev/null; }
+    run_threads() { "$cli" run --config "$yaml" --accelerators "$R" --output "$work/t_${shape}_$i" --quiet "${extra_t[@]}" >/dev/null 2>>"$work/log"; }
     run_mpi() {
       mpirun --allow-run-as-root --oversubscribe -np "$P" "$cli" run --config "$yaml" --accelerators-per-process "$K" \
-        --output "$work/m_${shape}_$i" --quiet "${extra_m[@]}" >/dev/null
+        --output "$work/m_${shape}_$i" --quiet "${extra_m[@]}" >/dev/null 2>>"$work/log"
     }
     if [ $((i % 2)) = 1 ]; then order="t,m"; run_threads; run_mpi; else order="m,t"; run_mpi; run_threads; fi
     t=$(au "$work/t_${shape}_$i")

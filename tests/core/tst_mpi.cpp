@@ -15,6 +15,9 @@
 
 #include <csignal>
 #include <set>
+#include <sched.h>
+#include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -234,6 +237,42 @@ private slots:
         const double auThreads = b["metric"]["train_au_mean_percentage"].get<double>();
         qInfo("AU: 4 processes %.2f %%, 4 threads %.2f %%", au, auThreads);
         QVERIFY2(std::abs(au - auThreads) < 15.0, qPrintable(QStringLiteral("%1 vs %2").arg(au).arg(auThreads)));
+    }
+
+    // Open MPI binds each of ≤ 2 processes to one core by default: a process hosting several accelerators
+    // and their readers must not be squeezed onto it (issue 19). Under the default binding the run's
+    // telemetry says the process could use every CPU this test may use; with an explicit --bind-to core
+    // the user's choice stands (one CPU).
+    void theDefaultBindingDoesNotSqueezeAProcess() {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        QCOMPARE(sched_getaffinity(0, sizeof set, &set), 0);
+        const int mine = CPU_COUNT(&set);
+        const fs::path cfg = base_ / "bind.yaml";
+        // 8 steps of 100 ms: long enough for the telemetry's first rows.
+        testsupport::writeText(cfg, yamlFor(data_, 32, 0.1, 1));
+        auto allowedCores = [](const fs::path& dir) {
+            std::ifstream in(dir / "telemetry.csv");
+            std::string header, row;
+            std::getline(in, header);
+            std::getline(in, row);
+            std::vector<std::string> h, r;
+            std::stringstream hs(header), rs(row);
+            for (std::string c; std::getline(hs, c, ',');) h.push_back(c);
+            for (std::string c; std::getline(rs, c, ',');) r.push_back(c);
+            for (std::size_t i = 0; i < h.size() && i < r.size(); ++i)
+                if (h[i] == "allowed_cores") return std::stoi(r[i]);
+            return -1;
+        };
+        const fs::path unbound = base_ / "bind-default";
+        Mpi r = mpi(1, {"run", "--config", q(cfg), "--output", q(unbound), "--accelerators-per-process", "2", "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(allowedCores(unbound), mine);
+        const fs::path bound = base_ / "bind-core";
+        r = mpi(1, {"run", "--config", q(cfg), "--output", q(bound), "--accelerators-per-process", "2", "--quiet"},
+                {QStringLiteral("--bind-to"), QStringLiteral("core")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(allowedCores(bound), 1);
     }
 
     // The remote-launch path without a network: two hosts in a hostfile, daemons started by an rsh agent
