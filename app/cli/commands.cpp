@@ -3,6 +3,7 @@
 #include "cli_args.h"
 #include "checkpoint/checkpoint_run.h"
 #include "progress_reporter.h"
+#include "store/journal.h"
 
 #include "config/config_loader.h"
 #include "config/value_ranges.h"
@@ -705,6 +706,15 @@ int runMetricsCommand(const Args& args) {
     spec.positionals = true;
     const ParsedArgs p = parseArgs(args, spec);
     if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
+    // A run that died (SIGKILL, OOM, power loss): its completed epochs are read back from its journal into
+    // the folder's DLIO files first (store/journal.h), marked interrupted.
+    if (store::isInterrupted(p.positionals[0])) {
+        const RunOutcome r = store::completeInterrupted(p.positionals[0]);
+        std::fprintf(stderr, "%s: %s\n", p.positionals[0].c_str(), r.error.c_str());
+    } else if (store::isRunning(p.positionals[0])) {
+        std::fprintf(stderr, "%s: a run is still writing this folder; the metrics are of what it has written so far\n",
+                     p.positionals[0].c_str());
+    }
     const InvocationData d = readInvocationFolder(p.positionals[0]);
     const MetricSemantics sem = recordedSemantics(p, p.positionals[0]);
     MetricOptions mo;

@@ -1,4 +1,5 @@
 #include "aggregate/results_import.h"
+#include "store/journal.h"
 
 #include "aggregate/identity.h"
 #include "aggregate/labels.h"
@@ -586,6 +587,13 @@ TrainioRun trainioRunStatus(const fs::path& dir, const fs::path& canonicalRoot, 
     const auto st = j->find("status");
     const std::string status = st != j->end() && st->is_string() ? st->get<std::string>() : "complete";
     if (status == "complete") return out;
+    if (status == "interrupted") {
+        // The process died before the run's end; its completed epochs were read back from its journal.
+        out.status = InvocationStatus::Incomplete;
+        const auto e = j->find("error");
+        out.reason = e != j->end() && e->is_string() && !e->get<std::string>().empty() ? e->get<std::string>() : "interrupted";
+        return out;
+    }
     out.status = status == "cancelled" ? InvocationStatus::Cancelled : InvocationStatus::Failed;
     out.reason = status == "cancelled" ? "cancelled by the user" : "the run failed";
     if (const auto e = j->find("error"); e != j->end() && e->is_string() && !e->get<std::string>().empty())
@@ -881,6 +889,22 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
             if (it->path().filename() == "sweep.json" && it->is_regular_file(ec)) {
                 sweepFiles.push_back(it->path().lexically_normal());
+                continue;
+            }
+            if (it->path().filename() == store::kJournalName && it->is_regular_file(ec) && !it->is_symlink(ec)) {
+                // A run folder with a journal and no summary.json: a run that died (read back as interrupted,
+                // its DLIO files written from the journal: store/journal.h), or one still running (skipped).
+                const fs::path runDir = it->path().parent_path();
+                if (store::isInterrupted(runDir)) {
+                    try {
+                        store::completeInterrupted(runDir);
+                        addFound((runDir / "summary.json").lexically_normal(), canonicalRoot, rootName, absRoot);
+                    } catch (const std::exception& e) {
+                        result.skipped.push_back({runDir, std::string("an interrupted run whose journal could not be read back: ") + e.what()});
+                    }
+                } else if (store::isRunning(runDir)) {
+                    result.skipped.push_back({runDir, "a run is still writing this folder (not imported until it ends)"});
+                }
                 continue;
             }
             if (it->path().filename() != "summary.json") continue;

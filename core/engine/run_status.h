@@ -4,7 +4,9 @@
 
 namespace trainio {
 
-enum class RunStatus { Complete, Cancelled, Failed };
-const char* toString(RunStatus s); // "complete", "cancelled", "failed" (training_engine.cpp)
+// Interrupted: the process died before the run's end (SIGKILL, OOM, power loss); only a folder read back
+// from its journal says so (store/journal.h).
+enum class RunStatus { Complete, Cancelled, Failed, Interrupted };
+const char* toString(RunStatus s); // "complete", "cancelled", "failed", "interrupted" (training_engine.cpp)
 
 } // namespace trainio

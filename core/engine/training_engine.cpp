@@ -29,6 +29,7 @@ const char* toString(RunStatus s) {
     case RunStatus::Complete: return "complete";
     case RunStatus::Cancelled: return "cancelled";
     case RunStatus::Failed: return "failed";
+    case RunStatus::Interrupted: return "interrupted";
     }
     return "?";
 }
@@ -66,6 +67,8 @@ struct SharedRun {
     // Where the accelerators leave their live events (the observer is called from its thread, never
     // between a step's compute and its meeting).
     EventPump* pump = nullptr;
+    // This process writes the results (one process, or process 0): it feeds the journal.
+    bool recordsResults = true;
 
     SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t total, std::uint64_t localRanks,
               std::uint64_t first, std::uint64_t seed)
@@ -279,6 +282,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         if (prefetcher.failed()) run.fail(prefetcher.error());
         if (!ep.complete) break;
         run.perEpoch[epoch - 1][rank] = epochRankMetrics(ep, run.metricOptions);
+        if (run.opt.onEpochRecorded && run.recordsResults) run.opt.onEpochRecorded(rank, ep);
         run.epochStall[epoch - 1][rank] = ep.loadSeconds();
         run.epochLoader[epoch - 1][rank] = source.tallies()[epoch - 1];
         dist::SyncSlot endSlot;
@@ -393,6 +397,7 @@ public:
                 e.complete = s.complete != 0 && e.steps() == s.stepsPerEpoch;
                 if (e.complete) {
                     run_.perEpoch[s.epoch - 1][g] = epochRankMetrics(e, run_.metricOptions);
+                    if (run_.opt.onEpochRecorded) run_.opt.onEpochRecorded(g, e);
                     loader::EpochTally& t = run_.epochLoader[s.epoch - 1][g];
                     t.accesses = s.loaderAccesses;
                     t.storageReads = s.loaderStorageReads;
@@ -497,6 +502,7 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     // meeting adds up to R − K events: the ring holds a few hundred meetings between two drains).
     EventPump pump(options.observer, K + 1, std::max<std::size_t>(4096, 256 * R));
     run.pump = &pump;
+    run.recordsResults = out.writesResults;
     run.metricOptions.semantics = options.semantics;
     run.metricOptions.excludeStartSteps = cfg.metric.excludeStartSteps;
     run.metricOptions.excludeEndSteps = cfg.metric.excludeEndSteps;

@@ -34,6 +34,11 @@ struct EngineOptions {
     // each rank delivered in that epoch. Only called when set; an exception fails the run.
     std::function<void(std::uint64_t epoch)> beforeEpoch;
     std::function<void(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank)> afterEpoch;
+    // The process that writes the results (a single process, or process 0 under MPI): every rank's completed
+    // epoch as soon as it is known — the run journal's feed (store/journal.h). Called after the epoch's end
+    // (outside every measured window), from the rank's own thread or, for another process's rank, from the
+    // meeting that brought its epoch end; must be thread-safe.
+    std::function<void(std::uint64_t rank, const EpochRecord& epoch)> onEpochRecorded;
     // DLIO's checkpoints during training (workflow.checkpoint with train): after epochs
     // (checkpoint_after_epoch, epochs_between_checkpoints) or every steps_between_checkpoints steps, each
     // one ending a block as in the fork's main.py _train. Null: none.

@@ -12,6 +12,7 @@
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
 #include "results/storage_session.h"
+#include "store/journal.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 
@@ -81,6 +82,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     }
     if (writer) storage.startTelemetry();
     RunOutcome out;
+    fs::path journalPath;
     refuseCheckpointUnderMpi(cfg, opt.comm != nullptr);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
@@ -104,8 +106,30 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
             ckpt = std::make_unique<checkpoint::Checkpointer>(cfg, std::move(plan), co);
             eo.checkpointer = ckpt.get();
         }
+        // The journal (store/journal.h): every completed epoch on disk as it ends, so that a run killed at
+        // any instant is read back as interrupted with what it measured. The configuration first: the
+        // journal is read back with it.
+        std::unique_ptr<store::RunJournal> journal;
+        if (writer) {
+            writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), opt.io.get());
+            writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), opt.io.get());
+            store::JournalHeader h;
+            h.accelerators = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
+            h.processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
+            h.semantics = opt.semantics;
+            h.start = WallClock().now();
+            h.host = host;
+            h.commandLine = opt.commandLine;
+            journal = std::make_unique<store::RunJournal>(dir, h);
+            eo.onEpochRecorded = [j = journal.get()](std::uint64_t rank, const EpochRecord& e) { j->epoch(rank, e); };
+        }
         out = runTraining(cfg, eo);
         if (ckpt) out.checkpoints = ckpt->results();
+        if (journal) {
+            journal->finish();
+            if (!journal->error().empty()) preRunWarnings.push_back("the run journal was not kept up: " + journal->error());
+            journalPath = journal->path();
+        }
     }
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();
@@ -128,6 +152,9 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     ctx.logLines = opt.warnings;
     ctx.logLines.insert(ctx.logLines.end(), out.warnings.begin(), out.warnings.end());
     writeInvocationFolder(dir, cfg, out, host, ctx);
+    // The folder is whole (summary.json last): the journal has served. (Kept when the folder could not be
+    // written: then it is the record of what was measured.)
+    if (!journalPath.empty()) fs::remove(journalPath, ec);
     return out;
 }
 
