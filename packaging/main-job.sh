@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup-debian.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)"
+# Only what the main job runs: the command line and the GUI (which writes the PDF report headless).
+cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" --target trainio-cli trainio
 
 work=$(mktemp -d -t trainio-demo-XXXXXX)
 cli=build/release/app/cli/trainio-cli

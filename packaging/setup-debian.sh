@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package TrainIO needs to build, test, fuzz and produce reports.
-# Idempotent: packages already present are skipped by apt-get; safe to run again.
-# Usage (as root): bash packaging/setup-debian.sh
+# Installs the Debian 12 packages TrainIO needs: to build and run it (the main job), and with --tests
+# also what only the test suite needs (sanitizer toolchain, Xvfb, PDF tools, the Python oracles, fio,
+# the .deb checks). Idempotent: packages already present are skipped; safe to run again.
+# Usage (as root): bash packaging/setup-debian.sh [--tests]
 set -euo pipefail
 
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config git ca-certificates
-  clang libclang-rt-14-dev llvm
-  lld                  # the test builds link with ld.lld (much faster than ld.bfd on debug binaries)
   # core libraries
   nlohmann-json3-dev   # JSON for results and configs (header-only)
   libyaml-cpp-dev      # DLIO workload YAML
@@ -18,17 +17,23 @@ PACKAGES=(
   libpng-dev           # png datasets: encode as PIL does, full decode in the reader
   libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read through the IoBackend (C API)
   libopenmpi-dev openmpi-bin  # multi-process runs under mpirun across client hosts (docs/mpi.md)
-
-  # GUI
+  # GUI (and the PDF report the main job writes with it, headless)
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev libxkbcommon-dev
+)
+TEST_PACKAGES=(
+  clang libclang-rt-14-dev llvm  # the ASan/UBSan/TSan stages and the libFuzzer targets
+  lld                  # the test builds link with ld.lld (much faster than ld.bfd on debug binaries)
+  ccache               # optional compiler cache: CI re-runs on the same machine rebuild only what changed
   # tests, screenshots, report checks
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
   python3-dateutil     # MLPerf Storage v1.0 report.py (tst_peer_report)
   python3-pil python3-h5py  # oracles: generated jpeg/png/hdf5 open as DLIO's readers open them (tests/tools/check_image_hdf5.py)
+  util-linux           # unshare(1): tst_storage_truth mounts a ramfs in a private mount namespace
   # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
-  dpkg-dev help2man librsvg2-bin man-db desktop-file-utils appstream
+  dpkg-dev file help2man librsvg2-bin man-db desktop-file-utils appstream
 )
+if [ "${1:-}" = "--tests" ]; then PACKAGES+=("${TEST_PACKAGES[@]}"); fi
 
 need=()
 for p in "${PACKAGES[@]}"; do

@@ -1,4 +1,5 @@
 #include "config/config_internal.h"
+#include "trainio_source_dir.h"
 #include "config/config_loader.h"
 #include "config/config_schema.h"
 #include "util/errors.h"

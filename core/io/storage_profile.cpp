@@ -1,4 +1,5 @@
 #include "io/storage_profile.h"
+#include "trainio_source_dir.h"
 
 #include "config/config_internal.h"
 #include "config/config_schema.h"

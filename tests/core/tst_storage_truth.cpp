@@ -219,7 +219,11 @@ private slots:
                           QStringLiteral("-c"), script});
         QVERIFY2(p.waitForFinished(300000), "the ramfs run did not finish");
         const QString err = QString::fromUtf8(p.readAllStandardError());
-        if (p.exitCode() == 77 || (p.exitCode() != 0 && err.contains(QStringLiteral("unshare failed"))))
+        // unshare(1) itself refused (no privilege for a mount namespace here: chroots, some containers say
+        // "unshare failed" or "cannot change root filesystem propagation"), or the ramfs mount did (77): a
+        // counted skip with the reason, never a failure of the product.
+        if (p.exitCode() == 77 || (p.exitCode() != 0 && (err.contains(QStringLiteral("unshare failed")) ||
+                                                         err.trimmed().startsWith(QStringLiteral("unshare:")))))
             QSKIP(qPrintable(QStringLiteral("this sandbox forbids a ramfs in a private mount namespace: ") + err.trimmed()));
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
         // Each of the 32 files once, although every epoch opened each again.

@@ -1,5 +1,6 @@
 // Fuzzes what reads result folders: readInvocationFolder (trainio-cli metrics) and the importer
-// (core/aggregate: summary.json, <rank>_output.json, per_epoch_stats.json, configs/*.yaml). The input
+// (core/aggregate: summary.json, <rank>_output.json, per_epoch_stats.json, configs/*.yaml) and the run
+// journal of an interrupted run (store/journal.h). The input
 // is a folder (fuzz_support.h); its files are written into a scratch folder, which both readers then
 // read. readInvocationFolder may only throw InputError; importResults never throws (bad files are
 // listed as skipped). The metrics of what was read are computed too, as `metrics DIR` does.
@@ -9,6 +10,7 @@
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
 #include "results/invocation_files.h"
+#include "store/journal.h"
 #include "util/errors.h"
 
 #include <cstdio>
@@ -35,7 +37,8 @@ constexpr const char* kNames[] = {"summary.json",
                                   "configs/overrides.yaml",
                                   ".hydra/config.yaml",
                                   ".hydra/overrides.yaml",
-                                  "host1/summary.json"};
+                                  "host1/summary.json",
+                                  "trainio_journal.jsonl"}; // an interrupted run (store/journal.h)
 
 // One scratch folder per process, removed at exit (libFuzzer leaves through exit(), so static
 // destructors run) so that CI runs do not pile folders up in /tmp.
@@ -83,6 +86,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         mo.excludeStartSteps = d.excludeStartSteps;
         mo.excludeEndSteps = d.excludeEndSteps;
         (void)trainio::metricJson(trainio::invocationMetrics(d.ranks, mo, d.recordLength, d.auThreshold)).dump();
+    } catch (const trainio::InputError&) {
+    }
+
+    // The journal reader on its own (the importer below also reads a folder with a journal and no
+    // summary back as interrupted, writing its DLIO files into the scratch folder).
+    try {
+        (void)trainio::store::readJournal(dir);
     } catch (const trainio::InputError&) {
     }
 
