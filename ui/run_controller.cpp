@@ -4,6 +4,7 @@
 #include "run_controller_mpi.h"
 #include "checkpoint/checkpoint_plan.h"
 #include "checkpoint/checkpoint_run.h"
+#include "dataset/dataset_generator.h"
 #include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "util/errors.h"
@@ -77,8 +78,12 @@ bool RunController::start(const RunRequest& request) {
             pr.accelerators = request.accelerators;
             pr.output = request.outputDir;
             pr.invocations = request.benchmark ? request.runs + request.warmups : 1;
-            pr.generateFirst = false; // the window generates only from the Data page
             const bool checkpointOnly = !request.config.workflow.train && request.config.workflow.checkpoint;
+            // workflow.generate_data: as the command line does, the dataset is generated first (so the
+            // pre-flight checks the room it needs), then checked like any other before it is measured.
+            // (Under mpirun the command line every process runs generates, as it does when typed.)
+            pr.generateFirst = request.config.workflow.generateData && !checkpointOnly;
+            const bool generateFirst = pr.generateFirst && !request.mpi;
             PreflightResult checked = checkpointOnly ? checkpointPreflightResult(request.config, request.accelerators)
                                                      : preflight(request.config, pr);
             if (request.mpi) addMpiPreflight(request, checked);
@@ -98,6 +103,42 @@ bool RunController::start(const RunRequest& request) {
                     result.error = tr("pre-flight check failed:\n%1").arg(QString::fromStdString(checked.text()).trimmed());
                 QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
                 return;
+            }
+            if (generateFirst) {
+                GenerateOptions g;
+                g.cancel = &cancel_;
+                g.io = request.io;
+                auto lastShown = std::make_shared<double>(-1.0);
+                g.onProgress = [this, lastShown](const GenerationProgress& gp) {
+                    // At most one line a second (and the last): the Messages panel is not a progress bar.
+                    if (gp.filesDone < gp.filesTotal && gp.seconds - *lastShown < 1.0) return;
+                    *lastShown = gp.seconds;
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, m = tr("generating the dataset (workflow.generate_data): %1 of %2 files, %3 MiB")
+                                       .arg(gp.filesDone)
+                                       .arg(gp.filesTotal)
+                                       .arg(static_cast<double>(gp.bytesDone) / 1048576.0, 0, 'f', 1)] { emit message(m); },
+                        Qt::QueuedConnection);
+                };
+                const GenerationResult gen = generateDataset(request.config, g);
+                if (gen.cancelled || cancel_) {
+                    result.cancelled = true;
+                    QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
+                    return;
+                }
+                // What was just generated is checked as any dataset is, before it is measured.
+                WorkloadConfig generated = request.config;
+                generated.workflow.generateData = false;
+                PreflightRequest again = pr;
+                again.generateFirst = false;
+                const PreflightResult rechecked = preflight(generated, again);
+                if (!rechecked.ok()) {
+                    result.preflightProblems = rechecked.problems;
+                    result.error = tr("pre-flight check failed:\n%1").arg(QString::fromStdString(rechecked.text()).trimmed());
+                    QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
+                    return;
+                }
             }
             QMetaObject::invokeMethod(this, [this, dir] {
                 drainTimer_.start();
