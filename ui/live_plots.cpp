@@ -12,6 +12,7 @@ namespace trainio::ui {
 namespace {
 
 constexpr std::uint64_t kMaxRankLines = 8;
+constexpr std::uint64_t kMaxLegendRanks = 4; // named in the AU-per-epoch legend up to this many
 // Graph 0 of every plot is the total; graphs 1… are ranks.
 
 QString axisLabel(LivePlots::PlotId id) {
@@ -102,18 +103,18 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         for (int col = 0; col < 5; ++col) grid->addWidget(plot(order[row][col]), row, col);
     plot(Telemetry)->yAxis2->setVisible(true);
     plot(Telemetry)->yAxis2->setLabel(tr("read MiB/s"));
-    // Lines that may lie anywhere on the axes (three on two axes; a ratio and its bound, often equal):
-    // the legend goes under the axes, where it hides no data.
-    for (QCustomPlot* t : {plot(Telemetry), plot(EpochHit)}) {
+    // Lines that may lie anywhere on the axes (three on two axes; a ratio and its bound, often equal; the
+    // AU of epochs, whose low ones are what a demo is about): every legend goes under the axes, where it
+    // hides no data (an inset legend hid exactly the low-AU epochs).
+    for (QCustomPlot* t : {plot(Telemetry), plot(EpochHit), plot(EpochAu)}) {
         t->legend->setVisible(true);
         t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
         t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        t->legend->setWrap(3);
         t->axisRect()->insetLayout()->take(t->legend);
         t->plotLayout()->addElement(2, 0, t->legend);
         t->plotLayout()->setRowStretchFactor(2, 0.001);
     }
-    plot(EpochAu)->legend->setVisible(true);
-    plot(EpochAu)->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     reset(1, 1, 90.0);
 }
 
@@ -149,8 +150,12 @@ void LivePlots::rebuildGraphs() {
         if (id == EpochStall) continue; // the loader's figures are over every accelerator
         const bool perRank = isEpochPlot(id) || perRankSteps_;
         if (perRank && ranks_ > 1)
-            for (std::uint64_t r = 0; r < ranks_; ++r)
-                addGraph(id, tr("accelerator %1").arg(r), static_cast<int>(r), false);
+            for (std::uint64_t r = 0; r < ranks_; ++r) {
+                QCPGraph* g = addGraph(id, tr("accelerator %1").arg(r), static_cast<int>(r), false);
+                // Under the axes a legend of many accelerators would squeeze the plot away: beyond a few,
+                // the thin lines go unnamed (their colours match the step plots' lines).
+                if (ranks_ > kMaxLegendRanks) g->removeFromLegend();
+            }
         if (!isEpochPlot(id))
             stepLines_[static_cast<std::size_t>(i)].assign(static_cast<std::size_t>(p->graphCount()), SeriesEnvelope{});
     }

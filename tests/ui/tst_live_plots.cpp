@@ -317,6 +317,59 @@ private slots:
         QCOMPARE(stall->graph(0)->dataCount(), 0);
     }
 
+    // Legends never cover data (issue 21): every visible legend lies outside its axis rectangle, so no
+    // drawn point — low AU epochs in the bottom right included, where the legend used to sit — is under it.
+    // Checked on the laid-out widget, in pixels, for 2 and for 16 accelerators.
+    void legendsNeverCoverData_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::newRow("2 accelerators") << 2;
+        QTest::newRow("16 accelerators") << 16;
+    }
+    void legendsNeverCoverData() {
+        QFETCH(int, ranks);
+        LivePlots plots;
+        plots.resize(1500, 500);
+        plots.reset(static_cast<std::uint64_t>(ranks), 1, 90.0);
+        for (std::uint64_t n = 1; n <= 6; ++n) {
+            trainio::EpochEvent e;
+            e.epoch = n;
+            e.epochs = 6;
+            e.auPercent = n % 2 ? 3.0 : 97.0; // low epochs bottom right, high ones top right
+            e.throughput = 10;
+            e.mibPerSecond = 5;
+            e.hitRatio = n % 2 ? 0.0 : 1.0;
+            e.beladyHitRatio = e.hitRatio;
+            e.stallSeconds = 1;
+            for (int r = 0; r < ranks; ++r) {
+                e.rankAu.push_back(e.auPercent);
+                e.rankThroughput.push_back(1);
+            }
+            plots.addEpoch(e);
+        }
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        int checkedLegends = 0;
+        for (int id = 0; id < LivePlots::PlotCount; ++id) {
+            QCustomPlot* p = plots.plot(static_cast<LivePlots::PlotId>(id));
+            p->replot(QCustomPlot::rpImmediateRefresh);
+            if (!p->legend->visible()) continue;
+            ++checkedLegends;
+            const QRect legend = p->legend->outerRect();
+            const QRect axes = p->axisRect()->rect();
+            QVERIFY2(!legend.intersects(axes), qPrintable(QStringLiteral("plot %1: legend %2,%3 %4x%5 over the axes")
+                                                              .arg(id).arg(legend.x()).arg(legend.y()).arg(legend.width()).arg(legend.height())));
+            // The axes keep most of the plot's height: the legend does not squeeze them away.
+            QVERIFY2(axes.height() > legend.height(), qPrintable(QString::number(id)));
+            for (int g = 0; g < p->graphCount(); ++g)
+                for (auto it = p->graph(g)->data()->constBegin(); it != p->graph(g)->data()->constEnd(); ++it) {
+                    if (std::isnan(it->value)) continue;
+                    const QPointF px(p->xAxis->coordToPixel(it->key), p->graph(g)->valueAxis()->coordToPixel(it->value));
+                    QVERIFY(!legend.contains(px.toPoint()));
+                }
+        }
+        QCOMPARE(checkedLegends, 3); // AU per epoch, hit ratio, telemetry
+    }
+
     void aSmallRunIsDrawnPointForPoint() {
         LivePlots plots;
         plots.reset(3, 1, 90.0);
