@@ -1,10 +1,12 @@
 #include "storage_controls.h"
 
 #include "io/emulated_storage.h"
+#include "util/clock.h"
 
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTimer>
 
 #include <cmath>
 
@@ -58,10 +60,24 @@ StorageControls::StorageControls(QWidget* parent) : QWidget(parent) {
                         tr("Aggregate read bandwidth of the emulated device, changed now (0 = unlimited)."));
     latency_ = addBox(tr("Latency median:"), QStringLiteral("storageLatency"), 60000, 3, tr(" ms"), tr("none"), 1,
                       tr("Median latency per request, changed now; the distribution's type stays (none becomes constant)."));
+    // The hdd profile's 200 IOPS cap binds before its bandwidth: raising bandwidth alone does nothing there,
+    // so every limit the device has can be changed here.
+    iops_ = addBox(tr("IOPS:"), QStringLiteral("storageIops"), 1e7, 0, QString(), tr("unlimited"), 100,
+                   tr("Requests per second the emulated device serves, changed now (0 = unlimited)."));
+    inflight_ = addBox(tr("In flight:"), QStringLiteral("storageInflight"), 65536, 0, QString(), tr("unlimited"), 1,
+                       tr("Requests the emulated device serves at once (its queue depth), changed now (0 = unlimited)."));
 
+    binding_ = new QLabel(this);
+    binding_->setObjectName(QStringLiteral("storageBinding"));
+    binding_->setToolTip(tr("The limit the readers waited for most in the last half second (the device's own wait "
+                            "counters); \"not the device\" when they waited for it less than 1 % of the time."));
+    row->addWidget(binding_);
     shape_ = new QLabel(this);
     shape_->setObjectName(QStringLiteral("storageShape"));
     row->addWidget(shape_, 1);
+    bindingTimer_ = new QTimer(this);
+    bindingTimer_->setInterval(500);
+    connect(bindingTimer_, &QTimer::timeout, this, &StorageControls::updateBinding);
 
     connect(bandwidth_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (!updating_) applyBandwidth(v);
@@ -69,13 +85,37 @@ StorageControls::StorageControls(QWidget* parent) : QWidget(parent) {
     connect(latency_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (!updating_) applyLatency(v);
     });
+    connect(iops_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (!updating_) applyIops(v);
+    });
+    connect(inflight_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (!updating_) applyInflight(v);
+    });
     setVisible(false);
 }
 
 void StorageControls::setDevice(std::shared_ptr<EmulatedStorageBackend> device) {
     device_ = std::move(device);
     setVisible(device_ != nullptr);
-    if (device_) showDevice();
+    binding_->clear();
+    if (device_) {
+        lastStats_ = device_->stats();
+        lastStatsTime_ = WallClock().now();
+        showDevice();
+        bindingTimer_->start();
+    } else {
+        bindingTimer_->stop();
+    }
+}
+
+void StorageControls::updateBinding() {
+    if (!device_) return;
+    const EmulationStats now = device_->stats();
+    const double t = WallClock().now();
+    const std::string limit = bindingLimit(lastStats_, now, t - lastStatsTime_);
+    lastStats_ = now;
+    lastStatsTime_ = t;
+    binding_->setText(limit.empty() ? tr("limited by: not the device") : tr("limited by: <b>%1</b>").arg(QString::fromStdString(limit)));
 }
 
 void StorageControls::showDevice() {
@@ -83,6 +123,8 @@ void StorageControls::showDevice() {
     updating_ = true;
     bandwidth_->setValue(s.bandwidthBytesPerSecond / kMiB);
     latency_->setValue(medianMs(s.latency));
+    iops_->setValue(s.iops);
+    inflight_->setValue(static_cast<double>(s.maxInflight));
     updating_ = false;
     shape_->setText(tr("latency %1 · IOPS %2 · in flight %3")
                         .arg(QString::fromStdString(describeLatency(s.latency)),
@@ -125,6 +167,25 @@ void StorageControls::applyLatency(double ms) {
     if (after == before) return;
     if (!apply([&] { device_->setLatency(after); })) return;
     emit changed(tr("lat %1→%2 ms").arg(number(medianMs(before)), number(medianMs(after))));
+}
+
+void StorageControls::applyIops(double iops) {
+    if (!device_) return;
+    const double before = device_->shape().iops;
+    if (iops == before) return;
+    if (!apply([&] { device_->setIops(iops); })) return;
+    auto text = [](double v) { return v > 0 ? number(v) : tr("unlimited"); };
+    emit changed(tr("IOPS %1→%2").arg(text(before), text(iops)));
+}
+
+void StorageControls::applyInflight(double requests) {
+    if (!device_) return;
+    const unsigned before = device_->shape().maxInflight;
+    const auto after = static_cast<unsigned>(std::lround(requests));
+    if (after == before) return;
+    if (!apply([&] { device_->setMaxInflight(after); })) return;
+    auto text = [](unsigned v) { return v > 0 ? QString::number(v) : tr("unlimited"); };
+    emit changed(tr("in flight %1→%2").arg(text(before), text(after)));
 }
 
 } // namespace trainio::ui

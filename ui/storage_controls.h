@@ -1,8 +1,11 @@
-// The Run page's "Emulated storage" strip: bandwidth and latency of the running emulated device,
-// changed live while the readers read through it. The device applies and logs each change itself
+// The Run page's "Emulated storage" strip: every limit of the running emulated device — bandwidth,
+// latency, IOPS, requests in flight — changed live while the readers read through it, and which of them
+// binds right now ("limited by: IOPS", from the device's wait counters twice a second). The device applies and logs each change itself
 // (EmulatedStorageBackend::changes(), written to trainio_io.json); the strip only says what changed,
 // so the page can mark it on the plots.
 #pragma once
+
+#include "io/emulated_storage.h"
 
 #include <QWidget>
 
@@ -11,10 +14,7 @@
 
 class QDoubleSpinBox;
 class QLabel;
-
-namespace trainio {
-class EmulatedStorageBackend;
-}
+class QTimer;
 
 namespace trainio::ui {
 
@@ -29,6 +29,11 @@ public:
 
     QDoubleSpinBox* bandwidthBox() const { return bandwidth_; }
     QDoubleSpinBox* latencyBox() const { return latency_; }
+    QDoubleSpinBox* iopsBox() const { return iops_; }
+    QDoubleSpinBox* inflightBox() const { return inflight_; }
+    // Reads the device's counters and says which limit held the readers back since the last reading
+    // (also called by the strip's own timer while a device is shown).
+    void updateBinding();
 
 signals:
     // A change the device accepted, in words for a plot marker: "bw 500→100 MiB/s", "lat 2→10 ms".
@@ -42,11 +47,19 @@ private:
     bool apply(const std::function<void()>& set);
     void applyBandwidth(double mibs);
     void applyLatency(double medianMs);
+    void applyIops(double iops);
+    void applyInflight(double requests);
 
     std::shared_ptr<EmulatedStorageBackend> device_;
     QDoubleSpinBox* bandwidth_;
     QDoubleSpinBox* latency_;
+    QDoubleSpinBox* iops_;
+    QDoubleSpinBox* inflight_;
     QLabel* shape_;
+    QLabel* binding_;
+    QTimer* bindingTimer_;
+    EmulationStats lastStats_;
+    double lastStatsTime_ = 0;
     bool updating_ = false;
 };
 

@@ -483,6 +483,22 @@ std::vector<StorageChange> EmulatedStorageBackend::changes() const {
     return changes_;
 }
 
+std::string bindingLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds) {
+    const std::pair<const char*, double> waits[] = {
+        {"bandwidth", after.bandwidthWaitSeconds - before.bandwidthWaitSeconds},
+        {"IOPS", after.iopsWaitSeconds - before.iopsWaitSeconds},
+        {"in flight", after.inflightWaitSeconds - before.inflightWaitSeconds},
+        {"latency", after.latencyWaitSeconds - before.latencyWaitSeconds}};
+    double total = 0;
+    const std::pair<const char*, double>* most = &waits[0];
+    for (const auto& w : waits) {
+        total += std::max(0.0, w.second);
+        if (w.second > most->second) most = &w;
+    }
+    if (!(intervalSeconds > 0) || total < 0.01 * intervalSeconds || most->second <= 0) return {};
+    return most->first;
+}
+
 EmulationStats EmulatedStorageBackend::stats() const {
     auto secs = [](const std::atomic<std::uint64_t>& ns) { return static_cast<double>(ns.load()) / 1e9; };
     EmulationStats s;

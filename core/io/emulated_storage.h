@@ -132,6 +132,12 @@ struct EmulationStats {
     unsigned maxInflightSeen = 0;
 };
 
+// Which of the device's limits held the readers back most between two readings of its counters: the one
+// whose summed wait grew most — "bandwidth", "IOPS", "in flight" or "latency" — or "" when the requests
+// waited (in all) less than 1 % of the interval: the device was not what the run waited for. For the
+// Run page's "limited by" and the presentation view.
+std::string bindingLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds);
+
 class EmulatedStorageBackend final : public IoBackend {
   public:
     // How much unused rate a bucket keeps as credit; also the largest burst above the cap.

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <fcntl.h>
+#include <fstream>
 #include <limits>
 #include <thread>
 #include <unistd.h>
@@ -148,6 +149,8 @@ class TestEmulatedStorage : public QObject {
     void shapeAndChangesAsJson();
     void normalLatencyKeyIsStdevEverywhere();
     void slowStorageStarvesTheAccelerator();
+    void theBindingLimitIsTheOneWaitedForMost();
+    void aCapThatBindsIsNamedOnARealDevice();
 
   private:
     QTemporaryDir tmp_;
@@ -629,6 +632,52 @@ void TestEmulatedStorage::slowStorageStarvesTheAccelerator() {
     QVERIFY2(starved <= 25, qPrintable(QString("AU %1 % at 20 MiB/s").arg(starved)));
     QVERIFY2(fast >= starved + 30,
              qPrintable(QString("AU %1 % unshaped vs %2 % shaped").arg(fast).arg(starved)));
+}
+
+// The limit waited for most since the last reading (hand-made counters), "" when the device was not what the
+// readers waited for (under 1 % of the interval).
+void TestEmulatedStorage::theBindingLimitIsTheOneWaitedForMost() {
+    EmulationStats a, b;
+    b.iopsWaitSeconds = 0.4;
+    b.bandwidthWaitSeconds = 0.1;
+    b.latencyWaitSeconds = 0.2;
+    QCOMPARE(bindingLimit(a, b, 0.5), std::string("IOPS"));
+    a = b;
+    b.bandwidthWaitSeconds += 0.3;
+    b.inflightWaitSeconds += 0.05;
+    QCOMPARE(bindingLimit(a, b, 0.5), std::string("bandwidth"));
+    a = b;
+    b.inflightWaitSeconds += 2.0; // several readers waiting at once: more than the interval, still "in flight"
+    QCOMPARE(bindingLimit(a, b, 0.5), std::string("in flight"));
+    a = b;
+    b.latencyWaitSeconds += 0.004; // under 1 % of 0.5 s
+    QCOMPARE(bindingLimit(a, b, 0.5), std::string());
+    QCOMPARE(bindingLimit(a, a, 0.5), std::string());
+    QCOMPARE(bindingLimit(a, b, 0.0), std::string());
+}
+
+// On a real device: 4 threads reading small blocks through a 50-IOPS cap with ample bandwidth wait for IOPS.
+void TestEmulatedStorage::aCapThatBindsIsNamedOnARealDevice() {
+    QTemporaryDir tmp;
+    const std::string path = (tmp.path() + "/f.bin").toStdString();
+    { std::ofstream(path, std::ios::binary) << std::string(1 << 20, 'x'); }
+    StorageShape shape;
+    shape.iops = 50;
+    shape.bandwidthBytesPerSecond = 1e9;
+    auto dev = std::make_shared<EmulatedStorageBackend>(makePosixBackend(), shape, 1);
+    const EmulationStats before = dev->stats();
+    WallClock clock;
+    const double t0 = clock.now();
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 4; ++t)
+        readers.emplace_back([&] {
+            const int h = dev->open(path, OpenOptions{});
+            char buf[4096];
+            for (int i = 0; i < 10; ++i) dev->pread(h, buf, sizeof buf, static_cast<std::uint64_t>(i) * 4096);
+            dev->close(h);
+        });
+    for (auto& t : readers) t.join();
+    QCOMPARE(bindingLimit(before, dev->stats(), clock.now() - t0), std::string("IOPS"));
 }
 
 QTEST_GUILESS_MAIN(TestEmulatedStorage)

@@ -216,6 +216,48 @@ private slots:
         QCOMPARE(logged[1].at("new").get<double>(), 2.0);
     }
 
+    // Every limit can be dragged (issue 21): on a device whose IOPS cap binds (as the hdd profile's does),
+    // the strip names IOPS as the limit, and the IOPS and in-flight boxes change the running device, each
+    // change logged and marked on the plots.
+    void iopsAndInflightCanBeChangedAndTheBindingLimitIsNamed() {
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("iops")), 16, 1);
+        QVERIFY(generate(cfg));
+        cfg.train.epochs = 3;
+        cfg.trainio.storage.iops = 10; // ~16 requests an epoch: several seconds, the cap binding throughout
+        RunPage page;
+        page.show();
+        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        page.setOutputFolder(work_.filePath(QStringLiteral("iops-run")));
+        StorageControls* strip = page.storageControls();
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy device(page.controller(), &RunController::storageChanged);
+        QVERIFY(page.startInvocation());
+        QVERIFY2(device.wait(60000) || !device.isEmpty(), "the run reports its emulated device");
+        std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
+        QVERIFY(dev);
+        QCOMPARE(strip->iopsBox()->value(), 10.0);
+        QCOMPARE(strip->inflightBox()->value(), 0.0);
+        auto* binding = strip->findChild<QLabel*>(QStringLiteral("storageBinding"));
+        QVERIFY(binding);
+        // Two readings of the counters half a second apart, while the readers queue behind the cap.
+        strip->updateBinding();
+        QTest::qWait(500);
+        strip->updateBinding();
+        QVERIFY2(binding->text().contains(QStringLiteral("IOPS")), qPrintable(binding->text()));
+
+        strip->inflightBox()->setValue(1);
+        QCOMPARE(dev->shape().maxInflight, 1u);
+        strip->iopsBox()->setValue(0);
+        QCOMPARE(dev->shape().iops, 0.0);
+        const auto changes = dev->changes();
+        QCOMPARE(changes.size(), std::size_t(2));
+        QCOMPARE(changes[0].parameter, std::string("max_inflight"));
+        QCOMPARE(changes[1].parameter, std::string("iops"));
+        QCOMPARE(page.plots()->markers(), (QStringList{QStringLiteral("in flight unlimited→1"), QStringLiteral("IOPS 10→unlimited")}));
+        QVERIFY(finished.wait(120000) || !finished.isEmpty());
+        QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
+    }
+
     // The run above in the Results page: its details say the bytes came through the emulated device (as
     // configured, with the number of live changes) and do not call it a page-cache measurement, in plain
     // type — although the cache held its data (trainio_io.json says how much, beneath the device).
