@@ -213,7 +213,11 @@ RunPage::RunPage(QWidget* parent)
         phase_ = p;
         updateStatus();
     });
-    connect(controller_, &RunController::message, this, [this](const QString& m) { emit notify(Severity::Warning, m); });
+    // The controller's warnings say so ("warning: …", "run 2/5: warning: …"); its other lines (the dataset
+    // being generated first) are information.
+    connect(controller_, &RunController::message, this, [this](const QString& m) {
+        emit notify(m.contains(QLatin1String("warning:")) ? Severity::Warning : Severity::Info, m);
+    });
     connect(controller_, &RunController::storageChanged, this, [this] { storage_->setDevice(controller_->storage()); });
     // The device logs the change with its time (trainio_io.json); the plots show where in the run it fell.
     connect(storage_, &StorageControls::changed, this, [this](const QString& label) {

@@ -199,10 +199,16 @@ private slots:
         page.setOutputFolder(work_.filePath(QStringLiteral("generate-then-run")));
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy messages(page.controller(), &RunController::message);
+        QSignalSpy notes(&page, &RunPage::notify);
         QVERIFY(page.startInvocation());
         QVERIFY(finished.wait(120000));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
+        // Said as information, not as a warning.
+        bool info = false;
+        for (const auto& n : notes)
+            info = info || (n.at(0).value<Severity>() == Severity::Info && n.at(1).toString().contains(QStringLiteral("generating the dataset")));
+        QVERIFY(info);
         // Every file the config names is there (counted here from the config), and the run read them.
         const QDir train(QString::fromStdString(cfg.dataset.dataFolder) + QStringLiteral("/train"));
         QCOMPARE(static_cast<std::uint64_t>(train.entryList(QDir::Files).size()), cfg.dataset.numFilesTrain);
