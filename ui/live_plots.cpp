@@ -208,6 +208,7 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     timeOffset_ = lastTimeKey_ = 0;
     deviceLabel_.clear();
     markers_.clear();
+    invocationLabels_ = 0;
     series_.reset(ranks_, batchSize);
     rebuildGraphs();
     for (QCustomPlot* p : plots_) {
@@ -229,35 +230,49 @@ void LivePlots::beginInvocation(const QString& label) {
     timeOffset_ = lastTimeKey_;
     // A dotted line where each invocation of a benchmark begins, labelled with its name.
     const QColor c = palette().color(QPalette::PlaceholderText);
-    for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall}) drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine);
+    // Invocations can be a step or an epoch apart: their labels take turns on three rows, so that
+    // "warm-up", "run 1/3", "run 2/3" never print over each other.
+    const int row = invocationLabels_++ % 3;
+    for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall})
+        drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine, row, Qt::AlignLeft);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
-        drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine);
-    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine);
+        drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine, row, Qt::AlignLeft);
+    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine, row, Qt::AlignLeft);
 }
 
 double LivePlots::addMarker(const QString& label) {
     // Dashed and coloured, so a storage change is not mistaken for an invocation boundary.
     const double x = series_.lastKey() + 0.5;
+    // Storage changes come at the newest step, at the right end of the axis: their labels stand to the
+    // left of the line (never clipped by the edge), on rows of their own below the invocation labels,
+    // taking turns so that changes a few steps apart never print over each other.
+    const int row = 3 + static_cast<int>(markers_.size() % 4);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
-        drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine);
+        drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, row, Qt::AlignRight);
     // On the telemetry plot at the latest row's time: where the change fell on the run's time axis.
-    drawMark(plot(Telemetry), lastTimeKey_, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine);
+    drawMark(plot(Telemetry), lastTimeKey_, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, row, Qt::AlignRight);
     markers_ << label;
     replotAll();
     return x;
 }
 
-void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style) {
+void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
+                         Qt::Alignment side) {
     auto* line = new QCPItemStraightLine(p);
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
     line->setPen(QPen(color, 1, style));
     auto* text = new QCPItemText(p);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(x, 0.0);
-    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->position->setCoords(x, 0.01 + 0.075 * row);
+    text->setPositionAlignment(side | Qt::AlignTop);
+    text->setPadding(QMargins(2, 0, 2, 0));
     text->setText(label);
     text->setColor(color);
+    // Readable over the data lines it crosses.
+    QColor back = palette().color(QPalette::Base);
+    back.setAlpha(200);
+    text->setBrush(QBrush(back));
     text->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
 }
 

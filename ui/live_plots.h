@@ -76,7 +76,10 @@ private:
     // Copies what an envelope draws into its graph: the line is bounded, so replacing it whole is cheaper
     // than patching the buckets that changed.
     void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
-    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style);
+    // A vertical line at x with its label on text row `row` (from the top of the axes), the text to the
+    // right (AlignLeft) or to the left (AlignRight) of the line.
+    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
+                  Qt::Alignment side);
 
     static constexpr int kStepPlots = StepQueue + 1; // the step plots come first in PlotId
     std::array<QCustomPlot*, PlotCount> plots_{};
@@ -90,6 +93,7 @@ private:
     double lastEpochKey_ = 0;
     QCPItemStraightLine* thresholdLine_ = nullptr;
     QStringList markers_;
+    int invocationLabels_ = 0;
     double timeOffset_ = 0;  // telemetry: the previous invocations' length, so a benchmark's axis continues
     double lastTimeKey_ = 0;
     QString deviceLabel_;

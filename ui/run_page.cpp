@@ -221,8 +221,14 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::storageChanged, this, [this] { storage_->setDevice(controller_->storage()); });
     // The device logs the change with its time (trainio_io.json); the plots show where in the run it fell.
     connect(storage_, &StorageControls::changed, this, [this](const QString& label) {
-        plots_->addMarker(label);
-        emit notify(Severity::Info, tr("Emulated storage: %1 at step %L2").arg(label).arg(step_));
+        // The step as the plots' axis counts it (every step of the run so far), and where that is in the epoch.
+        const double x = plots_->addMarker(label);
+        emit notify(Severity::Info, tr("Emulated storage: %1 at step %L2 (epoch %3, step %4 of %5)")
+                                        .arg(label)
+                                        .arg(static_cast<qlonglong>(std::floor(x)))
+                                        .arg(epoch_)
+                                        .arg(step_)
+                                        .arg(stepsPerEpoch_));
     });
     connect(storage_, &StorageControls::refused, this, [this](const QString& text) { emit notify(Severity::Error, text); });
     connect(controller_, &RunController::invocationStarted, this, [this](const QString& label, const QString& dir, int) {

@@ -370,6 +370,46 @@ private slots:
         QCOMPARE(checkedLegends, 3); // AU per epoch, hit ratio, telemetry
     }
 
+    // Marker and invocation labels are readable (issue 21): storage changes a few steps apart take turns on
+    // rows of their own and stand left of their line, so none prints over another or runs off the axes;
+    // invocation labels one step apart ("warm-up", "run 1/3", …) likewise. The marker sits at the step the
+    // axis counts (the run's 63rd step, not "step 3" of its epoch).
+    void markerLabelsNeverOverprintNorLeaveTheAxes() {
+        LivePlots plots;
+        plots.resize(1500, 500);
+        plots.reset(1, 1, 90.0);
+        // Each invocation counts its steps from 1; the axis counts on across them: 20 + 1 + 42 = 63.
+        plots.beginInvocation(QStringLiteral("warm-up"));
+        feed(plots, 1, 20, 1);
+        plots.beginInvocation(QStringLiteral("run 1/3"));
+        feed(plots, 1, 1, 1);
+        plots.beginInvocation(QStringLiteral("run 2/3"));
+        feed(plots, 1, 42, 1);
+        QCOMPARE(std::floor(plots.addMarker(QStringLiteral("bw 250→100 MiB/s"))), 63.0);
+        feed(plots, 43, 43, 1);
+        plots.addMarker(QStringLiteral("lat 8→2 ms"));
+        feed(plots, 44, 45, 1);
+        plots.addMarker(QStringLiteral("IOPS 200→unlimited"));
+        plots.addMarker(QStringLiteral("in flight 32→4"));
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        QCustomPlot* p = plots.plot(LivePlots::StepAu);
+        p->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect axes = p->axisRect()->rect();
+        std::vector<std::pair<QString, QRectF>> labels;
+        for (int i = 0; i < p->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->objectName().isEmpty())
+                labels.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
+        QCOMPARE(labels.size(), std::size_t(3 + 4));
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            QVERIFY2(axes.contains(labels[i].second.toAlignedRect()),
+                     qPrintable(labels[i].first + QStringLiteral(" runs off the axes")));
+            for (std::size_t j = i + 1; j < labels.size(); ++j)
+                QVERIFY2(!labels[i].second.intersects(labels[j].second),
+                         qPrintable(labels[i].first + QStringLiteral(" over ") + labels[j].first));
+        }
+    }
+
     void aSmallRunIsDrawnPointForPoint() {
         LivePlots plots;
         plots.reset(3, 1, 90.0);
