@@ -317,7 +317,10 @@ void LivePlots::addSteps(const std::vector<StepEvent>& events) {
                 upper = found ? std::max(upper, hi) : hi;
                 found = true;
             }
-            if (found) p->yAxis->setRange(0, std::max(upper * 1.08, 1e-6));
+            // Nothing but zeros (an empty prefetch queue, loads too short to time) is drawn on 0…1, not on a
+            // micro-scale whose tick labels read "1·10⁻⁶"; the queue counts whole batches, so never below 1.
+            const double least = id == StepQueue || upper <= 0 ? 1.0 : 1e-9;
+            if (found) p->yAxis->setRange(0, std::max(upper * 1.08, least));
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -355,7 +358,7 @@ void LivePlots::addEpoch(const EpochEvent& e) {
         if (p == mib || p == stall) {
             bool found = false;
             const QCPRange r = p->graph(0)->getValueRange(found);
-            if (found) p->yAxis->setRange(0, std::max(r.upper * 1.15, 1e-6));
+            if (found) p->yAxis->setRange(0, r.upper > 0 ? r.upper * 1.15 : 1.0);
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }

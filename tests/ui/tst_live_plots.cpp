@@ -410,6 +410,40 @@ private slots:
         }
     }
 
+    // All-zero series (an empty prefetch queue, a stall of 0) get a plain 0…1 axis, not one whose tick
+    // labels read "1·10⁻⁶" (issue 21).
+    void zeroSeriesHavePlainAxes() {
+        LivePlots plots;
+        plots.resize(1500, 500);
+        plots.reset(1, 1, 90.0);
+        std::vector<trainio::StepEvent> events;
+        for (std::uint64_t s = 1; s <= 50; ++s) {
+            trainio::StepEvent e;
+            e.step = s;
+            e.stepsPerEpoch = 50;
+            e.compute = kCompute;
+            e.proc = kCompute;
+            e.wallTime = static_cast<double>(s);
+            events.push_back(e); // load 0, queue depth 0
+        }
+        plots.addSteps(events);
+        trainio::EpochEvent ep;
+        ep.epochs = 1;
+        ep.auPercent = 100;
+        ep.stallSeconds = 0;
+        plots.addEpoch(ep);
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        for (auto id : {LivePlots::StepQueue, LivePlots::StepLoad, LivePlots::EpochStall}) {
+            QCustomPlot* p = plots.plot(id);
+            p->replot(QCustomPlot::rpImmediateRefresh);
+            QCOMPARE(p->yAxis->range().lower, 0.0);
+            QVERIFY2(p->yAxis->range().upper >= 1.0, qPrintable(QString::number(p->yAxis->range().upper)));
+            for (const QString& label : p->yAxis->tickVectorLabels())
+                QVERIFY2(!label.contains(QLatin1Char('e')) && !label.contains(QStringLiteral("10")), qPrintable(label));
+        }
+    }
+
     void aSmallRunIsDrawnPointForPoint() {
         LivePlots plots;
         plots.reset(3, 1, 90.0);
