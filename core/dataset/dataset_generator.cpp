@@ -125,9 +125,13 @@ std::string markerValueText(const nlohmann::json& v, bool bytes) {
     if (!v.is_number()) return v.dump();
     const double d = v.get<double>();
     char buf[96];
-    if (d == std::floor(d) && std::fabs(d) < 9.007199254740992e15) std::snprintf(buf, sizeof buf, "%.0f", d);
-    else std::snprintf(buf, sizeof buf, "%.17g", d);
-    std::string s = buf;
+    std::string s;
+    if (v.is_number_unsigned()) s = std::to_string(v.get<std::uint64_t>()); // a seed keeps all its digits
+    else if (v.is_number_integer()) s = std::to_string(v.get<std::int64_t>());
+    else {
+        std::snprintf(buf, sizeof buf, d == std::floor(d) && std::fabs(d) < 9.007199254740992e15 ? "%.0f" : "%.17g", d);
+        s = buf;
+    }
     if (bytes && d >= 1024.0) {
         if (d >= 1048576.0) std::snprintf(buf, sizeof buf, " (%.2f MiB)", d / 1048576.0);
         else std::snprintf(buf, sizeof buf, " (%.2f KiB)", d / 1024.0);
