@@ -3,6 +3,7 @@
 
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
+#include "metrics/dlio_metrics.h"
 #include "quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
@@ -24,6 +25,7 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
@@ -116,6 +118,7 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     top->addWidget(accelerators_);
     top->addWidget(new QLabel(tr("Semantics:"), this));
     semantics_ = new QComboBox(this);
+    semantics_->setObjectName(QStringLiteral("semanticsBox"));
     semantics_->addItem(tr("DLIO v2 (measured compute)"), static_cast<int>(MetricSemantics::DlioV2));
     semantics_->addItem(tr("DLIO v1 (configured compute)"), static_cast<int>(MetricSemantics::DlioV1));
     semantics_->addItem(tr("MLPerf v3.0 (window steps, warmed readers)"), static_cast<int>(MetricSemantics::DlioV3));
@@ -387,7 +390,15 @@ void WorkloadPage::writeEditors() {
 }
 
 void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
+    // A configuration of another MLPerf round brings its round's semantics (a preset's trainio.mlperf_round),
+    // resolved as the CLI does without --semantics; a choice made in the box afterwards wins, as --semantics
+    // does, until a configuration of another round is loaded.
+    const bool otherRound = cfg.trainio.mlperfRound != config_.trainio.mlperfRound;
     config_ = cfg;
+    if (const int i = semantics_->findData(static_cast<int>(resolveSemantics(std::nullopt, cfg))); otherRound && i >= 0) {
+        const QSignalBlocker quiet(semantics_);
+        semantics_->setCurrentIndex(i);
+    }
     writeEditors();
     markLoaded(source);
     revalidate();

@@ -124,17 +124,13 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
     return lc;
 }
 
-MetricSemantics semanticsFrom(const ParsedArgs& p) {
-    const std::string s = p.value("--semantics").value_or("v2");
-    if (const auto sem = parseSemantics(s)) return *sem;
-    throw InputError("--semantics = '" + s + "': expected v1 (DLIO 1.0, MLPerf Storage v1.0), v2 (DLIO >= 2.0) "
-                     "or v3 (MLPerf Storage v3.0's DLIO)");
-}
+// --semantics wins; without it the config's MLPerf round (a preset's semantics), else v2.
+MetricSemantics semanticsFrom(const ParsedArgs& p, const WorkloadConfig& cfg) { return resolveSemantics(p.value("--semantics"), cfg); }
 
 // Without --semantics, a TrainIO folder is recomputed with the semantics it was run with (its
 // trainio_run.json), so that `metrics DIR` agrees with the folder's summary.json; others with v2.
 MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::path& dir) {
-    if (p.value("--semantics")) return semanticsFrom(p);
+    if (const auto chosen = p.value("--semantics")) return semanticsWord(*chosen);
     const std::filesystem::path meta = dir / "trainio_run.json";
     if (!std::filesystem::exists(meta)) return MetricSemantics::DlioV2;
     std::ifstream in(meta);
@@ -383,8 +379,9 @@ const char* kRunHelp =
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
-    "--semantics v1|v2|v3: the DLIO generation whose metrics to compute (v2 default; v3 = MLPerf Storage\n"
-    "v3.0's DLIO, which also warms the readers before each epoch outside the timed window).\n"
+    "--semantics v1|v2|v3: the DLIO generation whose metrics to compute (v3 = MLPerf Storage v3.0's DLIO,\n"
+    "which also warms the readers before each epoch outside the timed window). Without it, the config's\n"
+    "trainio.mlperf_round decides (a v1.0 preset v1, a v3.0 preset v3), else v2.\n"
     "--storage-profile NAME|FILE: read through an emulated device (trainio.storage.profile; the profiles are\n"
     "in share/trainio/storage-profiles: nvme, sata-ssd, hdd, nfs-10gbe, object-store).\n"
     "With workflow.train False and workflow.checkpoint True it is DLIO's checkpoint-only mode: it writes\n"
@@ -609,7 +606,7 @@ int runRunCommand(const Args& args) {
     const auto output = p.value("--output");
     if (!output) throw InputError("--output DIR is required");
     const std::uint64_t R = st.accelerators;
-    const MetricSemantics sem = semanticsFrom(p);
+    const MetricSemantics sem = semanticsFrom(p, cfg);
     refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
     auto progressPtr = makeProgress(p, cfg);
     ProgressReporter& progress = *progressPtr;
@@ -646,7 +643,7 @@ int runBenchmarkCommand(const Args& args) {
     const std::uint64_t warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
     const std::uint64_t R = st.accelerators;
     refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
-    const MetricSemantics sem = semanticsFrom(p);
+    const MetricSemantics sem = semanticsFrom(p, cfg);
     const fs::path dir = *output;
     const aggregate::Labels labels = labelsFrom(p);
     BenchmarkLayout layout = BenchmarkLayout::TrainIO;

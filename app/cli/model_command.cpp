@@ -55,9 +55,7 @@ int runModelCommand(const std::vector<std::string>& args) {
     if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
     const std::string format = p.value("--format").value_or("text");
     if (format != "text" && format != "json") throw InputError(describeProblem("--format", "", format, "text or json"));
-    const std::string sem = p.value("--semantics").value_or("v2");
-    const auto semantics = parseSemantics(sem);
-    if (!semantics) throw InputError(describeProblem("--semantics", "", sem, "v1, v2 or v3"));
+    if (const auto chosen = p.value("--semantics")) semanticsWord(*chosen); // a bad word, before loading
     const ValueRange range = *valueRange("accelerators");
     const std::uint64_t accelerators =
         p.unsignedValue("--accelerators", static_cast<unsigned long long>(range.min), static_cast<unsigned long long>(range.max))
@@ -68,6 +66,7 @@ int runModelCommand(const std::vector<std::string>& args) {
     const LoadedConfig lc = loadConfigOrPreset(*config, p.overrides);
     for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
     const WorkloadConfig& cfg = lc.config;
+    const MetricSemantics semantics = resolveSemantics(p.value("--semantics"), cfg);
 
     model::StorageParameters storage;
     if (const auto dir = p.value("--probe")) {
@@ -86,7 +85,7 @@ int runModelCommand(const std::vector<std::string>& args) {
         if (!q.ok()) throw InputError("--other-cores = '" + *other + "': " + q.error);
         constants.otherCores = *q.value;
     }
-    const model::ModelResult r = model::runModel(cfg, accelerators, storage, constants, *semantics);
+    const model::ModelResult r = model::runModel(cfg, accelerators, storage, constants, semantics);
     if (format == "json") std::cout << model::modelResultJson(r).dump(2) << "\n";
     else std::cout << model::modelResultText(r);
     return 0;

@@ -160,9 +160,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
     if (quick && p.has("--runs")) throw InputError("--runs with --quick: --quick runs one invocation per trial; give one of them");
     const std::uint64_t runs = quick ? 1 : p.unsignedValue("--runs", 1, 1000).value_or(5);
     const std::uint64_t warmups = quick ? 0 : 1;
-    const std::string semanticsText = p.value("--semantics").value_or("v2");
-    const auto semantics = parseSemantics(semanticsText);
-    if (!semantics) throw InputError("--semantics = '" + semanticsText + "': expected v1, v2 or v3");
+    // A bad word is refused before anything is loaded; without one, the config's round decides (below).
+    if (const auto chosen = p.value("--semantics")) semanticsWord(*chosen);
 
     // MPI: every count a multiple of hosts × processes per host.
     const bool mpi = p.has("--hostfile") || p.has("--processes-per-host");
@@ -189,6 +188,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
     WorkloadConfig cfg = lc.config;
     if (!cfg.workflow.train)
         throw InputError("workflow.train: False; the sweep measures training reads (expected workflow.train: True)");
+    const MetricSemantics semantics = resolveSemantics(p.value("--semantics"), cfg);
+    const std::string semanticsText = semanticsName(semantics);
     ProgressReporter progress(p.has("--quiet"), "", cfg.dataset.recordLength, cfg.reader.batchSize, cfg.train.epochs);
     if (cfg.workflow.generateData) {
         progress.onMessage("note: the sweep does not generate data (workflow.generate_data is ignored): the dataset must exist");
@@ -243,7 +244,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
             } else {
                 InvocationOptions io;
                 io.accelerators = n;
-                io.semantics = *semantics;
+                io.semantics = semantics;
                 io.observer = &progress;
                 io.cancel = cancel;
                 io.warnings = runWarnings(cfg, n);

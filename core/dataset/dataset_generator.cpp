@@ -11,7 +11,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +97,74 @@ Marker readMarker(const fs::path& markerPath, const std::string& dataFolder) {
         throw InputError(markerPath.string() + ": not a valid TrainIO dataset marker (" + e.what() + ")");
     }
     return m;
+}
+
+// The marker's parameter names and the configuration keys they come from (parametersJson writes them).
+struct MarkerKey {
+    const char* parameter;
+    const char* key;
+    bool bytes; // shown with its size in KiB/MiB too
+};
+constexpr MarkerKey kMarkerKeys[] = {
+    {"format", "dataset.format", false},
+    {"num_files_train", "dataset.num_files_train", false},
+    {"num_files_eval", "dataset.num_files_eval", false},
+    {"num_samples_per_file", "dataset.num_samples_per_file", false},
+    {"record_length", "dataset.record_length_bytes", true},
+    {"record_length_stdev", "dataset.record_length_bytes_stdev", true},
+    {"num_subfolders_train", "dataset.num_subfolders_train", false},
+    {"num_subfolders_eval", "dataset.num_subfolders_eval", false},
+    {"file_prefix", "dataset.file_prefix", false},
+    {"record_element_type", "dataset.record_element_type", false},
+    {"seed", "train.seed", false},
+};
+
+std::string markerValueText(const nlohmann::json& v, bool bytes) {
+    if (v.is_null()) return "(not recorded)";
+    if (v.is_string()) return v.get<std::string>();
+    if (!v.is_number()) return v.dump();
+    const double d = v.get<double>();
+    char buf[96];
+    std::string s;
+    if (v.is_number_unsigned()) s = std::to_string(v.get<std::uint64_t>()); // a seed keeps all its digits
+    else if (v.is_number_integer()) s = std::to_string(v.get<std::int64_t>());
+    else {
+        std::snprintf(buf, sizeof buf, d == std::floor(d) && std::fabs(d) < 9.007199254740992e15 ? "%.0f" : "%.17g", d);
+        s = buf;
+    }
+    if (bytes && d >= 1024.0) {
+        if (d >= 1048576.0) std::snprintf(buf, sizeof buf, " (%.2f MiB)", d / 1048576.0);
+        else std::snprintf(buf, sizeof buf, " (%.2f KiB)", d / 1024.0);
+        s += buf;
+    }
+    return s;
+}
+
+// Every parameter of `configured` (parametersJson) that the marker's `recorded` parameters do not hold
+// exactly, in kMarkerKeys' order.
+std::vector<DatasetParameterMismatch> parameterMismatches(const nlohmann::json& configured, const nlohmann::json& recorded,
+                                                          MarkerUse use) {
+    std::vector<DatasetParameterMismatch> out;
+    const auto stdev = recorded.find("record_length_stdev");
+    const bool sizesDrawn = stdev != recorded.end() && stdev->is_number() && stdev->get<double>() > 0;
+    auto compare = [&](const std::string& parameter, const std::string& key, bool bytes) {
+        if (use == MarkerUse::Read && parameter == "seed" && !sizesDrawn) return;
+        const auto want = configured.find(parameter);
+        const auto had = recorded.find(parameter);
+        const nlohmann::json none;
+        const nlohmann::json& a = want == configured.end() ? none : *want;
+        const nlohmann::json& b = had == recorded.end() ? none : *had;
+        // nlohmann compares numbers by value across types: 2097152 and 2097152.0 are one size.
+        if (a != b) out.push_back({key, markerValueText(a, bytes), markerValueText(b, bytes)});
+    };
+    for (const MarkerKey& k : kMarkerKeys) compare(k.parameter, k.key, k.bytes);
+    // A parameter parametersJson gained without a row above is still compared, never skipped.
+    for (auto it = configured.begin(); it != configured.end(); ++it) {
+        const bool listed = std::any_of(std::begin(kMarkerKeys), std::end(kMarkerKeys),
+                                        [&](const MarkerKey& k) { return it.key() == k.parameter; });
+        if (!listed) compare(it.key(), "dataset." + it.key(), false);
+    }
+    return out;
 }
 
 // TrainIO's temporaries: ".<name>.tmp-<pid>" where <name> starts with "<prefix>_".
@@ -196,19 +267,11 @@ void prepareRoot(const WorkloadConfig& cfg, IoBackend& io) {
         throw InputError(root.string() + ": exists and is not a directory");
     } else if (fs::exists(fs::symlink_status(marker, ec))) {
         const Marker m = readMarker(marker, cfg.dataset.dataFolder);
-        if (m.parameters != params) {
-            std::string diff;
-            for (auto it = params.begin(); it != params.end(); ++it) {
-                const auto old = m.parameters.find(it.key());
-                if (old == m.parameters.end() || *old != it.value()) {
-                    diff = it.key() + " was " + (old == m.parameters.end() ? "absent" : old->dump()) + ", now " +
-                           it.value().dump();
-                    break;
-                }
-            }
-            throw InputError(root.string() + ": holds a TrainIO dataset generated with other parameters (" + diff +
+        const auto diff = parameterMismatches(params, m.parameters, MarkerUse::Generate);
+        if (!diff.empty())
+            throw InputError(root.string() + ": holds a TrainIO dataset generated with other parameters (" + diff.front().key +
+                             " was " + diff.front().generated + ", now " + diff.front().configured +
                              "); clean it first or choose another data_folder");
-        }
         return;
     } else if (!fs::is_empty(root, ec)) {
         throw InputError(root.string() + ": folder is not empty and has no " + kDatasetMarkerName +
@@ -249,6 +312,14 @@ std::vector<Job> allJobs(const DatasetSection& ds) {
 
 std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i) {
     return expectedFileSize(specFor(cfg.dataset, cfg.train.seed, split, i));
+}
+
+std::optional<std::vector<DatasetParameterMismatch>> datasetMarkerMismatches(const WorkloadConfig& cfg, MarkerUse use) {
+    const fs::path marker = datasetRoot(cfg.dataset.dataFolder) / kDatasetMarkerName;
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(marker, ec))) return std::nullopt;
+    const Marker m = readMarker(marker, cfg.dataset.dataFolder);
+    return parameterMismatches(parametersJson(cfg.dataset, cfg.train.seed), m.parameters, use);
 }
 
 void prepareDataset(const WorkloadConfig& cfg, const std::shared_ptr<IoBackend>& given) {

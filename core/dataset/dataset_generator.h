@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,24 @@ struct VerifyResult {
 // shardIndex/shardCount: only the files whose index ≡ shardIndex (mod shardCount), as generation splits them.
 VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel = nullptr, std::uint64_t shardIndex = 0,
                            std::uint64_t shardCount = 1);
+
+// One generation parameter on which a configuration and the dataset's marker differ.
+struct DatasetParameterMismatch {
+    std::string key;        // the configuration key (dataset.record_length_bytes_stdev, train.seed, …)
+    std::string configured; // the configuration's value
+    std::string generated;  // the value the marker records the files were generated with
+};
+
+enum class MarkerUse {
+    Generate, // writing into the folder: every parameter, the seed included (it seeds the payload too)
+    Read,     // measuring the folder: the parameters that shape the files' names and sizes (the seed only
+              // when the sizes were drawn with it, record_length_stdev > 0)
+};
+
+// cfg against the marker of its data folder, every generation parameter compared exactly (one list, used
+// by generation and by pre-flight). nullopt when the folder has no marker (a dataset TrainIO did not
+// write); an empty list when the marker matches. Throws InputError naming the marker when it is unreadable.
+std::optional<std::vector<DatasetParameterMismatch>> datasetMarkerMismatches(const WorkloadConfig& cfg, MarkerUse use);
 
 // The expected size in bytes of file i of the split, as generateDataset writes it.
 std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i);

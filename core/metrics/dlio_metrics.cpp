@@ -1,5 +1,7 @@
 #include "metrics/dlio_metrics.h"
 
+#include "util/errors.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -64,6 +66,22 @@ std::optional<MetricSemantics> parseSemantics(std::string_view name) {
     for (MetricSemantics s : {MetricSemantics::DlioV1, MetricSemantics::DlioV2, MetricSemantics::DlioV3})
         if (name == semanticsName(s)) return s;
     return std::nullopt;
+}
+
+MetricSemantics semanticsOfRound(std::string_view mlperfRound) {
+    if (mlperfRound == "v1.0") return MetricSemantics::DlioV1;
+    if (mlperfRound == "v3.0") return MetricSemantics::DlioV3;
+    return MetricSemantics::DlioV2; // v2.0 ran DLIO >= 2.0; a workload of one's own: upstream DLIO
+}
+
+MetricSemantics semanticsWord(const std::string& word, const std::string& option) {
+    if (const auto sem = parseSemantics(word)) return *sem;
+    throw InputError(option + " = '" + word + "': expected v1 (DLIO 1.0, MLPerf Storage v1.0), v2 (DLIO >= 2.0) "
+                     "or v3 (MLPerf Storage v3.0's DLIO)");
+}
+
+MetricSemantics resolveSemantics(const std::optional<std::string>& chosen, const WorkloadConfig& cfg, const std::string& option) {
+    return chosen ? semanticsWord(*chosen, option) : semanticsOfRound(cfg.trainio.mlperfRound);
 }
 
 double mean(const std::vector<double>& v) {

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -73,6 +74,19 @@ nlohmann::ordered_json metricJson(const InvocationMetrics& m);
 // "v1" | "v2" | "v3": the words `--semantics` takes and trainio_run.json's "semantics" records.
 const char* semanticsName(MetricSemantics s);
 std::optional<MetricSemantics> parseSemantics(std::string_view name);
+
+// The semantics of an MLPerf Storage round (trainio.mlperf_round): v1.0 → v1 (DLIO 1.0), v2.0 → v2 (DLIO ≥ 2.0),
+// v3.0 → v3 (the round's DLIO fork); no round (a workload of one's own) → v2.
+MetricSemantics semanticsOfRound(std::string_view mlperfRound);
+
+// parseSemantics for a word the user typed: throws InputError naming `option` for anything but v1, v2 or v3.
+MetricSemantics semanticsWord(const std::string& word, const std::string& option = "--semantics");
+
+// The semantics a run uses: an explicit choice (`--semantics`, the GUI's box) wins; without one, the
+// config's round, so a preset carries its round's semantics (docs/metrics.md). One resolution for the
+// CLI's run, benchmark, sweep and model and for the GUI. Throws as semanticsWord.
+MetricSemantics resolveSemantics(const std::optional<std::string>& chosen, const WorkloadConfig& cfg,
+                                 const std::string& option = "--semantics");
 
 double mean(const std::vector<double>& v);
 double populationStdev(const std::vector<double>& v);

@@ -193,32 +193,51 @@ private slots:
                  qPrintable(r.err));
     }
 
-    // Defect 6: a dataset that does not match the config is found before the run, not mid-run.
+    // Defect 6: a dataset that does not match the config is found before the run, not mid-run. A dataset
+    // TrainIO generated (8 npz files "img" of 8 KiB) is named by the marker's key with both values; the
+    // same files without the marker (a foreign dataset) by what the files show.
     void mismatchedDatasetIsRefusedBeforeMeasuring_data() {
         QTest::addColumn<QString>("override");
+        QTest::addColumn<bool>("foreign");
         QTest::addColumn<QString>("message");
-        QTest::newRow("file count") << "++workload.dataset.num_files_train=16"
-                                    << "16 of 16 configured files are missing (first: ";
-        QTest::newRow("sample size") << "++workload.dataset.record_length_bytes=262144"
-                                     << "dataset.record_length_bytes: the dataset's files average 8.";
-        QTest::newRow("format") << "++workload.dataset.format=npy" << "8 of 8 configured files are missing";
-        QTest::newRow("prefix") << "++workload.dataset.file_prefix=sample" << "holds 8 file(s), e.g. img_0_of_8.npz";
+        QTest::addColumn<QString>("generated"); // what the run must say the dataset holds
+        QTest::newRow("file count") << "++workload.dataset.num_files_train=16" << false
+                                    << "dataset.num_files_train: the config says 16," << "generated with 8 (";
+        QTest::newRow("sample size") << "++workload.dataset.record_length_bytes=262144" << false
+                                     << "dataset.record_length_bytes: the config says 262144" << "generated with 8192 (";
+        QTest::newRow("format") << "++workload.dataset.format=npy" << false << "dataset.format: the config says npy,"
+                                << "generated with npz (";
+        QTest::newRow("prefix") << "++workload.dataset.file_prefix=sample" << false
+                                << "dataset.file_prefix: the config says sample," << "generated with img (";
+        QTest::newRow("foreign, file count") << "++workload.dataset.num_files_train=16" << true
+                                             << "16 of 16 configured files are missing (first: " << "img_0_of_8.npz";
+        QTest::newRow("foreign, sample size") << "++workload.dataset.record_length_bytes=262144" << true
+                                              // 8192 bytes are a 90 × 90 record (int(sqrt(8192)), SPEC Appendix A): 7.9 KiB
+                                              << "dataset.record_length_bytes: " << "hold 7.9 KiB per sample";
+        QTest::newRow("foreign, format") << "++workload.dataset.format=npy" << true << "8 of 8 configured files are missing"
+                                         << "img_0_of_8.npz";
+        QTest::newRow("foreign, prefix") << "++workload.dataset.file_prefix=sample" << true
+                                         << "holds 8 file(s), e.g. img_0_of_8.npz" << "sample_0_of_8.npz";
     }
     void mismatchedDatasetIsRefusedBeforeMeasuring() {
         QFETCH(QString, override);
+        QFETCH(bool, foreign);
         QFETCH(QString, message);
+        QFETCH(QString, generated);
         QTemporaryDir tmp;
         Tiny t;
         t.folder = tmp.filePath(QStringLiteral("data")).toStdString();
         const QString cfg = writeWorkload(tmp, t);
         auto r = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        if (foreign) QVERIFY(fs::remove(fs::path(t.folder) / ".trainio-dataset.json"));
         const QString out = tmp.filePath(QStringLiteral("out"));
         r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
                                  QStringLiteral("--quiet"), override});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("pre-flight check failed, nothing was measured")), qPrintable(r.err));
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY2(r.err.contains(generated), qPrintable(r.err));
         QVERIFY2(!fs::exists(out.toStdString()), "no result folder for a run that did not start");
     }
 

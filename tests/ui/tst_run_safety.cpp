@@ -90,19 +90,28 @@ private slots:
     void preflightRefusesWithADialogAndMeasuresNothing_data() {
         QTest::addColumn<bool>("benchmark");
         QTest::addColumn<QString>("named"); // what the dialog and the error message must name
-        QTest::newRow("run, output folder under a file") << false << QStringLiteral("plain-file");
+        QTest::addColumn<double>("stdev");  // dataset.record_length_bytes_stdev of the run (generated: 0)
+        QTest::newRow("run, output folder under a file") << false << QStringLiteral("plain-file") << 0.0;
         // 16 files, batch 7, 4 accelerators: 16 samples cannot give each accelerator a batch of 7.
-        QTest::newRow("benchmark, no step per accelerator") << true << QStringLiteral("batch 7");
+        QTest::newRow("benchmark, no step per accelerator") << true << QStringLiteral("batch 7") << 0.0;
+        // The dataset was generated with stdev 0: the same pre-flight() as trainio-cli names the key.
+        QTest::newRow("run, dataset generated for another stdev")
+            << false << QStringLiteral("dataset.record_length_bytes_stdev") << 4096.0;
     }
 
     void preflightRefusesWithADialogAndMeasuresNothing() {
         QFETCH(bool, benchmark);
         QFETCH(QString, named);
+        QFETCH(double, stdev);
         const QString plain = regularFile(work_, QStringLiteral("plain-file"));
         QVERIFY(QFileInfo(plain).isFile());
         trainio::WorkloadConfig cfg = cfg_;
         std::uint64_t accelerators = 1;
         QString out = plain + QStringLiteral("/run");
+        if (stdev != cfg.dataset.recordLengthStdev) {
+            cfg.dataset.recordLengthStdev = stdev;
+            out = work_.filePath(QStringLiteral("never-run"));
+        }
         if (benchmark) {
             cfg.reader.batchSize = 7;
             accelerators = 4;
@@ -141,7 +150,9 @@ private slots:
         }
         QVERIFY2(shown.contains(named), qPrintable(shown));
         // Named as the page labels it, not as the command line's option.
-        if (!benchmark)
+        if (stdev != cfg_.dataset.recordLengthStdev)
+            QVERIFY2(shown.contains(QStringLiteral("4096")) && shown.contains(QStringLiteral("generated with 0")), qPrintable(shown));
+        else if (!benchmark)
             QVERIFY2(shown.contains(QStringLiteral("<b>Output folder</b>")) && !shown.contains(QStringLiteral("--output")), qPrintable(shown));
         bool errorNamesIt = false;
         for (const auto& n : notes)

@@ -472,6 +472,29 @@ private slots:
         QVERIFY(!next.workloadPage()->isModified());
     }
 
+    // A preset carries its round's semantics (trainio.mlperf_round, as trainio-cli resolves it without
+    // --semantics): v1.0 → DLIO v1, v3.0 → MLPerf v3.0, no round → DLIO v2; a choice made in the box wins
+    // until a configuration of another round is loaded. The rounds are the presets' documented ones.
+    void presetBringsItsRoundsSemantics() {
+        MainWindow w;
+        WorkloadPage* page = w.workloadPage();
+        auto* box = page->findChild<QComboBox*>(QStringLiteral("semanticsBox"));
+        QVERIFY(box);
+        QVERIFY(page->loadPresetNamed(QStringLiteral("retinanet_b200"))); // v3.0
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV3);
+        QVERIFY(page->loadPresetNamed(QStringLiteral("resnet50_h100"))); // v1.0
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV1);
+        QVERIFY(page->loadPresetNamed(QStringLiteral("demo"))); // no round
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV2);
+        QVERIFY(page->loadPresetNamed(QStringLiteral("unet3d_b200"))); // v3.0
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV3);
+        // The user's choice wins, also over a configuration of the same round.
+        box->setCurrentIndex(box->findData(static_cast<int>(trainio::MetricSemantics::DlioV2)));
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV2);
+        QVERIFY(page->loadPresetNamed(QStringLiteral("flux_h100"))); // v3.0 as well
+        QCOMPARE(page->semantics(), trainio::MetricSemantics::DlioV2);
+    }
+
     void formIsRestoredAfterARestart() {
         {
             MainWindow w;
