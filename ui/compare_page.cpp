@@ -391,15 +391,19 @@ void ComparePage::rebuildTable() {
             auto* pct = put(DeltaColumn + m, std::isfinite(delta.percent) ? signedFmt(delta.percent, 1) + QStringLiteral(" %") : QStringLiteral("—"));
             pct->setToolTip(tr("%1 %2 against the baseline").arg(signedFmt(delta.absolute, d), units[m]));
             QString ci;
-            if (!delta.withinNoise) {
+            if (!delta.ciNote.empty()) {
+                ci = tr("— differ in kind");
+            } else if (!delta.withinNoise) {
                 ci = tr("— (n < 2)");
             } else {
                 ci = QStringLiteral("[%1, %2]").arg(signedFmt(delta.ci95.low, d), signedFmt(delta.ci95.high, d));
                 if (*delta.withinNoise) ci += tr("\nwithin noise");
             }
             auto* ciCell = put(CiColumn + m, ci);
-            ciCell->setToolTip(tr("95 % confidence interval of the difference of means (Welch's t, unequal variances); "
-                                  "\"within noise\" when it contains 0"));
+            ciCell->setToolTip(!delta.ciNote.empty()
+                                   ? tr("No CI: the items %1 (runs compare with runs, epochs with epochs)").arg(QString::fromStdString(delta.ciNote))
+                                   : tr("95 % confidence interval of the difference of means (Welch's t, unequal variances); "
+                                        "\"within noise\" when it contains 0"));
             const QColor c = delta.withinNoise.value_or(true) ? muted : delta.absolute > 0 ? better : worse;
             pct->setForeground(c);
             ciCell->setForeground(c);
@@ -425,7 +429,8 @@ void ComparePage::rebuildTable() {
     table_->horizontalHeader()->setStretchLastSection(false);
     QString note = tr("± is the population standard deviation over a benchmark's complete runs (an invocation's epochs). "
                       "Δ CI: the 95 % confidence interval of the difference of means (Welch); \"within noise\" when it contains 0. "
-                      "Deltas only between items of the same workload.");
+                      "Deltas only between items of the same workload; a CI only between items of one kind (a benchmark's run means "
+                      "with a benchmark's, an invocation's epochs with an invocation's).");
     if (result_.perAccelerator) note += tr(" Samples/s, GiB/s and MiB/s are per accelerator.");
     if (!error_.isEmpty()) note = tr("Cannot compare: %1").arg(error_);
     note_->setText(note);

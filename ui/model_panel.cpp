@@ -1,6 +1,7 @@
 #include "model_panel.h"
 
 #include "aggregate/results_import.h"
+#include "aggregate/results_library.h"
 #include "model/pipeline_model.h"
 
 #include <QLabel>
@@ -80,6 +81,10 @@ void ModelPanel::showMeasured(const QString& outputDir) {
         const QString name = QString::fromStdString(r.path.filename().string());
         if (r.status != aggregate::InvocationStatus::Complete) {
             parts << tr("%1: not complete, not compared").arg(name);
+            continue;
+        }
+        if (const std::string why = aggregate::predictionNotComparable(r); !why.empty()) {
+            parts << tr("%1: not compared, %2").arg(name, QString::fromStdString(why));
             continue;
         }
         parts << tr("%1: measured AU %2 % vs predicted %3 % (%4%5 points), %6 vs %7 samples/s")

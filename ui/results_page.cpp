@@ -284,6 +284,7 @@ void ResultsPage::showDetails() {
             html += QStringLiteral("</ul>");
         }
         html += list(tr("Differs from another benchmark in the same folder:"), group.differences);
+        html += list(tr("Its runs differ in settings that cannot change what is measured:"), group.settingDifferences);
         if (group.systemFile)
             html += tr("<p>System described by <code>%1</code> (a trainio_labels.json takes precedence).</p>")
                         .arg(esc(group.systemFile->string()));

@@ -68,6 +68,12 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
         if (n->type == BenchmarkType::Checkpointing)
             return n->itemName + " is checkpointing: no training numbers to compare";
     }
+    // An emulated device measures the emulation, not the storage beneath it: never a delta against real storage.
+    if (item.storage.empty() != base.storage.empty()) {
+        const LibraryNode& emulated = item.storage.empty() ? base : item;
+        return "emulated vs real storage: " + emulated.itemName + " went through " + emulated.storage + ", " +
+               (item.storage.empty() ? item : base).itemName + " through real storage";
+    }
     if (item.workloadKey != base.workloadKey) {
         std::string why = whyNotComparable(item.workloadKey, base.workloadKey);
         if (why.empty()) why = "different workload: " + item.workloadTitle + " vs " + base.workloadTitle;
@@ -76,12 +82,18 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
     return {};
 }
 
+// "3 run means" / "30 epochs of one invocation".
+std::string sampleText(const LibraryNode& n, std::size_t count) {
+    return std::to_string(count) + (n.kind == NodeKind::Benchmark ? " run means" : " epochs of one invocation");
+}
+
 std::string deltaText(const MetricDelta& d, int precision) {
     std::string s = fmt(d.absolute, precision, true);
     if (std::isfinite(d.percent)) s += " (" + fmt(d.percent, 1, true) + " %)";
     if (std::isfinite(d.ci95.low))
         s += " [" + fmt(d.ci95.low, precision, true) + ", " + fmt(d.ci95.high, precision, true) + "]";
     if (d.withinNoise && *d.withinNoise) s += " within noise";
+    if (!d.ciNote.empty()) s += " no CI";
     return s;
 }
 
@@ -99,6 +111,10 @@ std::size_t displayWidth(const std::string& s) {
 }
 
 } // namespace
+
+std::string unitOfReplication(const LibraryNode& n) {
+    return n.kind == NodeKind::Benchmark ? "runs" : n.kind == NodeKind::Invocation ? "epochs" : "";
+}
 
 ConfidenceInterval welchCi95(const std::vector<double>& a, const std::vector<double>& b) {
     ConfidenceInterval ci;
@@ -172,6 +188,11 @@ CompareResult compare(const std::vector<const LibraryNode*>& items, const Compar
         row.comparable = row.reason.empty();
         row.valuesShown = n.hasMetrics && (row.comparable || options.compareAnyway);
         row.metrics = valuesOf(n);
+        row.replication = unitOfReplication(n);
+        const bool sameKind = row.replication == unitOfReplication(base);
+        if (row.comparable && !row.baseline && !sameKind)
+            row.kindNote = "differs in kind from the baseline: " + sampleText(n, n.au.values.size()) + " vs " +
+                           sampleText(base, base.au.values.size()) + "; Δ without CI (runs compare with runs, epochs with epochs)";
         if (row.comparable && !row.baseline) {
             for (std::size_t k = 0; k < row.metrics.size(); ++k) {
                 const NodeMetric& a = row.metrics[k].value;
@@ -181,6 +202,14 @@ CompareResult compare(const std::vector<const LibraryNode*>& items, const Compar
                 d.percent = b.mean != 0.0 ? 100.0 * d.absolute / b.mean : kNaN;
                 // Welch's half width, centred on the headline difference: an invocation's headline is
                 // DLIO's own mean, which need not be the plain mean of its epochs.
+                if (!sameKind) {
+                    // A run mean and an epoch are not draws of one quantity: no interval pretends they are.
+                    d.ci95.low = d.ci95.high = d.ci95.halfWidth = kNaN;
+                    d.ci95.rule = "none: the sides differ in kind (" + row.replication + " vs " + unitOfReplication(base) + ")";
+                    d.ciNote = "differ in kind: " + sampleText(n, a.values.size()) + " vs " + sampleText(base, b.values.size());
+                    row.metrics[k].delta = d;
+                    continue;
+                }
                 d.ci95 = welchCi95(a.values, b.values);
                 if (std::isfinite(d.ci95.halfWidth)) {
                     d.ci95.low = d.absolute - d.ci95.halfWidth;
@@ -208,6 +237,8 @@ ordered_json toJson(const CompareResult& result) {
         row["baseline"] = r.baseline;
         row["comparable"] = r.comparable;
         row["reason"] = r.reason;
+        row["unit_of_replication"] = r.replication;
+        row["kind_note"] = r.kindNote;
         row["status"] = r.node ? statusName(r.node->status) : std::string();
         row["accelerators"] = r.node ? r.node->accelerators : 0;
         row["workload_identity"] = r.node ? r.node->workloadKey : std::string();
@@ -228,7 +259,8 @@ ordered_json toJson(const CompareResult& result) {
             const MetricDelta& d = *m.delta;
             delta[m.key] = ordered_json{{"absolute", d.absolute}, {"percent", d.percent}, {"ci95_low", d.ci95.low},
                                         {"ci95_high", d.ci95.high},
-                                        {"within_noise", d.withinNoise ? ordered_json(*d.withinNoise) : ordered_json()}};
+                                        {"within_noise", d.withinNoise ? ordered_json(*d.withinNoise) : ordered_json()},
+                                        {"ci_note", d.ciNote}};
         }
         row["delta"] = anyDelta ? std::move(delta) : ordered_json();
         rows.push_back(std::move(row));
@@ -261,6 +293,7 @@ std::string formatTable(const CompareResult& result) {
         }
         std::string note = r.baseline ? "baseline" : "";
         if (!r.reason.empty()) note += std::string(note.empty() ? "" : "; ") + "not comparable: " + r.reason;
+        if (!r.kindNote.empty()) note += std::string(note.empty() ? "" : "; ") + r.kindNote;
         cells.push_back(note);
         rows.push_back(std::move(cells));
     }
@@ -278,7 +311,8 @@ std::string formatTable(const CompareResult& result) {
     os << (result.perAccelerator ? "samples/s, GiB/s and MiB/s are per accelerator (AU never is).\n"
                                  : "samples/s, GiB/s and MiB/s are totals over the item's accelerators.\n");
     os << "± is the standard deviation over the item's sample (a benchmark's complete runs, an invocation's epochs); "
-          "Δ is item − baseline (in % of the baseline), […] the 95 % CI of the difference (Welch).\n";
+          "Δ is item − baseline (in % of the baseline), […] the 95 % CI of the difference (Welch), given only between items "
+          "of one kind (benchmark with benchmark over run means, invocation with invocation over epochs).\n";
     return os.str();
 }
 

@@ -755,6 +755,7 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
         if (c.sinks & kJson) j[c.key] = cellJson(c.get(row));
     j["system_file"] = g.systemFile ? ordered_json(g.systemFile->string()) : ordered_json();
     j["differences"] = g.differences;
+    j["setting_differences"] = g.settingDifferences;
     j["num_warmup_runs"] = g.warmups.size();
     j["mlperf_rule"] = "mean of the per-run means, population stdev (numpy.mean / numpy.std), as "
                        "mlcommons/storage report.py writes mlperf_storage_report.json";

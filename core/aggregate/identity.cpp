@@ -1,6 +1,7 @@
 #include "aggregate/identity.h"
 
 #include "aggregate/results_import.h"
+#include "config/config_keys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -121,18 +122,27 @@ std::string bytesText(const std::string& v) {
     return buf;
 }
 
-bool excluded(const std::string& key, const std::map<std::string, std::string>& c) {
+// Why a resolved key cannot split a benchmark, in words; "" when it can. From the key table
+// (config_keys: bookkeeping rows, the Bool key that gates a feature) and the few keys outside it
+// (benchmarkIdentityExclusions). A checkpointing invocation checkpoints whatever workflow.checkpoint says.
+std::string whyNotSplitting(const std::string& key, const std::map<std::string, std::string>& c, BenchmarkType type) {
     for (const auto& e : benchmarkIdentityExclusions()) {
         if (e.key == "train.seed") {
             // The seed matters only where a shuffle uses it ("seed" shuffles; "random" ones draw anew).
             if (key == "train.seed" && get(c, "reader.file_shuffle", "off") != "seed" &&
                 get(c, "reader.sample_shuffle", "off") != "seed")
-                return true;
+                return e.reason;
             continue;
         }
-        if (e.key.back() == '.' ? key.rfind(e.key, 0) == 0 : key == e.key) return true;
+        if (e.key.back() == '.' ? key.rfind(e.key, 0) == 0 : key == e.key) return e.reason;
     }
-    return false;
+    if (key.empty() || key[0] == '#') return {};
+    if (config_keys::isBookkeeping(key)) return "bookkeeping (where results or logs go, how often a recorder samples)";
+    const std::string gate = config_keys::featureGate(key);
+    if (gate.empty() || (gate == "workflow.checkpoint" && type == BenchmarkType::Checkpointing)) return {};
+    const config_keys::KeyDef* g = config_keys::find(gate);
+    const std::string on = get(c, gate, g ? canonicalValue(g->dlioDefault) : "false");
+    return on == "false" ? "its feature is off (" + gate + " false)" : std::string();
 }
 
 // Everything in the benchmark identity that is not already in the workload identity, as canonical keys.
@@ -146,7 +156,7 @@ std::map<std::string, std::string> benchmarkExtras(const InvocationRecord& r) {
                                                      "reader.batch_size", "metric.au", "train.computation_time",
                                                      "train.computation_time_stdev"};
     for (const auto& [k, v] : c)
-        if (!excluded(k, c) && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0) out[k] = v;
+        if (whyNotSplitting(k, c, r.type).empty() && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0) out[k] = v;
     out["#accelerators"] = std::to_string(r.accelerators);
     out["#hosts"] = std::to_string(std::max<std::int64_t>(r.numHosts, 1));
     out["#files_train"] = std::to_string(r.filesTrain);
@@ -157,13 +167,11 @@ std::map<std::string, std::string> benchmarkExtras(const InvocationRecord& r) {
 
 const std::vector<ExcludedKey>& benchmarkIdentityExclusions() {
     static const std::vector<ExcludedKey> keys = {
-        {"output.", "where results and logs were written: differs per run by design"},
         {"hydra.", "Hydra's own bookkeeping (run folder, job name, time stamps)"},
         {"=workload", "the workload name is in the workload identity already (model, accelerator)"},
         {"model", "in the workload identity"},
         {"train.seed", "only when no shuffle uses it (file_shuffle and sample_shuffle not \"seed\"): "
                        "\"random\" shuffles draw a new order every run"},
-        {"trainio.telemetry_interval_s", "how often telemetry is sampled; does not change the I/O"},
         // MLPerf Storage v3.0 Rules.md 4.7.1 (mlpstorage_py/rules/submission_checkers/checkpointing.py,
         // check_invocation_structure): a checkpointing benchmark is one invocation of 10 writes and 10 reads,
         // or a write invocation (10/0) followed by a read invocation (0/10). Both phases are one benchmark.
@@ -211,6 +219,23 @@ std::vector<std::string> identityDifferences(const InvocationRecord& a, const In
         const std::string va = fa.count(k) ? fa[k] : "(unset)", vb = fb.count(k) ? fb[k] : "(unset)";
         if (va == vb) continue;
         out.push_back((k[0] == '#' ? k.substr(1) : k) + ": " + va + " vs " + vb);
+    }
+    return out;
+}
+
+std::vector<std::string> settingDifferences(const InvocationRecord& a, const InvocationRecord& b) {
+    const auto ca = canonicalConfig(a.resolved), cb = canonicalConfig(b.resolved);
+    std::set<std::string> keys;
+    for (const auto& [k, v] : ca) keys.insert(k);
+    for (const auto& [k, v] : cb) keys.insert(k);
+    std::vector<std::string> out;
+    for (const auto& k : keys) {
+        const auto ia = ca.find(k), ib = cb.find(k);
+        const std::string va = ia == ca.end() ? "(unset)" : ia->second, vb = ib == cb.end() ? "(unset)" : ib->second;
+        if (va == vb) continue;
+        const std::string why = whyNotSplitting(k, ca, a.type);
+        if (why.empty() || why != whyNotSplitting(k, cb, b.type)) continue; // a difference that splits
+        out.push_back(k + ": " + va + " vs " + vb + " — " + why);
     }
     return out;
 }

@@ -5,9 +5,11 @@
 //   workload identity  — model, accelerator type, format, record length mean and stdev, samples per
 //                        file, batch size, computation time and its distribution, AU threshold;
 //   benchmark identity — the workload identity plus accelerators, hosts, files, reader settings
-//                        (threads, prefetch, O_DIRECT, I/O engine) and every other resolved key except
-//                        benchmarkIdentityExclusions() (keys that legitimately differ between the
-//                        runs of one benchmark).
+//                        (threads, prefetch, O_DIRECT, I/O engine) and every other resolved key that can
+//                        change what is measured: not bookkeeping (the key table's Bookkeeping rows:
+//                        output folder, log file, telemetry interval), not a setting of a feature that is
+//                        off (the table's gates: checkpoint.* while workflow.checkpoint is false), not in
+//                        benchmarkIdentityExclusions() (keys outside the table, and run-to-run ones).
 // Keys are canonical text: equal text ⇔ equal identity. Numbers are normalised ("0.3230" = "0.323",
 // "146600628.0" = "146600628") and key spellings of DLIO generations merged (record_length and
 // record_length_bytes, model and model.name).
@@ -43,6 +45,11 @@ Identity identityOf(const InvocationRecord& r);
 // Keys whose values differ between two resolved configs, benchmark-identity keys only, as
 // "reader.read_threads: 1 vs 4" (a key missing on one side shows "(unset)").
 std::vector<std::string> identityDifferences(const InvocationRecord& a, const InvocationRecord& b);
+
+// Keys whose values differ between two invocations of one benchmark without splitting it (settings of a
+// feature that is off, bookkeeping, the keys of benchmarkIdentityExclusions()), each with why it does not
+// split: "checkpoint.checkpoint_folder: /a vs /b — its feature is off (workflow.checkpoint false)".
+std::vector<std::string> settingDifferences(const InvocationRecord& a, const InvocationRecord& b);
 
 // What sets a workload apart from the other workloads that share its MLPerf name (two unet3d_h100 of
 // 146 MB and of 3 MB samples), in words, for default item names (docs/aggregation.md, "Item names"): the

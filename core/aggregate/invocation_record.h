@@ -208,6 +208,8 @@ struct RunGroup {
     Labels labels;                     // the group's own labels (name, notes) — system ones are above
     std::vector<std::string> differences; // "reader.read_threads: 1 here, 4 in <other group path>" for groups
                                           // sharing this folder with another benchmark identity
+    std::vector<std::string> settingDifferences; // settings its runs differ in that cannot change what is
+                                                 // measured (identity.h settingDifferences), with the runs named
 };
 
 struct SkippedFile {

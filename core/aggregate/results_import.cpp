@@ -1299,6 +1299,15 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
         }
     }
+    // Runs of one benchmark that differ in settings that cannot change what is measured: listed, not split.
+    for (auto& g : result.groups) {
+        std::vector<std::size_t> members(g.runs);
+        members.insert(members.end(), g.excluded.begin(), g.excluded.end());
+        for (std::size_t m = 1; m < members.size(); ++m)
+            for (const auto& d : settingDifferences(result.runs[members.front()], result.runs[members[m]]))
+                g.settingDifferences.push_back(d + " (" + result.runs[members.front()].runName + " vs " +
+                                               result.runs[members[m]].runName + ")");
+    }
     // Runs of one folder that are not one benchmark: say what differs, never average them.
     for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
         auto& g = result.groups[gi];

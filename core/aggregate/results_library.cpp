@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -70,6 +71,31 @@ std::string workloadName(const std::string& model, const std::string& accelerato
 }
 
 std::string acceleratorsText(std::int64_t n) { return std::to_string(n) + (n == 1 ? " accelerator" : " accelerators"); }
+
+// LibraryNode::storage and liveChanges of these runs (docs/emulated-storage.md, "In the results").
+std::pair<std::string, std::size_t> storageOf(const ImportResult& imported, const std::vector<std::size_t>& runs) {
+    std::size_t emulated = 0, changes = 0;
+    std::string profile;
+    for (std::size_t ri : runs) {
+        const InvocationRecord& r = imported.runs.at(ri);
+        if (!r.storageEmulated) continue;
+        ++emulated;
+        changes += r.storageChanges.size();
+        // A profile file is named by its stem (profiles/slow-nas.yaml → slow-nas), a shipped one by its name.
+        if (profile.empty()) profile = std::filesystem::path(r.storageProfile).stem().string();
+    }
+    if (emulated == 0) return {"", 0};
+    std::string text = profile.empty() ? "emulated storage" : "emulated " + profile;
+    if (emulated < runs.size()) text += " in " + std::to_string(emulated) + " of " + std::to_string(runs.size()) + " runs";
+    return {text, changes};
+}
+
+// " · emulated nfs-10gbe · changed live ×4" for an item's name; "" for real storage without changes.
+std::string storageSuffix(const std::string& storage, std::size_t changes) {
+    std::string s = storage.empty() ? "" : " · " + storage;
+    if (changes > 0) s += " · changed live ×" + std::to_string(changes);
+    return s;
+}
 
 // Until every importer sets the identity keys, a workload falls back to its MLPerf name so that
 // different models never share a node.
@@ -183,6 +209,8 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["status_reason"] = n.statusReason;
     j["workload_identity"] = n.workloadKey;
     j["workload_title"] = n.workloadTitle;
+    j["emulated_storage"] = n.storage; // "" for real storage
+    j["live_storage_changes"] = n.liveChanges;
     j["accelerators"] = n.accelerators;
     j["warmup"] = n.warmup;
     j["excluded"] = n.excluded;
@@ -265,7 +293,9 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
     std::map<std::string, std::size_t> nameCount;
     for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi) {
         const RunGroup& g = imported_.groups[gi];
-        benchmarkNames[gi] = g.system + " · " + workloadDefaultName(g) + " · " + acceleratorsText(g.identity.accelerators);
+        const auto [storage, changes] = storageOf(imported_, !g.runs.empty() ? g.runs : g.excluded);
+        benchmarkNames[gi] = g.system + " · " + workloadDefaultName(g) + " · " + acceleratorsText(g.identity.accelerators) +
+                             (g.kind == GroupKind::Single ? "" : storageSuffix(storage, changes));
         if (g.kind != GroupKind::Single) ++nameCount[benchmarkNames[gi]];
     }
     for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi)
@@ -291,7 +321,12 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.notes = r.labels.notes;
         inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache, &inv.cacheServed);
         inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
-        inv.itemName = !r.labels.name.empty() ? r.labels.name : base + " · " + r.runName;
+        std::tie(inv.storage, inv.liveChanges) = storageOf(imported_, {ri});
+        // Under a benchmark the base names the device already; the run adds its own live changes.
+        const bool alone = parent.kind != NodeKind::Benchmark;
+        inv.itemName = (!r.labels.name.empty() ? r.labels.name : base + " · " + r.runName) +
+                       storageSuffix(alone ? inv.storage : std::string(), inv.liveChanges);
+        if (alone) inv.label += storageSuffix(inv.storage, inv.liveChanges);
         const double mibPerSample = r.samplesPerSecond > 0 ? r.mbPerSecond / r.samplesPerSecond : NAN;
         std::vector<double> epochMib;
         for (std::size_t e = 0; e < std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()); ++e) {
@@ -415,6 +450,8 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.description = g.labels.description;
         bench.notes = g.labels.notes;
         bench.itemName = bench.label;
+        std::tie(bench.storage, bench.liveChanges) = storageOf(imported_, !g.runs.empty() ? g.runs : g.excluded);
+        if (!g.labels.name.empty()) bench.itemName += storageSuffix(bench.storage, bench.liveChanges);
 
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
         bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
@@ -610,6 +647,15 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
         text += std::string(". Most bytes of some epochs") + (emulated ? " of the runs without emulated storage" : "") +
                 " came from the page cache: those numbers describe memory, not the storage";
     return text;
+}
+
+std::string predictionNotComparable(const InvocationRecord& r) {
+    if (r.storageChanges.empty()) return {};
+    char first[48];
+    std::snprintf(first, sizeof first, "%.1f s", r.storageChanges.front().secondsSinceStart);
+    const std::size_t n = r.storageChanges.size();
+    return "its storage was changed live " + std::to_string(n) + (n == 1 ? " time" : " times") + " (first at " + first +
+           "); the prediction is for the device it started with";
 }
 
 std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound) {

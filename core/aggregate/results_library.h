@@ -62,6 +62,11 @@ struct LibraryNode {
     std::vector<std::string> summary;    // system: one line per workload; workload: the benchmarks side by side
     std::string bytesSource;             // invocation/benchmark: where the bytes came from (bytesSourceText), "" when unknown
     std::string telemetrySummary;        // invocation/benchmark: what the client did (telemetrySummaryText), "" when unknown
+    // invocation/benchmark: the storage its bytes came through — "" for real storage, else "emulated nfs-10gbe"
+    // ("emulated storage" without a profile; "… in 2 of 3 runs" when its runs differ) — and how often the
+    // device was changed live during its complete runs (trainio_io.json storage.changes). Both are in itemName.
+    std::string storage;
+    std::size_t liveChanges = 0;
     bool clientBound = false;            // some invocation's telemetry says the client CPU was saturated
     std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
     bool cacheServed = false;            // bytesSource warns: an epoch of a run without emulated storage had > 50 % from the cache
@@ -127,5 +132,12 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
 // invocation's telemetry::summaryText, or for several the range of their mean CPU busy % and read MiB/s
 // and how many were client-bound. "" when none has telemetry. *clientBound: any was.
 std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound = nullptr);
+
+// Why the model's prediction of a run (made before it, for the device it started with) is not compared
+// with what it measured: its emulated device was changed live — "its storage was changed live 4 times (first
+// at 12.3 s); the prediction is for the device it started with". The run's numbers are means over whole
+// epochs and the changes are not placed in epochs, so no stretch without changes can be measured apart.
+// "" when the comparison holds (no live change).
+std::string predictionNotComparable(const InvocationRecord& r);
 
 } // namespace trainio::aggregate

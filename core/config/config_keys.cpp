@@ -122,6 +122,8 @@ struct Row {
     Row& expect(const char* e) { k.expected = e; return *this; }
     Row& bind(Binding b) { k.field = std::move(b); return *this; }
     Row& flags(unsigned f) { k.flags |= f; return *this; }
+    Row& gate(const char* g) { k.gate = g; return *this; }
+    Row& bookkeeping() { k.flags |= Bookkeeping; return *this; }
 };
 
 Row key(const char* path, Type type, K kind = K::Used) {
@@ -178,7 +180,7 @@ std::vector<KeyDef> build() {
             .means("informational (cnn, transformer, …)")
             .bind(field([](auto& c) -> auto& { return c.model.type; }))
             .flags(CustomRead | OmitWhenEmpty));
-    add(key("model.model_size_bytes", Type::Bytes)
+    add(key("model.model_size_bytes", Type::Bytes).gate("workflow.checkpoint")
             .old("checkpoint.model_size").def("10240").range(bytes(0, 1024 * kTiB)).unit("bytes")
             .means("checkpoint size of a model without layers (v1.0: checkpoint.model_size)")
             // Two fields say it (the checkpoint section's, older, and the model's): one binding keeps them equal.
@@ -188,29 +190,29 @@ std::vector<KeyDef> build() {
                        c.model.modelSizeBytes = c.checkpoint.modelSize;
                    }})
             .flags(CustomRead));
-    add(ignored("model.model_size", "MLPerf Storage v3.0's unet3d configs carry it; DLIO reads only model_size_bytes")
+    add(ignored("model.model_size", "MLPerf Storage v3.0's unet3d configs carry it; DLIO reads only model_size_bytes").gate("workflow.checkpoint")
             .origin("MLPerf Storage v3.0"));
-    add(key("model.model_datatype", Type::Choice)
+    add(key("model.model_datatype", Type::Choice).gate("workflow.checkpoint")
             .def("fp16").choices(kDatatypes).origin("DLIO (MLPerf v3.0 fork)")
             .means("data type of the model's tensors in a checkpoint")
             .bind(field([](auto& c) -> auto& { return c.model.modelDatatype; })));
-    add(key("model.optimizer_datatype", Type::Choice)
+    add(key("model.optimizer_datatype", Type::Choice).gate("workflow.checkpoint")
             .def("fp32").choices(kDatatypes).origin("DLIO (MLPerf v3.0 fork)")
             .means("data type of the optimizer state in a checkpoint")
             .bind(field([](auto& c) -> auto& { return c.model.optimizerDatatype; })));
-    add(key("model.optimization_groups", Type::WholeList)
+    add(key("model.optimization_groups", Type::WholeList).gate("workflow.checkpoint")
             .def("[]").origin("DLIO (MLPerf v3.0 fork)").unit("parameters")
             .means("optimizer parameter groups of a layered model without transformer sizes")
             .bind(field([](auto& c) -> auto& { return c.model.optimizationGroups; })));
-    add(key("model.num_layers", Type::Integer)
+    add(key("model.num_layers", Type::Integer).gate("workflow.checkpoint")
             .def("-1").range(whole(-1, 1e6, "-1 for a model without layers")).origin("DLIO (MLPerf v3.0 fork)").unit("layers")
             .means("transformer layers; the checkpoint is sized from the layers when > 0")
             .bind(field([](auto& c) -> auto& { return c.model.numLayers; })));
-    add(key("model.layer_parameters", Type::WholeList)
+    add(key("model.layer_parameters", Type::WholeList).gate("workflow.checkpoint")
             .def("[]").origin("DLIO (MLPerf v3.0 fork)").unit("parameters")
             .means("parameters of each layer of a layered model without transformer sizes")
             .bind(field([](auto& c) -> auto& { return c.model.layerParameters; })));
-    add(section("model.parallelism").origin("DLIO (MLPerf v3.0 fork)").means("how the model is split over the ranks"));
+    add(section("model.parallelism").gate("workflow.checkpoint").origin("DLIO (MLPerf v3.0 fork)").means("how the model is split over the ranks"));
     add(key("model.parallelism.tensor", Type::Integer)
             .def("1").range(whole(1, 1e6)).origin("DLIO (MLPerf v3.0 fork)").unit("ranks")
             .means("tensor parallelism")
@@ -227,7 +229,7 @@ std::vector<KeyDef> build() {
             .def("0").range(whole(0, 3)).origin("DLIO (MLPerf v3.0 fork)")
             .means("DeepSpeed ZeRO stage (0 … 3): how optimizer state and parameters are sharded")
             .bind(field([](auto& c) -> auto& { return c.model.parallelism.zeroStage; })));
-    add(section("model.transformer").origin("DLIO (MLPerf v3.0 fork)").means("transformer sizes (llama3 presets)"));
+    add(section("model.transformer").gate("workflow.checkpoint").origin("DLIO (MLPerf v3.0 fork)").means("transformer sizes (llama3 presets)"));
     const ValueRange dim = whole(1, 1e9);
     add(key("model.transformer.vocab_size", Type::Whole).def("32000").range(dim).origin("DLIO (MLPerf v3.0 fork)")
             .unit("tokens").means("vocabulary size")
@@ -262,7 +264,7 @@ std::vector<KeyDef> build() {
             .bind(field([](auto& c) -> auto& { return c.workflow.evaluation; })));
     add(key("workflow.profiling", Type::Bool).def("false").means("DLIO's profiling switch (recorded)")
             .bind(field([](auto& c) -> auto& { return c.workflow.profiling; })));
-    add(ignored("workflow.debug", "DLIO's debug logging"));
+    add(ignored("workflow.debug", "DLIO's debug logging").bookkeeping());
 
     add(section("storage").means("DLIO's storage backend (TrainIO reads the local file system)"));
     add(ignored("storage.storage_type", "local_fs, s3, …"));
@@ -284,7 +286,7 @@ std::vector<KeyDef> build() {
             .flags(CustomRead));
     add(key("dataset.num_files_train", Type::Whole).def("8").range(whole(1, kMaxFiles)).unit("files")
             .means("number of training files").bind(field([](auto& c) -> auto& { return c.dataset.numFilesTrain; })));
-    add(key("dataset.num_files_eval", Type::Whole).def("0").range(whole(0, kMaxFiles)).unit("files")
+    add(key("dataset.num_files_eval", Type::Whole).gate("workflow.evaluation").def("0").range(whole(0, kMaxFiles)).unit("files")
             .means("number of evaluation files").bind(field([](auto& c) -> auto& { return c.dataset.numFilesEval; })));
     add(key("dataset.num_samples_per_file", Type::Whole).def("1").range(whole(1, 1e9)).unit("samples")
             .means("samples in each file").bind(field([](auto& c) -> auto& { return c.dataset.numSamplesPerFile; })));
@@ -300,7 +302,7 @@ std::vector<KeyDef> build() {
     add(key("dataset.num_subfolders_train", Type::Whole).def("0").range(whole(0, 1e6)).unit("folders")
             .means("spread training files over this many subfolders (0 or 1 = none)")
             .bind(field([](auto& c) -> auto& { return c.dataset.numSubfoldersTrain; })));
-    add(key("dataset.num_subfolders_eval", Type::Whole).def("0").range(whole(0, 1e6)).unit("folders")
+    add(key("dataset.num_subfolders_eval", Type::Whole).gate("workflow.evaluation").def("0").range(whole(0, 1e6)).unit("folders")
             .means("spread evaluation files over this many subfolders")
             .bind(field([](auto& c) -> auto& { return c.dataset.numSubfoldersEval; })));
     add(key("dataset.file_prefix", Type::Text).def("img").expect("a file name prefix")
@@ -339,7 +341,7 @@ std::vector<KeyDef> build() {
     add(key("reader.batch_size", Type::Whole).def("1").range(whole(1, 1e7)).unit("samples")
             .means("samples per training step per accelerator")
             .bind(field([](auto& c) -> auto& { return c.reader.batchSize; })));
-    add(key("reader.batch_size_eval", Type::Whole).def("1").range(whole(1, 1e7)).unit("samples")
+    add(key("reader.batch_size_eval", Type::Whole).gate("workflow.evaluation").def("1").range(whole(1, 1e7)).unit("samples")
             .means("samples per evaluation step").bind(field([](auto& c) -> auto& { return c.reader.batchSizeEval; })));
     add(key("reader.read_threads", Type::Whole).def("1").range(whole(1, 1024)).unit("threads")
             .means("reader threads per accelerator (DLIO's pytorch allows 0, TrainIO does not)")
@@ -423,7 +425,7 @@ std::vector<KeyDef> build() {
     add(ignored("train.eval_after_epoch", "old spelling of evaluation.eval_after_epoch"));
     add(ignored("train.do_eval", "old spelling of workflow.evaluation"));
 
-    add(section("evaluation").means("evaluation steps"));
+    add(section("evaluation").means("evaluation steps").gate("workflow.evaluation"));
     add(key("evaluation.eval_time", Type::TimeSpec, K::TimeSpec).def("0").range(secs).unit("s")
             .means("emulated compute per evaluation step (a number or a distribution map)")
             .bind(field([](auto& c) -> auto& { return c.evaluation.evalTime.mean; }))
@@ -434,7 +436,7 @@ std::vector<KeyDef> build() {
             .means("evaluate every N epochs").bind(field([](auto& c) -> auto& { return c.evaluation.epochsBetweenEvals; })));
     add(ignored("evaluation.eval_after_epoch", "first epoch that evaluates"));
 
-    add(section("checkpoint").means("checkpoints: during training, or alone with workflow.train: false"));
+    add(section("checkpoint").means("checkpoints: during training, or alone with workflow.train: false").gate("workflow.checkpoint"));
     add(key("checkpoint.checkpoint_folder", Type::Text).def("./checkpoints/").unit("path").expect("a folder path")
             .means("where checkpoints go").bind(field([](auto& c) -> auto& { return c.checkpoint.folder; }))
             .flags(CustomCheck));
@@ -489,8 +491,8 @@ std::vector<KeyDef> build() {
     add(ignored("checkpoint.output_folder", "old spelling of checkpoint_folder"));
 
     add(section("output").means("DLIO's output folder and metric window"));
-    add(ignored("output.folder", "DLIO's output folder (TrainIO's is --output)"));
-    add(ignored("output.log_file", "DLIO's log file"));
+    add(ignored("output.folder", "DLIO's output folder (TrainIO's is --output)").bookkeeping());
+    add(ignored("output.log_file", "DLIO's log file").bookkeeping());
     add(section("output.metric").means("the steps the metrics leave out"));
     add(key("output.metric.exclude_start_steps", Type::Whole).def("1").range(whole(0, 1e9)).unit("steps")
             .means("steps left out of AU at the start of each epoch (DLIO's name; not under metric)")
@@ -499,7 +501,7 @@ std::vector<KeyDef> build() {
             .means("steps left out of AU at the end of each epoch")
             .bind(field([](auto& c) -> auto& { return c.metric.excludeEndSteps; })));
 
-    add(section("profiling").means("DLIO's profiler"));
+    add(section("profiling").means("DLIO's profiler").gate("workflow.profiling"));
     add(ignored("profiling.profiler", "iostat, darshan, …"));
     add(ignored("profiling.iostat_devices", "devices iostat watches"));
 
@@ -598,7 +600,7 @@ std::vector<KeyDef> build() {
             .origin("TrainIO").def("0").range(real(0, 1e9)).unit("MiB")
             .means("nopfs: per accelerator, MiB of the SSD tier")
             .bind(field([](auto& c) -> auto& { return c.trainio.loader.ssdTier.capacityMiB; })));
-    add(key("trainio.telemetry_interval_s", Type::Seconds)
+    add(key("trainio.telemetry_interval_s", Type::Seconds).bookkeeping()
             .origin("TrainIO").def("1").range(seconds(0.01, 3600)).unit("s")
             .means("how often the telemetry sampler records CPU, memory, devices and network")
             .bind(field([](auto& c) -> auto& { return c.trainio.telemetryIntervalS; })));
@@ -607,7 +609,7 @@ std::vector<KeyDef> build() {
             .means("the MLPerf Storage round a preset belongs to; empty for your own workloads")
             .bind(field([](auto& c) -> auto& { return c.trainio.mlperfRound; }))
             .flags(OmitWhenEmpty | CaseInsensitive));
-    add(key("trainio.checkpoint_scale", Type::Number)
+    add(key("trainio.checkpoint_scale", Type::Number).gate("workflow.checkpoint")
             .origin("TrainIO").def("1").range(real(0, 1, true))
             .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")
             .bind(field([](auto& c) -> auto& { return c.trainio.checkpointScale; })));
@@ -648,6 +650,28 @@ const KeyDef* find(std::string_view path) {
     }();
     auto it = index.find(canonical(path));
     return it == index.end() ? nullptr : it->second;
+}
+
+namespace {
+// The rows at and above a dotted path, nearest first ("checkpoint.model_size" → checkpoint).
+template <class Pred>
+const KeyDef* nearestRow(std::string_view path, Pred pred) {
+    for (std::string p = canonical(path);;) {
+        if (const KeyDef* k = find(p); k && pred(*k)) return k;
+        const auto dot = p.rfind('.');
+        if (dot == std::string::npos) return nullptr;
+        p.resize(dot);
+    }
+}
+} // namespace
+
+std::string featureGate(std::string_view path) {
+    const KeyDef* k = nearestRow(path, [](const KeyDef& d) { return !d.gate.empty(); });
+    return k ? k->gate : std::string();
+}
+
+bool isBookkeeping(std::string_view path) {
+    return nearestRow(path, [](const KeyDef& d) { return d.has(Bookkeeping); }) != nullptr;
 }
 
 std::string choiceText(const KeyDef& k) { return "one of " + config_detail::joinNames(k.choices); }

@@ -61,6 +61,8 @@ enum Flag : unsigned {
     CaseInsensitive = 1u << 5, // a choice read in lower case
     CustomCheck = 1u << 6,     // the validator checks it by code beside the table
     NotAKey = 1u << 7,         // a distribution member or a run setting: ranges, docs, form only
+    Bookkeeping = 1u << 8,     // where results or logs go, how verbosely, how often a recorder samples:
+                               // never changes what is measured (and so never splits a benchmark)
 };
 
 struct KeyDef {
@@ -78,6 +80,9 @@ struct KeyDef {
     std::string expected;             // Text keys: what the messages say was expected ("a folder path")
     Binding field;
     unsigned flags = 0;
+    // The Bool key that switches this key's feature on ("workflow.checkpoint" for checkpoint.*): while it
+    // is false the key cannot change what is measured. A section's gate holds for every key below it.
+    std::string gate;
 
     bool has(Flag f) const { return (flags & f) != 0; }
     bool numeric() const { return range.has_value(); }
@@ -89,6 +94,12 @@ const std::vector<KeyDef>& all();
 // The definition of a canonical path (or DLIO 1.0's spelling, or under "data_reader"); nullptr when
 // the table has no such key.
 const KeyDef* find(std::string_view path);
+
+// What the table says about a dotted path's effect on a measurement, from its own row or the nearest
+// section above it (so a key the table does not know, checkpoint.model_size, inherits checkpoint's gate):
+// the Bool key whose feature it belongs to ("" when none), and whether it is bookkeeping.
+std::string featureGate(std::string_view path);
+bool isBookkeeping(std::string_view path);
 
 // "one of a, b or c" for a Choice key's values.
 std::string choiceText(const KeyDef& k);

@@ -187,6 +187,63 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(trainio::InputError, compare({&a}, out));
     }
 
+    // Issue 19, item 7: a run-once invocation (one run, 30 epochs) against a benchmark (3 run means). Its
+    // epochs are not replicates of a run mean: had they been taken as n = 30, Welch would call a 2-point AU
+    // difference significant (30 tight epochs around 88, 3 runs around 90). No CI, no "differs", and
+    // the row says the units differ; benchmark vs benchmark keeps its CI over run means, invocation vs
+    // invocation over epochs.
+    void unitsOfReplicationAreNotMixed() {
+        std::vector<double> epochs;
+        for (int e = 0; e < 30; ++e) epochs.push_back(88.0 + 0.1 * (e % 3 - 1)); // 87.9, 88.0, 88.1, …
+        const std::vector<double> runs{89.9, 90.0, 90.1};
+        const LibraryNode bench = item("bench", "wl", 4, runs, runs, runs);
+        LibraryNode once = item("once", "wl", 4, epochs, epochs, epochs);
+        once.kind = NodeKind::Invocation;
+        // What the old rule produced: a CI over 30 "replicates" that excludes 0.
+        const ConfidenceInterval pretend = welchCi95(epochs, runs);
+        QVERIFY(std::isfinite(pretend.high) && pretend.high < 0.0);
+
+        const CompareResult r = compare({&bench, &once}, CompareOptions{});
+        const CompareRow& row = r.rows[1];
+        QVERIFY(row.comparable); // one workload: the values and the Δ are shown
+        QCOMPARE(row.replication, std::string("epochs"));
+        QCOMPARE(r.rows[0].replication, std::string("runs"));
+        QVERIFY2(row.kindNote.find("differs in kind") != std::string::npos && row.kindNote.find("30 epochs") != std::string::npos &&
+                     row.kindNote.find("3 run means") != std::string::npos,
+                 row.kindNote.c_str());
+        for (const auto& m : row.metrics) {
+            QVERIFY(m.delta.has_value());
+            const double scale = m.key == "mib_per_second" ? 1024.0 : 1.0; // item() makes MiB/s = GiB/s × 1024
+            QVERIFY(near(m.delta->absolute, scale * (testsupport::meanOf(epochs) - 90.0), 1e-9));
+            QVERIFY(std::isnan(m.delta->ci95.low) && std::isnan(m.delta->ci95.high));
+            QVERIFY(!m.delta->withinNoise.has_value()); // neither "within noise" nor "differs"
+            QVERIFY2(m.delta->ciNote.find("differ in kind") != std::string::npos, m.key.c_str());
+        }
+        const auto j = toJson(r);
+        QVERIFY(j["rows"][1]["delta"]["au_mean_percentage"]["ci95_low"].is_null() ||
+                std::isnan(j["rows"][1]["delta"]["au_mean_percentage"]["ci95_low"].get<double>()));
+        QVERIFY(j["rows"][1]["delta"]["au_mean_percentage"]["within_noise"].is_null());
+        QCOMPARE(j["rows"][1]["unit_of_replication"].get<std::string>(), std::string("epochs"));
+        const std::string table = formatTable(r);
+        QVERIFY2(table.find("differs in kind") != std::string::npos, table.c_str());
+        QVERIFY2(table.find("[") == std::string::npos || table.find("[95 % CI]") != std::string::npos, table.c_str());
+
+        // Like with like: two benchmarks over their run means, two invocations over their epochs.
+        const std::vector<double> runs2{91.9, 92.0, 92.1};
+        const LibraryNode bench2 = item("bench2", "wl", 4, runs2, runs2, runs2);
+        const CompareResult bb = compare({&bench, &bench2}, CompareOptions{});
+        const ConfidenceInterval byHand = welchCi95(runs2, runs);
+        QVERIFY(bb.rows[1].kindNote.empty());
+        QVERIFY(near(bb.rows[1].metrics[0].delta->ci95.halfWidth, byHand.halfWidth, 1e-12));
+        QCOMPARE(bb.rows[1].metrics[0].delta->withinNoise, std::optional<bool>(false));
+        LibraryNode once2 = item("once2", "wl", 4, plus(epochs, 0.5), plus(epochs, 0.5), plus(epochs, 0.5));
+        once2.kind = NodeKind::Invocation;
+        const CompareResult ii = compare({&once, &once2}, CompareOptions{});
+        QVERIFY(ii.rows[1].kindNote.empty());
+        QVERIFY(std::isfinite(ii.rows[1].metrics[0].delta->ci95.low));
+        QCOMPARE(ii.rows[1].metrics[0].delta->withinNoise, std::optional<bool>(false));
+    }
+
     void jsonAndTable() {
         const LibraryNode base = item("unet", "wl-unet3d", 2, kSleep1, kSleep1, kSleep1);
         const LibraryNode same = item("unet tuned", "wl-unet3d", 2, kSleep2, kSleep2, kSleep2);

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
 
 using namespace trainio::aggregate;
 namespace fs = std::filesystem;
@@ -363,6 +364,83 @@ private slots:
         v3.resolved.emplace_back("train.computation_time_stdev", "0.05");
         QVERIFY(identityOf(v3).workloadKey != identityOf(v2).workloadKey);
         QCOMPARE(identityOf(v1).workloadTitle, std::string("unet3d_h100 · npz · 139.8 MiB/sample"));
+    }
+
+    // Issue 19, item 4: a published benchmark (Hammerspace's resnet50, 1 client, H100: five runs, no
+    // workflow.checkpoint, so checkpointing is off by DLIO's default; profiling false; no evaluation) whose
+    // runs differ only in keys that cannot change what is measured stays one benchmark of five runs, and
+    // the differences are listed; a key that does matter still splits.
+    void settingsOfADisabledFeatureAndBookkeepingDoNotSplit() {
+        const fs::path src = testsupport::fixtures() / "mlperf-storage-v1.0" / "Closed" / "Hammerspace" / "results" /
+                             "Hammerspace_resnet50_1Client_H100";
+        const std::string config = testsupport::readText(src / "run1" / "configs" / "config.yaml");
+        QVERIFY(config.find("checkpoint_folder: /mnt/mlperf/checkpoints") != std::string::npos); // and no workflow.checkpoint:
+        QVERIFY(config.find("    checkpoint:") == std::string::npos);
+        QVERIFY(config.find("read_threads: 6") != std::string::npos);
+        // Appends per-run override lines to a fresh copy of the submission under `name`.
+        auto copyWith = [&](const std::string& name, const std::function<std::string(int)>& extra) {
+            const fs::path dst = root_ / name / "results" / "Hammerspace_resnet50_1Client_H100";
+            fs::create_directories(dst.parent_path());
+            fs::copy(src, dst, fs::copy_options::recursive);
+            for (const auto& e : fs::recursive_directory_iterator(dst)) // fixtures are read-only
+                fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+            for (int i = 1; i <= 5; ++i) {
+                const fs::path o = dst / ("run" + std::to_string(i)) / "configs" / "overrides.yaml";
+                std::string text = testsupport::readText(o);
+                if (!text.empty() && text.back() != '\n') text += '\n';
+                testsupport::writeText(o, text + extra(i));
+            }
+            return dst;
+        };
+        auto perRun = [](int i) {
+            const std::string n = std::to_string(i);
+            return "- ++workload.checkpoint.checkpoint_folder=/mnt/ckpt/run" + n + "\n"   // (a) checkpointing off
+                   "- ++workload.output.folder=/results/out" + n + "\n"                    // (b) output folder
+                   "- ++workload.evaluation.eval_time=0." + n + "\n"                        // (c) evaluation off
+                   "- ++workload.profiling.iostat_devices=sd" + n + "\n";                   // (c) profiling off
+        };
+        {
+            const fs::path dst = copyWith("quiet-keys", perRun);
+            const ImportResult r = importResults({root_ / "quiet-keys"});
+            QCOMPARE(groupsOf(r), std::string("run1,run2,run3,run4,run5 / "));
+            const RunGroup& g = r.groups.at(0);
+            QCOMPARE(g.path, dst);
+            QVERIFY(g.differences.empty());
+            // Each key named once per run compared with run1, with why it does not split.
+            for (const std::string key : {"checkpoint.checkpoint_folder: /mnt/ckpt/run1 vs /mnt/ckpt/run",
+                                          "output.folder: /results/out1 vs /results/out", "evaluation.eval_time: 0.1 vs 0.",
+                                          "profiling.iostat_devices: sd1 vs sd"}) {
+                const auto n = std::count_if(g.settingDifferences.begin(), g.settingDifferences.end(),
+                                             [&](const std::string& d) { return d.rfind(key, 0) == 0; });
+                QVERIFY2(n == 4, (key + " listed " + std::to_string(n) + " times").c_str());
+            }
+            const bool why = std::any_of(g.settingDifferences.begin(), g.settingDifferences.end(), [](const std::string& d) {
+                return d.find("checkpoint_folder") != std::string::npos && d.find("workflow.checkpoint false") != std::string::npos &&
+                       d.find("(run1 vs run3)") != std::string::npos;
+            });
+            QVERIFY2(why, g.settingDifferences.front().c_str());
+            const ResultsLibrary lib(importResults({root_ / "quiet-keys"}));
+            QCOMPARE(lib.nodes(NodeKind::Benchmark).size(), std::size_t(1));
+        }
+        {   // A reader setting matters: run5 with 4 read threads instead of the submission's 6 is apart.
+            copyWith("threads", [&](int i) { return perRun(i) + (i == 5 ? "- ++workload.reader.read_threads=4\n" : ""); });
+            const ImportResult r = importResults({root_ / "threads"});
+            std::vector<std::string> groups;
+            for (const auto& g : r.groups) groups.push_back(runNames(r, g.runs));
+            std::sort(groups.begin(), groups.end());
+            QCOMPARE(groups, (std::vector<std::string>{"run1,run2,run3,run4", "run5"}));
+        }
+        {   // With checkpointing on, where the checkpoints go is the storage under test: every run is apart.
+            copyWith("ckpt-on", [&](int i) { return perRun(i) + "- ++workload.workflow.checkpoint=True\n"; });
+            const ImportResult r = importResults({root_ / "ckpt-on"});
+            QCOMPARE(r.groups.size(), std::size_t(5));
+            for (const auto& g : r.groups) {
+                QCOMPARE(g.runs.size(), std::size_t(1));
+                QVERIFY(std::any_of(g.differences.begin(), g.differences.end(), [](const std::string& d) {
+                    return d.rfind("checkpoint.checkpoint_folder", 0) == 0;
+                }));
+            }
+        }
     }
 
     // MLPerf Storage v3.0: configs in dlio_config/, the system described by systems/<system>.yaml.

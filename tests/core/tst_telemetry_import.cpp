@@ -8,6 +8,7 @@
 // share from the cache is null keeps its place.
 #include "testsupport.h"
 
+#include "aggregate/compare.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 
@@ -297,6 +298,62 @@ private slots:
         QVERIFY2(text.find("changed 1 time(s) during the run: ") != std::string::npos, text.c_str());
         QVERIFY2(text.find("per epoch: not measured, " + std::string(buf) + " (cache") != std::string::npos, text.c_str());
         QCOMPARE(*inv->maxPercentFromCache, second);
+    }
+
+    // Issue 19, item 6: the real run, the nvme-emulated run and a copy of it whose device was changed live
+    // four times (storage.changes as the GUI's storage strip records them), side by side. Each says what it
+    // went through in its name; an emulated item is never compared with a real-storage one.
+    void emulatedAndLiveChangedItemsSayItAndRealStorageIsNotComparable() {
+        const fs::path mix = tmp_.filePath(QStringLiteral("mix")).toStdString();
+        fs::create_directories(mix);
+        fs::copy(runDir_, mix / "real", fs::copy_options::recursive);
+        fs::copy(tmp_.filePath(QStringLiteral("nvme")).toStdString(), mix / "emulated", fs::copy_options::recursive);
+        fs::copy(tmp_.filePath(QStringLiteral("nvme")).toStdString(), mix / "live", fs::copy_options::recursive);
+        json io = readJson(mix / "live" / "trainio_io.json");
+        QCOMPARE(io.at("storage").at("profile").get<std::string>(), std::string("nvme"));
+        io["storage"]["changes"] = json::parse(R"([
+            {"seconds_since_start": 0.5, "parameter": "bandwidth_mib_s", "old": 6500, "new": 50},
+            {"seconds_since_start": 0.7, "parameter": "bandwidth_mib_s", "old": 50, "new": 6500},
+            {"seconds_since_start": 0.9, "parameter": "latency_ms", "old": 0.085, "new": 5},
+            {"seconds_since_start": 1.1, "parameter": "latency_ms", "old": 5, "new": 0.085}])");
+        testsupport::writeText(mix / "live" / "trainio_io.json", io.dump());
+
+        const ResultsLibrary lib(importResults({mix}));
+        const auto items = lib.nodes(NodeKind::Invocation);
+        QCOMPARE(items.size(), std::size_t(3));
+        auto named = [&](const std::string& run) -> const LibraryNode* {
+            for (const LibraryNode* n : items)
+                if (n->path.filename() == run) return n;
+            return nullptr;
+        };
+        const LibraryNode *real = named("real"), *emulated = named("emulated"), *live = named("live");
+        QVERIFY(real && emulated && live);
+        auto endsWith = [](const std::string& s, const std::string& tail) {
+            return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+        };
+        QVERIFY2(real->itemName.find("emulated") == std::string::npos && real->itemName.find("live") == std::string::npos,
+                 real->itemName.c_str());
+        QVERIFY2(endsWith(emulated->itemName, " · emulated · emulated nvme"), // run name, then the device
+                 emulated->itemName.c_str());
+        QVERIFY2(endsWith(live->itemName, " · live · emulated nvme · changed live ×4"), live->itemName.c_str());
+        QVERIFY2(endsWith(live->label, " · emulated nvme · changed live ×4"), live->label.c_str()); // the tree's label
+        QCOMPARE(live->liveChanges, std::size_t(4));
+        QVERIFY(real->storage.empty());
+
+        const CompareResult c = compare({real, emulated, live}, CompareOptions{});
+        for (std::size_t i : {1, 2}) {
+            QVERIFY(!c.rows[i].comparable);
+            QVERIFY2(c.rows[i].reason.rfind("emulated vs real storage", 0) == 0, c.rows[i].reason.c_str());
+            for (const auto& m : c.rows[i].metrics) QVERIFY(!m.delta); // no "differs (−10.6 %)"
+        }
+        QVERIFY2(formatTable(c).find("not comparable: emulated vs real storage") != std::string::npos, formatTable(c).c_str());
+        // Predicted vs measured: the live-changed run's prediction was for the device it started with.
+        const std::string why = predictionNotComparable(lib.imported().runs.at(*live->run));
+        QVERIFY2(why.find("changed live 4 times (first at 0.5 s)") != std::string::npos, why.c_str());
+        QVERIFY(predictionNotComparable(lib.imported().runs.at(*emulated->run)).empty());
+        // Two emulated items compare with each other (the device is what is being compared).
+        const CompareResult e = compare({emulated, live}, CompareOptions{});
+        QVERIFY2(e.rows[1].comparable, e.rows[1].reason.c_str());
     }
 
     // A broken telemetry.json costs the telemetry line only: a note naming the file and the key.

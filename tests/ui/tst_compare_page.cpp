@@ -154,6 +154,29 @@ private slots:
         QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
     }
 
+    // Issue 19, item 7: one of the benchmark's own invocations (its epochs) against the benchmark (its run
+    // means): the Δ is shown, the CI column says they differ in kind and is neither "within noise" nor coloured
+    // as a difference.
+    void invocationAgainstBenchmarkDiffersInKind() {
+        const LibraryNode* run = nullptr;
+        for (const auto& c : unet1_->children)
+            if (c->kind == aggregate::NodeKind::Invocation && c->hasMetrics && !c->warmup && !c->excluded) run = c.get();
+        QVERIFY(run);
+        QVERIFY(run->au.values.size() >= 2); // its epochs
+        ComparePage page;
+        show(page, {unet1_, run});
+        QTableWidget* t = page.deltaTable();
+        for (int m = 0; m < 3; ++m) {
+            const QString ci = t->item(1, ComparePage::CiColumn + m)->text();
+            QVERIFY2(ci.contains(QStringLiteral("differ in kind")) && !ci.contains(QLatin1Char('[')) && !ci.contains(QStringLiteral("noise")),
+                     qPrintable(ci));
+            QVERIFY(t->item(1, ComparePage::CiColumn + m)->toolTip().contains(QStringLiteral("run means")));
+            QVERIFY(t->item(1, ComparePage::DeltaColumn + m)->text().endsWith(QStringLiteral(" %")));
+        }
+        show(page, {unet1_, unet2_}); // benchmark with benchmark: a CI again
+        QVERIFY(t->item(1, ComparePage::CiColumn)->text().startsWith(QLatin1Char('[')));
+    }
+
     // Issue 9 item 4: MiB/s per accelerator beside samples/s (and Read GiB/s), from the published reports.
     void mibPerAcceleratorColumn() {
         ComparePage page;

@@ -473,6 +473,20 @@ private slots:
         QVERIFY(!system->description.empty());
         QVERIFY2(text.hasIdentifier(QString::fromStdString(system->description).left(40)), system->description.c_str());
         QCOMPARE(pdfRasterImages(pdf), 0);
+
+        // Issue 19, item 7: one of the baseline's own invocations (its epochs) beside it (its run means):
+        // the Δ without a CI, and the report says the two differ in kind.
+        const aggregate::LibraryNode* run = nullptr;
+        for (const auto& ch : a->children)
+            if (ch->kind == aggregate::NodeKind::Invocation && ch->hasMetrics && !ch->warmup) run = ch.get();
+        QVERIFY(run);
+        const QString kindPdf = work_.filePath(QStringLiteral("mlperf-kind.pdf"));
+        QVERIFY2(ui::writeReportPdf(lib, {a, run}, options, kindPdf, &error), qPrintable(error));
+        const PdfText kind = pdfText(kindPdf);
+        const QString words = QStringLiteral("no CI: differ in kind: %1 epochs of one invocation vs %2 run means")
+                                  .arg(run->au.values.size()).arg(a->au.values.size());
+        QVERIFY2(kind.hasWords(words), qPrintable(words + QStringLiteral(" not in: ") +
+                                                  kind.spaced.mid(kind.spaced.indexOf(QStringLiteral("Comparison per workload")), 1500)));
     }
 
     void badInputFailsClearly() {
@@ -639,6 +653,11 @@ private slots:
         QVERIFY(text.hasIdentifier(QStringLiteral("lognormal(median 8 ms, sigma 0.5)")) && text.hasWords(QStringLiteral("constant 1 ms")));
         // A run without changes has no such table (the cached report above).
         QVERIFY(!cached.hasWords(QStringLiteral("changed during this run")));
+        // Issue 19, item 6: the item's name says the device and its live changes; the cached run's does not.
+        QVERIFY2(QString::fromStdString(items[0]->itemName).endsWith(QStringLiteral(" · emulated hdd · changed live ×2")),
+                 items[0]->itemName.c_str());
+        QVERIFY2(text.hasWords(QStringLiteral("emulated hdd · changed live ×2")), qPrintable(text.spaced.left(3000)));
+        QVERIFY(!cached.hasWords(QStringLiteral("changed live")));
     }
 
     // Issue 13: three runs of one workload that differ only in the loader policy get a "Loader policies"
@@ -683,6 +702,24 @@ private slots:
         const QRegularExpression row(escaped.join(QStringLiteral("\\s+")));
         QVERIFY2(row.match(text.spaced).hasMatch(),
                  qPrintable(row.pattern() + QStringLiteral(" not in: ") + text.spaced.mid(text.spaced.indexOf(QStringLiteral("Model prediction vs")), 1200)));
+
+        // Issue 19, item 6: the same run with its device changed live twice (as the Run page's strip records
+        // it): not compared with the prediction, and the report says why instead of blaming the model.
+        const fs::path live = root / "live";
+        fs::copy(run, live, fs::copy_options::recursive);
+        auto io = nlohmann::json::parse(testsupport::readText(live / "trainio_io.json"));
+        io["storage"]["changes"] = nlohmann::json::parse(R"([
+            {"seconds_since_start": 0.3, "parameter": "bandwidth_mib_s", "old": 20, "new": 5},
+            {"seconds_since_start": 0.5, "parameter": "bandwidth_mib_s", "old": 5, "new": 20}])");
+        testsupport::writeText(live / "trainio_io.json", io.dump());
+        const aggregate::ResultsLibrary liveLib(aggregate::importResults({live}));
+        const QString livePdf = work_.filePath(QStringLiteral("out/model-live.pdf"));
+        QVERIFY2(ui::writeReportPdf(liveLib, liveLib.nodes(aggregate::NodeKind::Invocation), {}, livePdf, &error), qPrintable(error));
+        const PdfText liveText = pdfText(livePdf);
+        QVERIFY2(liveText.hasWords(QStringLiteral("Not compared with the prediction")) &&
+                     liveText.hasWords(QStringLiteral("its storage was changed live 2 times (first at 0.3 s)")),
+                 qPrintable(liveText.spaced.mid(liveText.spaced.indexOf(QStringLiteral("Model prediction vs")), 1200)));
+        QVERIFY(!row.match(liveText.spaced).hasMatch());
 
         // Only the run without emulated storage: no prediction, no section.
         const QString none = work_.filePath(QStringLiteral("out/model-none.pdf"));

@@ -379,6 +379,7 @@ QString deltaCell(const aggregate::CompareMetric& m, int precision) {
     if (std::isfinite(dl.ci95.low) && std::isfinite(dl.ci95.high))
         text += QStringLiteral("<br/><span class=\"muted\">CI [%1, %2]</span>").arg(formatNumber(dl.ci95.low, precision), formatNumber(dl.ci95.high, precision));
     if (dl.withinNoise) text += *dl.withinNoise ? QStringLiteral("<br/><i>within noise</i>") : QStringLiteral("<br/><b>differs</b>");
+    if (!dl.ciNote.empty()) text += QStringLiteral("<br/><i>no CI: %1</i>").arg(htmlText(QString::fromStdString(dl.ciNote)));
     return text;
 }
 
@@ -398,7 +399,8 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
     flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, "
                                 "accelerator type, format, record length, samples per file, batch size, computation "
                                 "time, AU threshold). Δ is item − baseline with the 95 % CI of the difference (Welch); "
-                                "\"within noise\" when that CI holds 0. %1</p>")
+                                "\"within noise\" when that CI holds 0; no CI between a benchmark (run means) and an invocation (epochs): "
+                                "they differ in kind. %1</p>")
                      .arg(htmlText(kPlusMinus)),
                  7.5);
     flow.addSpace(flow.mm(3));

@@ -19,6 +19,7 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
     t.widthsPercent = {3, 21, 6, 10, 10, 10, 8, 10, 10, 12};
     t.alignRight = {true, false, true, false, true, true, true, true, true, true};
     t.fontPt = 7;
+    QStringList notCompared; // runs with live storage changes: the prediction was for another device
     for (std::size_t i = 0; i < d.items.size(); ++i) {
         const ReportItem& it = d.items[i];
         std::vector<double> pAu, mAu, pS, mS;
@@ -28,6 +29,11 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
         for (std::size_t k : it.runs) {
             const auto& r = imp.runs[k];
             if (!std::isfinite(r.predictedAuPercent)) continue;
+            if (const std::string why = aggregate::predictionNotComparable(r); !why.empty()) {
+                notCompared << QStringLiteral("#%1 %2, %3: %4").arg(i + 1).arg(htmlBreakable(it.name), htmlText(QString::fromStdString(r.runName)),
+                                                                   htmlText(QString::fromStdString(why)));
+                continue;
+            }
             pAu.push_back(r.predictedAuPercent);
             mAu.push_back(r.auMeanPercent);
             pS.push_back(r.predictedSamplesPerSecond);
@@ -45,7 +51,7 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
                           formatNumber(meanFrom(pS), 1), formatNumber(meanFrom(mS), 1),
                           sameMax && maxPass >= 0 ? QString::number(maxPass) : QStringLiteral("varies")});
     }
-    if (t.rows.empty()) return;
+    if (t.rows.empty() && notCompared.isEmpty()) return;
     flow.ensureSpace(flow.mm(50));
     reportHeading(flow, QStringLiteral("Model prediction vs measurement"), 2, 50);
     flow.addHtml(QStringLiteral("<p class=\"muted\">The input-pipeline model (docs/model.md) predicted each run before it "
@@ -55,7 +61,13 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
                                 "within ±5 AU points; docs/model.md says where it is known to be wrong.</p>"),
                  7.5);
     flow.addSpace(flow.mm(2));
-    flow.addTable(t);
+    if (!t.rows.empty()) flow.addTable(t);
+    if (!notCompared.isEmpty())
+        flow.addHtml(QStringLiteral("<p class=\"muted\">Not compared with the prediction (runs whose emulated storage was "
+                                    "changed live; their figures are whole-epoch means, so no stretch without changes can be "
+                                    "told apart):<br/>%1</p>")
+                         .arg(notCompared.join(QStringLiteral("<br/>"))),
+                     7.5);
     flow.addSpace(flow.mm(4));
 }
 
