@@ -51,6 +51,7 @@
 #include <QUrl>
 
 #include <set>
+#include <utility>
 
 namespace trainio::ui {
 
@@ -171,6 +172,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
     workloadAutosave_ = new QTimer(this);
+    workloadAutosave_->setObjectName(QStringLiteral("workloadAutosave"));
     workloadAutosave_->setSingleShot(true);
     workloadAutosave_->setInterval(1000);
     connect(workloadAutosave_, &QTimer::timeout, this, [this] {
@@ -470,10 +472,13 @@ void MainWindow::restoreSession() {
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!confirmUnsavedWorkload(event)) return;
     // A run in progress: the Run page asks, and closes the window again once the engine has stopped.
-    if (!run_->confirmClose([this] { close(); })) {
+    // Cancelled there, quitting is off: the workload's edits stay as they are, unsaved.
+    if (!run_->confirmClose([this] { close(); }, [this] { quitDiscardsWorkloadEdits_ = false; })) {
         event->ignore();
         return;
     }
+    // Only now that the window closes are discarded edits dropped, so the next session starts without them.
+    if (std::exchange(quitDiscardsWorkloadEdits_, false) && workload_->isModified()) workload_->revertEdits();
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
@@ -572,14 +577,13 @@ bool MainWindow::workloadFieldsAccepted() {
 }
 
 bool MainWindow::confirmUnsavedWorkload(QCloseEvent* event) {
-    if (unsavedWorkloadConfirmed_ || !workload_->isModified()) return true;
+    if (quitDiscardsWorkloadEdits_ || !workload_->isModified()) return true;
     event->ignore();
+    // Saved or discarded, the form is left as it is here: a later question (a run in progress) may still
+    // be cancelled, and then nothing may have changed. closeEvent drops the edits once the window closes.
     workload_->confirmDiscard(tr("quitting"), [this] {
-        // Discarded edits are not brought back by the next session either.
-        if (workload_->isModified()) workload_->revertEdits();
-        unsavedWorkloadConfirmed_ = true;
+        quitDiscardsWorkloadEdits_ = true;
         close();
-        unsavedWorkloadConfirmed_ = false;
     });
     return false;
 }

@@ -110,7 +110,9 @@ private:
     QMenu* recentResults_ = nullptr;
     HelpWindow* help_ = nullptr;
     QuickStartDialog* quickStart_ = nullptr;
-    bool unsavedWorkloadConfirmed_ = false;
+    // Quitting with unsaved workload edits was answered (Save or Discard): what is still unsaved then is
+    // dropped when the window really closes, not before.
+    bool quitDiscardsWorkloadEdits_ = false;
     QTimer* workloadAutosave_ = nullptr; // keeps the form in the settings shortly after each edit (a crash keeps it)
     Theme theme_ = Theme::System;
     QPalette systemPalette_;
