@@ -10,6 +10,7 @@
 #include "plot_export.h"
 #include "quick_start_dialog.h"
 #include "report_export_dialog.h"
+#include "report_exporter.h"
 #include "report/report_writer.h"
 #include "results_library_loader.h"
 #include "results_page.h"
@@ -344,26 +345,28 @@ ReportExportDialog* MainWindow::makeReportDialog(const ReportSelection& sel) {
     return new ReportExportDialog(names, accelerators.size() > 1, this);
 }
 
-bool MainWindow::exportReport(const QString& pdfPath) {
+ReportExporter* MainWindow::exportReport(const QString& pdfPath) {
     const ReportSelection sel = reportSelection();
     if (sel.items.empty()) return exportReport(pdfPath, ReportOptions{});
     const std::unique_ptr<ReportExportDialog> remembered(makeReportDialog(sel));
     return exportReport(pdfPath, remembered->options());
 }
 
-bool MainWindow::exportReport(const QString& pdfPath, const ReportOptions& options) {
+ReportExporter* MainWindow::exportReport(const QString& pdfPath, const ReportOptions& options) {
     const ReportSelection sel = reportSelection();
     if (sel.items.empty()) {
         notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
-        return false;
+        return nullptr;
     }
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = writeReportPdf(*sel.library, sel.items, options, pdfPath, &error);
-    QApplication::restoreOverrideCursor();
-    if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(sel.what, pdfPath));
-    else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
-    return ok;
+    auto* exporter = new ReportExporter(sel.library, sel.items, options, pdfPath, this);
+    connect(exporter, &ReportExporter::finished, this, [this, exporter, what = sel.what, pdfPath](bool ok, const QString& error) {
+        if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(what, pdfPath));
+        else if (exporter->wasCancelled()) notifications_->post(Severity::Warning, error);
+        else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
+        exporter->deleteLater();
+    });
+    exporter->start();
+    return exporter;
 }
 
 bool MainWindow::exportCurrentPlot(const QString& path) {

@@ -22,6 +22,7 @@ class HelpWindow;
 class QuickStartDialog;
 class SweepDialog;
 class ReportExportDialog;
+class ReportExporter;
 struct ReportOptions;
 class ResultsLibraryLoader;
 class ResultsPage;
@@ -66,8 +67,10 @@ public:
 public slots:
     void showPage(int page);
     void setTheme(trainio::ui::MainWindow::Theme theme);
-    bool exportReport(const QString& pdfPath); // with the options last chosen in the export dialog
-    bool exportReport(const QString& pdfPath, const trainio::ui::ReportOptions& options);
+    // Starts writing the report on a worker with a progress dialog (ReportExporter, finished() tells the
+    // outcome, which is also posted as a message). Null, with a message, when the library is empty.
+    ReportExporter* exportReport(const QString& pdfPath); // with the options last chosen in the export dialog
+    ReportExporter* exportReport(const QString& pdfPath, const trainio::ui::ReportOptions& options);
     bool exportCurrentPlot(const QString& path);
     bool exportData(const QString& path); // .csv or .json, by suffix
     bool openResultsFolder(const QString& path);

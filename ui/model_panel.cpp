@@ -72,6 +72,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent), predictedAu_(std::num
     layout->addWidget(prediction_);
     layout->addWidget(comparison_);
     debounce_ = new QTimer(this);
+    debounce_->setObjectName(QStringLiteral("predictionDebounce"));
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
     connect(debounce_, &QTimer::timeout, this, &ModelPanel::predictNow);
