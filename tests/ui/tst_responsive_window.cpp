@@ -102,15 +102,16 @@ private slots:
         qInfo("one prediction of resnet50_h100 + lru: %lld ms", once.elapsed());
         QSignalSpy shown(panel, &ModelPanel::predictionShown);
         form->setConfig(cfg, QStringLiteral("test"));
-        QVERIFY(shown.wait(60000));
+        QVERIFY(!shown.isEmpty() || shown.wait(60000));
         QCOMPARE(panel->predictionText(), first);
 
         // The emulated device's bandwidth, which the prediction follows (the lru loader stays on).
         auto* bandwidth = form->editorFor(QStringLiteral("trainio.storage.bandwidth_mib_s"))->findChild<QLineEdit*>();
         QVERIFY(bandwidth);
         // Keystrokes as the event loop delivers them: a value typed every 30 ms, each key an edit.
-        const QStringList values = {QStringLiteral("900"), QStringLiteral("400"), QStringLiteral("250"),
-                                    QStringLiteral("150"), QStringLiteral("120")};
+        // (The faster the device, the more accelerator counts pass and the longer the model searches.)
+        const QStringList values = {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
+                                    QStringLiteral("5000"), QStringLiteral("4000")};
         qsizetype typed = 0;
         QTimer typist;
         typist.setInterval(30);
@@ -127,7 +128,7 @@ private slots:
         QVERIFY2(watch.longestGapMs() < kMaxGapMs, qPrintable(watch.describe()));
 
         // The prediction shown is the last edit's, and it is not the one the burst started from.
-        QCOMPARE(form->config().trainio.storage.bandwidthMiBs, 120.0);
+        QCOMPARE(form->config().trainio.storage.bandwidthMiBs, 4000.0);
         QCOMPARE(form->config().trainio.loader.policy, std::string("lru"));
         const QString last = modelPredictionText(form->config(), form->accelerators(), form->semantics());
         QVERIFY(last != first);
