@@ -10,6 +10,7 @@
 #include "plot_export.h"
 #include "quick_start_dialog.h"
 #include "report_export_dialog.h"
+#include "report_exporter.h"
 #include "report/report_writer.h"
 #include "results_library_loader.h"
 #include "results_page.h"
@@ -51,6 +52,7 @@
 #include <QUrl>
 
 #include <set>
+#include <utility>
 
 namespace trainio::ui {
 
@@ -171,6 +173,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
     workloadAutosave_ = new QTimer(this);
+    workloadAutosave_->setObjectName(QStringLiteral("workloadAutosave"));
     workloadAutosave_->setSingleShot(true);
     workloadAutosave_->setInterval(1000);
     connect(workloadAutosave_, &QTimer::timeout, this, [this] {
@@ -342,26 +345,28 @@ ReportExportDialog* MainWindow::makeReportDialog(const ReportSelection& sel) {
     return new ReportExportDialog(names, accelerators.size() > 1, this);
 }
 
-bool MainWindow::exportReport(const QString& pdfPath) {
+ReportExporter* MainWindow::exportReport(const QString& pdfPath) {
     const ReportSelection sel = reportSelection();
     if (sel.items.empty()) return exportReport(pdfPath, ReportOptions{});
     const std::unique_ptr<ReportExportDialog> remembered(makeReportDialog(sel));
     return exportReport(pdfPath, remembered->options());
 }
 
-bool MainWindow::exportReport(const QString& pdfPath, const ReportOptions& options) {
+ReportExporter* MainWindow::exportReport(const QString& pdfPath, const ReportOptions& options) {
     const ReportSelection sel = reportSelection();
     if (sel.items.empty()) {
         notifications_->post(Severity::Error, tr("The results library is empty: add a results folder first."));
-        return false;
+        return nullptr;
     }
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = writeReportPdf(*sel.library, sel.items, options, pdfPath, &error);
-    QApplication::restoreOverrideCursor();
-    if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(sel.what, pdfPath));
-    else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
-    return ok;
+    auto* exporter = new ReportExporter(sel.library, sel.items, options, pdfPath, this);
+    connect(exporter, &ReportExporter::finished, this, [this, exporter, what = sel.what, pdfPath](bool ok, const QString& error) {
+        if (ok) notifications_->post(Severity::Info, tr("Report of %1 written to %2").arg(what, pdfPath));
+        else if (exporter->wasCancelled()) notifications_->post(Severity::Warning, error);
+        else notifications_->post(Severity::Error, tr("Report not written: %1").arg(error));
+        exporter->deleteLater();
+    });
+    exporter->start();
+    return exporter;
 }
 
 bool MainWindow::exportCurrentPlot(const QString& path) {
@@ -470,10 +475,13 @@ void MainWindow::restoreSession() {
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (!confirmUnsavedWorkload(event)) return;
     // A run in progress: the Run page asks, and closes the window again once the engine has stopped.
-    if (!run_->confirmClose([this] { close(); })) {
+    // Cancelled there, quitting is off: the workload's edits stay as they are, unsaved.
+    if (!run_->confirmClose([this] { close(); }, [this] { quitDiscardsWorkloadEdits_ = false; })) {
         event->ignore();
         return;
     }
+    // Only now that the window closes are discarded edits dropped, so the next session starts without them.
+    if (std::exchange(quitDiscardsWorkloadEdits_, false) && workload_->isModified()) workload_->revertEdits();
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
@@ -572,14 +580,13 @@ bool MainWindow::workloadFieldsAccepted() {
 }
 
 bool MainWindow::confirmUnsavedWorkload(QCloseEvent* event) {
-    if (unsavedWorkloadConfirmed_ || !workload_->isModified()) return true;
+    if (quitDiscardsWorkloadEdits_ || !workload_->isModified()) return true;
     event->ignore();
+    // Saved or discarded, the form is left as it is here: a later question (a run in progress) may still
+    // be cancelled, and then nothing may have changed. closeEvent drops the edits once the window closes.
     workload_->confirmDiscard(tr("quitting"), [this] {
-        // Discarded edits are not brought back by the next session either.
-        if (workload_->isModified()) workload_->revertEdits();
-        unsavedWorkloadConfirmed_ = true;
+        quitDiscardsWorkloadEdits_ = true;
         close();
-        unsavedWorkloadConfirmed_ = false;
     });
     return false;
 }

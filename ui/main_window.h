@@ -22,6 +22,7 @@ class HelpWindow;
 class QuickStartDialog;
 class SweepDialog;
 class ReportExportDialog;
+class ReportExporter;
 struct ReportOptions;
 class ResultsLibraryLoader;
 class ResultsPage;
@@ -66,8 +67,10 @@ public:
 public slots:
     void showPage(int page);
     void setTheme(trainio::ui::MainWindow::Theme theme);
-    bool exportReport(const QString& pdfPath); // with the options last chosen in the export dialog
-    bool exportReport(const QString& pdfPath, const trainio::ui::ReportOptions& options);
+    // Starts writing the report on a worker with a progress dialog (ReportExporter, finished() tells the
+    // outcome, which is also posted as a message). Null, with a message, when the library is empty.
+    ReportExporter* exportReport(const QString& pdfPath); // with the options last chosen in the export dialog
+    ReportExporter* exportReport(const QString& pdfPath, const trainio::ui::ReportOptions& options);
     bool exportCurrentPlot(const QString& path);
     bool exportData(const QString& path); // .csv or .json, by suffix
     bool openResultsFolder(const QString& path);
@@ -110,7 +113,9 @@ private:
     QMenu* recentResults_ = nullptr;
     HelpWindow* help_ = nullptr;
     QuickStartDialog* quickStart_ = nullptr;
-    bool unsavedWorkloadConfirmed_ = false;
+    // Quitting with unsaved workload edits was answered (Save or Discard): what is still unsaved then is
+    // dropped when the window really closes, not before.
+    bool quitDiscardsWorkloadEdits_ = false;
     QTimer* workloadAutosave_ = nullptr; // keeps the form in the settings shortly after each edit (a crash keeps it)
     Theme theme_ = Theme::System;
     QPalette systemPalette_;

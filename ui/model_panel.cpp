@@ -5,6 +5,7 @@
 #include "model/pipeline_model.h"
 
 #include <QLabel>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -47,6 +48,13 @@ QString modelPredictionText(const WorkloadConfig& cfg, std::uint64_t accelerator
     }
 }
 
+namespace {
+
+// Whether modelPredictionText runs the model (else it returns a sentence at once).
+bool needsModel(const WorkloadConfig& cfg) { return cfg.workflow.train && cfg.trainio.storage.any(); }
+
+} // namespace
+
 ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent), predictedAu_(std::numeric_limits<double>::quiet_NaN()) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -64,30 +72,70 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent), predictedAu_(std::num
     comparison_->hide();
     layout->addWidget(prediction_);
     layout->addWidget(comparison_);
+    debounce_ = new QTimer(this);
+    debounce_->setObjectName(QStringLiteral("predictionDebounce"));
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(kDebounceMs);
+    connect(debounce_, &QTimer::timeout, this, &ModelPanel::predictNow);
 }
 
 void ModelPanel::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics) {
-    const QString text = modelPredictionText(cfg, accelerators, semantics, &predictedAu_);
-    prediction_->setText(text);
-    setVisible(!text.isEmpty());
+    request_ = Request{cfg, accelerators, semantics};
+    predictionJob_.invalidate(); // a prediction under way is for an older workload
     comparison_->hide();
+    predictedAu_ = std::numeric_limits<double>::quiet_NaN();
+    computing_ = true;
+    // Nothing to compute (no training, no emulated storage): said at once, with the same words.
+    if (!needsModel(cfg)) {
+        debounce_->stop();
+        predictNow();
+        return;
+    }
+    prediction_->setText(tr("Model prediction: computing…"));
+    show();
+    debounce_->start();
 }
 
-void ModelPanel::showMeasured(const QString& outputDir) {
+void ModelPanel::predictNow() {
+    struct Shown {
+        QString text;
+        double au = std::numeric_limits<double>::quiet_NaN();
+    };
+    auto deliver = [this](const Shown& shown) {
+        prediction_->setText(shown.text);
+        predictedAu_ = shown.au;
+        computing_ = false;
+        setVisible(!shown.text.isEmpty());
+        emit predictionShown();
+    };
+    auto compute = [r = request_] {
+        Shown s;
+        s.text = modelPredictionText(r.cfg, r.accelerators, r.semantics, &s.au);
+        return s;
+    };
+    if (!needsModel(request_.cfg)) deliver(compute()); // a sentence, no model run
+    else predictionJob_.start(compute, deliver);
+}
+
+namespace {
+
+// "name: measured AU … vs predicted …" for each measured invocation under outputDir that recorded a
+// prediction; empty when none did. Reads the folder (the importer): for a worker thread.
+QString measuredVersusPredicted(const QString& outputDir) {
     const auto imported = aggregate::importResults({outputDir.toStdString()});
     QStringList parts;
     for (const auto& r : imported.runs) {
         if (r.warmup || std::isnan(r.predictedAuPercent)) continue;
         const QString name = QString::fromStdString(r.path.filename().string());
         if (r.status != aggregate::InvocationStatus::Complete) {
-            parts << tr("%1: not complete, not compared").arg(name);
+            parts << ModelPanel::tr("%1: not complete, not compared").arg(name);
             continue;
         }
         if (const std::string why = aggregate::predictionNotComparable(r); !why.empty()) {
-            parts << tr("%1: not compared, %2").arg(name, QString::fromStdString(why));
+            parts << ModelPanel::tr("%1: not compared, %2").arg(name, QString::fromStdString(why));
             continue;
         }
-        parts << tr("%1: measured AU %2 % vs predicted %3 % (%4%5 points), %6 vs %7 samples/s")
+        parts << ModelPanel::tr("%1: measured AU %2 % vs predicted %3 % (%4%5 points), %6 vs %7 samples/s")
                      .arg(name)
                      .arg(r.auMeanPercent, 0, 'f', 1)
                      .arg(r.predictedAuPercent, 0, 'f', 1)
@@ -96,13 +144,19 @@ void ModelPanel::showMeasured(const QString& outputDir) {
                      .arg(r.samplesPerSecond, 0, 'f', 1)
                      .arg(r.predictedSamplesPerSecond, 0, 'f', 1);
     }
-    if (parts.isEmpty()) {
-        comparison_->hide();
-        return;
-    }
-    comparison_->setText(tr("Predicted vs measured — ") + parts.join(QStringLiteral("; ")));
-    comparison_->show();
-    show();
+    return parts.isEmpty() ? QString() : ModelPanel::tr("Predicted vs measured — ") + parts.join(QStringLiteral("; "));
+}
+
+} // namespace
+
+void ModelPanel::showMeasured(const QString& outputDir) {
+    importJob_.start([outputDir] { return measuredVersusPredicted(outputDir); },
+                     [this](const QString& text) {
+                         comparison_->setText(text);
+                         comparison_->setVisible(!text.isEmpty());
+                         if (!text.isEmpty()) show();
+                         emit comparisonShown();
+                     });
 }
 
 QString ModelPanel::predictionText() const { return prediction_->text(); }

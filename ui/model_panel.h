@@ -4,15 +4,22 @@
 // prediction recorded with each result (trainio_model.json) against what was measured, read through the
 // importer — the one reader of result folders. Without emulated storage (trainio.storage) there is nothing
 // to predict from, and the panel says so instead of guessing.
+// Neither the prediction nor the import runs on the GUI thread: a prediction starts 250 ms after the last
+// change (a burst of edits makes one) on a worker, "computing…" is shown meanwhile, and a result overtaken
+// by a newer change is dropped (LatestJob's generation counter); the measured folder is imported on a
+// worker as well.
 #pragma once
 
 #include "config/workload_config.h"
 #include "metrics/dlio_metrics.h"
 
+#include "latest_job.h"
+
 #include <QString>
 #include <QWidget>
 
 class QLabel;
+class QTimer;
 
 namespace trainio::ui {
 
@@ -21,20 +28,40 @@ class ModelPanel final : public QWidget {
 public:
     explicit ModelPanel(QWidget* parent = nullptr);
 
-    // The prediction for this workload (computed at once; it takes milliseconds).
+    static constexpr int kDebounceMs = 250;
+
+    // The prediction for this workload: shown kDebounceMs after the last call, computed on a worker.
     void setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics);
-    // Predicted vs measured for the invocations written under `outputDir` (a run or a benchmark folder).
+    // Predicted vs measured for the invocations written under `outputDir` (a run or a benchmark folder),
+    // imported on a worker.
     void showMeasured(const QString& outputDir);
 
     QString predictionText() const;
     QString comparisonText() const;
-    // The last prediction's figures (NaN when there is none), for tests.
+    // The shown prediction's figures (NaN when there is none or while computing), for tests.
     double predictedAuPercent() const { return predictedAu_; }
+    // A prediction is waiting for its debounce or its worker.
+    bool isComputing() const { return computing_; }
+
+signals:
+    void predictionShown(); // a prediction (or why there is none) replaced "computing…"
+    void comparisonShown(); // showMeasured's import is done and shown
 
 private:
+    void predictNow();
+
     QLabel* prediction_ = nullptr;
     QLabel* comparison_ = nullptr;
+    QTimer* debounce_ = nullptr;
     double predictedAu_;
+    bool computing_ = false;
+    struct Request {
+        WorkloadConfig cfg;
+        std::uint64_t accelerators = 1;
+        MetricSemantics semantics = MetricSemantics::DlioV2;
+    } request_;
+    LatestJob predictionJob_{this};
+    LatestJob importJob_{this};
 };
 
 // "Model (docs/model.md): AU 52.3 % and 388 samples/s predicted at 1 accelerator, limited by bandwidth; 0

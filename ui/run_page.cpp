@@ -566,7 +566,7 @@ void RunPage::onFinished(const RunFinish& r) {
     if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
 }
 
-bool RunPage::confirmClose(std::function<void()> closeNow) {
+bool RunPage::confirmClose(std::function<void()> closeNow, std::function<void()> cancelled) {
     if (!isRunning()) return true;
     if (closeWhenStopped_) { // already stopping; it closes when the engine has stopped — asked again: stop harder
         cancel();
@@ -586,6 +586,10 @@ bool RunPage::confirmClose(std::function<void()> closeNow) {
         if (!isRunning()) return closeNow(); // it ended while the question was open
         closeWhenStopped_ = closeNow;
         cancel();
+    });
+    // Cancel, Escape or the box closed: the window stays, and whoever asked is told.
+    connect(box, &QMessageBox::finished, this, [box, stop, cancelled = std::move(cancelled)] {
+        if (box->clickedButton() != stop && cancelled) cancelled();
     });
     box->open();
     return false;

@@ -78,8 +78,9 @@ public:
 
     // Asked before the window closes. Nothing running: returns true (close now). Otherwise asks "Stop
     // the run and close / Cancel" and returns false; when confirmed, cancels the run and calls
-    // closeNow() once the engine has stopped and the folder holds what was measured.
-    bool confirmClose(std::function<void()> closeNow);
+    // closeNow() once the engine has stopped and the folder holds what was measured; cancelled() when the
+    // question is answered otherwise (Cancel, Escape).
+    bool confirmClose(std::function<void()> closeNow, std::function<void()> cancelled = {});
 
 public slots:
     bool startInvocation();

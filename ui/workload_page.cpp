@@ -11,6 +11,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -27,6 +28,7 @@
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -277,6 +279,10 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
         row->addWidget(e, 1);
         row->addWidget(browse);
         connect(e, &QLineEdit::textEdited, this, changed);
+        // A relative folder typed here is shown as the absolute one it stands for (readEditors resolves it).
+        connect(e, &QLineEdit::editingFinished, this, [this, e] {
+            if (const QString abs = absoluteFolder(e->text()); abs != e->text()) e->setText(abs);
+        });
         connect(browse, &QToolButton::clicked, this, [this, e, changed] {
             const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a folder"), e->text());
             if (!dir.isEmpty()) {
@@ -365,6 +371,7 @@ void WorkloadPage::readEditors() {
         if (auto* q = qobject_cast<QuantitySpinBox*>(w))
             v = q->wholeValue() ? QVariant(static_cast<qulonglong>(*q->wholeValue())) : QVariant(q->value());
         else if (auto* c = qobject_cast<QCheckBox*>(w)) v = c->isChecked();
+        else if (fields[i].kind == WorkloadField::Kind::Folder) v = absoluteFolder(editorText(i));
         else v = editorText(i);
         fields[i].set(config_, v);
     }
@@ -389,6 +396,16 @@ void WorkloadPage::writeEditors() {
     updating_ = false;
 }
 
+QString WorkloadPage::folderBase() const {
+    if (!currentFile_.isEmpty()) return QFileInfo(currentFile_).absolutePath();
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+QString WorkloadPage::absoluteFolder(const QString& path) const {
+    if (path.trimmed().isEmpty() || QDir::isAbsolutePath(path)) return path;
+    return QDir::cleanPath(QDir(folderBase()).absoluteFilePath(path));
+}
+
 void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
     // A configuration of another MLPerf round brings its round's semantics (a preset's trainio.mlperf_round),
     // resolved as the CLI does without --semantics; a choice made in the box afterwards wins, as --semantics
@@ -399,6 +416,10 @@ void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
         const QSignalBlocker quiet(semantics_);
         semantics_->setCurrentIndex(i);
     }
+    // Relative folders (presets', a file's) stand for folders below the workload's own folder, whatever
+    // folder TrainIO was started in: from here on they are absolute, and shown so.
+    for (const WorkloadField& f : workloadFields())
+        if (f.kind == WorkloadField::Kind::Folder) f.set(config_, absoluteFolder(f.get(config_).toString()));
     writeEditors();
     markLoaded(source);
     revalidate();

@@ -109,6 +109,10 @@ private:
     void updateSizing();
     void setModified(bool modified);
     void markLoaded(const QString& source);
+    // Where relative folders of the workload lead: the workload file's folder, or for a preset (or a form
+    // without a file) TrainIO's data folder (QStandardPaths::AppDataLocation).
+    QString folderBase() const;
+    QString absoluteFolder(const QString& path) const;
     bool saveWithDialogNow();
 
     WorkloadConfig config_;

@@ -7,6 +7,7 @@
 #include "main_window.h"
 #include "notification_panel.h"
 #include "quantity_spin_box.h"
+#include "report_exporter.h"
 #include "results_library_loader.h"
 #include "results_tree_model.h"
 #include "gui_test_support.h"
@@ -236,7 +237,12 @@ private slots:
         loadFixture(w);
         const QModelIndex bench = w.resultsModel()->index(0, 0, w.resultsModel()->index(0, 0, w.resultsModel()->index(0, 0)));
         w.resultsModel()->setData(bench, Qt::Checked, Qt::CheckStateRole);
-        QVERIFY(w.exportReport(pdf));
+        ReportExporter* exporter = w.exportReport(pdf); // on a worker, with a progress dialog
+        QVERIFY(exporter);
+        QSignalSpy done(exporter, &ReportExporter::finished);
+        QVERIFY(done.wait(120000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        QVERIFY(anyMessage(w, Severity::Info, pdf));
         QFile f(pdf);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.read(5) == "%PDF-");

@@ -176,16 +176,21 @@ private slots:
         trainio::WorkloadConfig cfg = cfg_;
         cfg.train.epochs = 2;
         cfg.trainio.storage.bandwidthMiBs = 20;
+        QSignalSpy shown(panel, &ModelPanel::predictionShown);
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+        QVERIFY(panel->isComputing()); // on a worker, after the debounce
+        QVERIFY(shown.wait(30000));
         QVERIFY2(panel->predictionText().startsWith(QStringLiteral("Model prediction: AU ")), qPrintable(panel->predictionText()));
         QVERIFY(std::isfinite(panel->predictedAuPercent()));
         QVERIFY(panel->comparisonText().isEmpty());
         const QString out = work_.filePath(QStringLiteral("modelled"));
         page.setOutputFolder(out);
         QSignalSpy finished(page.controller(), &RunController::finished);
+        QSignalSpy compared(panel, &ModelPanel::comparisonShown);
         QVERIFY(page.startInvocation());
         QVERIFY(finished.wait(120000));
         QVERIFY(finished.first().first().value<RunFinish>().complete);
+        QVERIFY(compared.count() == 1 || compared.wait(30000)); // the folder is imported on a worker
         auto read = [](const QString& file) {
             QFile f(file);
             return f.open(QIODevice::ReadOnly) ? nlohmann::json::parse(f.readAll().toStdString()) : nlohmann::json();

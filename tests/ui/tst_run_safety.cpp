@@ -8,10 +8,14 @@
 #include "main_window.h"
 #include "run_controller.h"
 #include "run_page.h"
+#include "workload_page.h"
 
 #include "io/fault_injection.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QLineEdit>
+#include <QTimer>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -308,6 +312,77 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(w.close());
         QVERIFY(!visibleBox(w, QStringLiteral("confirmCloseDialog")));
+    }
+
+    // Quit during a run with unsaved workload edits: "Discard" in the first question, "Cancel" in the
+    // second keeps the window, the run, the form as edited and the saved settings; quitting for real then
+    // drops the edits, and the next session starts without them.
+    void quitCancelledInTheSecondQuestionKeepsTheEdits() {
+        trainio::WorkloadConfig slow = cfg_;
+        slow.train.epochs = 3;
+        slow.train.computationTime.mean = 0.2;
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        WorkloadPage* form = w.workloadPage();
+        QVERIFY(form->loadPresetNamed(QStringLiteral("unet3d_h100")));
+        auto* epochs = form->editorFor(QStringLiteral("train.epochs"))->findChild<QLineEdit*>();
+        QVERIFY(epochs);
+        epochs->selectAll();
+        QTest::keyClicks(epochs, QStringLiteral("9"));
+        QVERIFY(form->isModified());
+        QCOMPARE(form->config().train.epochs, 9ull);
+        auto* autosave = w.findChild<QTimer*>(QStringLiteral("workloadAutosave"));
+        QVERIFY(autosave);
+        QTRY_VERIFY_WITH_TIMEOUT(!autosave->isActive(), 10000); // the edit is in the settings
+        const QString fieldsKey = QStringLiteral("workload/form/fields");
+        const QVariantMap saved = QSettings().value(fieldsKey).toMap();
+        QCOMPARE(saved.value(QStringLiteral("train.epochs")).toString(), QStringLiteral("9"));
+
+        RunPage* page = w.runPage();
+        page->setWorkload(slow, 1, trainio::MetricSemantics::DlioV2, true);
+        page->setOutputFolder(work_.filePath(QStringLiteral("quit-cancelled")));
+        QSignalSpy steps(page->controller(), &RunController::steps);
+        QSignalSpy finished(page->controller(), &RunController::finished);
+        QVERIFY(page->startInvocation());
+        QVERIFY(steps.wait(30000));
+
+        QAction* quit = w.action(QStringLiteral("quit"));
+        QVERIFY(quit);
+        QCOMPARE(quit->shortcut(), QKeySequence(QKeySequence::Quit));
+        quit->trigger();
+        QMessageBox* first = form->pendingDiscardPrompt();
+        QVERIFY(first);
+        QTest::mouseClick(first->button(QMessageBox::Discard), Qt::LeftButton);
+        QMessageBox* second = visibleBox(w, QStringLiteral("confirmCloseDialog"));
+        QVERIFY(second);
+        QTest::mouseClick(second->button(QMessageBox::Cancel), Qt::LeftButton);
+        QTRY_VERIFY(!visibleBox(w, QStringLiteral("confirmCloseDialog")));
+        QVERIFY(w.isVisible());
+        QVERIFY(page->isRunning());
+        // The form as it was: edited, unsaved; nothing was reverted, so nothing new waits to be saved.
+        QCOMPARE(epochs->text(), QStringLiteral("9"));
+        QCOMPARE(form->config().train.epochs, 9ull);
+        QVERIFY(form->isModified());
+        QVERIFY(!autosave->isActive());
+        QCOMPARE(QSettings().value(fieldsKey).toMap(), saved);
+
+        // Quit again, and mean it: Discard, then stop the run and close.
+        quit->trigger();
+        QVERIFY(form->pendingDiscardPrompt());
+        QTest::mouseClick(form->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
+        second = visibleBox(w, QStringLiteral("confirmCloseDialog"));
+        QVERIFY(second);
+        auto* stop = second->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
+        QVERIFY(stop);
+        stop->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QCOMPARE(finished.count(), 1);
+        MainWindow next;
+        next.restoreSession();
+        QCOMPARE(next.workloadPage()->config().model.name, std::string("unet3d"));
+        QCOMPARE(next.workloadPage()->config().train.epochs, 5ull);
+        QVERIFY(!next.workloadPage()->isModified());
     }
 
     void closingDuringARunAsksAndKeepsWhatWasMeasured() {

@@ -28,6 +28,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <sys/statvfs.h>
 #include <QTest>
 #include <QWheelEvent>
@@ -450,6 +451,55 @@ private slots:
         QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
         QTRY_VERIFY(!page->isModified());
         QCOMPARE(page->config().reader.readThreads, 6ull);
+    }
+
+    // A relative folder means the same folder whatever folder TrainIO was started in: below the workload
+    // file's folder (a preset's: below TrainIO's data folder), and the form shows it absolute.
+    void relativeFoldersAreResolvedAgainstTheWorkloadFile() {
+        QTemporaryDir elsewhere; // the folder TrainIO "was started in"
+        QVERIFY(elsewhere.isValid());
+        const QString startedIn = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(elsewhere.path()));
+        struct Back {
+            QString dir;
+            ~Back() { QDir::setCurrent(dir); }
+        } back{startedIn};
+
+        const QString fileDir = work_.filePath(QStringLiteral("project"));
+        QVERIFY(QDir().mkpath(fileDir));
+        trainio::WorkloadConfig cfg = trainio::loadPreset("demo").config;
+        cfg.dataset.dataFolder = "data/mine/";
+        cfg.checkpoint.folder = "ckpt";
+        const QString yaml = QDir(fileDir).filePath(QStringLiteral("relative.yaml"));
+        {
+            QFile f(yaml);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(trainio::toYaml(cfg)));
+        }
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->openFile(yaml));
+        const QString data = QDir(fileDir).filePath(QStringLiteral("data/mine"));
+        QCOMPARE(QString::fromStdString(page->config().dataset.dataFolder), data);
+        QCOMPARE(QString::fromStdString(page->config().checkpoint.folder), QDir(fileDir).filePath(QStringLiteral("ckpt")));
+        auto* dataEdit = page->editorFor(QStringLiteral("dataset.data_folder"))->findChild<QLineEdit*>();
+        QVERIFY(dataEdit);
+        QCOMPARE(dataEdit->text(), data);
+        QVERIFY(!page->isModified()); // resolving is not an edit
+
+        // Typed relative: the configuration has the absolute folder at once, the field once typing ends.
+        type(dataEdit, QStringLiteral("typed"));
+        const QString typed = QDir(fileDir).filePath(QStringLiteral("typed"));
+        QCOMPARE(QString::fromStdString(page->config().dataset.dataFolder), typed);
+        QTest::keyClick(dataEdit, Qt::Key_Return);
+        QCOMPARE(dataEdit->text(), typed);
+
+        // A preset's relative folder: below TrainIO's data folder, not below the folder it was started in.
+        QVERIFY(page->loadPresetNamed(QStringLiteral("demo")));
+        const QString appData = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QCOMPARE(QString::fromStdString(page->config().dataset.dataFolder), QDir(appData).filePath(QStringLiteral("data/demo")));
+        QVERIFY(!dataEdit->text().startsWith(elsewhere.path()));
     }
 
     void quittingAsksAndDiscardIsNotRestored() {

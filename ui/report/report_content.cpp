@@ -479,15 +479,15 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
         // One item has nothing to compare with: its numbers are in the table and its section.
         if (au.size() > 1) {
             const QString suffix = cmp.perAccelerator ? QStringLiteral(" per accelerator") : QString();
-            auto p1 = makeBarPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
-            auto p2 = makeBarPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
-            auto p3 = makeBarPlot(QStringLiteral("Read B/W%1").arg(suffix), QStringLiteral("GiB/s") + suffix, gib, seriesColour(2));
+            auto p1 = barPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
+            auto p2 = barPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
+            auto p3 = barPlot(QStringLiteral("Read B/W%1").arg(suffix), QStringLiteral("GiB/s") + suffix, gib, seriesColour(2));
             flow.ensureSpace(3 * barHeight + flow.mm(8)); // the three charts of a workload on one page
-            flow.addPlots({p1.get()}, barHeight);
+            flow.addPlots({p1}, barHeight);
             flow.addSpace(flow.mm(1));
-            flow.addPlots({p2.get()}, barHeight);
+            flow.addPlots({p2}, barHeight);
             flow.addSpace(flow.mm(1));
-            flow.addPlots({p3.get()}, barHeight);
+            flow.addPlots({p3}, barHeight);
             flow.addHtml(QStringLiteral("<p class=\"muted\">Bars: the mean; whiskers: the 95 % CI of the mean (none "
                                         "for fewer than two values); axes from zero.</p>"),
                          7.0);
@@ -561,12 +561,12 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
     for (std::size_t i : it.warmups) add(i, true, false);
     if (au.empty()) return;
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
-    auto p1 = makeLinePlot(QStringLiteral("AU per epoch"), QStringLiteral("epoch"), QStringLiteral("AU %"), au,
+    auto p1 = linePlot(QStringLiteral("AU per epoch"), QStringLiteral("epoch"), QStringLiteral("AU %"), au,
                            itemThreshold(imp, it), false, widthPx);
-    auto p2 = makeLinePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
+    auto p2 = linePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
                            std::nullopt, false, widthPx);
     reportHeading(flow, QStringLiteral("Per epoch"), 3, 66);
-    flow.addPlots({p1.get(), p2.get()}, flow.mm(60));
+    flow.addPlots({p1, p2}, flow.mm(60));
     flow.addHtml(QStringLiteral("<p class=\"muted\">Every run of the item; dashed grey: runs shown but excluded from "
                                 "every statistic (warm-up, not complete).</p>"),
                  7.0);
@@ -643,16 +643,16 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
         au.push_back({name, rank.auPercent, rank.auStep, false, false});
     }
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
-    auto p1 = makeLinePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
+    auto p1 = linePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
                            std::nullopt, true, widthPx);
-    auto p2 = makeLinePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
+    auto p2 = linePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
                            au, itemThreshold(imp, it), true, widthPx);
     const std::size_t bin = data->binSteps;
     flow.addHtml(QStringLiteral("<p>%1%2.</p>")
                      .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
                  8.0);
     flow.addSpace(flow.mm(1));
-    flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
+    flow.addPlots({p1, p2}, flow.mm(58));
     flow.addSpace(flow.mm(2));
     storageChangesTable(flow, *rep);
     if (data->ranks.size() > load.size())
@@ -694,11 +694,11 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     const bool markers = keys.size() <= 60;
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
     const QString device = series->deviceLabel.empty() ? QStringLiteral("no block device listed") : q(series->deviceLabel);
-    auto p1 = makeLinePlot(QStringLiteral("Client CPU busy"), QStringLiteral("s since the run's start"), QStringLiteral("% of all CPUs"),
+    auto p1 = linePlot(QStringLiteral("Client CPU busy"), QStringLiteral("s since the run's start"), QStringLiteral("% of all CPUs"),
                            {{QStringLiteral("all processes"), busy, keys, false, markers},
                             {QStringLiteral("TrainIO process"), proc, k2, false, markers}},
                            std::nullopt, true, widthPx);
-    auto p2 = makeLinePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
+    auto p2 = linePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
                            QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
     const auto& s = rep->telemetry;
     reportHeading(flow, QStringLiteral("Telemetry"), 3, 75);
@@ -710,7 +710,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
                           bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive samples").arg(bin) : QString()),
                  8.0);
     flow.addSpace(flow.mm(1));
-    flow.addPlots({p1.get(), p2.get()}, flow.mm(58));
+    flow.addPlots({p1, p2}, flow.mm(58));
     flow.addSpace(flow.mm(1));
     const QString verdict = q(telemetry::verdictSentence(s));
     flow.addHtml(QStringLiteral("<p%1>%2.</p>").arg(s.clientBound ? QStringLiteral(" class=\"fail\"") : QString(), htmlText(verdict)), 8.0);
@@ -1051,10 +1051,10 @@ void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
         const int widthPx = static_cast<int>(flow.contentWidth() / flow.plotScale());
         std::optional<double> line;
         if (std::isfinite(desc.auThresholdPercent)) line = desc.auThresholdPercent;
-        auto plot = makeLinePlot(QStringLiteral("AU by accelerator count"), QStringLiteral("accelerators"),
+        auto plot = linePlot(QStringLiteral("AU by accelerator count"), QStringLiteral("accelerators"),
                                  QStringLiteral("AU %"), {au}, line, true, widthPx, true);
         flow.addSpace(flow.mm(2));
-        flow.addPlots({plot.get()}, flow.mm(62));
+        flow.addPlots({plot}, flow.mm(62));
     }
     ReportTable table;
     table.header = {QStringLiteral("#"), QStringLiteral("Accelerators"), QStringLiteral("AU %"), QStringLiteral("Samples/s"),
@@ -1080,7 +1080,10 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     loaderPoliciesSection(flow, d);
     modelPredictionSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
-    for (std::size_t i = 0; i < d.items.size(); ++i) itemSection(flow, d, i);
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        flow.reportProgress(static_cast<double>(i) / static_cast<double>(d.items.size()));
+        itemSection(flow, d, i);
+    }
 }
 
 } // namespace trainio::ui

@@ -124,16 +124,16 @@ void loaderBars(ReportPageFlow& flow, const std::vector<LoaderRow>& rows, const 
         stall.push_back({label, r.stallLater, kNaN, kNaN, std::nullopt});
     }
     const double height = flow.mm(barPlotHeightMm(rows.size()));
-    auto p1 = makeBarPlot(QStringLiteral("Epoch time, %1").arg(later), QStringLiteral("s per epoch"), time, seriesColour(0));
-    auto p2 = makeBarPlot(QStringLiteral("Hit ratio, %1").arg(later), QStringLiteral("% of sample accesses (dashed red: Belady bound)"),
+    auto p1 = barPlot(QStringLiteral("Epoch time, %1").arg(later), QStringLiteral("s per epoch"), time, seriesColour(0));
+    auto p2 = barPlot(QStringLiteral("Hit ratio, %1").arg(later), QStringLiteral("% of sample accesses (dashed red: Belady bound)"),
                           hit, seriesColour(1));
-    auto p3 = makeBarPlot(QStringLiteral("Stall, %1").arg(later), QStringLiteral("s per epoch the accelerators waited"), stall, seriesColour(2));
+    auto p3 = barPlot(QStringLiteral("Stall, %1").arg(later), QStringLiteral("s per epoch the accelerators waited"), stall, seriesColour(2));
     flow.ensureSpace(3 * height + flow.mm(8));
-    flow.addPlots({p1.get()}, height);
+    flow.addPlots({p1}, height);
     flow.addSpace(flow.mm(1));
-    flow.addPlots({p2.get()}, height);
+    flow.addPlots({p2}, height);
     flow.addSpace(flow.mm(1));
-    flow.addPlots({p3.get()}, height);
+    flow.addPlots({p3}, height);
 }
 
 } // namespace

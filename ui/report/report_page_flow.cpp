@@ -7,6 +7,7 @@
 #include <QTextDocument>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace trainio::ui {
 
@@ -54,8 +55,8 @@ QString htmlBreakable(const QString& text) {
     return out;
 }
 
-ReportPageFlow::ReportPageFlow(QPdfWriter& writer, QCPPainter* painter, Chrome chrome)
-    : writer_(writer), painter_(painter), chrome_(std::move(chrome)) {
+ReportPageFlow::ReportPageFlow(QPdfWriter& writer, QCPPainter* painter, Chrome chrome, PlotPainter plotPainter)
+    : writer_(writer), painter_(painter), chrome_(std::move(chrome)), plotPainter_(std::move(plotPainter)) {
     pageWidth_ = writer_.width();
     pageHeight_ = writer_.height();
     left_ = mm(kMarginSideMm);
@@ -75,6 +76,7 @@ void ReportPageFlow::newPage() {
     ++page_;
     y_ = top_;
     paintChrome();
+    if (chrome_.totalPages > 0) reportProgress(static_cast<double>(page_ - 1) / chrome_.totalPages);
 }
 
 void ReportPageFlow::ensureSpace(double height) {
@@ -212,28 +214,37 @@ void ReportPageFlow::addTable(const ReportTable& t) {
     }
 }
 
-void ReportPageFlow::addPlots(const std::vector<QCustomPlot*>& plots, double height) {
+void ReportPageFlow::addPlots(const std::vector<PlotFactory>& plots, double height) {
     if (plots.empty()) return;
     ensureSpace(height);
     const double gap = mm(kPlotGapMm);
     const double width = (contentWidth() - gap * static_cast<double>(plots.size() - 1)) / static_cast<double>(plots.size());
-    if (painter_) {
-        const double scale = plotScale();
-        const int plotW = static_cast<int>(width / scale);
-        const int plotH = static_cast<int>(height / scale);
-        for (std::size_t i = 0; i < plots.size(); ++i) {
-            painter_->save();
-            painter_->translate(left_ + static_cast<double>(i) * (width + gap), y_);
-            painter_->scale(scale, scale);
-            painter_->setMode(QCPPainter::pmVectorized);
-            painter_->setMode(QCPPainter::pmNonCosmetic);
-            plots[i]->resize(plotW, plotH);
-            plots[i]->toPainter(painter_, plotW, plotH);
-            painter_->restore();
-            if (observer_) observer_(*plots[i], plotW, plotH);
+    const double scale = plotScale();
+    const int plotW = static_cast<int>(width / scale);
+    const int plotH = static_cast<int>(height / scale);
+    for (std::size_t i = 0; i < plots.size(); ++i) {
+        const PlotRequest request{plots[i], plotW, plotH};
+        if (!painter_) {
+            requests_.push_back(request);
+            continue;
         }
+        if (!plotPainter_) throw std::logic_error("the report's page flow paints without a plot painter");
+        painter_->save();
+        painter_->translate(left_ + static_cast<double>(i) * (width + gap), y_);
+        painter_->scale(scale, scale);
+        painter_->setMode(QCPPainter::pmVectorized);
+        painter_->setMode(QCPPainter::pmNonCosmetic);
+        plotPainter_(request, *painter_);
+        painter_->restore();
     }
     y_ += height;
+}
+
+void paintPlot(const PlotRequest& request, QCPPainter& painter, const ReportPageFlow::PlotObserver& observer) {
+    const std::unique_ptr<QCustomPlot> plot = request.make();
+    plot->resize(request.widthPx, request.heightPx);
+    plot->toPainter(&painter, request.widthPx, request.heightPx);
+    if (observer) observer(*plot, request.widthPx, request.heightPx);
 }
 
 } // namespace trainio::ui

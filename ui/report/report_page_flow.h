@@ -2,6 +2,9 @@
 // with a running header and "Page n of N" footer. The report is laid out twice: a dry run without a
 // painter counts the pages, then the real run paints; both make the same decisions, because every
 // measurement uses the writer's metrics, never the painter.
+// The flow itself touches no widget, so both passes may run on a worker thread: figures (QCustomPlot is a
+// widget) are only noted in the dry run, and the painting pass hands each one to a PlotPainter, which
+// makes and draws it on the GUI thread.
 #pragma once
 
 #include <QDateTime>
@@ -12,6 +15,7 @@
 class QTextDocument;
 
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -32,6 +36,16 @@ struct ReportTable {
     double fontPt = 7.5;
 };
 
+// A figure to be made later, on the GUI thread.
+using PlotFactory = std::function<std::unique_ptr<QCustomPlot>()>;
+
+// A figure the dry run placed: how to make it and its size on the page, in plot pixels.
+struct PlotRequest {
+    PlotFactory make;
+    int widthPx = 0;
+    int heightPx = 0;
+};
+
 class ReportPageFlow {
 public:
     struct Chrome {
@@ -41,8 +55,12 @@ public:
         int totalPages = 0; // 0 while counting
     };
 
-    // painter == nullptr: dry run (measure and paginate only).
-    ReportPageFlow(QPdfWriter& writer, QCPPainter* painter, Chrome chrome);
+    // Draws one figure with the painter set up for it (origin at its corner, in plot pixels).
+    using PlotPainter = std::function<void(const PlotRequest& request, QCPPainter& painter)>;
+
+    // painter == nullptr: dry run (measure and paginate only; figures are noted in plotRequests()).
+    // Otherwise figures are drawn by plotPainter.
+    ReportPageFlow(QPdfWriter& writer, QCPPainter* painter, Chrome chrome, PlotPainter plotPainter = {});
 
     double contentWidth() const { return right_ - left_; }
     double mm(double millimetres) const;
@@ -58,16 +76,24 @@ public:
     // A table; splits between rows when it does not fit, repeating the header row.
     void addTable(const ReportTable& table);
     // Plots side by side across the content width, each `height` high, drawn as vectors.
-    void addPlots(const std::vector<QCustomPlot*>& plots, double height);
+    void addPlots(const std::vector<PlotFactory>& plots, double height);
+    const std::vector<PlotRequest>& plotRequests() const { return requests_; }
+
+    // Told how far the pass is (0…1) at each new page of the painting pass and at each report section;
+    // it may throw to stop the pass (a cancelled export).
+    using Progress = std::function<void(double fraction)>;
+    void setProgress(Progress progress) { progress_ = std::move(progress); }
+    void reportProgress(double fraction) const {
+        if (progress_) progress_(fraction);
+    }
 
     // Device pixels per plot pixel: plots are laid out as on a 96 dpi screen, then scaled onto the page
     // so that their pixel-sized fonts come out at print sizes.
     double plotScale() const;
 
-    // Called for every plot drawn on a page (not in the dry run), with its size in plot pixels: lets a
-    // test look at each figure as the page shows it (axis ranges, the legend inside the figure).
+    // Called for every plot recorded for a page, with its size in plot pixels: lets a test look at each
+    // figure as the page shows it (axis ranges, the legend inside the figure).
     using PlotObserver = std::function<void(QCustomPlot& plot, int widthPx, int heightPx)>;
-    void setPlotObserver(PlotObserver observer) { observer_ = std::move(observer); }
 
 private:
     double measureHtml(const QString& html, double width, double fontPt) const;
@@ -83,8 +109,14 @@ private:
     double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0, pageHeight_ = 0, pageWidth_ = 0;
     double y_ = 0;
     int page_ = 1;
-    PlotObserver observer_;
+    PlotPainter plotPainter_;
+    std::vector<PlotRequest> requests_;
+    Progress progress_;
 };
+
+// Makes the figure of `request` and draws it, as vectors, with the painter set up for it. GUI thread only
+// (a widget); the painter may belong to a worker that waits meanwhile.
+void paintPlot(const PlotRequest& request, QCPPainter& painter, const ReportPageFlow::PlotObserver& observer = {});
 
 // The report's typeface at a print size, without ligatures.
 QFont reportFont(double pointSize);

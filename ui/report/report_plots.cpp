@@ -226,4 +226,14 @@ std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& k
     return plot;
 }
 
+PlotFactory barPlot(const QString& title, const QString& valueLabel, const std::vector<BarItem>& bars, const QColor& colour) {
+    return [=] { return makeBarPlot(title, valueLabel, bars, colour); };
+}
+
+PlotFactory linePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
+                     const std::vector<LineSeries>& series, std::optional<double> threshold, bool valueFromZero,
+                     int widthPx, bool wholeKeys) {
+    return [=] { return makeLinePlot(title, keyLabel, valueLabel, series, threshold, valueFromZero, widthPx, wholeKeys); };
+}
+
 } // namespace trainio::ui

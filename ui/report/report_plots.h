@@ -3,6 +3,8 @@
 // only matter on screens. The page flow draws them as vectors with QCustomPlot::toPainter.
 #pragma once
 
+#include "report/report_page_flow.h"
+
 #include <QColor>
 #include <QString>
 
@@ -43,6 +45,12 @@ struct LineSeries {
 std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
                                           bool valueFromZero, int widthPx, bool wholeKeys = false);
+
+// The same figures made later, on the GUI thread, by the page flow (recordPlot): the arguments are copied.
+PlotFactory barPlot(const QString& title, const QString& valueLabel, const std::vector<BarItem>& bars, const QColor& colour);
+PlotFactory linePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
+                     const std::vector<LineSeries>& series, std::optional<double> threshold, bool valueFromZero,
+                     int widthPx, bool wholeKeys = false);
 
 // Distinguishable on white and in greyscale print (Tableau 10).
 QColor seriesColour(std::size_t index);

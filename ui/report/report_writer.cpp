@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QBuffer>
 #include <QFile>
 #include <QFileInfo>
 #include <QPageLayout>
@@ -15,7 +16,9 @@
 #include <QSaveFile>
 #include <QStringDecoder>
 
+#include <algorithm>
 #include <exception>
+#include <stdexcept>
 
 namespace trainio::ui {
 
@@ -96,75 +99,126 @@ aggregate::RunGroup itemGroup(const aggregate::ImportResult& imp, const ReportIt
     return g;
 }
 
+// Thrown from the page flow's progress hook: the job was cancelled.
+struct ReportCancelled : std::runtime_error {
+    ReportCancelled() : std::runtime_error("cancelled") {}
+};
+
+void setUpWriter(QPdfWriter& writer, const QString& title) {
+    writer.setResolution(kResolutionDpi);
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+    writer.setTitle(title);
+    writer.setCreator(QStringLiteral("TrainIO " TRAINIO_VERSION));
+}
+
 } // namespace
 
-bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
-                    const ReportOptions& options, const QString& pdfPath, QString* error,
-                    const ReportPageFlow::PlotObserver& observer) {
+ReportPdfJob::ReportPdfJob(const aggregate::ResultsLibrary& library, std::vector<const LibraryNode*> items,
+                           ReportOptions options, QString pdfPath, ReportPageFlow::PlotObserver observer)
+    : library_(library), nodes_(std::move(items)), pdfPath_(std::move(pdfPath)), observer_(std::move(observer)) {
+    data_.options = std::move(options);
+}
+
+void ReportPdfJob::setProgress(double from, double span, double fraction) {
+    if (cancelled_) throw ReportCancelled();
+    const int permille = static_cast<int>(from + span * std::clamp(fraction, 0.0, 1.0));
+    if (permille > progress_) progress_ = permille;
+}
+
+bool ReportPdfJob::layOut(QString* error) {
     // QCustomPlot is a QWidget: without a QApplication constructing one aborts the process.
     if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
         setError(error, QStringLiteral("Cannot write %1: the PDF report needs a QApplication (QT_QPA_PLATFORM=offscreen "
                                        "works headless).")
-                            .arg(pdfPath));
+                            .arg(pdfPath_));
         return false;
     }
-    if (!checkItems(items, pdfPath, error)) return false;
-    if (options.baseline >= items.size()) {
+    if (!checkItems(nodes_, pdfPath_, error)) return false;
+    const ReportOptions& options = data_.options;
+    if (options.baseline >= nodes_.size()) {
         setError(error, QStringLiteral("Cannot write %1: baseline %2 is not one of the %3 selected items.")
-                            .arg(pdfPath)
+                            .arg(pdfPath_)
                             .arg(options.baseline + 1)
-                            .arg(items.size()));
+                            .arg(nodes_.size()));
         return false;
     }
-    ReportData data;
-    data.options = options;
-    data.title = options.title.trimmed().isEmpty() ? QStringLiteral("TrainIO report") : options.title.trimmed();
-    data.generated = QDateTime::currentDateTime();
-    data.library = &library;
-    for (const auto* n : items) data.items.push_back(makeReportItem(library, n));
-    nameReportItems(data.items);
+    data_.title = options.title.trimmed().isEmpty() ? QStringLiteral("TrainIO report") : options.title.trimmed();
+    data_.generated = QDateTime::currentDateTime();
+    data_.library = &library_;
+    for (const auto* n : nodes_) data_.items.push_back(makeReportItem(library_, n));
+    nameReportItems(data_.items);
 
-    QSaveFile file(pdfPath);
-    if (!openTarget(file, pdfPath, error)) return false;
-    QPdfWriter writer(&file);
-    writer.setResolution(kResolutionDpi);
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
-    writer.setTitle(data.title);
-    writer.setCreator(QStringLiteral("TrainIO " TRAINIO_VERSION));
-
-    ReportPageFlow::Chrome chrome;
-    chrome.headerLeft = data.title;
-    chrome.headerRight = QStringLiteral("TrainIO %1 · %2")
-                             .arg(QStringLiteral(TRAINIO_VERSION), data.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-    chrome.footerLeft = QStringLiteral("Generated on %1 · %2").arg(hostDescription(), osDescription());
+    chrome_.headerLeft = data_.title;
+    chrome_.headerRight = QStringLiteral("TrainIO %1 · %2")
+                              .arg(QStringLiteral(TRAINIO_VERSION), data_.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    chrome_.footerLeft = QStringLiteral("Generated on %1 · %2").arg(hostDescription(), osDescription());
+    // The dry run needs only the writer's metrics: nothing is painted, so nothing reaches the buffer.
+    QBuffer nowhere;
+    nowhere.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&nowhere);
+    setUpWriter(writer, data_.title);
     try {
-        {
-            ReportPageFlow counting(writer, nullptr, chrome);
-            composeReport(counting, data);
-            chrome.totalPages = counting.pageCount();
-        }
-        QCPPainter painter;
-        if (!painter.begin(&writer)) {
-            file.cancelWriting();
-            setError(error, QStringLiteral("Cannot write %1: the PDF writer could not start.").arg(pdfPath));
-            return false;
-        }
-        painter.setRenderHint(QPainter::Antialiasing);
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        painter.setMode(QCPPainter::pmNonCosmetic);
-        {
-            ReportPageFlow flow(writer, &painter, chrome);
-            flow.setPlotObserver(observer);
-            composeReport(flow, data);
-        }
-        painter.end();
+        ReportPageFlow counting(writer, nullptr, chrome_);
+        counting.setProgress([this](double f) { setProgress(0, 400, f); });
+        composeReport(counting, data_);
+        chrome_.totalPages = counting.pageCount();
     } catch (const std::exception& e) {
-        file.cancelWriting();
-        setError(error, QStringLiteral("Cannot write %1: %2").arg(pdfPath, QString::fromUtf8(e.what())));
+        setError(error, cancelled_ ? QStringLiteral("Cancelled: %1 was not written.").arg(pdfPath_)
+                                   : QStringLiteral("Cannot write %1: %2").arg(pdfPath_, QString::fromUtf8(e.what())));
         return false;
     }
-    return commitTarget(file, pdfPath, error);
+    progress_ = 400;
+    return true;
+}
+
+bool ReportPdfJob::write(QString* error, ReportPageFlow::PlotPainter plotPainter) {
+    const QString cancelled = QStringLiteral("Cancelled: %1 was not written.").arg(pdfPath_);
+    if (cancelled_) {
+        setError(error, cancelled);
+        return false;
+    }
+    QSaveFile file(pdfPath_);
+    if (!openTarget(file, pdfPath_, error)) return false;
+    QPdfWriter writer(&file);
+    setUpWriter(writer, data_.title);
+    QCPPainter painter;
+    if (!painter.begin(&writer)) {
+        file.cancelWriting();
+        setError(error, QStringLiteral("Cannot write %1: the PDF writer could not start.").arg(pdfPath_));
+        return false;
+    }
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    try {
+        if (!plotPainter)
+            plotPainter = [this](const PlotRequest& r, QCPPainter& p) { paintPlot(r, p, observer_); };
+        ReportPageFlow flow(writer, &painter, chrome_, std::move(plotPainter));
+        flow.setProgress([this](double f) { setProgress(400, 600, f); });
+        composeReport(flow, data_);
+    } catch (const std::exception& e) {
+        painter.end();
+        file.cancelWriting(); // the temporary file goes, the target is untouched
+        setError(error, cancelled_ ? cancelled : QStringLiteral("Cannot write %1: %2").arg(pdfPath_, QString::fromUtf8(e.what())));
+        return false;
+    }
+    painter.end();
+    if (cancelled_) {
+        file.cancelWriting();
+        setError(error, cancelled);
+        return false;
+    }
+    if (!commitTarget(file, pdfPath_, error)) return false;
+    progress_ = 1000;
+    return true;
+}
+
+bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& items,
+                    const ReportOptions& options, const QString& pdfPath, QString* error,
+                    const ReportPageFlow::PlotObserver& observer) {
+    ReportPdfJob job(library, items, options, pdfPath, observer);
+    return job.layOut(error) && job.write(error);
 }
 
 bool writeReportPdf(const ReportRequest& request, const QString& pdfPath, QString* error) {

@@ -11,15 +11,53 @@
 
 #include <QString>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <vector>
 
 namespace trainio::ui {
 
+// One PDF report in two steps that touch no widget, so that a window can run them on a worker thread
+// (text layout and painting are where the time goes: 96 % of a 99-page report): layOut() paginates;
+// write() paints, handing each figure (a QCustomPlot, a widget) to a PlotPainter, which makes and draws it
+// on the GUI thread — a few milliseconds each — while the worker waits. cancel() (any thread) stops at the
+// next page or section; the target is written to a temporary file and renamed only when complete, so a
+// cancelled or failed report leaves no file. The library must outlive the job.
+class ReportPdfJob {
+public:
+    ReportPdfJob(const aggregate::ResultsLibrary& library, std::vector<const aggregate::LibraryNode*> items,
+                 ReportOptions options, QString pdfPath, ReportPageFlow::PlotObserver observer = {});
+
+    bool layOut(QString* error); // checks the request, paginates
+    // Paints the pages into the target, atomically. Without a plot painter, figures are made and drawn
+    // right here: then this must be the GUI thread.
+    bool write(QString* error, ReportPageFlow::PlotPainter plotPainter = {});
+    const ReportPageFlow::PlotObserver& observer() const { return observer_; }
+
+    void cancel() { cancelled_ = true; }
+    bool isCancelled() const { return cancelled_; }
+    // 0…1000 over both steps (layout 40 %, painting 60 %), readable from any thread.
+    int progressPermille() const { return progress_; }
+    int pageCount() const { return chrome_.totalPages; }
+
+private:
+    void setProgress(double from, double span, double fraction);
+
+    const aggregate::ResultsLibrary& library_;
+    std::vector<const aggregate::LibraryNode*> nodes_;
+    QString pdfPath_;
+    ReportPageFlow::PlotObserver observer_;
+    ReportData data_;
+    ReportPageFlow::Chrome chrome_;
+    std::atomic<bool> cancelled_{false};
+    std::atomic<int> progress_{0};
+};
+
 // Writes a PDF of `items` (benchmark or invocation nodes of `library`, see reportItems()) atomically
-// (temp file + rename). Returns false and sets *error on failure (no item, bad baseline, unwritable
-// path). Needs a QApplication (QCustomPlot is a widget, never shown); works with QT_QPA_PLATFORM=offscreen.
+// (temp file + rename), all three steps of ReportPdfJob on the calling thread, which must be the GUI
+// thread. Returns false and sets *error on failure (no item, bad baseline, unwritable path). Needs a
+// QApplication (QCustomPlot is a widget, never shown); works with QT_QPA_PLATFORM=offscreen.
 // `observer` (tests): called with every figure as it is drawn, at its size on the page.
 bool writeReportPdf(const aggregate::ResultsLibrary& library, const std::vector<const aggregate::LibraryNode*>& items,
                     const ReportOptions& options, const QString& pdfPath, QString* error,
