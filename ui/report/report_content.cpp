@@ -562,9 +562,9 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
     if (au.empty()) return;
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
     auto p1 = linePlot(QStringLiteral("AU per epoch"), QStringLiteral("epoch"), QStringLiteral("AU %"), au,
-                           itemThreshold(imp, it), false, widthPx);
+                       itemThreshold(imp, it), false, widthPx);
     auto p2 = linePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
-                           std::nullopt, false, widthPx);
+                       std::nullopt, false, widthPx);
     reportHeading(flow, QStringLiteral("Per epoch"), 3, 66);
     flow.addPlots({p1, p2}, flow.mm(60));
     flow.addHtml(QStringLiteral("<p class=\"muted\">Every run of the item; dashed grey: runs shown but excluded from "
@@ -644,9 +644,9 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     }
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
     auto p1 = linePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
-                           std::nullopt, true, widthPx);
+                       std::nullopt, true, widthPx);
     auto p2 = linePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
-                           au, itemThreshold(imp, it), true, widthPx);
+                       au, itemThreshold(imp, it), true, widthPx);
     const std::size_t bin = data->binSteps;
     flow.addHtml(QStringLiteral("<p>%1%2.</p>")
                      .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
@@ -695,11 +695,11 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
     const QString device = series->deviceLabel.empty() ? QStringLiteral("no block device listed") : q(series->deviceLabel);
     auto p1 = linePlot(QStringLiteral("Client CPU busy"), QStringLiteral("s since the run's start"), QStringLiteral("% of all CPUs"),
-                           {{QStringLiteral("all processes"), busy, keys, false, markers},
-                            {QStringLiteral("TrainIO process"), proc, k2, false, markers}},
-                           std::nullopt, true, widthPx);
+                       {{QStringLiteral("all processes"), busy, keys, false, markers},
+                        {QStringLiteral("TrainIO process"), proc, k2, false, markers}},
+                       std::nullopt, true, widthPx);
     auto p2 = linePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
-                           QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
+                       QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
     const auto& s = rep->telemetry;
     reportHeading(flow, QStringLiteral("Telemetry"), 3, 75);
     const QString which = it.runs.size() == 1 ? QStringLiteral("Run %1").arg(htmlText(q(rep->runName)))
@@ -1052,7 +1052,7 @@ void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
         std::optional<double> line;
         if (std::isfinite(desc.auThresholdPercent)) line = desc.auThresholdPercent;
         auto plot = linePlot(QStringLiteral("AU by accelerator count"), QStringLiteral("accelerators"),
-                                 QStringLiteral("AU %"), {au}, line, true, widthPx, true);
+                             QStringLiteral("AU %"), {au}, line, true, widthPx, true);
         flow.addSpace(flow.mm(2));
         flow.addPlots({plot}, flow.mm(62));
     }

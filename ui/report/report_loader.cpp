@@ -126,7 +126,7 @@ void loaderBars(ReportPageFlow& flow, const std::vector<LoaderRow>& rows, const 
     const double height = flow.mm(barPlotHeightMm(rows.size()));
     auto p1 = barPlot(QStringLiteral("Epoch time, %1").arg(later), QStringLiteral("s per epoch"), time, seriesColour(0));
     auto p2 = barPlot(QStringLiteral("Hit ratio, %1").arg(later), QStringLiteral("% of sample accesses (dashed red: Belady bound)"),
-                          hit, seriesColour(1));
+                      hit, seriesColour(1));
     auto p3 = barPlot(QStringLiteral("Stall, %1").arg(later), QStringLiteral("s per epoch the accelerators waited"), stall, seriesColour(2));
     flow.ensureSpace(3 * height + flow.mm(8));
     flow.addPlots({p1}, height);
