@@ -166,10 +166,11 @@ std::vector<std::uint64_t> sampledFiles(std::uint64_t n, std::uint64_t count) {
 
 // A dataset TrainIO generated: its marker records every parameter that shaped the files, compared exactly.
 // Returns whether the marker was there (false: a foreign dataset, checked by its sizes instead).
-bool checkMarker(const WorkloadConfig& cfg, const fs::path& root, PreflightResult& r, bool& refused) {
+bool checkMarker(const WorkloadConfig& cfg, const fs::path& root, PreflightResult& r, bool& refused,
+                 MarkerUse use = MarkerUse::Read) {
     std::optional<std::vector<DatasetParameterMismatch>> mismatches;
     try {
-        mismatches = datasetMarkerMismatches(cfg, MarkerUse::Read);
+        mismatches = datasetMarkerMismatches(cfg, use);
     } catch (const InputError& e) {
         r.problems.push_back({(root / kDatasetMarkerName).string(), e.what(),
                               "the marker TrainIO wrote when it generated the dataset (regenerate the dataset)"});
@@ -347,8 +348,17 @@ void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvi
                               "a format this build can generate (npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png)"});
         return;
     }
-    // Files already complete (a resumed generation) need no room.
+    // A folder holding a dataset TrainIO generated with other parameters: generation would refuse to write
+    // into it (it never mixes two datasets), so say so now, naming each parameter, before anything starts.
     const DatasetLayout layout(cfg.dataset);
+    {
+        bool refused = false;
+        std::error_code mec;
+        if (fs::exists(layout.root() / kDatasetMarkerName, mec) && checkMarker(cfg, layout.root(), r, refused, MarkerUse::Generate) &&
+            refused)
+            return;
+    }
+    // Files already complete (a resumed generation) need no room.
     double present = 0;
     std::error_code ec;
     if (cfg.dataset.numFilesTrain <= 100000) {

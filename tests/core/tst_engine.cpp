@@ -238,7 +238,10 @@ private slots:
             QCOMPARE(rank.epochs.size(), std::size_t(2));
             QVERIFY(rank.epochs[0].complete);
             QVERIFY(!rank.epochs[1].complete);
-            QVERIFY(rank.epochs[1].blocks[0].steps() <= 3); // stopped within a step of the request
+            // The request comes from the observer, which hears of step 2 from the event pump (every 20 ms, off the
+            // accelerators' threads) a little after it ended; the engine stops within a step of the request
+            // (checked without an observer in between by tst_signal::signalDuringRunStopsWithinAStep).
+            QVERIFY(rank.epochs[1].blocks[0].steps() <= 4);
         }
     }
     void missingFileFailsNamingIt() {
