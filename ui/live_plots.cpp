@@ -9,6 +9,36 @@
 
 namespace trainio::ui {
 
+// The pass threshold's entry in the AU-per-epoch legend: its dashed line and "pass 90 %".
+class ThresholdLegendItem final : public QCPAbstractLegendItem {
+public:
+    ThresholdLegendItem(QCPLegend* legend, QString text) : QCPAbstractLegendItem(legend), text_(std::move(text)) {}
+    void setLinePen(const QPen& pen) { pen_ = pen; }
+    QString text() const { return text_; }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        const QSize icon = mParentLegend->iconSize();
+        const int y = mRect.top() + mRect.height() / 2;
+        painter->setPen(pen_);
+        painter->drawLine(QLineF(mRect.left(), y, mRect.left() + icon.width(), y));
+        painter->setFont(mFont);
+        painter->setPen(QPen(mTextColor));
+        const int x = mRect.left() + icon.width() + mParentLegend->iconTextPadding();
+        painter->drawText(QRect(x, mRect.top(), mRect.right() - x, mRect.height()), Qt::AlignLeft | Qt::AlignVCenter, text_);
+    }
+    QSize minimumOuterSizeHint() const override {
+        const QFontMetrics fm(mFont);
+        const QSize icon = mParentLegend->iconSize();
+        return {icon.width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(text_) + mMargins.left() + mMargins.right(),
+                std::max(icon.height(), fm.height()) + mMargins.top() + mMargins.bottom()};
+    }
+
+private:
+    QString text_;
+    QPen pen_;
+};
+
 namespace {
 
 constexpr std::uint64_t kMaxRankLines = 8;
@@ -94,6 +124,10 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
             ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
             p->xAxis->setTicker(ticker);
         }
+        connect(p, &QCustomPlot::beforeReplot, this, [this, p] {
+            placeMarkLabels(p);
+            fitLegend(p);
+        });
         plots_[static_cast<std::size_t>(i)] = p;
     }
     // The steps above, the epochs and the host below.
@@ -110,7 +144,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         t->legend->setVisible(true);
         t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
         t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-        t->legend->setWrap(3);
+        // (Entries a row: as many as fit, fitLegend before each replot.)
         t->axisRect()->insetLayout()->take(t->legend);
         t->plotLayout()->addElement(2, 0, t->legend);
         t->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -162,12 +196,12 @@ void LivePlots::rebuildGraphs() {
     thresholdLine_ = new QCPItemStraightLine(plot(EpochAu));
     thresholdLine_->point1->setCoords(0, threshold_);
     thresholdLine_->point2->setCoords(1, threshold_);
-    auto* label = new QCPItemText(plot(EpochAu));
-    label->setObjectName(QStringLiteral("thresholdLabel"));
-    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(0.01, threshold_);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setText(tr("pass threshold %1 %").arg(threshold_, 0, 'f', 0));
+    // Its name goes in the legend, under the axes: a label on the line itself printed over the invocation
+    // labels and the data near the line.
+    QCPLegend* legend = plot(EpochAu)->legend;
+    if (thresholdItem_) legend->remove(thresholdItem_);
+    thresholdItem_ = new ThresholdLegendItem(legend, tr("pass %1 %").arg(threshold_, 0, 'f', 0));
+    legend->addItem(thresholdItem_);
     applyTheme();
 }
 
@@ -192,9 +226,7 @@ void LivePlots::applyTheme() {
     if (thresholdLine_) {
         const QColor red = isDarkPalette(pal) ? QColor(0xff6b6b) : QColor(0xc0392b);
         thresholdLine_->setPen(QPen(red, 1, Qt::DashLine));
-        for (int i = 0; i < plot(EpochAu)->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(plot(EpochAu)->item(i)); t && t->objectName() == QLatin1String("thresholdLabel"))
-                t->setColor(red);
+        if (thresholdItem_) thresholdItem_->setLinePen(QPen(red, 1, Qt::DashLine));
     }
     replotAll();
 }
@@ -256,6 +288,38 @@ double LivePlots::addMarker(const QString& label) {
     return x;
 }
 
+void LivePlots::fitLegend(QCustomPlot* p) {
+    // As many entries a row as the plot's width holds at their full names (a squeezed entry cuts its name).
+    QCPLegend* legend = p->legend;
+    if (!legend->visible() || legend->itemCount() == 0) return;
+    int widest = 1;
+    int entries = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i)) { // (a cell of the grid may be empty)
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+            ++entries;
+        }
+    if (entries == 0) return;
+    const int room = p->width() - legend->margins().left() - legend->margins().right() - 8;
+    const int columns = std::max(1, std::min(entries, (room + legend->columnSpacing()) / (widest + legend->columnSpacing())));
+    if (legend->wrap() == columns) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(legend->fillOrder(), true); // re-flows the entries into rows of that many
+}
+
+void LivePlots::placeMarkLabels(QCustomPlot* p) {
+    const double height = p->axisRect()->height();
+    if (height <= 0) return;
+    for (int i = 0; i < p->itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(p->item(i));
+        if (!t) continue;
+        const QVariant row = t->property("markRow");
+        if (!row.isValid()) continue;
+        const double line = QFontMetricsF(t->font()).height() + 2;
+        t->position->setCoords(t->position->key(), (2 + row.toInt() * line) / height);
+    }
+}
+
 void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
                          Qt::Alignment side) {
     auto* line = new QCPItemStraightLine(p);
@@ -264,7 +328,10 @@ void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const Q
     line->setPen(QPen(color, 1, style));
     auto* text = new QCPItemText(p);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(x, 0.01 + 0.075 * row);
+    // Its row is kept in pixels (a line of text each), placed before every replot by placeMarkLabels: a
+    // fraction of the axes would crowd the rows on a short plot and spread them on a tall one.
+    text->setProperty("markRow", row);
+    text->position->setCoords(x, 0.0);
     text->setPositionAlignment(side | Qt::AlignTop);
     text->setPadding(QMargins(2, 0, 2, 0));
     text->setText(label);

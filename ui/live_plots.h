@@ -80,6 +80,10 @@ private:
     // right (AlignLeft) or to the left (AlignRight) of the line.
     void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
                   Qt::Alignment side);
+    // Puts every mark label on its text row, in pixels from the top of the axes (before each replot).
+    void placeMarkLabels(QCustomPlot* p);
+    // Sets the legend's entries per row to what the plot's width holds at full names (before each replot).
+    void fitLegend(QCustomPlot* p);
 
     static constexpr int kStepPlots = StepQueue + 1; // the step plots come first in PlotId
     std::array<QCustomPlot*, PlotCount> plots_{};
@@ -92,6 +96,7 @@ private:
     double epochOffset_ = 0;
     double lastEpochKey_ = 0;
     QCPItemStraightLine* thresholdLine_ = nullptr;
+    class ThresholdLegendItem* thresholdItem_ = nullptr; // in the AU-per-epoch legend
     QStringList markers_;
     int invocationLabels_ = 0;
     double timeOffset_ = 0;  // telemetry: the previous invocations' length, so a benchmark's axis continues

@@ -328,7 +328,7 @@ private slots:
     void legendsNeverCoverData() {
         QFETCH(int, ranks);
         LivePlots plots;
-        plots.resize(1500, 500);
+        plots.resize(1150, 500); // five plots abreast in a 1440-wide window beside the page list
         plots.reset(static_cast<std::uint64_t>(ranks), 1, 90.0);
         for (std::uint64_t n = 1; n <= 6; ++n) {
             trainio::EpochEvent e;
@@ -360,6 +360,15 @@ private slots:
                                                               .arg(id).arg(legend.x()).arg(legend.y()).arg(legend.width()).arg(legend.height())));
             // The axes keep most of the plot's height: the legend does not squeeze them away.
             QVERIFY2(axes.height() > legend.height(), qPrintable(QString::number(id)));
+            // No entry is squeezed below what its name needs (a cut name reads "accelera").
+            for (int i = 0; i < p->legend->itemCount(); ++i) {
+                QCPAbstractLegendItem* item = p->legend->item(i);
+                if (!item) continue; // an empty cell of the legend's grid
+                QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(),
+                         qPrintable(QStringLiteral("plot %1 legend entry %2: %3 px for %4").arg(id).arg(i)
+                                        .arg(item->outerRect().width()).arg(item->minimumOuterSizeHint().width())));
+                QVERIFY2(p->rect().contains(item->outerRect()), qPrintable(QStringLiteral("plot %1 entry %2 off the plot").arg(id).arg(i)));
+            }
             for (int g = 0; g < p->graphCount(); ++g)
                 for (auto it = p->graph(g)->data()->constBegin(); it != p->graph(g)->data()->constEnd(); ++it) {
                     if (std::isnan(it->value)) continue;
@@ -401,13 +410,23 @@ private slots:
             if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->objectName().isEmpty())
                 labels.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
         QCOMPARE(labels.size(), std::size_t(3 + 4));
-        for (std::size_t i = 0; i < labels.size(); ++i) {
-            QVERIFY2(axes.contains(labels[i].second.toAlignedRect()),
-                     qPrintable(labels[i].first + QStringLiteral(" runs off the axes")));
-            for (std::size_t j = i + 1; j < labels.size(); ++j)
-                QVERIFY2(!labels[i].second.intersects(labels[j].second),
-                         qPrintable(labels[i].first + QStringLiteral(" over ") + labels[j].first));
-        }
+        auto disjointInside = [](const std::vector<std::pair<QString, QRectF>>& all, const QRect& area) {
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                QVERIFY2(area.contains(all[i].second.toAlignedRect()), qPrintable(all[i].first + QStringLiteral(" runs off the axes")));
+                for (std::size_t j = i + 1; j < all.size(); ++j)
+                    QVERIFY2(!all[i].second.intersects(all[j].second), qPrintable(all[i].first + QStringLiteral(" over ") + all[j].first));
+            }
+        };
+        disjointInside(labels, axes);
+        // The AU-per-epoch plot: the invocation labels (the pass threshold is named in the legend).
+        QCustomPlot* epochs = plots.plot(LivePlots::EpochAu);
+        epochs->replot(QCustomPlot::rpImmediateRefresh);
+        std::vector<std::pair<QString, QRectF>> epochLabels;
+        for (int i = 0; i < epochs->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(epochs->item(i)))
+                epochLabels.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
+        QCOMPARE(epochLabels.size(), std::size_t(3));
+        disjointInside(epochLabels, epochs->axisRect()->rect());
     }
 
     // All-zero series (an empty prefetch queue, a stall of 0) get a plain 0…1 axis, not one whose tick
