@@ -26,11 +26,11 @@ bool StepEventRing::push(const StepEvent& e) noexcept {
     return true;
 }
 
-EventPump::EventPump(EngineObserver* observer, std::size_t producers, std::size_t capacity, unsigned periodMs)
+EventPump::EventPump(EngineObserver* observer, const std::vector<std::size_t>& ringCapacities, unsigned periodMs)
     : observer_(observer), periodMs_(periodMs == 0 ? 1 : periodMs) {
     if (!observer_) return;
-    rings_.reserve(producers);
-    for (std::size_t i = 0; i < producers; ++i) rings_.push_back(std::make_unique<StepEventRing>(capacity));
+    rings_.reserve(ringCapacities.size());
+    for (const std::size_t capacity : ringCapacities) rings_.push_back(std::make_unique<StepEventRing>(capacity));
     thread_ = std::thread([this] { loop(); });
 }
 

@@ -53,10 +53,10 @@ private:
 
 class EventPump {
 public:
-    // `producers` rings (one per local accelerator, plus one per relay such as process 0's remote ranks),
-    // each holding up to `capacity` events between two drains. observer may be null: then every call
-    // is a no-op and no thread is started.
-    EventPump(EngineObserver* observer, std::size_t producers, std::size_t capacity = 4096, unsigned periodMs = 20);
+    // One ring per producer (each local accelerator, and a relay such as process 0's for the remote ranks),
+    // ring p holding up to ringCapacities[p] events between two drains. observer may be null: then every
+    // call is a no-op and no thread is started.
+    EventPump(EngineObserver* observer, const std::vector<std::size_t>& ringCapacities, unsigned periodMs = 20);
     ~EventPump(); // finish()
     EventPump(const EventPump&) = delete;
     EventPump& operator=(const EventPump&) = delete;

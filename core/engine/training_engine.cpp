@@ -498,9 +498,11 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
         }
     }
     SharedRun run(cfg, options, R, K, first, runSeed);
-    // One ring per local accelerator, and one for process 0's relay of the other processes' steps (each
-    // meeting adds up to R − K events: the ring holds a few hundred meetings between two drains).
-    EventPump pump(options.observer, K + 1, std::max<std::size_t>(4096, 256 * R));
+    // One ring per local accelerator (a few thousand steps between two 20 ms drains), and one for process 0's
+    // relay of the other processes' steps: each meeting adds R − K events, the ring holds a few hundred meetings.
+    std::vector<std::size_t> rings(K, 4096);
+    rings.push_back(comm ? std::max<std::size_t>(4096, 256 * (R - K)) : 2);
+    EventPump pump(options.observer, rings);
     run.pump = &pump;
     run.recordsResults = out.writesResults;
     run.metricOptions.semantics = options.semantics;

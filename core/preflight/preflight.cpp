@@ -1,5 +1,6 @@
 #include "preflight/preflight.h"
 
+#include "aggregate/statistics.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
@@ -207,12 +208,8 @@ void checkForeignSizes(const WorkloadConfig& cfg, const fs::path& root, const st
         perSample.push_back((fileBytes[k] - framing) / samples);
     }
     const double n = static_cast<double>(perSample.size());
-    double mean = 0;
-    for (double v : perSample) mean += v;
-    mean /= n;
-    double var = 0;
-    for (double v : perSample) var += (v - mean) * (v - mean);
-    const double sd = perSample.size() > 1 ? std::sqrt(var / (n - 1)) : 0.0;
+    const double mean = aggregate::mean(perSample).value;
+    const double sd = perSample.size() > 1 ? aggregate::sampleStdev(perSample).value : 0.0;
 
     const double d = static_cast<double>(meanDimension(ds));
     const double expectedMean = d * d;
@@ -351,13 +348,9 @@ void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvi
     // A folder holding a dataset TrainIO generated with other parameters: generation would refuse to write
     // into it (it never mixes two datasets), so say so now, naming each parameter, before anything starts.
     const DatasetLayout layout(cfg.dataset);
-    {
-        bool refused = false;
-        std::error_code mec;
-        if (fs::exists(layout.root() / kDatasetMarkerName, mec) && checkMarker(cfg, layout.root(), r, refused, MarkerUse::Generate) &&
-            refused)
-            return;
-    }
+    bool refused = false;
+    checkMarker(cfg, layout.root(), r, refused, MarkerUse::Generate); // (no marker: nothing to compare)
+    if (refused) return;
     // Files already complete (a resumed generation) need no room.
     double present = 0;
     std::error_code ec;

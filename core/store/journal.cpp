@@ -118,11 +118,11 @@ RunJournal::RunJournal(const fs::path& dir, const JournalHeader& header) : path_
 RunJournal::~RunJournal() { finish(); }
 
 void RunJournal::epoch(std::uint64_t rank, const EpochRecord& e) {
-    std::string line = epochJson(rank, e).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    // A copy of the record only: it is turned into text on the writer thread, not the rank's.
     {
         std::lock_guard lock(mutex_);
         if (finished_) return;
-        lines_.push_back(std::move(line));
+        pending_.push_back({rank, e});
     }
     cv_.notify_one();
 }
@@ -130,16 +130,17 @@ void RunJournal::epoch(std::uint64_t rank, const EpochRecord& e) {
 void RunJournal::loop() {
     std::unique_lock lock(mutex_);
     for (;;) {
-        cv_.wait(lock, [this] { return stop_ || !lines_.empty(); });
-        std::vector<std::string> batch;
-        batch.swap(lines_);
+        cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+        std::vector<std::pair<std::uint64_t, EpochRecord>> batch;
+        batch.swap(pending_);
         const bool last = stop_;
         lock.unlock();
         std::string failure;
         if (!batch.empty()) {
             try {
                 std::string text;
-                for (const auto& l : batch) text += l;
+                for (const auto& [rank, e] : batch)
+                    text += epochJson(rank, e).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
                 writeAll(fd_, text, path_);
                 // Durable at each epoch end: the ranks post their epoch as it ends, so one batch is (at
                 // most) an epoch's lines.
@@ -150,7 +151,7 @@ void RunJournal::loop() {
         }
         lock.lock();
         if (!failure.empty() && error_.empty()) error_ = failure;
-        if (last && lines_.empty()) return;
+        if (last && pending_.empty()) return;
     }
 }
 

@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace trainio::store {
@@ -69,7 +70,7 @@ private:
     int fd_ = -1;
     mutable std::mutex mutex_;
     std::condition_variable cv_;
-    std::vector<std::string> lines_;
+    std::vector<std::pair<std::uint64_t, EpochRecord>> pending_; // (rank, epoch) not yet written
     bool stop_ = false, finished_ = false;
     std::string error_;
     std::thread thread_;

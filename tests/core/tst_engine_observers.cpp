@@ -153,7 +153,7 @@ private slots:
         // Through the pump: the drops are counted and said once the pump finishes.
         BlockingObserver obs;
         {
-            EventPump pump(&obs, 1, 8, 1);
+            EventPump pump(&obs, {8}, 1);
             for (std::uint64_t i = 0; i < 1000; ++i) {
                 e.step = i;
                 pump.step(0, e);
