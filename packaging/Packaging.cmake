@@ -37,7 +37,7 @@ if(TARGET trainio AND TRAINIO_RSVG_CONVERT)
   endforeach()
 elseif(TARGET trainio)
   message(WARNING "rsvg-convert (Debian package librsvg2-bin) not found: the package gets no PNG icons "
-                  "and its test fails; bash packaging/setup-debian.sh installs it")
+                  "and its test fails; bash packaging/setup-debian.sh --tests installs it")
 endif()
 
 set(man_out ${TRAINIO_PACKAGING_OUT}/man)
@@ -55,7 +55,7 @@ if(TRAINIO_HELP2MAN)
   list(APPEND generated ${man_out}/trainio-cli.1.gz)
 else()
   message(WARNING "help2man (Debian package help2man) not found: no trainio-cli(1) man page, the package "
-                  "lacks it and its test fails; bash packaging/setup-debian.sh installs it")
+                  "lacks it and its test fails; bash packaging/setup-debian.sh --tests installs it")
 endif()
 if(TARGET trainio)
   configure_file(${PROJECT_SOURCE_DIR}/docs/man/trainio.1 ${man_out}/trainio.1 @ONLY)
