@@ -27,6 +27,31 @@ std::uint64_t le64(const unsigned char* p) { return le32(p) | (static_cast<std::
     throw RunError("parse " + path + ": " + what);
 }
 
+// What of a whole file a format's parser looks at. numpy and the fork's count-only readers look at the
+// framing alone (zip directory at the end, npy header at the start); a decoder looks at every byte.
+struct Framing {
+    bool whole = true;
+    std::uint64_t head = 0; // the first `head` bytes
+    std::uint64_t tail = 0; // and the last `tail` bytes
+};
+// Thrown by a parser that needs bytes a framed read did not keep (an unusual layout): the caller reads
+// the whole file and parses again.
+struct NeedsWholeFile {};
+
+// The bytes of a file as a reader holds them: all of them, or only the kept head and tail windows.
+struct HeldBytes {
+    const unsigned char* p = nullptr;
+    std::uint64_t size = 0;
+    std::uint64_t headEnd = 0;  // [0, headEnd) is held
+    std::uint64_t tailFrom = 0; // [tailFrom, size) is held
+    // Throws NeedsWholeFile unless [offset, offset + len) is held (the range lies inside the file).
+    void need(std::uint64_t offset, std::uint64_t len) const {
+        if (offset > size || len > size - offset) return; // beyond the file: the parser's own checks say so
+        if (offset + len <= headEnd || offset >= tailFrom) return;
+        throw NeedsWholeFile{};
+    }
+};
+
 // Owns the open file of the current path and reads byte ranges of it in transfer_size chunks.
 class FileAccess {
 public:
@@ -120,6 +145,41 @@ public:
         return buf.data() + (offset - start);
     }
 
+    // Reads the whole open file with exactly the requests read(0, size()) makes (same offsets, same
+    // transfer_size chunks), but only the chunks that touch the framing's head or tail land in their place
+    // in buf; the others go to one transfer-sized scratch buffer that stays in the CPU's cache. The copy
+    // out of the page cache is then the same as fio's at the transfer size instead of streaming a whole
+    // sample to memory (issue 19's CPU-per-byte yardstick); the payload is never looked at by these formats.
+    HeldBytes readFramed(const Framing& f, AlignedBuffer& buf, AlignedBuffer& scratch, std::uint64_t& fromStorage) {
+        std::uint64_t span = size_;
+        if (opts_.odirect) span = (size_ + AlignedBuffer::kAlignment - 1) / AlignedBuffer::kAlignment * AlignedBuffer::kAlignment;
+        buf.reserve(span);
+        scratch.reserve(chunk_);
+        const std::uint64_t tailFrom = size_ - std::min(f.tail, size_);
+        HeldBytes held{buf.data(), size_, 0, size_};
+        std::uint64_t done = 0;
+        while (done < span) {
+            const std::uint64_t want = std::min<std::uint64_t>(chunk_, span - done);
+            const bool inHead = done < f.head;
+            const bool inTail = done + want > tailFrom;
+            unsigned char* to = inHead || inTail ? buf.data() + done : scratch.data();
+            const ssize_t n = readFully(io_, handle_, to, want, done, want);
+            if (n < 0)
+                throw RunError("read " + path_ + " at offset " + std::to_string(done) + ": " + errnoText(static_cast<int>(-n)));
+            if (inHead && held.headEnd == done) held.headEnd = done + static_cast<std::uint64_t>(n);
+            if (inTail && held.tailFrom == size_) held.tailFrom = done;
+            done += static_cast<std::uint64_t>(n);
+            if (static_cast<std::uint64_t>(n) < want) break; // end of file
+        }
+        fromStorage += done;
+        if (done < size_)
+            throw RunError("read " + path_ + " at offset " + std::to_string(done) +
+                           ": unexpected end of file (file shrank while reading?)");
+        held.headEnd = std::min(held.headEnd, size_);
+        if (held.headEnd >= held.tailFrom) held.headEnd = held.tailFrom = size_; // every byte is held
+        return held;
+    }
+
 private:
     IoBackend& io_;
     SampleReaderOptions opts_;
@@ -141,10 +201,22 @@ public:
             loaded_.clear();
             unload();
             file_.open(path);
-            const std::uint64_t size = file_.size();
-            const unsigned char* p = file_.read(0, size, buf_, r.bytesFromStorage);
-            file_.close();
-            load(path, p, size);
+            const Framing f = framing();
+            if (f.whole || wholeFiles_) {
+                loadWhole(path, r.bytesFromStorage);
+            } else {
+                const HeldBytes held = file_.readFramed(f, buf_, scratch_, r.bytesFromStorage);
+                file_.close();
+                try {
+                    load(path, held);
+                } catch (const NeedsWholeFile&) {
+                    // A layout whose framing lies outside the head and tail windows (a foreign file): read
+                    // it whole — real I/O, counted — and do so for the rest of this reader's files.
+                    wholeFiles_ = true;
+                    file_.open(path);
+                    loadWhole(path, r.bytesFromStorage);
+                }
+            }
             loaded_ = path;
         }
         r.sampleBytes = sample(path, indexInFile);
@@ -157,16 +229,27 @@ public:
     }
 
 protected:
-    // Parses the file's bytes (valid until the next load); throws RunError naming path.
-    virtual void load(const std::string& path, const unsigned char* p, std::uint64_t size) = 0;
+    // Which bytes load() looks at.
+    virtual Framing framing() const = 0;
+    // Parses the file's held bytes (valid until the next load); throws RunError naming path, or
+    // NeedsWholeFile when it needs a byte that is not held.
+    virtual void load(const std::string& path, const HeldBytes& bytes) = 0;
     // The payload bytes of sample k of the loaded file.
     virtual std::uint64_t sample(const std::string& path, std::uint64_t k) = 0;
     virtual void unload() {}
 
 private:
+    void loadWhole(const std::string& path, std::uint64_t& fromStorage) {
+        const std::uint64_t size = file_.size();
+        const unsigned char* p = file_.read(0, size, buf_, fromStorage);
+        file_.close();
+        load(path, HeldBytes{p, size, size, size});
+    }
+
     FileAccess file_;
-    AlignedBuffer buf_;
+    AlignedBuffer buf_, scratch_;
     std::string loaded_;
+    bool wholeFiles_ = false;
 };
 
 // npz and npy: numpy loads the whole file.
@@ -176,9 +259,16 @@ public:
         : WholeFileBase(io, opts), format_(format) {}
 
 private:
-    void load(const std::string& path, const unsigned char* p, std::uint64_t size) override {
-        if (format_ == DataFormat::Npz) parseNpz(path, p, size);
-        else parseNpy(path, p, size, 0, size);
+    // numpy's framing: the npy header at the start (v1 headers are at most 64 KiB; an npz's x.npy follows
+    // its 30-byte local header and name), the zip directory at the end (end record, an archive comment of
+    // at most 64 KiB, the central directory, ZIP64 records).
+    Framing framing() const override {
+        constexpr std::uint64_t kWindow = 128 * 1024;
+        return Framing{false, kWindow, format_ == DataFormat::Npz ? kWindow : 0};
+    }
+    void load(const std::string& path, const HeldBytes& b) override {
+        if (format_ == DataFormat::Npz) parseNpz(path, b);
+        else parseNpy(path, b, 0, b.size);
     }
     std::uint64_t sample(const std::string& path, std::uint64_t indexInFile) override {
         if (indexInFile >= samples_)
@@ -187,8 +277,17 @@ private:
         return sampleBytes_;
     }
 
-    void parseNpy(const std::string& path, const unsigned char* p, std::uint64_t fileSize, std::uint64_t at,
-                  std::uint64_t len) {
+    void parseNpy(const std::string& path, const HeldBytes& b, std::uint64_t at, std::uint64_t len) {
+        const unsigned char* p = b.p;
+        const std::uint64_t fileSize = b.size;
+        // The header: magic, version and length, then the dict (parseNpyHeader reads no further).
+        b.need(at, std::min<std::uint64_t>(len, 12));
+        if (len >= 12) {
+            const std::uint64_t hl = p[at + 6] == 1 ? 10 + (p[at + 8] | (std::uint64_t(p[at + 9]) << 8))
+                                                    : 12 + (p[at + 8] | (std::uint64_t(p[at + 9]) << 8) |
+                                                            (std::uint64_t(p[at + 10]) << 16) | (std::uint64_t(p[at + 11]) << 24));
+            b.need(at, std::min(len, hl));
+        }
         NpyInfo info;
         if (const char* e = parseNpyHeader(p + at, len, info); *e) parseError(path, e);
         const std::uint64_t want = info.dataOffset + info.dataBytes();
@@ -201,11 +300,14 @@ private:
         sampleBytes_ = samples_ > 0 ? info.dataBytes() / samples_ : 0;
     }
 
-    void parseNpz(const std::string& path, const unsigned char* p, std::uint64_t size) {
+    void parseNpz(const std::string& path, const HeldBytes& b) {
+        const unsigned char* p = b.p;
+        const std::uint64_t size = b.size;
         if (size < 22) parseError(path, "too small for a zip archive");
         // End of central directory: the last 22 bytes unless an archive comment follows.
         std::uint64_t eocd = size - 22;
         const std::uint64_t lowest = size >= 22 + 65535 ? size - 22 - 65535 : 0;
+        b.need(lowest, size - lowest);
         while (le32(p + eocd) != 0x06054b50) {
             if (eocd == lowest) parseError(path, "no zip end-of-central-directory record (not an npz?)");
             --eocd;
@@ -214,14 +316,17 @@ private:
         std::uint64_t cdSize = le32(p + eocd + 12);
         std::uint64_t cdOffset = le32(p + eocd + 16);
         if (count == 0xFFFF || cdSize == 0xFFFFFFFF || cdOffset == 0xFFFFFFFF) {
+            if (eocd >= 20) b.need(eocd - 20, 20);
             if (eocd < 20 || le32(p + eocd - 20) != 0x07064b50) parseError(path, "ZIP64 locator missing");
             const std::uint64_t z = le64(p + eocd - 20 + 8);
+            b.need(z, 56);
             if (z > size || size - z < 56 || le32(p + z) != 0x06064b50) parseError(path, "bad ZIP64 end-of-central-directory");
             count = le64(p + z + 32);
             cdSize = le64(p + z + 40);
             cdOffset = le64(p + z + 48);
         }
         if (cdOffset > size || cdSize > size - cdOffset) parseError(path, "central directory beyond the end of the file");
+        b.need(cdOffset, cdSize);
         std::uint64_t at = cdOffset;
         const std::uint64_t cdEnd = cdOffset + cdSize;
         for (std::uint64_t k = 0; k < count; ++k) {
@@ -260,12 +365,13 @@ private:
                     parseError(path, "x.npy is compressed (method " + std::to_string(method) +
                                          "); only stored npz (numpy.savez) is supported");
                 if (compSize != rawSize) parseError(path, "stored x.npy has different compressed and raw sizes");
+                b.need(lh, 30);
                 if (lh > size || size - lh < 30 || le32(p + lh) != 0x04034b50) parseError(path, "bad zip local header for x.npy");
                 const std::uint64_t data = lh + 30 + le16(p + lh + 26) + le16(p + lh + 28);
                 if (data > size || compSize > size - data)
                     parseError(path, "x.npy (" + std::to_string(compSize) + " bytes at offset " + std::to_string(data) +
                                          ") extends beyond the end of the file (" + std::to_string(size) + " bytes)");
-                parseNpy(path, p, size, data, compSize);
+                parseNpy(path, b, data, compSize);
                 return;
             }
             at += 46 + nameLen + extraLen + commentLen;
@@ -484,13 +590,15 @@ public:
         : WholeFileBase(io, opts), format_(format), decode_(opts.decodeSamples) {}
 
 private:
-    void load(const std::string& path, const unsigned char* p, std::uint64_t size) override {
+    // The fork's count-only reader looks at no byte; a decoder at every one.
+    Framing framing() const override { return decode_ ? Framing{} : Framing{false, 0, 0}; }
+    void load(const std::string& path, const HeldBytes& b) override {
         if (!decode_) {
-            imageBytes_ = size; // the fork's reader (SampleReaderOptions::decodeSamples) counts file bytes
+            imageBytes_ = b.size; // the fork's reader (SampleReaderOptions::decodeSamples) counts file bytes
             return;
         }
         DecodedImage image;
-        if (!decoder_.decode(format_, p, static_cast<std::size_t>(size), image, error_))
+        if (!decoder_.decode(format_, b.p, static_cast<std::size_t>(b.size), image, error_))
             parseError(path, error_ + " (a " + toString(format_) + " file)");
         imageBytes_ = image.bytes();
     }

@@ -56,8 +56,8 @@ EOF
 }
 
 # fio twice: at the transfer size (the yardstick: one 256 KiB buffer stays in the CPU's cache)
-# and in blocks of the sample's size (2,818,048 B: the destination is as large as a whole sample, which
-# TrainIO's reader — like DLIO's np.load — must hold; the copy then streams to memory).
+# and in blocks of the sample's size (2,818,048 B: a sample-sized destination, whose copy streams to
+# memory — what TrainIO's numpy readers paid before they kept only the framing chunks, docs/engine.md).
 printf '%-6s %8s %16s %16s %8s %18s %8s   %s\n' "repeat" "AU %" "TrainIO ns/B" "fio 256K ns/B" "ratio" "fio sample ns/B" "ratio" "loadavg before"
 ratios=()
 ratios2=()
