@@ -154,7 +154,6 @@ public:
         std::uint64_t span = size_;
         if (opts_.odirect) span = (size_ + AlignedBuffer::kAlignment - 1) / AlignedBuffer::kAlignment * AlignedBuffer::kAlignment;
         buf.reserve(span);
-        scratch.reserve(chunk_);
         const std::uint64_t tailFrom = size_ - std::min(f.tail, size_);
         HeldBytes held{buf.data(), size_, 0, size_};
         std::uint64_t done = 0;
@@ -162,6 +161,7 @@ public:
             const std::uint64_t want = std::min<std::uint64_t>(chunk_, span - done);
             const bool inHead = done < f.head;
             const bool inTail = done + want > tailFrom;
+            if (!inHead && !inTail) scratch.reserve(want); // a chunk (io_uring's is the whole file: never here)
             unsigned char* to = inHead || inTail ? buf.data() + done : scratch.data();
             const ssize_t n = readFully(io_, handle_, to, want, done, want);
             if (n < 0)
