@@ -41,42 +41,12 @@ dist::Communicator* g_comm = nullptr; // set under mpirun (main.cpp)
 
 bool isProcessZero() { return !g_comm || g_comm->rank() == 0; }
 
-// Under mpirun: runs a check on every process and lets all of them go on only when it passed on every
-// one; otherwise all stop with every process's problem (exit 2, printed once by process 0). Without MPI:
-// the check itself.
-void onEveryProcess(const std::function<void()>& check) {
-    if (!g_comm) {
-        check();
-        return;
-    }
-    std::string problem;
-    try {
-        check();
-    } catch (const InputError& e) {
-        problem = std::string(e.what()) + " (host " + readHostInfo().hostname + ")";
-    }
-    std::vector<std::string> problems;
-    dist::WaitLimits limits;
-    limits.hurry = &g_cancel;
-    if (!dist::agree(*g_comm, problem, problems, limits))
-        throw RunError("the processes of the MPI job did not all answer (one is missing, hung or was killed)");
-    if (problems.empty()) return;
-    std::string text;
-    for (const auto& pr : problems) text += (text.empty() ? "" : "\n  ") + pr;
-    throw AgreedInputError(problems.size() == 1 ? text : "on " + std::to_string(problems.size()) + " processes:\n  " + text);
-}
+// Under mpirun: a check on every process, all go on only when it passed everywhere (session/session.h).
+void onEveryProcess(const std::function<void()>& check) { session::onEveryProcess(g_comm, &g_cancel, check); }
 
-// Under mpirun: every process's JSON report, in rank order (datagen, verify and clean sum them on
-// process 0). RunError naming `command` when a process does not answer.
+// Under mpirun: every process's JSON report, in rank order.
 std::vector<nlohmann::json> reportsOfEveryProcess(const nlohmann::json& mine, const std::string& command) {
-    std::vector<std::string> all;
-    dist::WaitLimits limits;
-    limits.hurry = &g_cancel;
-    if (!g_comm->allgatherStrings(mine.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), all, limits))
-        throw RunError(command + ": the processes of the MPI job did not all answer (one is missing, hung or was killed)");
-    std::vector<nlohmann::json> out;
-    for (const auto& text : all) out.push_back(nlohmann::json::parse(text));
-    return out;
+    return session::reportsOfEveryProcess(*g_comm, &g_cancel, mine, command);
 }
 
 extern "C" void onSignal(int sig) {
@@ -167,9 +137,6 @@ std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
     return total;
 }
 
-// This process's share of the accelerators: all of them, or K under mpirun.
-std::uint64_t perProcess(std::uint64_t total) { return g_comm ? total / static_cast<std::uint64_t>(g_comm->size()) : total; }
-
 // Process 0 reports (progress line, messages, --live-json) for every rank; the others stay silent.
 std::unique_ptr<ProgressReporter> makeProgress(const ParsedArgs& p, const WorkloadConfig& cfg) {
     const bool zero = isProcessZero();
@@ -192,91 +159,16 @@ std::shared_ptr<IoBackend> ioBackend() {
     }
 }
 
-// Generates the dataset with a progress line; returns false if cancelled. Under mpirun process 0
-// prepares the folder, then every process writes its share of the files (as DLIO's ranks do), and
-// process 0 reports the totals.
-bool generate(const WorkloadConfig& cfg, ProgressReporter& progress) {
-    GenerateOptions opts;
-    opts.cancel = &g_cancel;
-    opts.io = ioBackend();
-    opts.onProgress = [&](const GenerationProgress& gp) {
-        progress.onGeneration(gp.filesDone, gp.filesTotal, gp.bytesDone, gp.bytesTotal, gp.seconds);
-    };
-    if (g_comm) {
-        onEveryProcess([&] {
-            if (g_comm->rank() == 0) prepareDataset(cfg, opts.io);
-        });
-        opts.shardIndex = static_cast<std::uint64_t>(g_comm->rank());
-        opts.shardCount = static_cast<std::uint64_t>(g_comm->size());
-    }
-    GenerationResult r;
-    std::string failure;
-    try {
-        r = generateDataset(cfg, opts);
-    } catch (const std::exception& e) {
-        if (!g_comm) throw;
-        failure = e.what();
-    }
-    if (g_comm) {
-        // Every process's counts (or its failure), summed by process 0.
-        nlohmann::json mine{{"written", r.filesWritten}, {"skipped", r.filesSkipped}, {"bytes", r.bytesWritten},
-                            {"seconds", r.seconds},      {"cancelled", r.cancelled},  {"error", failure}};
-        const auto all = reportsOfEveryProcess(mine, "datagen");
-        GenerationResult sum;
-        std::string errors;
-        for (std::size_t p = 0; p < all.size(); ++p) {
-            const nlohmann::json& j = all[p];
-            sum.filesWritten += j["written"].get<std::uint64_t>();
-            sum.filesSkipped += j["skipped"].get<std::uint64_t>();
-            sum.bytesWritten += j["bytes"].get<std::uint64_t>();
-            sum.seconds = std::max(sum.seconds, j["seconds"].get<double>());
-            sum.cancelled = sum.cancelled || j["cancelled"].get<bool>();
-            if (!j["error"].get<std::string>().empty())
-                errors += (errors.empty() ? "" : "; ") + ("process " + std::to_string(p) + ": " + j["error"].get<std::string>());
-        }
-        if (!errors.empty()) throw RunError("datagen: " + errors);
-        r = sum;
-    }
-    progress.finishLine();
-    if (isProcessZero())
-        std::fprintf(stderr, "datagen: %llu files written, %llu already complete, %.1f MiB in %.2f s (%.1f MiB/s)%s%s\n",
-                     static_cast<unsigned long long>(r.filesWritten), static_cast<unsigned long long>(r.filesSkipped),
-                     static_cast<double>(r.bytesWritten) / 1048576.0, r.seconds,
-                     r.seconds > 0 ? static_cast<double>(r.bytesWritten) / 1048576.0 / r.seconds : 0.0,
-                     g_comm ? (" by " + std::to_string(g_comm->size()) + " processes").c_str() : "",
-                     r.cancelled ? " — cancelled" : "");
-    return !r.cancelled;
-}
+// Pre-flight messages outside a run's progress line (validate, datagen): straight to stderr.
+struct StderrObserver final : session::SessionObserver {
+    void onMessage(const std::string& text) override { std::fprintf(stderr, "%s\n", text.c_str()); }
+};
 
-// Everything that can be known to fail before measuring (core/preflight): exit 2 naming each problem.
-void checkBeforeMeasuring(const WorkloadConfig& cfg, PreflightAction action, std::uint64_t accelerators,
-                          const std::optional<std::string>& output, std::uint64_t invocations, ProgressReporter* progress,
-                          bool roomIsAdvisory = false) {
-    PreflightRequest req;
-    req.roomIsAdvisory = roomIsAdvisory;
-    req.action = action;
-    req.accelerators = accelerators;
-    // Under mpirun only process 0 writes results; every process checks the dataset it will read.
-    if (output && isProcessZero()) req.output = *output;
-    req.invocations = invocations;
-    req.generateFirst = action != PreflightAction::Datagen && cfg.workflow.generateData;
-    onEveryProcess([&] {
-        const PreflightResult r = preflight(cfg, req);
-        if (isProcessZero())
-            for (const auto& w : r.warnings) {
-                if (progress) progress->onMessage("warning: " + w);
-                else std::fprintf(stderr, "warning: %s\n", w.c_str());
-            }
-        requirePreflight(cfg, req);
-    });
-}
-
-// A dataset generated just now is checked like any other before it is measured.
-void checkGenerated(const WorkloadConfig& cfg, PreflightAction action, std::uint64_t accelerators, const std::string& output,
-                    std::uint64_t invocations, ProgressReporter& progress) {
-    WorkloadConfig generated = cfg;
-    generated.workflow.generateData = false;
-    checkBeforeMeasuring(generated, action, accelerators, output, invocations, &progress);
+// Everything that can be known to fail before measuring (core/preflight), on every process: exit 2
+// naming each problem.
+void checkBeforeMeasuring(const WorkloadConfig& cfg, const PreflightRequest& req) {
+    StderrObserver quiet;
+    session::checkEverywhere(cfg, req, g_comm, &g_cancel, quiet);
 }
 
 void printHeadline(const fs::path& dir, const RunOutcome& out) {
@@ -293,19 +185,6 @@ void printHeadline(const fs::path& dir, const RunOutcome& out) {
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
 }
 
-// One invocation into dir; prints its headline.
-RunOutcome runAndReport(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt,
-                        ProgressReporter& progress) {
-    progress.onInvocationStart(dir.string());
-    const RunOutcome out = runInvocation(cfg, dir, opt);
-    progress.finishLine();
-    printHeadline(dir, out);
-    progress.onInvocationDone(dir.string(), toString(out.status), out.metrics.auMean);
-    return out;
-}
-
-// DLIO's checkpoint-only mode: the sizes first (real and scaled), refusals before a byte is written,
-// then one line per checkpoint as rank 0 finishes it and DLIO's headline.
 // A checkpoint-only invocation's headline: the checkpoint size and the save/load means DLIO's summary has.
 void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
     const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
@@ -314,17 +193,54 @@ void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
                  dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
                  save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
                  toString(out.status));
+    for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
 }
 
-int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, InvocationOptions io, ProgressReporter& progress) {
-    if (fs::exists(dir / "summary.json"))
-        throw InputError("--output " + dir.string() + ": already holds a result (summary.json); expected a new folder");
-    const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, io.accelerators);
-    std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
-    for (const auto& n : plan.notes) progress.onMessage(n);
-    checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+// What the command line shows of a session (core/session): messages and generation on the progress line,
+// each invocation's headline as it ends.
+class CliObserver final : public session::SessionObserver {
+public:
+    CliObserver(ProgressReporter& progress, const WorkloadConfig& cfg, bool labelled)
+        : progress_(progress), checkpointOnly_(!cfg.workflow.train && cfg.workflow.checkpoint), labelled_(labelled) {}
+    void onMessage(const std::string& text) override { progress_.onMessage(text); }
+    void onCheckpointPlan(const checkpoint::CheckpointPlan& plan) override {
+        std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
+        for (const auto& n : plan.notes) progress_.onMessage(n);
+    }
+    void onGeneration(const GenerationProgress& gp) override {
+        progress_.onGeneration(gp.filesDone, gp.filesTotal, gp.bytesDone, gp.bytesTotal, gp.seconds);
+    }
+    void onGenerated(const GenerationResult& r, std::uint64_t processes) override {
+        progress_.finishLine();
+        if (!isProcessZero()) return;
+        std::fprintf(stderr, "datagen: %llu files written, %llu already complete, %.1f MiB in %.2f s (%.1f MiB/s)%s%s\n",
+                     static_cast<unsigned long long>(r.filesWritten), static_cast<unsigned long long>(r.filesSkipped),
+                     static_cast<double>(r.bytesWritten) / 1048576.0, r.seconds,
+                     r.seconds > 0 ? static_cast<double>(r.bytesWritten) / 1048576.0 / r.seconds : 0.0,
+                     processes > 1 ? (" by " + std::to_string(processes) + " processes").c_str() : "",
+                     r.cancelled ? " — cancelled" : "");
+    }
+    void onInvocationStart(const std::string& label, const fs::path& dir, std::size_t) override {
+        if (labelled_) progress_.setLabel(label);
+        progress_.onInvocationStart(dir.string());
+    }
+    void onInvocationDone(const std::string&, const fs::path& dir, const RunOutcome& out) override {
+        progress_.finishLine();
+        if (checkpointOnly_) printCheckpointHeadline(dir, out);
+        else printHeadline(dir, out);
+        progress_.onInvocationDone(dir.string(), toString(out.status), out.metrics.auMean);
+    }
+
+private:
+    ProgressReporter& progress_;
+    bool checkpointOnly_, labelled_;
+};
+
+// DLIO's checkpoint-only mode: one line per checkpoint as rank 0 finishes it.
+std::function<void(const checkpoint::CheckpointEvent&)> checkpointLines(const WorkloadConfig& cfg, ProgressReporter& progress) {
     const std::uint64_t writes = checkpoint::checkpointsToWrite(cfg), reads = checkpoint::checkpointsToRead(cfg);
-    io.onCheckpoint = [&progress, writes, reads](const checkpoint::CheckpointEvent& ev) {
+    return [&progress, writes, reads](const checkpoint::CheckpointEvent& ev) {
         if (ev.rank != 0) return;
         const bool write = ev.op == checkpoint::Operation::Write;
         char line[256];
@@ -339,13 +255,6 @@ int runCheckpointInvocation(const WorkloadConfig& cfg, const fs::path& dir, Invo
             return;
         progress.onMessage(line);
     };
-    const RunOutcome out = runInvocation(cfg, dir, io);
-    progress.finishLine();
-    printCheckpointHeadline(dir, out);
-    for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
-    std::printf("%s\n", (dir / "summary.json").string().c_str());
-    return out.status == RunStatus::Complete ? 0 : 1;
 }
 
 const char* kValidateHelp =
@@ -410,20 +319,6 @@ const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3
                            "--semantics: v2 (DLIO >= 2.0), v1 (DLIO 1.0, MLPerf Storage v1.0), v3 (MLPerf Storage\n"
                            "v3.0's DLIO: throughput counts the steps in the metric window; docs/metrics.md). Default:\n"
                            "what the folder's trainio_run.json records, else v2.\n";
-
-InvocationOptions invocationOptions(std::uint64_t R, MetricSemantics sem, ProgressReporter& progress,
-                                    const std::string& commandLine, const std::vector<std::string>& warnings) {
-    InvocationOptions o;
-    o.accelerators = perProcess(R);
-    o.comm = g_comm;
-    o.semantics = sem;
-    o.observer = &progress;
-    o.cancel = &g_cancel;
-    o.io = ioBackend();
-    o.commandLine = commandLine;
-    o.warnings = warnings;
-    return o;
-}
 
 // The start of every command that runs under mpirun: arguments, config and accelerator count, checked
 // on every process (the same arguments everywhere, but a config file may be missing on one host).
@@ -515,7 +410,13 @@ int runValidateCommand(const Args& args) {
     WorkloadConfig planned = c;
     std::error_code ec;
     if (!fs::is_directory(DatasetLayout(c.dataset).root(), ec)) planned.workflow.generateData = true;
-    checkBeforeMeasuring(planned, PreflightAction::Run, acceleratorsFrom(p), p.value("--output"), 1, nullptr, true);
+    PreflightRequest req;
+    req.action = PreflightAction::Run;
+    req.accelerators = acceleratorsFrom(p);
+    if (const auto out = p.value("--output")) req.output = *out;
+    req.generateFirst = planned.workflow.generateData;
+    req.roomIsAdvisory = true;
+    checkBeforeMeasuring(planned, req);
     const HostInfo host = readHostInfo();
     const SizingAdvice sa = sizingAdvice(c, acceleratorsFrom(p), host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
     std::printf("valid: %s\n  model %s, format %s, %llu files × %llu samples of %.0f bytes (stdev %.0f), batch %llu, "
@@ -535,9 +436,13 @@ int runDatagenCommand(const Args& args) {
     const Start st = startEverywhere(args);
     const ParsedArgs& p = st.p;
     const LoadedConfig& lc = st.lc;
-    checkBeforeMeasuring(lc.config, PreflightAction::Datagen, 1, std::nullopt, 0, nullptr);
+    PreflightRequest req;
+    req.action = PreflightAction::Datagen;
+    req.invocations = 0;
+    checkBeforeMeasuring(lc.config, req);
     auto progress = makeProgress(p, lc.config);
-    return generate(lc.config, *progress) ? 0 : 1;
+    CliObserver obs(*progress, lc.config, false);
+    return session::generateEverywhere(lc.config, g_comm, &g_cancel, ioBackend(), obs).cancelled ? 1 : 0;
 }
 
 int runVerifyCommand(const Args& args) {
@@ -598,102 +503,57 @@ int runCleanCommand(const Args& args) {
     return 0;
 }
 
-int runRunCommand(const Args& args) {
-    if (wantsHelp(args, kRunHelp)) return 0;
+// `run` and `benchmark`: one session (core/session) with the command line's progress line and headlines.
+int runSessionCommand(const Args& args, session::SessionMode mode) {
+    const bool benchmark = mode == session::SessionMode::Benchmark;
     const Start st = startEverywhere(args);
     const ParsedArgs& p = st.p;
     const WorkloadConfig& cfg = st.lc.config;
     const auto output = p.value("--output");
     if (!output) throw InputError("--output DIR is required");
-    const std::uint64_t R = st.accelerators;
-    const MetricSemantics sem = semanticsFrom(p, cfg);
-    refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
+    session::SessionRequest req;
+    req.config = cfg;
+    req.mode = mode;
+    req.output = *output;
+    req.accelerators = st.accelerators;
+    if (benchmark) {
+        req.runs = p.unsignedValue("--runs", 1, 1000).value_or(5);
+        req.warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
+        if (const auto l = p.value("--layout")) {
+            if (*l == "mlperf-v3") req.layout = BenchmarkLayout::MlperfV3;
+            else if (*l != "trainio")
+                throw InputError("--layout = '" + *l + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
+                                 "(DIR/NAME/training/<model>/run/<timestamp>)");
+        }
+    }
     auto progressPtr = makeProgress(p, cfg);
     ProgressReporter& progress = *progressPtr;
-    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
-        InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), {});
-        io.labels = labelsFrom(p);
-        return runCheckpointInvocation(cfg, *output, io, progress);
-    }
-    const auto warnings = runWarnings(cfg, R);
-    for (const auto& w : warnings) progress.onMessage("warning: " + w);
-    if (cfg.workflow.train) checkBeforeMeasuring(cfg, PreflightAction::Run, R, output, 1, &progress);
-    else checkBeforeMeasuring(cfg, PreflightAction::Datagen, 1, std::nullopt, 0, &progress);
-    if (cfg.workflow.generateData && !generate(cfg, progress)) return 1;
-    if (!cfg.workflow.train) {
-        progress.onMessage("workflow.train is off: nothing to run");
-        return 0;
-    }
-    if (cfg.workflow.generateData) checkGenerated(cfg, PreflightAction::Run, R, *output, 1, progress);
-    InvocationOptions io = invocationOptions(R, sem, progress, joinArgs("run", args), warnings);
+    InvocationOptions& io = req.invocation;
+    io.comm = g_comm;
+    io.semantics = semanticsFrom(p, cfg);
+    io.observer = &progress;
+    io.cancel = &g_cancel;
+    io.io = ioBackend();
+    io.commandLine = joinArgs(benchmark ? "benchmark" : "run", args);
     io.labels = labelsFrom(p);
-    const RunOutcome out = runAndReport(cfg, *output, io, progress);
-    if (out.writesResults) std::printf("%s\n", (fs::path(*output) / "summary.json").string().c_str());
-    return out.status == RunStatus::Complete ? 0 : 1;
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) io.onCheckpoint = checkpointLines(cfg, progress);
+    CliObserver obs(progress, cfg, benchmark);
+    session::Session s(req, obs);
+    const session::SessionResult r = s.run();
+    if (!r.measured) return r.cancelled ? 1 : 0;
+    if (benchmark && !r.complete) return 1;
+    if (isProcessZero()) std::printf("%s\n", (benchmark ? r.resultFolder : r.resultFolder / "summary.json").string().c_str());
+    return r.complete ? 0 : 1;
+}
+
+int runRunCommand(const Args& args) {
+    if (wantsHelp(args, kRunHelp)) return 0;
+    return runSessionCommand(args, session::SessionMode::Run);
 }
 
 int runBenchmarkCommand(const Args& args) {
     if (wantsHelp(args, kBenchmarkHelp)) return 0;
-    const Start st = startEverywhere(args);
-    const ParsedArgs& p = st.p;
-    const WorkloadConfig& cfg = st.lc.config;
-    const auto output = p.value("--output");
-    if (!output) throw InputError("--output DIR is required");
-    const std::uint64_t runs = p.unsignedValue("--runs", 1, 1000).value_or(5);
-    const std::uint64_t warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
-    const std::uint64_t R = st.accelerators;
-    refuseCheckpointUnderMpi(cfg, g_comm != nullptr);
-    const MetricSemantics sem = semanticsFrom(p, cfg);
-    const fs::path dir = *output;
-    const aggregate::Labels labels = labelsFrom(p);
-    BenchmarkLayout layout = BenchmarkLayout::TrainIO;
-    if (const auto l = p.value("--layout")) {
-        if (*l == "mlperf-v3") layout = BenchmarkLayout::MlperfV3;
-        else if (*l != "trainio")
-            throw InputError("--layout = '" + *l + "': expected trainio (DIR/warmup, DIR/runs/run-N) or mlperf-v3 "
-                             "(DIR/NAME/training/<model>/run/<timestamp>)");
-    }
-    // A bad --layout/--system fails before anything is generated or measured.
-    BenchmarkOptions layoutOnly;
-    layoutOnly.layout = layout;
-    layoutOnly.invocation.labels = labels;
-    const fs::path benchDir = benchmarkFolder(cfg, dir, layoutOnly);
-    auto progressPtr = makeProgress(p, cfg);
-    ProgressReporter& progress = *progressPtr;
-    const auto warnings = runWarnings(cfg, R);
-    for (const auto& w : warnings) progress.onMessage("warning: " + w);
-    if (!cfg.workflow.train && cfg.workflow.checkpoint) {
-        // Checkpoint-only (as `run` does it): no dataset to check; the checkpoint plan is checked instead.
-        const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, R);
-        std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
-        checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
-    } else {
-        checkBeforeMeasuring(cfg, PreflightAction::Benchmark, R, output, runs + warmups, &progress);
-        if (cfg.workflow.generateData) {
-            if (!generate(cfg, progress)) return 1;
-            checkGenerated(cfg, PreflightAction::Benchmark, R, *output, runs + warmups, progress);
-        }
-    }
-    BenchmarkOptions bo;
-    bo.invocation = invocationOptions(R, sem, progress, joinArgs("benchmark", args), warnings);
-    bo.invocation.labels = labels;
-    bo.layout = layout;
-    bo.runs = runs;
-    bo.warmups = warmups;
-    bo.onInvocationStart = [&](const std::string& label, const fs::path& d) {
-        progress.setLabel(label);
-        progress.onInvocationStart(d.string());
-    };
-    bo.onInvocationDone = [&](const std::string&, const fs::path& d, const RunOutcome& out) {
-        progress.finishLine();
-        if (!cfg.workflow.train && cfg.workflow.checkpoint) printCheckpointHeadline(d, out);
-        else printHeadline(d, out);
-        progress.onInvocationDone(d.string(), toString(out.status), out.metrics.auMean);
-    };
-    const BenchmarkResult res = runBenchmark(cfg, dir, bo);
-    if (!res.complete) return 1;
-    if (isProcessZero()) std::printf("%s\n", benchDir.string().c_str());
-    return 0;
+    return runSessionCommand(args, session::SessionMode::Benchmark);
 }
 
 int runMetricsCommand(const Args& args) {

@@ -2,6 +2,7 @@
 // 0 success, 2 bad input, 1 a run that failed (or was interrupted).
 #pragma once
 
+#include "session/session.h"
 #include "util/errors.h"
 
 #include <atomic>
@@ -15,9 +16,7 @@ class Communicator;
 namespace trainio::cli {
 
 // A bad input every process of an MPI job agreed on: printed once, by process 0.
-struct AgreedInputError : InputError {
-    using InputError::InputError;
-};
+using AgreedInputError = session::AgreedInputError;
 
 using Args = std::vector<std::string>;
 

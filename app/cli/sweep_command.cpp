@@ -9,6 +9,7 @@
 #include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "results/sweep.h"
+#include "session/session.h"
 #include "util/errors.h"
 
 #include <chrono>
@@ -26,6 +27,22 @@ namespace trainio::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+// What the sweep shows of a trial's session: the trial's label on the progress line. Its warnings go
+// into each trial's log; the sweep said them once, before the first trial (checkBeforeSweeping).
+class TrialObserver final : public session::SessionObserver {
+public:
+    TrialObserver(ProgressReporter& progress, std::string label, bool quick)
+        : progress_(progress), label_(std::move(label)), quick_(quick) {}
+    void onInvocationStart(const std::string& what, const fs::path&, std::size_t) override {
+        if (!quick_) progress_.setLabel(label_ + " " + what);
+    }
+
+private:
+    ProgressReporter& progress_;
+    std::string label_;
+    bool quick_;
+};
 
 const char* kSweepHelp =
     "Usage: trainio-cli sweep --config FILE|PRESET [++workload.section.key=value ...] --accelerators MIN:MAX\n"
@@ -242,28 +259,24 @@ int runSweepCommand(const std::vector<std::string>& args) {
                               (code == 2 ? " (bad input: see its message above)" : "");
                 }
             } else {
-                InvocationOptions io;
-                io.accelerators = n;
-                io.semantics = semantics;
-                io.observer = &progress;
-                io.cancel = cancel;
-                io.warnings = runWarnings(cfg, n);
-                io.commandLine = "trainio-cli sweep (" + label + ")";
+                // A trial is a session (core/session) checked once for the whole sweep (checkBeforeSweeping).
+                session::SessionRequest req;
+                req.config = cfg;
+                req.mode = quick ? session::SessionMode::Run : session::SessionMode::Benchmark;
+                req.output = t.path;
+                req.accelerators = n;
+                req.runs = runs;
+                req.warmups = warmups;
+                req.preflight = false;
+                req.invocation.semantics = semantics;
+                req.invocation.observer = &progress;
+                req.invocation.cancel = cancel;
+                req.invocation.commandLine = "trainio-cli sweep (" + label + ")";
                 progress.setLabel(label);
-                if (quick) {
-                    const RunOutcome out = runInvocation(cfg, t.path, io);
-                    t.status = out.status;
-                    t.error = out.error;
-                } else {
-                    BenchmarkOptions bo;
-                    bo.invocation = io;
-                    bo.runs = runs;
-                    bo.warmups = warmups;
-                    bo.onInvocationStart = [&](const std::string& what, const fs::path&) { progress.setLabel(label + " " + what); };
-                    const BenchmarkResult res = runBenchmark(cfg, t.path, bo);
-                    t.status = res.complete ? RunStatus::Complete : cancel->load() ? RunStatus::Cancelled : RunStatus::Failed;
-                    t.error = res.error;
-                }
+                TrialObserver obs(progress, label, quick);
+                const session::SessionResult res = session::Session(req, obs).run();
+                t.status = res.complete ? RunStatus::Complete : res.cancelled ? RunStatus::Cancelled : RunStatus::Failed;
+                t.error = res.error;
                 progress.finishLine();
             }
         } catch (const std::exception& e) { // InputError/RunError at run time: the trial failed, the sweep stops
