@@ -382,6 +382,7 @@ const std::atomic<bool>* cancelFlag() { return &g_cancel; }
 
 void setCommunicator(dist::Communicator* comm) { g_comm = comm; }
 bool reportsErrors() { return isProcessZero(); }
+bool isMultiProcess() { return g_comm != nullptr; }
 
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;

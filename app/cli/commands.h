@@ -38,5 +38,7 @@ const std::atomic<bool>* cancelFlag();
 void setCommunicator(dist::Communicator* comm);
 // False on the processes of an MPI job other than 0 (which report for all).
 bool reportsErrors();
+// Under mpirun (any process).
+bool isMultiProcess();
 
 } // namespace trainio::cli

@@ -1,5 +1,6 @@
 // trainio-cli: the headless front end. A thin shell over core/: parse, call, print, exit code.
 #include "aggregate_command.h"
+#include "collocate_command.h"
 #include "commands.h"
 #include "config_keys_command.h"
 #include "library_commands.h"
@@ -37,6 +38,10 @@ Commands:
              [--hostfile F --processes-per-host P]
                                                    the largest accelerator count that passes the AU threshold
                                                    (doubling, then bisection); DIR/sweep.json + a folder per trial
+  collocate  --plan PLAN.yaml --output DIR [--runs N --warmup W]
+                                                   two or more workloads at once on one storage (a shared
+                                                   emulated device or the real one); DIR/<name>/ each and
+                                                   DIR/trainio_collocation.json (docs/collocation.md)
   model      --config FILE [overrides] [--accelerators R] [--probe DIR | --storage-profile P] [--format text|json]
                                                    predict AU, samples/s and the largest passing accelerator
                                                    count from a storage probe or profile (docs/model.md)
@@ -72,6 +77,7 @@ int runCommand(const std::string& cmd, const std::vector<std::string>& rest, con
         if (cmd == "run") return runRunCommand(rest);
         if (cmd == "benchmark") return runBenchmarkCommand(rest);
         if (cmd == "sweep") return runSweepCommand(rest);
+        if (cmd == "collocate") return runCollocateCommand(rest);
         if (cmd == "model") return runModelCommand(rest);
         if (cmd == "metrics") return runMetricsCommand(rest);
         if (cmd == "aggregate") return runAggregateCommand(rest);

@@ -415,9 +415,9 @@ EpochIoRecord PageCacheMeter::endEpoch(std::uint64_t epoch,
     rec.epoch = epoch;
     rec.ranks.resize(deliveredPerRank.size());
     std::optional<std::vector<std::uint64_t>> storageParts, deviceParts;
-    if (processStart_.available && processEnd.available)
+    if (processStart_.available && processEnd.available && !processShared_)
         storageParts = apportionByShare(readBytesDelta(processStart_, processEnd), deliveredPerRank);
-    if (deviceStart_ && deviceEndKnown)
+    if (deviceStart_ && deviceEndKnown && !processShared_)
         deviceParts = apportionByShare(deviceEnd > *deviceStart_ ? deviceEnd - *deviceStart_ : 0, deliveredPerRank);
     for (std::size_t i = 0; i < deliveredPerRank.size(); ++i) {
         auto& r = rec.ranks[i];

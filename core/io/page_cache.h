@@ -161,8 +161,13 @@ public:
     const Residency& beginEpoch();
     // Deltas since beginEpoch, apportioned to ranks by deliveredPerRank.
     EpochIoRecord endEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& deliveredPerRank);
+    // Other workloads read in this process at the same time (a collocation): the process's and the
+    // device's counters are theirs too, so no rank gets a share of them (nullopt: not measured); the
+    // residency of this workload's own files is still measured.
+    void shareProcessWithOtherWorkloads() { processShared_ = true; }
 
 private:
+    bool processShared_ = false;
     std::vector<std::string> files_;
     ResidencyOptions residencyOptions_;
     SystemPaths paths_;

@@ -46,6 +46,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     const bool writer = !opt.comm || opt.comm->rank() == 0;
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
     StorageSession storage(cfg, opt.io);
+    if (!opt.collocatedWith.empty()) storage.collocate(opt.collocatedWith);
     std::vector<std::string> preRunWarnings; // said before the run, kept with its result
     if (opt.onStorage) opt.onStorage(storage.emulated());
     storage.onTelemetry = opt.onTelemetry;

@@ -43,6 +43,9 @@ struct InvocationOptions {
     // Each epoch's % of delivered bytes served from the page cache (NaN when /proc/self/io is unreadable),
     // called on the engine's thread as the epoch ends.
     std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
+    // Not empty: this invocation runs at the same time as these other workloads in this process (a
+    // collocation, core/session/collocation.h); the result says its process counters are shared.
+    std::string collocatedWith;
     // Each rank's checkpoint write/read as it starts and ends (checkpoint/checkpoint_event.h), called on
     // the rank's thread (queue it to the GUI).
     std::function<void(const checkpoint::CheckpointEvent&)> onCheckpoint;

@@ -69,8 +69,12 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
         io_ = engine_;
     }
     if (tr.storage.any()) {
-        emulated_ = std::make_shared<EmulatedStorageBackend>(io_, storageShapeFor(tr.storage), cfg.train.seed, clock_);
-        io_ = emulated_;
+        // A handed-in device is the workload's: one device shared by a collocation's workloads.
+        emulated_ = std::dynamic_pointer_cast<EmulatedStorageBackend>(base);
+        if (!emulated_) {
+            emulated_ = std::make_shared<EmulatedStorageBackend>(io_, storageShapeFor(tr.storage), cfg.train.seed, clock_);
+            io_ = emulated_;
+        }
     }
     cache_ = parseCacheMode(tr.cache, "trainio.cache");
     if (const auto problem = cacheControlProblem(cache_)) throw InputError("trainio.cache = " + tr.cache + ": " + *problem);
@@ -132,8 +136,19 @@ void StorageSession::startTelemetry() {
     sampler_->start();
 }
 
+void StorageSession::collocate(const std::string& with) {
+    collocatedWith_ = with;
+    meter_->shareProcessWithOtherWorkloads();
+    report_.storage["shared_with"] = with; // {} stays {} without a device: then it says only this
+}
+
 std::vector<std::string> StorageSession::stop() {
     std::vector<std::string> warnings;
+    if (!collocatedWith_.empty())
+        warnings.push_back("collocated with " + collocatedWith_ +
+                           ": the process's read counters cover every workload, so this run's share of bytes from the page "
+                           "cache is not measured (trainio_collocation.json has the collocation's); its CPU seconds are "
+                           "the process's");
     if (emulated_) report_.storage["changes"] = storageChangesJson(emulated_->changes());
     if (engine_) {
         const IoEngineStats st = engine_->stats();

@@ -59,6 +59,11 @@ public:
     // belady_hit_ratio, stall_seconds and bytes_per_tier (docs/loader.md). Call before write().
     void setLoaderReport(const WorkloadConfig& cfg, const RunOutcome& outcome);
 
+    // This workload runs beside others in the process (a collocation, core/session/collocation.h): the
+    // process's I/O counters are not its own (the page cache share is the collocation's, written there),
+    // and the result says so.
+    void collocate(const std::string& with);
+
     // Seconds spent in cache control before each epoch (outside the measured epochs).
     const std::vector<double>& cacheControlSeconds() const { return cacheSeconds_; }
 
@@ -77,6 +82,7 @@ private:
     nlohmann::json loaderEpochs_; // per epoch: the fields above, keyed by epoch number
     std::unique_ptr<telemetry::TelemetrySampler> sampler_;
     std::optional<telemetry::TelemetryTable> telemetry_;
+    std::string collocatedWith_;
 };
 
 } // namespace trainio

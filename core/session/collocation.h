@@ -1,0 +1,92 @@
+// Collocated workloads (issue 23, docs/collocation.md): several training jobs at once in one process, each
+// on its own accelerators, readers and barrier, all on the same storage — the real one, or ONE emulated
+// device they all go through, so that its limits are shared as a real device's are. Each workload is an
+// ordinary session (core/session/session.h) into DIR/<name>/; the collocation starts their invocations
+// together (round by round with --runs), staggers them by start_after_s, stops them all on a cancel or
+// when one fails, and writes DIR/trainio_collocation.json.
+#pragma once
+
+#include "config/workload_config.h"
+#include "engine/engine_observer.h"
+#include "session/session.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace trainio::session {
+
+struct CollocatedWorkload {
+    std::string name;                   // folder name under DIR: [A-Za-z0-9_-], unique
+    std::string config;                 // as written in the plan: a preset, or a YAML/JSON file
+    std::string configSource;           // what was loaded: the file (resolved against the plan's folder) or preset
+    std::uint64_t accelerators = 1;
+    std::vector<std::string> overrides; // Hydra-style, as for --config
+    double startAfterS = 0;             // after the round's start
+    WorkloadConfig resolved;            // loaded, overrides and the plan's storage applied, validated
+};
+
+struct CollocationPlan {
+    std::filesystem::path file;
+    std::vector<CollocatedWorkload> workloads;
+    // The plan's `storage:` keys (trainio.storage's), as overrides applied to every workload; empty: the
+    // workloads read the real storage.
+    std::vector<std::string> storageOverrides;
+    StorageEmulationSection storage; // as resolved (equal in every workload)
+    bool sharedDevice() const { return storage.any(); }
+};
+
+// Reads and checks a plan: at least two workloads, names, known keys, each workload's config loaded with
+// its overrides (errors name the plan, the workload and the key). Throws InputError.
+CollocationPlan loadCollocationPlan(const std::filesystem::path& file);
+
+struct CollocationOptions {
+    std::uint64_t runs = 0;    // 0: one invocation per workload (DIR/<name>/ is an invocation folder);
+                               // N: N collocated rounds after `warmups` warm-up rounds (benchmark folders)
+    std::uint64_t warmups = 1; // with runs > 0
+    const std::atomic<bool>* cancel = nullptr; // a user's cancel: every workload stops
+    std::string commandLine;
+    // Live events of workload w's invocations (null: none), called on the invocations' pump threads.
+    std::function<EngineObserver*(std::size_t w)> liveObserver;
+};
+
+// What the collocation reports, from the workloads' threads (each call names its workload).
+class CollocationObserver {
+public:
+    virtual ~CollocationObserver() = default;
+    virtual void onMessage(const std::string& workload, const std::string& text) { (void)workload, (void)text; }
+    virtual void onInvocationStart(const std::string& workload, const std::string& label, const std::filesystem::path& dir) {
+        (void)workload, (void)label, (void)dir;
+    }
+    virtual void onInvocationDone(const std::string& workload, const std::string& label, const std::filesystem::path& dir,
+                                  const RunOutcome& out) {
+        (void)workload, (void)label, (void)dir, (void)out;
+    }
+};
+
+struct CollocatedInvocation {
+    std::string label;              // "invocation", "warm-up", "run 2/3"
+    std::filesystem::path path;
+    double start = 0, end = 0;      // wall clock, seconds since the Unix epoch
+    std::string status;             // complete | cancelled | failed
+    double auPercent = 0;
+    std::uint64_t bytesRead = 0;
+};
+
+struct CollocationResult {
+    bool complete = false;
+    bool cancelled = false;
+    std::string error;              // the first workload's failure, naming it
+    std::filesystem::path file;     // DIR/trainio_collocation.json
+    std::vector<std::vector<CollocatedInvocation>> invocations; // per workload, in order
+};
+
+// Checks every workload (pre-flight, generation when asked) before anything is measured, then runs
+// them. Throws PreflightFailed naming the workload, InputError for a plan that cannot run here.
+CollocationResult runCollocation(const CollocationPlan& plan, const std::filesystem::path& dir, const CollocationOptions& opt,
+                                 CollocationObserver& observer);
+
+} // namespace trainio::session

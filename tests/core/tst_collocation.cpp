@@ -1,0 +1,233 @@
+// Collocated workloads (issue 23): `trainio-cli collocate --plan PLAN.yaml --output DIR` runs the real CLI
+// here. Checked: the plan's errors (exit 2 naming the plan, the workload and the key), two and three
+// workloads whose measured windows overlap, one shared emulated device whose bandwidth their delivered
+// MiB/s add up to at most (+5 %) while each gets less than alone, staggered starts, rounds that start
+// together with --runs, a cancel (SIGINT) and a SIGKILL mid-collocation, and each workload's result saying
+// its process counters were shared. Expected figures come from the plan and the device, not from the code.
+#include "testsupport.h"
+
+#include "store/journal.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+
+#include <csignal>
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json readJson(const fs::path& p) { return json::parse(testsupport::readText(p)); }
+QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
+
+std::string workloadYaml(const fs::path& data, int files, int recordKiB, int epochs, double compute) {
+    return "model: {name: col}\nframework: pytorch\nworkflow: {generate_data: True, train: True}\n"
+           "dataset: {data_folder: " + data.string() + ", format: npz, num_files_train: " + std::to_string(files) +
+           ", num_samples_per_file: 1, record_length_bytes: " + std::to_string(recordKiB * 1024) +
+           "}\nreader: {batch_size: 2, read_threads: 2, data_loader: pytorch}\ntrain: {epochs: " + std::to_string(epochs) +
+           ", computation_time: " + std::to_string(compute) + "}\nmetric: {au: 0.5}\n";
+}
+
+double mibPerSecond(const fs::path& invocation) {
+    return readJson(invocation / "summary.json")["metric"]["train_io_mean_MB_per_second"].get<double>();
+}
+
+} // namespace
+
+class TestCollocation : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    fs::path base_;
+
+    // A workload file w<name>.yaml in the test folder, its dataset beside it.
+    std::string workload(const std::string& name, int files = 16, int recordKiB = 256, int epochs = 2, double compute = 0.005) {
+        testsupport::writeText(base_ / (name + ".yaml"), workloadYaml(base_ / ("data_" + name), files, recordKiB, epochs, compute));
+        return name + ".yaml";
+    }
+    fs::path plan(const std::string& file, const std::string& text) {
+        testsupport::writeText(base_ / file, text);
+        return base_ / file;
+    }
+    testsupport::CliResult collocate(const fs::path& planFile, const fs::path& out, const QStringList& extra = {}) {
+        return testsupport::runCli(QStringList{QStringLiteral("collocate"), QStringLiteral("--plan"), q(planFile),
+                                               QStringLiteral("--output"), q(out), QStringLiteral("--quiet")} +
+                                   extra);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        base_ = tmp_.path().toStdString();
+    }
+
+    // Every plan error is exit 2, names the plan file and what is wrong, and measures nothing.
+    void badPlansAreRefused() {
+        const std::string a = workload("pa"), b = workload("pb");
+        const auto check = [&](const std::string& text, std::initializer_list<const char*> words) {
+            const fs::path p = plan("bad.yaml", text);
+            const fs::path out = base_ / "bad-out";
+            const auto r = collocate(p, out);
+            QVERIFY2(r.exitCode == 2, qPrintable(QString::fromStdString(text) + " -> " + r.err));
+            QVERIFY2(r.err.contains(q(p)), qPrintable(r.err));
+            for (const char* w : words) QVERIFY2(r.err.contains(QString::fromUtf8(w)), qPrintable(r.err + " lacks " + w));
+            QVERIFY(!fs::exists(out / "trainio_collocation.json"));
+        };
+        check("workloads:\n  - {name: a, config: " + a + "}\n", {"two or more"});
+        check("workloads:\n  - {name: a, config: " + a + "}\n  - {name: a, config: " + b + "}\n", {"'a'", "unique"});
+        check("workloads:\n  - {name: 'a b', config: " + a + "}\n  - {name: c, config: " + b + "}\n", {"'a b'", "folder name"});
+        check("workloads:\n  - {name: a, config: " + a + ", acelerators: 2}\n  - {name: c, config: " + b + "}\n",
+              {"unknown key 'acelerators'", "accelerators"});
+        check("workload:\n  - {name: a, config: " + a + "}\n", {"unknown key 'workload'"});
+        check("workloads:\n  - {name: a, config: " + a + ", accelerators: 0}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "accelerators"});
+        check("workloads:\n  - {name: a, config: " + a + "}\n  - {name: c, config: " + b +
+                  "}\nstorage: {bandwith_mib_s: 10}\n",
+              {"bandwith_mib_s"});
+        check("workloads:\n  - {name: a, config: " + a +
+                  ", overrides: ['++workload.trainio.storage.bandwidth_mib_s=50']}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "trainio.storage", "storage:"});
+        check("workloads:\n  - {name: a, config: " + a + ", overrides: ['++workload.trainio.cache=drop']}\n  - {name: c, config: " +
+                  b + "}\n",
+              {"workload 'a'", "trainio.cache = drop"});
+        // A workload that cannot form a step: 16 files, batch 2, 16 accelerators → no step per accelerator.
+        check("workloads:\n  - {name: big, config: " + a + ", accelerators: 16}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'big'"});
+    }
+
+    // Two workloads on one emulated 100 MiB/s device: their windows overlap, their delivered MiB/s add up
+    // to at most the device's bandwidth (+5 %), and each gets less than it gets alone on the same device.
+    void twoWorkloadsShareOneDevice() {
+        const std::string a = workload("sa", 32, 1024, 3, 0.002), b = workload("sb", 32, 1024, 3, 0.002);
+        const double bandwidth = 100;
+        const fs::path p = plan("shared.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 2}\n"
+                                               "  - {name: b, config: " + b + ", accelerators: 2}\n"
+                                               "storage: {bandwidth_mib_s: " + std::to_string(bandwidth) + "}\n");
+        const fs::path out = base_ / "shared";
+        const auto r = collocate(p, out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.trimmed(), q(out / "trainio_collocation.json"));
+        const json c = readJson(out / "trainio_collocation.json");
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        QCOMPARE(c["workloads"].size(), std::size_t(2));
+        QCOMPARE(c["shared_storage"]["bandwidth_mib_s"].get<double>(), bandwidth);
+        const json& wa = c["workloads"][0];
+        const json& wb = c["workloads"][1];
+        QVERIFY(wa["start"].get<double>() < wb["end"].get<double>() && wb["start"].get<double>() < wa["end"].get<double>());
+        const double sum = mibPerSecond(out / "a") + mibPerSecond(out / "b");
+        QVERIFY2(sum <= bandwidth * 1.05, qPrintable(QStringLiteral("%1 MiB/s together on a %2 MiB/s device").arg(sum).arg(bandwidth)));
+        const double wall = c["end"].get<double>() - c["start"].get<double>();
+        const double total = c["process_io"]["bytes_delivered"].get<double>() / 1048576.0 / wall;
+        QVERIFY2(total <= bandwidth * 1.05, qPrintable(QStringLiteral("%1 MiB/s over the collocation").arg(total)));
+        // Alone on the same device.
+        const auto alone = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), q(base_ / a),
+                                                QStringLiteral("--output"), q(base_ / "alone-a"), QStringLiteral("--quiet"),
+                                                QStringLiteral("--accelerators"), QStringLiteral("2"),
+                                                QStringLiteral("++workload.trainio.storage.bandwidth_mib_s=100")});
+        QVERIFY2(alone.exitCode == 0, qPrintable(alone.err));
+        const double aloneMiB = mibPerSecond(base_ / "alone-a");
+        QVERIFY2(mibPerSecond(out / "a") < 0.8 * aloneMiB && mibPerSecond(out / "b") < 0.8 * aloneMiB,
+                 qPrintable(QStringLiteral("collocated %1 and %2 MiB/s against %3 alone")
+                                .arg(mibPerSecond(out / "a"))
+                                .arg(mibPerSecond(out / "b"))
+                                .arg(aloneMiB)));
+        // Each workload's folder is an ordinary invocation that says its process counters were shared.
+        const json io = readJson(out / "a" / "trainio_io.json");
+        QVERIFY(io["epochs"][0]["percent_from_cache"].is_null());
+        QCOMPARE(io["storage"]["bandwidth_mib_s"].get<double>(), bandwidth);
+        QCOMPARE(io["storage"]["shared_with"].get<std::string>(), std::string("b"));
+        bool said = false;
+        const json run = readJson(out / "a" / "trainio_run.json");
+        for (const auto& w : run["warnings"])
+            said = said || w.get<std::string>().find("collocated with b") != std::string::npos;
+        QVERIFY(said);
+        QVERIFY(!c["process_io"]["bytes_from_storage"].is_null() || !fs::exists("/proc/self/io"));
+    }
+
+    // Three workloads on the real storage, the third starting 0.5 s after the others.
+    void threeWorkloadsWithAStaggeredStart() {
+        const std::string a = workload("ta", 16, 256, 12, 0.01), b = workload("tb"), c3 = workload("tc", 16, 256, 4, 0.01);
+        const fs::path p = plan("three.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b +
+                                                  ", accelerators: 2}\n  - {name: c, config: " + c3 + ", start_after_s: 0.5}\n");
+        const fs::path out = base_ / "three";
+        const auto r = collocate(p, out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json c = readJson(out / "trainio_collocation.json");
+        QCOMPARE(c["workloads"].size(), std::size_t(3));
+        QVERIFY(c["shared_storage"].empty());
+        const double startA = c["workloads"][0]["start"].get<double>(), startC = c["workloads"][2]["start"].get<double>();
+        QVERIFY2(startC - startA >= 0.45, qPrintable(QStringLiteral("c started %1 s after a").arg(startC - startA)));
+        // a's window still overlaps c's (a runs 12 epochs of 8 steps at 10 ms: about 1 s).
+        QVERIFY(c["workloads"][0]["end"].get<double>() > startC);
+        for (const char* n : {"a", "b", "c"}) QVERIFY(fs::exists(out / n / "summary.json"));
+    }
+
+    // --runs 2 --warmup 1: three rounds, each started together; every workload's folder is a benchmark.
+    void roundsStartTogether() {
+        const std::string a = workload("ra"), b = workload("rb", 16, 256, 3, 0.01);
+        const fs::path p = plan("rounds.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b + "}\n");
+        const fs::path out = base_ / "rounds";
+        const auto r = collocate(p, out, {QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json c = readJson(out / "trainio_collocation.json");
+        const json& ia = c["workloads"][0]["invocations"];
+        const json& ib = c["workloads"][1]["invocations"];
+        QCOMPARE(ia.size(), std::size_t(3));
+        QCOMPARE(ib.size(), std::size_t(3));
+        for (std::size_t k = 0; k < 3; ++k) {
+            // b is slower (10 ms compute): a's round k+1 waits for b's round k to end.
+            if (k > 0) QVERIFY(ia[k]["start"].get<double>() >= ib[k - 1]["end"].get<double>() - 0.05);
+            QVERIFY(std::abs(ia[k]["start"].get<double>() - ib[k]["start"].get<double>()) < 0.5);
+        }
+        for (const char* n : {"a", "b"}) {
+            QVERIFY(fs::exists(out / n / "trainio_benchmark.json"));
+            QVERIFY(fs::exists(out / n / "runs" / "run-2" / "summary.json"));
+            QVERIFY(fs::exists(out / n / "warmup" / "summary.json"));
+        }
+    }
+
+    // SIGINT stops every workload; SIGKILL leaves each workload's folder interrupted (its journal) and the
+    // collocation file saying it was running.
+    void cancelAndKill() {
+        const std::string a = workload("ka", 16, 256, 200, 0.01), b = workload("kb", 16, 256, 200, 0.01);
+        const fs::path p = plan("kill.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b + "}\n");
+        for (int sig : {SIGINT, SIGKILL}) {
+            const fs::path out = base_ / (sig == SIGINT ? "cancelled" : "killed");
+            QProcess proc;
+            proc.start(QStringLiteral(TRAINIO_CLI), {QStringLiteral("collocate"), QStringLiteral("--plan"), q(p), QStringLiteral("--output"),
+                                                     q(out), QStringLiteral("--quiet")});
+            QVERIFY(proc.waitForStarted());
+            // Until both workloads have journalled a completed epoch.
+            QElapsedTimer t;
+            t.start();
+            auto epochDone = [&](const char* n) {
+                const fs::path j = out / n / "trainio_journal.jsonl";
+                return fs::exists(j) && testsupport::readText(j).find("\"complete\":true") != std::string::npos;
+            };
+            while (!(epochDone("a") && epochDone("b")) && t.elapsed() < 60000 && proc.state() == QProcess::Running)
+                proc.waitForFinished(20);
+            QVERIFY2(proc.state() == QProcess::Running, qPrintable(QString::fromLocal8Bit(proc.readAllStandardError())));
+            ::kill(static_cast<pid_t>(proc.processId()), sig);
+            QVERIFY(proc.waitForFinished(30000));
+            const json c = readJson(out / "trainio_collocation.json");
+            if (sig == SIGINT) {
+                QCOMPARE(proc.exitCode(), 1);
+                QCOMPARE(c["status"].get<std::string>(), std::string("cancelled"));
+                for (const char* n : {"a", "b"})
+                    QCOMPARE(readJson(out / n / "trainio_run.json")["status"].get<std::string>(), std::string("cancelled"));
+            } else {
+                QCOMPARE(c["status"].get<std::string>(), std::string("running"));
+                for (const char* n : {"a", "b"}) {
+                    QVERIFY2(trainio::store::isInterrupted(out / n), n);
+                    const auto m = testsupport::runCli({QStringLiteral("metrics"), q(out / n)});
+                    QVERIFY2(m.exitCode == 0, qPrintable(m.err));
+                    QVERIFY2(m.err.contains(QStringLiteral("interrupted")), qPrintable(m.err));
+                }
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCollocation)
+#include "tst_collocation.moc"
