@@ -5,7 +5,9 @@
 #include "config/config_loader.h"
 #include "config/value_ranges.h"
 #include "metrics/dlio_metrics.h"
+#include "model/collocation_model.h"
 #include "model/pipeline_model.h"
+#include "session/collocation.h"
 #include "model/storage_probe.h"
 #include "util/errors.h"
 #include "util/quantity.h"
@@ -37,7 +39,65 @@ const char* kModelHelp =
     "--format text (default) a summary; json one object {\"predicted_au_percentage\",\n"
     "  \"predicted_samples_per_second\", \"max_passing_accelerators\", \"required_mib_s_per_accelerator\",\n"
     "  \"bottleneck\", \"roofs_samples_per_second\", \"predicted_step\", \"storage\", \"assumptions\", ...}.\n"
-    "Exit codes: 0 printed, 2 bad input, 1 the probe failed to read.\n";
+    "Exit codes: 0 printed, 2 bad input, 1 the probe failed to read.\n"
+    "\n"
+    "Usage: trainio-cli model --plan PLAN.yaml [--semantics v1|v2|v3] [--other-cores C] [--format text|json]\n"
+    "Predicts a collocation (`trainio-cli collocate`'s plan, whose `storage:` is the device the workloads\n"
+    "share): each workload alone on the whole device, the share of the device it gets (weighted max-min\n"
+    "fairness over the readers it keeps busy), and its AU and samples/s on that share (docs/collocation.md).\n";
+
+
+int modelPlan(const std::string& planFile, const std::string& format, const std::optional<std::string>& semanticsWordGiven,
+              const model::ModelConstants& constants) {
+    const session::CollocationPlan plan = session::loadCollocationPlan(planFile);
+    if (!plan.sharedDevice())
+        throw InputError(planFile + ": no `storage:` section: the model predicts workloads sharing one emulated device "
+                                    "(expected storage: {profile: …} or trainio.storage keys)");
+    std::vector<WorkloadConfig> configs;
+    std::vector<std::uint64_t> accelerators;
+    for (const auto& w : plan.workloads) {
+        configs.push_back(w.resolved);
+        accelerators.push_back(w.accelerators);
+    }
+    const MetricSemantics semantics = resolveSemantics(semanticsWordGiven, configs.front());
+    const model::StorageParameters storage = model::storageFromConfig(configs.front());
+    const auto predicted = model::predictCollocation(configs, accelerators, storage, constants, semantics);
+    nlohmann::ordered_json j;
+    j["plan"] = planFile;
+    j["storage"] = storageShapeJson(storage.shape);
+    nlohmann::ordered_json ws = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
+        const auto& p = predicted[i];
+        ws.push_back({{"name", plan.workloads[i].name},
+                      {"accelerators", accelerators[i]},
+                      {"device_share_alone", p.demandShare},
+                      {"device_share", p.deviceShare},
+                      {"alone", {{"predicted_au_percentage", p.alone.auPercent},
+                                 {"predicted_samples_per_second", p.alone.samplesPerSecond},
+                                 {"predicted_mib_per_second", p.alone.ioMiBPerSecond},
+                                 {"bottleneck", p.alone.bottleneck}}},
+                      {"collocated", {{"predicted_au_percentage", p.shared.auPercent},
+                                      {"predicted_samples_per_second", p.shared.samplesPerSecond},
+                                      {"predicted_mib_per_second", p.shared.ioMiBPerSecond},
+                                      {"bottleneck", p.shared.bottleneck}}}});
+    }
+    j["workloads"] = ws;
+    if (format == "json") {
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::printf("collocation %s on one device (%s)\n", planFile.c_str(), storageShapeJson(storage.shape).dump().c_str());
+    std::printf("%-16s %5s %12s %12s %14s %14s %12s\n", "workload", "accel", "share alone", "share", "AU alone %",
+                "AU together %", "MiB/s");
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
+        const auto& p = predicted[i];
+        std::printf("%-16s %5llu %12.2f %12.2f %14.2f %14.2f %12.1f\n", plan.workloads[i].name.c_str(),
+                    static_cast<unsigned long long>(accelerators[i]), p.demandShare, p.deviceShare, p.alone.auPercent,
+                    p.shared.auPercent, p.shared.ioMiBPerSecond);
+    }
+    return 0;
+}
+
 
 } // namespace
 
@@ -48,9 +108,23 @@ int runModelCommand(const std::vector<std::string>& args) {
             return 0;
         }
     OptionSpec spec;
-    spec.valued = {"--config", "--accelerators", "--probe", "--storage-profile", "--format", "--semantics", "--other-cores"};
+    spec.valued = {"--config", "--accelerators", "--probe", "--storage-profile", "--format", "--semantics", "--other-cores", "--plan"};
     spec.overrides = true;
     const ParsedArgs p = parseArgs(args, spec);
+    model::ModelConstants constants;
+    if (const auto other = p.value("--other-cores")) {
+        const auto q = quantity::parse(*other, quantity::Kind::Real, 0, 4096);
+        if (!q.ok()) throw InputError("--other-cores = '" + *other + "': " + q.error);
+        constants.otherCores = *q.value;
+    }
+    if (const auto planFile = p.value("--plan")) {
+        for (const char* other : {"--config", "--accelerators", "--probe", "--storage-profile"})
+            if (p.value(other)) throw InputError(std::string("--plan and ") + other + ": the plan names each workload's config and accelerators");
+        if (!p.overrides.empty()) throw InputError("--plan: overrides go into the plan (each workload's `overrides:`)");
+        const std::string format = p.value("--format").value_or("text");
+        if (format != "text" && format != "json") throw InputError(describeProblem("--format", "", format, "text or json"));
+        return modelPlan(*planFile, format, p.value("--semantics"), constants);
+    }
     const auto config = p.value("--config");
     if (!config) throw InputError("--config FILE is required (a DLIO workload YAML/JSON or a preset name)");
     const std::string format = p.value("--format").value_or("text");
@@ -78,12 +152,6 @@ int runModelCommand(const std::vector<std::string>& args) {
         storage = model::storageFromProfile(cfg, *profile);
     } else {
         storage = model::storageFromConfig(cfg);
-    }
-    model::ModelConstants constants;
-    if (const auto other = p.value("--other-cores")) {
-        const auto q = quantity::parse(*other, quantity::Kind::Real, 0, 4096);
-        if (!q.ok()) throw InputError("--other-cores = '" + *other + "': " + q.error);
-        constants.otherCores = *q.value;
     }
     const model::ModelResult r = model::runModel(cfg, accelerators, storage, constants, semantics);
     if (format == "json") std::cout << model::modelResultJson(r).dump(2) << "\n";

@@ -6,6 +6,7 @@
 // its process counters were shared. Expected figures come from the plan and the device, not from the code.
 #include "testsupport.h"
 
+#include "model/collocation_model.h"
 #include "store/journal.h"
 
 #include <nlohmann/json.hpp>
@@ -185,6 +186,47 @@ private slots:
             QVERIFY(fs::exists(out / n / "runs" / "run-2" / "summary.json"));
             QVERIFY(fs::exists(out / n / "warmup" / "summary.json"));
         }
+    }
+
+    // The device divided by weighted max-min fairness: shares worked out by hand.
+    void waterFillingSharesTheDevice() {
+        using trainio::model::waterFill;
+        const auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+            if (got.size() != want.size()) return false;
+            for (std::size_t i = 0; i < got.size(); ++i)
+                if (std::abs(got[i] - want[i]) > 1e-9) return false;
+            return true;
+        };
+        QVERIFY(near(waterFill({1, 1}, {1, 2}), {1.0 / 3, 2.0 / 3}));     // both want all: by weight
+        QVERIFY(near(waterFill({0.2, 1}, {1, 1}), {0.2, 0.8}));           // the modest one is met, the rest to the other
+        QVERIFY(near(waterFill({0.3, 0.3}, {1, 5}), {0.3, 0.3}));         // room for both
+        QVERIFY(near(waterFill({0.2, 0.5, 1}, {1, 1, 1}), {0.2, 0.4, 0.4})); // met, then an even split of 0.8
+        QVERIFY(near(waterFill({0, 1}, {4, 1}), {0, 1}));                 // an idle workload takes nothing
+    }
+
+    // `model --plan`: each workload alone and on its share of the plan's device; refused without a device.
+    void modelPredictsAPlan() {
+        const std::string a = workload("ma", 32, 1024, 2, 0.002), b = workload("mb", 32, 1024, 2, 0.002);
+        const fs::path p = plan("model.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 2}\n"
+                                              "  - {name: b, config: " + b + ", accelerators: 2}\nstorage: {bandwidth_mib_s: 100}\n");
+        const auto r = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--plan"), q(p), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["workloads"].size(), std::size_t(2));
+        double shares = 0, mib = 0;
+        for (const auto& w : j["workloads"]) {
+            shares += w["device_share"].get<double>();
+            mib += w["collocated"]["predicted_mib_per_second"].get<double>();
+            QVERIFY(w["collocated"]["predicted_au_percentage"].get<double>() <= w["alone"]["predicted_au_percentage"].get<double>());
+        }
+        QVERIFY(std::abs(shares - 1.0) < 1e-9); // both want the whole device
+        QVERIFY2(mib <= 100 * 1.001, qPrintable(QString::number(mib)));
+        // Two equal workloads: an even split.
+        QVERIFY(std::abs(j["workloads"][0]["device_share"].get<double>() - 0.5) < 1e-9);
+        const fs::path none = plan("model-none.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b + "}\n");
+        const auto refused = testsupport::runCli({QStringLiteral("model"), QStringLiteral("--plan"), q(none)});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("storage")), qPrintable(refused.err));
     }
 
     // SIGINT stops every workload; SIGKILL leaves each workload's folder interrupted (its journal) and the
