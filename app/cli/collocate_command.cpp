@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kCollocateHelp =
-    "Usage: trainio-cli collocate --plan PLAN.yaml --output DIR [--runs N --warmup W] [--quiet] [--live-json FILE]\n"
+    "Usage: trainio-cli collocate --plan PLAN.yaml --output DIR [--runs N --warmup W] [--alone] [--quiet]\n"
+    "                             [--live-json FILE]\n"
     "Runs two or more workloads at once in this process, each on its own accelerators, readers and barrier,\n"
     "on the same storage: the real one, or the plan's `storage:` — ONE emulated device every workload reads\n"
     "through (trainio.storage keys: profile, bandwidth_mib_s, latency_ms, iops, max_inflight).\n"
@@ -32,6 +33,10 @@ const char* kCollocateHelp =
     "DIR/<name>/ is an ordinary invocation folder (with --runs: a benchmark folder, warm-up and runs, each round\n"
     "started together); DIR/trainio_collocation.json lists the workloads, their start and end (seconds since the\n"
     "Unix epoch), the shared device and the process's page-cache share over the collocation (docs/collocation.md).\n"
+    "--alone: each workload first runs alone (one after the other, same storage) into DIR/alone/<name>/; then\n"
+    "trainio_collocation.json's \"interference\" gives, per workload, AU and MiB/s alone and together, the AU\n"
+    "points lost and the slowdown with their 95 % CI (runs with runs; without --runs, epochs with epochs), and\n"
+    "which workload lost most.\n"
     "Every workload is checked before anything is measured; a cancel (Ctrl+C) or a failing workload stops all.\n"
     "Not under mpirun yet: each workload's accelerators are threads of this process.\n";
 
@@ -144,7 +149,7 @@ int runCollocateCommand(const std::vector<std::string>& args) {
                          "threads of it)");
     OptionSpec spec;
     spec.valued = {"--plan", "--output", "--runs", "--warmup", "--live-json"};
-    spec.flags = {"--quiet"};
+    spec.flags = {"--quiet", "--alone"};
     const ParsedArgs p = parseArgs(args, spec);
     const auto planFile = p.value("--plan");
     if (!planFile) throw InputError("--plan PLAN.yaml is required (the workloads to run at once: see --help)");
@@ -155,6 +160,7 @@ int runCollocateCommand(const std::vector<std::string>& args) {
     opt.warmups = p.unsignedValue("--warmup", 0, 10).value_or(1);
     if (p.value("--warmup") && opt.runs == 0) throw InputError("--warmup W needs --runs N (rounds of a collocated benchmark)");
     opt.cancel = cancelFlag();
+    opt.alone = p.has("--alone");
     std::string cmd = "trainio-cli collocate";
     for (const auto& a : args) cmd += " " + a;
     opt.commandLine = cmd;
@@ -165,6 +171,13 @@ int runCollocateCommand(const std::vector<std::string>& args) {
     if (live.on()) opt.liveObserver = [&](std::size_t w) -> EngineObserver* { return perWorkload[w].get(); };
     CliCollocationObserver obs(p.has("--quiet"), live, perWorkload, plan);
     const session::CollocationResult r = session::runCollocation(plan, *output, opt, obs);
+    for (const auto& x : r.interference)
+        std::fprintf(stderr, "%s: AU %.2f %% alone, %.2f %% together (%.2f points lost, 95 %% CI %.2f…%.2f); %.1f → %.1f MiB/s "
+                             "(slowdown %.1f %%, CI %.1f…%.1f) over %zu/%zu %s\n",
+                     x.name.c_str(), x.auAlone, x.auTogether, x.auPointsLost, x.auPointsLostLow, x.auPointsLostHigh, x.mibAlone,
+                     x.mibTogether, x.slowdownPercent, x.slowdownLowPercent, x.slowdownHighPercent, x.nAlone, x.nTogether,
+                     x.unit.c_str());
+    if (!r.lostMost.empty()) std::fprintf(stderr, "lost most: %s\n", r.lostMost.c_str());
     if (!r.error.empty()) std::fprintf(stderr, "error: %s\n", r.error.c_str());
     if (r.cancelled) std::fprintf(stderr, "collocate: cancelled\n");
     if (!r.file.empty() && fs::exists(r.file)) std::printf("%s\n", r.file.string().c_str());

@@ -1,5 +1,7 @@
 #include "session/collocation.h"
 
+#include "aggregate/compare.h"
+#include "aggregate/statistics.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"
 #include "io/emulated_storage.h"
@@ -176,6 +178,41 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
 
 namespace {
 
+CollocatedInvocation invocationOf(const std::string& label, const fs::path& dir, const RunOutcome& out, double recordLength) {
+    CollocatedInvocation inv;
+    inv.label = label;
+    inv.path = dir;
+    inv.start = out.start;
+    inv.end = out.end;
+    inv.status = toString(out.status);
+    inv.auPercent = out.metrics.auMean;
+    inv.mibPerSecond = out.metrics.ioMeanMiB;
+    inv.auPerEpoch = out.metrics.auPerEpoch;
+    for (double sps : out.metrics.throughputPerEpoch) inv.mibPerEpoch.push_back(sps * recordLength / 1048576.0);
+    inv.bytesRead = out.bytesRead;
+    inv.warmup = label.rfind("warm-up", 0) == 0;
+    return inv;
+}
+
+// What one workload's alone session did (CollocationOptions::alone).
+class AloneObserver final : public SessionObserver {
+public:
+    AloneObserver(const CollocatedWorkload& w, CollocationObserver& out) : w_(w), out_(out) {}
+    void onMessage(const std::string& text) override { out_.onMessage(w_.name + " (alone)", text); }
+    void onInvocationStart(const std::string& label, const fs::path& dir, std::size_t) override {
+        out_.onInvocationStart(w_.name + " (alone)", label, dir);
+    }
+    void onInvocationDone(const std::string& label, const fs::path& dir, const RunOutcome& out) override {
+        done.push_back(invocationOf(label, dir, out, w_.resolved.dataset.recordLength));
+        out_.onInvocationDone(w_.name + " (alone)", label, dir, out);
+    }
+    std::vector<CollocatedInvocation> done;
+
+private:
+    const CollocatedWorkload& w_;
+    CollocationObserver& out_;
+};
+
 // One workload's session, as the collocation sees it: its rounds start together (a barrier every
 // workload's thread meets before each invocation), staggered by start_after_s; a workload that does not
 // complete stops the others.
@@ -194,15 +231,7 @@ public:
         out_.onInvocationStart(w_.name, label, dir);
     }
     void onInvocationDone(const std::string& label, const fs::path& dir, const RunOutcome& out) override {
-        CollocatedInvocation inv;
-        inv.label = label;
-        inv.path = dir;
-        inv.start = out.start;
-        inv.end = out.end;
-        inv.status = toString(out.status);
-        inv.auPercent = out.metrics.auMean;
-        inv.bytesRead = out.bytesRead;
-        done.push_back(inv);
+        done.push_back(invocationOf(label, dir, out, w_.resolved.dataset.recordLength));
         if (out.status != RunStatus::Complete) {
             if (error.empty() && out.status == RunStatus::Failed) error = out.error;
             stopAll();
@@ -285,6 +314,47 @@ ordered_json collocationJson(const CollocationPlan& plan, const fs::path& dir, c
 
 } // namespace
 
+Interference interference(const std::string& name, const std::vector<CollocatedInvocation>& alone,
+                          const std::vector<CollocatedInvocation>& together) {
+    Interference r;
+    r.name = name;
+    std::vector<double> auA, auT, mibA, mibT;
+    auto measured = [](const std::vector<CollocatedInvocation>& v) {
+        std::vector<const CollocatedInvocation*> out;
+        for (const auto& i : v)
+            if (!i.warmup && i.status == "complete") out.push_back(&i);
+        return out;
+    };
+    const auto a = measured(alone), t = measured(together);
+    if (a.size() > 1 || t.size() > 1) { // runs with runs
+        r.unit = "runs";
+        for (const auto* i : a) auA.push_back(i->auPercent), mibA.push_back(i->mibPerSecond);
+        for (const auto* i : t) auT.push_back(i->auPercent), mibT.push_back(i->mibPerSecond);
+    } else { // epochs with epochs, one invocation each side
+        r.unit = "epochs of one invocation";
+        if (!a.empty()) auA = a[0]->auPerEpoch, mibA = a[0]->mibPerEpoch;
+        if (!t.empty()) auT = t[0]->auPerEpoch, mibT = t[0]->mibPerEpoch;
+    }
+    r.nAlone = auA.size();
+    r.nTogether = auT.size();
+    r.auAlone = aggregate::mean(auA).value;
+    r.auTogether = aggregate::mean(auT).value;
+    r.mibAlone = aggregate::mean(mibA).value;
+    r.mibTogether = aggregate::mean(mibT).value;
+    r.auPointsLost = r.auAlone - r.auTogether;
+    const auto auCi = aggregate::welchCi95(auA, auT); // of alone − together
+    r.auPointsLostLow = auCi.low;
+    r.auPointsLostHigh = auCi.high;
+    r.slowdownPercent = r.mibAlone > 0 ? 100.0 * (1.0 - r.mibTogether / r.mibAlone) : NAN;
+    const auto mibCi = aggregate::welchCi95(mibA, mibT); // of alone − together, in MiB/s
+    r.slowdownLowPercent = r.mibAlone > 0 ? 100.0 * mibCi.low / r.mibAlone : NAN;
+    r.slowdownHighPercent = r.mibAlone > 0 ? 100.0 * mibCi.high / r.mibAlone : NAN;
+    r.rule = "means over " + r.unit + " (warm-ups and runs that did not complete left out); 95 % CI of alone − together: " +
+             auCi.rule + "; the slowdown's CI is that of the MiB/s difference over the alone mean" +
+             (r.unit == "runs" ? "" : "; epochs of one invocation are not independent runs: run --runs N for runs");
+    return r;
+}
+
 CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
                                  CollocationObserver& observer) {
     const std::size_t n = plan.workloads.size();
@@ -334,6 +404,32 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
             throw PreflightFailed(ctx + e.what(), problems);
         } catch (const InputError& e) {
             throw InputError(plan.file.string() + ": workload '" + w.name + "': " + e.what());
+        }
+    }
+    // Each workload alone first, one after the other, on the same storage.
+    std::vector<std::unique_ptr<AloneObserver>> aloneObs;
+    if (opt.alone) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const CollocatedWorkload& w = plan.workloads[i];
+            aloneObs.push_back(std::make_unique<AloneObserver>(w, observer));
+            SessionRequest req;
+            req.config = w.resolved;
+            req.config.workflow.generateData = false; // generated above, before the first session measured
+            req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
+            req.output = dir / "alone" / w.name;
+            req.accelerators = w.accelerators;
+            req.runs = opt.runs;
+            req.warmups = opt.warmups;
+            req.invocation.cancel = opt.cancel;
+            req.invocation.io = device;
+            req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
+            const SessionResult r = Session(req, *aloneObs.back()).run();
+            res.aloneInvocations.push_back(aloneObs.back()->done);
+            if (!r.complete) {
+                res.cancelled = r.cancelled;
+                res.error = r.cancelled ? "" : "workload '" + w.name + "' alone: " + r.error;
+                return res;
+            }
         }
     }
     observer.onMessage("", "collocation: " + std::to_string(n) + " workloads, " + std::to_string(training) +
@@ -413,6 +509,34 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     res.cancelled = !res.complete && res.error.empty() && opt.cancel && opt.cancel->load();
     const std::string status = res.complete ? "complete" : res.cancelled ? "cancelled" : "failed";
     ordered_json j = collocationJson(plan, dir, opt, obs, status, start, end, processIo);
+    if (opt.alone) {
+        ordered_json list = ordered_json::array();
+        double most = -INFINITY;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Interference x = interference(plan.workloads[i].name, res.aloneInvocations[i], res.invocations[i]);
+            res.interference.push_back(x);
+            if (std::isfinite(x.auPointsLost) && x.auPointsLost > most) {
+                most = x.auPointsLost;
+                res.lostMost = x.name;
+            }
+            auto num = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); };
+            list.push_back({{"name", x.name},
+                            {"alone_path", (dir / "alone" / x.name).string()},
+                            {"unit", x.unit},
+                            {"n_alone", x.nAlone},
+                            {"n_together", x.nTogether},
+                            {"au_alone_percent", num(x.auAlone)},
+                            {"au_together_percent", num(x.auTogether)},
+                            {"au_points_lost", num(x.auPointsLost)},
+                            {"au_points_lost_ci95", {num(x.auPointsLostLow), num(x.auPointsLostHigh)}},
+                            {"mib_s_alone", num(x.mibAlone)},
+                            {"mib_s_together", num(x.mibTogether)},
+                            {"slowdown_percent", num(x.slowdownPercent)},
+                            {"slowdown_ci95_percent", {num(x.slowdownLowPercent), num(x.slowdownHighPercent)}},
+                            {"rule", x.rule}});
+        }
+        j["interference"] = {{"workloads", list}, {"lost_most", res.lostMost.empty() ? ordered_json() : ordered_json(res.lostMost)}};
+    }
     if (!res.error.empty()) j["error"] = res.error;
     writeFileAtomic(res.file, j.dump(2) + "\n");
     return res;

@@ -47,6 +47,9 @@ struct CollocationOptions {
     std::uint64_t runs = 0;    // 0: one invocation per workload (DIR/<name>/ is an invocation folder);
                                // N: N collocated rounds after `warmups` warm-up rounds (benchmark folders)
     std::uint64_t warmups = 1; // with runs > 0
+    // Each workload alone first (one after the other, on the same storage, into DIR/alone/<name>/), so that
+    // trainio_collocation.json's "interference" compares each workload together against itself alone.
+    bool alone = false;
     const std::atomic<bool>* cancel = nullptr; // a user's cancel: every workload stops
     std::string commandLine;
     // Live events of workload w's invocations (null: none), called on the invocations' pump threads.
@@ -73,8 +76,29 @@ struct CollocatedInvocation {
     double start = 0, end = 0;      // wall clock, seconds since the Unix epoch
     std::string status;             // complete | cancelled | failed
     double auPercent = 0;
+    double mibPerSecond = 0;             // DLIO's train_io_mean_MB_per_second (MiB/s)
+    std::vector<double> auPerEpoch;      // %
+    std::vector<double> mibPerEpoch;     // samples/s per epoch × record length
     std::uint64_t bytesRead = 0;
+    bool warmup = false;
 };
+
+// One workload together against itself alone (issue 23, "Interference"): like with like — the measured
+// runs of each side (--runs N), or the epochs of one invocation each (no --runs; epochs of one invocation
+// are not independent runs, and the rule says so). Lost AU points and the slowdown in MiB/s, each with the
+// 95 % CI of the difference (Welch); NaN where a side has fewer than two values.
+struct Interference {
+    std::string name;
+    std::string unit; // "runs" or "epochs of one invocation"
+    std::size_t nAlone = 0, nTogether = 0;
+    double auAlone = 0, auTogether = 0;
+    double auPointsLost = 0, auPointsLostLow = 0, auPointsLostHigh = 0;
+    double mibAlone = 0, mibTogether = 0;
+    double slowdownPercent = 0, slowdownLowPercent = 0, slowdownHighPercent = 0; // 100 × (1 − together ÷ alone)
+    std::string rule;
+};
+Interference interference(const std::string& name, const std::vector<CollocatedInvocation>& alone,
+                          const std::vector<CollocatedInvocation>& together);
 
 struct CollocationResult {
     bool complete = false;
@@ -82,6 +106,9 @@ struct CollocationResult {
     std::string error;              // the first workload's failure, naming it
     std::filesystem::path file;     // DIR/trainio_collocation.json
     std::vector<std::vector<CollocatedInvocation>> invocations; // per workload, in order
+    std::vector<std::vector<CollocatedInvocation>> aloneInvocations; // with CollocationOptions::alone
+    std::vector<Interference> interference;                          // with CollocationOptions::alone
+    std::string lostMost;                                            // the workload that lost most AU points
 };
 
 // Checks every workload (pre-flight, generation when asked) before anything is measured, then runs

@@ -188,6 +188,40 @@ private slots:
         }
     }
 
+    // --alone: each workload alone first, then together; the interference compares like with like.
+    void interferenceAgainstAlone() {
+        const std::string a = workload("ia", 32, 1024, 2, 0.002), b = workload("ib", 32, 1024, 2, 0.002);
+        const fs::path p = plan("alone.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 2}\n"
+                                              "  - {name: b, config: " + b + ", accelerators: 1}\nstorage: {bandwidth_mib_s: 100}\n");
+        for (const bool runs : {true, false}) {
+            const fs::path out = base_ / (runs ? "alone-runs" : "alone-once");
+            QStringList extra{QStringLiteral("--alone")};
+            if (runs) extra << QStringLiteral("--runs") << QStringLiteral("2") << QStringLiteral("--warmup") << QStringLiteral("0");
+            const auto r = collocate(p, out, extra);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            const json c = readJson(out / "trainio_collocation.json");
+            const json& list = c["interference"]["workloads"];
+            QCOMPARE(list.size(), std::size_t(2));
+            double most = -1;
+            std::string lost;
+            for (const auto& x : list) {
+                const std::string name = x["name"].get<std::string>();
+                QCOMPARE(x["unit"].get<std::string>(), std::string(runs ? "runs" : "epochs of one invocation"));
+                QCOMPARE(x["n_alone"].get<std::size_t>(), std::size_t(2)); // 2 runs, or 2 epochs
+                // Sharing a 100 MiB/s device that each fills alone costs both of them.
+                QVERIFY2(x["au_points_lost"].get<double>() > 0, x.dump().c_str());
+                QVERIFY2(x["slowdown_percent"].get<double>() > 10, x.dump().c_str());
+                QVERIFY(x["au_points_lost_ci95"][0].get<double>() <= x["au_points_lost"].get<double>());
+                QVERIFY(x["au_points_lost_ci95"][1].get<double>() >= x["au_points_lost"].get<double>());
+                QVERIFY(x["rule"].get<std::string>().find(runs ? "Welch" : "not independent runs") != std::string::npos);
+                QVERIFY(fs::exists(out / "alone" / name / (runs ? "trainio_benchmark.json" : "summary.json")));
+                if (x["au_points_lost"].get<double>() > most) most = x["au_points_lost"].get<double>(), lost = name;
+            }
+            QCOMPARE(c["interference"]["lost_most"].get<std::string>(), lost);
+            QVERIFY(r.err.contains(QStringLiteral("lost most: ") + QString::fromStdString(lost)));
+        }
+    }
+
     // The device divided by weighted max-min fairness: shares worked out by hand.
     void waterFillingSharesTheDevice() {
         using trainio::model::waterFill;
