@@ -9,7 +9,7 @@
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
-#include "results/invocation_files.h"
+#include "store/run_files.h"
 #include "store/journal.h"
 #include "util/errors.h"
 
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!any) return 0;
 
     try {
-        const trainio::InvocationData d = trainio::readInvocationFolder(dir);
+        const trainio::store::InvocationData d = trainio::store::readInvocationFolder(dir);
         trainio::MetricOptions mo;
         mo.batchSize = d.batchSize;
         mo.expectedSteps = d.expectedSteps;
