@@ -762,10 +762,9 @@ std::optional<fs::path> findSystemFile(const fs::path& dir, const fs::path& root
 }
 
 std::optional<fs::path> findMlperfReport(const fs::path& groupDir, const fs::path& root) {
-    std::error_code ec;
     for (const fs::path& rep : {groupDir / kMlperfReportFile,
                                 groupDir.filename() == "runs" ? groupDir.parent_path() / kMlperfReportFile : fs::path()}) {
-        if (!rep.empty() && lexicallyInside(rep, root) && fs::is_regular_file(rep, ec)) return rep;
+        if (!rep.empty() && lexicallyInside(rep, root) && present(rep)) return rep;
     }
     return std::nullopt;
 }

@@ -66,9 +66,11 @@ const std::vector<std::string>& configFolders() {
 }
 
 std::optional<fs::path> findConfigFile(const fs::path& dir, const std::string& file) {
+    // A name in the folder (a file or a link of any kind: the reader's link rule judges it), not a folder.
     for (const auto& sub : configFolders()) {
         std::error_code ec;
-        if (fs::is_regular_file(dir / sub / file, ec)) return dir / sub / file;
+        const auto st = fs::symlink_status(dir / sub / file, ec);
+        if (!ec && fs::exists(st) && !fs::is_directory(st)) return dir / sub / file;
     }
     return std::nullopt;
 }
