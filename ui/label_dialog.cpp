@@ -1,6 +1,6 @@
 #include "label_dialog.h"
 
-#include "aggregate/labels.h"
+#include "store/labels.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -82,7 +82,7 @@ std::vector<std::filesystem::path> LabelDialog::targetFolders(const aggregate::R
             for (std::size_t ri : *list) {
                 std::error_code ec;
                 const std::filesystem::path run = imp.runs.at(ri).path;
-                if (std::filesystem::exists(run / aggregate::kLabelsFileName, ec)) add(run);
+                if (std::filesystem::exists(run / store::kLabelsFile, ec)) add(run);
             }
     }
     return out;
@@ -130,11 +130,11 @@ LabelDialog::LabelDialog(const aggregate::ResultsLibrary& library, const Library
 
     QString where;
     if (folders_.size() == 1) {
-        where = tr("Saved as %1 in %2.").arg(q(aggregate::kLabelsFileName), QDir::toNativeSeparators(q(folders_.front().string())));
+        where = tr("Saved as %1 in %2.").arg(q(store::kLabelsFile), QDir::toNativeSeparators(q(folders_.front().string())));
     } else {
         where = tr("Saved as %1 in each of these %2 folders (%3, and run folders with a labels file of their own, "
                    "which would otherwise win); fields you leave unchanged keep what each folder's file says:")
-                    .arg(q(aggregate::kLabelsFileName))
+                    .arg(q(store::kLabelsFile))
                     .arg(folders_.size())
                     .arg(isSystem_ ? tr("the benchmark and run-once folders of this system that the library holds")
                                    : tr("the item's folder"));
@@ -153,7 +153,7 @@ LabelDialog::LabelDialog(const aggregate::ResultsLibrary& library, const Library
     for (const auto& f : systemFiles)
         where += tr("<p>The system name and description come from <code>%1</code>. What you write here goes into "
                     "%2, which takes precedence over that file; the file itself is left as it is.</p>")
-                     .arg(QDir::toNativeSeparators(q(f.string())).toHtmlEscaped(), q(aggregate::kLabelsFileName));
+                     .arg(QDir::toNativeSeparators(q(f.string())).toHtmlEscaped(), q(store::kLabelsFile));
     auto* whereLabel = new QLabel(where, this);
     whereLabel->setObjectName(QStringLiteral("labelTargets"));
     whereLabel->setWordWrap(true);
@@ -181,13 +181,13 @@ bool LabelDialog::write(QString* error) {
         try {
             // Only what the user changed is written: a system's other folders keep their own notes and
             // names, and a cleared field is cleared (hence replace, over the file's current keys).
-            aggregate::Labels labels = aggregate::readLabelsFile(folder).value_or(aggregate::Labels{});
+            aggregate::Labels labels = store::readLabelsFile(folder).value_or(aggregate::Labels{});
             if (system != system0_.trimmed()) labels.system = system.toStdString();
             if (description != description0_.trimmed()) labels.description = description.toStdString();
             if (notes != notes0_.trimmed()) labels.notes = notes.toStdString();
             // The name is the item's own: only its folder (the first) gets it.
             if (!isSystem_ && &folder == &folders_.front() && name != name0_.trimmed()) labels.name = name.toStdString();
-            aggregate::writeLabelsFile(folder, labels, true);
+            store::writeLabelsFile(folder, labels, true);
         } catch (const std::exception& e) {
             if (error) *error = QString::fromUtf8(e.what());
             return false;

@@ -525,7 +525,7 @@ HelpWindow* MainWindow::showHelp(const QString& document) {
 
 SweepDialog* MainWindow::showSweep(const QString& folder) {
     try {
-        auto* dialog = new SweepDialog(readSweepJson(folder.toStdString()), this);
+        auto* dialog = new SweepDialog(store::readSweepJson(folder.toStdString()), this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
         // Its trial folders are ordinary results: the library shows them beside it.

@@ -15,6 +15,7 @@
 #include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
+#include "store/run_files.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 
@@ -101,14 +102,12 @@ MetricSemantics semanticsFrom(const ParsedArgs& p, const WorkloadConfig& cfg) { 
 // trainio_run.json), so that `metrics DIR` agrees with the folder's summary.json; others with v2.
 MetricSemantics recordedSemantics(const ParsedArgs& p, const std::filesystem::path& dir) {
     if (const auto chosen = p.value("--semantics")) return semanticsWord(*chosen);
-    const std::filesystem::path meta = dir / "trainio_run.json";
-    if (!std::filesystem::exists(meta)) return MetricSemantics::DlioV2;
-    std::ifstream in(meta);
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (!j.is_object() || !j.contains("semantics")) return MetricSemantics::DlioV2; // before "semantics" existed
-    const std::string s = j["semantics"].is_string() ? j["semantics"].get<std::string>() : j["semantics"].dump();
-    if (const auto sem = parseSemantics(s)) return *sem;
-    throw InputError(meta.string() + ": semantics = '" + s + "': expected v1, v2 or v3 (or pass --semantics)");
+    const store::RunRecord run = store::readRunRecord(dir, store::treeOf(dir), store::ReadBounds{});
+    if (!run.unreadable.empty()) throw InputError(run.unreadable);
+    if (!run.semantics) return MetricSemantics::DlioV2; // not TrainIO's folder, or before "semantics" existed
+    if (const auto sem = parseSemantics(*run.semantics)) return *sem;
+    throw InputError((dir / store::kRunRecordFile).string() + ": semantics = '" + *run.semantics +
+                     "': expected v1, v2 or v3 (or pass --semantics)");
 }
 
 std::uint64_t acceleratorsFrom(const ParsedArgs& p) {
@@ -573,7 +572,7 @@ int runMetricsCommand(const Args& args) {
         std::fprintf(stderr, "%s: a run is still writing this folder; the metrics are of what it has written so far\n",
                      p.positionals[0].c_str());
     }
-    const InvocationData d = readInvocationFolder(p.positionals[0]);
+    const store::InvocationData d = store::readInvocationFolder(p.positionals[0]);
     const MetricSemantics sem = recordedSemantics(p, p.positionals[0]);
     MetricOptions mo;
     mo.semantics = sem;

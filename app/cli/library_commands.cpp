@@ -4,7 +4,7 @@
 #include "cli_args.h"
 
 #include "aggregate/compare.h"
-#include "aggregate/labels.h"
+#include "store/labels.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "util/errors.h"
@@ -157,7 +157,7 @@ int runLabelCommand(const std::vector<std::string>& args) {
         bool holdsResults = false;
         for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it->path().filename() == "summary.json") {
+            if (it->path().filename() == store::kSummaryFile) {
                 holdsResults = true;
                 break;
             }
@@ -171,9 +171,9 @@ int runLabelCommand(const std::vector<std::string>& args) {
         labels.name = parsed.value("--name").value_or("");
         if (labels.system.empty() && labels.description.empty() && labels.notes.empty() && labels.name.empty())
             throw InputError("label needs at least one of --system, --description, --notes, --name with a value");
-        aggregate::writeLabelsFile(dir, labels, parsed.has("--replace"));
-        const auto written = aggregate::readLabelsFile(dir);
-        std::cout << "wrote " << (dir / aggregate::kLabelsFileName).string() << '\n';
+        store::writeLabelsFile(dir, labels, parsed.has("--replace"));
+        const auto written = store::readLabelsFile(dir);
+        std::cout << "wrote " << (dir / store::kLabelsFile).string() << '\n';
         if (written) {
             for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"system", &written->system},
                                              {"description", &written->description},

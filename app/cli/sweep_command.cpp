@@ -10,6 +10,7 @@
 #include "results/benchmark_runner.h"
 #include "results/sweep.h"
 #include "session/session.h"
+#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <chrono>
@@ -134,7 +135,7 @@ std::string headline(std::size_t index, const SweepTrial& t, double threshold) {
 // checks for MAX — config, dataset, storage side, the sweep folder — before anything is measured.
 void checkBeforeSweeping(const WorkloadConfig& cfg, const SweepRange& range, std::uint64_t largest, const fs::path& dir,
                          std::uint64_t invocations, ProgressReporter& progress) {
-    if (fs::exists(dir / "sweep.json"))
+    if (fs::exists(dir / store::kSweepFile))
         throw InputError("--output " + dir.string() + ": already holds a sweep (sweep.json); expected a new folder");
     if (const std::string problem = shardProblem(cfg, largest); !problem.empty()) {
         const auto feeds = largestShardableCount(cfg, range);
@@ -233,7 +234,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
         what.hosts = launch.hosts;
         what.processesPerHost = launch.processesPerHost;
     }
-    writeSweepJson(SweepOutcome{}, what, dir); // an empty sweep until the first trial is in
+    store::writeSweepJson(SweepOutcome{}, what, dir); // an empty sweep until the first trial is in
 
     const std::atomic<bool>* cancel = cancelFlag();
     std::size_t index = 0;
@@ -289,8 +290,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
         return t;
     };
     const SweepOutcome outcome =
-        searchMaxPassing(range, runTrial, [&](const SweepOutcome& sofar) { writeSweepJson(sofar, what, dir); });
-    const fs::path file = writeSweepJson(outcome, what, dir);
+        searchMaxPassing(range, runTrial, [&](const SweepOutcome& sofar) { store::writeSweepJson(sofar, what, dir); });
+    const fs::path file = store::writeSweepJson(outcome, what, dir);
     progress.onMessage(std::string("sweep: ") + (outcome.complete ? "" : "stopped early (a trial did not complete); ") +
                        "max passing accelerators: " +
                        (outcome.maxPassing ? std::to_string(*outcome.maxPassing) : std::string("none")) + " of " +

@@ -10,7 +10,7 @@
 
 #include "aggregate/results_import.h"
 #include "config/config_keys.h"
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -610,12 +610,10 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
 std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGroup& group, const fs::path& report) {
     std::vector<std::string> out;
     const std::string name = report.string();
-    std::string why;
-    auto text = readBoundedFile(report, 64ull << 20, why);
-    std::optional<nlohmann::json> j;
-    if (text) j = parseBoundedJson(*text, 64, why);
+    // Read by the importer (store::readFolderJson, within its bounds and link rule).
+    const nlohmann::json* j = group.existingReportContent.get();
     if (!j) {
-        out.push_back(name + " could not be read (" + why + "), so it could not be compared with the runs.");
+        out.push_back(name + " could not be read (" + group.existingReportError + "), so it could not be compared with the runs.");
         return out;
     }
     const auto overallIt = j->is_object() ? j->find("overall") : j->end();
@@ -892,11 +890,6 @@ std::string formatCsv(const ImportResult& imp, Reduction reduction) {
     return os.str();
 }
 
-void writeFileAtomically(const fs::path& target, const std::string& text, IoBackend* io) {
-    // One implementation for every result file, so that the IoBackend (fault injection) sees these too.
-    writeFileAtomic(target, text, io);
-}
-
 fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
     const ImportResult imp = importResults({runsDir});
     std::vector<const RunGroup*> measured;
@@ -918,9 +911,9 @@ fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
         throw InputError(runsDir.string() + ": expected the layout <runs>/<run>/summary.json, found runs in " +
                          measured.front()->path.string());
     }
-    const fs::path target = runsDir / "mlperf_storage_report.json";
+    const fs::path target = runsDir / store::kMlperfReportFile;
     // json.dump(indent=4) layout, as the generator writes it.
-    writeFileAtomically(target, mlperfReport(imp, *measured.front()).dump(4, ' ', false, ordered_json::error_handler_t::replace), io);
+    store::writeFileAtomic(target, mlperfReport(imp, *measured.front()).dump(4, ' ', false, ordered_json::error_handler_t::replace), io);
     return target;
 }
 
@@ -933,9 +926,9 @@ fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction, I
     ordered_json all = toJson(imp, reduction);
     j["groups"] = std::move(all["groups"]);
     j["skipped"] = std::move(all["skipped"]);
-    const fs::path target = benchmarkDir / "aggregate.json";
+    const fs::path target = benchmarkDir / store::kAggregateFile;
     // Paths need not be valid UTF-8; dump would throw on them by default.
-    writeFileAtomically(target, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
+    store::writeFileAtomic(target, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
     return target;
 }
 

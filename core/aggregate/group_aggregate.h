@@ -98,8 +98,4 @@ std::filesystem::path writeMlperfReport(const std::filesystem::path& runsDir, Io
 std::filesystem::path writeAggregateJson(const std::filesystem::path& benchmarkDir,
                                          Reduction reduction = Reduction::Mean, IoBackend* io = nullptr);
 
-// Writes text to a temporary file beside `target`, flushes it to disk and renames it over `target`
-// (writeFileAtomic, through `io` when given).
-void writeFileAtomically(const std::filesystem::path& target, const std::string& text, IoBackend* io = nullptr);
-
 } // namespace trainio::aggregate

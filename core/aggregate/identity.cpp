@@ -2,6 +2,7 @@
 
 #include "aggregate/results_import.h"
 #include "config/config_keys.h"
+#include "store/run_files.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +19,7 @@ namespace {
 
 // "0.3230" and "0.323", "146600628.0" and "146600628" are the same value; anything else is kept as text.
 std::string canonicalValue(const std::string& v) {
-    if (auto d = parseFiniteNumber(v)) {
+    if (auto d = store::parseFiniteNumber(v)) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.10g", *d);
         return buf;
@@ -113,7 +114,7 @@ std::map<std::string, std::string> split(const std::string& key) {
 }
 
 std::string bytesText(const std::string& v) {
-    const auto d = parseFiniteNumber(v);
+    const auto d = store::parseFiniteNumber(v);
     if (!d) return v;
     char buf[64];
     if (*d >= 1024.0 * 1024.0) std::snprintf(buf, sizeof buf, "%.1f MiB", *d / (1024.0 * 1024.0));

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "io/emulated_storage.h"
-#include "results/sweep_file.h"
+#include "store/sweep_file.h"
+
+#include <nlohmann/json.hpp>
 #include "telemetry/telemetry_summary.h"
 
 #include <cmath>
@@ -48,7 +50,7 @@ struct Labels {
 // A run's per-step records (<rank>_output.json) as the report shows them, kept by the importer on request
 // (ImportOptions::stepDigests) so that nothing is read from the run folder when the report is built: each
 // rank's AU per epoch (DLIO's formula over that rank's steps) and, for the first ranks, load time and AU per
-// step, each series binned to at most a few hundred points (aggregate/result_folder_reader.h).
+// step, each series binned to at most a few hundred points (aggregate/step_digest.h).
 struct StepDigest {
     std::uint64_t excludeStartSteps = 1; // steps left out of each epoch's AU
     std::size_t binSteps = 1;            // each plotted point is the mean of this many consecutive steps
@@ -199,6 +201,8 @@ struct RunGroup {
     std::string systemDescription;     // the storage under test, as the labels or the systems file describe it
     std::optional<std::filesystem::path> systemFile;
     std::optional<std::filesystem::path> existingReport; // an mlperf_storage_report.json beside the runs
+    std::shared_ptr<const nlohmann::json> existingReportContent; // that report as the importer read it (null: not read)
+    std::string existingReportError;   // why it could not be read ("" when it was)
     GroupKind kind = GroupKind::Folder;
     BenchmarkType type = BenchmarkType::Training; // its invocations' type (a group never mixes them)
     std::size_t plannedRuns = 0;       // from the manifest (0 = not known)

@@ -152,12 +152,12 @@ std::string acceleratorFromSiblingOverrides(const std::string& sourceName) {
     std::error_code ec;
     auto sibling = std::filesystem::path(sourceName).parent_path() / "overrides.yaml";
     if (!std::filesystem::is_regular_file(sibling, ec)) return {};
-    std::ifstream in(sibling);
-    std::string line;
-    while (std::getline(in, line)) {
-        auto pos = line.find("workload=");
-        if (pos == std::string::npos || line.find("++") != std::string::npos) continue;
-        return acceleratorFromLabel(trim(line.substr(pos + 9)));
+    try {
+        for (const auto& raw : readOverrideList(readFile(sibling.string()), sibling.string()))
+            if (const auto item = splitOverride(raw); item && item->key == "workload" && raw.find("++") == std::string::npos)
+                return acceleratorFromLabel(item->value);
+    } catch (const InputError&) {
+        // Not a list of overrides: no label from it (the config itself is what is loaded).
     }
     return {};
 }
@@ -336,28 +336,20 @@ private:
     void applyOverrides(YAML::Node& root, const std::vector<std::string>& overrides) {
         const std::string form = "expected ++workload.<section>.<key>=<value>";
         for (const auto& raw : overrides) {
-            std::string s = trim(raw);
-            bool remove = false;
-            if (startsWith(s, "~")) {
-                remove = true;
-                s.erase(0, 1);
-            } else if (startsWith(s, "++")) {
-                s.erase(0, 2);
-            } else if (startsWith(s, "+")) {
-                s.erase(0, 1);
-            }
-            auto eq = s.find('=');
-            if (eq == std::string::npos && !remove) {
+            const auto item = splitOverride(raw);
+            if (!item) {
+                std::string s = trim(raw);
+                while (!s.empty() && s[0] == '+') s.erase(0, 1);
                 errors_.push_back({s, "", source_ + ": override '" + raw + "': missing '=<value>': " + form});
                 continue;
             }
-            std::string key = trim(s.substr(0, eq == std::string::npos ? s.size() : eq));
-            const std::string valueText = eq == std::string::npos ? std::string() : s.substr(eq + 1);
+            const bool remove = item->remove;
+            std::string key = item->key;
+            const std::string& valueText = item->valueText;
             if (key == "workload") {
                 selectedWorkload_ = trim(valueText);
                 continue;
             }
-            if (startsWith(key, "workload.")) key.erase(0, 9);
             if (key.empty() || key.find("..") != std::string::npos || key.back() == '.' || key.front() == '.') {
                 errors_.push_back({key, "", source_ + ": override '" + raw + "': malformed key: " + form});
                 continue;
@@ -900,7 +892,96 @@ private:
     }
 };
 
+// The scalars of a resolved config, flattened (flattenConfigYaml).
+void flattenNode(const YAML::Node& n, const std::string& key, int depth, const std::string& source,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+    if (depth > 64) throw InputError(source + ": " + key + ": nested deeper than 64 levels");
+    if (n.IsMap()) {
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            if (!it->first.IsScalar()) continue; // a complex key: not something a config holds
+            flattenNode(it->second, key.empty() ? it->first.Scalar() : key + "." + it->first.Scalar(), depth + 1, source, out);
+        }
+        return;
+    }
+    if (key.empty()) return;
+    const std::string k = startsWith(key, "workload.") ? key.substr(9) : key;
+    if (n.IsScalar()) {
+        out.emplace_back(k, n.Scalar());
+    } else if (n.IsNull()) {
+        out.emplace_back(k, "null");
+    } else if (n.IsSequence()) {
+        YAML::Emitter e;
+        e << YAML::Flow << n;
+        out.emplace_back(k, e.c_str());
+    }
+}
+
+// A run folder's YAML file parsed; InputError naming it and the line otherwise.
+YAML::Node loadRunFolderYaml(const std::string& text, const std::string& sourceName) {
+    try {
+        return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        throw InputError(sourceName + ": YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                         std::to_string(e.mark.column + 1) + ": " + e.msg);
+    } catch (const YAML::Exception& e) {
+        throw InputError(sourceName + ": YAML error: " + e.what());
+    }
+}
+
 } // namespace
+
+std::vector<std::pair<std::string, std::string>> flattenConfigYaml(const std::string& text, const std::string& sourceName) {
+    const YAML::Node doc = loadRunFolderYaml(text, sourceName);
+    if (!doc.IsMap())
+        throw InputError(sourceName + ": the document is " + nodeKindName(doc) + ": expected a map of configuration keys");
+    std::vector<std::pair<std::string, std::string>> out;
+    flattenNode(doc, "", 0, sourceName, out);
+    return out;
+}
+
+std::vector<std::string> readOverrideList(const std::string& text, const std::string& sourceName) {
+    const YAML::Node doc = loadRunFolderYaml(text, sourceName);
+    std::vector<std::string> out;
+    if (!doc.IsDefined() || doc.IsNull()) return out;
+    if (!doc.IsSequence())
+        throw InputError(sourceName + ": the document is " + nodeKindName(doc) + ": expected a list of overrides (- key=value)");
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        if (!doc[i].IsScalar())
+            throw InputError(sourceName + ": item " + std::to_string(i + 1) + " is " + nodeKindName(doc[i]) +
+                             ": expected an override string (key=value)");
+        out.push_back(doc[i].Scalar());
+    }
+    return out;
+}
+
+std::optional<OverrideItem> splitOverride(const std::string& raw) {
+    std::string s = trim(raw);
+    OverrideItem item;
+    if (startsWith(s, "~")) {
+        item.remove = true;
+        s.erase(0, 1);
+    } else if (startsWith(s, "++")) {
+        s.erase(0, 2);
+    } else if (startsWith(s, "+")) {
+        s.erase(0, 1);
+    }
+    const auto eq = s.find('=');
+    if (eq == std::string::npos && !item.remove) return std::nullopt;
+    item.key = trim(s.substr(0, eq == std::string::npos ? s.size() : eq));
+    if (item.key != "workload" && startsWith(item.key, "workload.")) item.key.erase(0, 9);
+    item.valueText = eq == std::string::npos ? std::string() : s.substr(eq + 1);
+    item.value = trim(item.valueText);
+    // A quoted value ('a b', "x") is the string inside, as YAML reads it.
+    if (item.value.size() >= 2 && (item.value.front() == '"' || item.value.front() == '\'') && item.value.back() == item.value.front()) {
+        try {
+            const YAML::Node v = YAML::Load(item.value);
+            if (v.IsScalar()) item.value = v.Scalar();
+        } catch (const YAML::Exception&) {
+            // Not valid YAML quoting: kept as written.
+        }
+    }
+    return item;
+}
 
 WorkloadConfig dlioDefaultConfig() {
     WorkloadConfig c;

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainio {
@@ -32,6 +34,28 @@ struct LoadedConfig {
 LoadedConfig loadWorkloadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
 LoadedConfig loadWorkloadConfigFromString(const std::string& text, const std::string& sourceName,
                                           const std::vector<std::string>& overrides = {});
+
+// A run folder's configs/config.yaml (Hydra's resolved config, DLIO's or TrainIO's toYaml; either root
+// shape) as the results reader keeps it: every scalar flattened to a dotted key with the leading
+// "workload." removed ("dataset.record_length" → "146600628"), a list as its YAML flow text ("[a, b]"), a
+// null as "null". Parsed with yaml-cpp, nesting at most 64 levels. Throws InputError naming sourceName (and
+// the line) for text that is not YAML or not a map. Nothing is validated: published results carry keys
+// of other DLIO versions.
+std::vector<std::pair<std::string, std::string>> flattenConfigYaml(const std::string& text, const std::string& sourceName);
+// A run folder's configs/overrides.yaml: Hydra's list of override strings ("workload=unet3d_h100",
+// "++workload.dataset.num_files_train=28000"), in order. An empty file is an empty list. Throws
+// InputError naming sourceName for text that is not a YAML list of strings.
+std::vector<std::string> readOverrideList(const std::string& text, const std::string& sourceName);
+// One Hydra override split as the loader applies it: leading '+'/'++' dropped, "workload." removed from
+// the key, the value unquoted; "workload=<label>" has key "workload"; "~key" (a deletion) has remove set.
+// nullopt for an item with no key or (not a deletion) no '='.
+struct OverrideItem {
+    std::string key;       // "dataset.num_files_train", or "workload" for the workload choice
+    std::string valueText; // after '=', as written
+    std::string value;     // trimmed, a quoted value unquoted as YAML reads it
+    bool remove = false;   // "~key"
+};
+std::optional<OverrideItem> splitOverride(const std::string& raw);
 
 // The shipped presets (resources/presets/<name>.yaml), sorted: "cosmoflow_a100", …, "unet3d_h100".
 std::vector<std::string> presetNames();

@@ -2,7 +2,7 @@
 
 #include "telemetry/proc_parsers.h"
 
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -361,7 +361,7 @@ nlohmann::json ioReportJson(const IoReport& report) {
 }
 
 void writeIoReport(const fs::path& folder, const IoReport& report) {
-    writeFileAtomic(folder / "trainio_io.json", ioReportJson(report).dump(2) + "\n");
+    store::writeFileAtomic(folder / store::kIoFile, ioReportJson(report).dump(2) + "\n");
 }
 
 std::string cacheWarning(const IoReport& report) {

@@ -2,12 +2,12 @@
 
 #include "aggregate/benchmark_report.h"
 #include "aggregate/group_aggregate.h"
-#include "aggregate/labels.h"
+#include "store/labels.h"
 #include "aggregate/results_import.h"
 #include "checkpoint/checkpoint_run.h"
 #include "model/pipeline_model.h"
-#include "results/benchmark_manifest.h"
-#include "util/atomic_file.h"
+#include "store/benchmark_manifest.h"
+#include "store/run_folder.h"
 #include "util/clock.h"
 #include "config/config_loader.h"
 #include "results/invocation_files.h"
@@ -69,7 +69,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
     // The system name the run controls asked for, beside the results (read back on import). A run inside
     // a benchmark has it on the benchmark folder instead.
-    if (writer && hasLabels(opt.labels)) aggregate::writeLabelsFile(dir, opt.labels, false, opt.io.get());
+    if (writer && hasLabels(opt.labels)) store::writeLabelsFile(dir, opt.labels, false, opt.io.get());
     // The input-pipeline model's prediction for this run (docs/model.md), made before it starts, kept beside
     // what is then measured: only for emulated storage, whose parameters the model takes as they are.
     std::optional<nlohmann::ordered_json> prediction;
@@ -112,8 +112,8 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
         // journal is read back with it.
         std::unique_ptr<store::RunJournal> journal;
         if (writer) {
-            writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), opt.io.get());
-            writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), opt.io.get());
+            store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), opt.io.get());
+            store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), opt.io.get());
             store::JournalHeader h;
             h.accelerators = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
             h.processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
@@ -145,7 +145,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     out.warnings.insert(out.warnings.end(), preRunWarnings.begin(), preRunWarnings.end());
     if (prediction) {
         try {
-            writeFileAtomic(dir / "trainio_model.json", prediction->dump(2) + "\n", ctx.io);
+            store::writeFileAtomic(dir / store::kModelFile, prediction->dump(2) + "\n", ctx.io);
         } catch (const RunError& e) {
             out.warnings.push_back(std::string("trainio_model.json was not written: ") + e.what());
         }
@@ -209,7 +209,7 @@ void writeV3Metadata(const fs::path& runDir, const std::string& kind, const std:
           {"hosts", nlohmann::ordered_json::array({{{"hostname", host.hostname}, {"memory", {{"total", memoryBytes}}}, {"cpu", cpu}}})}}},
         {"generator", "trainio"},
         {"executed_command", opt.commandLine}};
-    aggregate::writeFileAtomically(runDir / (kind + "_" + ts + "_metadata.json"), j.dump(4) + "\n", io);
+    store::writeFileAtomic(runDir / (kind + "_" + ts + store::kMetadataSuffix), j.dump(4) + "\n", io);
 }
 
 } // namespace
@@ -240,7 +240,7 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     std::time_t lastStamp = 0;
     // The manifest names exactly this benchmark's warm-up and runs (the importer groups by it), and
     // says how far it got: written before the first invocation and after each one.
-    BenchmarkManifest manifest;
+    store::BenchmarkManifest manifest;
     manifest.plannedRuns = runs;
     manifest.plannedWarmups = warmups;
     manifest.accelerators =
@@ -251,12 +251,12 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     if (writer) fs::create_directories(dir, ec);
     if (ec) throw RunError("create folder " + dir.string() + ": " + ec.message() + " (nothing was measured)");
     auto writeManifest = [&] {
-        if (writer) writeBenchmarkManifest(dir, manifest, io);
+        if (writer) store::writeBenchmarkManifest(dir, manifest, io);
     };
     writeManifest();
     // v3: on the system folder, which names everything below it (as <org>/results/<system>/ does).
     if (writer && hasLabels(opt.invocation.labels))
-        aggregate::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io);
+        store::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io);
     InvocationOptions inner = opt.invocation;
     inner.labels = {}; // on the benchmark folder, which its invocations inherit
     auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into, std::vector<std::string>& listed) {

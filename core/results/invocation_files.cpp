@@ -1,8 +1,7 @@
 #include "results/invocation_files.h"
 
-#include "aggregate/result_folder_reader.h"
 #include "config/config_loader.h"
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
@@ -354,17 +353,17 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     try {
         // Step records first, summary last: a folder with a summary.json has everything else.
         for (const auto& r : run.ranks) {
-            writeFileAtomic(dir / (std::to_string(r.rank) + "_output.json"), dumpJson(rankOutputJson(r, run, host)), ctx.io);
-            writeFileAtomic(dir / (std::to_string(r.rank) + "_per_epoch_stats.json"),
+            store::writeFileAtomic(dir / store::rankOutputFile(r.rank), dumpJson(rankOutputJson(r, run, host)), ctx.io);
+            store::writeFileAtomic(dir / store::rankEpochStatsFile(r.rank),
                             dumpJson(perEpochStatsJson(r, &run.checkpoints)), ctx.io);
         }
         if (run.checkpoints.enabled)
-            writeFileAtomic(dir / "trainio_checkpoint.json", dumpJson(checkpointRecordsJson(run.checkpoints)), ctx.io);
-        writeFileAtomic(dir / "configs" / "config.yaml", toYaml(cfg), ctx.io);
-        writeFileAtomic(dir / "configs" / "overrides.yaml", overridesYaml(cfg), ctx.io);
-        writeFileAtomic(dir / "trainio_run.json", dumpJson(meta), ctx.io);
-        writeFileAtomic(dir / "trainio.log", logText(cfg, run, ctx), ctx.io);
-        writeFileAtomic(dir / "summary.json", dumpJson(summaryJson(cfg, run, host)), ctx.io);
+            store::writeFileAtomic(dir / store::kCheckpointFile, dumpJson(checkpointRecordsJson(run.checkpoints)), ctx.io);
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), ctx.io);
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), ctx.io);
+        store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io);
+        store::writeFileAtomic(dir / store::kLogFile, logText(cfg, run, ctx), ctx.io);
+        store::writeFileAtomic(dir / store::kSummaryFile, dumpJson(summaryJson(cfg, run, host)), ctx.io);
     } catch (const RunError& e) {
         // Without summary.json the folder is not a result; say why in trainio_run.json, so that a
         // folder whose disk filled up while writing is not mistaken for a complete run without its
@@ -372,21 +371,11 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
         meta["status"] = toString(RunStatus::Failed);
         meta["error"] = run.error.empty() ? std::string(e.what()) : run.error + "; then " + e.what();
         try {
-            writeFileAtomic(dir / "trainio_run.json", dumpJson(meta), ctx.io);
+            store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io);
         } catch (const RunError&) {
         }
         throw;
     }
-}
-
-InvocationData readInvocationFolder(const fs::path& dir) {
-    // The importer's reader (core/aggregate/result_folder_reader.h): the same config parser, bounds and
-    // link rule; the tree being read is the folder itself.
-    if (!fs::is_directory(dir)) throw InputError(dir.string() + ": not a folder");
-    std::error_code ec;
-    fs::path root = fs::weakly_canonical(dir, ec);
-    if (ec) root = fs::absolute(dir);
-    return aggregate::readStepRecords(dir, root, aggregate::ReadBounds{});
 }
 
 } // namespace trainio

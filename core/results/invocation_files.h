@@ -1,6 +1,7 @@
 // An invocation folder as DLIO writes it (SPEC §6): summary.json, <rank>_per_epoch_stats.json,
 // <rank>_output.json, configs/config.yaml + configs/overrides.yaml, a log; plus TrainIO's own
-// trainio_run.json (status, error, semantics, seeds, bytes read, CPU time, environment).
+// trainio_run.json (status, error, semantics, seeds, bytes read, CPU time, environment). File names and
+// the atomic write are store/run_folder.h; the one reader of these files is store/run_files.h.
 // Written atomically; a cancelled or failed run still writes everything it measured and says so:
 // trainio_run.json has "status": "cancelled"/"failed" and summary.json gains a last key
 // "trainio_status" (absent when complete, so complete folders have exactly DLIO's keys).
@@ -44,22 +45,5 @@ nlohmann::ordered_json checkpointMetricJson(const checkpoint::CheckpointResults&
 nlohmann::ordered_json checkpointRecordsJson(const checkpoint::CheckpointResults& r);
 nlohmann::ordered_json rankOutputJson(const RankRecord& rank, const RunOutcome& run, const HostInfo& host);
 
-// What `trainio-cli metrics DIR` needs from a folder TrainIO or DLIO wrote.
-struct InvocationData {
-    std::vector<RankRecord> ranks;
-    std::uint64_t batchSize = 0;
-    double recordLength = 0;
-    double auThreshold = 0.9;
-    std::uint64_t expectedSteps = 0; // per epoch
-    std::uint64_t excludeStartSteps = 1, excludeEndSteps = 0;
-    nlohmann::json summary;          // summary.json as found (null if absent)
-};
-
-// Reads <rank>_output.json for every rank and the block/epoch times from <rank>_per_epoch_stats.json
-// (or per_epoch_stats.json, DLIO before 2.0, for rank 0 — used for every rank when theirs is absent),
-// batch size / record length / AU threshold from the run's configs (configs/, .hydra/ or dlio_config/):
-// aggregate::readStepRecords with `dir` as the tree, the importer's reader (result_folder_reader.h).
-// Throws InputError naming the file and what is missing, malformed or linked out of `dir`.
-InvocationData readInvocationFolder(const std::filesystem::path& dir);
 
 } // namespace trainio

@@ -3,7 +3,7 @@
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
 #include "io/storage_profile.h"
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
 
@@ -233,7 +233,7 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
     std::vector<std::string> warnings;
     auto one = [&](const char* name, const std::string& text) {
         try {
-            writeFileAtomic(dir / name, text, io);
+            store::writeFileAtomic(dir / name, text, io);
         } catch (const RunError& e) {
             warnings.push_back(std::string(name) + " was not written: " + e.what());
         }
@@ -261,10 +261,10 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
     const BlockDevice& dev = meter_->device();
     ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}
                                       : nlohmann::json{{"name", nullptr}, {"reason", dev.reason}};
-    one("trainio_io.json", ioJson.dump(2) + "\n");
+    one(store::kIoFile, ioJson.dump(2) + "\n");
     if (telemetry_) {
-        one("telemetry.csv", telemetry::telemetryCsv(*telemetry_));
-        one("telemetry.json", telemetry::telemetryJson(*telemetry_));
+        one(store::kTelemetryCsvFile, telemetry::telemetryCsv(*telemetry_));
+        one(store::kTelemetryJsonFile, telemetry::telemetryJson(*telemetry_));
     }
     return warnings;
 }

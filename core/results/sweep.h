@@ -6,7 +6,7 @@
 
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
-#include "results/sweep_file.h"
+#include "store/sweep_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,20 +55,6 @@ std::string shardProblem(const WorkloadConfig& cfg, std::uint64_t accelerators);
 // The largest count in the range (a multiple of step) for which the engine's shard plan gives every
 // accelerator at least one step; nullopt when not even the smallest can run.
 std::optional<std::uint64_t> largestShardableCount(const WorkloadConfig& cfg, const SweepRange& range);
-
-// {"max_passing_accelerators": n|null, "complete", "au_threshold_percentage", …, "trials": [{"accelerators",
-// "au_mean_percentage", "samples_per_second", "read_gib_per_second", "passed", "path", "status", …}]};
-// paths relative to `dir` (the sweep folder), NaN as null. docs/sweep.md lists every key.
-nlohmann::ordered_json sweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
-// Writes dir/sweep.json atomically (temporary file, fsync, rename). Returns the file.
-std::filesystem::path writeSweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
-
-// sweep.json read back (the GUI's sweep view): the outcome and the description as written, trial paths
-// made absolute against the sweep folder. `where` is the sweep folder or its sweep.json. Throws
-// InputError naming the file and the key for a file that is missing, not JSON, or lacks a contract key
-// (max_passing_accelerators, trials[] with accelerators, au_mean_percentage, samples_per_second,
-// read_gib_per_second, passed, path); keys added later are read when present.
-SweepFile readSweepJson(const std::filesystem::path& where);
 
 // The trial folder for a count: dir/trial-<n>-accelerators.
 std::filesystem::path sweepTrialFolder(const std::filesystem::path& dir, std::uint64_t accelerators);

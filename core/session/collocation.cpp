@@ -8,7 +8,7 @@
 #include "io/io_backend.h"
 #include "io/page_cache.h"
 #include "results/storage_session.h"
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
@@ -19,10 +19,8 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace trainio::session {
@@ -96,15 +94,12 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
     CollocationPlan plan;
     plan.file = file;
     std::error_code ec;
-    const auto size = fs::file_size(file, ec);
-    if (ec) planError(file, "cannot read the collocation plan: " + ec.message());
-    if (size > kMaxPlanBytes) planError(file, std::to_string(size) + " bytes; a collocation plan is at most 1 MiB");
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string why;
+    const auto text = store::readBoundedFile(file, kMaxPlanBytes, why);
+    if (!text) planError(file, "cannot read the collocation plan: " + why);
     YAML::Node root;
     try {
-        root = YAML::Load(text.str());
+        root = YAML::Load(*text);
     } catch (const YAML::Exception& e) {
         planError(file, "not valid YAML: " + e.msg + " (line " + std::to_string(e.mark.line + 1) + ")");
     }
@@ -359,7 +354,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
                                  CollocationObserver& observer) {
     const std::size_t n = plan.workloads.size();
     CollocationResult res;
-    res.file = dir / "trainio_collocation.json";
+    res.file = dir / store::kCollocationFile;
     std::atomic<bool> stop{false};
     std::mutex m;
     std::condition_variable cv;
@@ -416,7 +411,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
             req.config = w.resolved;
             req.config.workflow.generateData = false; // generated above, before the first session measured
             req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
-            req.output = dir / "alone" / w.name;
+            req.output = dir / store::kAloneFolder / w.name;
             req.accelerators = w.accelerators;
             req.runs = opt.runs;
             req.warmups = opt.warmups;
@@ -439,7 +434,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     fs::create_directories(dir);
     const WallClock clock;
     const double start = clock.now();
-    writeFileAtomic(res.file, collocationJson(plan, dir, opt, {}, "running", start, 0, ordered_json::object()).dump(2) + "\n");
+    store::writeFileAtomic(res.file, collocationJson(plan, dir, opt, {}, "running", start, 0, ordered_json::object()).dump(2) + "\n");
 
     // The collocation's page-cache share: the process's counters over every workload's files.
     std::vector<std::string> files;
@@ -521,7 +516,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
             }
             auto num = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); };
             list.push_back({{"name", x.name},
-                            {"alone_path", (dir / "alone" / x.name).string()},
+                            {"alone_path", (dir / store::kAloneFolder / x.name).string()},
                             {"unit", x.unit},
                             {"n_alone", x.nAlone},
                             {"n_together", x.nTogether},
@@ -538,7 +533,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         j["interference"] = {{"workloads", list}, {"lost_most", res.lostMost.empty() ? ordered_json() : ordered_json(res.lostMost)}};
     }
     if (!res.error.empty()) j["error"] = res.error;
-    writeFileAtomic(res.file, j.dump(2) + "\n");
+    store::writeFileAtomic(res.file, j.dump(2) + "\n");
     return res;
 }
 

@@ -2,6 +2,7 @@
 
 #include "checkpoint/checkpoint_run.h"
 #include "dist/communicator.h"
+#include "store/run_folder.h"
 #include "util/host_info.h"
 
 #include <algorithm>
@@ -160,7 +161,7 @@ bool Session::prepare() {
     if (checkpointOnly()) {
         // DLIO's checkpoint-only mode reads no dataset: the checkpoint is checked instead — model and
         // parallelism DLIO would refuse, reads beyond writes, the folder, free space, accelerator memory.
-        if (req_.mode == SessionMode::Run && fs::exists(req_.output / "summary.json"))
+        if (req_.mode == SessionMode::Run && fs::exists(req_.output / store::kSummaryFile))
             throw PreflightFailed("--output " + req_.output.string() + ": already holds a result (summary.json); expected a new folder",
                                   {{req_.output.string(), "already holds a result (summary.json)", "a new folder"}});
         const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, req_.accelerators);

@@ -98,7 +98,7 @@ struct LineReader {
 
 } // namespace
 
-RunJournal::RunJournal(const fs::path& dir, const JournalHeader& header) : path_(dir / kJournalName) {
+RunJournal::RunJournal(const fs::path& dir, const JournalHeader& header) : path_(dir / kJournalFile) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd_ < 0) throw RunError("create " + path_.string() + ": " + errnoText(errno) + " (nothing was measured)");
     // Held while the run is alive (released by the kernel however the process ends): how a reader tells a
@@ -175,7 +175,7 @@ std::string RunJournal::error() const {
 }
 
 JournalContents readJournal(const fs::path& dir, std::uintmax_t maxBytes) {
-    const fs::path file = dir / kJournalName;
+    const fs::path file = dir / kJournalFile;
     std::error_code ec;
     const auto st = fs::symlink_status(file, ec);
     if (ec || !fs::exists(st)) throw InputError(file.string() + ": no such file");
@@ -273,7 +273,7 @@ JournalContents readJournal(const fs::path& dir, std::uintmax_t maxBytes) {
 }
 
 bool isRunning(const fs::path& dir) {
-    const int fd = ::open((dir / kJournalName).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    const int fd = ::open((dir / kJournalFile).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return false;
     const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     ::close(fd); // (releases the shared lock if it was taken)
@@ -282,12 +282,12 @@ bool isRunning(const fs::path& dir) {
 
 bool isInterrupted(const fs::path& dir) {
     std::error_code ec;
-    return fs::is_regular_file(fs::symlink_status(dir / kJournalName, ec)) &&
-           !fs::exists(fs::symlink_status(dir / "summary.json", ec)) && !isRunning(dir);
+    return fs::is_regular_file(fs::symlink_status(dir / kJournalFile, ec)) &&
+           !fs::exists(fs::symlink_status(dir / kSummaryFile, ec)) && !isRunning(dir);
 }
 
 RunOutcome completeInterrupted(const fs::path& dir) {
-    const fs::path config = dir / "configs" / "config.yaml";
+    const fs::path config = dir / configFolders().front() / kConfigFile;
     std::error_code ec;
     if (!fs::is_regular_file(fs::symlink_status(config, ec)))
         throw InputError(config.string() + ": missing; an interrupted run is read back from its configuration and journal");
@@ -330,7 +330,7 @@ RunOutcome completeInterrupted(const fs::path& dir) {
     out.rankHost.assign(R, 0);
     out.error = "interrupted: the run stopped without ending (killed, out of memory, power lost or crashed) after " +
                 std::to_string(common) + " of " + std::to_string(cfg.train.epochs) +
-                " epochs; the completed epochs were read back from its journal (" + kJournalName + ")";
+                " epochs; the completed epochs were read back from its journal (" + kJournalFile + ")";
     out.warnings.push_back(out.error);
     out.warnings.push_back("bytes read and CPU time are not journaled: trainio_run.json's bytes_read and cpu_seconds are 0");
     if (j.tornTail) out.warnings.push_back("the journal's last line was cut off (ignored)");

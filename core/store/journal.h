@@ -18,6 +18,7 @@
 #pragma once
 
 #include "engine/training_engine.h"
+#include "store/run_folder.h"
 #include "metrics/step_records.h"
 #include "util/host_info.h"
 
@@ -35,7 +36,6 @@
 
 namespace trainio::store {
 
-inline constexpr const char* kJournalName = "trainio_journal.jsonl";
 
 struct JournalHeader {
     std::uint64_t accelerators = 1; // every rank of the job

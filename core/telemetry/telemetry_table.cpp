@@ -1,6 +1,6 @@
 #include "telemetry/telemetry_table.h"
 
-#include "util/atomic_file.h"
+#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -266,8 +266,8 @@ TelemetryTable parseTelemetryJson(const std::string& text, const std::string& so
 }
 
 void writeTelemetryFiles(const std::filesystem::path& folder, const TelemetryTable& table) {
-    writeFileAtomic(folder / "telemetry.csv", telemetryCsv(table));
-    writeFileAtomic(folder / "telemetry.json", telemetryJson(table));
+    store::writeFileAtomic(folder / store::kTelemetryCsvFile, telemetryCsv(table));
+    store::writeFileAtomic(folder / store::kTelemetryJsonFile, telemetryJson(table));
 }
 
 } // namespace trainio::telemetry

@@ -3,7 +3,7 @@
 // Expected numbers come from the published mlperf_storage_report.json files, not from TrainIO.
 #include "testsupport.h"
 
-#include "aggregate/labels.h"
+#include "store/labels.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,10 +4,10 @@
 #include "testsupport.h"
 
 #include "aggregate/identity.h"
-#include "aggregate/labels.h"
+#include "store/labels.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
-#include "results/benchmark_manifest.h"
+#include "store/benchmark_manifest.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -23,6 +23,7 @@
 #include <functional>
 
 using namespace trainio::aggregate;
+using namespace trainio::store;
 namespace fs = std::filesystem;
 
 namespace {
@@ -139,7 +140,7 @@ private slots:
         const fs::path bench = root_ / "bench";
         cli({"benchmark", "--config", q(cfg_), "--output", q(bench), "--runs", "3", "--quiet", "--system", "lab-nvme-01",
              "--description", "ext4 on one NVMe SSD, noatime; 1 client"});
-        const auto m = trainio::readBenchmarkManifest(bench);
+        const auto m = trainio::store::readBenchmarkManifest(bench);
         QVERIFY(m);
         QCOMPARE(m->status, std::string("complete"));
         QCOMPARE(m->plannedRuns, std::uint64_t(3));
@@ -166,7 +167,7 @@ private slots:
         auto m2 = *m;
         m2.plannedRuns = 5;
         m2.status = "running";
-        trainio::writeBenchmarkManifest(cut, m2);
+        trainio::store::writeBenchmarkManifest(cut, m2);
         const ImportResult r2 = importResults({cut});
         QCOMPARE(r2.groups.size(), std::size_t(1));
         QCOMPARE(int(r2.groups[0].status), int(InvocationStatus::Incomplete));
@@ -443,13 +444,25 @@ private slots:
         }
     }
 
-    // MLPerf Storage v3.0: configs in dlio_config/, the system described by systems/<system>.yaml.
+    // MLPerf Storage v3.0: configs in dlio_config/, the system described by systems/<system>.yaml — read
+    // only when the imported tree holds systems/ (the submission folder or above): nothing above the
+    // imported root is read (docs/formats.md, "The run folder").
     void v3LayoutAndSystemYaml() {
         // SAMSUNG's training benchmark only (the tree also holds Alluxio's and the checkpointing sets: tst_import_v3).
-        const fs::path tree = testsupport::fixtures() / "mlperf-storage-v3.0" / "closed" / "SAMSUNG" / "results" / "MEMORY_AE" / "training";
-        const ImportResult r = importResults({tree});
-        QCOMPARE(r.groups.size(), std::size_t(1));
-        const RunGroup& g = r.groups[0];
+        const fs::path org = testsupport::fixtures() / "mlperf-storage-v3.0" / "closed" / "SAMSUNG";
+        const fs::path tree = org / "results" / "MEMORY_AE" / "training";
+        {
+            const ImportResult below = importResults({tree});
+            QCOMPARE(below.groups.size(), std::size_t(1));
+            QCOMPARE(below.groups[0].system, std::string("MEMORY_AE")); // the name comes from the path, nothing read
+            QVERIFY(!below.groups[0].systemFile);
+            QVERIFY(below.groups[0].systemDescription.find("Samsung") == std::string::npos);
+        }
+        const ImportResult whole = importResults({org});
+        const auto it = std::find_if(whole.groups.begin(), whole.groups.end(),
+                                     [](const RunGroup& x) { return x.type == BenchmarkType::Training; });
+        QVERIFY(it != whole.groups.end());
+        const RunGroup& g = *it;
         QCOMPARE(g.system, std::string("MEMORY_AE"));
         QVERIFY(g.systemFile && g.systemFile->filename() == "MEMORY_AE.yaml");
         QVERIFY2(g.systemDescription.find("Samsung MEMORY AE Storage System") != std::string::npos, g.systemDescription.c_str());
@@ -501,12 +514,12 @@ private slots:
         writeLabelsFile(base / "bench", Labels{"sys-B", "", "", "", std::nullopt});
         QCOMPARE(readLabelsFile(base / "bench")->name, std::string("tuned"));
         QCOMPARE(readLabelsFile(base / "bench")->system, std::string("sys-B"));
-        testsupport::writeText(base / "bench" / kLabelsFileName, "{\"system\": 3}");
+        testsupport::writeText(base / "bench" / kLabelsFile, "{\"system\": 3}");
         std::string why;
         l = labelsFor(base / "bench" / "run-1", base, &why);
         QVERIFY2(why.find("system must be a string") != std::string::npos, why.c_str());
         QCOMPARE(l.system, std::string("sys-A"));
-        testsupport::writeText(base / "bench" / kLabelsFileName, "{\"sytem\": \"x\"}");
+        testsupport::writeText(base / "bench" / kLabelsFile, "{\"sytem\": \"x\"}");
         bool refused = false;
         try {
             readLabelsFile(base / "bench");

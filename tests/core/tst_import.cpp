@@ -3,6 +3,7 @@
 #include "testsupport.h"
 
 #include "aggregate/results_import.h"
+#include "config/config_loader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -333,8 +334,9 @@ private slots:
     }
 
     void flatYamlAndOverrides() {
-        const auto flat = readFlatYaml("workload:\n  model: unet3d\n  dataset:\n    record_length: 146600628\n"
-                                       "    format: 'npz'\n  metric:\n    au: 0.9 # threshold\n");
+        // The run folder's config.yaml and overrides.yaml are read by the config loader (yaml-cpp).
+        const auto flat = trainio::flattenConfigYaml("workload:\n  model: unet3d\n  dataset:\n    record_length: 146600628\n"
+                                                     "    format: 'npz'\n  metric:\n    au: 0.9 # threshold\n", "config.yaml");
         auto get = [&](const std::string& k) {
             for (const auto& [key, v] : flat)
                 if (key == k) return v;
@@ -344,11 +346,14 @@ private slots:
         QCOMPARE(get("dataset.record_length"), std::string("146600628"));
         QCOMPARE(get("dataset.format"), std::string("npz"));
         QCOMPARE(get("metric.au"), std::string("0.9"));
-        const auto ov = readOverrides("- workload=unet3d_h100\n- ++workload.dataset.num_files_train=28000\n");
+        const auto ov = trainio::readOverrideList("- workload=unet3d_h100\n- ++workload.dataset.num_files_train=28000\n", "overrides.yaml");
         QCOMPARE(ov.size(), std::size_t(2));
-        QCOMPARE(ov[0].first, std::string("=workload"));
-        QCOMPARE(ov[0].second, std::string("unet3d_h100"));
-        QCOMPARE(ov[1].first, std::string("dataset.num_files_train"));
+        const auto first = trainio::splitOverride(ov[0]), second = trainio::splitOverride(ov[1]);
+        QVERIFY(first && second);
+        QCOMPARE(first->key, std::string("workload"));
+        QCOMPARE(first->value, std::string("unet3d_h100"));
+        QCOMPARE(second->key, std::string("dataset.num_files_train"));
+        QCOMPARE(second->value, std::string("28000"));
     }
 
     void runFolderNamesAndOrder() {

@@ -122,7 +122,7 @@ private slots:
         const fs::path out = base_ / "killed-late";
         QProcess p;
         startRun(p, out);
-        const fs::path journal = out / store::kJournalName;
+        const fs::path journal = out / store::kJournalFile;
         QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 5; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
         QVERIFY(p.waitForFinished(30000));
@@ -139,7 +139,7 @@ private slots:
         const fs::path out = base_ / "killed-early";
         QProcess p;
         startRun(p, out);
-        const fs::path journal = out / store::kJournalName;
+        const fs::path journal = out / store::kJournalFile;
         // The header is written (and synced) before the first step.
         QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
@@ -155,7 +155,7 @@ private slots:
         const fs::path out = base_ / "live";
         QProcess p;
         startRun(p, out);
-        const fs::path journal = out / store::kJournalName;
+        const fs::path journal = out / store::kJournalFile;
         QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 3; }));
         // Alive: held, so neither interrupted nor read back by the importer.
         QVERIFY(store::isRunning(out));
@@ -169,10 +169,10 @@ private slots:
         fs::copy(out, copy, fs::copy_options::recursive);
         QVERIFY(!fs::exists(copy / "summary.json"));
         {
-            std::ofstream torn(copy / store::kJournalName, std::ios::app);
+            std::ofstream torn(copy / store::kJournalFile, std::ios::app);
             torn << R"({"rank":0,"epoch":99,"start":1.0,"end":2.0,"complete":tr)"; // cut mid-line
         }
-        const Lines l = journalLines(copy / store::kJournalName);
+        const Lines l = journalLines(copy / store::kJournalFile);
         const int both = std::min(l.epochsOfRank.count(0) ? l.epochsOfRank.at(0) : 0, l.epochsOfRank.count(1) ? l.epochsOfRank.at(1) : 0);
         QVERIFY(store::isInterrupted(copy));
         const RunOutcome r = store::completeInterrupted(copy);
@@ -193,23 +193,23 @@ private slots:
         fs::create_directories(dir);
         const fs::path real = base_ / "elsewhere.jsonl";
         testsupport::writeText(real, "{\"trainio_journal\":1}\n");
-        fs::create_symlink(real, dir / store::kJournalName);
+        fs::create_symlink(real, dir / store::kJournalFile);
         try {
             store::readJournal(dir);
             QFAIL("a symbolic link was read");
         } catch (const InputError& e) {
             QVERIFY2(std::string(e.what()).find("symbolic link") != std::string::npos, e.what());
         }
-        fs::remove(dir / store::kJournalName);
+        fs::remove(dir / store::kJournalFile);
         const std::string header = R"({"trainio_journal":1,"accelerators":1,"processes":1,"semantics":"v2","start":1.0,"host":{}})";
-        testsupport::writeText(dir / store::kJournalName, header + "\nnot json\n" + header + "\n");
+        testsupport::writeText(dir / store::kJournalFile, header + "\nnot json\n" + header + "\n");
         try {
             store::readJournal(dir);
             QFAIL("a bad line was accepted");
         } catch (const InputError& e) {
             QVERIFY2(std::string(e.what()).find(":2:") != std::string::npos, e.what());
         }
-        testsupport::writeText(dir / store::kJournalName, header + "\n" + R"({"rank":3,"epoch":1,"start":1,"end":2,"complete":true,"blocks":[]})" + "\n");
+        testsupport::writeText(dir / store::kJournalFile, header + "\n" + R"({"rank":3,"epoch":1,"start":1,"end":2,"complete":true,"blocks":[]})" + "\n");
         try {
             store::readJournal(dir);
             QFAIL("a rank beyond the header was accepted");

@@ -3,13 +3,14 @@
 // system files (v1.0 JSON, v3.0 YAML) that the library shows for a system.
 #include "testsupport.h"
 
-#include "aggregate/labels.h"
+#include "store/labels.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 using namespace trainio::aggregate;
+using namespace trainio::store;
 
 namespace {
 
@@ -53,13 +54,13 @@ private slots:
         QCOMPARE(back->description, l.description);
         QCOMPARE(back->notes, l.notes); // every character kept, newline and non-ASCII included
         QCOMPARE(back->name, std::string());
-        QCOMPARE(*back->file, dir / kLabelsFileName);
+        QCOMPARE(*back->file, dir / kLabelsFile);
         // The file is plain JSON other tools can read: only the keys that were set.
-        const auto j = nlohmann::json::parse(testsupport::readText(dir / kLabelsFileName));
+        const auto j = nlohmann::json::parse(testsupport::readText(dir / kLabelsFile));
         QCOMPARE(j.size(), std::size_t(3));
         QCOMPARE(j["system"].get<std::string>(), l.system);
         for (const auto& e : fs::directory_iterator(dir)) // atomic: no temporary left behind
-            QCOMPARE(e.path().filename().string(), std::string(kLabelsFileName));
+            QCOMPARE(e.path().filename().string(), std::string(kLabelsFile));
     }
 
     void writeKeepsExistingKeysUnlessReplace() {
@@ -89,7 +90,7 @@ private slots:
     void badFilesAreRefusedNamingFileAndKey() {
         QTemporaryDir tmp;
         const fs::path dir = tempRoot(tmp);
-        const std::string file = (dir / kLabelsFileName).string();
+        const std::string file = (dir / kLabelsFile).string();
         struct Case {
             const char* text;
             const char* mentions; // besides the file name
@@ -102,14 +103,14 @@ private slots:
             {R"({"system": "x",)", "JSON"},
         };
         for (const auto& c : cases) {
-            testsupport::writeText(dir / kLabelsFileName, c.text);
+            testsupport::writeText(dir / kLabelsFile, c.text);
             const std::string msg = inputErrorOf([&] { readLabelsFile(dir); });
             QVERIFY2(contains(msg, file), c.text);
             QVERIFY2(contains(msg, c.mentions), (std::string(c.text) + " → " + msg).c_str());
         }
         // A file it cannot read is never overwritten by a merge that would lose its content.
         QVERIFY(!inputErrorOf([&] { writeLabelsFile(dir, Labels{"s", "", "", "", std::nullopt}); }).empty());
-        QCOMPARE(testsupport::readText(dir / kLabelsFileName), std::string(R"({"system": "x",)"));
+        QCOMPARE(testsupport::readText(dir / kLabelsFile), std::string(R"({"system": "x",)"));
     }
 
     void badInputNeverHalfWritten() {
@@ -119,11 +120,11 @@ private slots:
         l.system = "ok";
         l.notes = std::string("caf\xC3", 4); // a UTF-8 sequence cut short
         const std::string msg = inputErrorOf([&] { writeLabelsFile(dir, l); });
-        QVERIFY2(contains(msg, "notes") && contains(msg, (dir / kLabelsFileName).string()), msg.c_str());
-        QVERIFY(!fs::exists(dir / kLabelsFileName));
+        QVERIFY2(contains(msg, "notes") && contains(msg, (dir / kLabelsFile).string()), msg.c_str());
+        QVERIFY(!fs::exists(dir / kLabelsFile));
         // Deep nesting is refused, not recursed into.
-        testsupport::writeText(dir / kLabelsFileName, std::string(100000, '['));
-        QVERIFY(contains(inputErrorOf([&] { readLabelsFile(dir); }), (dir / kLabelsFileName).string()));
+        testsupport::writeText(dir / kLabelsFile, std::string(100000, '['));
+        QVERIFY(contains(inputErrorOf([&] { readLabelsFile(dir); }), (dir / kLabelsFile).string()));
     }
 
     void nearestFileWinsKeyByKeyUpToTheRoot() {
@@ -133,22 +134,22 @@ private slots:
         const fs::path bench = root / "sys" / "bench";
         const fs::path run = bench / "runs" / "run-1";
         fs::create_directories(run);
-        testsupport::writeText(outside / kLabelsFileName, R"({"notes": "above the root: ignored", "name": "nope"})");
-        testsupport::writeText(root / kLabelsFileName, R"({"system": "root-system", "description": "root description"})");
-        testsupport::writeText(bench / kLabelsFileName, R"({"system": "bench-system", "name": "tuned"})");
+        testsupport::writeText(outside / kLabelsFile, R"({"notes": "above the root: ignored", "name": "nope"})");
+        testsupport::writeText(root / kLabelsFile, R"({"system": "root-system", "description": "root description"})");
+        testsupport::writeText(bench / kLabelsFile, R"({"system": "bench-system", "name": "tuned"})");
         const Labels l = labelsFor(run, root);
         QCOMPARE(l.system, std::string("bench-system"));        // nearest
         QCOMPARE(l.description, std::string("root description")); // only the root says it
         QCOMPARE(l.name, std::string());                        // names are not inherited (below)
         QCOMPARE(l.notes, std::string());                       // the file above the root does not count
-        QCOMPARE(*l.file, bench / kLabelsFileName);
+        QCOMPARE(*l.file, bench / kLabelsFile);
 
         // A bad file on the way is reported and skipped; the others still apply.
-        testsupport::writeText(bench / kLabelsFileName, R"({"system": 1})");
+        testsupport::writeText(bench / kLabelsFile, R"({"system": 1})");
         std::string why;
         const Labels skipped = labelsFor(run, root, &why);
         QCOMPARE(skipped.system, std::string("root-system"));
-        QVERIFY2(contains(why, (bench / kLabelsFileName).string()), why.c_str());
+        QVERIFY2(contains(why, (bench / kLabelsFile).string()), why.c_str());
     }
 
     void aNameNamesOnlyItsOwnFolder() {
@@ -156,7 +157,7 @@ private slots:
         const fs::path root = tempRoot(tmp);
         const fs::path bench = root / "bench";
         fs::create_directories(bench / "runs" / "run-1");
-        testsupport::writeText(bench / kLabelsFileName, R"({"system": "s", "name": "tuned"})");
+        testsupport::writeText(bench / kLabelsFile, R"({"system": "s", "name": "tuned"})");
         QCOMPARE(labelsFor(bench, root).name, std::string("tuned"));
         const Labels run = labelsFor(bench / "runs" / "run-1", root);
         QCOMPARE(run.system, std::string("s"));  // inherited

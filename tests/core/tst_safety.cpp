@@ -9,6 +9,7 @@
 #include "dataset/dataset_generator.h"
 #include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
+#include "store/run_files.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -211,16 +212,16 @@ private slots:
         const fs::path base = tmp.path().toStdString();
         const fs::path src = testsupport::fixtures() / "dlio-runs" / "unet3d_256_np1";
         copyWritable(src, base / "ok");
-        QVERIFY(!readInvocationFolder(base / "ok").ranks.empty());
+        QVERIFY(!store::readInvocationFolder(base / "ok").ranks.empty());
         // Deep nesting: refused with a message, not a stack overflow.
         copyWritable(src, base / "deep");
         testsupport::writeText(base / "deep" / "0_output.json", std::string(100000, '[') + std::string(100000, ']'));
-        std::string e = errorOf<InputError>([&] { readInvocationFolder(base / "deep"); });
+        std::string e = errorOf<InputError>([&] { store::readInvocationFolder(base / "deep"); });
         QVERIFY2(e.find("0_output.json") != std::string::npos && e.find("nested deeper") != std::string::npos, e.c_str());
         // Oversized (sparse, costs no disk): refused unread.
         copyWritable(src, base / "big");
         fs::resize_file(base / "big" / "0_per_epoch_stats.json", (256ull << 20) + 1);
-        e = errorOf<InputError>([&] { readInvocationFolder(base / "big"); });
+        e = errorOf<InputError>([&] { store::readInvocationFolder(base / "big"); });
         QVERIFY2(e.find("0_per_epoch_stats.json") != std::string::npos && e.find("MiB read limit") != std::string::npos,
                  e.c_str());
         // Regression (fuzz_results, corpus crash-epoch-key-overflow / crash-block-key-not-a-number):
@@ -233,7 +234,7 @@ private slots:
             for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
                 text.replace(at, from.size(), to);
             testsupport::writeText(d / "0_output.json", text);
-            e = errorOf<InputError>([&] { readInvocationFolder(d); });
+            e = errorOf<InputError>([&] { store::readInvocationFolder(d); });
             QVERIFY2(e.find("0_output.json") != std::string::npos && e.find("expected a whole number") != std::string::npos,
                      e.c_str());
         }
@@ -241,7 +242,7 @@ private slots:
         copyWritable(src, base / "linked");
         fs::rename(base / "linked" / "0_output.json", base / "elsewhere.json");
         fs::create_symlink(base / "elsewhere.json", base / "linked" / "0_output.json");
-        e = errorOf<InputError>([&] { readInvocationFolder(base / "linked"); });
+        e = errorOf<InputError>([&] { store::readInvocationFolder(base / "linked"); });
         QVERIFY2(e.find("symbolic link") != std::string::npos, e.c_str());
     }
 };

@@ -186,7 +186,7 @@ private slots:
         QCOMPARE(o.trials.back().status, RunStatus::Failed);
         QVERIFY(!o.trials.back().passed); // the fake said passed; a failed trial never passes
         QCOMPARE(quint64(o.maxPassing.value_or(0)), quint64(8));
-        const json j = trainio::sweepJson(o, {}, "/x");
+        const json j = trainio::store::sweepJson(o, {}, "/x");
         QCOMPARE(j["complete"].get<bool>(), false);
         QCOMPARE(j["trials"].back()["status"].get<std::string>(), std::string("failed"));
         QCOMPARE(j["trials"].back()["error"].get<std::string>(), std::string("disk on fire"));

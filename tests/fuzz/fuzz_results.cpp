@@ -1,6 +1,8 @@
-// Fuzzes what reads result folders: readInvocationFolder (trainio-cli metrics) and the importer
-// (core/aggregate: summary.json, <rank>_output.json, per_epoch_stats.json, configs/*.yaml) and the run
-// journal of an interrupted run (store/journal.h). The input
+// Fuzzes every reader of core/store, the run folder's one home: readInvocationFolder (trainio-cli metrics),
+// the readers of each file (store/run_files.h: configs via the config loader, summary.json, trainio_run.json,
+// trainio_io.json, trainio_model.json, telemetry.json, *_metadata.json; store/labels.h with the systems
+// file; store/benchmark_manifest.h; store/sweep_file.h), the run journal of an interrupted run
+// (store/journal.h) and the importer that walks and groups them. The input
 // is a folder (fuzz_support.h); its files are written into a scratch folder, which both readers then
 // read. readInvocationFolder may only throw InputError; importResults never throws (bad files are
 // listed as skipped). The metrics of what was read are computed too, as `metrics DIR` does.
@@ -9,14 +11,18 @@
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
-#include "results/invocation_files.h"
+#include "store/run_files.h"
+#include "store/benchmark_manifest.h"
 #include "store/journal.h"
+#include "store/labels.h"
+#include "store/sweep_file.h"
 #include "util/errors.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <unistd.h>
 
@@ -37,8 +43,20 @@ constexpr const char* kNames[] = {"summary.json",
                                   "configs/overrides.yaml",
                                   ".hydra/config.yaml",
                                   ".hydra/overrides.yaml",
+                                  "dlio_config/config.yaml",
+                                  "dlio_config/overrides.yaml",
                                   "host1/summary.json",
-                                  "trainio_journal.jsonl"}; // an interrupted run (store/journal.h)
+                                  "trainio_journal.jsonl", // an interrupted run (store/journal.h)
+                                  "trainio_io.json",
+                                  "trainio_model.json",
+                                  "telemetry.json",
+                                  "training_20250101_000000_metadata.json",
+                                  "trainio_labels.json",
+                                  "trainio_benchmark.json",
+                                  "sweep.json",
+                                  "mlperf_storage_report.json",
+                                  "systems/sys.json",
+                                  "systems/sys.yaml"};
 
 // One scratch folder per process, removed at exit (libFuzzer leaves through exit(), so static
 // destructors run) so that CI runs do not pile folders up in /tmp.
@@ -68,6 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fs::create_directories(dir / "configs", ec);
     fs::create_directories(dir / ".hydra", ec);
     fs::create_directories(dir / "host1", ec);
+    fs::create_directories(dir / "dlio_config", ec);
+    fs::create_directories(dir / "systems", ec);
     bool any = false;
     for (const auto& [name, body] : fuzzsupport::splitSections(std::string_view(reinterpret_cast<const char*>(data), size))) {
         for (const char* known : kNames)
@@ -79,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!any) return 0;
 
     try {
-        const trainio::InvocationData d = trainio::readInvocationFolder(dir);
+        const trainio::store::InvocationData d = trainio::store::readInvocationFolder(dir);
         trainio::MetricOptions mo;
         mo.batchSize = d.batchSize;
         mo.expectedSteps = d.expectedSteps;
@@ -94,6 +114,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         (void)trainio::store::readJournal(dir);
     } catch (const trainio::InputError&) {
+    }
+
+    // Each reader of the store on its own (the importer below reaches them only for a readable summary).
+    namespace store = trainio::store;
+    const fs::path tree = store::treeOf(dir);
+    const store::ReadBounds bounds;
+    const store::RunConfig rc = store::readRunConfig({dir}, tree, bounds);
+    (void)store::readRunRecord(dir, tree, bounds);
+    std::string why;
+    (void)store::readSummary(dir / store::kSummaryFile, tree, bounds, why);
+    trainio::aggregate::InvocationRecord r;
+    store::readIoFile(dir, tree, bounds, r);
+    store::readModelFile(dir, tree, bounds, r);
+    store::readTelemetryFile(dir, tree, bounds, true, r);
+    store::readMetadataFiles(dir, tree, bounds, r);
+    (void)store::readFolderJson(dir / store::kMlperfReportFile, tree, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+    (void)store::describeSystemFile(dir / "systems" / "sys.json", tree);
+    (void)store::describeSystemFile(dir / "systems" / "sys.yaml", tree);
+    for (const auto& read : {std::function<void()>([&] { (void)store::readLabelsFile(dir, tree); }),
+                             std::function<void()>([&] { (void)store::labelsFor(dir / "host1", dir); }),
+                             std::function<void()>([&] { (void)store::readBenchmarkManifest(dir, tree); }),
+                             std::function<void()>([&] { (void)store::readSweepJson(dir, tree); })}) {
+        try {
+            read();
+        } catch (const trainio::InputError&) {
+        }
     }
 
     const trainio::aggregate::ImportResult imp = trainio::aggregate::importResults({dir});

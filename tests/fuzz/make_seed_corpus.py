@@ -42,7 +42,9 @@ write("fuzz_config", "seed-overrides-distribution", unet + b"==> overrides <==\n
 clear_seeds("fuzz_results")
 NAMES = ["summary.json", "0_output.json", "1_output.json", "0_per_epoch_stats.json", "1_per_epoch_stats.json",
          "per_epoch_stats.json", "trainio_run.json", "configs/config.yaml", "configs/overrides.yaml",
-         ".hydra/config.yaml", ".hydra/overrides.yaml"]
+         ".hydra/config.yaml", ".hydra/overrides.yaml", "dlio_config/config.yaml", "dlio_config/overrides.yaml",
+         "trainio_io.json", "trainio_model.json", "telemetry.json", "trainio_labels.json", "trainio_benchmark.json",
+         "sweep.json", "mlperf_storage_report.json"]
 
 
 def folder(path):
@@ -60,6 +62,34 @@ write("fuzz_results", "seed-dlio-unet3d_256_np1", folder(data / "dlio-runs" / "u
 mlperf = data / "mlperf-storage-v1.0" / "Closed" / "HPE" / "results" / "Cray_C500_4xHDR200_1host"
 write("fuzz_results", "seed-mlperf-unet3d-run1", folder(mlperf / "unet3d_h100" / "run-1"))
 write("fuzz_results", "seed-mlperf-resnet50-run1", folder(mlperf / "resnet50_h100" / "run-1"))
+# The store's other readers: one seed each, from the fixtures (systems files, metadata, a report).
+def section(name, body):
+    return b"==> " + name.encode() + b" <==\n" + body
+
+
+v1 = data / "mlperf-storage-v1.0" / "Closed"
+for sysfile in sorted(v1.glob("*/systems/*.json"))[:2]:
+    write("fuzz_results", "seed-systems-" + sysfile.stem, section("systems/sys.json", sysfile.read_bytes()))
+v3 = data / "mlperf-storage-v3.0" / "closed"
+for sysfile in sorted(v3.glob("*/systems/*.yaml"))[:2]:
+    write("fuzz_results", "seed-systems-" + sysfile.stem, section("systems/sys.yaml", sysfile.read_bytes()))
+for meta in sorted(v3.rglob("*_metadata.json"))[:1]:
+    run = meta.parent
+    write("fuzz_results", "seed-v3-" + run.name, folder(run) + section("training_20250101_000000_metadata.json", meta.read_bytes()))
+for rep in sorted(data.rglob("mlperf_storage_report.json"))[:1]:
+    write("fuzz_results", "seed-mlperf-report", section("mlperf_storage_report.json", rep.read_bytes()))
+write("fuzz_results", "seed-store-small-files",
+      section("trainio_labels.json", b'{"system": "lab-01", "description": "ext4", "notes": "", "name": "x"}\n') +
+      section("trainio_benchmark.json", b'{"format": "trainio-benchmark", "version": 1, "status": "running", '
+              b'"planned_runs": 2, "warmups": ["warmup"], "runs": ["runs/run-1"]}\n') +
+      section("sweep.json", b'{"max_passing_accelerators": 4, "complete": true, "trials": [{"accelerators": 4, '
+              b'"au_mean_percentage": 91.0, "samples_per_second": null, "read_gib_per_second": 0.5, "passed": true, '
+              b'"path": "trial-4-accelerators", "status": "complete"}]}\n') +
+      section("trainio_io.json", b'{"engine": "posix", "cache": "drop", "loader": {"policy": "lru"}, "epochs": '
+              b'[{"percent_from_cache": 1.5, "bytes_per_tier": {"storage": 10}}], "storage": {"profile": "nvme"}}\n') +
+      section("trainio_model.json", b'{"predicted_au_percentage": 80, "max_passing_accelerators": 3}\n') +
+      section("telemetry.json", b'{"format": "trainio-telemetry", "version": 1, "interval_s": 1, "notes": [], '
+              b'"columns": [{"name": "time_s"}], "rows": [[0], [1]]}\n'))
 for extra in sys.argv[1:]:
     body = folder(extra)
     write("fuzz_results", "seed-trainio-" + hashlib.sha1(body).hexdigest()[:8], body)

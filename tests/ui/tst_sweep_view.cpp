@@ -69,8 +69,8 @@ private slots:
     void readsWhatTheSweepWrote() {
         const fs::path dir = work_.filePath(QStringLiteral("known")).toStdString();
         fs::create_directories(dir);
-        trainio::writeSweepJson(knownOutcome(dir), knownDescription(), dir);
-        const trainio::SweepFile f = trainio::readSweepJson(dir);
+        trainio::store::writeSweepJson(knownOutcome(dir), knownDescription(), dir);
+        const trainio::SweepFile f = trainio::store::readSweepJson(dir);
         QCOMPARE(f.file, dir / "sweep.json");
         QVERIFY(f.outcome.maxPassing.has_value());
         QCOMPARE(*f.outcome.maxPassing, std::uint64_t(5));
@@ -93,7 +93,7 @@ private slots:
         const fs::path dir = work_.filePath(QStringLiteral("known")).toStdString();
         SweepView view;
         view.resize(900, 600);
-        view.setSweep(trainio::readSweepJson(dir / "sweep.json"));
+        view.setSweep(trainio::store::readSweepJson(dir / "sweep.json"));
         QCustomPlot* p = view.plot();
         QCOMPARE(p->graph(SweepView::PassedGraph)->dataCount(), 4);
         QCOMPARE(p->graph(SweepView::FailedGraph)->dataCount(), 2);
@@ -131,9 +131,9 @@ private slots:
         o.trials.push_back(t);
         trainio::SweepDescription d = knownDescription();
         d.range = {4, 8, 1};
-        trainio::writeSweepJson(o, d, dir);
+        trainio::store::writeSweepJson(o, d, dir);
         SweepView view;
-        view.setSweep(trainio::readSweepJson(dir));
+        view.setSweep(trainio::store::readSweepJson(dir));
         QVERIFY(!view.maxLine());
         QCOMPARE(view.plot()->graph(SweepView::FailedGraph)->dataCount(), 1);
         QCOMPARE(view.plot()->graph(SweepView::NotCompleteGraph)->dataCount(), 1);
@@ -148,7 +148,7 @@ private slots:
         auto refusal = [&](const std::string& text) -> std::string {
             testsupport::writeText(dir / "sweep.json", text);
             try {
-                trainio::readSweepJson(dir);
+                trainio::store::readSweepJson(dir);
             } catch (const trainio::InputError& e) {
                 return e.what();
             }
@@ -159,7 +159,9 @@ private slots:
         QVERIFY(refusal("{\"max_passing_accelerators\": null, \"trials\": [{\"accelerators\": 1, \"au_mean_percentage\": 95, "
                         "\"samples_per_second\": 1, \"read_gib_per_second\": 1, \"path\": \"t\"}]}")
                     .find("trials[0].passed") != std::string::npos);
-        QVERIFY(refusal("not json").find("not a JSON object") != std::string::npos);
+        // Not JSON at all: the store's reader names the file and says so (core/store/run_folder.h).
+        QVERIFY(refusal("not json").find("sweep.json: not valid JSON") != std::string::npos);
+        QVERIFY(refusal("[1, 2]").find("not a JSON object") != std::string::npos);
         MainWindow w;
         QVERIFY(!w.showSweep(work_.filePath(QStringLiteral("no-such-sweep"))));
     }

@@ -1,11 +1,13 @@
-// A sweep's data as sweep.json holds it (results/sweep.h writes and reads it): plain structs, so that the
-// importer's result (aggregate::ImportResult::sweeps) can carry the sweeps it finds without the engine.
+// A sweep's data as sweep.json holds it (docs/sweep.md), its writer and its one reader: plain structs, so
+// that the importer's result (aggregate::ImportResult::sweeps) can carry the sweeps it finds without the
+// engine. The search itself is results/sweep.h.
 #pragma once
 
 #include "engine/run_status.h"
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -56,5 +58,25 @@ struct SweepFile {
     SweepOutcome outcome;
     SweepDescription description;
 };
+
+namespace store {
+
+// {"max_passing_accelerators": n|null, "complete", "au_threshold_percentage", …, "trials": [{"accelerators",
+// "au_mean_percentage", "samples_per_second", "read_gib_per_second", "passed", "path", "status", …}]};
+// paths relative to `dir` (the sweep folder), NaN as null. docs/sweep.md lists every key.
+nlohmann::ordered_json sweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
+// Writes dir/sweep.json atomically (temporary file, fsync, rename). Returns the file.
+std::filesystem::path writeSweepJson(const SweepOutcome& outcome, const SweepDescription& what, const std::filesystem::path& dir);
+
+// sweep.json read back (the importer, the GUI's sweep view): the outcome and the description as written,
+// trial paths made absolute against the sweep folder. `where` is the sweep folder or its sweep.json; the
+// file is read under the store's bound and link rule (run_folder.h) inside `canonicalRoot` (the sweep
+// folder when empty). Throws InputError naming the file and the key for a file that is missing, not JSON,
+// larger than the bound, a link leaving the tree, or lacks a contract key
+// (max_passing_accelerators, trials[] with accelerators, au_mean_percentage, samples_per_second,
+// read_gib_per_second, passed, path); keys added later are read when present.
+SweepFile readSweepJson(const std::filesystem::path& where, const std::filesystem::path& canonicalRoot = {});
+
+} // namespace store
 
 } // namespace trainio

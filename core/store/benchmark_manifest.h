@@ -1,7 +1,7 @@
 // The manifest a TrainIO `benchmark` writes: DIR/trainio_benchmark.json names its warm-up and its
 // measured runs, so that the importer groups exactly those invocations into one benchmark (and a
 // "run once" invocation never joins one). Written when the benchmark starts (status "running") and
-// rewritten after each invocation, atomically.
+// rewritten after each invocation, atomically; read under the store's bound and link rule (run_folder.h).
 //
 //   {"format": "trainio-benchmark", "version": 1, "status": "running|complete|incomplete|cancelled|failed",
 //    "reason": "", "planned_runs": 5, "planned_warmups": 1, "warmups": ["warmup"],
@@ -10,6 +10,7 @@
 #pragma once
 
 #include "io/io_backend.h"
+#include "store/run_folder.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -17,9 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace trainio {
-
-inline constexpr const char* kBenchmarkManifestName = "trainio_benchmark.json";
+namespace trainio::store {
 
 struct BenchmarkManifest {
     std::string status = "running";
@@ -34,7 +33,9 @@ struct BenchmarkManifest {
 };
 
 void writeBenchmarkManifest(const std::filesystem::path& benchmarkDir, const BenchmarkManifest& m, IoBackend* io = nullptr);
-// nullopt when DIR has no manifest; throws InputError naming the file for a malformed one.
-std::optional<BenchmarkManifest> readBenchmarkManifest(const std::filesystem::path& benchmarkDir);
+// nullopt when DIR has no manifest; throws InputError naming the file for a malformed one, one larger than
+// the bound or a link leaving the tree `canonicalRoot` (DIR itself when empty).
+std::optional<BenchmarkManifest> readBenchmarkManifest(const std::filesystem::path& benchmarkDir,
+                                                       const std::filesystem::path& canonicalRoot = {});
 
-} // namespace trainio
+} // namespace trainio::store

@@ -1,12 +1,10 @@
-#include "results/benchmark_manifest.h"
+#include "store/benchmark_manifest.h"
 
-#include "aggregate/results_import.h"
-#include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 
-namespace trainio {
+namespace trainio::store {
 
 namespace fs = std::filesystem;
 
@@ -24,18 +22,16 @@ void writeBenchmarkManifest(const fs::path& benchmarkDir, const BenchmarkManifes
     j["system"] = m.system;
     j["started"] = m.started;
     j["ended"] = m.ended;
-    writeFileAtomic(benchmarkDir / kBenchmarkManifestName, j.dump(2) + "\n", io);
+    writeFileAtomic(benchmarkDir / kBenchmarkManifestFile, j.dump(2) + "\n", io);
 }
 
-std::optional<BenchmarkManifest> readBenchmarkManifest(const fs::path& benchmarkDir) {
-    const fs::path file = benchmarkDir / kBenchmarkManifestName;
+std::optional<BenchmarkManifest> readBenchmarkManifest(const fs::path& benchmarkDir, const fs::path& canonicalRoot) {
+    const fs::path file = benchmarkDir / kBenchmarkManifestFile;
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return std::nullopt;
-    std::string why;
-    const auto text = aggregate::readBoundedFile(file, 1 << 20, why);
-    if (!text) throw InputError(file.string() + ": " + why);
-    const auto j = aggregate::parseBoundedJson(*text, 8, why);
-    if (!j) throw InputError(file.string() + ": " + why);
+    if (!fs::exists(fs::symlink_status(file, ec))) return std::nullopt;
+    const ReadBounds bounds;
+    const auto j = std::optional<nlohmann::json>(readFolderJsonOrThrow(
+        file, canonicalRoot.empty() ? treeOf(benchmarkDir) : canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth));
     auto bad = [&](const std::string& key, const std::string& expected) {
         return InputError(file.string() + ": " + key + ": expected " + expected);
     };
@@ -77,4 +73,4 @@ std::optional<BenchmarkManifest> readBenchmarkManifest(const fs::path& benchmark
     return m;
 }
 
-} // namespace trainio
+} // namespace trainio::store

@@ -1,7 +1,5 @@
-#include "aggregate/labels.h"
+#include "store/labels.h"
 
-#include "aggregate/results_import.h"
-#include "util/atomic_file.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -15,19 +13,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-namespace trainio::aggregate {
+namespace trainio::store {
 
 namespace {
-
-constexpr std::uintmax_t kMaxLabelsBytes = 1u << 20; // a few names and sentences; anything bigger is not ours
-
-std::string readWhole(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string() + ": cannot be read");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // The four keys in the order they are written; the member each one fills.
 struct LabelKey {
@@ -201,19 +189,14 @@ std::string describeV3(const YAML::Node& doc) {
 
 } // namespace
 
-std::optional<Labels> readLabelsFile(const fs::path& dir) {
-    const fs::path file = dir / kLabelsFileName;
+std::optional<Labels> readLabelsFile(const fs::path& dir, const fs::path& canonicalRoot) {
+    const fs::path file = dir / kLabelsFile;
     std::error_code ec;
-    if (!fs::exists(file, ec)) return std::nullopt;
-    if (!fs::is_regular_file(file, ec)) throw InputError(file.string() + ": not a regular file");
-    const auto size = fs::file_size(file, ec);
-    if (ec) throw InputError(file.string() + ": cannot be read (" + ec.message() + ")");
-    if (size > kMaxLabelsBytes)
-        throw InputError(file.string() + ": " + std::to_string(size) + " bytes, expected a small labels file (at most 1 MiB)");
-    std::string why;
-    // Bounded depth: a labels file is one flat object, and a deeply nested one must not exhaust the stack.
-    const auto parsed = parseBoundedJson(readWhole(file), 4, why);
-    if (!parsed) throw InputError(file.string() + ": " + why);
+    if (!fs::exists(fs::symlink_status(file, ec))) return std::nullopt;
+    const ReadBounds bounds;
+    // A labels file is one flat object: its values are checked to be strings below.
+    const auto parsed = std::optional<json>(readFolderJsonOrThrow(file, canonicalRoot.empty() ? treeOf(dir) : canonicalRoot,
+                                                                  bounds.maxFileBytes, bounds.maxJsonDepth));
     const json& j = *parsed;
     if (!j.is_object())
         throw InputError(file.string() + ": expected a JSON object of strings {\"system\", \"description\", \"notes\", \"name\"}");
@@ -242,7 +225,7 @@ Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) 
     fs::path here = start;
     while (true) {
         try {
-            if (const auto found = readLabelsFile(here)) {
+            if (const auto found = readLabelsFile(here, inside ? stop : start)) {
                 for (const auto& k : kLabelKeys) {
                     // A name belongs to the folder that has it, never to the folders below it.
                     if (k.member == &Labels::name && here != start) continue;
@@ -274,19 +257,20 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
         try {
             (void)ordered_json(value).dump(); // strict: refuses bytes that are not UTF-8
         } catch (const ordered_json::type_error&) {
-            throw InputError((dir / kLabelsFileName).string() + ": " + k.key +
+            throw InputError((dir / kLabelsFile).string() + ": " + k.key +
                              " is not valid UTF-8 text; nothing was written (no character is dropped silently)");
         }
         j[k.key] = value;
     }
-    writeFileAtomic(dir / kLabelsFileName, j.dump(2) + "\n", io);
+    store::writeFileAtomic(dir / kLabelsFile, j.dump(2) + "\n", io);
 }
 
 namespace {
 
-std::string describeOrThrow(const fs::path& file) {
+std::string describeOrThrow(const fs::path& file, const fs::path& canonicalRoot) {
     const std::string ext = lower(file.extension().string());
-    const std::string content = readWhole(file);
+    const std::string content =
+        readFolderTextOrThrow(file, canonicalRoot.empty() ? treeOf(file.parent_path()) : canonicalRoot, ReadBounds{}.maxFileBytes);
     if (ext == ".json") {
         json doc;
         try {
@@ -311,14 +295,14 @@ std::string describeOrThrow(const fs::path& file) {
 
 } // namespace
 
-std::string describeSystemFile(const fs::path& file) {
+std::string describeSystemFile(const fs::path& file, const fs::path& canonicalRoot) {
     // The importer shows this as the system's description: a bad file must not stop the import, and
     // must not pass for "no description" either, so the problem becomes the text.
     try {
-        return describeOrThrow(file);
+        return describeOrThrow(file, canonicalRoot);
     } catch (const InputError& e) {
         return std::string("(system description unreadable: ") + e.what() + ")";
     }
 }
 
-} // namespace trainio::aggregate
+} // namespace trainio::store

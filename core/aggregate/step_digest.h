@@ -1,0 +1,21 @@
+// What the report plots of a run's per-step records (InvocationRecord::steps), made by the importer from
+// what store/run_files.h readStepRecords read, so that the report never reads a run folder itself.
+#pragma once
+
+#include "aggregate/invocation_record.h"
+#include "store/run_files.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace trainio::aggregate {
+
+// Each rank's AU per epoch, and for the first maxPlottedRanks ranks load time and AU per step, each
+// series binned to at most maxPoints points.
+StepDigest digestStepRecords(const store::InvocationData& records, std::size_t maxPoints = 600, std::size_t maxPlottedRanks = 8);
+
+// Replaces runs of consecutive points by their mean (keys too) so that the series has at most maxPoints
+// points; *binOut gets the larger of itself and the run length used. For plots of long series.
+void binSeries(std::vector<double>& keys, std::vector<double>& values, std::size_t maxPoints, std::size_t* binOut);
+
+} // namespace trainio::aggregate

@@ -1,0 +1,223 @@
+#include "store/run_folder.h"
+
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace trainio::store {
+
+namespace {
+
+// Is `p` inside `root`? Both must be canonical.
+bool isWithin(const fs::path& p, const fs::path& root) {
+    auto r = root.begin(), q = p.begin();
+    for (; r != root.end(); ++r, ++q) {
+        if (q == p.end() || *q != *r) return false;
+    }
+    return true;
+}
+
+// A bound as the messages say it: "64 MiB" or "4096 bytes".
+std::string boundText(std::uintmax_t bytes) {
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+int maxNesting(const std::string& text, int limit) {
+    int depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit) return deepest;
+        } else if (c == ']' || c == '}') --depth;
+    }
+    return deepest;
+}
+
+bool blank(const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
+}
+
+} // namespace
+
+std::string rankOutputFile(std::uint64_t rank) { return std::to_string(rank) + "_output.json"; }
+std::string rankEpochStatsFile(std::uint64_t rank) { return std::to_string(rank) + "_per_epoch_stats.json"; }
+
+const std::vector<std::string>& configFolders() {
+    static const std::vector<std::string> folders = {"configs", ".hydra", "dlio_config"};
+    return folders;
+}
+
+std::optional<fs::path> findConfigFile(const fs::path& dir, const std::string& file) {
+    // A name in the folder (a file or a link of any kind: the reader's link rule judges it), not a folder.
+    for (const auto& sub : configFolders()) {
+        std::error_code ec;
+        const auto st = fs::symlink_status(dir / sub / file, ec);
+        if (!ec && fs::exists(st) && !fs::is_directory(st)) return dir / sub / file;
+    }
+    return std::nullopt;
+}
+
+bool isMetadataFile(const std::string& name) {
+    const std::string suffix = kMetadataSuffix;
+    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool safeToRead(const fs::path& file, const fs::path& canonicalRoot, std::string& why) {
+    // Any component can be the link (a run's configs/ folder linked elsewhere, not just the file), so
+    // where the whole path resolves to decides.
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(file, ec);
+    if (ec) {
+        why = ec.value() == ELOOP ? "symbolic link loop; not followed"
+                                  : "cannot resolve the path (" + ec.message() + "); not read";
+        return false;
+    }
+    if (!isWithin(target, canonicalRoot)) {
+        why = "symbolic link pointing outside the imported tree (" + canonicalRoot.string() + "); not followed";
+        return false;
+    }
+    return true;
+}
+
+fs::path treeOf(const fs::path& dir) {
+    std::error_code ec;
+    const fs::path c = fs::weakly_canonical(dir, ec);
+    return ec ? fs::absolute(dir).lexically_normal() : c;
+}
+
+std::optional<std::string> readBoundedFile(const fs::path& file, std::uintmax_t maxBytes, std::string& why) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        why = errno == ELOOP ? "symbolic link loop; not followed" : "cannot open: " + errnoText(errno);
+        return std::nullopt;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        why = "not a regular file";
+        return std::nullopt;
+    }
+    if (static_cast<std::uintmax_t>(st.st_size) > maxBytes) {
+        ::close(fd);
+        why = "file is " + std::to_string(st.st_size) + " bytes, larger than the " + boundText(maxBytes) + " read limit";
+        return std::nullopt;
+    }
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            why = "read error: " + errnoText(errno);
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    text.resize(got);
+    return text;
+}
+
+std::optional<json> parseBoundedJson(const std::string& text, int maxDepth, std::string& why) {
+    if (blank(text)) {
+        why = "empty file";
+        return std::nullopt;
+    }
+    if (maxNesting(text, maxDepth) > maxDepth) {
+        why = "JSON nested deeper than " + std::to_string(maxDepth) + " levels";
+        return std::nullopt;
+    }
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        // nlohmann's messages are precise ("unexpected end of input", "number overflow parsing '1e400'").
+        std::string msg = e.what();
+        if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+        why = "not valid JSON: " + msg;
+        return std::nullopt;
+    }
+}
+
+std::optional<std::string> readFolderText(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes,
+                                          std::string& why) {
+    if (!safeToRead(file, canonicalRoot, why)) return std::nullopt;
+    return readBoundedFile(file, maxBytes, why);
+}
+
+std::optional<json> readFolderJson(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes,
+                                   int maxDepth, std::string& why) {
+    const auto text = readFolderText(file, canonicalRoot, maxBytes, why);
+    if (!text) return std::nullopt;
+    return parseBoundedJson(*text, maxDepth, why);
+}
+
+std::string readFolderTextOrThrow(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes) {
+    std::string why;
+    auto text = readFolderText(file, canonicalRoot, maxBytes, why);
+    if (!text) throw InputError(file.string() + ": " + why);
+    return std::move(*text);
+}
+
+json readFolderJsonOrThrow(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes, int maxDepth) {
+    std::string why;
+    auto j = readFolderJson(file, canonicalRoot, maxBytes, maxDepth, why);
+    if (!j) throw InputError(file.string() + ": " + why);
+    return std::move(*j);
+}
+
+void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend* io) {
+    std::shared_ptr<IoBackend> owned;
+    if (!io) {
+        owned = makePosixBackend();
+        io = owned.get();
+    }
+    std::error_code ec;
+    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    if (ec) throw RunError("create folder " + path.parent_path().string() + ": " + ec.message());
+    const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
+    OpenOptions o;
+    o.write = true;
+    const int h = io->open(tmp.string(), o);
+    if (h < 0) throw RunError("create " + tmp.string() + ": " + errnoText(-h));
+    int rc = writeFully(*io, h, content.data(), content.size(), 0);
+    if (rc == 0) rc = io->fsync(h);
+    const int rcClose = io->close(h);
+    if (rc == 0) rc = rcClose;
+    if (rc != 0) {
+        fs::remove(tmp, ec);
+        throw RunError("write " + path.string() + ": " + errnoText(-rc));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        fs::remove(tmp, ec);
+        throw RunError("rename " + tmp.string() + " to " + path.string() + ": " + errnoText(err));
+    }
+    // Make the rename itself durable.
+    const int dfd = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+} // namespace trainio::store
