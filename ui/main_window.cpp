@@ -2,6 +2,7 @@
 
 #include "recent_list.h"
 
+#include "collocation_page.h"
 #include "compare_page.h"
 #include "data_page.h"
 #include "help_window.h"
@@ -130,6 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
     run_ = new RunPage(this);
     results_ = new ResultsPage(loader_, model_, this);
     compare_ = new ComparePage(this);
+    collocate_ = new CollocationPage(this);
 
     sidebar_ = new QListWidget(this);
     sidebar_->setObjectName(QStringLiteral("pageList"));
@@ -137,7 +139,8 @@ MainWindow::MainWindow(QWidget* parent)
     sidebar_->setFixedWidth(150);
     const std::pair<QString, QStyle::StandardPixmap> pages[] = {
         {tr("Workload"), QStyle::SP_FileDialogDetailedView}, {tr("Data"), QStyle::SP_DriveHDIcon},
-        {tr("Run"), QStyle::SP_MediaPlay}, {tr("Results"), QStyle::SP_DirIcon}, {tr("Compare"), QStyle::SP_FileDialogContentsView}};
+        {tr("Run"), QStyle::SP_MediaPlay}, {tr("Results"), QStyle::SP_DirIcon}, {tr("Compare"), QStyle::SP_FileDialogContentsView},
+        {tr("Collocate"), QStyle::SP_FileDialogListView}};
     for (int i = 0; i < PageCount; ++i) {
         const QIcon icon = i == RunPageIndex ? runPageIcon() : style()->standardIcon(pages[i].second);
         auto* item = new QListWidgetItem(icon, pages[i].first, sidebar_);
@@ -145,7 +148,7 @@ MainWindow::MainWindow(QWidget* parent)
         item->setSizeHint(QSize(140, 40));
     }
     stack_ = new QStackedWidget(this);
-    for (QWidget* w : std::initializer_list<QWidget*>{workload_, data_, run_, results_, compare_}) stack_->addWidget(w);
+    for (QWidget* w : std::initializer_list<QWidget*>{workload_, data_, run_, results_, compare_, collocate_}) stack_->addWidget(w);
     auto* central = new QWidget(this);
     auto* row = new QHBoxLayout(central);
     row->setContentsMargins(4, 4, 4, 4);
@@ -163,6 +166,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::notify, notifications_, &NotificationPanel::post);
     connect(data_, &DataPage::notify, notifications_, &NotificationPanel::post);
     connect(run_, &RunPage::notify, notifications_, &NotificationPanel::post);
+    connect(collocate_, &CollocationPage::notify, notifications_, &NotificationPanel::post);
     connect(results_, &ResultsPage::notify, notifications_, &NotificationPanel::post);
     connect(notifications_, &NotificationPanel::posted, this, [this](Severity s, const QString& text) {
         statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), s == Severity::Error ? 15000 : 6000);
@@ -181,12 +185,9 @@ MainWindow::MainWindow(QWidget* parent)
         saveWorkloadSession(s);
     });
     connect(workload_, &WorkloadPage::configChanged, workloadAutosave_, qOverload<>(&QTimer::start));
-    connect(run_, &RunPage::resultsWritten, this, [this](const QString& dir) {
-        QString why;
-        if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why))
-            notifications_->post(Severity::Warning, why);
-        else loader_->reload();
-    });
+    connect(run_, &RunPage::resultsWritten, this, &MainWindow::addResultsFolder);
+    // A collocation's folder (its workloads' invocation or benchmark folders) joins the library as the Run page's do.
+    connect(collocate_, &CollocationPage::resultsWritten, this, &MainWindow::addResultsFolder);
     connect(loader_, &ResultsLibraryLoader::loaded, model_, &ResultsTreeModel::setLibrary);
     connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& folders) {
         for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
@@ -203,6 +204,12 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::addResultsFolder(const QString& dir) {
+    QString why;
+    if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why)) notifications_->post(Severity::Warning, why);
+    else loader_->reload();
+}
 
 QWidget* MainWindow::pageWidget(Page page) const { return stack_->widget(page); }
 int MainWindow::currentPage() const { return stack_->currentIndex(); }
@@ -287,7 +294,7 @@ void MainWindow::buildMenus() {
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString names[] = {tr("&Workload"), tr("&Data"), tr("R&un"), tr("&Results"), tr("&Compare")};
+    const QString names[] = {tr("&Workload"), tr("&Data"), tr("R&un"), tr("&Results"), tr("&Compare"), tr("C&ollocate")};
     for (int i = 0; i < PageCount; ++i)
         make(view, QStringLiteral("page%1").arg(i + 1), names[i], {QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1))}, [this, i] { showPage(i); });
     view->addSeparator();

@@ -17,6 +17,7 @@ class QStackedWidget;
 namespace trainio::ui {
 
 class ComparePage;
+class CollocationPage;
 class DataPage;
 class HelpWindow;
 class QuickStartDialog;
@@ -33,7 +34,7 @@ class WorkloadPage;
 class MainWindow final : public QMainWindow {
     Q_OBJECT
 public:
-    enum Page { WorkloadPageIndex, DataPageIndex, RunPageIndex, ResultsPageIndex, ComparePageIndex, PageCount };
+    enum Page { WorkloadPageIndex, DataPageIndex, RunPageIndex, ResultsPageIndex, ComparePageIndex, CollocatePageIndex, PageCount };
     enum class Theme { System, Light, Dark };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -44,6 +45,7 @@ public:
     RunPage* runPage() const { return run_; }
     ResultsPage* resultsPage() const { return results_; }
     ComparePage* comparePage() const { return compare_; }
+    CollocationPage* collocationPage() const { return collocate_; }
     NotificationPanel* notifications() const { return notifications_; }
     ResultsLibraryLoader* libraryLoader() const { return loader_; }
     ResultsTreeModel* resultsModel() const { return model_; }
@@ -81,6 +83,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // A folder a run or a collocation just wrote: into the results library (added once, then reloaded).
+    void addResultsFolder(const QString& dir);
     void buildMenus();
     void buildWorkloadActions(QMenu* fileMenu, QMenu* helpMenu);
     void shrinkWorkloadToMachine();
@@ -104,6 +108,7 @@ private:
     RunPage* run_;
     ResultsPage* results_;
     ComparePage* compare_;
+    CollocationPage* collocate_;
     NotificationPanel* notifications_;
     ResultsLibraryLoader* loader_;
     ResultsTreeModel* model_;

@@ -1,6 +1,7 @@
 #include "screenshot_tour.h"
 
 #include "checkpoint_view.h"
+#include "collocation_page.h"
 #include "compare_page.h"
 #include "data_page.h"
 #include "help_window.h"
@@ -111,8 +112,7 @@ void ScreenshotTour::quickStartAndHelp() {
         QTimer::singleShot(300, this, [this, help] {
             saveWidget(help, QStringLiteral("help"));
             help->hide();
-            QTextStream(stdout) << outputDir_ << '\n';
-            emit finished(exitCode_);
+            collocationDemo();
         });
     });
 }
@@ -474,6 +474,55 @@ void ScreenshotTour::compare() {
             quickStartAndHelp();
         });
     });
+}
+
+// Two workloads at once on one emulated 120 MiB/s device, each alone first (the Collocate page, issue 23):
+// mid-run (the live AU of both on one axis, the shared device's limits) and at the end (what each lost).
+void ScreenshotTour::collocationDemo() {
+    CollocationPage* page = window_->collocationPage();
+    const auto workloadFile = [this](const QString& name, std::uint64_t files, double record, double compute) {
+        WorkloadConfig cfg = loadPreset("demo").config;
+        cfg.dataset.dataFolder = QDir(temp_.path()).filePath(QStringLiteral("colloc-") + name).toStdString();
+        cfg.dataset.format = DataFormat::Npz;
+        cfg.dataset.numFilesTrain = files;
+        cfg.dataset.numSamplesPerFile = 1;
+        cfg.dataset.recordLength = record;
+        cfg.dataset.recordLengthStdev = 0;
+        cfg.reader.batchSize = 2;
+        cfg.reader.readThreads = 2;
+        cfg.train.epochs = 4;
+        cfg.train.computationTime = ComputeTime{};
+        cfg.train.computationTime.mean = compute;
+        cfg.workflow.generateData = true;
+        const QString file = QDir(temp_.path()).filePath(name + QStringLiteral(".yaml"));
+        QFile f(file);
+        if (f.open(QIODevice::WriteOnly)) f.write(QByteArray::fromStdString(toYaml(cfg)));
+        return file;
+    };
+    page->addWorkload(QStringLiteral("unet3d_like"), workloadFile(QStringLiteral("unet3d_like"), 64, 1048576, 0.02), 2);
+    page->addWorkload(QStringLiteral("resnet_like"), workloadFile(QStringLiteral("resnet_like"), 256, 131072, 0.004), 2, 0.5);
+    page->setSharedProfile(QStringLiteral("-"));
+    page->setBandwidthMiBs(120);
+    page->setRounds(0, true);
+    page->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("collocation")));
+    window_->showPage(MainWindow::CollocatePageIndex);
+    connect(page, &CollocationPage::finished, this, [this](bool ok, const QString&) {
+        if (!ok) return fail(QStringLiteral("the collocation did not complete"));
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("collocation-done"));
+            QTextStream(stdout) << outputDir_ << '\n';
+            emit finished(exitCode_);
+        });
+    }, Qt::SingleShotConnection);
+    if (!page->start()) return fail(QStringLiteral("the collocation did not start"));
+    // Mid-run: once both workloads of the together part have plotted for a while.
+    auto* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this, page, poll] {
+        if (page->pointCount(0) < 12 || page->pointCount(1) < 12) return;
+        poll->deleteLater();
+        save(QStringLiteral("collocation"));
+    });
+    poll->start(100);
 }
 
 void ScreenshotTour::save(const QString& name) {

@@ -43,6 +43,7 @@ private:
     void importResults();
     void compare();
     void quickStartAndHelp();
+    void collocationDemo();
     void save(const QString& name);
     void saveWidget(QWidget* widget, const QString& name);
     void fail(const QString& why);

@@ -445,6 +445,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     PageCacheMeter meter(datasetRoot(plan.workloads.front().resolved.dataset.dataFolder), files);
     meter.beginEpoch();
 
+    if (device && opt.onStorage) opt.onStorage(device);
     // A user's cancel reaches every workload through the collocation's own flag (which a failing workload sets too).
     bool finished = false;
     std::thread watcher([&] {
@@ -477,6 +478,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     cv.notify_all();
     watcher.join();
     const double end = clock.now();
+    if (device && opt.onStorage) opt.onStorage(nullptr);
 
     std::vector<std::uint64_t> delivered(n, 0);
     for (std::size_t i = 0; i < n; ++i)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "config/workload_config.h"
+#include "io/emulated_storage.h"
 #include "engine/engine_observer.h"
 #include "session/session.h"
 
@@ -52,6 +53,9 @@ struct CollocationOptions {
     bool alone = false;
     const std::atomic<bool>* cancel = nullptr; // a user's cancel: every workload stops
     std::string commandLine;
+    // Called with the shared emulated device before the first invocation and with null after the last (not
+    // called when the workloads read the real storage): what a front end's live controls act on.
+    std::function<void(std::shared_ptr<EmulatedStorageBackend>)> onStorage;
     // Live events of workload w's invocations (null: none), called on the invocations' pump threads.
     std::function<EngineObserver*(std::size_t w)> liveObserver;
 };
