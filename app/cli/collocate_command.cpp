@@ -145,7 +145,7 @@ int runCollocateCommand(const std::vector<std::string>& args) {
             return 0;
         }
     if (!reportsErrors() || isMultiProcess())
-        throw InputError("collocate does not run under mpirun yet: run it as one process (each workload's accelerators are "
+        throw AgreedInputError("collocate does not run under mpirun yet: run it as one process (each workload's accelerators are "
                          "threads of it)");
     OptionSpec spec;
     spec.valued = {"--plan", "--output", "--runs", "--warmup", "--live-json"};

@@ -441,6 +441,14 @@ private slots:
         QCOMPARE(unwritable.exitCode, 2);
         QCOMPARE(unwritable.err.count(QStringLiteral("error:")), 1);
         QVERIFY2(unwritable.err.contains(QStringLiteral("/proc/trainio-cannot-write")), qPrintable(unwritable.err));
+        // A collocation (issue 23) runs its workloads as threads of one process: refused under mpirun, once.
+        testsupport::writeText(base_ / "plan.yaml", "workloads:\n  - {name: a, config: " + cfg_.string() + "}\n  - {name: b, config: " +
+                                                       cfg_.string() + "}\n");
+        const Mpi collocate = mpi(2, {"collocate", "--plan", q(base_ / "plan.yaml"), "--output", q(base_ / "colloc")});
+        QCOMPARE(collocate.exitCode, 2);
+        QCOMPARE(collocate.err.count(QStringLiteral("error:")), 1);
+        QVERIFY2(collocate.err.contains(QStringLiteral("collocate does not run under mpirun")), qPrintable(collocate.err));
+        QVERIFY(!fs::exists(base_ / "colloc"));
     }
 };
 
