@@ -240,6 +240,7 @@ int runSweepCommand(const std::vector<std::string>& args) {
     std::size_t index = 0;
     auto runTrial = [&](std::uint64_t n) {
         SweepTrial t;
+        bool measuredHere = false; // in this process: its numbers are handed over, not read back
         t.accelerators = n;
         t.path = sweepTrialFolder(dir, n);
         const std::string label = "trial " + std::to_string(++index) + " (" + std::to_string(n) + " accelerators)";
@@ -278,6 +279,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
                 const session::SessionResult res = session::Session(req, obs).run();
                 t.status = res.complete ? RunStatus::Complete : res.cancelled ? RunStatus::Cancelled : RunStatus::Failed;
                 t.error = res.error;
+                measureTrial(t, what.auThresholdPercent, res.measuredComplete());
+                measuredHere = true;
                 progress.finishLine();
             }
         } catch (const std::exception& e) { // InputError/RunError at run time: the trial failed, the sweep stops
@@ -285,7 +288,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
             t.status = RunStatus::Failed;
             t.error = e.what();
         }
-        measureTrial(t, what.auThresholdPercent);
+        // A trial under mpirun was written by other processes: its folder is what there is to read.
+        if (!measuredHere) measureTrial(t, what.auThresholdPercent);
         progress.onMessage(headline(index, t, what.auThresholdPercent));
         return t;
     };

@@ -2,9 +2,11 @@
 
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
+#include "aggregate/statistics.h"
 #include "config/value_ranges.h"
 #include "dist/mpi_launch.h"
 #include "engine/sample_order.h"
+#include "engine/training_engine.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -109,6 +111,21 @@ void measureTrial(SweepTrial& trial, double auThresholdPercent) {
         trial.readGibPerSecond = agg.mibPerSecond.mean.value / 1024.0; // DLIO's "MB/s" are MiB/s
         break;
     }
+    trial.passed = trial.status == RunStatus::Complete && std::isfinite(trial.auMeanPercent) &&
+                   trial.auMeanPercent >= auThresholdPercent;
+}
+
+void measureTrial(SweepTrial& trial, double auThresholdPercent, const std::vector<const RunOutcome*>& measuredRuns) {
+    std::vector<double> au, sps, mib;
+    for (const RunOutcome* r : measuredRuns) {
+        au.push_back(r->metrics.auMean);
+        sps.push_back(r->metrics.throughputMean);
+        mib.push_back(r->metrics.ioMeanMiB);
+    }
+    // aggregate::mean is the group aggregate's mean (numpy's): the numbers `trainio-cli aggregate` gives.
+    trial.auMeanPercent = au.empty() ? NAN : aggregate::mean(au).value;
+    trial.samplesPerSecond = sps.empty() ? NAN : aggregate::mean(sps).value;
+    trial.readGibPerSecond = mib.empty() ? NAN : aggregate::mean(mib).value / 1024.0; // DLIO's "MB/s" are MiB/s
     trial.passed = trial.status == RunStatus::Complete && std::isfinite(trial.auMeanPercent) &&
                    trial.auMeanPercent >= auThresholdPercent;
 }

@@ -49,6 +49,10 @@ std::uint64_t maxSweepTrials(const SweepRange& range);
 // does (the group's mean over complete runs); passed = status Complete and AU mean >= thresholdPercent.
 // A folder with no complete measured run leaves the numbers NaN and the trial not passed.
 void measureTrial(SweepTrial& trial, double auThresholdPercent);
+// The same from the trial's measured runs as they were measured (an in-process trial: its session hands
+// them over, nothing is read back): the mean over the complete measured runs of the numbers each run's
+// summary.json holds (train_au_mean_percentage, …_throughput_mean_…, …_io_mean_MB_per_second / 1024).
+void measureTrial(SweepTrial& trial, double auThresholdPercent, const std::vector<const RunOutcome*>& measuredRuns);
 
 // Why the engine's shard plan cannot give each of `accelerators` a step (its message), "" when it can.
 std::string shardProblem(const WorkloadConfig& cfg, std::uint64_t accelerators);

@@ -217,6 +217,7 @@ SessionResult Session::measure() {
         res.cancelled = out.status == RunStatus::Cancelled;
         res.error = out.error;
         res.outcomes.push_back(std::move(out));
+        res.labels.push_back("invocation");
         return res;
     }
     BenchmarkOptions bo;
@@ -229,6 +230,7 @@ SessionResult Session::measure() {
     bo.onInvocationStart = [&](const std::string& label, const fs::path& d) { obs_.onInvocationStart(label, d, index++); };
     bo.onInvocationDone = [&](const std::string& label, const fs::path& d, const RunOutcome& out) {
         res.outcomes.push_back(out);
+        res.labels.push_back(label);
         obs_.onInvocationDone(label, d, out);
     };
     const BenchmarkResult br = runBenchmark(cfg, req_.output, bo);
@@ -237,6 +239,13 @@ SessionResult Session::measure() {
     res.cancelled = !br.complete && io.cancel && io.cancel->load();
     res.error = br.error;
     return res;
+}
+
+std::vector<const RunOutcome*> SessionResult::measuredComplete() const {
+    std::vector<const RunOutcome*> out;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+        if (labels[i].rfind("warm-up", 0) != 0 && outcomes[i].status == RunStatus::Complete) out.push_back(&outcomes[i]);
+    return out;
 }
 
 SessionResult Session::run() {

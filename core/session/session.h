@@ -100,6 +100,9 @@ struct SessionResult {
     // Run: the invocation folder; Benchmark: the folder holding the manifest and run folders.
     std::filesystem::path resultFolder;
     std::vector<RunOutcome> outcomes; // every invocation's, in order (warm-ups first)
+    std::vector<std::string> labels;  // each outcome's label: "invocation", "warm-up", "run 2/5"
+    // The outcomes of the measured invocations (no warm-up) that completed: what a benchmark's statistics use.
+    std::vector<const RunOutcome*> measuredComplete() const;
 };
 
 class Session {
