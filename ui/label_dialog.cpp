@@ -31,7 +31,7 @@ const LibraryNode* systemOf(const LibraryNode& node) {
 
 // The items of a system: its benchmarks and the run-once invocations that sit directly under a workload.
 void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
-    if (n.kind == NodeKind::Benchmark || (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload)) {
+    if (aggregate::isLibraryItem(n)) {
         out.push_back(&n);
         return;
     }

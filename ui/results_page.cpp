@@ -248,7 +248,10 @@ void ResultsPage::showDetails() {
             html += tr("<p>No benchmark of this workload passes.</p>");
         }
     }
-    html += list(n->kind == NodeKind::System ? tr("Per workload") : tr("Benchmarks side by side"), n->summary);
+    html += list(n->kind == NodeKind::System          ? tr("Per workload")
+                 : n->kind == NodeKind::Collocation ? tr("What each workload lost to the others, and each item")
+                                                    : tr("Benchmarks side by side"),
+                 n->summary);
     if (n->hasMetrics) {
         html += QStringLiteral("<table cellspacing=4><tr><th align=left>metric</th><th>mean</th><th>stdev</th><th>95 % CI</th><th>n</th></tr>");
         if (n->type == aggregate::BenchmarkType::Checkpointing)
@@ -261,7 +264,7 @@ void ResultsPage::showDetails() {
                     row(tr("MiB/s"), n->mibPerSecond, 1) + row(tr("Read GiB/s"), n->readGibPerSecond, 3);
         html += QStringLiteral("</table>");
     }
-    if (n->hasMetrics || n->kind == NodeKind::System || n->kind == NodeKind::Workload)
+    if (n->hasMetrics || n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Collocation)
         html += QStringLiteral("<p><i>%1</i></p>").arg(ResultsTreeModel::ruleText(*n));
     else if (n->kind == NodeKind::Benchmark)
         html += tr("<p><i>No complete run: no numbers.</i></p>");

@@ -169,6 +169,9 @@ QString ResultsTreeModel::ruleText(const LibraryNode& n) {
     case NodeKind::Workload:
         return tr("no aggregate: the workload's benchmarks (different accelerator counts) stand side by side; "
                   "the details name the best passing one");
+    case NodeKind::Collocation:
+        return tr("no aggregate: workloads that ran at the same time on one storage; each item's numbers are its "
+                  "own, measured under the others' load; the details give what each lost against itself alone");
     case NodeKind::System:
     case NodeKind::Root:
         return tr("no aggregate: a number averaged across workloads means nothing; the details hold a "
@@ -187,7 +190,7 @@ QString ResultsTreeModel::statusText(const LibraryNode& n) {
 QString ResultsTreeModel::itemStatusCounts(const LibraryNode& n) {
     std::map<int, int> counts; // by InvocationStatus, items only (benchmarks and single invocations)
     std::function<void(const LibraryNode&)> walk = [&](const LibraryNode& x) {
-        if (x.kind == NodeKind::Benchmark || (x.kind == NodeKind::Invocation && x.parent && x.parent->kind == NodeKind::Workload)) {
+        if (aggregate::isLibraryItem(x)) {
             if (!x.warmup) ++counts[static_cast<int>(x.status)];
             return;
         }
@@ -237,7 +240,8 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
         }
         if (col == StatusColumn) {
             // Above the items, one failed run must not make a whole system read "failed": count them.
-            if (n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Root)
+            if (n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Collocation ||
+                n->kind == NodeKind::Root)
                 return itemStatusCounts(*n);
             const QString name = QString::fromStdString(aggregate::statusName(n->status));
             return n->excluded ? tr("%1 · excluded").arg(name) : name;
@@ -369,7 +373,7 @@ std::vector<const LibraryNode*> ResultsTreeModel::checkedNodes() const {
         const LibraryNode* n = stack.back();
         stack.pop_back();
         const Qt::CheckState s = checkState(n);
-        const bool aboveBenchmark = n->kind == NodeKind::System || n->kind == NodeKind::Workload;
+        const bool aboveBenchmark = n->kind == NodeKind::System || n->kind == NodeKind::Workload || n->kind == NodeKind::Collocation;
         // An excluded invocation (cancelled, failed) has no values to compare: a checked parent does
         // not bring it along; checked on its own, it is listed with the reason.
         const bool byParent = n->parent && checkState(n->parent) == Qt::Checked;

@@ -5,6 +5,7 @@
 
 #include "io/emulated_storage.h"
 #include "store/sweep_file.h"
+#include "store/collocation_file.h"
 
 #include <nlohmann/json.hpp>
 #include "telemetry/telemetry_summary.h"
@@ -214,6 +215,11 @@ struct RunGroup {
                                           // sharing this folder with another benchmark identity
     std::vector<std::string> settingDifferences; // settings its runs differ in that cannot change what is
                                                  // measured (identity.h settingDifferences), with the runs named
+    // Measured at the same time as other workloads on one storage (a collocation's DIR/<name>/): index into
+    // ImportResult::collocations and its name there. Its runs are not comparable to the same workload alone
+    // without saying so.
+    std::optional<std::size_t> collocation;
+    std::string collocatedAs;
 };
 
 struct SkippedFile {
@@ -245,6 +251,9 @@ struct ImportResult {
     // Every sweep.json found below the roots (trainio-cli sweep), read by readSweepJson: trial paths
     // absolute. One that cannot be read is in `skipped` with the reason.
     std::vector<SweepFile> sweeps;
+    // Every trainio_collocation.json found (trainio-cli collocate, docs/collocation.md): member paths
+    // absolute. One that cannot be read is in `skipped` with the reason.
+    std::vector<store::CollocationFile> collocations;
 };
 
 } // namespace trainio::aggregate

@@ -243,6 +243,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     ImportResult result;
     std::vector<Found> found;
     std::vector<std::pair<fs::path, fs::path>> sweepFiles; // sweep.json files below the roots, with their tree
+    std::vector<std::pair<fs::path, fs::path>> collocationFiles; // trainio_collocation.json files, with their tree
     // One run folder reached twice — the same root given twice, a symlink, a root inside another — is
     // imported once: summaries are keyed by their folder with symlinks resolved.
     std::map<fs::path, fs::path> seen; // canonical summary → the spelling kept
@@ -303,6 +304,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
                 sweepFiles.push_back({it->path().lexically_normal(), canonicalRoot});
                 continue;
             }
+            if (it->path().filename() == store::kCollocationFile && !it->is_directory(ec)) {
+                collocationFiles.push_back({it->path().lexically_normal(), canonicalRoot});
+                continue;
+            }
             if (it->path().filename() == store::kJournalFile && it->is_regular_file(ec) && !it->is_symlink(ec)) {
                 // A run folder with a journal and no summary.json: a run that died (read back as interrupted,
                 // its DLIO files written from the journal: store/journal.h), or one still running (skipped).
@@ -333,6 +338,17 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         if (!sweepsSeen.insert(canonicalKey(f)).second) continue;
         try {
             result.sweeps.push_back(store::readSweepJson(f, tree));
+        } catch (const std::exception& e) {
+            result.skipped.push_back({f, e.what()});
+        }
+    }
+
+    // Collocations (trainio-cli collocate): each file once.
+    std::set<fs::path> collocationsSeen;
+    for (const auto& [f, tree] : collocationFiles) {
+        if (!collocationsSeen.insert(canonicalKey(f)).second) continue;
+        try {
+            result.collocations.push_back(store::readCollocationFile(f, tree));
         } catch (const std::exception& e) {
             result.skipped.push_back({f, e.what()});
         }
@@ -711,6 +727,17 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
         return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);
     });
+    // A collocation's members: the groups in its DIR/<name>/ (an invocation, or a benchmark's runs/).
+    for (auto& g : result.groups)
+        for (std::size_t c = 0; c < result.collocations.size(); ++c)
+            for (const auto& m : result.collocations[c].workloads) {
+                const fs::path member = canonicalKey(m.path);
+                const fs::path at = canonicalKey(g.path);
+                if (at == member || at.parent_path() == member) {
+                    g.collocation = c;
+                    g.collocatedAs = m.name;
+                }
+            }
     std::sort(result.skipped.begin(), result.skipped.end(),
               [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
     return result;

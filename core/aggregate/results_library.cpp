@@ -134,9 +134,7 @@ void badgeFromChildren(LibraryNode& node) {
 }
 
 // The items a workload node compares: its benchmarks and its run-once invocations.
-bool isItem(const LibraryNode& n) {
-    return n.kind == NodeKind::Benchmark || (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload);
-}
+bool isItem(const LibraryNode& n) { return isLibraryItem(n); }
 
 std::string verdict(const LibraryNode& n) {
     if (n.status != InvocationStatus::Complete)
@@ -253,8 +251,15 @@ std::string nodeKindName(NodeKind kind) {
     case NodeKind::Benchmark: return "benchmark";
     case NodeKind::Invocation: return "invocation";
     case NodeKind::Epoch: return "epoch";
+    case NodeKind::Collocation: return "collocation";
     }
     return "node";
+}
+
+bool isLibraryItem(const LibraryNode& n) {
+    return n.kind == NodeKind::Benchmark ||
+           (n.kind == NodeKind::Invocation && n.parent &&
+            (n.parent->kind == NodeKind::Workload || n.parent->kind == NodeKind::Collocation));
 }
 
 int LibraryNode::row() const {
@@ -301,6 +306,49 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
     for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi)
         if (imported_.groups[gi].kind != GroupKind::Single && nameCount[benchmarkNames[gi]] > 1)
             benchmarkNames[gi] += " (" + folderLabel(imported_.groups[gi].path) + ")";
+    // A collocated item says with whom it ran: it is not the same measurement as the workload alone.
+    auto collocatedSuffix = [&](const RunGroup& g) -> std::string {
+        if (!g.collocation) return "";
+        std::string others;
+        for (const auto& m : imported_.collocations[*g.collocation].workloads)
+            if (m.name != g.collocatedAs) others += (others.empty() ? "" : ", ") + m.name;
+        return " · collocated with " + others;
+    };
+    for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi)
+        if (imported_.groups[gi].kind != GroupKind::Single) benchmarkNames[gi] += collocatedSuffix(imported_.groups[gi]);
+    std::map<std::pair<std::string, std::size_t>, LibraryNode*> collocationNodes;
+    auto collocationNode = [&](LibraryNode& sys, std::size_t c) -> LibraryNode& {
+        LibraryNode*& node = collocationNodes[{sys.label, c}];
+        if (node) return *node;
+        const store::CollocationFile& f = imported_.collocations[c];
+        std::string names;
+        for (const auto& m : f.workloads) names += (names.empty() ? "" : " + ") + m.name;
+        std::string device = "the real storage";
+        if (!f.sharedStorage.empty()) {
+            const auto p = f.sharedStorage.find("profile");
+            device = "one emulated " + (p != f.sharedStorage.end() && p->is_string() ? p->get<std::string>() + " device" : std::string("device"));
+        }
+        node = &child(sys, NodeKind::Collocation, "collocation: " + names + " (" + folderLabel(f.file.parent_path()) + ")");
+        node->path = f.file.parent_path();
+        node->collocation = c;
+        node->itemName = sys.label + " · " + node->label;
+        node->description = "ran at the same time on " + device;
+        node->status = f.status == "complete" ? InvocationStatus::Complete
+                       : f.status == "cancelled" ? InvocationStatus::Cancelled
+                       : f.status == "failed" ? InvocationStatus::Failed
+                                              : InvocationStatus::Incomplete;
+        if (f.status == "running") node->statusReason = "the collocation did not end (killed?): each workload's folder says what it kept";
+        for (const auto& x : f.interference) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%s: AU %.2f %% alone, %.2f %% together — %.2f points lost (95 %% CI %.2f…%.2f), "
+                                             "%.1f %% slower (over %s)",
+                          x.name.c_str(), x.auAlone, x.auTogether, x.auPointsLost, x.auPointsLostLow, x.auPointsLostHigh,
+                          x.slowdownPercent, x.unit.c_str());
+            node->summary.push_back(line);
+        }
+        if (!f.lostMost.empty()) node->summary.push_back("lost most: " + f.lostMost);
+        return *node;
+    };
     std::map<const LibraryNode*, std::string> summaryNames; // benchmarks: own name, else folder
 
     // `base`: the name of what the invocation belongs to ("system · workload · N accelerators").
@@ -411,8 +459,11 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         const std::string wlTitle = first && !first->workloadTitle.empty()
                                         ? first->workloadTitle
                                         : workloadName(g.identity.model, g.identity.accelerator);
-        LibraryNode*& work = workloads[{g.system, wlKey}];
-        if (!work) {
+        // A collocated item sits under its collocation, not beside the workload's items measured alone:
+        // a workload node only for items that ran alone.
+        LibraryNode* placeholder = nullptr;
+        LibraryNode*& work = g.collocation ? placeholder : workloads[{g.system, wlKey}];
+        if (!work && !g.collocation) {
             // The title names format and record size; add what else sets this workload apart from another
             // of the same name ("batch 4"), so that no two workload rows read alike.
             std::string title = wlTitle;
@@ -430,17 +481,26 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             work->itemName = g.system + " · " + title;
         }
 
+        LibraryNode& parent = g.collocation ? collocationNode(*sys, *g.collocation) : *work;
+
         // A run-once invocation stays a single item: no benchmark node above it.
         if (g.kind == GroupKind::Single && first) {
             const std::size_t ri = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
-            addInvocation(*work, ri, g.system + " · " + workloadDefaultName(g) + " · " + acceleratorsText(imported_.runs[ri].accelerators));
+            LibraryNode& inv = addInvocation(parent, ri, g.system + " · " + workloadDefaultName(g) + " · " +
+                                                             acceleratorsText(imported_.runs[ri].accelerators) + collocatedSuffix(g));
+            if (g.collocation) {
+                inv.collocation = g.collocation;
+                inv.label = g.collocatedAs + collocatedSuffix(g) + storageSuffix(inv.storage, inv.liveChanges);
+            }
             continue;
         }
 
-        LibraryNode& bench = child(*work, NodeKind::Benchmark, !g.labels.name.empty() ? g.labels.name : benchmarkNames[gi]);
+        LibraryNode& bench = child(parent, NodeKind::Benchmark, !g.labels.name.empty() ? g.labels.name : benchmarkNames[gi]);
         summaryNames[&bench] = !g.labels.name.empty() ? g.labels.name : folderLabel(g.path);
         bench.path = g.path;
         bench.group = gi;
+        bench.collocation = g.collocation;
+        if (g.collocation) bench.label = g.collocatedAs + ": " + bench.label;
         bench.checks = agg.checks;
         bench.accelerators = g.identity.accelerators;
         bench.workloadKey = wlKey;
@@ -490,6 +550,14 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             for (const auto& c : work->children) items.push_back(c.get());
             worstStatus(*work, items);
             badgeFromChildren(*work);
+            if (work->kind == NodeKind::Collocation) {
+                // Several workloads: no best item across them; each item's line, then the system's line.
+                for (const auto& c : work->children) work->summary.push_back(itemSummary(*c, std::string()));
+                const auto& f = imported_.collocations[*work->collocation];
+                sys->summary.push_back(work->label + (f.lostMost.empty() ? "" : " — lost most: " + f.lostMost));
+                systemItems.insert(systemItems.end(), items.begin(), items.end());
+                continue;
+            }
             // The best passing item: most accelerators, then the higher Read GiB/s. Only a benchmark
             // can pass: MLPerf's rules are about a benchmark's runs, never one invocation.
             for (std::size_t i = 0; i < work->children.size(); ++i) {

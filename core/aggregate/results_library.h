@@ -18,8 +18,16 @@
 
 namespace trainio::aggregate {
 
-enum class NodeKind { Root, System, Workload, Benchmark, Invocation, Epoch };
+// Collocation (issue 23): under its system, the workloads that ran at the same time on one storage
+// (trainio-cli collocate) — their benchmarks or invocations are its children instead of their workloads'
+// (measured under the others' load, they are named "· collocated with …"); its summary holds the
+// interference when the collocation measured each workload alone too.
+enum class NodeKind { Root, System, Workload, Benchmark, Invocation, Epoch, Collocation };
 std::string nodeKindName(NodeKind kind);
+struct LibraryNode;
+// An item compare tables, plots and reports show: a benchmark, or an invocation run once (one directly
+// under a workload or a collocation).
+bool isLibraryItem(const LibraryNode& n);
 
 // One metric at one node: statistics over the node's children (over its epochs for an invocation;
 // the single value for an epoch).
@@ -73,6 +81,7 @@ struct LibraryNode {
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::optional<std::size_t> group;    // index into ImportResult::groups (benchmark nodes)
+    std::optional<std::size_t> collocation; // index into ImportResult::collocations (collocation nodes and their items)
     std::optional<std::size_t> run;      // index into ImportResult::runs (invocation and epoch nodes)
     std::optional<std::size_t> epoch;    // 0-based epoch index (epoch nodes)
     bool warmup = false;                 // warm-up invocation, shown but not counted
@@ -109,7 +118,7 @@ private:
 };
 
 // `trainio-cli aggregate PATH... --tree --format json`: {"tree": [node...]} where each node has
-// "level" (system|workload|benchmark|invocation), "label", "status", "status_reason", "workload_identity",
+// "level" (system|workload|collocation|benchmark|invocation), "label", "status", "status_reason", "workload_identity",
 // "metrics" (null where no aggregate is meaningful, else {"au_mean_percentage", "samples_per_second",
 // "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width; checkpointing nodes
 // — "kind": "checkpointing" — have {"checkpoint_write_gib_per_second", "checkpoint_read_gib_per_second",

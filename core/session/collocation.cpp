@@ -253,58 +253,45 @@ private:
     std::condition_variable& cv_;
 };
 
-ordered_json collocationJson(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
-                             const std::vector<std::unique_ptr<WorkloadObserver>>& obs, const std::string& status, double start,
-                             double end, const ordered_json& processIo) {
-    ordered_json j;
-    j["version"] = 1;
-    j["plan"] = plan.file.string();
-    j["command_line"] = opt.commandLine;
-    j["status"] = status;
-    j["times"] = "seconds since the Unix epoch (UTC)";
-    j["start"] = start;
-    j["end"] = end > 0 ? ordered_json(end) : ordered_json();
-    j["runs"] = opt.runs;
-    j["warmups"] = opt.runs > 0 ? opt.warmups : 0;
-    ordered_json ws = ordered_json::array();
-    std::uint64_t training = 0, readers = 0;
+store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
+                                       const std::vector<std::unique_ptr<WorkloadObserver>>& obs, const std::string& status,
+                                       double start, double end, const ordered_json& processIo) {
+    store::CollocationFile f;
+    f.plan = plan.file.string();
+    f.commandLine = opt.commandLine;
+    f.status = status;
+    f.start = start;
+    f.end = end > 0 ? end : NAN;
+    f.runs = opt.runs;
+    f.warmups = opt.runs > 0 ? opt.warmups : 0;
     for (std::size_t i = 0; i < plan.workloads.size(); ++i) {
         const CollocatedWorkload& w = plan.workloads[i];
-        training += w.accelerators;
-        readers += w.accelerators * w.resolved.reader.readThreads;
-        ordered_json x;
-        x["name"] = w.name;
-        x["path"] = (dir / w.name).string();
-        x["config"] = w.configSource;
-        x["accelerators"] = w.accelerators;
-        x["start_after_s"] = w.startAfterS;
-        ordered_json invs = ordered_json::array();
-        double first = 0, last = 0;
-        std::string wStatus = obs.empty() || obs[i]->done.empty() ? status : "complete";
+        f.trainingThreads += w.accelerators;
+        f.readerThreads += w.accelerators * w.resolved.reader.readThreads;
+        store::CollocationMember m;
+        m.name = w.name;
+        m.path = w.name; // relative to the collocation's folder: the folder can move
+        m.config = w.configSource;
+        m.accelerators = w.accelerators;
+        m.startAfterS = w.startAfterS;
+        m.status = obs.empty() || obs[i]->done.empty() ? status : "complete";
         if (!obs.empty())
             for (const auto& inv : obs[i]->done) {
-                invs.push_back({{"label", inv.label}, {"path", inv.path.string()}, {"start", inv.start}, {"end", inv.end},
-                                {"status", inv.status}, {"au_percent", inv.auPercent}, {"bytes_read", inv.bytesRead}});
-                if (first == 0 || inv.start < first) first = inv.start;
-                last = std::max(last, inv.end);
-                if (inv.status != "complete") wStatus = inv.status;
+                m.invocations.push_back(
+                    {inv.label, inv.path.lexically_relative(dir), inv.start, inv.end, inv.status, inv.auPercent, inv.bytesRead});
+                if (!(m.start <= inv.start)) m.start = inv.start;
+                if (!(m.end >= inv.end)) m.end = inv.end;
+                if (inv.status != "complete") m.status = inv.status;
             }
-        x["start"] = first > 0 ? ordered_json(first) : ordered_json();
-        x["end"] = last > 0 ? ordered_json(last) : ordered_json();
-        x["status"] = wStatus;
-        x["invocations"] = invs;
-        ws.push_back(x);
+        f.workloads.push_back(std::move(m));
     }
-    j["workloads"] = ws;
-    ordered_json shared = ordered_json::object();
     if (plan.sharedDevice()) {
-        shared = storageShapeJson(storageShapeFor(plan.storage));
-        shared["profile"] = plan.storage.profile.empty() ? ordered_json() : ordered_json(plan.storage.profile);
+        f.sharedStorage = storageShapeJson(storageShapeFor(plan.storage));
+        f.sharedStorage["profile"] = plan.storage.profile.empty() ? ordered_json() : ordered_json(plan.storage.profile);
     }
-    j["shared_storage"] = shared;
-    j["threads"] = {{"training", training}, {"readers", readers}, {"cpus", std::thread::hardware_concurrency()}};
-    j["process_io"] = processIo;
-    return j;
+    f.cpus = std::thread::hardware_concurrency();
+    f.processIo = processIo;
+    return f;
 }
 
 } // namespace
@@ -434,7 +421,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     fs::create_directories(dir);
     const WallClock clock;
     const double start = clock.now();
-    store::writeFileAtomic(res.file, collocationJson(plan, dir, opt, {}, "running", start, 0, ordered_json::object()).dump(2) + "\n");
+    store::writeCollocationFile(collocationFile(plan, dir, opt, {}, "running", start, 0, ordered_json::object()), dir);
 
     // The collocation's page-cache share: the process's counters over every workload's files.
     std::vector<std::string> files;
@@ -505,37 +492,24 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     }
     res.cancelled = !res.complete && res.error.empty() && opt.cancel && opt.cancel->load();
     const std::string status = res.complete ? "complete" : res.cancelled ? "cancelled" : "failed";
-    ordered_json j = collocationJson(plan, dir, opt, obs, status, start, end, processIo);
+    store::CollocationFile file = collocationFile(plan, dir, opt, obs, status, start, end, processIo);
+    file.error = res.error;
     if (opt.alone) {
-        ordered_json list = ordered_json::array();
         double most = -INFINITY;
         for (std::size_t i = 0; i < n; ++i) {
-            const Interference x = interference(plan.workloads[i].name, res.aloneInvocations[i], res.invocations[i]);
-            res.interference.push_back(x);
+            Interference x = interference(plan.workloads[i].name, res.aloneInvocations[i], res.invocations[i]);
+            x.alonePath = fs::path(store::kAloneFolder) / x.name; // relative to the collocation's folder
             if (std::isfinite(x.auPointsLost) && x.auPointsLost > most) {
                 most = x.auPointsLost;
                 res.lostMost = x.name;
             }
-            auto num = [](double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(); };
-            list.push_back({{"name", x.name},
-                            {"alone_path", (dir / store::kAloneFolder / x.name).string()},
-                            {"unit", x.unit},
-                            {"n_alone", x.nAlone},
-                            {"n_together", x.nTogether},
-                            {"au_alone_percent", num(x.auAlone)},
-                            {"au_together_percent", num(x.auTogether)},
-                            {"au_points_lost", num(x.auPointsLost)},
-                            {"au_points_lost_ci95", {num(x.auPointsLostLow), num(x.auPointsLostHigh)}},
-                            {"mib_s_alone", num(x.mibAlone)},
-                            {"mib_s_together", num(x.mibTogether)},
-                            {"slowdown_percent", num(x.slowdownPercent)},
-                            {"slowdown_ci95_percent", {num(x.slowdownLowPercent), num(x.slowdownHighPercent)}},
-                            {"rule", x.rule}});
+            res.interference.push_back(std::move(x));
         }
-        j["interference"] = {{"workloads", list}, {"lost_most", res.lostMost.empty() ? ordered_json() : ordered_json(res.lostMost)}};
+        file.hasInterference = true;
+        file.interference = res.interference;
+        file.lostMost = res.lostMost;
     }
-    if (!res.error.empty()) j["error"] = res.error;
-    store::writeFileAtomic(res.file, j.dump(2) + "\n");
+    store::writeCollocationFile(file, dir);
     return res;
 }
 

@@ -10,6 +10,7 @@
 #include "io/emulated_storage.h"
 #include "engine/engine_observer.h"
 #include "session/session.h"
+#include "store/collocation_file.h"
 
 #include <atomic>
 #include <cstdint>
@@ -90,17 +91,8 @@ struct CollocatedInvocation {
 // One workload together against itself alone (issue 23, "Interference"): like with like — the measured
 // runs of each side (--runs N), or the epochs of one invocation each (no --runs; epochs of one invocation
 // are not independent runs, and the rule says so). Lost AU points and the slowdown in MiB/s, each with the
-// 95 % CI of the difference (Welch); NaN where a side has fewer than two values.
-struct Interference {
-    std::string name;
-    std::string unit; // "runs" or "epochs of one invocation"
-    std::size_t nAlone = 0, nTogether = 0;
-    double auAlone = 0, auTogether = 0;
-    double auPointsLost = 0, auPointsLostLow = 0, auPointsLostHigh = 0;
-    double mibAlone = 0, mibTogether = 0;
-    double slowdownPercent = 0, slowdownLowPercent = 0, slowdownHighPercent = 0; // 100 × (1 − together ÷ alone)
-    std::string rule;
-};
+// 95 % CI of the difference (Welch); NaN where a side has fewer than two values. (store/collocation_file.h)
+using Interference = store::CollocationInterference;
 Interference interference(const std::string& name, const std::vector<CollocatedInvocation>& alone,
                           const std::vector<CollocatedInvocation>& together);
 

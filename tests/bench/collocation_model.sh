@@ -55,8 +55,8 @@ pred = {w["name"]: w for w in json.load(open(model))["workloads"]}
 def ts(s):
     return datetime.datetime.fromisoformat(s).timestamp()
 for w in c["workloads"]:
-    au = json.load(open(w["path"] + "/summary.json"))["metric"]["train_au_percentage"]
-    st = json.load(open(w["path"] + "/0_per_epoch_stats.json"))
+    au = json.load(open(out + "/" + w["path"] + "/summary.json"))["metric"]["train_au_percentage"]  # paths relative to DIR
+    st = json.load(open(out + "/" + w["path"] + "/0_per_epoch_stats.json"))
     inside = [au[int(e) - 1] for e, v in st.items() if e.isdigit() and lo <= ts(v["start"]) and ts(v["end"]) <= hi]
     m = sum(inside) / len(inside) if inside else float("nan")
     p = pred[w["name"]]["collocated"]["predicted_au_percentage"]

@@ -219,7 +219,54 @@ private slots:
             }
             QCOMPARE(c["interference"]["lost_most"].get<std::string>(), lost);
             QVERIFY(r.err.contains(QStringLiteral("lost most: ") + QString::fromStdString(lost)));
+
+            // The library: one collocation item holding the two workloads' items (named with whom they ran);
+            // the alone runs stay under their workloads.
+            const auto tree = testsupport::runCli({QStringLiteral("aggregate"), q(out), QStringLiteral("--tree"), QStringLiteral("--format"),
+                                                   QStringLiteral("json")});
+            QVERIFY2(tree.exitCode == 0, qPrintable(tree.err));
+            const json t = json::parse(tree.out.toStdString());
+            QCOMPARE(t["tree"].size(), std::size_t(1));
+            int collocations = 0, aloneItems = 0;
+            for (const auto& n : t["tree"][0]["children"]) {
+                if (n["level"] == "collocation") {
+                    ++collocations;
+                    QCOMPARE(n["children"].size(), std::size_t(2));
+                    for (const auto& item : n["children"]) {
+                        const std::string label = item["label"].get<std::string>();
+                        QVERIFY2(label.find("collocated with") != std::string::npos, label.c_str());
+                        QCOMPARE(item["level"].get<std::string>(), std::string(runs ? "benchmark" : "invocation"));
+                    }
+                } else {
+                    QCOMPARE(n["level"].get<std::string>(), std::string("workload"));
+                    for (const auto& item : n["children"]) {
+                        QVERIFY(item["label"].get<std::string>().find("collocated") == std::string::npos);
+                        ++aloneItems;
+                    }
+                }
+            }
+            QCOMPARE(collocations, 1);
+            QCOMPARE(aloneItems, 2);
         }
+    }
+
+    // trainio_collocation.json is read under the store's rules: a broken one is skipped with its reason, and
+    // its workloads import as ordinary items.
+    void aBrokenCollocationFileIsSkippedWithItsReason() {
+        const std::string a = workload("ba"), b = workload("bb");
+        const fs::path p = plan("broken.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b + "}\n");
+        const fs::path out = base_ / "broken";
+        QCOMPARE(collocate(p, out).exitCode, 0);
+        testsupport::writeText(out / "trainio_collocation.json", "{\"status\": \"complete\", \"workloads\": 3}");
+        const auto r = testsupport::runCli({QStringLiteral("aggregate"), q(out), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json j = json::parse(r.out.toStdString());
+        bool named = false;
+        for (const auto& sk : j["skipped"])
+            named = named || (sk["path"].get<std::string>().find("trainio_collocation.json") != std::string::npos &&
+                              sk["reason"].get<std::string>().find("workloads") != std::string::npos);
+        QVERIFY2(named, j["skipped"].dump().c_str());
+        QCOMPARE(j["groups"].size(), std::size_t(2));
     }
 
     // The device divided by weighted max-min fairness: shares worked out by hand.

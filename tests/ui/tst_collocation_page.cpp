@@ -91,8 +91,14 @@ private slots:
         QVERIFY2(summary.contains(QStringLiteral("a_2")) && summary.contains(QStringLiteral("AU points lost")) &&
                      summary.contains(QStringLiteral("lost most")),
                  qPrintable(summary));
-        // The folder joined the library.
-        QTRY_VERIFY_WITH_TIMEOUT(!w.findChild<ResultsLibraryLoader*>()->folderHolding(out).isEmpty(), 10000);
+        // The folder joined the library, as one collocation item holding both workloads' invocations.
+        auto* loader = w.findChild<ResultsLibraryLoader*>();
+        QTRY_VERIFY_WITH_TIMEOUT(!loader->folderHolding(out).isEmpty() && loader->library() &&
+                                     !loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).empty(),
+                                 20000);
+        const auto* colloc = loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).front();
+        QCOMPARE(colloc->children.size(), std::size_t(2));
+        QVERIFY(colloc->summary.size() >= 3); // what each lost, who lost most, each item
     }
 
     void cancelStopsEveryWorkload() {

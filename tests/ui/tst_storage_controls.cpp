@@ -239,7 +239,9 @@ private slots:
         QCOMPARE(strip->inflightBox()->value(), 0.0);
         auto* binding = strip->findChild<QLabel*>(QStringLiteral("storageBinding"));
         QVERIFY(binding);
-        // Two readings of the counters half a second apart, while the readers queue behind the cap.
+        // Two readings of the counters half a second apart, once the readers are reading (on a loaded
+        // machine the run may still be setting up when the device is reported): they queue behind the cap.
+        QTRY_VERIFY_WITH_TIMEOUT(dev->stats().requests > 0, 30000);
         strip->updateBinding();
         QTest::qWait(500);
         strip->updateBinding();

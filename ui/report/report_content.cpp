@@ -59,10 +59,9 @@ QString osDescription() {
 
 namespace {
 
-// The items below n: benchmarks, and run-once invocations (an invocation straight under its workload).
+// The items below n: benchmarks, and run-once invocations (aggregate::isLibraryItem).
 void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
-    if (n.kind == NodeKind::Benchmark ||
-        (n.kind == NodeKind::Invocation && n.parent && n.parent->kind == NodeKind::Workload)) {
+    if (aggregate::isLibraryItem(n)) {
         out.push_back(&n);
         return;
     }
@@ -91,7 +90,8 @@ std::vector<const LibraryNode*> reportItems(const aggregate::ResultsLibrary& lib
             break;
         case NodeKind::Root:
         case NodeKind::System:
-        case NodeKind::Workload: collectItems(*n, candidates); break;
+        case NodeKind::Workload:
+        case NodeKind::Collocation: collectItems(*n, candidates); break;
         }
     }
     std::vector<const LibraryNode*> items;
