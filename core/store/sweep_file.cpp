@@ -61,13 +61,9 @@ SweepFile readSweepJson(const fs::path& where, const fs::path& canonicalRoot) {
     if (!fs::exists(fs::symlink_status(f.file, ec)))
         throw InputError(f.file.string() + ": cannot be read: expected a sweep's sweep.json (trainio-cli sweep)");
     const ReadBounds bounds;
-    std::string why;
-    const auto body = readFolderText(f.file, canonicalRoot.empty() ? treeOf(dir) : canonicalRoot, bounds.maxFileBytes, why);
-    if (!body) throw InputError(f.file.string() + ": " + why);
-    const auto parsed = parseBoundedJson(*body, bounds.maxJsonDepth, why);
-    if (!parsed || !parsed->is_object())
-        throw InputError(f.file.string() + ": not a JSON object" + (parsed ? std::string() : " (" + why + ")"));
-    const nlohmann::json& j = *parsed;
+    const nlohmann::json j = readFolderJsonOrThrow(f.file, canonicalRoot.empty() ? treeOf(dir) : canonicalRoot,
+                                                   bounds.maxFileBytes, bounds.maxJsonDepth);
+    if (!j.is_object()) throw InputError(f.file.string() + ": not a JSON object");
     auto fail = [&](const std::string& key, const std::string& expected) {
         throw InputError(describeProblem(f.file.string(), key, "", expected));
     };
