@@ -332,27 +332,22 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     }
     result.summariesFound = found.size();
 
-    // Sweeps (trainio-cli sweep): each sweep.json once, however many roots reach it.
-    std::set<fs::path> sweepsSeen;
-    for (const auto& [f, tree] : sweepFiles) {
-        if (!sweepsSeen.insert(canonicalKey(f)).second) continue;
-        try {
-            result.sweeps.push_back(store::readSweepJson(f, tree));
-        } catch (const std::exception& e) {
-            result.skipped.push_back({f, e.what()});
+    // Sweeps (trainio-cli sweep) and collocations (trainio-cli collocate): each file once, however many
+    // roots reach it; one that cannot be read is skipped with the reason.
+    auto readEach = [&](const std::vector<std::pair<fs::path, fs::path>>& files, auto read, auto& out) {
+        std::set<fs::path> seenFiles;
+        for (const auto& [f, tree] : files) {
+            if (!seenFiles.insert(canonicalKey(f)).second) continue;
+            try {
+                out.push_back(read(f, tree));
+            } catch (const std::exception& e) {
+                result.skipped.push_back({f, e.what()});
+            }
         }
-    }
-
-    // Collocations (trainio-cli collocate): each file once.
-    std::set<fs::path> collocationsSeen;
-    for (const auto& [f, tree] : collocationFiles) {
-        if (!collocationsSeen.insert(canonicalKey(f)).second) continue;
-        try {
-            result.collocations.push_back(store::readCollocationFile(f, tree));
-        } catch (const std::exception& e) {
-            result.skipped.push_back({f, e.what()});
-        }
-    }
+    };
+    readEach(sweepFiles, [](const fs::path& f, const fs::path& t) { return store::readSweepJson(f, t); }, result.sweeps);
+    readEach(collocationFiles, [](const fs::path& f, const fs::path& t) { return store::readCollocationFile(f, t); },
+             result.collocations);
 
     // Read every summary; collect host summaries per run folder.
     struct PendingRun {
