@@ -61,7 +61,7 @@ void put(ordered_json& w, const std::string& path, ordered_json value) {
 ordered_json workloadJson(const WorkloadConfig& c) {
     ordered_json w;
     // DLIO's resolved-Hydra order of the sections; keys within a section follow the table.
-    for (const char* s : {"model", "framework", "workflow", "dataset", "reader", "train", "checkpoint", "evaluation",
+    for (const char* s : {"model", "framework", "workflow", "storage", "dataset", "reader", "train", "checkpoint", "evaluation",
                           "output", "metric", "accelerator", "trainio"})
         w[s] = nullptr;
     for (const auto& k : config_keys::all()) {
@@ -70,6 +70,12 @@ ordered_json workloadJson(const WorkloadConfig& c) {
             continue;
         const config_keys::Value v = k.field.get(c);
         if (k.has(config_keys::OmitWhenEmpty) && std::get<std::string>(v).empty()) continue;
+        if (k.path.rfind("storage.", 0) == 0 && !c.storage.isS3() && c.storage.type == "local_fs") continue;
+        // A secret is never written (docs/s3.md): the copy in a result folder says one was given.
+        if (isSecretKey(k.path)) {
+            put(w, k.path, "***");
+            continue;
+        }
         put(w, k.path, valueJson(k, v));
     }
     // Beside the table: the time distributions, the accelerator when known, and the emulated storage
@@ -80,6 +86,7 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     // written out, the same value becomes the enum and DLIO refuses it with framework pytorch (the
     // fork's utils/config.py lines 209, 386-388). Left out, it reads back as the same default.
     if (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow") w["reader"].erase("data_loader");
+    if (w["storage"].is_null()) w.erase("storage");
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
     else w.erase("accelerator");
     const auto& st = c.trainio.storage;
