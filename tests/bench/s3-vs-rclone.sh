@@ -7,7 +7,7 @@
 # --transfers, 4), TRANSFER (reader.transfer_size bytes, 4194304), DEPTH (trainio.io_depth, 1).
 # TrainIO reads through its real run (npz samples parsed, computation_time 0); its figure is the bytes
 # delivered over the epoch's span from trainio_io.json / summary.json. rclone copies the objects to a
-# tmpfs folder (/dev/shm), its figure is bytes over wall time of the copy.
+# tmpfs folder (/dev/shm), its figure is bytes over wall time of the copy (its start and listing included).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/ci}
@@ -62,13 +62,15 @@ cat > "$conf" <<RC
 [bench]
 type = s3
 provider = Ceph
-env_auth = true
+access_key_id = $AWS_ACCESS_KEY_ID
+secret_access_key = $AWS_SECRET_ACCESS_KEY
 endpoint = $TRAINIO_S3_ENDPOINT
 force_path_style = true
 RC
 start=$(date +%s.%N)
-rclone --config "$conf" copy "bench:$bucket/bench/train" "$work/rclone" --transfers "$readers" --checkers "$readers" \
-    --multi-thread-streams 0 --s3-no-head-object 2>/dev/null
+# (AWS_CA_BUNDLE, if set for the machine's HTTPS, makes rclone 1.60 refuse an http:// endpoint.)
+env -u AWS_CA_BUNDLE rclone --config "$conf" copy "bench:$bucket/bench/train" "$work/rclone" --transfers "$readers" --checkers "$readers" \
+    --multi-thread-streams 0
 end=$(date +%s.%N)
 bytes=$(du -sb "$work/rclone" | cut -f1)
 rclone_mibs=$(python3 -c "print('%.1f' % ($bytes / ($end - $start) / 1048576))")
