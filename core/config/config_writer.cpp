@@ -70,7 +70,6 @@ ordered_json workloadJson(const WorkloadConfig& c) {
             continue;
         const config_keys::Value v = k.field.get(c);
         if (k.has(config_keys::OmitWhenEmpty) && std::get<std::string>(v).empty()) continue;
-        if (k.path.rfind("storage.", 0) == 0 && !c.storage.isS3() && c.storage.type == "local_fs") continue;
         // A secret is never written (docs/s3.md): the copy in a result folder says one was given.
         if (isSecretKey(k.path)) {
             put(w, k.path, "***");
@@ -86,7 +85,14 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     // written out, the same value becomes the enum and DLIO refuses it with framework pytorch (the
     // fork's utils/config.py lines 209, 386-388). Left out, it reads back as the same default.
     if (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow") w["reader"].erase("data_loader");
-    if (w["storage"].is_null()) w.erase("storage");
+    // A workload on the local file system with no storage key set keeps writing no storage section.
+    const StorageSection d;
+    const StorageSection& st0 = c.storage;
+    if (w["storage"].is_null() ||
+        (st0.type == d.type && st0.root == d.root && st0.endpointUrl == d.endpointUrl && st0.region == d.region &&
+         st0.accessKeyId == d.accessKeyId && st0.secretAccessKey == d.secretAccessKey && st0.forcePathStyle == d.forcePathStyle &&
+         st0.maxAttempts == d.maxAttempts && st0.caBundle == d.caBundle && st0.verifyTls == d.verifyTls))
+        w.erase("storage");
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
     else w.erase("accelerator");
     const auto& st = c.trainio.storage;

@@ -243,8 +243,13 @@ private slots:
         proxy.start(QStringLiteral("python3"), {kProxy, QStringLiteral("--upstream"), endpoint_, QStringLiteral("--fail"),
                                                 QStringLiteral("1"), QStringLiteral("--match"), QStringLiteral("/train/"),
                                                 QStringLiteral("--count-file"), count});
-        QVERIFY(proxy.waitForReadyRead(10000));
-        const QString port = QString::fromUtf8(proxy.readLine()).trimmed().section(' ', 1);
+        QElapsedTimer started;
+        started.start();
+        while (!proxy.canReadLine() && started.elapsed() < 30000) proxy.waitForReadyRead(1000);
+        const QString line = QString::fromUtf8(proxy.readLine()).trimmed();
+        QVERIFY2(line.startsWith(QLatin1String("port ")),
+                 qPrintable(QStringLiteral("the fault proxy did not start: '") + line + "' " + QString::fromUtf8(proxy.readAllStandardError())));
+        const QString port = line.section(' ', 1);
         QVERIFY(!port.isEmpty());
         const QString cfg = writeUnet3dS3(QStringLiteral("unet3d_s3.yaml"), false); // the dataset of unet3dGeneratesAndRuns
         const QString out = tmp_.filePath(QStringLiteral("run-503"));
