@@ -16,6 +16,7 @@ PACKAGES=(
   libturbojpeg0-dev    # jpeg datasets: encode as PIL does, full decode in the reader (TurboJPEG API)
   libpng-dev           # png datasets: encode as PIL does, full decode in the reader
   libhdf5-dev          # hdf5 datasets: DLIO's records_0/labels layout, read through the IoBackend (C API)
+  libcurl4-openssl-dev # the S3 I/O backend (SigV4-signed requests, curl multi; docs/s3.md)
   libopenmpi-dev openmpi-bin  # multi-process runs under mpirun across client hosts (docs/mpi.md)
   # GUI (and the PDF report the main job writes with it, headless)
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev
@@ -29,6 +30,8 @@ TEST_PACKAGES=(
   xvfb xauth poppler-utils python3 python3-numpy python3-crc32c fio
   python3-dateutil     # MLPerf Storage v1.0 report.py (tst_peer_report)
   python3-pil python3-h5py  # oracles: generated jpeg/png/hdf5 open as DLIO's readers open them (tests/tools/check_image_hdf5.py)
+  radosgw ceph-mon ceph-osd curl  # a real S3 server on loopback for tst_s3 (tests/tools/s3-server.sh, docs/s3.md)
+  rclone               # the S3 GET throughput reference of tests/bench/s3-vs-rclone.sh
   util-linux           # unshare(1): tst_storage_truth mounts a ramfs in a private mount namespace
   # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
   dpkg-dev file help2man librsvg2-bin man-db desktop-file-utils appstream

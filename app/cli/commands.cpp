@@ -534,7 +534,7 @@ int runSessionCommand(const Args& args, session::SessionMode mode) {
     io.observer = &progress;
     io.cancel = &g_cancel;
     io.io = ioBackend();
-    io.commandLine = joinArgs(benchmark ? "benchmark" : "run", args);
+    io.commandLine = redactSecretsInText(joinArgs(benchmark ? "benchmark" : "run", args));
     io.labels = labelsFrom(p);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) io.onCheckpoint = checkpointLines(cfg, progress);
     CliObserver obs(progress, cfg, benchmark);

@@ -266,10 +266,38 @@ std::vector<KeyDef> build() {
             .bind(field([](auto& c) -> auto& { return c.workflow.profiling; })));
     add(ignored("workflow.debug", "DLIO's debug logging").bookkeeping());
 
-    add(section("storage").means("DLIO's storage backend (TrainIO reads the local file system)"));
-    add(ignored("storage.storage_type", "local_fs, s3, …"));
-    add(ignored("storage.storage_root", "root of the storage backend"));
-    add(key("storage.storage_options", Type::Map, K::OpenIgnored).means("backend options (free-form)"));
+    add(section("storage").means("DLIO's storage backend: the local file system or an S3 bucket (docs/s3.md)"));
+    add(key("storage.storage_type", Type::Choice).def("local_fs").choices({"local_fs", "parallel_fs", "s3"})
+            .means("where the dataset and checkpoints live: files (local_fs, parallel_fs) or objects of an S3 bucket (s3)")
+            .bind(field([](auto& c) -> auto& { return c.storage.type; })));
+    add(key("storage.storage_root", Type::Text).expect("a bucket name").unit("bucket")
+            .means("s3: the bucket holding the dataset (and checkpoints)")
+            .bind(field([](auto& c) -> auto& { return c.storage.root; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options", Type::Map, K::OpenIgnored).means("backend options (the S3 keys below are read; others are free-form)"));
+    add(key("storage.storage_options.endpoint_url", Type::Text).expect("an http:// or https:// URL")
+            .means("s3: the endpoint (comma-separated: process r uses entry r mod N)")
+            .bind(field([](auto& c) -> auto& { return c.storage.endpointUrl; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options.region", Type::Text).def("us-east-1").expect("a region name")
+            .means("s3: the region the requests are signed for (SigV4)")
+            .bind(field([](auto& c) -> auto& { return c.storage.region; })));
+    add(key("storage.storage_options.access_key_id", Type::Text).expect("an access key id")
+            .means("s3: the access key (better: AWS_ACCESS_KEY_ID or AWS_PROFILE)")
+            .bind(field([](auto& c) -> auto& { return c.storage.accessKeyId; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options.secret_access_key", Type::Text).expect("a secret key")
+            .means("s3: the secret key (better: AWS_SECRET_ACCESS_KEY or AWS_PROFILE); written nowhere, shown as ***")
+            .bind(field([](auto& c) -> auto& { return c.storage.secretAccessKey; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options.s3_force_path_style", Type::Bool).def("false")
+            .means("s3: address the bucket in the path (http://endpoint/bucket/key) instead of the host name")
+            .bind(field([](auto& c) -> auto& { return c.storage.forcePathStyle; })));
+    add(key("storage.storage_options.s3_max_attempts", Type::Whole).def("5").range(whole(1, 100)).unit("attempts")
+            .means("s3: attempts per request (retried with backoff on 5xx, throttling and connection errors)")
+            .bind(field([](auto& c) -> auto& { return c.storage.maxAttempts; })));
+    add(key("storage.storage_options.ca_bundle", Type::Text).origin("TrainIO").expect("a PEM file")
+            .means("s3 over HTTPS: the CA certificates to verify the endpoint with (default: the system's)")
+            .bind(field([](auto& c) -> auto& { return c.storage.caBundle; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options.verify_tls", Type::Bool).origin("TrainIO").def("true")
+            .means("s3 over HTTPS: verify the endpoint's certificate (false is recorded in the result)")
+            .bind(field([](auto& c) -> auto& { return c.storage.verifyTls; })));
     add(ignored("storage.storage_library", "S3 client library").origin("DLIO (MLPerf v3.0 fork)"));
     add(ignored("storage.post_generation_settle_seconds", "pause after data generation", Type::Number)
             .origin("DLIO (MLPerf v3.0 fork)"));

@@ -186,7 +186,7 @@ public:
         reportUnknownKeys(root, "");
         WorkloadConfig cfg = interpret(root);
         cfg.sourcePath = source_;
-        cfg.overrides = overrides;
+        cfg.overrides = redactSecretOverrides(overrides);
         resolveAccelerator(cfg);
         for (const auto& i : config_detail::checkRanges(cfg)) error(writtenAs(i.key), i.value, "expected " + i.expected);
         dlioQuirks(cfg);

@@ -61,6 +61,20 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
         out.push_back({"framework", "'" + c.framework + "'", "tensorflow or pytorch"});
     const auto& d = c.dataset;
     if (d.dataFolder.empty()) out.push_back({"dataset.data_folder", "''", "a folder path"});
+    // An object-store location is never read as a local folder (a folder literally named "s3:").
+    if (d.dataFolder.rfind("s3:/", 0) == 0 && !c.storage.isS3())
+        out.push_back({"dataset.data_folder", "'" + d.dataFolder + "'",
+                       "a local folder, or storage.storage_type: s3 with storage.storage_root (the bucket) to read objects"});
+    if (c.storage.isS3() && c.storage.root.empty())
+        out.push_back({"storage.storage_root", "''", "the bucket name with storage.storage_type s3"});
+    if (c.storage.isS3() && d.dataFolder.rfind("s3:/", 0) == 0) {
+        std::string rest = d.dataFolder.substr(3);
+        while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+        const std::string bucket = rest.substr(0, rest.find('/'));
+        if (!c.storage.root.empty() && bucket != c.storage.root)
+            out.push_back({"dataset.data_folder", "'" + d.dataFolder + "'",
+                           "s3://" + c.storage.root + "/… (storage.storage_root names the bucket)"});
+    }
     if (d.filePrefix.empty()) out.push_back({"dataset.file_prefix", "''", "a non-empty file name prefix"});
     if (d.filePrefix.find('/') != std::string::npos)
         out.push_back({"dataset.file_prefix", "'" + d.filePrefix + "'", "a file name prefix without '/'"});

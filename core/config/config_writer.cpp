@@ -61,7 +61,7 @@ void put(ordered_json& w, const std::string& path, ordered_json value) {
 ordered_json workloadJson(const WorkloadConfig& c) {
     ordered_json w;
     // DLIO's resolved-Hydra order of the sections; keys within a section follow the table.
-    for (const char* s : {"model", "framework", "workflow", "dataset", "reader", "train", "checkpoint", "evaluation",
+    for (const char* s : {"model", "framework", "workflow", "storage", "dataset", "reader", "train", "checkpoint", "evaluation",
                           "output", "metric", "accelerator", "trainio"})
         w[s] = nullptr;
     for (const auto& k : config_keys::all()) {
@@ -70,6 +70,11 @@ ordered_json workloadJson(const WorkloadConfig& c) {
             continue;
         const config_keys::Value v = k.field.get(c);
         if (k.has(config_keys::OmitWhenEmpty) && std::get<std::string>(v).empty()) continue;
+        // A secret is never written (docs/s3.md): the copy in a result folder says one was given.
+        if (isSecretKey(k.path)) {
+            put(w, k.path, "***");
+            continue;
+        }
         put(w, k.path, valueJson(k, v));
     }
     // Beside the table: the time distributions, the accelerator when known, and the emulated storage
@@ -80,6 +85,14 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     // written out, the same value becomes the enum and DLIO refuses it with framework pytorch (the
     // fork's utils/config.py lines 209, 386-388). Left out, it reads back as the same default.
     if (c.framework == "pytorch" && c.reader.dataLoader == "tensorflow") w["reader"].erase("data_loader");
+    // A workload on the local file system with no storage key set keeps writing no storage section.
+    const StorageSection d;
+    const StorageSection& st0 = c.storage;
+    if (w["storage"].is_null() ||
+        (st0.type == d.type && st0.root == d.root && st0.endpointUrl == d.endpointUrl && st0.region == d.region &&
+         st0.accessKeyId == d.accessKeyId && st0.secretAccessKey == d.secretAccessKey && st0.forcePathStyle == d.forcePathStyle &&
+         st0.maxAttempts == d.maxAttempts && st0.caBundle == d.caBundle && st0.verifyTls == d.verifyTls))
+        w.erase("storage");
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
     else w.erase("accelerator");
     const auto& st = c.trainio.storage;

@@ -182,6 +182,24 @@ struct TrainioSection {
     double checkpointScale = 1.0;
 };
 
+// DLIO's storage section (docs/s3.md): where the dataset and the checkpoints live. local_fs/parallel_fs
+// read files; s3 reads objects of the bucket storage_root through the S3 backend (core/io/s3_backend.h).
+struct StorageSection {
+    std::string type = "local_fs"; // local_fs, parallel_fs, s3
+    std::string root;              // s3: the bucket
+    // storage.storage_options.* as DLIO spells them.
+    std::string endpointUrl;       // http(s)://host:port; comma-separated list: process r uses entry r mod N
+    std::string region = "us-east-1";
+    std::string accessKeyId;       // discouraged in a YAML (warned); AWS_ACCESS_KEY_ID / AWS_PROFILE instead
+    std::string secretAccessKey;   // never written anywhere: redacted as *** (docs/s3.md)
+    bool forcePathStyle = false;   // http://endpoint/bucket/key instead of http://bucket.endpoint/key
+    std::uint64_t maxAttempts = 5; // attempts per request (retries on 5xx, throttling, connection errors)
+    // TrainIO's: a CA bundle for HTTPS, and the explicit (recorded) choice to skip certificate checks.
+    std::string caBundle;
+    bool verifyTls = true;
+    bool isS3() const { return type == "s3"; }
+};
+
 struct WorkloadConfig {
     ModelSection model;
     std::string framework = "pytorch";
@@ -192,6 +210,7 @@ struct WorkloadConfig {
     CheckpointSection checkpoint;
     EvaluationSection evaluation;
     MetricSection metric;
+    StorageSection storage;
     TrainioSection trainio;
 
     // The workload label MLPerf Storage uses in overrides.yaml: "<model>_<accelerator>" (accelerator may be empty).
@@ -199,6 +218,14 @@ struct WorkloadConfig {
     std::string sourcePath;  // the file it was loaded from, for messages and provenance
     std::vector<std::string> overrides; // the ++workload.… overrides applied, verbatim
 };
+
+// Keys whose value is a secret, never written or shown (storage.storage_options.secret_access_key, session
+// tokens): redacted as "***" in config copies, override lists and command lines (docs/s3.md).
+bool isSecretKey(const std::string& dottedKey);
+// The overrides with a secret's value replaced by "***" ("++workload.storage.storage_options.secret_access_key=***").
+std::vector<std::string> redactSecretOverrides(const std::vector<std::string>& overrides);
+// A command line or any text with the values of secret overrides (key=value) replaced by "***".
+std::string redactSecretsInText(std::string text);
 
 // Names as DLIO spells them in YAML.
 const char* toString(DataFormat f);

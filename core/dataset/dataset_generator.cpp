@@ -5,6 +5,7 @@
 #include "dataset/record_shape.h"
 #include "format/format_writer.h"
 #include "format/sample_reader.h"
+#include "io/s3_backend.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -308,6 +309,62 @@ std::vector<Job> allJobs(const DatasetSection& ds) {
     return jobs;
 }
 
+// ---- S3 (storage.storage_type s3, docs/s3.md) ----
+// Objects instead of files: no folders, no temporaries (an object is whole under its final key once its
+// PUT succeeded), the marker an object beside train/. An object of the expected size is skipped (exact
+// formats), so generation resumes as it does on files.
+
+std::shared_ptr<S3Backend> s3BackendFor(const WorkloadConfig& cfg, const std::shared_ptr<IoBackend>& given, std::uint64_t rank) {
+    if (auto s3 = std::dynamic_pointer_cast<S3Backend>(given)) return s3;
+    return makeS3Backend(cfg, rank);
+}
+
+std::string readObject(S3Client& c, const std::string& key, bool& exists) {
+    exists = false;
+    const std::int64_t size = c.head(key);
+    if (size == -ENOENT) return {};
+    if (size < 0) throw RunError("HEAD " + c.url(key) + ": " + c.lastError());
+    std::string text(static_cast<std::size_t>(size), '\0');
+    const std::int64_t n = c.get(key, text.data(), text.size(), 0, text.size(), 1);
+    if (n < 0) throw RunError("GET " + c.url(key) + ": " + c.lastError());
+    text.resize(static_cast<std::size_t>(n));
+    exists = true;
+    return text;
+}
+
+void prepareS3(const WorkloadConfig& cfg, S3Backend& s3) {
+    checkWritable(cfg.dataset);
+    S3Client& c = s3.client();
+    const std::string root = datasetRoot(cfg.dataset.dataFolder).string();
+    const std::string key = s3ObjectKey(root + "/" + kDatasetMarkerName, c.options().bucket);
+    const nlohmann::json params = parametersJson(cfg.dataset, cfg.train.seed);
+    bool exists = false;
+    const std::string text = readObject(c, key, exists);
+    if (exists) {
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::exception& e) {
+            throw InputError(c.url(key) + ": not a valid TrainIO dataset marker (" + e.what() + ")");
+        }
+        const auto diff = parameterMismatches(params, j.value("parameters", nlohmann::json::object()), MarkerUse::Generate);
+        if (!diff.empty())
+            throw InputError(c.url(key) + ": the prefix holds a TrainIO dataset generated with other parameters (" +
+                             diff.front().key + " was " + diff.front().generated + ", now " + diff.front().configured +
+                             "); clean it first or choose another data_folder");
+        return;
+    }
+    nlohmann::json j;
+    j["generator"] = "TrainIO";
+    j["trainio_version"] = TRAINIO_VERSION;
+    j["marker_version"] = kMarkerVersion;
+    j["data_folder"] = cfg.dataset.dataFolder;
+    j["storage"] = {{"storage_type", "s3"}, {"bucket", c.options().bucket}, {"endpoint", c.options().endpoint}};
+    j["parameters"] = params;
+    const std::string body = j.dump(2) + "\n";
+    if (c.put(key, body.data(), body.size()) < 0) throw RunError("PUT " + c.url(key) + ": " + c.lastError());
+}
+
 } // namespace
 
 std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i) {
@@ -323,6 +380,10 @@ std::optional<std::vector<DatasetParameterMismatch>> datasetMarkerMismatches(con
 }
 
 void prepareDataset(const WorkloadConfig& cfg, const std::shared_ptr<IoBackend>& given) {
+    if (cfg.storage.isS3()) {
+        prepareS3(cfg, *s3BackendFor(cfg, given, 0));
+        return;
+    }
     const DatasetSection& ds = cfg.dataset;
     checkWritable(ds);
     std::shared_ptr<IoBackend> io = given ? given : makePosixBackend();
@@ -354,7 +415,10 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
     if (opts.shardCount == 0 || opts.shardIndex >= opts.shardCount)
         throw InputError("dataset shard " + std::to_string(opts.shardIndex) + " of " + std::to_string(opts.shardCount) +
                          ": expected an index below the count");
-    std::shared_ptr<IoBackend> io = opts.io ? opts.io : makePosixBackend();
+    const bool s3 = cfg.storage.isS3();
+    // An S3 workload writes objects, never local files, whatever backend the caller meant for files.
+    std::shared_ptr<S3Backend> s3io = s3 ? s3BackendFor(cfg, opts.io, opts.shardIndex) : nullptr;
+    std::shared_ptr<IoBackend> io = s3io ? s3io : opts.io ? opts.io : makePosixBackend();
     if (opts.shardCount == 1) prepareDataset(cfg, io);
     else checkWritable(ds);
 
@@ -410,13 +474,53 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
             // since it gets that name by a rename after its last byte was written.
             const bool exact = fileSizeExact(spec.format);
             std::uint64_t present = 0;
-            bool complete = exact ? regularFileOfSize(path, expected) : nonEmptyRegularFile(path, present);
+            bool complete = false;
+            if (s3io) {
+                // Side files are PUT before the data object: a data object of the right size is complete.
+                const std::int64_t have = s3io->client().head(s3ObjectKey(path, s3io->client().options().bucket));
+                complete = have > 0 && (!exact || static_cast<std::uint64_t>(have) == expected);
+                present = have > 0 ? static_cast<std::uint64_t>(have) : 0;
+            } else {
+                complete = exact ? regularFileOfSize(path, expected) : nonEmptyRegularFile(path, present);
+                for (const auto& [sidePath, content] : sides) complete = complete && regularFileOfSize(sidePath, content.size());
+            }
             if (exact) present = expected;
-            for (const auto& [sidePath, content] : sides) complete = complete && regularFileOfSize(sidePath, content.size());
             if (complete) {
                 filesSkipped.fetch_add(1);
                 bytesDone.fetch_add(present);
                 maybeReport();
+                continue;
+            }
+            if (s3io) {
+                const std::string key = s3ObjectKey(path, s3io->client().options().bucket);
+                try {
+                    for (const auto& [sidePath, content] : sides) writeWholeFile(*io, sidePath, content);
+                    std::uint64_t reported = 0;
+                    WriteControl control;
+                    control.cancel = opts.cancel;
+                    control.onBytes = [&](std::uint64_t n) {
+                        reported += n;
+                        bytesDone.fetch_add(n);
+                        maybeReport();
+                    };
+                    if (writeDataFile(*io, spec, path, control) == WriteOutcome::Cancelled) {
+                        s3io->client().remove(key);
+                        cancelled = true;
+                        break;
+                    }
+                    const std::int64_t written = s3io->client().head(key);
+                    if (written <= 0) throw RunError("HEAD " + s3io->client().url(key) + " after PUT: " + s3io->client().lastError());
+                    if (static_cast<std::uint64_t>(written) > reported) bytesDone.fetch_add(static_cast<std::uint64_t>(written) - reported);
+                    filesWritten.fetch_add(1);
+                    bytesWritten.fetch_add(static_cast<std::uint64_t>(written));
+                    maybeReport();
+                } catch (...) {
+                    s3io->client().remove(key); // a partial object (a failed write closes its handle)
+                    std::lock_guard lock(errorMutex);
+                    if (!firstError) firstError = std::current_exception();
+                    stop = true;
+                    break;
+                }
                 continue;
             }
             std::vector<std::string> temps;
@@ -467,6 +571,8 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
     };
 
     unsigned threads = opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    // Objects are written over the network: more uploads in flight than cores.
+    if (s3 && !opts.threads) threads = std::max(threads, 8u);
     threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::size_t>(jobs.size(), 1)));
     std::vector<std::thread> pool;
     pool.reserve(threads);

@@ -69,6 +69,8 @@ SampleReaderOptions sampleReaderOptions(const WorkloadConfig& cfg) {
     // io_uring splits one call into transfer_size requests, io_depth in flight: hand it whole samples,
     // or it can only ever have one request in flight (docs/io-engines.md).
     if (cfg.trainio.ioEngine == "io_uring") ro.transferSize = std::size_t{1} << 40;
+    // The S3 backend likewise splits a call into transfer_size ranged GETs, io_depth in flight (docs/s3.md).
+    if (cfg.storage.isS3() && cfg.trainio.ioDepth > 1) ro.transferSize = std::size_t{1} << 40;
     ro.samplesPerFile = std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile);
     ro.odirect = cfg.reader.odirect || cfg.trainio.ioEngine == "odirect";
     return ro;

@@ -10,6 +10,7 @@
 #include "format/format_writer.h"
 #include "io/cache_control.h"
 #include "io/io_engines.h"
+#include "io/s3_backend.h"
 #include "results/storage_session.h"
 #include "util/errors.h"
 
@@ -429,6 +430,102 @@ void checkStorageSide(const WorkloadConfig& cfg, std::uint64_t accelerators, Pre
     }
 }
 
+std::uint64_t memAvailableBytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string name;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (in >> name >> kib >> unit)
+        if (name == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+// storage.storage_type s3 (docs/s3.md): the keys, the endpoint, the bucket and the credentials, with one
+// short signed request (no retries, a 3 s connect timeout: an unreachable endpoint is an error, never a
+// hang); for a run of an existing dataset, a sample of its objects (a listing of at most 16 keys under
+// train/ and a HEAD of up to headerSampleFiles files, sizes compared); the memory budget of the requests
+// in flight, refused when the machine does not have it.
+void checkS3(const WorkloadConfig& cfg, const PreflightRequest& req, bool checkObjects, PreflightResult& r) {
+    const StorageSection& st = cfg.storage;
+    if (st.root.empty()) {
+        r.problems.push_back({"storage.storage_root", "''", "the bucket name with storage.storage_type s3"});
+        return;
+    }
+    std::shared_ptr<S3Backend> s3;
+    try {
+        s3 = makeS3Backend(cfg, 0, &r.warnings);
+        s3ObjectKey(datasetRoot(cfg.dataset.dataFolder).string() + "/x", st.root);
+    } catch (const InputError& e) {
+        r.problems.push_back({"storage", "s3", e.what()});
+        return;
+    }
+    {
+        S3Options probeOptions = s3->client().options();
+        probeOptions.connectTimeoutMs = 3000;
+        probeOptions.stallTimeoutS = 5;
+        S3Client probe(probeOptions);
+        if (const std::string why = probe.probe(); !why.empty()) {
+            r.problems.push_back({"storage.storage_options.endpoint_url", why,
+                                  "an S3 endpoint that answers, a bucket that exists and keys that may use it"});
+            return;
+        }
+    }
+    // Requests in flight × transfer size × readers × accelerators: the bytes the GETs of one process can
+    // have under way (they land in the readers' sample buffers; docs/s3.md).
+    const std::uint64_t depth = std::max<std::uint64_t>(1, cfg.trainio.ioDepth);
+    const double budget = static_cast<double>(depth) * static_cast<double>(cfg.reader.transferSize) *
+                          static_cast<double>(std::max<std::uint64_t>(1, cfg.reader.readThreads)) *
+                          static_cast<double>(req.accelerators);
+    const std::uint64_t avail = memAvailableBytes();
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "S3 memory budget: %llu requests in flight x %.0f KiB x %llu readers x %llu accelerators = %.1f MiB "
+                  "(available: %.0f MiB)",
+                  static_cast<unsigned long long>(depth), static_cast<double>(cfg.reader.transferSize) / 1024.0,
+                  static_cast<unsigned long long>(std::max<std::uint64_t>(1, cfg.reader.readThreads)),
+                  static_cast<unsigned long long>(req.accelerators), budget / 1048576.0, static_cast<double>(avail) / 1048576.0);
+    r.warnings.push_back(text);
+    if (avail > 0 && budget > static_cast<double>(avail) && req.action != PreflightAction::Datagen)
+        r.problems.push_back({"trainio.io_depth", std::string(text),
+                              "a budget within the machine's available memory (lower trainio.io_depth, reader.transfer_size "
+                              "or reader.read_threads)"});
+    if (!checkObjects || cfg.dataset.numFilesTrain == 0) return;
+    S3Client& c = s3->client();
+    const DatasetLayout layout(cfg.dataset);
+    const std::string prefix = s3ObjectKey(layout.splitFolder(Split::Train).string() + "/", st.root);
+    std::string error;
+    const auto listed = c.list(prefix, 16, &error);
+    if (!listed) {
+        r.problems.push_back({"storage.storage_root", "listing s3://" + st.root + "/" + prefix + " failed: " + error,
+                              "a bucket the keys may list"});
+        return;
+    }
+    if (listed->empty()) {
+        r.problems.push_back({"dataset.data_folder", "no objects under s3://" + st.root + "/" + prefix + " (" + c.options().endpoint + ")",
+                              "the dataset generated first (trainio-cli datagen, or workflow.generate_data: true)"});
+        return;
+    }
+    const std::uint64_t n = std::min<std::uint64_t>(cfg.dataset.numFilesTrain, std::max<std::uint64_t>(1, req.headerSampleFiles));
+    const bool exact = fileSizeExact(cfg.dataset.format);
+    for (std::uint64_t k = 0; k < n; ++k) {
+        // Spread over the split: the first, the last and evenly between.
+        const std::uint64_t i = n == 1 ? 0 : k * (cfg.dataset.numFilesTrain - 1) / (n - 1);
+        const std::string key = s3ObjectKey(layout.filePath(Split::Train, i), st.root);
+        const std::int64_t size = c.head(key);
+        if (size < 0) {
+            r.problems.push_back({"dataset.data_folder", "s3://" + st.root + "/" + key + ": " + (size == -ENOENT ? std::string("missing") : c.lastError()),
+                                  "every file of the dataset (generate it first)"});
+            return;
+        }
+        const std::uint64_t want = expectedDatasetFileSize(cfg, Split::Train, i);
+        if (exact && static_cast<std::uint64_t>(size) != want) {
+            r.problems.push_back({"dataset.data_folder", "s3://" + st.root + "/" + key + " has " + std::to_string(size) + " bytes",
+                                  std::to_string(want) + " bytes as the configuration generates it (regenerate, or fix the keys)"});
+            return;
+        }
+    }
+}
+
 } // namespace
 
 std::string PreflightProblem::text() const {
@@ -448,7 +545,8 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
         return r;
     }
     if (req.action == PreflightAction::Datagen) {
-        checkDatagen(cfg, r, req.roomIsAdvisory);
+        if (cfg.storage.isS3()) checkS3(cfg, req, false, r);
+        else checkDatagen(cfg, r, req.roomIsAdvisory);
         return r;
     }
     if (!formatWritable(cfg.dataset.format)) {
@@ -459,7 +557,8 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
     }
     checkSteps(cfg, req, r);
     checkStorageSide(cfg, req.accelerators, r);
-    if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
+    if (cfg.storage.isS3()) checkS3(cfg, req, !req.generateFirst, r);
+    else if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
     else checkDataset(cfg, req, r);
     checkOutput(cfg, req, r);
     return r;

@@ -2,6 +2,7 @@
 
 #include "dataset/dataset_layout.h"
 #include "engine/training_engine.h"
+#include "io/s3_backend.h"
 #include "io/storage_profile.h"
 #include "store/run_folder.h"
 #include "telemetry/client_bound.h"
@@ -57,7 +58,11 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
     const auto& tr = cfg.trainio;
     // The engine the readers use (trainio.io_engine; io_engines.h). A backend handed in (tests' fault
     // injection) is used as it is.
-    if (base) {
+    if (!base && cfg.storage.isS3()) {
+        // Objects of a bucket (docs/s3.md): no engine, no page cache, no block device under the data.
+        s3_ = makeS3Backend(cfg, 0, &s3Warnings_);
+        io_ = s3_;
+    } else if (base) {
         io_ = base;
         // A handed-in engine (a test's) still reports the files it read buffered instead.
         engine_ = std::dynamic_pointer_cast<IoEngineBackend>(base);
@@ -77,9 +82,12 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
         }
     }
     cache_ = parseCacheMode(tr.cache, "trainio.cache");
+    if (cfg.storage.isS3() && cache_ != CacheMode::Keep)
+        throw InputError("trainio.cache = " + tr.cache + ": storage.storage_type s3 reads objects over the network, there is no "
+                         "page cache to drop or advise; expected keep");
     if (const auto problem = cacheControlProblem(cache_)) throw InputError("trainio.cache = " + tr.cache + ": " + *problem);
     files_ = trainFiles(cfg.dataset);
-    meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
+    if (!cfg.storage.isS3()) meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
     report_.engine = tr.ioEngine;
     report_.cache = tr.cache;
     report_.storage = nlohmann::json::object();
@@ -101,12 +109,50 @@ StorageSession::~StorageSession() {
 }
 
 void StorageSession::beforeEpoch(std::uint64_t) {
+    if (s3_) {
+        s3_->client().takeStats(); // what happened between epochs (pre-flight, the last epoch's tail) is not the epoch's
+        cacheSeconds_.push_back(0);
+        return;
+    }
     const CacheControlResult r = applyCacheControl(cache_, files_);
     cacheSeconds_.push_back(r.seconds);
     meter_->beginEpoch();
 }
 
+static nlohmann::json s3EpochJson(const S3RequestStats& st) {
+    auto pct = [](const std::vector<double>& v) {
+        return nlohmann::json{{"count", v.size()},
+                              {"p50", percentileOf(v, 50)},
+                              {"p90", percentileOf(v, 90)},
+                              {"p99", percentileOf(v, 99)},
+                              {"max", v.empty() ? 0.0 : *std::max_element(v.begin(), v.end())}};
+    };
+    return {{"requests", st.requests},
+            {"gets", st.gets},
+            {"heads", st.heads},
+            {"puts", st.puts},
+            {"retries", st.retries},
+            {"retries_503_or_429", st.retries503},
+            {"failed_requests", st.failures},
+            {"wire_bytes_in", st.wireBytesIn},
+            {"wire_bytes_out", st.wireBytesOut},
+            {"bytes_delivered", st.bytesDelivered},
+            {"wire_over_delivered", st.bytesDelivered ? nlohmann::json(static_cast<double>(st.wireBytesIn) / static_cast<double>(st.bytesDelivered))
+                                                      : nlohmann::json(nullptr)},
+            {"get_first_byte_ms", pct(st.firstByteMs)},
+            {"get_request_ms", pct(st.requestMs)}};
+}
+
 void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank) {
+    if (s3_) {
+        std::uint64_t delivered = 0;
+        for (auto b : bytesPerRank) delivered += b;
+        nlohmann::json e = s3EpochJson(s3_->client().takeStats());
+        e["epoch"] = epoch;
+        e["bytes_read_by_ranks"] = delivered;
+        s3Epochs_.push_back(std::move(e));
+        return;
+    }
     report_.epochs.push_back(meter_->endEpoch(epoch, bytesPerRank));
     if (onEpochCache) {
         const auto p = percentFromCache(report_.epochs.back());
@@ -121,7 +167,8 @@ void StorageSession::startTelemetry() {
         // The columns are fixed by start(), after the callback is handed over: the reader is built on the
         // sampler thread at its first row (columns() is safe from any thread; onRow runs on that one only).
         auto reader = std::make_shared<std::unique_ptr<telemetry::PointReader>>();
-        const BlockDevice& dev = meter_->device();
+        const BlockDevice noDevice;
+        const BlockDevice& dev = meter_ ? meter_->device() : noDevice;
         const std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
         opt.onRow = [this, reader, name, parent](const std::vector<double>& row) {
             if (!*reader) {
@@ -138,12 +185,15 @@ void StorageSession::startTelemetry() {
 
 void StorageSession::collocate(const std::string& with) {
     collocatedWith_ = with;
-    meter_->shareProcessWithOtherWorkloads();
+    if (meter_) meter_->shareProcessWithOtherWorkloads();
     report_.storage["shared_with"] = with; // {} stays {} without a device: then it says only this
 }
 
 std::vector<std::string> StorageSession::stop() {
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings = s3Warnings_;
+    if (s3_ && s3_->client().totalRetries() > 0)
+        warnings.push_back(std::to_string(s3_->client().totalRetries()) + " S3 request(s) were retried (5xx, throttling or "
+                           "connection errors; trainio_io.json's s3 epochs count them)");
     if (!collocatedWith_.empty())
         warnings.push_back("collocated with " + collocatedWith_ +
                            ": the process's read counters cover every workload, so this run's share of bytes from the page "
@@ -258,9 +308,28 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
         }
     }
     // The data folder's block device, so that an importer reads the same device's column of telemetry.csv.
-    const BlockDevice& dev = meter_->device();
-    ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}
-                                      : nlohmann::json{{"name", nullptr}, {"reason", dev.reason}};
+    if (s3_) {
+        const S3Options& o = s3_->client().options();
+        ioJson["data_device"] = {{"name", nullptr}, {"reason", "storage.storage_type s3: the data is objects of a bucket, read over the network"}};
+        ioJson["s3"] = {
+            {"endpoint", o.endpoint},
+            {"bucket", o.bucket},
+            {"region", o.region},
+            {"credentials_source", o.credentials.source},
+            {"tls_verify", o.verifyTls},
+            {"request_bytes", s3_->requestBytes()},
+            {"requests_in_flight_per_reader", s3_->depth()},
+            {"max_attempts", o.maxAttempts},
+            {"measured", "No page cache sits between the readers and an object store: instead of the cache share, each epoch "
+                         "counts the HTTP requests, the bytes on the wire (curl's counters: response headers and bodies) against "
+                         "the bytes delivered to the readers, first-byte and whole-request latency percentiles of the GETs, and "
+                         "the retries"},
+            {"epochs", s3Epochs_}};
+    } else {
+        const BlockDevice& dev = meter_->device();
+        ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}
+                                          : nlohmann::json{{"name", nullptr}, {"reason", dev.reason}};
+    }
     one(store::kIoFile, ioJson.dump(2) + "\n");
     if (telemetry_) {
         one(store::kTelemetryCsvFile, telemetry::telemetryCsv(*telemetry_));

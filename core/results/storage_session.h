@@ -9,6 +9,7 @@
 #include "io/emulated_storage.h"
 #include "io/io_engines.h"
 #include "io/page_cache.h"
+#include "io/s3_backend.h"
 #include "telemetry/telemetry_sampler.h"
 #include "telemetry/telemetry_summary.h"
 
@@ -74,7 +75,10 @@ private:
     std::shared_ptr<EmulatedStorageBackend> emulated_;
     CacheMode cache_ = CacheMode::Keep;
     std::vector<std::string> files_;
-    std::unique_ptr<PageCacheMeter> meter_;
+    std::unique_ptr<PageCacheMeter> meter_; // null with storage.storage_type s3
+    std::shared_ptr<S3Backend> s3_;          // storage.storage_type s3: the readers' backend
+    std::vector<std::string> s3Warnings_;
+    nlohmann::json s3Epochs_ = nlohmann::json::array();
     IoReport report_;
     std::vector<double> cacheSeconds_;
     WallClock clock_;

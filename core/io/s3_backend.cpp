@@ -1,0 +1,115 @@
+#include "io/s3_backend.h"
+
+#include "config/workload_config.h"
+#include "util/errors.h"
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+
+namespace trainio {
+
+bool isS3Path(const std::string& path) { return path.rfind("s3:/", 0) == 0; }
+
+std::string s3ObjectKey(const std::string& path, const std::string& bucket) {
+    std::string p = path;
+    if (isS3Path(p)) {
+        p.erase(0, 3);
+        while (!p.empty() && p.front() == '/') p.erase(0, 1);
+        const auto slash = p.find('/');
+        const std::string b = p.substr(0, slash);
+        if (!bucket.empty() && b != bucket)
+            throw InputError(path + ": names bucket '" + b + "' but storage.storage_root is '" + bucket +
+                             "' (expected s3://" + bucket + "/…)");
+        return slash == std::string::npos ? std::string() : p.substr(slash + 1);
+    }
+    while (p.rfind("./", 0) == 0) p.erase(0, 2);
+    while (!p.empty() && p.front() == '/') p.erase(0, 1);
+    return p;
+}
+
+S3Backend::S3Backend(std::shared_ptr<S3Client> client, std::size_t requestBytes, unsigned depth)
+    : client_(std::move(client)), requestBytes_(requestBytes ? requestBytes : 262144), depth_(depth ? depth : 1) {}
+
+std::shared_ptr<S3Backend::Handle> S3Backend::find(int h) {
+    std::lock_guard lock(mutex_);
+    auto it = handles_.find(h);
+    return it == handles_.end() ? nullptr : it->second;
+}
+
+int S3Backend::open(const std::string& path, const OpenOptions& opts) {
+    auto h = std::make_shared<Handle>();
+    try {
+        h->key = s3ObjectKey(path, client_->options().bucket);
+    } catch (const InputError&) {
+        return -EINVAL;
+    }
+    if (h->key.empty()) return -EISDIR;
+    h->write = opts.write;
+    if (opts.write) {
+        h->dirty = true; // an empty object is still written
+    } else {
+        // The object must exist (as open(2) fails for a missing file): one HEAD, its size kept.
+        h->size = client_->head(h->key);
+        if (h->size < 0) return static_cast<int>(h->size);
+    }
+    std::lock_guard lock(mutex_);
+    const int id = next_++;
+    handles_.emplace(id, std::move(h));
+    return id;
+}
+
+ssize_t S3Backend::pread(int handle, void* buf, std::size_t len, std::uint64_t offset) {
+    auto h = find(handle);
+    if (!h) return -EBADF;
+    if (h->write) return -EBADF;
+    if (h->size >= 0) {
+        if (offset >= static_cast<std::uint64_t>(h->size)) return 0;
+        len = static_cast<std::size_t>(std::min<std::uint64_t>(len, static_cast<std::uint64_t>(h->size) - offset));
+    }
+    const std::int64_t n = client_->get(h->key, buf, len, offset, requestBytes_, depth_);
+    return static_cast<ssize_t>(n);
+}
+
+ssize_t S3Backend::pwrite(int handle, const void* buf, std::size_t len, std::uint64_t offset) {
+    auto h = find(handle);
+    if (!h || !h->write) return -EBADF;
+    if (h->data.size() < offset + len) h->data.resize(offset + len);
+    std::memcpy(h->data.data() + offset, buf, len);
+    h->dirty = true;
+    return static_cast<ssize_t>(len);
+}
+
+std::int64_t S3Backend::size(int handle) {
+    auto h = find(handle);
+    if (!h) return -EBADF;
+    return h->write ? static_cast<std::int64_t>(h->data.size()) : h->size;
+}
+
+int S3Backend::fsync(int handle) {
+    auto h = find(handle);
+    if (!h) return -EBADF;
+    if (!h->write || !h->dirty) return 0;
+    const int e = client_->put(h->key, h->data.data(), h->data.size());
+    if (e == 0) h->dirty = false;
+    return e;
+}
+
+int S3Backend::close(int handle) {
+    const int e = fsync(handle);
+    std::lock_guard lock(mutex_);
+    if (handles_.erase(handle) == 0) return -EBADF;
+    return e;
+}
+
+} // namespace trainio
+
+namespace trainio {
+
+std::shared_ptr<S3Backend> makeS3Backend(const WorkloadConfig& cfg, std::uint64_t rank, std::vector<std::string>* warnings) {
+    const S3Credentials creds = resolveS3Credentials(cfg.storage, warnings);
+    auto client = std::make_shared<S3Client>(s3OptionsFor(cfg.storage, creds, rank));
+    return std::make_shared<S3Backend>(client, cfg.reader.transferSize, static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.trainio.ioDepth)));
+}
+
+} // namespace trainio
