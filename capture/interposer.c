@@ -8,8 +8,8 @@
  * open.
  *
  * Which files are data files is decided once, at open (the filter rule, given by `capture` in the
- * environment so that the trace header states the very rule that was applied): a file opened for
- * reading, regular, whose absolute path starts with none of TRAINIO_CAPTURE_EXCLUDE_PREFIXES, contains
+ * environment so that the trace header states the very rule that was applied): a file opened
+ * read-only, regular, whose absolute path starts with none of TRAINIO_CAPTURE_EXCLUDE_PREFIXES, contains
  * none of TRAINIO_CAPTURE_EXCLUDE_PARTS and ends with none of TRAINIO_CAPTURE_EXCLUDE_SUFFIXES (all
  * colon-separated), and is not inside TRAINIO_CAPTURE_DIR. Every other descriptor costs one table
  * look-up per call.
@@ -459,7 +459,8 @@ static void classify(int fd, const char* given, uint64_t t, uint64_t dur) {
     record(OP_OPEN, fd, t, dur, 0, (uint64_t)st.st_size, 0, path);
 }
 
-static inline int reads(int flags) { return (flags & O_ACCMODE) != O_WRONLY; }
+/* Data files are opened read-only: a file opened for writing too is the job's own (shared memory, logs). */
+static inline int reads(int flags) { return (flags & O_ACCMODE) == O_RDONLY; }
 
 /* ---- set-up, fork, exit ---- */
 
@@ -728,12 +729,11 @@ EXPORT int close(int fd) {
     return r;
 }
 
-static int fopen_reads(const char* mode) { return mode && (mode[0] == 'r' || strchr(mode, '+') != NULL); }
+static int fopen_reads(const char* mode) { return mode && mode[0] == 'r' && strchr(mode, '+') == NULL; }
 
-EXPORT FILE* fopen(const char* path, const char* mode) {
-    ENSURE(real_fopen);
+static FILE* fopen_common(FILE* (*fn)(const char*, const char*), const char* path, const char* mode) {
     const uint64_t t = now_ns();
-    FILE* f = real_fopen(path, mode);
+    FILE* f = fn(path, mode);
     if (f && g_enabled) {
         const int fd = fileno(f);
         if (fopen_reads(mode)) classify(fd, path, t, now_ns() - t);
@@ -742,16 +742,14 @@ EXPORT FILE* fopen(const char* path, const char* mode) {
     return f;
 }
 
+EXPORT FILE* fopen(const char* path, const char* mode) {
+    ENSURE(real_fopen);
+    return fopen_common(real_fopen, path, mode);
+}
+
 EXPORT FILE* fopen64(const char* path, const char* mode) {
     ENSURE(real_fopen64);
-    const uint64_t t = now_ns();
-    FILE* f = real_fopen64(path, mode);
-    if (f && g_enabled) {
-        const int fd = fileno(f);
-        if (fopen_reads(mode)) classify(fd, path, t, now_ns() - t);
-        else if (fd >= 0 && fd < MAX_FDS) g_fds[fd].data = 0;
-    }
-    return f;
+    return fopen_common(real_fopen64, path, mode);
 }
 
 EXPORT size_t fread(void* buf, size_t size, size_t n, FILE* f) {
