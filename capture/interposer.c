@@ -447,11 +447,15 @@ static void classify(int fd, const char* given, uint64_t t, uint64_t dur) {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
     char path[4096];
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t k = readlink(link, path, sizeof path - 1);
-    if (k <= 0) return;
-    path[k] = 0;
+    if (given && given[0] == '/' && strlen(given) < sizeof path && !strstr(given, "/./") && !strstr(given, "/../")) {
+        strcpy(path, given); /* absolute already: no system call */
+    } else {
+        char link[64]; /* relative, or through dirfd: the kernel's name for it */
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t k = readlink(link, path, sizeof path - 1);
+        if (k <= 0) return;
+        path[k] = 0;
+    }
     if (strncmp(path, g_dir, g_dirLen) == 0 && (path[g_dirLen] == '/' || path[g_dirLen] == 0)) return;
     if (any_of(g_prefixes, path, starts_with) || any_of(g_parts, path, contains) || any_of(g_suffixes, path, ends_with))
         return;

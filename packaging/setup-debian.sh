@@ -30,6 +30,7 @@ TEST_PACKAGES=(
   python3-dateutil     # MLPerf Storage v1.0 report.py (tst_peer_report)
   python3-pil python3-h5py  # oracles: generated jpeg/png/hdf5 open as DLIO's readers open them (tests/tools/check_image_hdf5.py)
   util-linux           # unshare(1): tst_storage_truth mounts a ramfs in a private mount namespace
+  python3-torch        # tst_capture's real PyTorch DataLoader job (~140 packages, ~800 MB, ~60 s to install)
   # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
   dpkg-dev file help2man librsvg2-bin man-db desktop-file-utils appstream
 )

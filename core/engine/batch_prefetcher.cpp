@@ -52,9 +52,6 @@ bool BatchPrefetcher::ticketAvailable() const {
 }
 
 void BatchPrefetcher::readerLoop(unsigned id) {
-    // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
-    // they wake up, so the emulator's own reading does not steal the emulated accelerator's time.
-    runAsBatch();
     std::unique_ptr<SampleReader> reader;
     std::string initError;
     try {
@@ -67,6 +64,12 @@ void BatchPrefetcher::readerLoop(unsigned id) {
     const ComputeTime& pre = cfg_.reader.preprocessTime;
     const bool preprocesses = pre.distribution != ComputeDistribution::Constant || pre.mean > 0;
     ComputeEmulator preprocess(pre, cfg_.train.seed ^ (0x9e3779b97f4a7c15ull * (id + 1)));
+    // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
+    // they wake up, so the emulator's own reading does not steal the emulated accelerator's time. A reader
+    // that emulates preprocessing stands for a loader worker that sleeps and wakes per sample: as
+    // SCHED_BATCH its wake-up would wait up to a scheduler tick (4 ms at HZ=250) on a busy machine, longer
+    // than a typical preprocess time; it stays SCHED_OTHER, as a DataLoader's worker processes are.
+    if (!preprocesses) runAsBatch();
     std::uint64_t seenGen = 0;
     for (;;) {
         std::uint64_t ticket = 0;

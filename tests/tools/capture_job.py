@@ -7,7 +7,7 @@
   open()/read() (--read plain, no numpy) or mmap (--read mmap), --batch samples a step.
 Each sample costs --preprocess-ms in the reader (time.sleep: a decode), each step --compute-ms
 (time.sleep: the accelerator). With --marker the loop is wrapped in trainio_capture.steps(...).
-Prints one JSON line: the job's own figures (steps, epochs, wall time).
+Prints one JSON line: the job's own figures (steps, epochs, wall and CPU time of the loop).
 """
 import argparse
 import json
@@ -93,11 +93,14 @@ def main():
 
     steps = 0
     t0 = time.monotonic()
+    c0 = time.process_time()
     for _ in range(a.epochs):
         for batch in wrap(loader):
             time.sleep(a.compute_ms / 1000.0)
             steps += 1
-    print(json.dumps({"steps": steps, "epochs": a.epochs, "seconds": time.monotonic() - t0, "files": len(files)}))
+    # cpu: the process's CPU time over the loop, all its threads (the interposer's writer included).
+    print(json.dumps({"steps": steps, "epochs": a.epochs, "seconds": time.monotonic() - t0,
+                      "cpu": time.process_time() - c0, "files": len(files)}))
 
 
 if __name__ == "__main__":
