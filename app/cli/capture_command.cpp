@@ -5,6 +5,7 @@
 #include "trace/capture_files.h"
 #include "trace/derive_workload.h"
 #include "trace/trace_reader.h"
+#include "store/run_files.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -43,12 +44,14 @@ const char* kCaptureHelp =
     "Then: trainio-cli workload --from-trace TRACE_DIR --output W.yaml [--report]\n";
 
 const char* kWorkloadHelp =
-    "Usage: trainio-cli workload --from-trace TRACE_DIR --output W.yaml [--report]\n"
+    "Usage: trainio-cli workload --from-trace TRACE_DIR --output W.yaml [--report] [--replay RUN_DIR]\n"
     "Derives a DLIO workload from a captured job (trainio-cli capture): format (from the files' magic),\n"
     "files and samples per file, record size mean and stdev (bytes actually read), batch size, read threads\n"
     "(worker processes), transfer size, shuffle, epochs, computation time per step (from the step marks minus\n"
     "the data waits) and reader.preprocess_time (the workers' time per sample outside reads).\n"
     "  --report   print what was observed, what was assumed and the figures behind each value\n"
+    "  --replay RUN_DIR  a `run` of the workload: print the real job and the replay side by side (AU,\n"
+    "             samples/s, and the differences)\n"
     "The workload replays on the job's own files when their names follow DLIO's (data_folder points there);\n"
     "otherwise, and for another storage: trainio-cli datagen --config W.yaml ++workload.dataset.data_folder=DIR\n"
     "writes a dataset of the same shape. Exit codes: 0 written, 2 bad input (an unreadable trace, no data file).\n";
@@ -187,7 +190,7 @@ int runWorkloadCommand(const std::vector<std::string>& args) {
             return 0;
         }
     OptionSpec spec;
-    spec.valued = {"--from-trace", "--output"};
+    spec.valued = {"--from-trace", "--output", "--replay"};
     spec.flags = {"--report"};
     const ParsedArgs p = parseArgs(args, spec);
     const auto from = p.value("--from-trace");
@@ -198,6 +201,15 @@ int runWorkloadCommand(const std::vector<std::string>& args) {
     const trace::DerivedWorkload d = trace::deriveWorkload(tr);
     trace::writeDerivedWorkload(d, *output);
     if (p.flags.count("--report")) std::fputs(d.report.c_str(), stdout);
+    if (const auto replay = p.value("--replay")) {
+        const fs::path summary = fs::path(*replay) / "summary.json";
+        std::string why;
+        std::error_code ec;
+        const fs::path root = fs::weakly_canonical(fs::absolute(*replay), ec);
+        const auto s = store::readSummary(summary, root, store::ReadBounds{}, why);
+        if (!s) throw InputError(summary.string() + ": " + why);
+        std::fputs(trace::jobVersusReplay(d, s->au, s->sps).c_str(), stdout);
+    }
     std::fprintf(stderr, "workload: %s written (%s)\n", output->c_str(), d.summary.c_str());
     return 0;
 }

@@ -451,9 +451,13 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         }
     }
     std::vector<std::vector<std::size_t>> inEpoch(windows.size());
-    std::uint64_t outside = 0;
+    std::uint64_t outside = 0, loopOwn = 0;
     for (std::size_t i = 0; i < sessions.size(); ++i) {
         const auto& s = sessions[i];
+        if (hasWorkers && s.pid == mainPid) { // the loop's own reads beside its workers: not samples
+            ++loopOwn;
+            continue;
+        }
         bool placed = false;
         for (std::size_t w = 0; w < windows.size() && !placed; ++w)
             if (s.tOpen >= windows[w].first && s.tOpen <= windows[w].second) {
@@ -785,7 +789,9 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
       << ")\n";
     r << "Observed: " << tr.events.size() << " I/O events of " << readerPids.size() << " process(es) on " << tr.paths.size()
       << " data file(s); " << d.sessions << " samples read in " << d.epochs << " epoch(s)"
-      << (outside ? ", " + std::to_string(outside) + " outside the training loop (left out)" : std::string()) << "; "
+      << (outside ? ", " + std::to_string(outside) + " outside the training loop (left out)" : std::string())
+      << (loopOwn ? ", " + std::to_string(loopOwn) + " by the training loop's own process beside its workers (left out)" : std::string())
+      << "; "
       << tr.marks.size() << " step marks\n";
     if (ss.strayReads) r << "  " << ss.strayReads << " reads on descriptors whose open was not seen (left out)\n";
     r << "Steps: "
@@ -814,6 +820,19 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 std::to_string(d.batchSize) + ", " + std::to_string(d.readThreads) + " reader(s), compute " + ms(d.computeMean) +
                 "/step, preprocess " + ms(d.preprocessMean) + "/sample" + (d.stepsFromMarks ? "" : ", steps inferred");
     return d;
+}
+
+std::string jobVersusReplay(const DerivedWorkload& d, double au, double sps) {
+    char buf[512];
+    std::string out = "                 real job     replay   difference\n";
+    if (std::isnan(d.jobAuPercent)) {
+        std::snprintf(buf, sizeof buf, "AU %%           %10s %10.2f   (the job has no step marks)\nsamples/s      %10s %10.1f\n", "unknown",
+                      au, "unknown", sps);
+        return out + buf;
+    }
+    std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f   %+.2f points\nsamples/s      %10.1f %10.1f   %+.1f %%\n", d.jobAuPercent,
+                  au, au - d.jobAuPercent, d.jobSamplesPerSecond, sps, 100.0 * (sps / d.jobSamplesPerSecond - 1));
+    return out + buf;
 }
 
 void writeDerivedWorkload(const DerivedWorkload& d, const fs::path& yaml) {

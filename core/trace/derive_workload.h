@@ -64,6 +64,9 @@ struct DerivedWorkload {
 
 // Throws InputError naming the trace folder when it holds no data-file read.
 DerivedWorkload deriveWorkload(const Trace& trace);
+// "Real job vs replay": the job's AU and samples/s (from its marks) beside a replay's, with the
+// differences (AU in points, samples/s in %), as text.
+std::string jobVersusReplay(const DerivedWorkload& d, double replayAuPercent, double replaySamplesPerSecond);
 // Writes the workload YAML (a comment header naming the trace and how to replay, then the config).
 void writeDerivedWorkload(const DerivedWorkload& d, const std::filesystem::path& yaml);
 

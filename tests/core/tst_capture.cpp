@@ -179,6 +179,12 @@ private slots:
         QVERIFY2(std::abs(rate - d.jobSamplesPerSecond) <= 0.10 * d.jobSamplesPerSecond,
                  qPrintable(QStringLiteral("replay %1 samples/s vs job %2").arg(rate).arg(d.jobSamplesPerSecond)));
 
+        // Side by side, as the CLI prints it.
+        const CliResult side = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output",
+                                       QString::fromStdString(dir("again.yaml").string()), "--replay", QString::fromStdString(run.string())});
+        QVERIFY2(side.exitCode == 0, qPrintable(side.err));
+        QVERIFY2(side.out.contains("real job") && side.out.contains(QString::number(au, 'f', 2)), qPrintable(side.out));
+
         // Another storage: datagen writes a dataset of the same shape elsewhere.
         const fs::path elsewhere = dir("elsewhere");
         const QString over = QStringLiteral("++workload.dataset.data_folder=") + QString::fromStdString(elsewhere.string());
@@ -326,8 +332,8 @@ private slots:
                                       "pre-normal");
         qInfo("samples/s: no preprocess %.0f, 2 ms %.0f, normal(2 ms, 0.5 ms) %.0f", plain, two, normal);
         QVERIFY(plain > 1000);
-        QVERIFY2(two <= 500 * 1.02 && two > 350, qPrintable(QString::number(two)));
-        QVERIFY2(normal <= 500 * 1.05 && normal > 350, qPrintable(QString::number(normal)));
+        QVERIFY2(two <= 500 * 1.02 && two > 300, qPrintable(QString::number(two)));
+        QVERIFY2(normal <= 500 * 1.05 && normal > 300, qPrintable(QString::number(normal)));
     }
 
     void preprocessTimeConfig() {
