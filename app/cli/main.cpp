@@ -1,5 +1,6 @@
 // trainio-cli: the headless front end. A thin shell over core/: parse, call, print, exit code.
 #include "aggregate_command.h"
+#include "capture_command.h"
 #include "collocate_command.h"
 #include "commands.h"
 #include "config_keys_command.h"
@@ -54,6 +55,12 @@ Commands:
                                                    95 % CI (Welch) only within one workload identity
   label      DIR [--system NAME] [--description TEXT] [--notes TEXT] [--name TEXT]
                                                    write DIR/trainio_labels.json (names the importer reads)
+  capture    --output TRACE_DIR [--no-python] -- COMMAND [ARGS...]
+                                                   run a real training job with the I/O interposer and
+                                                   step marks (trainio_capture.steps); the job's exit code
+  workload   --from-trace TRACE_DIR --output W.yaml [--report]
+                                                   derive a DLIO workload from a captured job: replay it
+                                                   with run, or datagen a same-shape dataset (docs/capture.md)
   presets                                          list the shipped workload presets
   config-keys [--format markdown|json]             every configuration key: type, default, range, meaning
 
@@ -83,6 +90,8 @@ int runCommand(const std::string& cmd, const std::vector<std::string>& rest, con
         if (cmd == "aggregate") return runAggregateCommand(rest);
         if (cmd == "compare") return runCompareCommand(rest);
         if (cmd == "label") return runLabelCommand(rest);
+        if (cmd == "capture") return runCaptureCommand(rest);
+        if (cmd == "workload") return runWorkloadCommand(rest);
         if (cmd == "presets") return runPresetsCommand(rest);
         if (cmd == "config-keys") return runConfigKeysCommand(rest);
     } catch (const AgreedInputError& e) {

@@ -402,8 +402,14 @@ std::vector<KeyDef> build() {
     add(ignored("reader.data_loader_sampler", "iterative or index"));
     add(ignored("reader.file_access", "multi or shared"));
     add(ignored("reader.read_type", "on_demand or memory"));
-    add(key("reader.preprocess_time", Type::Map, K::OpenIgnored).means("emulated preprocessing per sample"));
-    add(ignored("reader.preprocess_time_stdev", "its standard deviation"));
+    add(key("reader.preprocess_time", Type::TimeSpec, K::TimeSpec).def("0").range(seconds(0, kMaxSeconds)).unit("s")
+            .means("emulated preprocessing per sample, slept by the reader thread after each read: a number, or a "
+                   "distribution map as train.computation_time")
+            .bind(field([](auto& c) -> auto& { return c.reader.preprocessTime.mean; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+    add(key("reader.preprocess_time_stdev", Type::Seconds).def("0").unit("s")
+            .means("DLIO's separate stdev: makes the time normal(mean, stdev)")
+            .flags(CustomRead | NotWritten | CustomCheck));
     add(ignored("reader.pin_memory", "pytorch's pin_memory", Type::Bool));
     add(ignored("reader.transformed_record_dims", "dimensions after the transform"));
     add(ignored("reader.transformed_record_element_type", "element type after the transform"));

@@ -833,6 +833,7 @@ private:
 
         readTime(root, "train.computation_time", c.train.computationTime);
         readTime(root, "evaluation.eval_time", c.evaluation.evalTime);
+        readTime(root, "reader.preprocess_time", c.reader.preprocessTime);
 
         // v1.0 spells the model size checkpoint.model_size; later DLIO model.model_size_bytes (which wins).
         auto& k = c.checkpoint;

@@ -103,6 +103,7 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     // Cross-field checks beside the table.
     checkTime(c.train.computationTime, "train.computation_time", out);
     checkTime(c.evaluation.evalTime, "evaluation.eval_time", out);
+    checkTime(c.reader.preprocessTime, "reader.preprocess_time", out);
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
     if (c.model.parallelism.data == 0)

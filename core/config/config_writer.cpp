@@ -81,6 +81,7 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     // only when it emulates something (its latency as the chosen distribution's parameters).
     w["train"]["computation_time"] = timeJson(c.train.computationTime);
     w["evaluation"]["eval_time"] = timeJson(c.evaluation.evalTime);
+    w["reader"]["preprocess_time"] = timeJson(c.reader.preprocessTime);
     // DLIO's default data_loader is the string "tensorflow", which its framework check never matches;
     // written out, the same value becomes the enum and DLIO refuses it with framework pytorch (the
     // fork's utils/config.py lines 209, 386-388). Left out, it reads back as the same default.

@@ -93,6 +93,9 @@ struct ReaderSection {
     std::uint64_t shuffleSize = 1024;
     std::uint64_t transferSize = 262144; // bytes per read() call; numpy reads npz in 256 KiB calls
     bool odirect = false;
+    // DLIO's reader.preprocess_time: slept per sample by the reader thread after reading it (a number or
+    // a distribution, as train.computation_time; reader/reader_handler.py preprocess()).
+    ComputeTime preprocessTime;
 };
 
 struct TrainSection {

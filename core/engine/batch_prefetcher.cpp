@@ -1,5 +1,6 @@
 #include "engine/batch_prefetcher.h"
 
+#include "engine/compute_emulator.h"
 #include "engine/thread_tuning.h"
 #include "util/errors.h"
 
@@ -50,10 +51,7 @@ bool BatchPrefetcher::ticketAvailable() const {
     return nextTicket_ / batch_ < taken_ + window_;
 }
 
-void BatchPrefetcher::readerLoop(unsigned) {
-    // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
-    // they wake up, so the emulator's own reading does not steal the emulated accelerator's time.
-    runAsBatch();
+void BatchPrefetcher::readerLoop(unsigned id) {
     std::unique_ptr<SampleReader> reader;
     std::string initError;
     try {
@@ -61,6 +59,17 @@ void BatchPrefetcher::readerLoop(unsigned) {
     } catch (const std::exception& e) {
         initError = e.what();
     }
+    // reader.preprocess_time: DLIO's FormatReader.preprocess() sleeps a draw of it after every sample, in
+    // the reader that read it. Each reader draws from its own stream (the seed and its index).
+    const ComputeTime& pre = cfg_.reader.preprocessTime;
+    const bool preprocesses = pre.distribution != ComputeDistribution::Constant || pre.mean > 0;
+    ComputeEmulator preprocess(pre, cfg_.train.seed ^ (0x9e3779b97f4a7c15ull * (id + 1)));
+    // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
+    // they wake up, so the emulator's own reading does not steal the emulated accelerator's time. A reader
+    // that emulates preprocessing stands for a loader worker that sleeps and wakes per sample: as
+    // SCHED_BATCH its wake-up would wait up to a scheduler tick (4 ms at HZ=250) on a busy machine, longer
+    // than a typical preprocess time; it stays SCHED_OTHER, as a DataLoader's worker processes are.
+    if (!preprocesses) runAsBatch();
     std::uint64_t seenGen = 0;
     for (;;) {
         std::uint64_t ticket = 0;
@@ -85,6 +94,7 @@ void BatchPrefetcher::readerLoop(unsigned) {
             try {
                 bytesRead_.fetch_add(source_.fetch(sample, *reader), std::memory_order_relaxed);
                 samplesRead_.fetch_add(1, std::memory_order_relaxed);
+                if (preprocesses) ComputeEmulator::wait(preprocess.draw(), &cancel_);
             } catch (const std::exception& e) {
                 ok = false;
                 err = e.what();

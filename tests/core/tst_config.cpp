@@ -118,7 +118,7 @@ bool unusedDlioKey(const std::string& key) {
         "dataset.compression", "dataset.compression_level", "dataset.record_element_bytes", "dataset.record_dims",
         "dataset.num_dataset_per_record", "reader.dont_use_mmap", "reader.reader_classname",
         "reader.multiprocessing_context", "reader.data_loader_classname", "reader.data_loader_sampler",
-        "reader.file_access", "reader.read_type", "reader.preprocess_time", "reader.preprocess_time_stdev",
+        "reader.file_access", "reader.read_type",
         "reader.pin_memory", "reader.transformed_record_dims", "reader.transformed_record_element_type",
         "reader.transformed_sample", "reader.transformed_sample_type", "train.eval_time", "train.eval_after_epoch",
         "train.do_eval", "evaluation.eval_after_epoch", "checkpoint.type", "checkpoint.checkpoint_mechanism_classname",
@@ -130,7 +130,7 @@ bool unusedDlioKey(const std::string& key) {
         "model.num_layers", "model.layer_parameters", "output.folder", "output.log_file", "profiling.profiler",
         "profiling.iostat_devices"};
     for (const char* prefix : {"storage.", "dataset.hdf5.", "model.parallelism.", "model.transformer.",
-                               "reader.preprocess_time.", "hydra.", "defaults"})
+                               "hydra.", "defaults"})
         if (key.rfind(prefix, 0) == 0) return true;
     return exact.count(key) > 0;
 }

@@ -58,7 +58,8 @@ for path in /usr/bin/trainio /usr/bin/trainio-cli \
             /usr/share/icons/hicolor/48x48/apps/trainio.png /usr/share/icons/hicolor/256x256/apps/trainio.png \
             /usr/share/man/man1/trainio.1.gz /usr/share/man/man1/trainio-cli.1.gz \
             /usr/share/doc/trainio/copyright /usr/share/doc/trainio/changelog.gz /usr/share/doc/trainio/README.md \
-            /usr/share/doc/trainio/docs/user-guide.md /usr/share/doc/trainio/docs/screenshots/run.png; do
+            /usr/share/doc/trainio/docs/user-guide.md /usr/share/doc/trainio/docs/screenshots/run.png \
+            /usr/lib/trainio/libtrainio_capture_preload.so /usr/share/trainio/python/trainio_capture/__init__.py; do
   grep -qx -- "$path" "$tmp/contents" && ok "contains $path" || fail "package lacks $path"
 done
 

@@ -1,0 +1,858 @@
+#include "trace/derive_workload.h"
+
+#include "config/config_keys.h"
+#include "config/config_loader.h"
+#include "dataset/dataset_generator.h"
+#include "format/crc32c.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace fs = std::filesystem;
+
+namespace trainio::trace {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// ---- small statistics ----
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return 0;
+    double s = 0;
+    for (double x : v) s += x;
+    return s / static_cast<double>(v.size());
+}
+
+double stdev(const std::vector<double>& v) { // population, as DLIO's record_length_stdev is a spread
+    if (v.size() < 2) return 0;
+    const double m = mean(v);
+    double s = 0;
+    for (double x : v) s += (x - m) * (x - m);
+    return std::sqrt(s / static_cast<double>(v.size()));
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string num(double v, int digits = 4) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+std::string ms(double seconds) { return num(seconds * 1e3, 4) + " ms"; }
+
+// ---- sessions ----
+
+// One open-to-close use of a data file by one thread: one sample access.
+struct Session {
+    int pid = 0;
+    std::uint32_t tid = 0;
+    std::uint32_t file = 0; // index into Trace::paths
+    std::uint64_t tOpen = 0, tEnd = 0;
+    std::uint64_t bytes = 0;  // read or mapped, with repeats
+    std::uint64_t ioNs = 0;   // time inside open, read, mmap and close calls
+    bool mapped = false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges; // [begin, end) read or mapped
+    std::uint64_t distinct() const {
+        auto r = ranges;
+        std::sort(r.begin(), r.end());
+        std::uint64_t total = 0, curB = 0, curE = 0;
+        bool open = false;
+        for (const auto& [b, e] : r) {
+            if (!open || b > curE) {
+                if (open) total += curE - curB;
+                curB = b;
+                curE = e;
+                open = true;
+            } else {
+                curE = std::max(curE, e);
+            }
+        }
+        if (open) total += curE - curB;
+        return total;
+    }
+};
+
+struct Sessions {
+    std::vector<Session> list;
+    std::vector<std::uint64_t> readSizes; // every read call's bytes
+    std::uint64_t strayReads = 0;         // reads on descriptors whose open was not seen
+};
+
+std::uint64_t key(int pid, int fd) { return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 32) | static_cast<std::uint32_t>(fd); }
+
+Sessions buildSessions(const Trace& tr) {
+    Sessions out;
+    std::unordered_map<std::uint64_t, std::size_t> open;     // (pid, fd) → session
+    std::map<std::pair<int, std::uint64_t>, std::size_t> mappings; // (pid, addr) → session
+    std::unordered_map<int, int> parent;
+    for (const auto& p : tr.processes) parent[p.pid] = p.ppid;
+    auto sessionFor = [&](const IoEvent& e) -> Session* {
+        if (auto it = open.find(key(e.pid, e.fd)); it != open.end()) return &out.list[it->second];
+        // A descriptor inherited across fork (a dataset that opened its files before the workers started).
+        for (int p = parent.count(e.pid) ? parent[e.pid] : 0, hops = 0; p > 0 && hops < 8; ++hops) {
+            if (auto it = open.find(key(p, e.fd)); it != open.end()) {
+                Session s;
+                s.pid = e.pid;
+                s.tid = e.tid;
+                s.file = out.list[it->second].file;
+                s.tOpen = e.t;
+                out.list.push_back(s);
+                open[key(e.pid, e.fd)] = out.list.size() - 1;
+                return &out.list.back();
+            }
+            p = parent.count(p) ? parent[p] : 0;
+        }
+        return nullptr;
+    };
+    for (const auto& e : tr.events) {
+        switch (e.op) {
+        case Op::Open: {
+            Session s;
+            s.pid = e.pid;
+            s.tid = e.tid;
+            s.file = e.path;
+            s.tOpen = e.t;
+            s.tEnd = e.t + e.dur;
+            s.ioNs = e.dur;
+            out.list.push_back(s);
+            open[key(e.pid, e.fd)] = out.list.size() - 1;
+            break;
+        }
+        case Op::Mmap:
+        case Op::Read:
+        case Op::Pread:
+        case Op::Readv:
+        case Op::Preadv:
+        case Op::Fread: {
+            Session* s = sessionFor(e);
+            if (!s) {
+                ++out.strayReads;
+                break;
+            }
+            s->bytes += e.n;
+            if (e.n > 0) s->ranges.emplace_back(e.off, e.off + e.n);
+            s->ioNs += e.dur;
+            s->tEnd = std::max(s->tEnd, e.t + e.dur);
+            if (e.op == Op::Mmap) {
+                s->mapped = true;
+                mappings[{e.pid, e.addr}] = static_cast<std::size_t>(s - out.list.data());
+            } else if (e.n > 0) {
+                out.readSizes.push_back(e.n);
+            }
+            break;
+        }
+        case Op::Munmap:
+            if (auto it = mappings.find({e.pid, e.addr}); it != mappings.end()) {
+                out.list[it->second].tEnd = std::max(out.list[it->second].tEnd, e.t + e.dur);
+                mappings.erase(it);
+            }
+            break;
+        case Op::Close:
+            if (auto it = open.find(key(e.pid, e.fd)); it != open.end()) {
+                Session& s = out.list[it->second];
+                s.ioNs += e.dur;
+                s.tEnd = std::max(s.tEnd, e.t + e.dur);
+                open.erase(it);
+            }
+            break;
+        }
+    }
+    // Only sessions that read something are sample accesses (a stat-like open is not).
+    out.list.erase(std::remove_if(out.list.begin(), out.list.end(), [](const Session& s) { return s.bytes == 0; }),
+                   out.list.end());
+    return out;
+}
+
+// ---- the files' format ----
+
+std::string sniffFormat(const std::string& path, std::string& basis) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char b[512] = {};
+    in.read(reinterpret_cast<char*>(b), sizeof b);
+    const std::size_t n = static_cast<std::size_t>(in.gcount());
+    const std::string ext = fs::path(path).extension().string();
+    if (n == 0) {
+        basis = path + " could not be read now: the format comes from its extension '" + ext + "'";
+        static const std::map<std::string, std::string> byExt = {{".npz", "npz"}, {".npy", "npy"}, {".tfrecord", "tfrecord"},
+                                                                 {".h5", "hdf5"}, {".hdf5", "hdf5"}, {".jpg", "jpeg"},
+                                                                 {".jpeg", "jpeg"}, {".png", "png"}};
+        auto it = byExt.find(ext);
+        return it == byExt.end() ? "raw" : it->second;
+    }
+    if (n >= 30 && std::memcmp(b, "PK\x03\x04", 4) == 0) {
+        const std::size_t nameLen = b[26] | (b[27] << 8);
+        const std::string name(reinterpret_cast<const char*>(b + 30), std::min<std::size_t>(nameLen, n > 30 ? n - 30 : 0));
+        if (name.size() > 4 && name.substr(name.size() - 4) == ".npy") {
+            basis = "zip magic PK\\x03\\x04 whose first entry is " + name + " (" + path + ")";
+            return "npz";
+        }
+        basis = "a zip archive without .npy entries (" + path + "): read as raw bytes";
+        return "raw";
+    }
+    if (n >= 6 && std::memcmp(b, "\x93NUMPY", 6) == 0) {
+        basis = "magic \\x93NUMPY (" + path + ")";
+        return "npy";
+    }
+    if (n >= 8 && std::memcmp(b, "\x89HDF\r\n\x1a\n", 8) == 0) {
+        basis = "magic \\x89HDF (" + path + ")";
+        return "hdf5";
+    }
+    if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
+        basis = "JPEG SOI marker FF D8 FF (" + path + ")";
+        return "jpeg";
+    }
+    if (n >= 8 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0) {
+        basis = "PNG signature (" + path + ")";
+        return "png";
+    }
+    if (n >= 12) {
+        std::uint32_t crc = 0;
+        std::memcpy(&crc, b + 8, 4);
+        if (maskCrc(crc32c(b, 8)) == crc) {
+            basis = "TFRecord framing: the first record's length has a valid masked CRC-32C (" + path + ")";
+            return "tfrecord";
+        }
+    }
+    basis = "no known magic in the first bytes of " + path + ": raw bytes";
+    return "raw";
+}
+
+// The bytes of a file that are the format's own (headers, labels, the zip directory), not records:
+// the file's size less the record array's bytes (npy: the array; npz: its first array, DLIO's x). 0
+// for other formats or when the headers cannot be parsed.
+std::uint64_t formatOverhead(const std::string& path, const std::string& format, std::string& how) {
+    if (format != "npz" && format != "npy") return 0;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) return 0;
+    std::ifstream in(path, std::ios::binary);
+    std::vector<unsigned char> b(4096);
+    in.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    const std::size_t n = static_cast<std::size_t>(in.gcount());
+    std::size_t at = 0;
+    if (format == "npz") {
+        if (n < 30) return 0;
+        at = 30 + (b[26] | (b[27] << 8)) + (b[28] | (b[29] << 8));
+    }
+    if (at + 12 > n || std::memcmp(b.data() + at, "\x93NUMPY", 6) != 0) return 0;
+    const bool v1 = b[at + 6] == 1;
+    const std::size_t hlen = v1 ? (b[at + 8] | (b[at + 9] << 8)) : (b[at + 8] | (b[at + 9] << 8) | (b[at + 10] << 16));
+    const std::size_t hstart = at + (v1 ? 10 : 12);
+    if (hstart + hlen > n) return 0;
+    const std::string header(reinterpret_cast<const char*>(b.data() + hstart), hlen);
+    static const std::regex descrRe(R"('descr':\s*'[<>|=]?[a-zA-Z]([0-9]+)')");
+    static const std::regex shapeRe(R"('shape':\s*\(([0-9,\s]*)\))");
+    std::smatch dm, sm;
+    if (!std::regex_search(header, dm, descrRe) || !std::regex_search(header, sm, shapeRe)) return 0;
+    std::uint64_t elements = 1;
+    std::istringstream dims(sm[1].str());
+    for (std::string tok; std::getline(dims, tok, ',');)
+        if (tok.find_first_of("0123456789") != std::string::npos) elements *= std::stoull(tok);
+    const std::uint64_t payload = elements * std::stoull(dm[1].str());
+    if (payload > size) return 0;
+    how = std::to_string(size - payload) + " bytes of " + path + " are headers and labels (" + std::to_string(size) +
+          " bytes, its record array " + std::to_string(payload) + ")";
+    return size - payload;
+}
+
+// ---- DLIO's names ----
+
+struct DlioNames {
+    bool match = false;
+    std::string root, prefix;
+    std::uint64_t total = 0, subfolders = 0;
+};
+
+DlioNames matchDlioNames(const std::vector<std::string>& files, const std::string& format) {
+    static const std::regex re(R"(^(.*)/train/(?:([0-9]+)/)?([^/]+)_([0-9]+)_of_([0-9]+)\.([A-Za-z0-9]+)$)");
+    DlioNames d;
+    std::set<std::string> subs;
+    std::set<std::uint64_t> indices;
+    for (const auto& f : files) {
+        std::smatch m;
+        if (!std::regex_match(f, m, re)) return {};
+        const std::uint64_t total = std::stoull(m[5].str());
+        if (indices.empty()) {
+            d.root = m[1].str();
+            d.prefix = m[3].str();
+            d.total = total;
+        } else if (d.root != m[1].str() || d.prefix != m[3].str() || d.total != total) {
+            return {};
+        }
+        if (m[6].str() != format && !(format == "jpeg" && m[6].str() == "jpg")) return {};
+        if (m[2].matched) subs.insert(m[2].str());
+        indices.insert(std::stoull(m[4].str()));
+    }
+    // Replayable on these files only when the job read every file of the set.
+    if (indices.size() != d.total || (indices.empty() ? true : *indices.rbegin() != d.total - 1)) return {};
+    d.subfolders = subs.size() > 1 ? subs.size() : 0;
+    d.match = true;
+    return d;
+}
+
+std::optional<DataFormat> formatFromName(const std::string& f) {
+    static const std::map<std::string, DataFormat> m = {{"npz", DataFormat::Npz},   {"npy", DataFormat::Npy},
+                                                        {"tfrecord", DataFormat::Tfrecord}, {"hdf5", DataFormat::Hdf5},
+                                                        {"jpeg", DataFormat::Jpeg}, {"png", DataFormat::Png},
+                                                        {"raw", DataFormat::Raw}};
+    auto it = m.find(f);
+    if (it == m.end()) return std::nullopt;
+    return it->second;
+}
+
+ComputeTime timeOf(double meanS, double stdevS) {
+    ComputeTime t;
+    t.mean = meanS;
+    // A spread under 5 % of the mean is noise of the measurement itself: a constant.
+    if (stdevS > 0.05 * meanS && meanS > 0) {
+        t.distribution = ComputeDistribution::Normal;
+        t.stdev = stdevS;
+    }
+    return t;
+}
+
+std::string timeText(const ComputeTime& t) {
+    if (t.distribution == ComputeDistribution::Normal) return "normal{mean " + num(t.mean, 5) + " s, stdev " + num(t.stdev, 4) + " s}";
+    return num(t.mean, 5) + " s";
+}
+
+} // namespace
+
+DerivedWorkload deriveWorkload(const Trace& tr) {
+    DerivedWorkload d;
+    auto add = [&](std::string k, std::string v, std::string basis, bool assumed = false) {
+        d.figures.push_back({std::move(k), std::move(v), std::move(basis), assumed});
+    };
+    const Sessions ss = buildSessions(tr);
+    const auto& sessions = ss.list;
+    if (sessions.empty())
+        throw InputError(tr.dir.string() + ": no data file was read in this trace (" + std::to_string(tr.events.size()) +
+                         " events): expected reads of the job's data files (the filter rule: " + tr.header.rule.describe() + ")");
+
+    // ---- processes: the training loop and its readers ----
+    std::map<int, std::uint64_t> batchMarks;
+    for (const auto& m : tr.marks)
+        if (m.op == MarkOp::Batch) ++batchMarks[m.pid];
+    int mainPid = 0;
+    std::string mainBasis;
+    std::set<int> readerPids;
+    for (const auto& s : sessions) readerPids.insert(s.pid);
+    if (!batchMarks.empty()) {
+        mainPid = std::max_element(batchMarks.begin(), batchMarks.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        mainBasis = "the process that wrote the step marks";
+    } else if (readerPids.size() == 1) {
+        mainPid = *readerPids.begin();
+        mainBasis = "the only process that read data files";
+    } else if (readerPids.count(tr.header.jobPid)) {
+        mainPid = tr.header.jobPid;
+        mainBasis = "the job's own process (it read data files too)";
+    } else {
+        std::set<int> parents;
+        for (const auto& p : tr.processes)
+            if (readerPids.count(p.pid)) parents.insert(p.ppid);
+        if (parents.size() == 1 && !readerPids.count(*parents.begin())) {
+            mainPid = *parents.begin();
+            mainBasis = "the parent of every process that read data files";
+        } else {
+            mainPid = sessions.front().pid;
+            mainBasis = "the first process that read a data file (no marks, no common parent)";
+        }
+    }
+    const bool hasWorkers = readerPids.size() > 1 || !readerPids.count(mainPid);
+    d.stepsFromMarks = batchMarks.count(mainPid) > 0;
+
+    // Reader threads: (pid, tid) of the readers (workers; the main process when it reads alone).
+    struct Reader {
+        std::uint64_t first = UINT64_MAX, last = 0;
+        std::vector<std::size_t> sessions;
+    };
+    std::map<std::pair<int, std::uint32_t>, Reader> readers;
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        const auto& s = sessions[i];
+        if (hasWorkers && s.pid == mainPid) continue; // the loop's own reads beside its workers (metadata, …)
+        Reader& r = readers[{s.pid, s.tid}];
+        r.first = std::min(r.first, s.tOpen);
+        r.last = std::max(r.last, s.tEnd);
+        r.sessions.push_back(i);
+    }
+    {
+        std::vector<std::pair<std::uint64_t, int>> edges;
+        for (const auto& [id, r] : readers) {
+            edges.emplace_back(r.first, +1);
+            edges.emplace_back(r.last + 1, -1);
+        }
+        std::sort(edges.begin(), edges.end());
+        int cur = 0, best = 0;
+        for (const auto& [t, delta] : edges) best = std::max(best, cur += delta);
+        d.readThreads = static_cast<std::uint64_t>(std::max(1, best));
+    }
+    std::set<int> workerPids;
+    for (const auto& [id, r] : readers)
+        if (id.first != mainPid) workerPids.insert(id.first);
+    add("reader.read_threads", std::to_string(d.readThreads),
+        hasWorkers ? std::to_string(workerPids.size()) + " worker process(es) read data, at most " + std::to_string(d.readThreads) +
+                         " at once; the training loop is pid " + std::to_string(mainPid) + " (" + mainBasis + ")"
+                   : "the training loop (pid " + std::to_string(mainPid) + ", " + mainBasis + ") read the data itself with " +
+                         std::to_string(readers.size()) + " thread(s), at most " + std::to_string(d.readThreads) + " at once");
+
+    // ---- epochs: windows in time ----
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+    std::string epochBasis;
+    bool epochsFromSessions = false;
+    if (d.stepsFromMarks) {
+        std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> byEpoch;
+        for (const auto& m : tr.marks) {
+            if (m.pid != mainPid) continue;
+            auto [it, added] = byEpoch.emplace(m.epoch, std::make_pair(m.t, m.t));
+            it->second.first = std::min(it->second.first, m.t);
+            it->second.second = std::max(it->second.second, m.t);
+        }
+        for (const auto& [e, w] : byEpoch) windows.push_back(w);
+        epochBasis = std::to_string(windows.size()) + " trainio_capture.steps() loop(s) in pid " + std::to_string(mainPid);
+    } else {
+        // PyTorch starts new workers for every epoch (unless persistent_workers): generations of workers.
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+        std::map<int, std::pair<std::uint64_t, std::uint64_t>> byPid;
+        for (const auto& [id, r] : readers) {
+            auto [it, added] = byPid.emplace(id.first, std::make_pair(r.first, r.last));
+            it->second.first = std::min(it->second.first, r.first);
+            it->second.second = std::max(it->second.second, r.last);
+        }
+        for (const auto& [pid, w] : byPid) spans.push_back(w);
+        std::sort(spans.begin(), spans.end());
+        for (const auto& w : spans) {
+            if (!windows.empty() && w.first <= windows.back().second) windows.back().second = std::max(windows.back().second, w.second);
+            else windows.push_back(w);
+        }
+        if (hasWorkers && windows.size() > 1) {
+            epochBasis = std::to_string(windows.size()) + " generations of worker processes (PyTorch starts new workers every epoch)";
+        } else {
+            windows.assign(1, {0, UINT64_MAX});
+            epochsFromSessions = true;
+        }
+    }
+    std::vector<std::vector<std::size_t>> inEpoch(windows.size());
+    std::uint64_t outside = 0, loopOwn = 0;
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        const auto& s = sessions[i];
+        if (hasWorkers && s.pid == mainPid) { // the loop's own reads beside its workers: not samples
+            ++loopOwn;
+            continue;
+        }
+        bool placed = false;
+        for (std::size_t w = 0; w < windows.size() && !placed; ++w)
+            if (s.tOpen >= windows[w].first && s.tOpen <= windows[w].second) {
+                inEpoch[w].push_back(i);
+                placed = true;
+            }
+        if (!placed) ++outside;
+    }
+
+    // ---- files and samples per file ----
+    std::map<std::uint32_t, std::uint64_t> perFile;
+    for (const auto& ep : inEpoch)
+        for (std::size_t i : ep) ++perFile[sessions[i].file];
+    if (perFile.empty())
+        throw InputError(tr.dir.string() + ": no data file was read inside the training loop's steps (" +
+                         std::to_string(sessions.size()) + " reads outside it)");
+    std::vector<double> perFileCounts;
+    for (const auto& [f, n] : perFile) {
+        d.dataFiles.push_back(tr.paths[f]);
+        perFileCounts.push_back(static_cast<double>(n));
+    }
+    std::sort(d.dataFiles.begin(), d.dataFiles.end());
+    d.files = d.dataFiles.size();
+    const double perFileMedian = median(perFileCounts);
+    if (epochsFromSessions) {
+        d.epochs = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(perFileMedian)));
+        d.samplesPerFile = 1;
+        epochBasis = "no step marks and no worker generations: each file was opened " + num(perFileMedian) +
+                     " time(s) (median), read as one sample per file per epoch";
+    } else {
+        d.epochs = windows.size();
+        d.samplesPerFile = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(perFileMedian / static_cast<double>(d.epochs))));
+    }
+    add("train.epochs", std::to_string(d.epochs), epochBasis, epochsFromSessions);
+    add("dataset.num_files_train", std::to_string(d.files),
+        "distinct data files read in the training loop (" + std::to_string(tr.paths.size()) + " data files opened in all)");
+    add("dataset.num_samples_per_file", std::to_string(d.samplesPerFile),
+        "each file was opened " + num(perFileMedian) + " time(s) (median) over " + std::to_string(d.epochs) +
+            " epoch(s); one open-to-close session is one sample",
+        true);
+    for (const auto& ep : inEpoch) d.sessions += ep.size();
+    const double samplesPerEpoch = static_cast<double>(d.sessions) / static_cast<double>(d.epochs);
+
+    // ---- format, record size and transfer size ----
+    std::string formatBasis;
+    d.format = sniffFormat(d.dataFiles.front(), formatBasis);
+    add("dataset.format", d.format, formatBasis);
+    std::map<std::uint32_t, std::uint64_t> overhead;
+    std::string overheadHow;
+    for (const auto& [f, n] : perFile) {
+        std::string how;
+        overhead[f] = formatOverhead(tr.paths[f], d.format, how);
+        if (overheadHow.empty()) overheadHow = how;
+    }
+    std::vector<double> distinct;
+    std::uint64_t mappedSessions = 0, totalBytes = 0;
+    double distinctSum = 0; // with the format's bytes
+
+    for (const auto& ep : inEpoch)
+        for (std::size_t i : ep) {
+            const std::uint64_t got = sessions[i].distinct();
+            distinctSum += static_cast<double>(got);
+            const std::uint64_t head = overhead[sessions[i].file];
+            distinct.push_back(static_cast<double>(got > head ? got - head : got));
+            mappedSessions += sessions[i].mapped;
+            totalBytes += sessions[i].bytes;
+        }
+    d.recordMean = mean(distinct);
+    d.recordStdev = stdev(distinct);
+    add("dataset.record_length_bytes", num(d.recordMean, 10),
+        "mean of the distinct bytes each of " + std::to_string(distinct.size()) + " samples read (" + num(static_cast<double>(totalBytes), 10) +
+            " bytes read in all, " + num(100.0 * (static_cast<double>(totalBytes) / std::max(1.0, distinctSum) - 1), 3) +
+            " % of them read twice), less the format's own bytes" +
+            (overheadHow.empty() ? std::string(" (none known for ") + d.format + ")" : ": " + overheadHow));
+    add("dataset.record_length_bytes_stdev", num(d.recordStdev, 8), "population stdev over the same samples");
+    d.mmap = mappedSessions * 2 > distinct.size();
+    if (!ss.readSizes.empty()) {
+        std::vector<std::uint64_t> sizes = ss.readSizes;
+        std::sort(sizes.begin(), sizes.end());
+        std::uint64_t all = 0;
+        for (auto s : sizes) all += s;
+        std::uint64_t acc = 0;
+        for (auto s : sizes)
+            if ((acc += s) * 2 >= all) {
+                d.transferSize = s;
+                break;
+            }
+        add("reader.transfer_size", std::to_string(d.transferSize),
+            "the read() size that carries half of the " + std::to_string(sizes.size()) + " reads' bytes (byte-weighted median; smallest " +
+                std::to_string(sizes.front()) + ", largest " + std::to_string(sizes.back()) + ")");
+    } else {
+        d.transferSize = 262144;
+        add("reader.transfer_size", "262144", "no read() calls (the data was mapped): TrainIO's default", true);
+    }
+    if (d.mmap)
+        add("trainio.io_engine", "mmap", std::to_string(mappedSessions) + " of " + std::to_string(distinct.size()) +
+                                             " samples were mapped (mmap), not read: the mapped length counts as read");
+
+    // ---- format and names ----
+    const DlioNames names = matchDlioNames(d.dataFiles, d.format);
+    d.dlioNames = names.match;
+
+    // ---- steps, batch size, compute time, the job's own AU ----
+    std::vector<double> compute, waits;
+    std::vector<double> auPerEpoch;
+    std::vector<std::pair<double, double>> rateParts;
+    std::map<std::int64_t, std::uint64_t> sizeVotes;
+    std::uint64_t steps = 0;
+    if (d.stepsFromMarks) {
+        std::map<std::uint64_t, std::vector<const Mark*>> byEpoch;
+        for (const auto& m : tr.marks)
+            if (m.pid == mainPid && (m.op == MarkOp::Ask || m.op == MarkOp::Batch)) byEpoch[m.epoch].push_back(&m);
+        for (const auto& [e, ms] : byEpoch) {
+            std::vector<double> c, w;
+            for (std::size_t i = 0; i < ms.size(); ++i) {
+                if (ms[i]->op != MarkOp::Batch) continue;
+                if (ms[i]->size > 0) ++sizeVotes[ms[i]->size];
+                if (i > 0 && ms[i - 1]->op == MarkOp::Ask) w.push_back(static_cast<double>(ms[i]->t - ms[i - 1]->t) * 1e-9);
+                else w.push_back(0);
+                if (i + 1 < ms.size() && ms[i + 1]->op == MarkOp::Ask) c.push_back(static_cast<double>(ms[i + 1]->t - ms[i]->t) * 1e-9);
+                else c.push_back(0);
+            }
+            steps += c.size();
+            compute.insert(compute.end(), c.begin(), c.end());
+            waits.insert(waits.end(), w.begin(), w.end());
+            if (c.size() >= 3) { // DLIO ≥ 2: the first step of the epoch is left out
+                double sc = 0, sp = 0;
+                for (std::size_t k = 1; k < c.size(); ++k) {
+                    sc += c[k];
+                    sp += c[k] + w[k];
+                }
+                if (sp > 0) {
+                    auPerEpoch.push_back(100.0 * sc / sp);
+                    rateParts.emplace_back(static_cast<double>(c.size()) - 2, sp);
+                }
+            }
+        }
+        d.stepsPerEpoch = steps / std::max<std::uint64_t>(1, byEpoch.size());
+        if (!sizeVotes.empty()) {
+            d.batchSize = static_cast<std::uint64_t>(
+                std::max_element(sizeVotes.begin(), sizeVotes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first);
+            add("reader.batch_size", std::to_string(d.batchSize),
+                "the size of " + std::to_string(sizeVotes[static_cast<std::int64_t>(d.batchSize)]) + " of " + std::to_string(steps) +
+                    " batches as trainio_capture.steps saw them (samples read per step: " +
+                    num(samplesPerEpoch / std::max(1.0, static_cast<double>(d.stepsPerEpoch))) + ")");
+        } else {
+            d.batchSize = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(samplesPerEpoch / std::max(1.0, static_cast<double>(d.stepsPerEpoch)))));
+            add("reader.batch_size", std::to_string(d.batchSize),
+                num(samplesPerEpoch) + " samples read per epoch over " + std::to_string(d.stepsPerEpoch) + " steps");
+        }
+        d.computeMean = mean(compute);
+        d.computeStdev = stdev(compute);
+        add("train.computation_time", timeText(timeOf(d.computeMean, d.computeStdev)),
+            std::to_string(compute.size()) + " steps: from each batch's arrival to the next request (the step marks); "
+            "mean " + ms(d.computeMean) + ", stdev " + ms(d.computeStdev) + ", median " + ms(median(compute)) +
+            "; the data waits (request to arrival) were mean " + ms(mean(waits)) + ", median " + ms(median(waits)));
+    } else {
+        // Inferred from the readers: a reader that finishes a batch waits for the next request, so the
+        // long gaps between its session starts cut its sessions into batches.
+        std::vector<double> clusterSizes, periods;
+        for (const auto& [id, r] : readers) {
+            std::vector<double> gaps;
+            for (std::size_t k = 1; k < r.sessions.size(); ++k)
+                gaps.push_back(static_cast<double>(sessions[r.sessions[k]].tOpen - sessions[r.sessions[k - 1]].tOpen));
+            if (gaps.size() < 4) continue;
+            const double cut = std::max(4 * median(gaps), 1e6);
+            std::size_t run = 1;
+            std::uint64_t lastStart = sessions[r.sessions[0]].tOpen;
+            for (std::size_t k = 0; k < gaps.size(); ++k) {
+                if (gaps[k] > cut) {
+                    clusterSizes.push_back(static_cast<double>(run));
+                    const std::uint64_t start = sessions[r.sessions[k + 1]].tOpen;
+                    periods.push_back(static_cast<double>(start - lastStart) * 1e-9);
+                    lastStart = start;
+                    run = 1;
+                } else {
+                    ++run;
+                }
+            }
+        }
+        if (clusterSizes.size() >= 3) {
+            d.batchSize = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(median(clusterSizes))));
+            const double stepTime = median(periods) / static_cast<double>(std::max<std::uint64_t>(1, d.readThreads));
+            d.computeMean = stepTime;
+            add("reader.batch_size", std::to_string(d.batchSize),
+                "inferred (no step marks): the readers' sessions come in bursts of " + num(median(clusterSizes)) +
+                    " (median of " + std::to_string(clusterSizes.size()) + " bursts separated by idle gaps)",
+                true);
+            add("train.computation_time", num(stepTime, 5) + " s",
+                "inferred (no step marks): a reader's bursts come every " + ms(median(periods)) + " (median), shared by " +
+                    std::to_string(d.readThreads) + " reader(s): the step time, all of it taken as compute (an upper bound)",
+                true);
+        } else {
+            d.batchSize = 1;
+            add("reader.batch_size", "1", "not inferable without step marks (the readers never waited): assumed 1", true);
+            add("train.computation_time", "0 s", "not inferable without step marks: assumed 0", true);
+        }
+        d.stepsPerEpoch = static_cast<std::uint64_t>(samplesPerEpoch / static_cast<double>(d.batchSize));
+    }
+    if (!auPerEpoch.empty()) {
+        d.jobAuPercent = mean(auPerEpoch);
+        double rate = 0;
+        for (const auto& [s, t] : rateParts) rate += s / t * static_cast<double>(d.batchSize);
+        d.jobSamplesPerSecond = rate / static_cast<double>(rateParts.size());
+    } else {
+        d.jobAuPercent = kNaN;
+        d.jobSamplesPerSecond = kNaN;
+    }
+
+    // ---- per-sample time in the readers (reader.preprocess_time) ----
+    std::vector<double> busy;
+    for (const auto& ep : inEpoch) {
+        std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
+        for (std::size_t i : ep)
+            if (!(hasWorkers && sessions[i].pid == mainPid)) byReader[{sessions[i].pid, sessions[i].tid}].push_back(i);
+        for (const auto& [id, list] : byReader)
+            for (std::size_t k = 0; k + 1 < list.size(); ++k) {
+                if ((k + 1) % d.batchSize == 0) continue; // the batch's last sample: its collation and hand-over follow
+                const Session& a = sessions[list[k]];
+                const Session& b = sessions[list[k + 1]];
+                const double gap = static_cast<double>(b.tOpen - a.tOpen) - static_cast<double>(a.ioNs);
+                busy.push_back(std::max(0.0, gap) * 1e-9);
+            }
+    }
+    if (busy.size() >= 2) {
+        d.preprocessMean = mean(busy);
+        d.preprocessStdev = stdev(busy);
+    }
+    add("reader.preprocess_time", timeText(timeOf(d.preprocessMean, d.preprocessStdev)),
+        busy.size() >= 2
+            ? std::to_string(busy.size()) + " samples: a reader's time from a sample's open to its next sample's open in the same "
+              "batch, less the time inside open/read/close; median " + ms(median(busy)) +
+              " (the batch's last sample is left out: its collation and hand-over follow it)"
+            : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0",
+        true);
+
+    // ---- shuffle: does each reader read the files in their sorted order? ----
+    std::map<std::uint32_t, std::size_t> rank;
+    {
+        std::vector<std::pair<std::string, std::uint32_t>> byName;
+        for (const auto& [f, n] : perFile) byName.emplace_back(tr.paths[f], f);
+        std::sort(byName.begin(), byName.end());
+        for (std::size_t i = 0; i < byName.size(); ++i) rank[byName[i].second] = i;
+    }
+    std::uint64_t pairs = 0, rising = 0;
+    for (const auto& ep : inEpoch) {
+        std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
+        for (std::size_t i : ep) byReader[{sessions[i].pid, sessions[i].tid}].push_back(rank[sessions[i].file]);
+        for (const auto& [id, seq] : byReader)
+            for (std::size_t k = 1; k < seq.size(); ++k) {
+                ++pairs;
+                rising += seq[k] >= seq[k - 1];
+            }
+    }
+    d.shuffled = pairs >= 3 && static_cast<double>(rising) < 0.9 * static_cast<double>(pairs);
+    add("reader.sample_shuffle", d.shuffled ? "seed" : "off",
+        std::to_string(rising) + " of " + std::to_string(pairs) + " consecutive reads of a reader went to a later file in name order" +
+            (d.shuffled ? ": shuffled (seed: a reproducible shuffle, a new order every epoch, as the job's sampler)" : ": in order"));
+
+    // ---- the workload ----
+    WorkloadConfig c = dlioDefaultConfig();
+    c.model.name = "captured";
+    c.framework = "pytorch";
+    c.workflow.generateData = false;
+    c.workflow.train = true;
+    c.workflow.checkpoint = false;
+    c.dataset.format = formatFromName(d.format).value_or(DataFormat::Raw);
+    c.dataset.numFilesTrain = d.files;
+    c.dataset.numSamplesPerFile = d.samplesPerFile;
+    c.dataset.recordLength = std::max(1.0, std::round(d.recordMean));
+    c.dataset.recordLengthStdev = std::round(d.recordStdev);
+    if (names.match) {
+        c.dataset.dataFolder = names.root;
+        c.dataset.filePrefix = names.prefix;
+        c.dataset.numSubfoldersTrain = names.subfolders;
+        add("dataset.data_folder", names.root,
+            "the job's files follow DLIO's names (" + names.prefix + "_<i>_of_" + std::to_string(names.total) +
+                "): the workload replays on them where they are");
+    } else {
+        c.dataset.dataFolder = "./trainio-replay-data/";
+        add("dataset.data_folder", c.dataset.dataFolder,
+            "the job's files do not follow DLIO's names (e.g. " + d.dataFiles.front() +
+                "): write a dataset of the same shape with datagen (a file-list replay on the job's own files is not implemented)",
+            true);
+    }
+    if (names.match) {
+        // A folder TrainIO generated records its generation parameters: run's pre-flight holds the
+        // workload to them. The record size observed from the reads differs by a few bytes of headers
+        // (and the sizes drawn with a stdev differ from their configured mean): the marker's values are
+        // the dataset's own, so they are used, each reported beside what was observed.
+        if (auto mism = datasetMarkerMismatches(c, MarkerUse::Read)) {
+            static const std::set<std::string> adoptable = {"dataset.record_length_bytes", "dataset.record_length_bytes_stdev",
+                                                            "dataset.record_element_type", "train.seed"};
+            for (const auto& m : *mism) {
+                const config_keys::KeyDef* k = config_keys::find(m.key);
+                if (!k || !k->field || !adoptable.count(m.key)) {
+                    add(m.key, m.configured, "observed; the folder's TrainIO marker says " + m.generated + ": run will refuse it", true);
+                    continue;
+                }
+                if (k->type == config_keys::Type::Choice || k->type == config_keys::Type::Text) k->field.set(c, config_keys::Value(m.generated));
+                else if (k->type == config_keys::Type::Whole) k->field.set(c, config_keys::Value(static_cast<std::uint64_t>(std::strtoull(m.generated.c_str(), nullptr, 10))));
+                else k->field.set(c, config_keys::Value(std::strtod(m.generated.c_str(), nullptr)));
+                add(m.key, m.generated, "from the folder's TrainIO marker (" + std::string(kDatasetMarkerName) + "), the parameters its files were generated with; observed " + m.configured);
+            }
+        }
+    }
+    c.reader.dataLoader = "pytorch";
+    c.reader.batchSize = d.batchSize;
+    c.reader.readThreads = d.readThreads;
+    c.reader.prefetchSize = 2 * d.readThreads;
+    add("reader.prefetch_size", std::to_string(c.reader.prefetchSize),
+        "PyTorch's default prefetch_factor 2 per worker (not visible in the I/O)", true);
+    c.reader.fileShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
+    c.reader.sampleShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
+    c.reader.transferSize = d.transferSize;
+    c.reader.preprocessTime = timeOf(d.preprocessMean, d.preprocessStdev);
+    c.train.epochs = d.epochs;
+    c.train.computationTime = timeOf(d.computeMean, d.computeStdev);
+    if (d.mmap) c.trainio.ioEngine = "mmap";
+    d.config = c;
+
+    // ---- the report ----
+    std::ostringstream r;
+    r << "Workload derived from the trace " << tr.dir.string() << "\n";
+    r << "Job: ";
+    for (const auto& a : tr.header.command) r << a << " ";
+    r << "(exit code " << tr.header.exitCode << ", "
+      << (tr.header.endNs > tr.header.startNs ? num(static_cast<double>(tr.header.endNs - tr.header.startNs) * 1e-9) + " s" : "still running")
+      << ")\n";
+    r << "Observed: " << tr.events.size() << " I/O events of " << readerPids.size() << " process(es) on " << tr.paths.size()
+      << " data file(s); " << d.sessions << " samples read in " << d.epochs << " epoch(s)"
+      << (outside ? ", " + std::to_string(outside) + " outside the training loop (left out)" : std::string())
+      << (loopOwn ? ", " + std::to_string(loopOwn) + " by the training loop's own process beside its workers (left out)" : std::string())
+      << "; "
+      << tr.marks.size() << " step marks\n";
+    if (ss.strayReads) r << "  " << ss.strayReads << " reads on descriptors whose open was not seen (left out)\n";
+    r << "Steps: "
+      << (d.stepsFromMarks ? "from the trainio_capture.steps marks (" + std::to_string(steps) + " steps)"
+                           : std::string("inferred from the readers' pattern: the job has no trainio_capture.steps marks") +
+                                 (tr.header.pythonMarks ? "" : " (captured with --no-python)"))
+      << "\n";
+    r << "Filter rule: " << (tr.header.rule.prefixes.empty() ? std::string("(not recorded)") : tr.header.rule.describe()) << "\n\n";
+    r << "Derived values (observed unless marked assumed):\n";
+    for (const auto& f : d.figures)
+        r << "  " << f.key << " = " << f.value << (f.assumed ? "   [assumed]" : "") << "\n      " << f.basis << "\n";
+    r << "\nThe job's own figures (DLIO >= 2 semantics, first step of each epoch left out):\n";
+    if (std::isnan(d.jobAuPercent)) {
+        r << "  AU and samples/s: unknown without step marks\n";
+    } else {
+        r << "  AU " << num(d.jobAuPercent, 4) << " %  (compute / step time, per epoch:";
+        for (double a : auPerEpoch) r << " " << num(a, 4);
+        r << ")\n  throughput " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
+    }
+    r << "\nReplay:\n";
+    if (names.match)
+        r << "  on the job's own files: trainio-cli run --config W.yaml --output RUN_DIR\n";
+    r << "  on another storage: trainio-cli datagen --config W.yaml ++workload.dataset.data_folder=DIR, then run with the same override\n";
+    d.report = r.str();
+    d.summary = d.format + ", " + std::to_string(d.files) + " files, " + num(d.recordMean) + " B/sample, batch " +
+                std::to_string(d.batchSize) + ", " + std::to_string(d.readThreads) + " reader(s), compute " + ms(d.computeMean) +
+                "/step, preprocess " + ms(d.preprocessMean) + "/sample" + (d.stepsFromMarks ? "" : ", steps inferred");
+    return d;
+}
+
+std::string jobVersusReplay(const DerivedWorkload& d, double au, double sps) {
+    char buf[512];
+    std::string out = "                 real job     replay   difference\n";
+    if (std::isnan(d.jobAuPercent)) {
+        std::snprintf(buf, sizeof buf, "AU %%           %10s %10.2f   (the job has no step marks)\nsamples/s      %10s %10.1f\n", "unknown",
+                      au, "unknown", sps);
+        return out + buf;
+    }
+    std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f   %+.2f points\nsamples/s      %10.1f %10.1f   %+.1f %%\n", d.jobAuPercent,
+                  au, au - d.jobAuPercent, d.jobSamplesPerSecond, sps, 100.0 * (sps / d.jobSamplesPerSecond - 1));
+    return out + buf;
+}
+
+void writeDerivedWorkload(const DerivedWorkload& d, const fs::path& yaml) {
+    std::ostringstream out;
+    out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
+    if (!std::isnan(d.jobAuPercent))
+        out << "# The job's own AU: " << num(d.jobAuPercent, 4) << " %, " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
+    out << (d.dlioNames ? "# dataset.data_folder is the job's own data: run replays on it.\n"
+                        : "# The job's files do not follow DLIO's names: datagen writes a dataset of the same shape.\n");
+    out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR\n";
+    out << toYaml(d.config);
+    const fs::path tmp = yaml.string() + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << out.str();
+        if (!f.flush()) throw InputError(yaml.string() + ": cannot write: " + errnoText(errno));
+    }
+    std::error_code ec;
+    fs::rename(tmp, yaml, ec);
+    if (ec) throw InputError(yaml.string() + ": cannot write: " + ec.message());
+}
+
+} // namespace trainio::trace

@@ -1,0 +1,73 @@
+// A DLIO workload derived from a captured job's trace (trainio-cli workload --from-trace, docs/capture.md):
+// what was observed, what was assumed, and the figures behind every value.
+//
+// The rules, in short (docs/capture.md has them in full):
+//   sample        one open-to-close session of a data file in which bytes were read (or mapped)
+//   record size   the distinct bytes a session read (union of its ranges; mmap: the mapped length)
+//   readers       the most reader threads (pid, tid) active at once other than the training loop's own
+//                 process when it has workers; 1 when the training loop reads itself
+//   epochs        step marks: the steps() calls; else worker generations (PyTorch restarts its workers
+//                 every epoch); else sessions per file
+//   steps, batch  step marks: batch marks per epoch, the batch's size when the module could tell it, else
+//                 samples per epoch / steps; without marks, inferred from the gaps in each reader's sessions
+//   compute       per step: the next request's time − the batch's arrival (the marks' gap)
+//   preprocess    per sample in a reader: from its session's open to the next session's open in the same
+//                 batch, less the time inside read calls (the batch's last sample is not counted)
+#pragma once
+
+#include "config/workload_config.h"
+#include "trace/trace_reader.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainio::trace {
+
+// One line of the report: a derived key, its value, and how it was obtained.
+struct Figure {
+    std::string key;   // "reader.batch_size", or an observation such as "job AU"
+    std::string value;
+    std::string basis; // the figures behind it
+    bool assumed = false;
+};
+
+struct DerivedWorkload {
+    WorkloadConfig config;
+    // The derived values, also in config, kept here for callers that check them.
+    std::string format;
+    std::uint64_t files = 0;
+    std::uint64_t samplesPerFile = 1;
+    std::uint64_t sessions = 0; // samples read over the whole job
+    double recordMean = 0, recordStdev = 0; // bytes
+    std::uint64_t batchSize = 1;
+    std::uint64_t readThreads = 1;
+    std::uint64_t epochs = 1;
+    std::uint64_t stepsPerEpoch = 0;
+    std::uint64_t transferSize = 0;
+    bool shuffled = false;
+    bool mmap = false;
+    bool stepsFromMarks = false;
+    double computeMean = 0, computeStdev = 0;       // s per step
+    double preprocessMean = 0, preprocessStdev = 0; // s per sample
+    // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of
+    // each epoch left out, mean over epochs.
+    double jobAuPercent = 0;
+    double jobSamplesPerSecond = 0;
+    bool dlioNames = false; // data_folder points at the job's own files
+    std::vector<std::string> dataFiles;
+    std::vector<Figure> figures;
+    std::string report;  // the text report (what --report prints)
+    std::string summary; // one line
+};
+
+// Throws InputError naming the trace folder when it holds no data-file read.
+DerivedWorkload deriveWorkload(const Trace& trace);
+// "Real job vs replay": the job's AU and samples/s (from its marks) beside a replay's, with the
+// differences (AU in points, samples/s in %), as text.
+std::string jobVersusReplay(const DerivedWorkload& d, double replayAuPercent, double replaySamplesPerSecond);
+// Writes the workload YAML (a comment header naming the trace and how to replay, then the config).
+void writeDerivedWorkload(const DerivedWorkload& d, const std::filesystem::path& yaml);
+
+} // namespace trainio::trace

@@ -1,0 +1,422 @@
+// trainio-cli capture / workload --from-trace (issue 24, docs/capture.md): a real training job (PyTorch's
+// DataLoader with worker processes over npz files that `datagen` wrote, tests/tools/capture_job.py) is
+// captured, a workload derived from its trace, and the workload replayed with `run` on the same files.
+// Expected values come from the job's own parameters (its command line) and from its step marks, read
+// here independently of the derivation.
+#include "testsupport.h"
+
+#include "config/config_loader.h"
+#include "trace/derive_workload.h"
+#include "trace/trace_reader.h"
+#include "util/errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <csignal>
+#include <map>
+
+namespace fs = std::filesystem;
+using namespace testsupport;
+
+namespace {
+
+const QString kPython = QStringLiteral("/usr/bin/python3");
+const QString kJob = QStringLiteral(TRAINIO_SOURCE_DIR "/tests/tools/capture_job.py");
+constexpr double kRecord = 262144; // the dataset's record_length_bytes
+constexpr int kFiles = 64;
+
+bool pythonHas(const QString& module) {
+    QProcess p;
+    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import ") + module});
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+// The job's own AU from its marks (DLIO >= 2: the first step of each epoch left out, mean over epochs)
+// and its mean compute per step, computed here from marks.<pid>.jsonl.
+struct MarkFigures {
+    double au = 0;
+    double computeMean = 0;
+    int steps = 0;
+};
+MarkFigures figuresFromMarks(const fs::path& dir) {
+    std::map<std::uint64_t, std::vector<nlohmann::json>> byEpoch;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().filename().string().rfind("marks.", 0) != 0) continue;
+        std::istringstream in(readText(e.path()));
+        for (std::string line; std::getline(in, line);) {
+            auto j = nlohmann::json::parse(line);
+            if (j["op"] == "ask" || j["op"] == "batch") byEpoch[j["epoch"].get<std::uint64_t>()].push_back(j);
+        }
+    }
+    MarkFigures f;
+    std::vector<double> aus, computes;
+    for (auto& [epoch, ms] : byEpoch) {
+        std::sort(ms.begin(), ms.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["t"].get<std::uint64_t>() < b["t"].get<std::uint64_t>(); });
+        double c = 0, p = 0;
+        int k = 0;
+        for (std::size_t i = 1; i + 1 < ms.size(); ++i) {
+            if (ms[i]["op"] != "batch") continue;
+            const double wait = (ms[i]["t"].get<double>() - ms[i - 1]["t"].get<double>()) * 1e-9;
+            const double compute = (ms[i + 1]["t"].get<double>() - ms[i]["t"].get<double>()) * 1e-9;
+            computes.push_back(compute);
+            if (k++ > 0) {
+                c += compute;
+                p += compute + wait;
+            }
+        }
+        f.steps += k;
+        aus.push_back(100 * c / p);
+    }
+    f.au = meanOf(aus);
+    f.computeMean = meanOf(computes);
+    return f;
+}
+
+double summaryMetric(const fs::path& runDir, const char* key) {
+    const auto j = nlohmann::json::parse(readText(runDir / "summary.json"));
+    return j["metric"][key].get<double>();
+}
+
+} // namespace
+
+class TestCapture : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    fs::path data_;
+    bool torch_ = false;
+    int torchSkips_ = 0;
+
+    fs::path dir(const char* name) const { return fs::path(tmp_.path().toStdString()) / name; }
+
+    // trainio-cli capture --output TRACE [extra] -- python3 capture_job.py --data DATA jobArgs
+    CliResult capture(const fs::path& trace, const QStringList& jobArgs, const QStringList& extra = {}) {
+        QStringList args{QStringLiteral("capture"), QStringLiteral("--output"), QString::fromStdString(trace.string())};
+        args << extra << QStringLiteral("--") << kPython << kJob << QStringLiteral("--data")
+             << QString::fromStdString((data_ / "train").string()) << jobArgs;
+        return runCli(args, 180000);
+    }
+
+    bool needTorch() {
+        if (torch_) return true;
+        ++torchSkips_;
+        return false;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        QVERIFY2(pythonHas(QStringLiteral("numpy")), "python3-numpy is missing (packaging/setup-debian.sh --tests installs it)");
+        torch_ = pythonHas(QStringLiteral("torch"));
+        if (!torch_)
+            qWarning("python3-torch is not installed: the PyTorch DataLoader jobs of this suite are SKIPPED "
+                     "(packaging/setup-debian.sh --tests installs it)");
+        data_ = dir("data");
+        writeText(dir("gen.yaml"), "model: {name: capjob}\nframework: pytorch\n"
+                                   "workflow: {generate_data: true, train: false}\n"
+                                   "dataset: {data_folder: " + data_.string() + ", format: npz, num_files_train: 64, "
+                                   "num_samples_per_file: 1, record_length_bytes: 262144}\n");
+        const CliResult g = datagen(QString::fromStdString(dir("gen.yaml").string()));
+        QVERIFY2(g.exitCode == 0, qPrintable(g.err));
+    }
+
+    // The acceptance job: DataLoader(batch_size=4, num_workers=2) over the npz files, 16 ms of compute per
+    // step and 10 ms of decode per sample in the workers, 2 epochs, inside trainio_capture.steps.
+    void torchJobDerivedAndReplayed() {
+        if (!needTorch()) QSKIP("python3-torch is not installed: the PyTorch DataLoader job cannot run");
+        const fs::path trace = dir("torch-trace");
+        const CliResult c = capture(trace, {"--marker", "--workers", "2", "--batch", "4", "--epochs", "2", "--compute-ms", "16",
+                                            "--preprocess-ms", "10"});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err + c.out));
+        const auto tr = trainio::trace::readTrace(trace);
+        QCOMPARE(tr.header.exitCode, 0);
+        const auto d = trainio::trace::deriveWorkload(tr);
+        QVERIFY(d.stepsFromMarks);
+        QCOMPARE(d.format, std::string("npz"));
+        QCOMPARE(d.batchSize, 4u);
+        QCOMPARE(d.readThreads, 2u);
+        QCOMPARE(d.files, static_cast<std::uint64_t>(kFiles));
+        QCOMPARE(d.samplesPerFile, 1u);
+        QCOMPARE(d.epochs, 2u);
+        QCOMPARE(d.stepsPerEpoch, 16u);
+        QVERIFY2(std::abs(d.recordMean - kRecord) <= 0.10 * kRecord, qPrintable(QString::number(d.recordMean)));
+        QVERIFY2(std::abs(d.computeMean - 0.016) <= 0.15 * 0.016, qPrintable(QString::number(d.computeMean)));
+        // The decode happens in the workers, per sample: the derived time covers it (plus np.load's own
+        // Python work), and not the 16 ms step.
+        QVERIFY2(d.preprocessMean >= 0.010 && d.preprocessMean < 0.016, qPrintable(QString::number(d.preprocessMean)));
+        QVERIFY(d.dlioNames);
+        QVERIFY(!d.shuffled);
+        const MarkFigures job = figuresFromMarks(trace);
+        QCOMPARE(job.steps, 2 * 16);
+        QVERIFY2(std::abs(d.jobAuPercent - job.au) < 0.01, qPrintable(QString::number(d.jobAuPercent) + " vs " + QString::number(job.au)));
+
+        // The CLI writes the same workload; it loads with TrainIO's config loader and replays.
+        const fs::path yaml = dir("torch.yaml");
+        const CliResult w = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output",
+                                    QString::fromStdString(yaml.string()), "--report"});
+        QVERIFY2(w.exitCode == 0, qPrintable(w.err));
+        QVERIFY(w.out.contains("from the trainio_capture.steps marks"));
+        QVERIFY(w.out.contains("reader.preprocess_time"));
+        const auto loaded = trainio::loadWorkloadConfig(yaml.string()); // throws on any error
+        QCOMPARE(loaded.config.reader.batchSize, 4u);
+        QCOMPARE(loaded.config.dataset.dataFolder, data_.string());
+        const fs::path run = dir("torch-replay");
+        const CliResult r = runCli({"run", "--config", QString::fromStdString(yaml.string()), "--output",
+                                    QString::fromStdString(run.string()), "--quiet"});
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err)); // 1: below the AU line, still complete
+        QVERIFY2(fs::exists(run / "summary.json"), qPrintable(r.err));
+        const double au = summaryMetric(run, "train_au_mean_percentage");
+        const double rate = summaryMetric(run, "train_throughput_mean_samples_per_second");
+        qInfo("job AU %.2f %% (from its marks), replay AU %.2f %%; job %.1f samples/s, replay %.1f", job.au, au,
+              d.jobSamplesPerSecond, rate);
+        QVERIFY2(std::abs(au - job.au) <= 5.0, qPrintable(QStringLiteral("replay AU %1 vs job AU %2").arg(au).arg(job.au)));
+        QVERIFY2(std::abs(rate - d.jobSamplesPerSecond) <= 0.10 * d.jobSamplesPerSecond,
+                 qPrintable(QStringLiteral("replay %1 samples/s vs job %2").arg(rate).arg(d.jobSamplesPerSecond)));
+
+        // Side by side, as the CLI prints it.
+        const CliResult side = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output",
+                                       QString::fromStdString(dir("again.yaml").string()), "--replay", QString::fromStdString(run.string())});
+        QVERIFY2(side.exitCode == 0, qPrintable(side.err));
+        QVERIFY2(side.out.contains("real job") && side.out.contains(QString::number(au, 'f', 2)), qPrintable(side.out));
+
+        // Another storage: datagen writes a dataset of the same shape elsewhere.
+        const fs::path elsewhere = dir("elsewhere");
+        const QString over = QStringLiteral("++workload.dataset.data_folder=") + QString::fromStdString(elsewhere.string());
+        const CliResult g = runCli({"datagen", "--config", QString::fromStdString(yaml.string()), over, "--quiet"});
+        QVERIFY2(g.exitCode == 0, qPrintable(g.err));
+        std::vector<std::uintmax_t> sizes;
+        for (const auto& e : fs::directory_iterator(elsewhere / "train")) sizes.push_back(fs::file_size(e.path()));
+        QCOMPARE(static_cast<int>(sizes.size()), kFiles);
+        QCOMPARE(sizes.front(), fs::file_size(data_ / "train" / "img_00_of_64.npz"));
+    }
+
+    // Without trainio_capture: files, sizes and readers are still right, and the trace says steps were inferred.
+    void torchJobWithoutMarker() {
+        if (!needTorch()) QSKIP("python3-torch is not installed: the PyTorch DataLoader job cannot run");
+        const fs::path trace = dir("nomarker-trace");
+        const CliResult c = capture(trace, {"--workers", "2", "--batch", "4", "--epochs", "2", "--compute-ms", "16", "--preprocess-ms", "2"},
+                                    {"--no-python"});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
+        QVERIFY(!d.stepsFromMarks);
+        QCOMPARE(d.files, static_cast<std::uint64_t>(kFiles));
+        QCOMPARE(d.readThreads, 2u);
+        QCOMPARE(d.epochs, 2u); // two generations of workers
+        QVERIFY(std::abs(d.recordMean - kRecord) <= 0.10 * kRecord);
+        QVERIFY(std::isnan(d.jobAuPercent));
+        QVERIFY(d.report.find("inferred from the readers' pattern") != std::string::npos);
+        QVERIFY(d.report.find("--no-python") != std::string::npos);
+    }
+
+    // Plain open()/read() in Python, no numpy, the loop reading itself.
+    void plainReads() {
+        const fs::path trace = dir("plain-trace");
+        const CliResult c = capture(trace, {"--loader", "python", "--read", "plain", "--marker", "--batch", "4", "--epochs", "1",
+                                            "--compute-ms", "5"});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
+        QCOMPARE(d.files, static_cast<std::uint64_t>(kFiles));
+        QCOMPARE(d.readThreads, 1u);
+        QCOMPARE(d.batchSize, 4u);
+        QVERIFY(std::abs(d.recordMean - kRecord) <= 0.10 * kRecord);
+        QVERIFY(!d.mmap);
+        // One read() of the whole file (Python's read() of a file of known size).
+        QVERIFY2(d.transferSize >= static_cast<std::uint64_t>(kRecord), qPrintable(QString::number(d.transferSize)));
+        QVERIFY(std::abs(d.computeMean - 0.005) <= 0.15 * 0.005);
+    }
+
+    // Files read through mmap: the mapped bytes count, the workload reads with the mmap engine.
+    void mmapReads() {
+        const fs::path trace = dir("mmap-trace");
+        const CliResult c = capture(trace, {"--loader", "python", "--read", "mmap", "--marker", "--batch", "4", "--epochs", "1",
+                                            "--compute-ms", "5", "--shuffle"});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
+        QCOMPARE(d.files, static_cast<std::uint64_t>(kFiles));
+        QVERIFY(d.mmap);
+        QCOMPARE(d.config.trainio.ioEngine, std::string("mmap"));
+        QVERIFY(std::abs(d.recordMean - kRecord) <= 0.10 * kRecord);
+        QVERIFY(d.shuffled); // random.shuffle of the file order
+    }
+
+    // The interposer's cost on a job's step time: the same job (the loop reads itself, so every recorded
+    // call is on the step's critical path: the worst case) with and without it, five pairs run back to
+    // back. Wall times on a 2-core machine shared with other jobs vary by ±15 % from run to run, far more
+    // than the cost, so the cost is measured as CPU time — the job's own process_time, the writer thread's
+    // included — added per step, as a share of the step time without the interposer: an upper bound of
+    // the step-time overhead (all of it counted as if on the critical path). Target: < 5 %.
+    void interposerOverhead() {
+        const QString lib = QStringLiteral(TRAINIO_CLI).section('/', 0, -2) + QStringLiteral("/libtrainio_capture_preload.so");
+        QVERIFY2(QFile::exists(lib), qPrintable(lib));
+        struct Run {
+            double seconds = -1, cpu = -1;
+            int steps = 0;
+        };
+        auto runJob = [&](bool preload, int i) {
+            const fs::path t = dir(("ovh-" + std::to_string(preload) + "-" + std::to_string(i)).c_str());
+            fs::create_directories(t);
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("TRAINIO_CAPTURE_DIR", QString::fromStdString(t.string()));
+            env.insert("PYTHONPATH", QStringLiteral(TRAINIO_SOURCE_DIR "/resources/python"));
+            const auto rule = trainio::trace::defaultFilterRule();
+            env.insert("TRAINIO_CAPTURE_EXCLUDE_PREFIXES", QString::fromStdString(trainio::trace::joinColon(rule.prefixes)));
+            env.insert("TRAINIO_CAPTURE_EXCLUDE_PARTS", QString::fromStdString(trainio::trace::joinColon(rule.parts)));
+            env.insert("TRAINIO_CAPTURE_EXCLUDE_SUFFIXES", QString::fromStdString(trainio::trace::joinColon(rule.suffixes)));
+            if (preload) env.insert("LD_PRELOAD", lib);
+            p.setProcessEnvironment(env);
+            p.start(kPython, {kJob, "--data", QString::fromStdString((data_ / "train").string()), "--loader", "python", "--read",
+                              "numpy", "--marker", "--batch", "4", "--epochs", "3", "--compute-ms", "4"});
+            Run r;
+            if (!p.waitForFinished(120000) || p.exitCode() != 0) return r;
+            const auto j = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+            r.seconds = j["seconds"].get<double>();
+            r.cpu = j["cpu"].get<double>();
+            r.steps = j["steps"].get<int>();
+            // With the interposer the trace holds the job's reads: 64 files × 3 epochs.
+            if (preload) r.steps = trainio::trace::deriveWorkload([&] {
+                                        trainio::trace::TraceHeader h;
+                                        trainio::trace::writeHeader(t, h);
+                                        return trainio::trace::readTrace(t);
+                                    }()).sessions == 3u * kFiles
+                                       ? r.steps
+                                       : -1;
+            return r;
+        };
+        std::vector<double> shares, wallRatios;
+        double stepMs = 0;
+        for (int i = 0; i < 5; ++i) {
+            const Run without = runJob(false, i);
+            const Run with = runJob(true, i);
+            QVERIFY(without.seconds > 0 && with.seconds > 0);
+            QCOMPARE(with.steps, without.steps);
+            const double step = without.seconds / without.steps;
+            stepMs += step * 1e3 / 5;
+            shares.push_back((with.cpu - without.cpu) / with.steps / step);
+            wallRatios.push_back(with.seconds / without.seconds - 1);
+        }
+        std::sort(shares.begin(), shares.end());
+        std::sort(wallRatios.begin(), wallRatios.end());
+        const double overhead = 100 * shares[2];
+        qInfo("interposer overhead: %+.2f %% of the step time in CPU (median of 5 pairs, %+.2f … %+.2f %%); wall time %+.2f %% "
+              "(median; pairs %+.2f … %+.2f %%); step %.2f ms, 4 samples and 52 recorded calls a step",
+              overhead, 100 * shares.front(), 100 * shares.back(), 100 * wallRatios[2], 100 * wallRatios.front(),
+              100 * wallRatios.back(), stepMs);
+        QVERIFY2(overhead < 5.0, qPrintable(QString::number(overhead)));
+    }
+
+    // reader.preprocess_time is slept per sample in the reader threads: 2 ms × 64 samples on one reader
+    // with no compute makes the epoch take >= 128 ms, a rate of at most 500 samples/s.
+    void preprocessTimePerSampleInReaders() {
+        const QString base = QString::fromStdString(dir("gen.yaml").string());
+        auto runWith = [&](const QStringList& over, const char* name) {
+            const fs::path out = dir(name);
+            QStringList args{"run", "--config", base, "--output", QString::fromStdString(out.string()), "--quiet",
+                             "++workload.workflow.generate_data=false", "++workload.workflow.train=true",
+                             "++workload.reader.read_threads=1", "++workload.reader.batch_size=4",
+                             "++workload.train.computation_time=0", "++workload.train.epochs=2"};
+            const CliResult r = runCli(args + over);
+            if (!fs::exists(out / "summary.json")) qWarning("%s", qPrintable(r.err));
+            return fs::exists(out / "summary.json") ? summaryMetric(out, "train_throughput_mean_samples_per_second") : -1.0;
+        };
+        const double plain = runWith({}, "pre-none");
+        const double two = runWith({"++workload.reader.preprocess_time=0.002"}, "pre-2ms");
+        const double normal = runWith({"++workload.reader.preprocess_time.type=normal", "++workload.reader.preprocess_time.mean=0.002",
+                                       "++workload.reader.preprocess_time.stdev=0.0005"},
+                                      "pre-normal");
+        qInfo("samples/s: no preprocess %.0f, 2 ms %.0f, normal(2 ms, 0.5 ms) %.0f", plain, two, normal);
+        QVERIFY(plain > 1000);
+        QVERIFY2(two <= 500 * 1.02 && two > 300, qPrintable(QString::number(two)));
+        QVERIFY2(normal <= 500 * 1.05 && normal > 300, qPrintable(QString::number(normal)));
+    }
+
+    void preprocessTimeConfig() {
+        auto load = [&](const std::string& reader) {
+            return trainio::loadWorkloadConfigFromString("dataset: {format: npz}\nreader: " + reader + "\n", "t.yaml");
+        };
+        auto a = load("{preprocess_time: 0.003}");
+        QCOMPARE(a.config.reader.preprocessTime.mean, 0.003);
+        auto b = load("{preprocess_time: {type: uniform, min: 0.001, max: 0.002}}");
+        QVERIFY(b.config.reader.preprocessTime.distribution == trainio::ComputeDistribution::Uniform);
+        auto c = load("{preprocess_time: 0.004, preprocess_time_stdev: 0.001}");
+        QVERIFY(c.config.reader.preprocessTime.distribution == trainio::ComputeDistribution::Normal);
+        QCOMPARE(c.config.reader.preprocessTime.stdev, 0.001);
+        try {
+            load("{preprocess_time: -1}");
+            QFAIL("a negative preprocess_time was accepted");
+        } catch (const trainio::InputError& e) {
+            QVERIFY2(std::string(e.what()).find("reader.preprocess_time") != std::string::npos, e.what());
+        }
+        // Written and read back.
+        auto again = trainio::loadWorkloadConfigFromString(trainio::toYaml(b.config), "again.yaml");
+        QCOMPARE(again.config.reader.preprocessTime.max, 0.002);
+    }
+
+    // capture returns the job's exit code, 127 for a command that cannot start, 128 + N for signal N, and
+    // passes SIGTERM on to the job.
+    void exitCodesAndSignals() {
+        CliResult r = runCli({"capture", "--output", QString::fromStdString(dir("exit3").string()), "--", "sh", "-c", "exit 3"});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(trainio::trace::readTrace(dir("exit3")).header.exitCode, 3);
+        r = runCli({"capture", "--output", QString::fromStdString(dir("nocmd").string()), "--", "/nonexistent/job"});
+        QCOMPARE(r.exitCode, 127);
+        r = runCli({"capture", "--output", QString::fromStdString(dir("exit3").string()), "--", "true"});
+        QCOMPARE(r.exitCode, 2); // not an empty folder
+        QVERIFY(r.err.contains("not empty"));
+        r = runCli({"capture", "--output", QString::fromStdString(dir("nothing").string())});
+        QCOMPARE(r.exitCode, 2);
+
+        QProcess p;
+        p.start(QStringLiteral(TRAINIO_CLI), {"capture", "--output", QString::fromStdString(dir("term").string()), "--", "sleep", "30"});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(fs::exists(dir("term") / "trainio_trace.json"), 10000);
+        QElapsedTimer timer;
+        timer.start();
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(10000));
+        QVERIFY(timer.elapsed() < 10000);
+        QCOMPARE(p.exitCode(), 128 + SIGTERM);
+    }
+
+    // Bad traces: errors name the file (and line) and what was expected.
+    void badTraces() {
+        const fs::path t = dir("bad");
+        fs::create_directories(t);
+        // The error a bad trace gets: an InputError whose text holds `needle`.
+        auto errorOf = [&](bool derive) -> std::string {
+            try {
+                const auto tr = trainio::trace::readTrace(t);
+                if (derive) trainio::trace::deriveWorkload(tr);
+            } catch (const trainio::InputError& e) {
+                return e.what();
+            }
+            return "(no error)";
+        };
+        QVERIFY(errorOf(false).find("trainio_trace.json: missing") != std::string::npos);
+        trainio::trace::TraceHeader h;
+        h.rule = trainio::trace::defaultFilterRule();
+        trainio::trace::writeHeader(t, h);
+        writeText(t / "events.7.jsonl", "{\"op\":\"open\",\"t\":1,\"pid\":7,\"fd\":3,\"size\":10,\"path\":\"/x\"}\nnot json\n{}\n");
+        QVERIFY2(errorOf(false).find("events.7.jsonl:2: not a JSON object") != std::string::npos, errorOf(false).c_str());
+        writeText(t / "events.7.jsonl", "{\"op\":\"open\",\"t\":1,\"pid\":7,\"fd\":3,\"size\":10,\"path\":\"/x\"}\n");
+        QVERIFY2(errorOf(true).find("no data file was read") != std::string::npos, errorOf(true).c_str());
+        writeText(t / "events.7.jsonl", "{\"op\":\"write\",\"t\":1,\"pid\":7,\"fd\":3}\n{\"op\":\"close\",\"t\":2,\"pid\":7,\"fd\":3}\n");
+        QVERIFY2(errorOf(false).find("events.7.jsonl:1: op = \"write\"") != std::string::npos, errorOf(false).c_str());
+        writeText(t / "events.7.jsonl", std::string(trainio::trace::kMaxLineBytes + 1, 'x') + "\n");
+        QVERIFY2(errorOf(false).find("events.7.jsonl:1: a line of") != std::string::npos, errorOf(false).c_str());
+    }
+
+    void cleanupTestCase() {
+        if (torchSkips_ > 0)
+            qWarning("%d PyTorch job(s) SKIPPED: python3-torch is not installed (packaging/setup-debian.sh --tests)", torchSkips_);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCapture)
+#include "tst_capture.moc"
