@@ -851,7 +851,7 @@ QString folderBelow(const fs::path& folder, const fs::path& common) {
 
 void appendix(ReportPageFlow& flow, const ReportData& d) {
     const auto& imp = d.library->imported();
-    flow.newPage();
+    flow.ensureSpace(flow.mm(120));
     reportHeading(flow, QStringLiteral("Appendix"), 2);
 
     const fs::path common = commonFolder(d);
@@ -1366,15 +1366,15 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     flow.addSpace(flow.mm(1.5));
     if (n.hasMetrics && n.type == aggregate::BenchmarkType::Checkpointing)
         // mlpstorage's checkpointing columns: Write/Read B/W (GiB/s) and Write/Read Duration (secs).
-        flow.addHtml(QStringLiteral("<p>Checkpoint write %1 GiB/s in %2 s &nbsp;·&nbsp; read %3 GiB/s in %4 s "
+        flow.addHtml(QStringLiteral("<p>Checkpoint write %1&nbsp;GiB/s in %2&nbsp;s &nbsp;·&nbsp; read %3&nbsp;GiB/s in %4&nbsp;s "
                                     "<span class=\"muted\">(means of summary.json's save_/load_checkpoint_* over the runs that "
                                     "wrote, resp. read; – where none did)</span></p>")
                          .arg(metricCell(n.checkpointWriteGibPerSecond, 3), metricCell(n.checkpointWriteSeconds, 1),
                               metricCell(n.checkpointReadGibPerSecond, 3), metricCell(n.checkpointReadSeconds, 1)),
                      9.0);
     else if (n.hasMetrics)
-        flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
-                                    "%4 MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
+        flow.addHtml(QStringLiteral("<p>AU %1&nbsp;% &nbsp;·&nbsp; %2&nbsp;samples/s &nbsp;·&nbsp; Read B/W %3&nbsp;GiB/s &nbsp;·&nbsp; "
+                                    "%4&nbsp;MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
                          .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
                               metricCell(n.mibPerSecond))
                          .arg(n.au.n)
@@ -1498,7 +1498,7 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     modelPredictionSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     if (d.options.itemDetail) {
-        flow.newPage();
+        flow.ensureSpace(flow.mm(120)); // a part of its own: on a new page unless most of this one is free
         reportHeading(flow, QStringLiteral("Detail per item"), 2);
         flow.addHtml(QStringLiteral("<p class=\"muted\">Each item's runs over their epochs and steps, its statistics and its "
                                     "runs (left-out ones with the reason). Its configuration is in the appendix.</p>"),

@@ -4,6 +4,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
@@ -58,9 +59,15 @@ QString htmlNoBreak(const QString& text) {
 
 QString htmlBreakable(const QString& text) {
     QString out = text.toHtmlEscaped();
+    // A count stays with what it counts ("20 accelerators", "140 MiB/sample") and a value with its unit.
+    static const QRegularExpression unit(QStringLiteral("(\\d) (accelerators?|processes|runs?|epochs?|%|[KMG]iB(/s|/sample)?|samples/s|s\\b)"));
+    out.replace(unit, QStringLiteral("\\1\u00A0\\2"));
     // A zero-width space is a line-break opportunity that prints as nothing.
     out.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
     out.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
+    // … but not inside a unit ("MiB/s", "KiB/sample", "samples/s").
+    static const QRegularExpression inUnit(QStringLiteral("(iB|samples)/\u200B(s\\b|sample)"));
+    out.replace(inUnit, QStringLiteral("\\1/\\2"));
     return out;
 }
 
