@@ -714,7 +714,7 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
     t.fontPt = 7.0;
     t.alignRight = {true, false, true, true, true, true, true};
     std::vector<BarItem> au, gib;
-    QStringList footnotes;
+    QStringList footnotes, ciNotes;
     const auto& imp = d.library->imported();
     for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
         const auto& row = cmp.rows[r];
@@ -742,6 +742,9 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
             cells << QStringLiteral("not compared*") << QString();
         } else {
             cells << (values ? deltaCell(row.metrics[0], 2) : QStringLiteral("–")) << (values ? deltaCell(row.metrics[2], 3) : QStringLiteral("–"));
+            // Why a Δ has no CI (a benchmark's run means beside an invocation's epochs), said once per row.
+            if (values && row.metrics[0].delta && !row.metrics[0].delta->ciNote.empty())
+                ciNotes << QStringLiteral("#%1: no CI: %2").arg(i + 1).arg(htmlText(q(row.metrics[0].delta->ciNote)));
         }
         t.rows.push_back(cells);
         if (!row.comparable && !row.baseline) continue; // not drawn beside what it cannot be compared with
@@ -757,6 +760,10 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
     if (!footnotes.isEmpty()) {
         flow.addSpace(flow.mm(0.8));
         flow.addHtml(QStringLiteral("<p class=\"muted\">* Not compared with the baseline — %1.</p>").arg(footnotes.join(QStringLiteral("; "))), 7.0);
+    }
+    if (!ciNotes.isEmpty()) {
+        flow.addSpace(flow.mm(0.8));
+        flow.addHtml(QStringLiteral("<p class=\"muted\">%1.</p>").arg(ciNotes.join(QStringLiteral("; "))), 7.0);
     }
     if (au.size() > 1) {
         flow.addSpace(flow.mm(2));
