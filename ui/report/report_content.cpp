@@ -297,6 +297,9 @@ int figurePrecision(double value) {
 QString ciText(const NodeMetric& m, int precision, const QString& unit, const QString& over) {
     if (m.n < 2 || !std::isfinite(m.ci95.halfWidth))
         return QStringLiteral("%1 %2, no CI").arg(m.n).arg(over.chopped(1)); // "1 run, no CI"
+    // Enough decimals for the half-width's first significant digit ("± 0.004", never "± 0.00").
+    if (m.ci95.halfWidth > 0)
+        precision = std::clamp(static_cast<int>(std::ceil(-std::log10(m.ci95.halfWidth))), precision, 4);
     return QStringLiteral("%1: 95&nbsp;% CI of the mean over %2 %3")
         .arg(htmlNoBreak(QStringLiteral("± ") + formatNumber(m.ci95.halfWidth, precision) + QLatin1Char(' ') + unit))
         .arg(m.n)
@@ -578,10 +581,8 @@ void provenanceLines(ReportPageFlow& flow, const ReportData& d) {
                      .arg(leftOutRuns.size())
                      .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
                      .arg(failedRunsText(imp, leftOutRuns), itemRefs(leftOut));
-    for (const QString& line : lines) {
-        flow.addHtml(QStringLiteral("<p>%1</p>").arg(line), 8.0);
-        flow.addSpace(flow.mm(0.8));
-    }
+    // One block: the whole account moves to the next page rather than half of it.
+    flow.addHtml(QStringLiteral("<p style=\"margin-bottom: 3px;\">%1</p>").arg(lines.join(QStringLiteral("</p><p style=\"margin-bottom: 3px;\">"))), 8.0);
 }
 
 std::vector<const LibraryNode*> reportSystems(const ReportData& d, bool* unnamed) {
@@ -871,7 +872,7 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
     ReportTable items;
     items.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Runs"),
                     QStringLiteral("samples/s<br/>mean ± sd"), QStringLiteral("MiB/s<br/>mean ± sd"), QStringLiteral("Folder")};
-    items.widthsPercent = {4, 27, 9, 7, 17, 15, 21};
+    items.widthsPercent = {4, 24, 8, 6, 16, 13, 29};
     items.alignRight = {true, false, false, true, true, true, false};
     items.fontPt = 6.5;
     for (std::size_t i = 0; i < d.items.size(); ++i) {
@@ -1096,7 +1097,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
         else
             why = QStringLiteral("no per-step records in this folder (%1 holds no &lt;rank&gt;_output.json; DLIO's summary gives "
                                  "per-epoch values only)")
-                      .arg(htmlBreakable(QString::fromStdString(rep->path.string())));
+                      .arg(folderBelow(rep->path, commonFolder(d)));
         flow.addHtml(QStringLiteral("<p>%1: %2.</p>").arg(which, why), 8.0);
         flow.addSpace(flow.mm(3));
         storageChangesTable(flow, *rep); // recorded in trainio_io.json, shown with or without step records
@@ -1333,7 +1334,7 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
         flow.ensureSpace(flow.mm(25));
         flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
                                     "them, with the overrides applied)</span>: %3</p>")
-                         .arg(r.configFile ? htmlBreakable(QString::fromStdString(r.configFile->string())) : QStringLiteral("Configuration"),
+                         .arg(r.configFile ? folderBelow(*r.configFile, commonFolder(d)) : QStringLiteral("Configuration"),
                               htmlText(q(r.runName)), keys.join(QStringLiteral(" &nbsp;· "))),
                      7.0);
         flow.addSpace(flow.mm(2));
