@@ -499,6 +499,33 @@ private slots:
         const fs::path data = testsupport::fixtures();
         writeBoth(QStringLiteral("mlperf"), {data / "mlperf-storage-v1.0", data / "mlperf-storage-v3.0"});
         writeBoth(QStringLiteral("dlio"), {data / "dlio-runs", data / "dlio-v3-runs"});
+        // TrainIO's own folders: two benchmarks of one workload through emulated nvme and hdd (per-step
+        // records, telemetry, the page cache's share, live-storage names) and a run on real storage.
+        const fs::path lab = fs::path(work_.path().toStdString()) / "lab";
+        const QString cfg = work_.filePath(QStringLiteral("tiny.yaml"));
+        testsupport::writeText(cfg.toStdString(),
+                               QStringLiteral("model:\n  name: tinylayout\nframework: pytorch\nworkflow:\n  generate_data: False\n"
+                                              "  train: True\ndataset:\n  data_folder: %1\n  format: npz\n  num_files_train: 16\n"
+                                              "  num_samples_per_file: 1\n  record_length_bytes: 65536\nreader:\n  data_loader: pytorch\n"
+                                              "  batch_size: 2\n  read_threads: 2\ntrain:\n  epochs: 3\n  computation_time: 0.002\n"
+                                              "metric:\n  au: 0.5\n")
+                                   .arg(work_.filePath(QStringLiteral("data")))
+                                   .toStdString());
+        const auto gen = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
+        QVERIFY2(gen.exitCode == 0, qPrintable(gen.err));
+        for (const char* profile : {"nvme", "hdd"}) {
+            const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                                QString::fromStdString((lab / profile).string()), QStringLiteral("--runs"), QStringLiteral("2"),
+                                                QStringLiteral("--storage-profile"), QString::fromLatin1(profile), QStringLiteral("--system"),
+                                                QStringLiteral("lab-emulated"), QStringLiteral("--description"),
+                                                QStringLiteral("TrainIO's emulated devices on a tmpfs"), QStringLiteral("--quiet")});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        }
+        const auto once = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                               QString::fromStdString((lab / "real").string()), QStringLiteral("--system"),
+                                               QStringLiteral("lab-emulated"), QStringLiteral("--quiet")});
+        QVERIFY2(once.exitCode == 0, qPrintable(once.err));
+        writeBoth(QStringLiteral("trainio"), {lab});
         // More than 50 items: every fixture, and the v1.0 tree once more under another folder (its
         // benchmarks become items of their own, named apart by their folder).
         const fs::path copy = fs::path(work_.path().toStdString()) / "second-lab";
@@ -510,6 +537,18 @@ private slots:
 
     void fixtureReportFollowsTheLayoutRules() { expectClean(QStringLiteral("mlperf")); }
     void fixtureReportWithoutDetailFollowsTheLayoutRules() { expectClean(QStringLiteral("mlperf-short")); }
+    void trainioReportFollowsTheLayoutRules() {
+        expectClean(QStringLiteral("trainio"));
+        expectClean(QStringLiteral("trainio-short"));
+        requireTool();
+        // How the numbers were obtained: the emulated devices and the page cache's share, by item.
+        const Written& w = reports_.at(QStringLiteral("trainio"));
+        QString first;
+        for (std::size_t p = 0; p < std::min<std::size_t>(2, w.pages.size()); ++p) first += pageText(w.pages[p]) + QLatin1Char(' ');
+        first.replace(QChar(0x00A0), QLatin1Char(' '));
+        for (const char* words : {"emulated nvme", "emulated hdd", "real storage for", "measured by TrainIO for"})
+            QVERIFY2(first.contains(QLatin1String(words)), qPrintable(QString::fromLatin1(words) + QStringLiteral(" not in: ") + first.left(3000)));
+    }
     void dlioReportFollowsTheLayoutRules() {
         expectClean(QStringLiteral("dlio"));
         expectClean(QStringLiteral("dlio-short"));

@@ -306,11 +306,15 @@ QString ciText(const NodeMetric& m, int precision, const QString& unit, const QS
         .arg(over);
 }
 
-QString acceleratorWord(const ImportResult& imp, const ReportItem& it) {
+// "8 b200 accelerators", "1 accelerator": the count and what it counts, never broken apart.
+QString acceleratorsText(const ImportResult& imp, const ReportItem& it) {
+    const std::int64_t n = it.node->accelerators;
+    QString type;
     for (const auto* list : {&it.runs, &it.excluded})
         for (std::size_t i : *list)
-            if (!imp.runs[i].accelerator.empty()) return q(imp.runs[i].accelerator) + QStringLiteral(" accelerators");
-    return QStringLiteral("accelerators");
+            if (type.isEmpty() && !imp.runs[i].accelerator.empty() && imp.runs[i].accelerator != "generic") type = q(imp.runs[i].accelerator);
+    return htmlNoBreak(QStringLiteral("%1 %2%3").arg(n).arg(type.isEmpty() ? QString() : type + QLatin1Char(' '),
+                                                          n == 1 ? QStringLiteral("accelerator") : QStringLiteral("accelerators")));
 }
 
 QString modelWord(const ImportResult& imp, const ReportItem& it) {
@@ -347,12 +351,16 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
     const auto& imp = d.library->imported();
     std::optional<std::size_t> best, bestBelow;
     std::size_t above = 0, below = 0;
-    std::vector<std::size_t> noRun, leftOutRuns;
+    std::vector<std::size_t> noRun, leftOutRuns, cacheServed;
     for (std::size_t i : w.items) {
         const ReportItem& it = d.items[i];
         leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
         if (!it.node->hasMetrics) {
             noRun.push_back(i);
+            continue;
+        }
+        if (it.node->cacheServed) { // its numbers describe memory, not the storage: never the headline
+            cacheServed.push_back(i);
             continue;
         }
         const auto ok = aboveLine(imp, it);
@@ -379,7 +387,7 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
         const double line = *itemThreshold(imp, it);
         sentence = QStringLiteral("On <b>%1</b>, the storage keeps <b>%2</b> above the %3 AU line on %4")
                        .arg(htmlBreakable(systemLabel(it)),
-                            htmlNoBreak(QStringLiteral("%1 %2").arg(n.accelerators).arg(acceleratorWord(imp, it))),
+                            acceleratorsText(imp, it),
                             htmlNoBreak(formatNumber(line, 0) + QStringLiteral(" %")), htmlText(modelWord(imp, it)));
         const int p = figurePrecision(n.readGibPerSecond.mean);
         big = figure(n.readGibPerSecond.mean, p, QStringLiteral("GiB/s"));
@@ -394,19 +402,20 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
             sentence = QStringLiteral("<span class=\"fail\">No item stays above the %1 AU line.</span> Closest: <b>%2</b> "
                                       "with %3 reaches")
                            .arg(htmlNoBreak(formatNumber(*line, 0) + QStringLiteral(" %")), htmlBreakable(systemLabel(it)),
-                                htmlNoBreak(QStringLiteral("%1 %2").arg(n.accelerators).arg(acceleratorWord(imp, it))));
+                                acceleratorsText(imp, it));
         else
             sentence = QStringLiteral("No AU line is known for this workload. Highest AU: <b>%1</b> with %2 reaches")
                            .arg(htmlBreakable(systemLabel(it)),
-                                htmlNoBreak(QStringLiteral("%1 %2").arg(n.accelerators).arg(acceleratorWord(imp, it))));
+                                acceleratorsText(imp, it));
         big = figure(n.au.mean, 1, QStringLiteral("% AU"));
         detail = QStringLiteral("%1 · Read %2 · %3")
                      .arg(ciText(n.au, 1, QStringLiteral("%"), n.kind == NodeKind::Benchmark ? QStringLiteral("runs") : QStringLiteral("epochs")),
                           figure(n.readGibPerSecond.mean, figurePrecision(n.readGibPerSecond.mean), QStringLiteral("GiB/s")),
                           itemRefs({*bestBelow}));
     } else {
-        sentence = QStringLiteral("<span class=\"fail\">No complete run:</span> every item of this workload failed, was "
-                                  "cancelled or is incomplete");
+        sentence = cacheServed.empty() ? QStringLiteral("<span class=\"fail\">No complete run:</span> every item of this workload "
+                                                        "failed, was cancelled or is incomplete")
+                                       : QStringLiteral("<span class=\"fail\">No item measured the storage</span>");
         big = QStringLiteral("<span class=\"fail\">none</span>");
     }
     QStringList rest;
@@ -420,6 +429,10 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
                     .arg(noRun.empty() ? QString()
                                        : QStringLiteral(", %1 without a complete run (%2)").arg(noRun.size()).arg(itemRefs(noRun)));
     (void)others;
+    if (!cacheServed.empty())
+        rest << QStringLiteral("<span class=\"fail\">%1 left out of the headline: more than half an epoch came from the page "
+                               "cache, so %2 numbers describe memory</span>")
+                    .arg(itemRefs(cacheServed), cacheServed.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
     if (!leftOutRuns.empty())
         rest << QStringLiteral("%1 run%2 left out of every number (%3)")
                     .arg(leftOutRuns.size())
@@ -848,6 +861,7 @@ fs::path commonFolder(const ReportData& d) {
         for (auto b = p.begin(); a != common->end() && b != p.end() && *a == *b; ++a, ++b) shared /= *a;
         common = shared;
     }
+    if (d.items.size() == 1) return d.items.front().node->path.lexically_normal(); // named whole, once
     return common.value_or(fs::path());
 }
 

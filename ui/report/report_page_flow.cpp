@@ -49,7 +49,16 @@ QFont reportFont(double pointSize) {
     return font;
 }
 
-QString htmlText(const QString& text) { return text.toHtmlEscaped(); }
+namespace {
+// A count stays with what it counts ("20 accelerators", "140 MiB/sample") and a value with its unit.
+QString joinUnits(QString html) {
+    static const QRegularExpression unit(QStringLiteral("(\\d) (accelerators?|processes|runs?|epochs?|%|[KMG]iB(/s|/sample)?|samples/s|s\\b)"));
+    html.replace(unit, QStringLiteral("\\1\u00A0\\2"));
+    return html;
+}
+} // namespace
+
+QString htmlText(const QString& text) { return joinUnits(text.toHtmlEscaped()); }
 
 QString htmlNoBreak(const QString& text) {
     QString out = text.toHtmlEscaped();
@@ -58,10 +67,7 @@ QString htmlNoBreak(const QString& text) {
 }
 
 QString htmlBreakable(const QString& text) {
-    QString out = text.toHtmlEscaped();
-    // A count stays with what it counts ("20 accelerators", "140 MiB/sample") and a value with its unit.
-    static const QRegularExpression unit(QStringLiteral("(\\d) (accelerators?|processes|runs?|epochs?|%|[KMG]iB(/s|/sample)?|samples/s|s\\b)"));
-    out.replace(unit, QStringLiteral("\\1\u00A0\\2"));
+    QString out = htmlText(text);
     // A zero-width space is a line-break opportunity that prints as nothing.
     out.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
     out.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
