@@ -8,12 +8,14 @@ QString guiUsage() {
     return QStringLiteral(
         "Usage:\n"
         "  trainio [RESULTS_FOLDER...]\n"
-        "  trainio --report PATH... --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE]\n"
+        "  trainio --report PATH... --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE] [--no-detail]\n"
         "  trainio --screenshot DIR\n"
         "  trainio --help | --version\n\n"
         "--report   import the results below each PATH (TrainIO benchmark folders, any DLIO or MLPerf Storage\n"
         "           tree) and write a PDF report to --output; prints the PDF's path. Exit 2 on bad input.\n"
-        "--title, --subtitle  the report's title page; --notes FILE  a UTF-8 text file printed under them.\n");
+        "--title, --subtitle  the report's first page; --notes FILE  a UTF-8 text file printed under them.\n"
+        "--no-detail  leave out the detail section of each item (plots, statistics, runs, configuration): the\n"
+        "           answer, the comparison and a short appendix only, a few pages even for many items.\n");
 }
 
 GuiArguments parseGuiArguments(const QStringList& args) {
@@ -33,6 +35,7 @@ GuiArguments parseGuiArguments(const QStringList& args) {
         else if (arg == QLatin1String("--title")) a.title = value(arg);
         else if (arg == QLatin1String("--subtitle")) a.subtitle = value(arg);
         else if (arg == QLatin1String("--notes")) a.notesFile = value(arg);
+        else if (arg == QLatin1String("--no-detail")) a.itemDetail = false;
         else if (arg == QLatin1String("--screenshot")) {
             a.mode = GuiArguments::Mode::Screenshot;
             a.screenshotDir = value(arg);
@@ -64,6 +67,8 @@ GuiArguments parseGuiArguments(const QStringList& args) {
         a.error = QStringLiteral("--output is only used with --report");
     } else if ((!a.subtitle.isEmpty() || !a.notesFile.isEmpty()) && a.mode == GuiArguments::Mode::Window) {
         a.error = QStringLiteral("--subtitle and --notes are only used with --report");
+    } else if (!a.itemDetail && a.mode == GuiArguments::Mode::Window) {
+        a.error = QStringLiteral("--no-detail is only used with --report");
     }
     if (a.mode == GuiArguments::Mode::Screenshot && a.screenshotDir.isEmpty() && a.error.isEmpty())
         a.error = QStringLiteral("--screenshot needs a folder");

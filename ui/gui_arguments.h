@@ -2,7 +2,7 @@
 // headless (no display needed with QT_QPA_PLATFORM=offscreen).
 //   trainio                                   the window
 //   trainio FOLDER…                           the window, with these results folders added
-//   trainio --report PATH… --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE]
+//   trainio --report PATH… --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE] [--no-detail]
 //                                             write a PDF report and exit
 //   trainio --screenshot DIR                  render every page into DIR/*.png and exit (docs)
 #pragma once
@@ -20,6 +20,7 @@ struct GuiArguments {
     QString title;      // --title
     QString subtitle;   // --subtitle
     QString notesFile;  // --notes: a UTF-8 text file (read by the caller, see readNotesFile)
+    bool itemDetail = true; // --no-detail: no per-item detail section
     QString screenshotDir;
     QString error;      // non-empty: bad input (exit code 2)
 };

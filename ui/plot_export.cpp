@@ -7,45 +7,42 @@
 
 namespace trainio::ui {
 
-namespace {
+ExportLegendPlacement::ExportLegendPlacement(QCustomPlot* plot) : plot_(plot) {
+    QCPLegend* legend = plot_->legend;
+    if (!legend || legend->itemCount() == 0) return;
+    QCPLayoutInset* inset = plot_->axisRect()->insetLayout();
+    int at = -1;
+    for (int i = 0; i < inset->elementCount(); ++i)
+        if (inset->elementAt(i) == legend) at = i;
+    if (at < 0) return; // already outside the axes
+    wasVisible_ = legend->visible();
+    if (!wasVisible_ && !plot_->property(kExportLegendProperty).toBool()) return;
+    alignment_ = inset->insetAlignment(at);
+    placement_ = inset->insetPlacement(at);
+    rect_ = inset->insetRect(at);
+    inset->take(legend);
+    inset->simplify();
+    row_ = plot_->plotLayout()->rowCount();
+    plot_->plotLayout()->addElement(row_, 0, legend);
+    plot_->plotLayout()->setRowStretchFactor(row_, 0.001);
+    legend->setVisible(true);
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
 
-// A plot whose legend lives beside it on screen (the Compare page's plots) shows it in the file, in a
-// row below the axis rect (never over the data): an exported plot names its items itself. On screen
-// the hidden legend stays in the axis rect's inset layout, where it takes no room.
-class ExportLegend {
-public:
-    explicit ExportLegend(QCustomPlot* plot) : plot_(plot) {
-        QCPLegend* legend = plot_->legend;
-        if (!legend || legend->visible() || !plot_->property(kExportLegendProperty).toBool() || legend->itemCount() == 0) return;
-        plot_->axisRect()->insetLayout()->take(legend);
-        row_ = plot_->plotLayout()->rowCount();
-        plot_->plotLayout()->addElement(row_, 0, legend);
-        plot_->plotLayout()->setRowStretchFactor(row_, 0.001);
-        legend->setVisible(true);
-        plot_->replot(QCustomPlot::rpImmediateRefresh);
-    }
-    ~ExportLegend() {
-        if (row_ < 0) return;
-        QCPLegend* legend = plot_->legend;
-        plot_->plotLayout()->take(legend);
-        plot_->plotLayout()->simplify();
-        plot_->axisRect()->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
-        legend->setVisible(false);
-        plot_->replot(QCustomPlot::rpQueuedReplot);
-    }
-    ExportLegend(const ExportLegend&) = delete;
-    ExportLegend& operator=(const ExportLegend&) = delete;
-
-private:
-    QCustomPlot* plot_;
-    int row_ = -1;
-};
-
-} // namespace
+ExportLegendPlacement::~ExportLegendPlacement() {
+    if (row_ < 0) return;
+    QCPLegend* legend = plot_->legend;
+    plot_->plotLayout()->take(legend);
+    plot_->plotLayout()->simplify();
+    if (placement_ == QCPLayoutInset::ipFree) plot_->axisRect()->insetLayout()->addElement(legend, rect_);
+    else plot_->axisRect()->insetLayout()->addElement(legend, alignment_);
+    legend->setVisible(wasVisible_);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
 
 bool savePlot(QCustomPlot* plot, const QString& path, QString* error) {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    const ExportLegend legend(plot);
+    const ExportLegendPlacement legend(plot);
     const int w = std::max(plot->width(), 640);
     const int h = std::max(plot->height(), 400);
     bool ok = false;

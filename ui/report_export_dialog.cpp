@@ -22,6 +22,7 @@ const QString kSubtitleKey = QStringLiteral("report/subtitle");
 const QString kNotesKey = QStringLiteral("report/notes");
 const QString kBaselineKey = QStringLiteral("report/baseline");
 const QString kPerAcceleratorKey = QStringLiteral("report/perAccelerator");
+const QString kItemDetailKey = QStringLiteral("report/itemDetail");
 } // namespace
 
 ReportExportDialog::ReportExportDialog(const QStringList& itemNames, bool acceleratorCountsDiffer, QWidget* parent)
@@ -31,6 +32,7 @@ ReportExportDialog::ReportExportDialog(const QStringList& itemNames, bool accele
       notes_(new QPlainTextEdit(this)),
       baseline_(new QComboBox(this)),
       perAccelerator_(new QCheckBox(tr("Throughput and Read GiB/s per accelerator"), this)),
+      itemDetail_(new QCheckBox(tr("A detail section per item (plots, statistics, runs, configuration)"), this)),
       items_(new QListWidget(this)) {
     setWindowTitle(tr("Export report"));
     setObjectName(QStringLiteral("reportExportDialog"));
@@ -61,6 +63,10 @@ ReportExportDialog::ReportExportDialog(const QStringList& itemNames, bool accele
                                                                       : acceleratorCountsDiffer);
     perAccelerator_->setToolTip(tr("On by default when the items' accelerator counts differ: absolute samples/s of 1 and "
                                    "8 accelerators say little about the storage."));
+    itemDetail_->setObjectName(QStringLiteral("reportItemDetail"));
+    itemDetail_->setChecked(settings.value(kItemDetailKey, true).toBool());
+    itemDetail_->setToolTip(tr("Off: the answer, the comparison and a short appendix only — a few pages even for "
+                               "many items."));
     items_->setObjectName(QStringLiteral("reportItems"));
     items_->addItems(itemNames);
     items_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -72,6 +78,7 @@ ReportExportDialog::ReportExportDialog(const QStringList& itemNames, bool accele
     form->addRow(tr("&Notes:"), notes_);
     form->addRow(tr("&Baseline:"), baseline_);
     form->addRow(QString(), perAccelerator_);
+    form->addRow(QString(), itemDetail_);
     auto* itemsLabel = new QLabel(tr("The report holds these %n item(s) — the checked ones of the Results page:", nullptr,
                                      static_cast<int>(itemNames.size())),
                                   this);
@@ -95,6 +102,7 @@ ReportOptions ReportExportDialog::options() const {
     o.notes = notes_->toPlainText();
     o.baseline = static_cast<std::size_t>(std::max(0, baseline_->currentIndex()));
     o.perAccelerator = perAccelerator_->isChecked();
+    o.itemDetail = itemDetail_->isChecked();
     return o;
 }
 
@@ -105,6 +113,7 @@ void ReportExportDialog::remember() const {
     settings.setValue(kNotesKey, notes_->toPlainText());
     settings.setValue(kBaselineKey, baseline_->currentText());
     settings.setValue(kPerAcceleratorKey, perAccelerator_->isChecked());
+    settings.setValue(kItemDetailKey, itemDetail_->isChecked());
 }
 
 } // namespace trainio::ui

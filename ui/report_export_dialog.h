@@ -1,5 +1,6 @@
 // File ▸ Export report: what the report says about the selected items — title, subtitle, notes, the
-// baseline of its comparisons and whether throughput is shown per accelerator. Remembers the last
+// baseline of its comparisons, whether throughput is shown per accelerator and whether each item gets
+// its detail section (off for a short report of many items). Remembers the last
 // values (QSettings "report/…"); the baseline is remembered by item name and chosen again when present.
 #pragma once
 
@@ -32,6 +33,7 @@ public:
     QPlainTextEdit* notesEdit() const { return notes_; }
     QComboBox* baselineBox() const { return baseline_; }
     QCheckBox* perAcceleratorBox() const { return perAccelerator_; }
+    QCheckBox* itemDetailBox() const { return itemDetail_; }
 
     static constexpr int kMaxNotesChars = 16000; // what fits on a title page
 
@@ -41,6 +43,7 @@ private:
     QPlainTextEdit* notes_;
     QComboBox* baseline_;
     QCheckBox* perAccelerator_;
+    QCheckBox* itemDetail_;
     QListWidget* items_;
 };
 

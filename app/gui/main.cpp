@@ -50,6 +50,7 @@ int main(int argc, char* argv[]) {
         for (const QString& p : parsed.paths) request.paths.emplace_back(p.toStdString());
         request.options.title = parsed.title;
         request.options.subtitle = parsed.subtitle;
+        request.options.itemDetail = parsed.itemDetail;
         QString error;
         if (!parsed.notesFile.isEmpty() && !trainio::ui::readNotesFile(parsed.notesFile, &request.options.notes, &error)) {
             err << "trainio: " << error << '\n';

@@ -77,6 +77,22 @@ private slots:
         QCOMPARE(other.baselineBox()->currentIndex(), 0);
     }
 
+    // The per-item detail can be left out (a short report of many items); the choice is remembered.
+    void itemDetailCanBeSwitchedOff() {
+        QSettings().remove(QStringLiteral("report/itemDetail"));
+        {
+            ReportExportDialog d({QStringLiteral("a"), QStringLiteral("b")}, false);
+            QVERIFY(d.itemDetailBox()->isChecked()); // on by default
+            QVERIFY(d.options().itemDetail);
+            d.itemDetailBox()->setChecked(false);
+            QVERIFY(!d.options().itemDetail);
+            d.remember();
+        }
+        ReportExportDialog again({QStringLiteral("a")}, false);
+        QVERIFY(!again.itemDetailBox()->isChecked());
+        QVERIFY(!again.options().itemDetail);
+    }
+
     void notesAreBounded() {
         ReportExportDialog d({QStringLiteral("a")}, false);
         d.notesEdit()->setPlainText(QString(ReportExportDialog::kMaxNotesChars + 500, QLatin1Char('n')));

@@ -158,11 +158,9 @@ void nameReportItems(std::vector<ReportItem>& items) {
     }
 }
 
-void reportHeading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm) {
+void reportHeading(ReportPageFlow& flow, const QString& html, int level) {
     const QString tag = QStringLiteral("h%1").arg(level);
-    flow.ensureSpace(flow.mm(keepWithNextMm));
-    flow.addHtml(QStringLiteral("<%1>%2</%1>").arg(tag, html));
-    flow.addSpace(flow.mm(level == 2 ? 2.0 : 1.2));
+    flow.addHeading(QStringLiteral("<%1>%2</%1>").arg(tag, html), flow.mm(level == 2 ? 2.0 : 1.2));
 }
 
 namespace {
@@ -192,10 +190,6 @@ QString statusHtml(InvocationStatus s, const std::string& reason = {}) {
     return html;
 }
 
-const QString kPlusMinus = QStringLiteral(
-    "± is the population standard deviation (numpy.std, the spread MLPerf Storage reports, and what the GUI shows) "
-    "— over a benchmark's complete runs, or over an invocation's epochs; no ± where there are fewer than two values. "
-    "95 % confidence intervals are given separately, in brackets or in their own rows.");
 
 // Dotted config keys wrap at their dots rather than mid-word.
 QString htmlKey(const QString& key) {
@@ -241,279 +235,775 @@ QString metricCell(const NodeMetric& m, int precision = 2) {
     return formatWithSpread(m.mean, m.n >= 2 ? m.stdev : std::nan(""), precision);
 }
 
-// ---- title page ----------------------------------------------------------------------------------
+void configurationTables(ReportPageFlow& flow, const ReportData& d, const ReportItem& it, std::size_t index);
 
-void titlePage(ReportPageFlow& flow, const ReportData& d) {
-    const auto& o = d.options;
-    flow.addSpace(flow.mm(4));
-    flow.addHtml(QStringLiteral("<h1>%1</h1>").arg(htmlText(d.title)));
-    if (!o.subtitle.trimmed().isEmpty()) {
-        flow.addSpace(flow.mm(1.5));
-        flow.addHtml(QStringLiteral("<p style=\"font-size: 13pt; color: #33475b;\">%1</p>").arg(htmlText(o.subtitle.trimmed())), 13.0);
-    }
-    flow.addSpace(flow.mm(1.5));
-    flow.addHtml(QStringLiteral("<p class=\"muted\">Generated %1 by TrainIO %2 · deep-learning training I/O: "
-                                "accelerator utilization (AU) and bandwidth, with the metric definitions of DLIO "
-                                "and MLPerf Storage.</p>")
-                     .arg(htmlText(d.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm"))), QStringLiteral(TRAINIO_VERSION)),
-                 8.0);
-    if (!o.notes.trimmed().isEmpty()) {
-        flow.addSpace(flow.mm(4));
-        reportHeading(flow, QStringLiteral("Notes"), 3, 15);
-        flow.addHtml(QStringLiteral("<p>%1</p>").arg(multiline(o.notes)), 9.0);
-    }
-    flow.addSpace(flow.mm(5));
+// ---- shared by the answer, the comparison and the appendix ---------------------------------------
 
-    // Systems under test: each system node above a selected item, with the description of its storage.
-    reportHeading(flow, QStringLiteral("Systems under test"), 3, 25);
+// The items of one workload identity, in report order; the workloads in the order their first item appears.
+struct WorkloadItems {
+    std::string key;
+    QString title;
+    bool checkpointing = false;
+    std::vector<std::size_t> items; // indices into ReportData::items
+};
+
+std::vector<WorkloadItems> reportWorkloads(const ReportData& d) {
+    std::vector<WorkloadItems> out;
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        const LibraryNode& n = *d.items[i].node;
+        auto w = std::find_if(out.begin(), out.end(), [&](const WorkloadItems& x) { return x.key == n.workloadKey; });
+        if (w == out.end()) {
+            out.push_back({n.workloadKey, workloadText(n), n.type == aggregate::BenchmarkType::Checkpointing, {}});
+            w = std::prev(out.end());
+        }
+        w->items.push_back(i);
+    }
+    // Two identities may share a title (the title names the main keys only): number them.
+    std::map<QString, int> seen;
+    for (auto& w : out) {
+        const int k = ++seen[w.title];
+        if (k > 1) w.title += QStringLiteral(" (%1)").arg(k);
+    }
+    return out;
+}
+
+// "#1–#3, #7": report positions (0-based indices) as the report numbers them.
+QString itemRefs(std::vector<std::size_t> idx) {
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    QStringList parts;
+    for (std::size_t i = 0; i < idx.size();) {
+        std::size_t j = i;
+        while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
+        parts << (j == i ? QStringLiteral("#%1").arg(idx[i] + 1)
+                         : QStringLiteral("#%1%2#%3").arg(idx[i] + 1).arg(QChar(0x2013)).arg(idx[j] + 1));
+        i = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+// A figure and its unit that never break apart: "141.2 GiB/s".
+QString figure(double value, int precision, const QString& unit) {
+    return htmlNoBreak(formatNumber(value, precision) + QLatin1Char(' ') + unit);
+}
+
+// The precision a figure of this size needs: three significant digits at least, never more than 2 decimals.
+int figurePrecision(double value) {
+    const double a = std::fabs(value);
+    return a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 2 : 3;
+}
+
+// "± 2.2 GiB/s: 95 % CI of the mean over 5 runs", or "one run, no CI" — every ± says what it is.
+QString ciText(const NodeMetric& m, int precision, const QString& unit, const QString& over) {
+    if (m.n < 2 || !std::isfinite(m.ci95.halfWidth))
+        return QStringLiteral("%1 %2, no CI").arg(m.n).arg(over.chopped(1)); // "1 run, no CI"
+    // Enough decimals for the half-width's first significant digit ("± 0.004", never "± 0.00").
+    if (m.ci95.halfWidth > 0)
+        precision = std::clamp(static_cast<int>(std::ceil(-std::log10(m.ci95.halfWidth))), precision, 4);
+    return QStringLiteral("%1: 95&nbsp;% CI of the mean over %2 %3")
+        .arg(htmlNoBreak(QStringLiteral("± ") + formatNumber(m.ci95.halfWidth, precision) + QLatin1Char(' ') + unit))
+        .arg(m.n)
+        .arg(over);
+}
+
+// "8 b200 accelerators", "1 accelerator": the count and what it counts, never broken apart.
+QString acceleratorsText(const ImportResult& imp, const ReportItem& it) {
+    const std::int64_t n = it.node->accelerators;
+    QString type;
+    for (const auto* list : {&it.runs, &it.excluded})
+        for (std::size_t i : *list)
+            if (type.isEmpty() && !imp.runs[i].accelerator.empty() && imp.runs[i].accelerator != "generic") type = q(imp.runs[i].accelerator);
+    return htmlNoBreak(QStringLiteral("%1 %2%3").arg(n).arg(type.isEmpty() ? QString() : type + QLatin1Char(' '),
+                                                          n == 1 ? QStringLiteral("accelerator") : QStringLiteral("accelerators")));
+}
+
+QString modelWord(const ImportResult& imp, const ReportItem& it) {
+    for (const auto* list : {&it.runs, &it.excluded})
+        for (std::size_t i : *list)
+            if (!imp.runs[i].model.empty()) return q(imp.runs[i].model);
+    return workloadText(*it.node);
+}
+
+// Whether every complete run of the item is at or above its AU line (the MLPerf rule per run); nullopt
+// when no line is known or the item has no complete run.
+std::optional<bool> aboveLine(const ImportResult& imp, const ReportItem& it) {
+    const auto line = itemThreshold(imp, it);
+    if (!line || it.runs.empty() || !it.node->hasMetrics) return std::nullopt;
+    for (std::size_t i : it.runs)
+        if (imp.runs[i].auMeanPercent < *line || imp.runs[i].auMeetExpectation == "fail") return false;
+    return true;
+}
+
+QString failedRunsText(const ImportResult& imp, const std::vector<std::size_t>& runs) {
+    std::map<std::string, int> byStatus;
+    for (std::size_t i : runs) ++byStatus[aggregate::statusName(imp.runs[i].status)];
+    QStringList parts;
+    for (const auto& [status, count] : byStatus) parts << QStringLiteral("%1 %2").arg(count).arg(q(status));
+    return parts.join(QStringLiteral(", "));
+}
+
+// ---- page 1: the answer --------------------------------------------------------------------------
+
+// One workload's headline: a sentence and one figure (the best item above the AU line: most
+// accelerators, then the higher Read GiB/s — the library's "best passing" order), what it rests on, and
+// what was left out. Nothing is averaged across items.
+void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w) {
+    const auto& imp = d.library->imported();
+    std::optional<std::size_t> best, bestBelow;
+    std::size_t above = 0, below = 0;
+    std::vector<std::size_t> noRun, leftOutRuns, cacheServed;
+    for (std::size_t i : w.items) {
+        const ReportItem& it = d.items[i];
+        leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
+        if (!it.node->hasMetrics) {
+            noRun.push_back(i);
+            continue;
+        }
+        if (it.node->cacheServed) { // its numbers describe memory, not the storage: never the headline
+            cacheServed.push_back(i);
+            continue;
+        }
+        const auto ok = aboveLine(imp, it);
+        auto better = [&](std::optional<std::size_t> cur) {
+            if (!cur) return true;
+            const LibraryNode& a = *it.node;
+            const LibraryNode& b = *d.items[*cur].node;
+            return a.accelerators > b.accelerators ||
+                   (a.accelerators == b.accelerators && a.readGibPerSecond.mean > b.readGibPerSecond.mean);
+        };
+        if (ok && *ok) {
+            ++above;
+            if (better(best)) best = i;
+        } else {
+            ++below;
+            // Below the line (or no line known): the highest AU tells how close it came.
+            if (!bestBelow || it.node->au.mean > d.items[*bestBelow].node->au.mean) bestBelow = i;
+        }
+    }
+    QString sentence, big, detail;
+    if (best) {
+        const ReportItem& it = d.items[*best];
+        const LibraryNode& n = *it.node;
+        const double line = *itemThreshold(imp, it);
+        sentence = QStringLiteral("On <b>%1</b>, the storage keeps <b>%2</b> above the %3 AU line on %4")
+                       .arg(htmlBreakable(systemLabel(it)),
+                            acceleratorsText(imp, it),
+                            htmlNoBreak(formatNumber(line, 0) + QStringLiteral(" %")), htmlText(modelWord(imp, it)));
+        const int p = figurePrecision(n.readGibPerSecond.mean);
+        big = figure(n.readGibPerSecond.mean, p, QStringLiteral("GiB/s"));
+        detail = QStringLiteral("%1 · AU %2 · %3")
+                     .arg(ciText(n.readGibPerSecond, p, QStringLiteral("GiB/s"), n.kind == NodeKind::Benchmark ? QStringLiteral("runs") : QStringLiteral("epochs")),
+                          htmlNoBreak(formatNumber(n.au.mean, 1) + QStringLiteral(" %")), itemRefs({*best}));
+    } else if (bestBelow) {
+        const ReportItem& it = d.items[*bestBelow];
+        const LibraryNode& n = *it.node;
+        const auto line = itemThreshold(imp, it);
+        if (line)
+            sentence = QStringLiteral("<span class=\"fail\">No item stays above the %1 AU line.</span> Closest: <b>%2</b> "
+                                      "with %3 reaches")
+                           .arg(htmlNoBreak(formatNumber(*line, 0) + QStringLiteral(" %")), htmlBreakable(systemLabel(it)),
+                                acceleratorsText(imp, it));
+        else
+            sentence = QStringLiteral("No AU line is known for this workload. Highest AU: <b>%1</b> with %2 reaches")
+                           .arg(htmlBreakable(systemLabel(it)),
+                                acceleratorsText(imp, it));
+        big = figure(n.au.mean, 1, QStringLiteral("% AU"));
+        detail = QStringLiteral("%1 · Read %2 · %3")
+                     .arg(ciText(n.au, 1, QStringLiteral("%"), n.kind == NodeKind::Benchmark ? QStringLiteral("runs") : QStringLiteral("epochs")),
+                          figure(n.readGibPerSecond.mean, figurePrecision(n.readGibPerSecond.mean), QStringLiteral("GiB/s")),
+                          itemRefs({*bestBelow}));
+    } else {
+        sentence = cacheServed.empty() ? QStringLiteral("<span class=\"fail\">No complete run:</span> every item of this workload "
+                                                        "failed, was cancelled or is incomplete")
+                                       : QStringLiteral("<span class=\"fail\">No item measured the storage</span>");
+        big = QStringLiteral("<span class=\"fail\">none</span>");
+    }
+    QStringList rest;
+    const std::size_t others = w.items.size() - 1;
+    if (w.items.size() > 1 || !noRun.empty())
+        rest << QStringLiteral("%1 item%2 of this workload: %3 above the line, %4 below%5")
+                    .arg(w.items.size())
+                    .arg(w.items.size() == 1 ? QString() : QStringLiteral("s"))
+                    .arg(above)
+                    .arg(below)
+                    .arg(noRun.empty() ? QString()
+                                       : QStringLiteral(", %1 without a complete run (%2)").arg(noRun.size()).arg(itemRefs(noRun)));
+    (void)others;
+    if (!cacheServed.empty())
+        rest << QStringLiteral("<span class=\"fail\">%1 left out of the headline: more than half an epoch came from the page "
+                               "cache, so %2 numbers describe memory</span>")
+                    .arg(itemRefs(cacheServed), cacheServed.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
+    if (!leftOutRuns.empty())
+        rest << QStringLiteral("%1 run%2 left out of every number (%3)")
+                    .arg(leftOutRuns.size())
+                    .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
+                    .arg(failedRunsText(imp, leftOutRuns));
+    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
+                                  "<td width=\"70%\" valign=\"top\"><p style=\"font-size: 8pt; color: #17324d;\"><b>%1</b></p>"
+                                  "<p style=\"font-size: 10pt;\">%2:</p></td>"
+                                  "<td width=\"30%\" align=\"right\" valign=\"bottom\"><p style=\"font-size: 17pt; font-weight: 600; "
+                                  "color: #17324d;\">%3</p></td></tr></table>")
+                       .arg(htmlBreakable(w.title), sentence, big);
+    if (!detail.isEmpty()) html += QStringLiteral("<p style=\"font-size: 8pt;\">%1</p>").arg(detail);
+    if (!rest.isEmpty())
+        html += QStringLiteral("<p class=\"muted\" style=\"font-size: 7.5pt;\">%1; all in the comparison below.</p>")
+                    .arg(rest.join(QStringLiteral("; ")));
+    flow.addHtml(html, 9.0);
+}
+
+// A checkpointing workload (MLPerf Storage v3.0): write and read GiB/s of its best item (the passing one
+// that writes fastest), never averaged with another item.
+void checkpointHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w) {
+    const auto& imp = d.library->imported();
+    std::optional<std::size_t> best;
+    std::vector<std::size_t> noRun, leftOutRuns;
+    for (std::size_t i : w.items) {
+        const ReportItem& it = d.items[i];
+        leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
+        if (!it.node->hasMetrics) {
+            noRun.push_back(i);
+            continue;
+        }
+        if (!best) {
+            best = i;
+            continue;
+        }
+        const LibraryNode& a = *it.node;
+        const LibraryNode& b = *d.items[*best].node;
+        if ((a.badge.passed && !b.badge.passed) ||
+            (a.badge.passed == b.badge.passed && a.checkpointWriteGibPerSecond.mean > b.checkpointWriteGibPerSecond.mean))
+            best = i;
+    }
+    QString sentence, big, detail;
+    if (best) {
+        const ReportItem& it = d.items[*best];
+        const LibraryNode& n = *it.node;
+        sentence = QStringLiteral("On <b>%1</b>, %2 checkpoints (%3) are written and read at")
+                       .arg(htmlBreakable(systemLabel(it)), htmlText(modelWord(imp, it)),
+                            htmlNoBreak(QStringLiteral("%1 processes").arg(n.accelerators)));
+        const NodeMetric& wr = n.checkpointWriteGibPerSecond;
+        const NodeMetric& rd = n.checkpointReadGibPerSecond;
+        big = QStringLiteral("%1<br/>%2")
+                  .arg(wr.n ? htmlNoBreak(QStringLiteral("write ")) + figure(wr.mean, figurePrecision(wr.mean), QStringLiteral("GiB/s")) : QStringLiteral("no write"),
+                       rd.n ? htmlNoBreak(QStringLiteral("read ")) + figure(rd.mean, figurePrecision(rd.mean), QStringLiteral("GiB/s")) : QStringLiteral("no read"));
+        QStringList parts;
+        if (wr.n) parts << QStringLiteral("write %1").arg(ciText(wr, figurePrecision(wr.mean), QStringLiteral("GiB/s"), QStringLiteral("runs")));
+        if (rd.n) parts << QStringLiteral("read %1").arg(ciText(rd, figurePrecision(rd.mean), QStringLiteral("GiB/s"), QStringLiteral("runs")));
+        parts << QStringLiteral("MLPerf checks: %1").arg(n.badge.passed ? QStringLiteral("<span class=\"pass\">pass</span>")
+                                                                        : QStringLiteral("<span class=\"fail\">fail</span> (Appendix)"));
+        parts << itemRefs({*best});
+        detail = parts.join(QStringLiteral(" · "));
+    } else {
+        sentence = QStringLiteral("<span class=\"fail\">No complete run:</span> every item of this workload failed, was "
+                                  "cancelled or is incomplete");
+        big = QStringLiteral("<span class=\"fail\">none</span>");
+    }
+    QStringList rest;
+    if (w.items.size() > 1) rest << QStringLiteral("%1 items of this workload").arg(w.items.size());
+    if (!noRun.empty()) rest << QStringLiteral("%1 without a complete run (%2)").arg(noRun.size()).arg(itemRefs(noRun));
+    if (!leftOutRuns.empty())
+        rest << QStringLiteral("%1 run%2 left out of every number (%3)")
+                    .arg(leftOutRuns.size())
+                    .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
+                    .arg(failedRunsText(imp, leftOutRuns));
+    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
+                                  "<td width=\"62%\" valign=\"top\"><p style=\"font-size: 8pt; color: #17324d;\"><b>%1</b></p>"
+                                  "<p style=\"font-size: 10pt;\">%2:</p></td>"
+                                  "<td width=\"38%\" align=\"right\" valign=\"bottom\"><p style=\"font-size: 13pt; font-weight: 600; "
+                                  "color: #17324d;\">%3</p></td></tr></table>")
+                       .arg(htmlBreakable(w.title), sentence, big);
+    if (!detail.isEmpty()) html += QStringLiteral("<p style=\"font-size: 8pt;\">%1</p>").arg(detail);
+    if (!rest.isEmpty())
+        html += QStringLiteral("<p class=\"muted\" style=\"font-size: 7.5pt;\">%1; all in the comparison below.</p>")
+                    .arg(rest.join(QStringLiteral("; ")));
+    flow.addHtml(html, 9.0);
+}
+
+// How the numbers were obtained: storage (real or emulated), the page cache's share, the metric
+// semantics, what ± means, what was left out.
+void provenanceLines(ReportPageFlow& flow, const ReportData& d) {
+    const auto& imp = d.library->imported();
+    std::vector<std::size_t> real, cacheUnknown;
+    std::map<QString, std::vector<std::size_t>> emulated, rounds;
+    std::vector<std::size_t> published, cacheServed;
+    double cacheMax = -1;
+    std::vector<std::size_t> cacheMeasured, leftOut;
+    std::vector<std::size_t> leftOutRuns;
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        const ReportItem& it = d.items[i];
+        const LibraryNode& n = *it.node;
+        if (n.storage.empty()) real.push_back(i);
+        else emulated[q(n.storage)].push_back(i);
+        if (n.bytesSource.empty()) cacheUnknown.push_back(i);
+        else {
+            cacheMeasured.push_back(i);
+            if (n.maxPercentFromCache) cacheMax = std::max(cacheMax, *n.maxPercentFromCache);
+            if (n.cacheServed) cacheServed.push_back(i);
+        }
+        const InvocationRecord* r = !it.runs.empty() ? &imp.runs[it.runs.front()] : !it.excluded.empty() ? &imp.runs[it.excluded.front()] : nullptr;
+        const bool trainio = r && (!r->ioEngine.empty() || r->manifest || r->runOnce);
+        if (!trainio) published.push_back(i);
+        else {
+            QString round = QStringLiteral("no MLPerf round in the config: DLIO ≥ 2.0 semantics unless --semantics chose another");
+            if (r)
+                for (const auto& [k, v] : r->resolved)
+                    if (k == "trainio.mlperf_round" && !v.empty() && v != "none")
+                        round = QStringLiteral("MLPerf Storage %1 config: that round's DLIO semantics").arg(q(v));
+            rounds[round].push_back(i);
+        }
+        if (!it.excluded.empty()) leftOut.push_back(i);
+        leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
+    }
+    QStringList lines;
+    {
+        QStringList parts;
+        if (!real.empty()) parts << QStringLiteral("real storage for %1").arg(itemRefs(real));
+        for (const auto& [name, idx] : emulated) parts << QStringLiteral("%1 for %2").arg(htmlText(name), itemRefs(idx));
+        lines << QStringLiteral("<b>Storage:</b> %1.").arg(parts.join(QStringLiteral("; ")));
+    }
+    {
+        QStringList parts;
+        if (!cacheMeasured.empty())
+            parts << QStringLiteral("measured by TrainIO for %1: at most %2 of an epoch's bytes came from the page cache")
+                         .arg(itemRefs(cacheMeasured), htmlNoBreak(cacheMax >= 0 ? formatNumber(cacheMax, 0) + QStringLiteral(" %") : QStringLiteral("n/a")));
+        if (!cacheServed.empty())
+            parts << QStringLiteral("<span class=\"fail\">%1 read more than half an epoch from the page cache: those numbers "
+                                    "describe memory, not the storage</span>")
+                         .arg(itemRefs(cacheServed));
+        if (!cacheUnknown.empty())
+            parts << QStringLiteral("not recorded for %1 (DLIO and MLPerf Storage result folders do not record it)").arg(itemRefs(cacheUnknown));
+        lines << QStringLiteral("<b>Page cache:</b> %1.").arg(parts.join(QStringLiteral("; ")));
+    }
+    {
+        QStringList parts;
+        if (!published.empty())
+            parts << QStringLiteral("%1 are results of DLIO or MLPerf Storage runs, read from their summary.json as the DLIO "
+                                    "that ran them computed them")
+                         .arg(itemRefs(published));
+        for (const auto& [round, idx] : rounds) parts << QStringLiteral("%1 were measured by TrainIO (%2)").arg(itemRefs(idx), round);
+        lines << QStringLiteral("<b>Semantics:</b> %1.").arg(parts.join(QStringLiteral("; ")));
+    }
+    lines << QStringLiteral("<b>Statistics:</b> every figure is the mean over an item's complete measured runs (MLPerf's "
+                            "mean of run means; the warm-up never counts), or over a single run's epochs. ± after a "
+                            "headline figure is the 95&nbsp;% CI of that mean, as written beside it; ± in a table is "
+                            "the population standard deviation, as its header says. Items are compared only within one "
+                            "workload; nothing is averaged across workloads, accelerator counts or settings.");
+    if (!leftOutRuns.empty())
+        lines << QStringLiteral("<b>Left out:</b> %1 run%2 (%3) of %4 — listed with their reasons in the appendix, never "
+                                "counted.")
+                     .arg(leftOutRuns.size())
+                     .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
+                     .arg(failedRunsText(imp, leftOutRuns), itemRefs(leftOut));
+    // One block: the whole account moves to the next page rather than half of it.
+    flow.addHtml(QStringLiteral("<p style=\"margin-bottom: 3px;\">%1</p>").arg(lines.join(QStringLiteral("</p><p style=\"margin-bottom: 3px;\">"))), 8.0);
+}
+
+std::vector<const LibraryNode*> reportSystems(const ReportData& d, bool* unnamed) {
     std::vector<const LibraryNode*> systems;
-    bool unnamed = false;
+    *unnamed = false;
     for (const auto& it : d.items) {
-        if (!it.system) unnamed = true;
+        if (!it.system) *unnamed = true;
         else if (std::find(systems.begin(), systems.end(), it.system) == systems.end()) systems.push_back(it.system);
     }
-    ReportTable sys;
-    sys.header = {QStringLiteral("System"), QStringLiteral("Storage under test"), QStringLiteral("Notes")};
-    sys.widthsPercent = {26, 50, 24};
-    sys.alignRight = {false, false, false};
-    sys.fontPt = 8.0;
-    // The system node carries the description; the groups below it carry the same text from the import.
-    auto describe = [&](const LibraryNode* s) {
-        if (!s->description.empty()) return s->description;
-        for (const auto& it : d.items)
-            if (it.system == s && it.group && !d.library->imported().groups.at(*it.group).systemDescription.empty())
-                return d.library->imported().groups.at(*it.group).systemDescription;
-        return std::string();
-    };
-    for (const LibraryNode* s : systems)
-        sys.rows.push_back({QStringLiteral("<b>%1</b>").arg(htmlBreakable(q(s->label))),
-                            describe(s).empty()
-                                ? QStringLiteral("<span class=\"muted\">not described (trainio-cli label DIR --description …, or "
-                                                 "the Results page's label editor)</span>")
-                                : multiline(q(describe(s))),
-                            multiline(q(s->notes))});
-    if (unnamed) sys.rows.push_back({QStringLiteral("(unnamed system)"), QStringLiteral("<span class=\"muted\">not described</span>"), QString()});
-    flow.addTable(sys);
-    flow.addSpace(flow.mm(5));
+    return systems;
+}
 
-    reportHeading(flow, QStringLiteral("Items in this report"), 3, 30);
-    flow.addHtml(QStringLiteral("<p class=\"muted\">%1 Read B/W (GiB/s) is MLPerf Storage v3.0's headline: the mean "
-                                "over runs of train_io_mean_MB_per_second ÷ 1024; for a checkpointing item, W and R are "
-                                "its Write and Read B/W (GiB/s). # is the item's section below; %2 "
-                                "is the baseline of the comparisons.</p>")
-                     .arg(htmlText(kPlusMinus))
-                     .arg(d.options.baseline + 1),
+// The system node carries the description; the groups below it carry the same text from the import.
+std::string systemDescription(const ReportData& d, const LibraryNode* s) {
+    if (!s->description.empty()) return s->description;
+    for (const auto& it : d.items)
+        if (it.system == s && it.group && !d.library->imported().groups.at(*it.group).systemDescription.empty())
+            return d.library->imported().groups.at(*it.group).systemDescription;
+    return std::string();
+}
+
+void answerPage(ReportPageFlow& flow, const ReportData& d) {
+    const auto& o = d.options;
+    flow.addHtml(QStringLiteral("<h1>%1</h1>").arg(htmlText(d.title)));
+    if (!o.subtitle.trimmed().isEmpty()) {
+        flow.addSpace(flow.mm(1));
+        flow.addHtml(QStringLiteral("<p style=\"font-size: 12pt; color: #33475b;\">%1</p>").arg(htmlText(o.subtitle.trimmed())), 12.0);
+    }
+    flow.addSpace(flow.mm(1));
+    flow.addHtml(QStringLiteral("<p class=\"muted\">%1 item%2 · generated %3 by TrainIO %4 · accelerator utilization (AU) "
+                                "and bandwidth of deep-learning training I/O, with the metric definitions of DLIO and "
+                                "MLPerf Storage</p>")
+                     .arg(d.items.size())
+                     .arg(d.items.size() == 1 ? QString() : QStringLiteral("s"))
+                     .arg(htmlText(d.generated.toString(QStringLiteral("yyyy-MM-dd HH:mm"))), QStringLiteral(TRAINIO_VERSION)),
                  7.5);
-    flow.addSpace(flow.mm(1.5));
+    if (!o.notes.trimmed().isEmpty()) {
+        flow.addSpace(flow.mm(2));
+        flow.addHtml(QStringLiteral("<p>%1</p>").arg(multiline(o.notes)), 9.0);
+    }
+    flow.addSpace(flow.mm(4));
+    reportHeading(flow, QStringLiteral("The answer"), 2);
+    for (const WorkloadItems& w : reportWorkloads(d)) {
+        if (w.checkpointing) checkpointHeadline(flow, d, w);
+        else trainingHeadline(flow, d, w);
+        flow.addSpace(flow.mm(3));
+    }
+    flow.addSpace(flow.mm(1));
+    bool unnamed = false;
+    const auto systems = reportSystems(d, &unnamed);
+    reportHeading(flow, systems.size() + (unnamed ? 1 : 0) == 1 ? QStringLiteral("System under test") : QStringLiteral("Systems under test"), 3);
+    if (systems.size() <= 3 && !unnamed) {
+        for (const LibraryNode* s : systems) {
+            const std::string text = systemDescription(d, s);
+            flow.addHtml(QStringLiteral("<p><b>%1</b>: %2</p>")
+                             .arg(htmlBreakable(q(s->label)),
+                                  text.empty() ? QStringLiteral("<span class=\"muted\">storage not described (trainio-cli label DIR "
+                                                                "--description …, or the Results page's label editor)</span>")
+                                               : multiline(q(text))),
+                         8.0);
+            flow.addSpace(flow.mm(0.8));
+        }
+    } else {
+        QStringList names;
+        for (const LibraryNode* s : systems) names << htmlBreakable(q(s->label));
+        if (unnamed) names << QStringLiteral("(unnamed system)");
+        flow.addHtml(QStringLiteral("<p>%1 systems: %2. The appendix describes the storage of each.</p>")
+                         .arg(names.size())
+                         .arg(names.join(QStringLiteral(", "))),
+                     8.0);
+    }
+    flow.addSpace(flow.mm(3));
+    reportHeading(flow, QStringLiteral("How the numbers were obtained"), 3);
+    provenanceLines(flow, d);
+    flow.addSpace(flow.mm(4));
+}
+
+// ---- the comparison, per workload ----------------------------------------------------------------
+
+QString deltaCell(const aggregate::CompareMetric& m, int precision) {
+    if (!m.delta) return QStringLiteral("–");
+    const auto& dl = *m.delta;
+    QString text = htmlNoBreak((dl.absolute >= 0 ? QStringLiteral("+") : QString()) + formatNumber(dl.absolute, precision));
+    if (std::isfinite(dl.percent))
+        text += QStringLiteral(" ") + htmlNoBreak(QStringLiteral("(%1%2 %)").arg(dl.percent >= 0 ? QStringLiteral("+") : QString(), formatNumber(dl.percent, 1)));
+    if (dl.withinNoise) text += *dl.withinNoise ? QStringLiteral("<br/><i>within noise</i>") : QStringLiteral("<br/><b>differs</b>");
+    else if (!dl.ciNote.empty()) text += QStringLiteral("<br/><i>no CI</i>");
+    return text;
+}
+
+// Horizontal bars of one metric of a workload's items, each labelled #n (the table names them).
+void comparisonBars(ReportPageFlow& flow, const std::vector<BarItem>& left, const QString& leftTitle, const QString& leftAxis,
+                    const std::vector<BarItem>& right, const QString& rightTitle, const QString& rightAxis) {
+    if (left.size() < 2) return;
+    const double height = flow.mm(barPlotHeightMm(left.size()));
+    flow.addPlots({barPlot(leftTitle, leftAxis, left, seriesColour(0)), barPlot(rightTitle, rightAxis, right, seriesColour(2))}, height);
+}
+
+void trainingComparison(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w) {
+    std::vector<const LibraryNode*> nodes;
+    std::size_t baseline = 0;
+    for (std::size_t k = 0; k < w.items.size(); ++k) {
+        if (w.items[k] == d.options.baseline) baseline = k;
+        nodes.push_back(d.items[w.items[k]].node);
+    }
+    aggregate::CompareOptions co;
+    co.baseline = baseline;
+    co.perAccelerator = d.options.perAccelerator;
+    const aggregate::CompareResult cmp = aggregate::compare(nodes, co);
+    const auto threshold = itemThreshold(d.library->imported(), d.items[w.items.front()]);
+
+    QString caption;
+    if (w.items.size() > 1) {
+        caption = QStringLiteral("Δ against <b>#%1</b>").arg(w.items[baseline] + 1);
+        if (w.items[baseline] != d.options.baseline) caption += QStringLiteral(" (the report's baseline is of another workload)");
+        caption += QStringLiteral("; “within noise” when the 95&nbsp;% CI of the difference (Welch) holds 0");
+        if (cmp.perAccelerator) caption += QStringLiteral(". Read GiB/s per accelerator, since accelerator counts differ or it was asked for");
+        caption += QLatin1Char('.');
+    }
+    if (threshold) caption += QStringLiteral(" AU line: %1.").arg(htmlNoBreak(formatNumber(*threshold, 0) + QStringLiteral(" %")));
+    // The caption is part of the heading: both stay with the table's first rows.
+    flow.addHeading(QStringLiteral("<h3>%1</h3><p class=\"muted\" style=\"font-size: 7.5pt;\">%2</p>").arg(htmlText(w.title), caption),
+                    flow.mm(1.2));
+
     ReportTable t;
-    t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Acc."),
-                QStringLiteral("Runs"), QStringLiteral("AU %"), QStringLiteral("samples/s"), QStringLiteral("Read GiB/s"),
-                QStringLiteral("MiB/s")};
-    t.widthsPercent = {3, 22, 11, 5, 9, 11, 14, 12, 13};
+    const QString per = cmp.perAccelerator ? QStringLiteral(" per acc.") : QString();
+    t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Acc."), QStringLiteral("AU %<br/>mean ± sd"),
+                QStringLiteral("Read GiB/s%1<br/>mean ± sd").arg(per), QStringLiteral("Δ AU<br/>points"), QStringLiteral("Δ Read<br/>GiB/s%1").arg(per)};
+    t.widthsPercent = {5, 37, 6, 14, 15, 11, 12};
     t.fontPt = 7.0;
-    t.alignRight = {true, false, false, true, true, true, true, true, true};
-    for (std::size_t i = 0; i < d.items.size(); ++i) {
-        const auto& it = d.items[i];
+    t.alignRight = {true, false, true, true, true, true, true};
+    std::vector<BarItem> au, gib;
+    QStringList footnotes, ciNotes;
+    const auto& imp = d.library->imported();
+    for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
+        const auto& row = cmp.rows[r];
+        const std::size_t i = w.items[r];
+        const ReportItem& it = d.items[i];
         const LibraryNode& n = *it.node;
-        QString runs = QString::number(it.runs.size());
-        if (!it.excluded.empty()) runs += QStringLiteral(" +\u00A0%1\u00A0excl.").arg(it.excluded.size());
-        // A checkpointing item (MLPerf Storage v3.0) has no training numbers: its Write and Read B/W take
-        // the Read GiB/s cell, each labelled.
-        const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
-        const QString gib = !n.hasMetrics ? QStringLiteral("–")
-                            : ckpt ? QStringLiteral("W %1<br/>R %2").arg(metricCell(n.checkpointWriteGibPerSecond, 3),
-                                                                         metricCell(n.checkpointReadGibPerSecond, 3))
-                                   : metricCell(n.readGibPerSecond, 3);
-        t.rows.push_back({QString::number(i + 1) + (i == d.options.baseline ? QStringLiteral("*") : QString()),
-                          htmlBreakable(it.name), statusHtml(n.status), QString::number(n.accelerators), runs,
-                          n.hasMetrics ? metricCell(n.au) : QStringLiteral("–"),
-                          n.hasMetrics ? metricCell(n.samplesPerSecond) : QStringLiteral("–"), gib,
-                          n.hasMetrics ? metricCell(n.mibPerSecond) : QStringLiteral("–")});
+        QString name = htmlBreakable(it.name);
+        if (row.baseline && w.items.size() > 1) name += QStringLiteral(" <i>(baseline)</i>");
+        if (!n.hasMetrics)
+            name += QStringLiteral("<br/>%1 <span class=\"muted\">— no complete run, excluded</span>").arg(statusHtml(n.status));
+        else if (!it.excluded.empty())
+            name += QStringLiteral("<br/><span class=\"muted\">%1 excluded: %2</span>").arg(it.excluded.size()).arg(failedRunsText(imp, it.excluded));
+        if (const auto ok = aboveLine(imp, it); ok && !*ok) name += QStringLiteral(" <span class=\"fail\">below the AU line</span>");
+        QStringList cells{QString::number(i + 1), name, QString::number(n.accelerators)};
+        if (!n.hasMetrics) {
+            cells << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–");
+            t.rows.push_back(cells);
+            continue;
+        }
+        const bool values = row.valuesShown && row.metrics.size() >= 3;
+        const NodeMetric& gibValue = values ? row.metrics[2].value : n.readGibPerSecond;
+        cells << metricCell(values ? row.metrics[0].value : n.au) << metricCell(gibValue, 3);
+        if (!row.comparable && !row.baseline) {
+            footnotes << QStringLiteral("#%1: %2").arg(i + 1).arg(htmlBreakable(q(row.reason)));
+            cells << QStringLiteral("not compared*") << QString();
+        } else {
+            cells << (values ? deltaCell(row.metrics[0], 2) : QStringLiteral("–")) << (values ? deltaCell(row.metrics[2], 3) : QStringLiteral("–"));
+            // Why a Δ has no CI (a benchmark's run means beside an invocation's epochs), said once per row.
+            if (values && row.metrics[0].delta && !row.metrics[0].delta->ciNote.empty())
+                ciNotes << QStringLiteral("#%1: no CI: %2").arg(i + 1).arg(htmlText(q(row.metrics[0].delta->ciNote)));
+        }
+        t.rows.push_back(cells);
+        if (!row.comparable && !row.baseline) continue; // not drawn beside what it cannot be compared with
+        const QString label = QStringLiteral("#%1").arg(i + 1);
+        auto bar = [&](const NodeMetric& v, std::optional<double> th) {
+            const bool ci = v.n >= 2;
+            return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
+        };
+        au.push_back(bar(values ? row.metrics[0].value : n.au, threshold));
+        gib.push_back(bar(gibValue, std::nullopt));
     }
     flow.addTable(t);
+    if (!footnotes.isEmpty()) {
+        flow.addSpace(flow.mm(0.8));
+        flow.addHtml(QStringLiteral("<p class=\"muted\">* Not compared with the baseline — %1.</p>").arg(footnotes.join(QStringLiteral("; "))), 7.0);
+    }
+    if (!ciNotes.isEmpty()) {
+        flow.addSpace(flow.mm(0.8));
+        flow.addHtml(QStringLiteral("<p class=\"muted\">%1.</p>").arg(ciNotes.join(QStringLiteral("; "))), 7.0);
+    }
+    if (au.size() > 1) {
+        flow.addSpace(flow.mm(2));
+        const QString suffix = cmp.perAccelerator ? QStringLiteral(" per accelerator") : QString();
+        comparisonBars(flow, au, QStringLiteral("AU (dashed: the AU line)"), QStringLiteral("AU %"), gib,
+                       QStringLiteral("Read bandwidth%1").arg(suffix), QStringLiteral("GiB/s") + suffix);
+        flow.addHtml(QStringLiteral("<p class=\"muted\">Bars: the mean; whiskers: its 95&nbsp;% CI (none for one value); "
+                                    "axes from zero; #n as in the table.</p>"),
+                     7.0);
+    }
     flow.addSpace(flow.mm(5));
+}
 
-    // Provenance: the folders of the selected items only.
-    reportHeading(flow, QStringLiteral("Provenance"), 3, 25);
-    QStringList folders;
-    for (const auto& it : d.items) folders << htmlBreakable(QString::fromStdString(it.node->path.string()));
-    std::vector<std::pair<QString, QString>> prov{
-        {QStringLiteral("Host"), htmlText(hostDescription())},
-        {QStringLiteral("Operating system"), htmlText(osDescription())},
-        {QStringLiteral("Folders of the items"), folders.join(QStringLiteral("<br/>"))},
-    };
-    flow.addTable(keyValueTable(prov, false));
+void checkpointComparison(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w) {
+    const auto& imp = d.library->imported();
+    reportHeading(flow, htmlText(w.title), 3);
+    ReportTable t;
+    t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Proc."), QStringLiteral("Write GiB/s<br/>mean ± sd"),
+                QStringLiteral("Read GiB/s<br/>mean ± sd"), QStringLiteral("Write s<br/>mean ± sd"), QStringLiteral("Read s<br/>mean ± sd")};
+    t.widthsPercent = {5, 35, 7, 14, 14, 12, 13};
+    t.fontPt = 7.0;
+    t.alignRight = {true, false, true, true, true, true, true};
+    std::vector<BarItem> wr, rd;
+    for (std::size_t i : w.items) {
+        const ReportItem& it = d.items[i];
+        const LibraryNode& n = *it.node;
+        QString name = htmlBreakable(it.name);
+        if (!n.hasMetrics) name += QStringLiteral("<br/>%1 <span class=\"muted\">— no complete run, excluded</span>").arg(statusHtml(n.status));
+        else if (!it.excluded.empty())
+            name += QStringLiteral("<br/><span class=\"muted\">%1 excluded: %2</span>").arg(it.excluded.size()).arg(failedRunsText(imp, it.excluded));
+        t.rows.push_back({QString::number(i + 1), name, QString::number(n.accelerators),
+                          n.hasMetrics ? metricCell(n.checkpointWriteGibPerSecond, 3) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.checkpointReadGibPerSecond, 3) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.checkpointWriteSeconds, 1) : QStringLiteral("–"),
+                          n.hasMetrics ? metricCell(n.checkpointReadSeconds, 1) : QStringLiteral("–")});
+        if (!n.hasMetrics) continue;
+        auto bar = [&](const NodeMetric& v) {
+            const bool ci = v.n >= 2;
+            return BarItem{QStringLiteral("#%1").arg(i + 1), v.n ? v.mean : 0.0, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), std::nullopt};
+        };
+        wr.push_back(bar(n.checkpointWriteGibPerSecond));
+        rd.push_back(bar(n.checkpointReadGibPerSecond));
+    }
+    flow.addTable(t);
+    if (wr.size() > 1) {
+        flow.addSpace(flow.mm(2));
+        comparisonBars(flow, wr, QStringLiteral("Checkpoint write"), QStringLiteral("GiB/s"), rd, QStringLiteral("Checkpoint read"),
+                       QStringLiteral("GiB/s"));
+    }
     flow.addSpace(flow.mm(5));
+}
 
-    reportHeading(flow, QStringLiteral("Units"), 3, 30);
+void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
+    const auto workloads = reportWorkloads(d);
+    reportHeading(flow, QStringLiteral("Comparison per workload"), 2);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, accelerator "
+                                "type, format, record length, samples per file, batch size, computation time, AU line). "
+                                "± in these tables is the population standard deviation over the item's complete runs "
+                                "(over its epochs for a single run); none for fewer than two values.</p>"),
+                 7.5);
+    flow.addSpace(flow.mm(2));
+    for (const WorkloadItems& w : workloads) {
+        if (w.checkpointing) checkpointComparison(flow, d, w);
+        else trainingComparison(flow, d, w);
+    }
+}
+
+// ---- appendix ------------------------------------------------------------------------------------
+
+// The deepest folder holding every item's folder (named once; the folders are listed below it).
+fs::path commonFolder(const ReportData& d) {
+    std::optional<fs::path> common;
+    for (const auto& it : d.items) {
+        const fs::path p = it.node->path.lexically_normal();
+        if (!common) {
+            common = p.parent_path();
+            continue;
+        }
+        fs::path shared;
+        auto a = common->begin();
+        for (auto b = p.begin(); a != common->end() && b != p.end() && *a == *b; ++a, ++b) shared /= *a;
+        common = shared;
+    }
+    if (d.items.size() == 1) return d.items.front().node->path.lexically_normal(); // named whole, once
+    return common.value_or(fs::path());
+}
+
+QString folderBelow(const fs::path& folder, const fs::path& common) {
+    if (common.empty()) return htmlBreakable(q(folder.string()));
+    const fs::path rel = folder.lexically_normal().lexically_relative(common);
+    return htmlBreakable(rel.empty() || rel == "." ? QStringLiteral("(the folder itself)") : q(rel.string()));
+}
+
+void appendix(ReportPageFlow& flow, const ReportData& d) {
+    const auto& imp = d.library->imported();
+    flow.ensureSpace(flow.mm(120));
+    reportHeading(flow, QStringLiteral("Appendix"), 2);
+
+    const fs::path common = commonFolder(d);
+    reportHeading(flow, QStringLiteral("A. Items, their runs and folders"), 3);
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Folders below <b>%1</b>. ± is the population standard deviation over the "
+                                "item's complete runs (over its epochs for a single run).</p>")
+                     .arg(htmlBreakable(common.empty() ? QStringLiteral("(no common folder)") : q(common.string()))),
+                 7.5);
+    flow.addSpace(flow.mm(1));
+    ReportTable items;
+    items.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Runs"),
+                    QStringLiteral("samples/s<br/>mean ± sd"), QStringLiteral("MiB/s<br/>mean ± sd"), QStringLiteral("Folder")};
+    items.widthsPercent = {4, 24, 8, 6, 16, 13, 29};
+    items.alignRight = {true, false, false, true, true, true, false};
+    items.fontPt = 6.5;
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        const ReportItem& it = d.items[i];
+        const LibraryNode& n = *it.node;
+        QString runs = QString::number(it.runs.size());
+        if (!it.excluded.empty()) runs += QStringLiteral(" + ") + htmlNoBreak(QStringLiteral("%1 excl.").arg(it.excluded.size()));
+        const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
+        items.rows.push_back({QString::number(i + 1), htmlBreakable(it.name), statusHtml(n.status), runs,
+                              n.hasMetrics && !ckpt ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
+                              n.hasMetrics && !ckpt ? metricCell(n.mibPerSecond) : QStringLiteral("–"), folderBelow(n.path, common)});
+    }
+    flow.addTable(items);
+    flow.addSpace(flow.mm(4));
+
+    bool unnamed = false;
+    const auto systems = reportSystems(d, &unnamed);
+    reportHeading(flow, QStringLiteral("B. Systems under test"), 3);
+    ReportTable sys;
+    sys.header = {QStringLiteral("System"), QStringLiteral("Storage under test"), QStringLiteral("Notes")};
+    sys.widthsPercent = {28, 52, 20};
+    sys.alignRight = {false, false, false};
+    sys.fontPt = 7.0;
+    for (const LibraryNode* s : systems) {
+        const std::string text = systemDescription(d, s);
+        sys.rows.push_back({QStringLiteral("<b>%1</b>").arg(htmlBreakable(q(s->label))),
+                            text.empty() ? QStringLiteral("<span class=\"muted\">not described (trainio-cli label DIR --description "
+                                                          "…, or the Results page's label editor)</span>")
+                                         : multiline(q(text)),
+                            multiline(q(s->notes))});
+    }
+    if (unnamed) sys.rows.push_back({QStringLiteral("(unnamed system)"), QStringLiteral("<span class=\"muted\">not described</span>"), QString()});
+    flow.addTable(sys);
+    flow.addSpace(flow.mm(4));
+
+    ReportTable left;
+    left.header = {QStringLiteral("#"), QStringLiteral("Run"), QStringLiteral("Status and reason")};
+    left.widthsPercent = {5, 25, 70};
+    left.alignRight = {true, false, false};
+    left.fontPt = 7.0;
+    for (std::size_t i = 0; i < d.items.size(); ++i)
+        for (std::size_t k : d.items[i].excluded)
+            left.rows.push_back({QString::number(i + 1), htmlBreakable(q(imp.runs[k].runName)), statusHtml(imp.runs[k].status, imp.runs[k].statusReason)});
+    reportHeading(flow, QStringLiteral("C. Runs left out of every number"), 3);
+    if (left.rows.empty()) flow.addHtml(QStringLiteral("<p>None: every measured run is complete.</p>"), 8.0);
+    else flow.addTable(left);
+    flow.addSpace(flow.mm(4));
+
+    reportHeading(flow, QStringLiteral("D. MLPerf Storage closed-division checks"), 3);
+    ReportTable checks;
+    checks.header = {QStringLiteral("#"), QStringLiteral("Verdict")};
+    checks.widthsPercent = {5, 95};
+    checks.alignRight = {true, false};
+    checks.fontPt = 7.0;
+    for (std::size_t i = 0; i < d.items.size(); ++i) {
+        const ReportItem& it = d.items[i];
+        const LibraryNode& n = *it.node;
+        QString verdict;
+        if (n.kind != NodeKind::Benchmark) verdict = QStringLiteral("<span class=\"muted\">not checked: a single invocation (the rules are about a benchmark's runs)</span>");
+        else if (!n.hasMetrics) verdict = QStringLiteral("<span class=\"fail\">FAIL</span> — no complete run");
+        else if (n.checks.empty()) verdict = QStringLiteral("<span class=\"pass\">PASS</span> — every rule that could be checked holds");
+        else {
+            QStringList list;
+            for (const auto& c : n.checks) list << htmlBreakable(q(c));
+            verdict = QStringLiteral("<span class=\"fail\">FAIL</span> — %1").arg(list.join(QStringLiteral("<br/>")));
+        }
+        if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) {
+            const auto& agg = d.library->aggregate(*it.group);
+            if (agg.reportAgrees)
+                verdict += *agg.reportAgrees ? QStringLiteral("<br/><span class=\"muted\">mlperf_storage_report.json beside the runs agrees</span>")
+                                             : QStringLiteral("<br/><span class=\"fail\">mlperf_storage_report.json beside the runs disagrees</span>");
+        }
+        checks.rows.push_back({QString::number(i + 1), verdict});
+    }
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Training: 5 measured runs and a warm-up, AU at or above the line in every "
+                                "run, a dataset of at least 5 × the clients' memory, one configuration per folder. "
+                                "Checkpointing: 10 writes and 10 reads in 1 or 2 invocations, the write phase before the read "
+                                "phase, accelerator memory at least the checkpoint size, subset mode only for llama3-8b.</p>"),
+                 7.5);
+    flow.addSpace(flow.mm(1));
+    flow.addTable(checks);
+    flow.addSpace(flow.mm(4));
+
+    if (d.options.itemDetail) {
+        reportHeading(flow, QStringLiteral("E. Configuration of each item"), 3);
+        for (std::size_t i = 0; i < d.items.size(); ++i) configurationTables(flow, d, d.items[i], i);
+        flow.addSpace(flow.mm(2));
+    }
+
+    reportHeading(flow, QStringLiteral("%1. Units").arg(d.options.itemDetail ? QStringLiteral("F") : QStringLiteral("E")), 3);
     ReportTable units;
     units.header = {QStringLiteral("Unit"), QStringLiteral("Meaning")};
     units.widthsPercent = {16, 84};
+    units.fontPt = 7.0;
     units.rows = {
         {QStringLiteral("<b>AU %</b>"),
          QStringLiteral("Accelerator utilization: the share of the training time the emulated accelerators spent "
-                        "computing rather than waiting for data (DLIO train_au_percentage). A run passes when its mean "
-                        "AU is at least the workload's threshold, metric.au × 100.")},
+                        "computing rather than waiting for data (DLIO train_au_percentage). A run is above the AU line "
+                        "when its mean AU is at least the workload's threshold, metric.au × 100.")},
         {QStringLiteral("<b>samples/s</b>"), QStringLiteral("Training samples delivered per second, summed over the accelerators.")},
         {QStringLiteral("<b>MiB/s</b>"),
          QStringLiteral("1 MiB/s = 2^20 bytes/s: samples/s × mean record length ÷ 2^20. DLIO names the key MB/s "
                         "(train_io_mean_MB_per_second) but the values are MiB/s.")},
         {QStringLiteral("<b>Read GiB/s</b>"), QStringLiteral("MLPerf Storage v3.0's \"Read B/W (GiB/s)\": train_io_mean_MB_per_second ÷ 1024, mean over runs.")},
-        {QStringLiteral("<b>±</b>"), htmlText(kPlusMinus)},
+        {QStringLiteral("<b>±</b>"),
+         QStringLiteral("After a headline figure: the half-width of the 95 % confidence interval of the mean (Student's t), "
+                        "as written beside it. In a table: the population standard deviation (numpy.std, the spread "
+                        "MLPerf Storage reports, and what the GUI shows), as the column header says.")},
         {QStringLiteral("<b>Status</b>"),
          QStringLiteral("complete · incomplete (fewer epochs or runs than planned) · cancelled · failed. Only complete "
-                        "runs enter a statistic; the others are listed with their reason.")},
+                        "runs enter a number; the others are listed in C with their reason.")},
     };
     flow.addTable(units);
-    flow.addSpace(flow.mm(5));
-}
-
-// ---- comparison per workload ---------------------------------------------------------------------
-
-QString deltaCell(const aggregate::CompareMetric& m, int precision) {
-    if (!m.delta) return QStringLiteral("–");
-    const auto& dl = *m.delta;
-    QString text = (dl.absolute >= 0 ? QStringLiteral("+") : QString()) + formatNumber(dl.absolute, precision);
-    if (std::isfinite(dl.percent))
-        text += QStringLiteral(" (%1%2\u00A0%)").arg(dl.percent >= 0 ? QStringLiteral("+") : QString(), formatNumber(dl.percent, 1));
-    if (std::isfinite(dl.ci95.low) && std::isfinite(dl.ci95.high))
-        text += QStringLiteral("<br/><span class=\"muted\">CI [%1, %2]</span>").arg(formatNumber(dl.ci95.low, precision), formatNumber(dl.ci95.high, precision));
-    if (dl.withinNoise) text += *dl.withinNoise ? QStringLiteral("<br/><i>within noise</i>") : QStringLiteral("<br/><b>differs</b>");
-    if (!dl.ciNote.empty()) text += QStringLiteral("<br/><i>no CI: %1</i>").arg(htmlText(QString::fromStdString(dl.ciNote)));
-    return text;
-}
-
-void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
-    // Workloads in the order their first item appears.
-    // Checkpointing items have none of the compared (training) numbers: their write/read GiB/s are in the
-    // items table and their own section.
-    std::vector<std::string> keys;
-    for (const auto& it : d.items)
-        if (it.node->type != aggregate::BenchmarkType::Checkpointing &&
-            std::find(keys.begin(), keys.end(), it.node->workloadKey) == keys.end())
-            keys.push_back(it.node->workloadKey);
-    if (keys.empty()) return;
-
-    flow.ensureSpace(flow.mm(60));
-    reportHeading(flow, QStringLiteral("Comparison per workload"), 2, 60);
-    flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, "
-                                "accelerator type, format, record length, samples per file, batch size, computation "
-                                "time, AU threshold). Δ is item − baseline with the 95 % CI of the difference (Welch); "
-                                "\"within noise\" when that CI holds 0; no CI between a benchmark (run means) and an invocation (epochs): "
-                                "they differ in kind. %1</p>")
-                     .arg(htmlText(kPlusMinus)),
-                 7.5);
     flow.addSpace(flow.mm(3));
-
-    const LibraryNode* reportBaseline = d.items[d.options.baseline].node;
-    for (const auto& key : keys) {
-        std::vector<const LibraryNode*> nodes;
-        std::vector<std::size_t> index; // report positions
-        std::size_t baseline = 0;
-        for (std::size_t i = 0; i < d.items.size(); ++i)
-            if (d.items[i].node->workloadKey == key) {
-                if (i == d.options.baseline) baseline = nodes.size();
-                nodes.push_back(d.items[i].node);
-                index.push_back(i);
-            }
-        aggregate::CompareOptions co;
-        co.baseline = baseline;
-        co.perAccelerator = d.options.perAccelerator;
-        const aggregate::CompareResult cmp = aggregate::compare(nodes, co);
-
-        const QString title = workloadText(*nodes.front());
-        const double barHeight = flow.mm(barPlotHeightMm(nodes.size()));
-        flow.ensureSpace(flow.mm(40));
-        reportHeading(flow, htmlText(title), 3, 40);
-        QString caption = QStringLiteral("Baseline: <b>%1</b>").arg(htmlBreakable(d.items[index[baseline]].name));
-        if (nodes[baseline] != reportBaseline)
-            caption += QStringLiteral(" (the report's baseline, %1, is another workload; this is the first item of this one)")
-                           .arg(htmlBreakable(d.items[d.options.baseline].name));
-        // Titles name the main keys only: say what sets a workload apart from an earlier one of the same title.
-        for (const auto& earlier : keys) {
-            if (earlier == key) break;
-            const auto first = std::find_if(d.items.begin(), d.items.end(), [&](const ReportItem& x) { return x.node->workloadKey == earlier; });
-            if (workloadText(*first->node) == title)
-                caption += QStringLiteral(". Not the same workload as the one of this name above (above vs here: %1)")
-                               .arg(htmlBreakable(q(aggregate::whyNotComparable(earlier, key))));
-        }
-        if (cmp.perAccelerator) caption += QStringLiteral(". samples/s and Read GiB/s per accelerator, since accelerator counts differ or it was asked for");
-        flow.addHtml(QStringLiteral("<p>%1.</p>").arg(caption), 8.0);
-        flow.addSpace(flow.mm(1.5));
-
-        ReportTable t;
-        const QString per = cmp.perAccelerator ? QStringLiteral("<br/>per acc.") : QString();
-        t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("AU %"), QStringLiteral("samples/s") + per,
-                    QStringLiteral("Read GiB/s") + per, QStringLiteral("Δ AU (points)"), QStringLiteral("Δ samples/s"),
-                    QStringLiteral("Δ Read GiB/s")};
-        t.widthsPercent = {3, 22, 11, 14, 12, 12, 13, 13};
-        t.fontPt = 7.0;
-        t.alignRight = {true, false, true, true, true, true, true, true};
-        std::vector<BarItem> au, sps, gib;
-        const auto threshold = itemThreshold(d.library->imported(), d.items[index.front()]);
-        for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
-            const auto& row = cmp.rows[r];
-            QStringList cells{QString::number(index[r] + 1), htmlBreakable(d.items[index[r]].name) + (row.baseline ? QStringLiteral(" <i>(baseline)</i>") : QString())};
-            if (!row.comparable || !row.valuesShown || row.metrics.size() < 3) {
-                cells << QStringLiteral("<span class=\"fail\">not comparable</span> — %1").arg(htmlBreakable(q(row.reason)))
-                      << QString() << QString() << QString() << QString() << QString();
-                t.rows.push_back(cells);
-                continue;
-            }
-            const int precision[] = {2, 2, 3};
-            for (std::size_t m = 0; m < 3; ++m) cells << metricCell(row.metrics[m].value, precision[m]);
-            for (std::size_t m = 0; m < 3; ++m) cells << deltaCell(row.metrics[m], precision[m]);
-            t.rows.push_back(cells);
-            const QString label = QStringLiteral("#%1 %2").arg(index[r] + 1).arg(d.items[index[r]].name);
-            auto bar = [&](const NodeMetric& v, std::optional<double> th) {
-                const bool ci = v.n >= 2;
-                return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
-            };
-            au.push_back(bar(row.metrics[0].value, threshold));
-            sps.push_back(bar(row.metrics[1].value, std::nullopt));
-            gib.push_back(bar(row.metrics[2].value, std::nullopt));
-        }
-        // Wide tables split across pages; keep at least the header and a few rows with the heading.
-        flow.addTable(t);
-        flow.addSpace(flow.mm(3));
-        // One item has nothing to compare with: its numbers are in the table and its section.
-        if (au.size() > 1) {
-            const QString suffix = cmp.perAccelerator ? QStringLiteral(" per accelerator") : QString();
-            auto p1 = barPlot(QStringLiteral("AU (%1)").arg(title), QStringLiteral("AU % (dashed red: pass threshold)"), au, seriesColour(0));
-            auto p2 = barPlot(QStringLiteral("Throughput%1").arg(suffix), QStringLiteral("samples/s") + suffix, sps, seriesColour(1));
-            auto p3 = barPlot(QStringLiteral("Read B/W%1").arg(suffix), QStringLiteral("GiB/s") + suffix, gib, seriesColour(2));
-            flow.ensureSpace(3 * barHeight + flow.mm(8)); // the three charts of a workload on one page
-            flow.addPlots({p1}, barHeight);
-            flow.addSpace(flow.mm(1));
-            flow.addPlots({p2}, barHeight);
-            flow.addSpace(flow.mm(1));
-            flow.addPlots({p3}, barHeight);
-            flow.addHtml(QStringLiteral("<p class=\"muted\">Bars: the mean; whiskers: the 95 % CI of the mean (none "
-                                        "for fewer than two values); axes from zero.</p>"),
-                         7.0);
-        }
-        flow.addSpace(flow.mm(5));
-    }
-
-    // Items of other workloads than the report's baseline, with the reason compare() gives.
-    if (keys.size() > 1) {
-        std::vector<const LibraryNode*> all;
-        for (const auto& it : d.items) all.push_back(it.node);
-        aggregate::CompareOptions co;
-        co.baseline = d.options.baseline;
-        co.perAccelerator = d.options.perAccelerator;
-        const auto cmp = aggregate::compare(all, co);
-        QStringList lines;
-        for (std::size_t r = 0; r < cmp.rows.size(); ++r)
-            if (!cmp.rows[r].comparable)
-                lines << QStringLiteral("#%1 %2: %3").arg(r + 1).arg(htmlBreakable(d.items[r].name), htmlBreakable(q(cmp.rows[r].reason)));
-        if (!lines.isEmpty()) {
-            reportHeading(flow, QStringLiteral("Not comparable with the baseline %1").arg(htmlBreakable(d.items[d.options.baseline].name)), 3, 20);
-            flow.addHtml(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br/>"))), 8.0);
-            flow.addSpace(flow.mm(5));
-        }
-    }
+    flow.addHtml(QStringLiteral("<p class=\"muted\">Report written on %1, %2.</p>").arg(htmlText(hostDescription()), htmlText(osDescription())), 7.0);
 }
+
 
 // ---- one item ------------------------------------------------------------------------------------
 
@@ -565,7 +1055,7 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
                        itemThreshold(imp, it), false, widthPx);
     auto p2 = linePlot(QStringLiteral("Bandwidth per epoch"), QStringLiteral("epoch"), QStringLiteral("MiB/s"), mib,
                        std::nullopt, false, widthPx);
-    reportHeading(flow, QStringLiteral("Per epoch"), 3, 66);
+    reportHeading(flow, QStringLiteral("Per epoch"), 3);
     flow.addPlots({p1, p2}, flow.mm(60));
     flow.addHtml(QStringLiteral("<p class=\"muted\">Every run of the item; dashed grey: runs shown but excluded from "
                                 "every statistic (warm-up, not complete).</p>"),
@@ -602,7 +1092,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     // The records as the importer read them (ImportOptions::stepDigests): nothing is read here.
     const aggregate::StepDigest* data = rep ? rep->steps.get() : nullptr;
     // A heading stays with its plots when there are records, with its one sentence when there are none.
-    reportHeading(flow, QStringLiteral("Per step and per accelerator"), 3, data ? 75 : 15);
+    reportHeading(flow, QStringLiteral("Per step and per accelerator"), 3);
     if (!rep) {
         flow.addHtml(QStringLiteral("<p class=\"muted\">No complete run: nothing to show per step.</p>"), 8.0);
         flow.addSpace(flow.mm(3));
@@ -621,7 +1111,7 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
         else
             why = QStringLiteral("no per-step records in this folder (%1 holds no &lt;rank&gt;_output.json; DLIO's summary gives "
                                  "per-epoch values only)")
-                      .arg(htmlBreakable(QString::fromStdString(rep->path.string())));
+                      .arg(folderBelow(rep->path, commonFolder(d)));
         flow.addHtml(QStringLiteral("<p>%1: %2.</p>").arg(which, why), 8.0);
         flow.addSpace(flow.mm(3));
         storageChangesTable(flow, *rep); // recorded in trainio_io.json, shown with or without step records
@@ -679,7 +1169,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     // The series as the importer read them (ImportOptions::stepDigests): nothing is read here.
     const aggregate::TelemetrySeries* series = rep->telemetrySeries.get();
     if (!series) {
-        reportHeading(flow, QStringLiteral("Telemetry"), 3, 15);
+        reportHeading(flow, QStringLiteral("Telemetry"), 3);
         flow.addHtml(QStringLiteral("<p>%1.</p>").arg(htmlText(q(telemetry::verdictSentence(rep->telemetry)))), 8.0);
         flow.addHtml(QStringLiteral("<p class=\"muted\">The telemetry series were not loaded with the library.</p>"), 7.0);
         flow.addSpace(flow.mm(3));
@@ -701,7 +1191,7 @@ void telemetrySection(ReportPageFlow& flow, const ReportData& d, const ReportIte
     auto p2 = linePlot(QStringLiteral("Storage reads (%1)").arg(device), QStringLiteral("s since the run's start"),
                        QStringLiteral("MiB/s"), {{QStringLiteral("read MiB/s"), read, k3, false, markers}}, std::nullopt, true, widthPx);
     const auto& s = rep->telemetry;
-    reportHeading(flow, QStringLiteral("Telemetry"), 3, 75);
+    reportHeading(flow, QStringLiteral("Telemetry"), 3);
     const QString which = it.runs.size() == 1 ? QStringLiteral("Run %1").arg(htmlText(q(rep->runName)))
                                               : QStringLiteral("Run %1 (the median-AU run, as above)").arg(htmlText(q(rep->runName)));
     flow.addHtml(QStringLiteral("<p>%1: client CPU busy and the data device's reads over the run, sampled every %2 s "
@@ -821,7 +1311,7 @@ ReportTable runTable(const ImportResult& imp, const ReportItem& it) {
     return t;
 }
 
-void configurationTables(ReportPageFlow& flow, const ReportData& d, const ReportItem& it) {
+void configurationTables(ReportPageFlow& flow, const ReportData& d, const ReportItem& it, std::size_t index) {
     const auto& imp = d.library->imported();
     const InvocationRecord* first = representativeRun(imp, it, nullptr);
     if (!first && !it.excluded.empty()) first = &imp.runs[it.excluded.front()];
@@ -842,9 +1332,10 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
          r.auThresholdPercent ? formatNumber(*r.auThresholdPercent, 0) + QStringLiteral(" % (") + htmlText(q(r.auThresholdSource)) + QStringLiteral(")")
                               : QStringLiteral("unknown")},
     };
-    reportHeading(flow, QStringLiteral("Configuration <span class=\"muted\" style=\"font-weight: normal;\">— run %1</span>")
-                      .arg(htmlText(q(r.runName))),
-            3, 30);
+    reportHeading(flow, QStringLiteral("#%1 %2 <span class=\"muted\" style=\"font-weight: normal;\">— run %3</span>")
+                            .arg(index + 1)
+                            .arg(htmlBreakable(it.name), htmlText(q(r.runName))),
+                  3);
     flow.addTable(keyValueTable(items, true));
     flow.addSpace(flow.mm(3));
     // The resolved configuration as the importer read it (config.yaml with overrides.yaml applied): nothing
@@ -857,7 +1348,7 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
         flow.ensureSpace(flow.mm(25));
         flow.addHtml(QStringLiteral("<p><b>%1</b> <span class=\"muted\">of run %2 (workload keys, as Hydra composed "
                                     "them, with the overrides applied)</span>: %3</p>")
-                         .arg(r.configFile ? htmlBreakable(QString::fromStdString(r.configFile->string())) : QStringLiteral("Configuration"),
+                         .arg(r.configFile ? folderBelow(*r.configFile, commonFolder(d)) : QStringLiteral("Configuration"),
                               htmlText(q(r.runName)), keys.join(QStringLiteral(" &nbsp;· "))),
                      7.0);
         flow.addSpace(flow.mm(2));
@@ -872,68 +1363,20 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
         flow.addSpace(flow.mm(3));
     }
 }
-void checksSection(ReportPageFlow& flow, const GroupAggregate& a) {
-    reportHeading(flow, QStringLiteral("MLPerf Storage closed-division checks"), 3, 25);
-    if (a.checks.empty()) {
-        flow.addHtml(a.group.type == aggregate::BenchmarkType::Checkpointing
-                         ? QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
-                                          "(10 checkpoint writes and 10 reads in 1 or 2 invocations, write phase before read "
-                                          "phase within 30 s, accelerator memory at least the checkpoint size, subset mode "
-                                          "only for llama3-8b).</p>")
-                         : QStringLiteral("<p><span class=\"pass\">PASS</span> — every rule that could be checked holds "
-                                          "(5 measured runs + warm-up, AU at or above the threshold in every run, dataset "
-                                          "at least 5 × the clients' memory, one configuration per folder).</p>"),
-                     8.0);
-    } else {
-        flow.addHtml(QStringLiteral("<p><span class=\"fail\">FAIL</span> — %1 rule check%2 failed:</p>")
-                         .arg(a.checks.size())
-                         .arg(a.checks.size() == 1 ? QString() : QStringLiteral("s")),
-                     8.0);
-        for (std::size_t i = 0; i < a.checks.size(); ++i) {
-            flow.addSpace(flow.mm(0.8));
-            flow.addHtml(QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
-                                        "<td width=\"4%\" class=\"fail\">%1.</td><td>%2</td></tr></table>")
-                             .arg(i + 1)
-                             .arg(htmlBreakable(q(a.checks[i]))),
-                         8.0);
-        }
-    }
-    if (a.reportAgrees) {
-        flow.addSpace(flow.mm(1.2));
-        flow.addHtml(*a.reportAgrees
-                         ? QStringLiteral("<p>The mlperf_storage_report.json beside the runs <span class=\"pass\">agrees</span> "
-                                          "with them (relative difference ≤ 1e-9).</p>")
-                         : QStringLiteral("<p>The mlperf_storage_report.json beside the runs <span class=\"fail\">disagrees</span> "
-                                          "with them (see the checks above).</p>"),
-                     8.0);
-    }
-    if (!a.notes.empty()) {
-        flow.addSpace(flow.mm(2));
-        flow.addHtml(QStringLiteral("<p class=\"muted\"><b>Not checked, or tolerated while reading:</b></p>"), 7.5);
-        for (const auto& n : a.notes) {
-            flow.addSpace(flow.mm(0.5));
-            flow.addHtml(QStringLiteral("<p class=\"muted\">• %1</p>").arg(htmlBreakable(q(n))), 7.5);
-        }
-    }
-}
-
-
 void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     const ReportItem& it = d.items[index];
     const LibraryNode& n = *it.node;
     const auto& imp = d.library->imported();
-    flow.ensureSpace(flow.mm(90));
     flow.addSpace(flow.mm(4));
-    flow.addHtml(QStringLiteral("<h2>%1. %2</h2>").arg(index + 1).arg(htmlBreakable(it.name)));
-    flow.addSpace(flow.mm(1));
+    reportHeading(flow, QStringLiteral("#%1 %2").arg(index + 1).arg(htmlBreakable(it.name)), 2);
     const QString kind = n.kind == NodeKind::Benchmark
-                             ? QStringLiteral("benchmark of %1 complete run(s)").arg(it.runs.size())
+                             ? QStringLiteral("benchmark of %1 complete run%2").arg(it.runs.size()).arg(it.runs.size() == 1 ? QString() : QStringLiteral("s"))
                              : QStringLiteral("single invocation");
-    flow.addHtml(QStringLiteral("<p>%1 &nbsp;·&nbsp; %2 &nbsp;·&nbsp; %3 &nbsp;·&nbsp; %4 accelerator(s) &nbsp;·&nbsp; %5</p>"
-                                "<p class=\"muted\">%6</p>")
-                     .arg(statusHtml(n.status, n.statusReason), htmlBreakable(systemLabel(it)), htmlText(workloadText(n)))
-                     .arg(n.accelerators)
-                     .arg(kind, htmlBreakable(QString::fromStdString(n.path.string()))),
+    flow.addHtml(QStringLiteral("<p>%1 &nbsp;·&nbsp; %2 &nbsp;·&nbsp; %3 &nbsp;·&nbsp; %4 &nbsp;·&nbsp; %5</p>"
+                                "<p class=\"muted\">Folder: %6</p>")
+                     .arg(statusHtml(n.status, n.statusReason), htmlBreakable(systemLabel(it)), htmlText(workloadText(n)),
+                          htmlNoBreak(QStringLiteral("%1 accelerator%2").arg(n.accelerators).arg(n.accelerators == 1 ? QString() : QStringLiteral("s"))),
+                          kind, folderBelow(n.path, commonFolder(d))),
                  8.5);
     if (!n.description.empty() || !n.notes.empty()) {
         flow.addSpace(flow.mm(1));
@@ -945,15 +1388,15 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     flow.addSpace(flow.mm(1.5));
     if (n.hasMetrics && n.type == aggregate::BenchmarkType::Checkpointing)
         // mlpstorage's checkpointing columns: Write/Read B/W (GiB/s) and Write/Read Duration (secs).
-        flow.addHtml(QStringLiteral("<p>Checkpoint write %1 GiB/s in %2 s &nbsp;·&nbsp; read %3 GiB/s in %4 s "
+        flow.addHtml(QStringLiteral("<p>Checkpoint write %1&nbsp;GiB/s in %2&nbsp;s &nbsp;·&nbsp; read %3&nbsp;GiB/s in %4&nbsp;s "
                                     "<span class=\"muted\">(means of summary.json's save_/load_checkpoint_* over the runs that "
                                     "wrote, resp. read; – where none did)</span></p>")
                          .arg(metricCell(n.checkpointWriteGibPerSecond, 3), metricCell(n.checkpointWriteSeconds, 1),
                               metricCell(n.checkpointReadGibPerSecond, 3), metricCell(n.checkpointReadSeconds, 1)),
                      9.0);
     else if (n.hasMetrics)
-        flow.addHtml(QStringLiteral("<p>AU %1 % &nbsp;·&nbsp; %2 samples/s &nbsp;·&nbsp; Read B/W %3 GiB/s &nbsp;·&nbsp; "
-                                    "%4 MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
+        flow.addHtml(QStringLiteral("<p>AU %1&nbsp;% &nbsp;·&nbsp; %2&nbsp;samples/s &nbsp;·&nbsp; Read B/W %3&nbsp;GiB/s &nbsp;·&nbsp; "
+                                    "%4&nbsp;MiB/s <span class=\"muted\">(mean ± population stdev over %5 %6)</span></p>")
                          .arg(metricCell(n.au), metricCell(n.samplesPerSecond), metricCell(n.readGibPerSecond, 3),
                               metricCell(n.mibPerSecond))
                          .arg(n.au.n)
@@ -978,20 +1421,16 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
     if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) agg = d.library->aggregate(*it.group);
     const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
     if (!ckpt) { // a checkpointing item's numbers are its line above and its runs below: no training statistics
-        reportHeading(flow, QStringLiteral("Statistics"), 3, 76);
+        reportHeading(flow, QStringLiteral("Statistics"), 3);
         if (agg) statisticsTable(flow, *agg);
         else nodeStatisticsTable(flow, n);
         flow.addSpace(flow.mm(4));
     }
 
     reportHeading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
-                                 "(with the reason), then warm-up</span>"),
-            3, 20);
+                                 "(with the reason), then warm-up</span>"), 3);
     flow.addTable(ckpt ? checkpointRunTable(imp, it) : runTable(imp, it));
     flow.addSpace(flow.mm(4));
-
-    configurationTables(flow, d, it);
-    if (agg) checksSection(flow, *agg);
 }
 
 } // namespace
@@ -1027,7 +1466,7 @@ std::vector<const SweepFile*> reportSweeps(const ReportData& d) {
 
 void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
     const auto& desc = sweep.description;
-    reportHeading(flow, QStringLiteral("Max-accelerators sweep"), 2, 90);
+    reportHeading(flow, QStringLiteral("Max-accelerators sweep"), 2);
     flow.addHtml(QStringLiteral("<p>%1</p>").arg(sweepSummaryHtml(sweep)), 8.5);
     QString config = QString::fromStdString(desc.config).toHtmlEscaped();
     for (const auto& o : desc.overrides) config += QStringLiteral(" ") + QString::fromStdString(o).toHtmlEscaped();
@@ -1075,15 +1514,23 @@ void sweepSection(ReportPageFlow& flow, const SweepFile& sweep) {
 
 void composeReport(ReportPageFlow& flow, const ReportData& d) {
     if (d.items.empty() || !d.library) return;
-    titlePage(flow, d);
+    answerPage(flow, d);
     comparisonSection(flow, d);
     loaderPoliciesSection(flow, d);
     modelPredictionSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
-    for (std::size_t i = 0; i < d.items.size(); ++i) {
-        flow.reportProgress(static_cast<double>(i) / static_cast<double>(d.items.size()));
-        itemSection(flow, d, i);
+    if (d.options.itemDetail) {
+        flow.ensureSpace(flow.mm(120)); // a part of its own: on a new page unless most of this one is free
+        reportHeading(flow, QStringLiteral("Detail per item"), 2);
+        flow.addHtml(QStringLiteral("<p class=\"muted\">Each item's runs over their epochs and steps, its statistics and its "
+                                    "runs (left-out ones with the reason). Its configuration is in the appendix.</p>"),
+                     7.5);
+        for (std::size_t i = 0; i < d.items.size(); ++i) {
+            flow.reportProgress(static_cast<double>(i) / static_cast<double>(d.items.size()));
+            itemSection(flow, d, i);
+        }
     }
+    appendix(flow, d);
 }
 
 } // namespace trainio::ui

@@ -1,7 +1,10 @@
-// What goes on the report's pages, in order: the title page (title, subtitle, notes, the systems under
-// test with their descriptions, the selected items with their status and provenance, the legend); one
-// comparison per workload (deltas against the baseline from aggregate::compare()); one section per item
-// (per-epoch and per-step plots, per-accelerator AU, statistics, runs with the excluded ones and why).
+// What goes on the report's pages, in order (docs/report.md): the answer — per workload one sentence and
+// one figure (the best item above the AU line; write/read GiB/s for checkpointing), the systems under test
+// and how the numbers were obtained; the comparison per workload (deltas against the baseline from
+// aggregate::compare(), bars labelled #n); loader policies, model predictions and sweeps where there are
+// any; optionally one detail section per item (per-epoch and per-step plots, per-accelerator AU,
+// statistics, runs); the appendix (items and folders below their common folder, systems, runs left out
+// with their reasons, rule checks, each item's configuration, units).
 // Everything comes from the in-memory ResultsLibrary, the per-step records and telemetry series included
 // (read by the importer with ImportOptions::stepDigests, in the GUI's library thread): no file is read.
 #pragma once
@@ -26,6 +29,8 @@ struct ReportOptions {
     QString notes;                      // multi-line plain text
     std::size_t baseline = 0;           // 0-based index into the items
     std::optional<bool> perAccelerator; // nullopt = on when accelerator counts differ (aggregate::compare)
+    bool itemDetail = true;             // the per-item detail and each item's configuration (off: answer,
+                                        // comparison and a short appendix only — for long reports)
 };
 
 // One selected benchmark or invocation, with the runs behind it (indices into ImportResult::runs).
@@ -66,8 +71,8 @@ QString formatWithSpread(double value, double spread, int precision = 2);
 QString hostDescription();
 QString osDescription();
 
-// A heading of `level` (2, 3) kept on one page with the next keepWithNextMm millimetres.
-void reportHeading(ReportPageFlow& flow, const QString& html, int level, double keepWithNextMm);
+// A heading of `level` (2, 3), kept on one page with the start of what follows it.
+void reportHeading(ReportPageFlow& flow, const QString& html, int level);
 
 void composeReport(ReportPageFlow& flow, const ReportData& data);
 

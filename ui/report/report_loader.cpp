@@ -182,7 +182,7 @@ void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& d) {
 
         if (!headed) {
             flow.ensureSpace(flow.mm(60));
-            reportHeading(flow, QStringLiteral("Loader policies"), 2, 60);
+            reportHeading(flow, QStringLiteral("Loader policies"), 2);
             flow.addHtml(QStringLiteral("<p class=\"muted\">Items of one workload whose runs differ only in the loader's keys "
                                         "(trainio.loader, ram_tier_mib, staging_mib, ssd_tier; docs/loader.md), side by side. "
                                         "Every figure is the mean over the item's complete runs of the run's value. "
@@ -196,7 +196,7 @@ void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& d) {
             headed = true;
         }
         const QString later = laterEpochs(rows);
-        reportHeading(flow, htmlText(QString::fromStdString(d.items[rows.front().item].node->workloadTitle)), 3, 40);
+        reportHeading(flow, htmlText(QString::fromStdString(d.items[rows.front().item].node->workloadTitle)), 3);
         loaderTable(flow, d, rows, later);
         flow.addSpace(flow.mm(1.5));
         if (!leftOut.isEmpty()) {

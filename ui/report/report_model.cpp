@@ -53,7 +53,7 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
     }
     if (t.rows.empty() && notCompared.isEmpty()) return;
     flow.ensureSpace(flow.mm(50));
-    reportHeading(flow, QStringLiteral("Model prediction vs measurement"), 2, 50);
+    reportHeading(flow, QStringLiteral("Model prediction vs measurement"), 2);
     flow.addHtml(QStringLiteral("<p class=\"muted\">The input-pipeline model (docs/model.md) predicted each run before it "
                                 "started, from the workload and its emulated storage (trainio_model.json); beside it what "
                                 "the run measured. Each figure is the mean over the item's complete runs that carry a "

@@ -4,10 +4,14 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QPdfWriter>
+#include <QRegularExpression>
+#include <QTextBlock>
 #include <QTextDocument>
+#include <QTextLayout>
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace trainio::ui {
 
@@ -45,13 +49,31 @@ QFont reportFont(double pointSize) {
     return font;
 }
 
-QString htmlText(const QString& text) { return text.toHtmlEscaped(); }
+namespace {
+// A count stays with what it counts ("20 accelerators", "140 MiB/sample") and a value with its unit.
+QString joinUnits(QString html) {
+    static const QRegularExpression unit(QStringLiteral("(\\d) (accelerators?|processes|runs?|epochs?|%|[KMG]iB(/s|/sample)?|samples/s|s\\b)"));
+    html.replace(unit, QStringLiteral("\\1\u00A0\\2"));
+    return html;
+}
+} // namespace
+
+QString htmlText(const QString& text) { return joinUnits(text.toHtmlEscaped()); }
+
+QString htmlNoBreak(const QString& text) {
+    QString out = text.toHtmlEscaped();
+    out.replace(QLatin1Char(' '), QChar(0x00A0));
+    return out;
+}
 
 QString htmlBreakable(const QString& text) {
-    QString out = text.toHtmlEscaped();
+    QString out = htmlText(text);
     // A zero-width space is a line-break opportunity that prints as nothing.
     out.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
     out.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
+    // … but not inside a unit ("MiB/s", "KiB/sample", "samples/s").
+    static const QRegularExpression inUnit(QStringLiteral("(iB|samples)/\u200B(s\\b|sample)"));
+    out.replace(inUnit, QStringLiteral("\\1/\\2"));
     return out;
 }
 
@@ -80,10 +102,36 @@ void ReportPageFlow::newPage() {
 }
 
 void ReportPageFlow::ensureSpace(double height) {
+    if (!pendingHeading_.isEmpty()) {
+        placeHeading(height);
+        return;
+    }
     if (y_ > top_ && y_ + height > bottom_) newPage();
 }
 
-void ReportPageFlow::addSpace(double height) { y_ = std::min(y_ + height, bottom_); }
+void ReportPageFlow::addSpace(double height) {
+    if (!pendingHeading_.isEmpty()) {
+        pendingHeadingSpace_ += height;
+        return;
+    }
+    y_ = std::min(y_ + height, bottom_);
+}
+
+void ReportPageFlow::addHeading(const QString& html, double spaceAfter) {
+    placeHeading(0); // two headings in a row: the first goes with the second
+    pendingHeading_ = html;
+    pendingHeadingSpace_ = spaceAfter;
+}
+
+void ReportPageFlow::placeHeading(double next) {
+    if (pendingHeading_.isEmpty()) return;
+    const QString html = std::exchange(pendingHeading_, QString());
+    const double h = measureHtml(html, contentWidth(), 9.0) + pendingHeadingSpace_;
+    next = std::min(next, (bottom_ - top_) - h); // what is taller than a page starts at the top of one
+    if (y_ > top_ && y_ + h + next > bottom_) newPage();
+    drawHtml(html, left_, y_, contentWidth(), 9.0);
+    y_ += h;
+}
 
 void ReportPageFlow::paintChrome() {
     if (!painter_) return;
@@ -118,6 +166,11 @@ void ReportPageFlow::layoutHtml(QTextDocument& doc, const QString& html, double 
     doc.setDocumentMargin(0);
     doc.setDefaultFont(reportFont(fontPt));
     doc.setDefaultStyleSheet(styleSheet(fontPt));
+    // Lines break between words only: a number with its unit (joined by no-break spaces) is never split
+    // mid-value to fit a narrow cell; a table column is as wide as its widest such word.
+    QTextOption option = doc.defaultTextOption();
+    option.setWrapMode(QTextOption::WordWrap);
+    doc.setDefaultTextOption(option);
     doc.setHtml(html);
     doc.setTextWidth(width);
 }
@@ -138,11 +191,57 @@ void ReportPageFlow::drawHtml(const QString& html, double x, double y, double wi
     painter_->restore();
 }
 
+void ReportPageFlow::drawLines(QTextDocument& doc, double from, double to) {
+    if (!painter_) return;
+    painter_->save();
+    painter_->translate(left_, y_ - from);
+    // Half a device pixel inside the line bounds: the lines touching the clip from outside are not drawn
+    // at all (a clip only hides them; their text would still be in the PDF).
+    doc.drawContents(painter_, QRectF(0, from + 0.5, contentWidth(), std::max(0.0, to - from - 1.0)));
+    painter_->restore();
+}
+
 void ReportPageFlow::addHtml(const QString& html, double fontPt) {
-    const double h = measureHtml(html, contentWidth(), fontPt);
-    ensureSpace(h);
-    drawHtml(html, left_, y_, contentWidth(), fontPt);
-    y_ += h;
+    QTextDocument doc;
+    layoutHtml(doc, html, contentWidth(), fontPt);
+    const double h = doc.size().height();
+    if (h <= (bottom_ - top_) * 0.9) {
+        placeHeading(h);
+        ensureSpace(h);
+        drawHtml(html, left_, y_, contentWidth(), fontPt);
+        y_ += h;
+        return;
+    }
+    // Taller than (nearly) a page: split between lines, each page filled to its text area's foot.
+    std::vector<double> breaks; // document y below each line
+    for (QTextBlock b = doc.begin(); b != doc.end(); b = b.next()) {
+        const QRectF box = doc.documentLayout()->blockBoundingRect(b);
+        const QTextLayout* layout = b.layout();
+        for (int i = 0; layout && i < layout->lineCount(); ++i)
+            breaks.push_back(box.top() + layout->lineAt(i).y() + layout->lineAt(i).height());
+    }
+    breaks.push_back(h);
+    std::sort(breaks.begin(), breaks.end());
+    placeHeading(std::min(h, mm(15)));
+    double from = 0;
+    while (from < h - 0.5) {
+        const double room = bottom_ - y_;
+        double to = from;
+        for (double b : breaks)
+            if (b > from + 0.5 && b - from <= room) to = b;
+        if (to <= from) {
+            if (y_ > top_) {
+                newPage();
+                continue;
+            }
+            // One line taller than a page: draw it alone.
+            to = *std::upper_bound(breaks.begin(), breaks.end(), from + 0.5);
+        }
+        drawLines(doc, from, to);
+        y_ += to - from;
+        from = to;
+        if (from < h - 0.5) newPage();
+    }
 }
 
 QString ReportPageFlow::tableHtml(const ReportTable& t, std::size_t from, std::size_t to) const {
@@ -180,6 +279,8 @@ void ReportPageFlow::addTable(const ReportTable& t) {
         addHtml(tableHtml(t, 0, 0), t.fontPt);
         return;
     }
+    // A heading stays with the table's header and first rows.
+    placeHeading(measureHtml(tableHtml(t, 0, std::min<std::size_t>(n, 3)), contentWidth(), t.fontPt));
     while (from < n) {
         // The most rows that fit below the cursor (at least one, on a fresh page).
         const double room = bottom_ - y_;
@@ -199,6 +300,11 @@ void ReportPageFlow::addTable(const ReportTable& t) {
         }
         // Never leave a header with one or two orphaned rows at the foot of a page.
         const bool orphan = fit != 0 && fit < n && fit - from < 3 && y_ > top_;
+        // Nor one or two rows alone at the top of the next page: they come with a few of their own.
+        if (!orphan && fit < n && n - fit < 3 && fit - from > 3) {
+            fit = std::max(from + 3, n - 3);
+            fitHeight = measureHtml(tableHtml(t, from, fit), contentWidth(), t.fontPt);
+        }
         if (fit == 0 || orphan) {
             if (y_ > top_) {
                 newPage();
@@ -216,6 +322,7 @@ void ReportPageFlow::addTable(const ReportTable& t) {
 
 void ReportPageFlow::addPlots(const std::vector<PlotFactory>& plots, double height) {
     if (plots.empty()) return;
+    placeHeading(height);
     ensureSpace(height);
     const double gap = mm(kPlotGapMm);
     const double width = (contentWidth() - gap * static_cast<double>(plots.size() - 1)) / static_cast<double>(plots.size());

@@ -71,8 +71,12 @@ public:
     void ensureSpace(double height);
     void addSpace(double height);
 
-    // A block of rich text, kept on one page when it fits on one.
+    // A block of rich text, kept on one page when it fits on one; a block taller than a page is split
+    // between its lines (never drawn past the text area).
     void addHtml(const QString& html, double fontPt = 9.0);
+    // A heading: drawn together with the start of the next block (its first lines, the header and first
+    // rows of a table, a row of plots), so that a heading never ends a page.
+    void addHeading(const QString& html, double spaceAfter);
     // A table; splits between rows when it does not fit, repeating the header row.
     void addTable(const ReportTable& table);
     // Plots side by side across the content width, each `height` high, drawn as vectors.
@@ -102,6 +106,11 @@ private:
     void drawHtml(const QString& html, double x, double y, double width, double fontPt);
     QString tableHtml(const ReportTable& table, std::size_t from, std::size_t to) const;
     void paintChrome();
+    // Draws a pending heading, first starting a new page unless it and `next` (the height of what must
+    // stay with it) fit below the cursor.
+    void placeHeading(double next);
+    // Draws doc's lines from document y `from` up to `to` (line bounds) at the cursor.
+    void drawLines(QTextDocument& doc, double from, double to);
 
     QPdfWriter& writer_;
     QCPPainter* painter_;
@@ -112,6 +121,8 @@ private:
     PlotPainter plotPainter_;
     std::vector<PlotRequest> requests_;
     Progress progress_;
+    QString pendingHeading_;
+    double pendingHeadingSpace_ = 0;
 };
 
 // Makes the figure of `request` and draws it, as vectors, with the painter set up for it. GUI thread only
@@ -124,5 +135,7 @@ QFont reportFont(double pointSize);
 // Escapes text for HTML and lets long identifiers (paths, system names) wrap after '/' and '_'.
 QString htmlText(const QString& text);
 QString htmlBreakable(const QString& text);
+// Escaped text that never breaks across lines: a number with its unit ("141.2 GiB/s"), "88.60 ± 24.27".
+QString htmlNoBreak(const QString& text);
 
 } // namespace trainio::ui

@@ -77,7 +77,7 @@ QColor seriesColour(std::size_t index) {
     return palette[index % (sizeof palette / sizeof palette[0])];
 }
 
-double barPlotHeightMm(std::size_t bars) { return 16.0 + 7.0 * static_cast<double>(std::max<std::size_t>(bars, 1)); }
+double barPlotHeightMm(std::size_t bars) { return 20.0 + 5.0 * static_cast<double>(std::max<std::size_t>(bars, 1)); }
 
 std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& valueLabel,
                                          const std::vector<BarItem>& bars, const QColor& colour) {
@@ -116,6 +116,8 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
     barPlottable->setData(keys, values, true);
     errors->setData(errLow, errHigh);
     keyAxis->setTicker(ticker);
+    // Four or five value ticks: their labels ("300000") never touch on a half-page-wide plot.
+    valueAxis->ticker()->setTickCount(4);
     keyAxis->setTickLength(0, 3);
     keyAxis->setSubTicks(false);
     keyAxis->setRange(0.4, static_cast<double>(bars.size()) + 0.6);
@@ -200,6 +202,8 @@ std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& k
     plot->xAxis->setLabel(keyLabel);
     plot->yAxis->setLabel(valueLabel);
     niceValueRange(plot->yAxis, low, high, valueFromZero);
+    plot->yAxis->ticker()->setTickCount(4);
+    if (!(epochKeys || wholeKeys)) plot->xAxis->ticker()->setTickCount(std::clamp(widthPx / 90, 3, 6));
 
     // The legend goes below the axes so it never covers a line, in as many columns as the longest
     // entry allows: an entry is never cut ("pass thresholc").

@@ -17,15 +17,15 @@ class QCustomPlot;
 namespace trainio::ui {
 
 struct BarItem {
-    QString label;              // the item's name, beside its bar
+    QString label;              // a short key beside its bar ("#3"), named in the table above the plot
     double value = 0.0;         // bar height
     double ciLow = 0.0;         // 95 % CI bounds; NaN when undefined (fewer than two runs)
     double ciHigh = 0.0;
     std::optional<double> threshold; // AU pass threshold for this bar's workload, if known
 };
 
-// Horizontal bars, one per item, its name beside it (names of any length stay readable); the value axis
-// always starts at zero; whiskers for the 95 % CI; the AU threshold as a dashed red line per bar.
+// Horizontal bars, one per item, its short key beside it (the bars get the width); the value axis always
+// starts at zero; whiskers for the 95 % CI; the AU threshold as a dashed red line per bar.
 std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& valueLabel,
                                          const std::vector<BarItem>& bars, const QColor& colour);
 // The height a bar plot of `bars` bars needs, in millimetres on the page.
