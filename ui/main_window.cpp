@@ -16,6 +16,7 @@
 #include "results_page.h"
 #include "results_tree_model.h"
 #include "run_page.h"
+#include "presentation_view.h"
 #include "sweep_view.h"
 #include "wheel_guard.h"
 #include "workload_page.h"
@@ -290,6 +291,13 @@ void MainWindow::buildMenus() {
     const QString names[] = {tr("&Workload"), tr("&Data"), tr("R&un"), tr("&Results"), tr("&Compare")};
     for (int i = 0; i < PageCount; ++i)
         make(view, QStringLiteral("page%1").arg(i + 1), names[i], {QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1))}, [this, i] { showPage(i); });
+    view->addSeparator();
+    // The run full screen for an audience (RunPage::presentation()); Esc or F11 there comes back.
+    make(view, QStringLiteral("presentation"), tr("&Presentation view"), {QKeySequence(Qt::Key_F11)}, [this] {
+        showPage(RunPageIndex);
+        if (run_->presentation()->isVisible()) run_->presentation()->leave(); // F11 toggles
+        else run_->showPresentation();
+    });
     view->addSeparator();
     QMenu* themeMenu = view->addMenu(tr("Theme"));
     auto* group = new QActionGroup(this);

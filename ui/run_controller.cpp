@@ -75,6 +75,7 @@ bool RunController::start(const RunRequest& request) {
             // takes long enough to freeze the window, so it runs here rather than in start().
             PreflightRequest pr;
             pr.action = request.benchmark ? PreflightAction::Benchmark : PreflightAction::Run;
+            pr.audience = PreflightAudience::Gui; // "generate it on the Data page", not "run datagen first"
             pr.accelerators = request.accelerators;
             pr.output = request.outputDir;
             pr.invocations = request.benchmark ? request.runs + request.warmups : 1;
