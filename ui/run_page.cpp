@@ -114,12 +114,14 @@ RunPage::RunPage(QWidget* parent)
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Runs:"), this));
     runs_ = new QSpinBox(this);
+    runs_->setObjectName(QStringLiteral("benchmarkRuns"));
     runs_->setRange(1, 1000);
     runs_->setValue(5);
     runs_->setToolTip(tr("Measured invocations of a benchmark (MLPerf Storage: 5)"));
     controls->addWidget(runs_);
     controls->addWidget(new QLabel(tr("Warm-up:"), this));
     warmups_ = new QSpinBox(this);
+    warmups_->setObjectName(QStringLiteral("benchmarkWarmups"));
     warmups_->setRange(0, 10);
     warmups_->setValue(1);
     warmups_->setToolTip(tr("Warm-up invocations, run first and left out of every statistic"));
