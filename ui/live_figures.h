@@ -1,5 +1,5 @@
 // The presentation view's figures, from the step events the Run page already receives: per accelerator
-// and in total, the AU of the last few seconds (compute ÷ (load + compute) summed over the steps in the
+// and in total, the AU of the last two seconds (compute ÷ (load + compute) summed over the steps in the
 // window, the DLIO definition over a short window rather than an epoch) and the bytes delivered per second
 // over the same window. Plain C++ (no Qt): fed and read on the GUI thread, no core calls.
 #pragma once
@@ -15,7 +15,7 @@ namespace trainio::ui {
 
 class LiveFigures {
 public:
-    explicit LiveFigures(double windowSeconds = 3.0) : window_(windowSeconds) {}
+    explicit LiveFigures(double windowSeconds = 2.0) : window_(windowSeconds) {}
 
     void reset(std::uint64_t ranks);
     // A new invocation: wall times and byte counters restart, so the windows do too.

@@ -34,27 +34,34 @@ const QColor kMarkerColor(0xff, 0x6b, 0x3d);
 struct Scale {
     double low, high;
     bool zeroAtTop; // 0 = unlimited, at the top end (bandwidth, IOPS, in flight); else 0 = none at the bottom
-    bool integer;
+    double quantum; // the strip box's resolution (its decimals): every value is a multiple of it
 };
 
 Scale scaleOf(PresentationView::Limit limit) {
     switch (limit) {
-    case PresentationView::Bandwidth: return {1, 100000, true, false};   // MiB/s
-    case PresentationView::Latency: return {0.01, 1000, false, false};   // ms
-    case PresentationView::Iops: return {10, 1e7, true, true};
-    case PresentationView::Inflight: return {1, 4096, true, true};
+    case PresentationView::Bandwidth: return {1, 100000, true, 0.1};  // MiB/s, one decimal in the strip
+    case PresentationView::Latency: return {0.01, 1000, false, 0.001}; // ms, three decimals
+    case PresentationView::Iops: return {10, 1e7, true, 1};
+    case PresentationView::Inflight: return {1, 4096, true, 1};
     case PresentationView::LimitCount: break;
     }
-    return {1, 2, true, false};
+    return {1, 2, true, 1};
 }
 
-// Two significant digits: a dragged value reads as a round number (150 MiB/s, not 147.3).
-double roundValue(double v, bool integer) {
-    if (v <= 0) return 0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(v)) - 1);
-    double r = std::round(v / magnitude) * magnitude;
-    if (integer) r = std::max(1.0, std::round(r));
-    return r;
+// The roundest number within [low, high] that is a multiple of `quantum` (fewest significant digits; up
+// to four): a dragged value reads as a round number (150 MiB/s, not 147.3), and a profile's value (128,
+// 0.085, 1,000,000) is reachable. Without one there, the multiple nearest the middle.
+double roundestIn(double low, double high, double quantum) {
+    const double mid = std::sqrt(low * high);
+    auto multiple = [quantum](double c) { return std::abs(c / quantum - std::round(c / quantum)) < 1e-6; };
+    for (int digits = 1; digits <= 4; ++digits) {
+        const double magnitude = std::pow(10.0, std::floor(std::log10(mid)) - (digits - 1));
+        for (double c : {std::round(mid / magnitude) * magnitude, std::ceil(low / magnitude) * magnitude}) {
+            c = std::round(c / quantum) * quantum; // a multiple up to rounding error
+            if (c >= low && c <= high && c > 0 && multiple(c)) return c;
+        }
+    }
+    return std::max(quantum, std::round(mid / quantum) * quantum);
 }
 
 QString number(double v) {
@@ -157,7 +164,7 @@ void AuBar::paintEvent(QPaintEvent*) {
     const QRectF track = QRectF(rect()).adjusted(1, 1, -1, -1);
     const double radius = std::min(8.0, track.width() / 6);
     p.setPen(Qt::NoPen);
-    p.setBrush(palette().color(QPalette::Base).lighter(160));
+    p.setBrush(QColor(0x3a, 0x3f, 0x4a)); // the projector theme's track, whatever the palette
     p.drawRoundedRect(track, radius, radius);
     if (value_) {
         const double v = std::clamp(*value_, 0.0, 100.0);
@@ -168,7 +175,7 @@ void AuBar::paintEvent(QPaintEvent*) {
     }
     // The pass line, across the bar and a little beyond its track.
     const double y = track.bottom() - track.height() * std::clamp(threshold_, 0.0, 100.0) / 100.0;
-    p.setPen(QPen(palette().color(QPalette::WindowText), std::max(2.0, height() / 150.0), Qt::DashLine));
+    p.setPen(QPen(QColor(0xf2, 0xf2, 0xf2), std::max(2.0, height() / 150.0), Qt::DashLine));
     p.drawLine(QPointF(track.left(), y), QPointF(track.right(), y));
 }
 
@@ -192,7 +199,7 @@ PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
     hint_ = new FitLabel(this);
     hint_->setText(tr("Esc or F11: back to the Run page"));
     hint_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    hint_->setForegroundRole(QPalette::PlaceholderText);
+    hint_->setObjectName(QStringLiteral("presentationHint"));
     top->addWidget(title_, 3);
     top->addWidget(hint_, 1);
     layout->addLayout(top);
@@ -344,8 +351,15 @@ double PresentationView::valueAt(Limit limit, int position) {
     if (!s.zeroAtTop && position <= 0) return 0;
     const int first = s.zeroAtTop ? 0 : 1;
     const int last = s.zeroAtTop ? kSliderSteps - 1 : kSliderSteps;
-    const double f = static_cast<double>(std::clamp(position, first, last) - first) / (last - first);
-    return roundValue(std::exp(std::log(s.low) + f * (std::log(s.high) - std::log(s.low))), s.integer);
+    // The values this position stands for: half a step either side, on the log scale.
+    auto at = [&](double p) {
+        const double f = std::clamp((p - first) / (last - first), 0.0, 1.0);
+        return std::exp(std::log(s.low) + f * (std::log(s.high) - std::log(s.low)));
+    };
+    const int p = std::clamp(position, first, last);
+    if (p == first) return s.low; // the scale's ends exactly
+    if (p == last) return s.high;
+    return roundestIn(at(p - 0.5) * (1 - 1e-12), at(p + 0.5) * (1 + 1e-12), s.quantum);
 }
 
 void PresentationView::syncSliders() {
@@ -389,7 +403,7 @@ void PresentationView::reset(std::uint64_t ranks, std::uint64_t batchSize, doubl
     epochAu_.reset();
     markers_.clear();
     title_->setText(title);
-    totalCaption_->setText(tr("AU, all %1").arg(ranks_ == 1 ? tr("(1 accelerator)") : tr("%1 accelerators").arg(ranks_)));
+    totalCaption_->setText(ranks_ == 1 ? tr("AU (1 accelerator)") : tr("AU of all %1 accelerators").arg(ranks_));
     ranksCaption_->setText(ranks_ <= kMaxRankBars ? tr("AU per accelerator — pass line %1 %").arg(threshold_, 0, 'f', 0)
                                                   : tr("AU of %1 accelerators: lowest, median, highest — pass line %2 %")
                                                         .arg(ranks_)
@@ -578,7 +592,9 @@ void PresentationView::scaleFonts() {
     for (int i = 0; i < chart_->itemCount(); ++i)
         if (auto* t = qobject_cast<QCPItemText*>(chart_->item(i))) t->setFont(chart_->xAxis->tickLabelFont());
     // Large handles: a slider a presenter can hit on a touch pad in front of an audience.
-    setStyleSheet(QStringLiteral("QSlider::groove:horizontal { height: %1px; background: #3a3f4a; border-radius: %2px; }"
+    // (A style sheet replaces the palette's text colour for the labels: said here too.)
+    setStyleSheet(QStringLiteral("QLabel { color: #f2f2f2; } QLabel#presentationHint { color: #a0a0a0; }"
+                                 "QSlider::groove:horizontal { height: %1px; background: #3a3f4a; border-radius: %2px; }"
                                  "QSlider::sub-page:horizontal { background: #56b4e9; border-radius: %2px; }"
                                  "QSlider::handle:horizontal { width: %3px; margin: -%4px 0; background: #f2f2f2; "
                                  "border-radius: %5px; }"
@@ -595,6 +611,12 @@ void PresentationView::scaleFonts() {
 
 void PresentationView::present() {
     refresh();
+    // The screen of the window it was opened from (a projector is often the second screen the main
+    // window was moved to); its whole area also where no window manager makes full screen so.
+    if (QWidget* from = parentWidget() ? parentWidget()->window() : nullptr; from && from->screen()) {
+        setScreen(from->screen());
+        setGeometry(from->screen()->geometry());
+    }
     showFullScreen();
     raise();
     activateWindow();

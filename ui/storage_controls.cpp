@@ -25,7 +25,7 @@ double medianMs(const LatencyDistribution& l) {
     }
 }
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+QString number(double v) { return QString::number(v, 'g', 10); } // 1000000, not 1e+06
 
 QString bandwidthText(double bytesPerSecond) {
     return bytesPerSecond > 0 ? number(bytesPerSecond / kMiB) : QObject::tr("unlimited");

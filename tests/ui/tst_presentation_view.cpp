@@ -147,9 +147,9 @@ private slots:
         QVERIFY(!f.bytesPerSecond()); // one step a rank: no interval yet
     }
 
-    // The sliders' log scales: the ends are "unlimited" (bandwidth, IOPS, in flight) or "none" (latency),
-    // the values in between are round (two significant digits), and the profiles' values sit where they
-    // read back as themselves.
+    // The sliders' log scales: the ends are "unlimited" (bandwidth, IOPS, in flight) or "none" (latency);
+    // in between, each position gives the roundest number of the values it stands for, so the profiles'
+    // own values (hdd, nvme) are reachable exactly and read back as themselves.
     void sliderScales() {
         using PV = PresentationView;
         QCOMPARE(PV::valueAt(PV::Bandwidth, PV::kSliderSteps), 0.0);
@@ -167,15 +167,23 @@ private slots:
                                                              {PV::Iops, 1e6},       {PV::Inflight, 128}};
         for (const auto& [limit, v] : profileValues) {
             const double back = PV::valueAt(limit, PV::positionOf(limit, v));
-            QVERIFY2(std::abs(back - v) <= 0.03 * v, qPrintable(QStringLiteral("limit %1: %2 reads back as %3").arg(limit).arg(v).arg(back)));
+            QVERIFY2(std::abs(back - v) <= 1e-9 * v, qPrintable(QStringLiteral("limit %1: %2 reads back as %3").arg(limit).arg(v).arg(back)));
         }
-        for (int limit = 0; limit < PV::LimitCount; ++limit)
-            for (int p = 0; p <= PV::kSliderSteps; p += 37) {
+        // Monotonic, in the strip's resolution (bandwidth 0.1 MiB/s, latency 0.001 ms, whole IOPS and
+        // requests: what its boxes hold, so the box takes the value as it is), at most four significant digits.
+        const double resolution[PV::LimitCount] = {0.1, 0.001, 1, 1};
+        for (int limit = 0; limit < PV::LimitCount; ++limit) {
+            double previous = 0;
+            for (int p = 1; p < PV::kSliderSteps; ++p) {
                 const double v = PV::valueAt(static_cast<PV::Limit>(limit), p);
-                if (v <= 0) continue;
-                const double mantissa = v / std::pow(10.0, std::floor(std::log10(v)) - 1);
+                QVERIFY2(v >= previous, qPrintable(QStringLiteral("limit %1 at %2: %3 after %4").arg(limit).arg(p).arg(v).arg(previous)));
+                previous = v;
+                const double units = v / resolution[limit];
+                QVERIFY2(std::abs(units - std::round(units)) < 1e-6, qPrintable(QStringLiteral("limit %1: %2").arg(limit).arg(v, 0, 'g', 17)));
+                const double mantissa = v / std::pow(10.0, std::floor(std::log10(v)) - 3);
                 QVERIFY2(std::abs(mantissa - std::round(mantissa)) < 1e-6, qPrintable(QString::number(v, 'g', 17)));
             }
+        }
     }
 
     // F11 in the main window during a run opens the presentation view full screen; its figures follow the
