@@ -17,6 +17,7 @@
 #include "results_tree_model.h"
 #include "run_page.h"
 #include "presentation_view.h"
+#include "file_dialogs.h"
 #include "sweep_view.h"
 #include "wheel_guard.h"
 #include "workload_page.h"
@@ -232,7 +233,7 @@ void MainWindow::buildMenus() {
     make(file, QStringLiteral("addResults"), tr("&Add results folder…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] { results_->addFolderWithDialog(); }, QStyle::SP_DirOpenIcon);
     recentResults_ = file->addMenu(tr("Recent results folders"));
     make(file, QStringLiteral("openSweep"), tr("Open s&weep…"), {}, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Sweep folder (holds sweep.json)"));
+        const QString dir = existingFolder(this, QStringLiteral("sweep"), tr("Sweep folder (holds sweep.json)"));
         if (!dir.isEmpty()) showSweep(dir);
     });
     file->addSeparator();
@@ -245,17 +246,17 @@ void MainWindow::buildMenus() {
         std::unique_ptr<ReportExportDialog> dialog(makeReportDialog(sel));
         if (dialog->exec() != QDialog::Accepted) return;
         dialog->remember();
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath(QStringLiteral("trainio-report.pdf")), tr("PDF (*.pdf)"));
+        const QString path = saveFileName(this, QStringLiteral("report"), tr("Export report"), QStringLiteral("trainio-report.pdf"), tr("PDF (*.pdf)"));
         if (!path.isEmpty()) exportReport(path, dialog->options());
     });
     make(file, QStringLiteral("exportPlot"), tr("Export current &plot…"), {QKeySequence(tr("Ctrl+Shift+P"))}, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir::home().filePath(QStringLiteral("trainio-plot.svg")),
-                                                          tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf)"));
+        const QString path = saveFileName(this, QStringLiteral("plot"), tr("Export plot"), QStringLiteral("trainio-plot.svg"),
+                                          tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf)"));
         if (!path.isEmpty()) exportCurrentPlot(path);
     });
     make(file, QStringLiteral("exportData"), tr("Export &data (CSV / JSON)…"), {}, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QDir::home().filePath(QStringLiteral("trainio-aggregate.json")),
-                                                          tr("JSON (*.json);;CSV (*.csv)"));
+        const QString path = saveFileName(this, QStringLiteral("data"), tr("Export data"), QStringLiteral("trainio-aggregate.json"),
+                                          tr("JSON (*.json);;CSV (*.csv)"));
         if (!path.isEmpty()) exportData(path);
     });
     file->addSeparator();

@@ -4,6 +4,7 @@
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "metrics/dlio_metrics.h"
+#include "file_dialogs.h"
 #include "quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
@@ -637,17 +638,20 @@ void WorkloadPage::requestOpenFile(const QString& path) {
 }
 
 void WorkloadPage::openWithDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open workload"), QFileInfo(currentFile_).path(),
-                                                      tr("DLIO workloads (*.yaml *.yml *.json);;All files (*)"));
+    const QString path = openFileName(this, QStringLiteral("workload"), tr("Open workload"),
+                                      currentFile_.isEmpty() ? QDir::homePath() : QFileInfo(currentFile_).path(),
+                                      tr("DLIO workloads (*.yaml *.yml *.json);;All files (*)"));
     if (!path.isEmpty()) requestOpenFile(path);
 }
 
 void WorkloadPage::saveWithDialog() { saveWithDialogNow(); }
 
 bool WorkloadPage::saveWithDialogNow() {
-    QString suggestion = currentFile_;
-    if (suggestion.isEmpty()) suggestion = QString::fromStdString(config_.model.name) + QStringLiteral(".yaml");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save workload"), suggestion, tr("DLIO workload (*.yaml)"));
+    // A file already saved is saved again where it is; a new one starts in the folder last used.
+    const QString path = currentFile_.isEmpty()
+                             ? saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
+                                            QString::fromStdString(config_.model.name) + QStringLiteral(".yaml"), tr("DLIO workload (*.yaml)"))
+                             : QFileDialog::getSaveFileName(this, tr("Save workload"), currentFile_, tr("DLIO workload (*.yaml)"));
     return !path.isEmpty() && saveFile(path);
 }
 

@@ -1,7 +1,9 @@
 // The smaller traps a presenter fell into while preparing a customer demo (issue 21), one test each:
 // an invalid field fed the sizing and the model; the wheel halved a byte field per notch and changed
 // fields the page scrolled under the pointer; the Runs count was forgotten; the sizing warning said the
-// page cache could serve a dataset that fadvise evicts before each epoch.
+// page cache could serve a dataset that fadvise evicts before each epoch; open/save dialogs forgot the
+// last folder.
+#include "file_dialogs.h"
 #include "main_window.h"
 #include "model_panel.h"
 #include "quantity_spin_box.h"
@@ -10,7 +12,9 @@
 #include "workload_page.h"
 #include "gui_test_support.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
@@ -127,6 +131,34 @@ private slots:
         QTRY_VERIFY(record->hasFocus());
         wheel(record, -1);
         QCOMPARE(record->text(), QStringLiteral("499 KiB"));
+    }
+
+    // Open and save dialogs start in the folder last used for the same purpose, in this session and the
+    // next; another purpose keeps its own.
+    void dialogsRememberTheirFolder() {
+        QTemporaryDir out;
+        QVERIFY(QDir().mkpath(out.filePath(QStringLiteral("plots"))));
+        QStringList starts;
+        QString answer;
+        setFileDialogHook([&](const QString&, const QString& start) {
+            starts << start;
+            return answer;
+        });
+        {
+            MainWindow w;
+            answer = out.filePath(QStringLiteral("plots/p.svg"));
+            w.action(QStringLiteral("exportPlot"))->trigger();
+            QCOMPARE(starts.value(0), QDir::home().filePath(QStringLiteral("trainio-plot.svg")));
+            answer.clear(); // cancelled: remembers nothing new
+            w.action(QStringLiteral("exportPlot"))->trigger();
+            QCOMPARE(starts.value(1), QDir(out.filePath(QStringLiteral("plots"))).filePath(QStringLiteral("trainio-plot.svg")));
+            w.action(QStringLiteral("exportData"))->trigger();
+            QCOMPARE(starts.value(2), QDir::home().filePath(QStringLiteral("trainio-aggregate.json")));
+        }
+        MainWindow next; // the next session
+        next.action(QStringLiteral("exportPlot"))->trigger();
+        QCOMPARE(starts.value(3), QDir(out.filePath(QStringLiteral("plots"))).filePath(QStringLiteral("trainio-plot.svg")));
+        setFileDialogHook({});
     }
 
     // The benchmark's Runs and Warm-up counts come back in the next session.
