@@ -69,6 +69,10 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
     tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 270);
+    // Names that differ at their end ("…_1Client_A100", "…_1Client_H100") stay told apart: elided in the
+    // middle, and the column widened to its names (fitNameColumn); the full name is in the tooltip.
+    tree_->setTextElideMode(Qt::ElideMiddle);
+    connect(tree_, &QTreeView::expanded, this, [this] { fitNameColumn(); });
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
@@ -155,6 +159,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
         };
         if (expandedPaths_.isEmpty() && selectedPath_.isEmpty()) { // nothing open yet: two levels
             tree_->expandToDepth(1);
+            fitNameColumn();
             return;
         }
         for (const QStringList& path : std::as_const(expandedPaths_))
@@ -163,11 +168,21 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
             tree_->setCurrentIndex(i);
             tree_->scrollTo(i);
         }
+        fitNameColumn();
     });
     updateLabelsButton();
     folders_->addItems(loader_->folders());
     onLoaded();
     tree_->expandToDepth(1);
+}
+
+void ResultsPage::fitNameColumn() {
+    // As wide as the names shown need, never narrower than the user made it, at most half the tree.
+    const int now = tree_->columnWidth(ResultsTreeModel::NameColumn);
+    tree_->resizeColumnToContents(ResultsTreeModel::NameColumn);
+    const int want = tree_->columnWidth(ResultsTreeModel::NameColumn);
+    const int most = std::max(270, tree_->viewport()->width() / 2);
+    tree_->setColumnWidth(ResultsTreeModel::NameColumn, std::max(now, std::min(want, most)));
 }
 
 void ResultsPage::addFolderWithDialog() {

@@ -7,6 +7,10 @@
 #include "results_tree_model.h"
 
 #include <QApplication>
+#include <QFontMetrics>
+#include <QHash>
+
+#include <functional>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -159,6 +163,43 @@ private slots:
         QCOMPARE(now, path);
         QVERIFY(tree->isExpanded(current.parent())); // the benchmark, three levels down
         if (!lastSystemIsFirst) QVERIFY(!tree->isExpanded(p.model.index(p.model.rowCount() - 1, 0)));
+    }
+
+    // Issue 21: the Result column never hides what tells siblings apart. With both fixtures in the
+    // library, at the window's usual size, the names as drawn (elided to the room the column gives them)
+    // differ between any two siblings; the full name is in the tooltip.
+    void resultNamesStayDistinctAsDrawn() {
+        Page p;
+        QVERIFY(p.add(fixture_));
+        QVERIFY(p.add(QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v3.0")));
+        p.page.resize(1440, 800);
+        p.page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p.page));
+        QTreeView* tree = p.page.tree();
+        // Systems, workloads and benchmarks in view (the levels whose names a user tells apart at a glance).
+        tree->expandToDepth(1);
+        QApplication::processEvents();
+        const QFontMetrics fm(tree->font());
+        int checked = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            if (parent.isValid() && !tree->isExpanded(parent)) return;
+            QHash<QString, QString> drawn; // as drawn → full name
+            for (int r = 0; r < p.model.rowCount(parent); ++r) {
+                const QModelIndex i = p.model.index(r, 0, parent);
+                const QString full = p.model.data(i).toString();
+                // The room for the text: the cell without the check box, the icon and the margins.
+                const int room = tree->visualRect(i).width() - 52;
+                const QString shown = fm.elidedText(full, tree->textElideMode(), room);
+                QVERIFY2(!drawn.contains(shown) || drawn.value(shown) == full,
+                         qPrintable(QStringLiteral("\"%1\" and \"%2\" both drawn as \"%3\"").arg(drawn.value(shown), full, shown)));
+                drawn.insert(shown, full);
+                QVERIFY(p.model.data(i, Qt::ToolTipRole).toString().contains(full.toHtmlEscaped()));
+                ++checked;
+                walk(i);
+            }
+        };
+        walk({});
+        QVERIFY(checked > 50);
     }
 
     void sameFolderCannotBeAddedTwice() {
