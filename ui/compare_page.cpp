@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPixmap>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -40,6 +41,12 @@ QString metricName(int which) {
 
 QString defaultUnit(int which) {
     return which == 0 ? QStringLiteral("%") : which == 1 ? QObject::tr("samples/s") : which == 2 ? QObject::tr("GiB/s") : QObject::tr("MiB/s");
+}
+
+// A difference's unit: AU % differs in points (percentage points), the others in their own unit.
+// In the cells "per accelerator" is "/acc." (the header says it in full).
+QString deltaUnit(int which, const QString& unit) {
+    return which == 0 ? QObject::tr("points") : QString(unit).replace(QObject::tr(" per accelerator"), QObject::tr("/acc."));
 }
 
 int decimalsOf(int which) { return which == 0 ? 2 : which == 1 ? 1 : which == 2 ? 3 : 1; }
@@ -146,11 +153,20 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     grid->addWidget(bars_[1], 0, 1);
     grid->addWidget(bars_[2], 1, 0);
     grid->addWidget(epochs_, 1, 1);
-    legend_ = new QLabel(plots);
+    // The legend scrolls when it is long (20 items): it never takes the table's room nor makes the window
+    // taller than the screen.
+    legendScroll_ = new QScrollArea(plots);
+    legendScroll_->setObjectName(QStringLiteral("compareLegendScroll"));
+    legendScroll_->setWidgetResizable(true);
+    legendScroll_->setFrameShape(QFrame::NoFrame);
+    legendScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    legend_ = new QLabel;
     legend_->setObjectName(QStringLiteral("compareLegend"));
     legend_->setWordWrap(true);
     legend_->setTextFormat(Qt::RichText);
-    grid->addWidget(legend_, 2, 0, 1, 2);
+    legend_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    legendScroll_->setWidget(legend_);
+    grid->addWidget(legendScroll_, 2, 0, 1, 2);
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);
     vsplit->addWidget(plots);
@@ -310,6 +326,11 @@ void ComparePage::rebuildPlots() {
                          shown ? QString() : tr(" <i>(not comparable: no bar)</i>"));
     }
     legend_->setText(items_.empty() ? QString() : html + QStringLiteral("</tr></table>"));
+    // Up to four rows of the legend in view; more scroll.
+    const int rows = (static_cast<int>(items_.size()) + 1) / 2;
+    const int line = legend_->fontMetrics().lineSpacing() + 2;
+    legendScroll_->setFixedHeight(items_.empty() ? 0 : std::min(std::max(rows, 1), 4) * line + 2 * line / 3);
+    legendScroll_->setVisible(!items_.empty());
 }
 
 void ComparePage::rebuildTable() {
@@ -328,8 +349,9 @@ void ComparePage::rebuildTable() {
         brokenUnit.replace(QStringLiteral(" per "), QStringLiteral("\nper "));
         headers << tr("%1\n%2\nmean ± sd\nover %3").arg(metricName(m), brokenUnit, over);
     }
-    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\nvs baseline").arg(metricName(m));
-    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\n95 % CI\n(Welch)").arg(metricName(m));
+    for (int m = 0; m < kMetrics; ++m)
+        headers << tr("Δ %1\nvs baseline\nin %2\n(% of baseline)").arg(metricName(m), m == 0 ? tr("points") : units[m]);
+    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\n95 % CI (Welch)\nin %2").arg(metricName(m), m == 0 ? tr("points") : units[m]);
     table_->clear();
     table_->clearSpans();
     table_->setColumnCount(static_cast<int>(headers.size()));
@@ -388,15 +410,21 @@ void ComparePage::rebuildTable() {
             }
             const aggregate::MetricDelta& delta = *metric.delta;
             const int d = decimalsOf(m);
-            auto* pct = put(DeltaColumn + m, std::isfinite(delta.percent) ? signedFmt(delta.percent, 1) + QStringLiteral(" %") : QStringLiteral("—"));
-            pct->setToolTip(tr("%1 %2 against the baseline").arg(signedFmt(delta.absolute, d), units[m]));
+            // Units on every delta, as the PDF: AU differs in points (of AU %), the others in their unit, and
+            // each also relative to the baseline in % ("+1.20 points" is not "+1.2 %").
+            const QString absolute = QStringLiteral("%1 %2").arg(signedFmt(delta.absolute, d), deltaUnit(m, units[m]));
+            auto* pct = put(DeltaColumn + m, std::isfinite(delta.percent)
+                                                 ? tr("%1\n(%2 %)").arg(absolute, signedFmt(delta.percent, 1))
+                                                 : absolute);
+            pct->setToolTip(tr("%1 against the baseline%2")
+                                .arg(absolute, std::isfinite(delta.percent) ? tr(", %1 % of its value").arg(signedFmt(delta.percent, 1)) : QString()));
             QString ci;
             if (!delta.ciNote.empty()) {
                 ci = tr("— differ in kind");
             } else if (!delta.withinNoise) {
                 ci = tr("— (n < 2)");
             } else {
-                ci = QStringLiteral("[%1, %2]").arg(signedFmt(delta.ci95.low, d), signedFmt(delta.ci95.high, d));
+                ci = QStringLiteral("[%1, %2] %3").arg(signedFmt(delta.ci95.low, d), signedFmt(delta.ci95.high, d), deltaUnit(m, units[m]));
                 if (*delta.withinNoise) ci += tr("\nwithin noise");
             }
             auto* ciCell = put(CiColumn + m, ci);

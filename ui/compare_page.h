@@ -21,6 +21,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QScrollArea;
 class QTableWidget;
 
 namespace trainio::ui {
@@ -73,6 +74,7 @@ private:
     QLabel* hint_;
     QLabel* note_;
     QLabel* legend_; // one legend for every plot on screen
+    QScrollArea* legendScroll_;
 };
 
 } // namespace trainio::ui

@@ -30,6 +30,7 @@ bool DatasetController::start(Operation op, const WorkloadConfig& cfg) {
             case Operation::Generate: {
                 PreflightRequest pr;
                 pr.action = PreflightAction::Datagen;
+                pr.audience = PreflightAudience::Gui;
                 const PreflightResult checked = preflight(cfg, pr);
                 for (const std::string& w : checked.warnings)
                     QMetaObject::invokeMethod(this, [this, t = QString::fromStdString(w)] { emit warning(t); }, Qt::QueuedConnection);

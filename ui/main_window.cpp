@@ -17,6 +17,8 @@
 #include "results_page.h"
 #include "results_tree_model.h"
 #include "run_page.h"
+#include "presentation_view.h"
+#include "file_dialogs.h"
 #include "sweep_view.h"
 #include "wheel_guard.h"
 #include "workload_page.h"
@@ -238,7 +240,7 @@ void MainWindow::buildMenus() {
     make(file, QStringLiteral("addResults"), tr("&Add results folder…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] { results_->addFolderWithDialog(); }, QStyle::SP_DirOpenIcon);
     recentResults_ = file->addMenu(tr("Recent results folders"));
     make(file, QStringLiteral("openSweep"), tr("Open s&weep…"), {}, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Sweep folder (holds sweep.json)"));
+        const QString dir = existingFolder(this, QStringLiteral("sweep"), tr("Sweep folder (holds sweep.json)"));
         if (!dir.isEmpty()) showSweep(dir);
     });
     file->addSeparator();
@@ -251,17 +253,17 @@ void MainWindow::buildMenus() {
         std::unique_ptr<ReportExportDialog> dialog(makeReportDialog(sel));
         if (dialog->exec() != QDialog::Accepted) return;
         dialog->remember();
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir::home().filePath(QStringLiteral("trainio-report.pdf")), tr("PDF (*.pdf)"));
+        const QString path = saveFileName(this, QStringLiteral("report"), tr("Export report"), QStringLiteral("trainio-report.pdf"), tr("PDF (*.pdf)"));
         if (!path.isEmpty()) exportReport(path, dialog->options());
     });
     make(file, QStringLiteral("exportPlot"), tr("Export current &plot…"), {QKeySequence(tr("Ctrl+Shift+P"))}, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), QDir::home().filePath(QStringLiteral("trainio-plot.svg")),
-                                                          tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf)"));
+        const QString path = saveFileName(this, QStringLiteral("plot"), tr("Export plot"), QStringLiteral("trainio-plot.svg"),
+                                          tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf)"));
         if (!path.isEmpty()) exportCurrentPlot(path);
     });
     make(file, QStringLiteral("exportData"), tr("Export &data (CSV / JSON)…"), {}, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QDir::home().filePath(QStringLiteral("trainio-aggregate.json")),
-                                                          tr("JSON (*.json);;CSV (*.csv)"));
+        const QString path = saveFileName(this, QStringLiteral("data"), tr("Export data"), QStringLiteral("trainio-aggregate.json"),
+                                          tr("JSON (*.json);;CSV (*.csv)"));
         if (!path.isEmpty()) exportData(path);
     });
     file->addSeparator();
@@ -297,6 +299,13 @@ void MainWindow::buildMenus() {
     const QString names[] = {tr("&Workload"), tr("&Data"), tr("R&un"), tr("&Results"), tr("&Compare"), tr("C&ollocate")};
     for (int i = 0; i < PageCount; ++i)
         make(view, QStringLiteral("page%1").arg(i + 1), names[i], {QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1))}, [this, i] { showPage(i); });
+    view->addSeparator();
+    // The run full screen for an audience (RunPage::presentation()); Esc or F11 there comes back.
+    make(view, QStringLiteral("presentation"), tr("&Presentation view"), {QKeySequence(Qt::Key_F11)}, [this] {
+        showPage(RunPageIndex);
+        if (run_->presentation()->isVisible()) run_->presentation()->leave(); // F11 toggles
+        else run_->showPresentation();
+    });
     view->addSeparator();
     QMenu* themeMenu = view->addMenu(tr("Theme"));
     auto* group = new QActionGroup(this);

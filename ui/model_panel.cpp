@@ -96,6 +96,17 @@ void ModelPanel::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerato
     debounce_->start();
 }
 
+void ModelPanel::setInvalid(const QString& why) {
+    predictionJob_.invalidate();
+    debounce_->stop();
+    comparison_->hide();
+    predictedAu_ = std::numeric_limits<double>::quiet_NaN();
+    computing_ = false;
+    prediction_->setText(tr("Model prediction: none — %1").arg(why));
+    show();
+    emit predictionShown();
+}
+
 void ModelPanel::predictNow() {
     struct Shown {
         QString text;

@@ -32,6 +32,9 @@ public:
 
     // The prediction for this workload: shown kDebounceMs after the last call, computed on a worker.
     void setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics);
+    // The workload has invalid fields: no prediction (it would be for the values last accepted, not the
+    // ones shown), and the panel says why.
+    void setInvalid(const QString& why);
     // Predicted vs measured for the invocations written under `outputDir` (a run or a benchmark folder),
     // imported on a worker.
     void showMeasured(const QString& outputDir);

@@ -19,4 +19,11 @@ QColor seriesColor(int index, const QPalette& palette);
 // True when the palette's window colour is dark.
 bool isDarkPalette(const QPalette& palette);
 
+// For a projector (the presentation view): near-black background, light text, strong accent colours —
+// a projector washes out light backgrounds and thin, pale lines.
+QPalette projectorPalette();
+// The plot theme on the projector palette with fonts of `pixelSize` px and lines 3 px wide (antialiased:
+// few points, drawn large).
+void applyProjectorPlotTheme(QCustomPlot* plot, int pixelSize);
+
 } // namespace trainio::ui

@@ -2,7 +2,9 @@
 
 #include "config/config_loader.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QStyle>
 
 #include <algorithm>
 
@@ -47,6 +49,15 @@ void showPresetRounds(QComboBox* box) {
         }
     }
     box->setItemDelegate(new PresetRoundDelegate(box));
+    // The drop-down as wide as its longest entry: "retinanet_b200 — MLPerf Storage v3.0" and its siblings
+    // differ in the middle, which eliding ("retinanet…rage v3.0") would hide.
+    int widest = 0;
+    const QFontMetrics fm(box->view()->font());
+    for (int i = 0; i < box->count(); ++i)
+        widest = std::max(widest, fm.horizontalAdvance(presetItemText(box->itemText(i), box->itemData(i, kPresetRoundRole).toString())));
+    const int frame = 2 * box->view()->frameWidth() + box->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 24;
+    box->view()->setMinimumWidth(widest + frame);
+    box->view()->setTextElideMode(Qt::ElideNone);
 }
 
 } // namespace trainio::ui

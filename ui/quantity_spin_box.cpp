@@ -1,6 +1,8 @@
 #include "quantity_spin_box.h"
 
 #include <QLineEdit>
+#include <QRegularExpression>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +93,28 @@ void QuantitySpinBox::stepBy(int steps) {
         const double lowest = limits_.minExclusive ? limits_.min + (kind_ == quantity::Kind::Fraction ? 0.01 : 0.001) : limits_.min;
         setValue(std::clamp(v, lowest, std::max(lowest, limits_.max)));
     }
+    emit edited();
+}
+
+void QuantitySpinBox::wheelEvent(QWheelEvent* event) {
+    if (kind_ != quantity::Kind::Bytes) return QAbstractSpinBox::wheelEvent(event);
+    // Additive steps in the unit the field shows: a notch over "512 KiB" gives "511 KiB" or "513 KiB". The
+    // ladder of stepBy (doubling) would take 512 KiB to 16 B in 15 notches of a wheel.
+    const int notches = event->angleDelta().y() / 120;
+    event->accept();
+    if (notches == 0 || !isAcceptable() || isReadOnly()) return;
+    static const QRegularExpression shape(QStringLiteral("^\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)\\s*$"));
+    const QRegularExpressionMatch m = shape.match(lineEdit()->text());
+    if (!m.hasMatch()) return;
+    const double shown = m.captured(1).toDouble();
+    const QString unit = m.captured(2);
+    const double next = std::max(0.0, (notches > 0 ? std::floor(shown) : std::ceil(shown)) + notches);
+    if (next == shown) return;
+    const QString text = unit.isEmpty() ? QString::number(next, 'f', 0) : QStringLiteral("%1 %2").arg(next, 0, 'f', 0).arg(unit);
+    const quantity::Result r = quantity::parse(text.toStdString(), kind_, limits_, expectation_.toStdString());
+    if (!r.ok()) return; // past the field's range: the value stays
+    lineEdit()->setText(text);
+    reparse();
     emit edited();
 }
 

@@ -2,7 +2,8 @@
 // parser: "4 MiB", "150 ms", "90 %". Unlike QSpinBox it never drops a character, never clamps and never
 // reverts silently; text that is not an accepted value leaves the field in error (error() names the key
 // and the accepted range) and value() keeps the last accepted value. The arrows and Up/Down keys step
-// through accepted values (bytes by doubling).
+// through accepted values (bytes by doubling); the mouse wheel steps by one of the unit the field shows
+// ("512 KiB" → "511 KiB"), never by doubling, and leaves a field in error alone.
 #pragma once
 
 #include "config/key_ranges.h"
@@ -46,6 +47,7 @@ signals:
 
 protected:
     StepEnabled stepEnabled() const override;
+    void wheelEvent(QWheelEvent* event) override;
 
 private:
     void reparse();

@@ -61,6 +61,10 @@ bool ResultsLibraryLoader::addFolder(const QString& path, QString* why) {
         return false;
     }
     const QString added = info.canonicalFilePath();
+    // What the library holds now: a parent folder of a library folder brings those results again, and the
+    // message says they were already there rather than that they are new.
+    for (const aggregate::InvocationRecord& r : library_->imported().runs)
+        for (const fs::path& summary : r.summaryFiles) knownBefore_.insert(summary);
     folders_.append(added);
     justAdded_.append(added);
     emit foldersChanged(folders_);
@@ -69,13 +73,19 @@ bool ResultsLibraryLoader::addFolder(const QString& path, QString* why) {
     return true;
 }
 
-ResultsLibraryLoader::FolderCount ResultsLibraryLoader::countIn(const aggregate::ImportResult& imported, const QString& folder) {
+ResultsLibraryLoader::FolderCount ResultsLibraryLoader::countIn(const aggregate::ImportResult& imported, const QString& folder,
+                                                               const std::set<std::filesystem::path>& known) {
     const fs::path root = folder.toStdString();
     FolderCount c;
     std::vector<bool> counted(imported.runs.size(), false);
     for (std::size_t i = 0; i < imported.runs.size(); ++i) {
-        for (const fs::path& summary : imported.runs[i].summaryFiles) counted[i] = counted[i] || isWithin(summary, root);
+        bool wasKnown = false;
+        for (const fs::path& summary : imported.runs[i].summaryFiles) {
+            counted[i] = counted[i] || isWithin(summary, root);
+            wasKnown = wasKnown || known.count(summary) > 0;
+        }
         c.invocations += counted[i];
+        c.known += counted[i] && wasKnown;
     }
     for (const aggregate::RunGroup& g : imported.groups) {
         bool any = false;
@@ -128,8 +138,20 @@ void ResultsLibraryLoader::reload() {
                 loading_ = false;
                 library_ = lib;
                 emit loaded(lib);
-                for (const QString& f : std::exchange(justAdded_, {}))
-                    if (folders_.contains(f)) emit folderImported(f, countIn(lib->imported(), f));
+                const std::set<fs::path> known = std::exchange(knownBefore_, {});
+                for (const QString& f : std::exchange(justAdded_, {})) {
+                    if (!folders_.contains(f)) continue;
+                    FolderCount c = countIn(lib->imported(), f, known);
+                    // A folder with nothing in it does not stay in the library's list (it would sit there
+                    // looking like a source of results).
+                    if (c.invocations == 0 && c.skipped == 0) {
+                        folders_.removeAll(f);
+                        c.dropped = true;
+                        emit foldersChanged(folders_);
+                        save();
+                    }
+                    emit folderImported(f, c);
+                }
             },
             Qt::QueuedConnection);
         done->store(true);

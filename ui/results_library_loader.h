@@ -12,6 +12,9 @@
 #include <QObject>
 #include <QStringList>
 
+#include <filesystem>
+#include <set>
+
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -49,8 +52,13 @@ public:
         std::size_t invocations = 0; // measured and warm-up invocations
         std::size_t groups = 0;      // workload groups with at least one of them
         std::size_t skipped = 0;     // files the import had to skip
+        std::size_t known = 0;       // of `invocations`, those the library held before the folder was added
+                                     // (a parent folder re-adding a child folder's results)
+        bool dropped = false;        // it held nothing (no result, no skipped file): not kept in the list
     };
-    static FolderCount countIn(const aggregate::ImportResult& imported, const QString& folder);
+    // `known`: summary files the library held before (their invocations count as already known).
+    static FolderCount countIn(const aggregate::ImportResult& imported, const QString& folder,
+                               const std::set<std::filesystem::path>& known = {});
 
 signals:
     void loadingStarted();
@@ -64,6 +72,7 @@ private:
 
     QStringList folders_;
     QStringList justAdded_; // reported by folderImported() once an import that includes them lands
+    std::set<std::filesystem::path> knownBefore_; // summary files in the library when a folder was added
     std::shared_ptr<const aggregate::ResultsLibrary> library_;
     struct Worker {
         std::thread thread;

@@ -1,5 +1,7 @@
 #include "results_page.h"
 
+#include "file_dialogs.h"
+
 #include "label_dialog.h"
 #include "results_library_loader.h"
 #include "results_tree_model.h"
@@ -8,6 +10,9 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+
+#include <functional>
+#include <utility>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -64,6 +69,10 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ResultsTreeModel::NameColumn, QHeaderView::Interactive);
     tree_->header()->resizeSection(ResultsTreeModel::NameColumn, 270);
+    // Names that differ at their end ("…_1Client_A100", "…_1Client_H100") stay told apart: elided in the
+    // middle, and the column widened to its names (fitNameColumn); the full name is in the tooltip.
+    tree_->setTextElideMode(Qt::ElideMiddle);
+    connect(tree_, &QTreeView::expanded, this, [this] { fitNameColumn(); });
     for (int c = 1; c < ResultsTreeModel::ColumnCount; ++c)
         tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     splitter->addWidget(tree_);
@@ -113,17 +122,71 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
         menu.addAction(tr("Edit labels…"), this, &ResultsPage::editLabels);
         menu.exec(tree_->viewport()->mapToGlobal(pos));
     });
+    // A new library (after every run, every added folder) resets the model: the rows the user had open
+    // and the one selected come back, found by their labels from the top (issue 21: the tree collapsed
+    // after each run).
+    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        auto pathOf = [this](QModelIndex i) {
+            QStringList path;
+            for (; i.isValid(); i = i.parent()) path.prepend(model_->data(model_->index(i.row(), 0, i.parent())).toString());
+            return path;
+        };
+        expandedPaths_.clear();
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < model_->rowCount(parent); ++r) {
+                const QModelIndex i = model_->index(r, 0, parent);
+                if (!tree_->isExpanded(i)) continue;
+                expandedPaths_.append(pathOf(i));
+                walk(i);
+            }
+        };
+        walk({});
+        selectedPath_ = pathOf(tree_->currentIndex());
+    });
     connect(model_, &QAbstractItemModel::modelReset, this, [this] {
         details_->clear(); // they described a node of the previous library
         updateLabelsButton();
+        auto find = [this](const QStringList& path) {
+            QModelIndex at;
+            for (const QString& label : path) {
+                QModelIndex next;
+                for (int r = 0; r < model_->rowCount(at) && !next.isValid(); ++r)
+                    if (model_->data(model_->index(r, 0, at)).toString() == label) next = model_->index(r, 0, at);
+                if (!next.isValid()) return QModelIndex();
+                at = next;
+            }
+            return at;
+        };
+        if (expandedPaths_.isEmpty() && selectedPath_.isEmpty()) { // nothing open yet: two levels
+            tree_->expandToDepth(1);
+            fitNameColumn();
+            return;
+        }
+        for (const QStringList& path : std::as_const(expandedPaths_))
+            if (const QModelIndex i = find(path); i.isValid()) tree_->expand(i);
+        if (const QModelIndex i = find(selectedPath_); i.isValid()) {
+            tree_->setCurrentIndex(i);
+            tree_->scrollTo(i);
+        }
+        fitNameColumn();
     });
     updateLabelsButton();
     folders_->addItems(loader_->folders());
     onLoaded();
+    tree_->expandToDepth(1);
+}
+
+void ResultsPage::fitNameColumn() {
+    // As wide as the names shown need, never narrower than the user made it, at most half the tree.
+    const int now = tree_->columnWidth(ResultsTreeModel::NameColumn);
+    tree_->resizeColumnToContents(ResultsTreeModel::NameColumn);
+    const int want = tree_->columnWidth(ResultsTreeModel::NameColumn);
+    const int most = std::max(270, tree_->viewport()->width() / 2);
+    tree_->setColumnWidth(ResultsTreeModel::NameColumn, std::max(now, std::min(want, most)));
 }
 
 void ResultsPage::addFolderWithDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a results folder"));
+    const QString dir = existingFolder(this, QStringLiteral("results"), tr("Add a results folder"));
     if (!dir.isEmpty()) addFolder(dir);
 }
 
@@ -142,8 +205,20 @@ void ResultsPage::reportImport(const QString& folder, const ResultsLibraryLoader
     const QString skipped = tr("%1 %2 skipped").arg(c.skipped).arg(c.skipped == 1 ? tr("file") : tr("files"));
     if (c.invocations == 0) {
         // Results that could not be read (a failed run's folder, a damaged file) are not "no results".
-        emit notify(Severity::Warning, c.skipped == 0 ? tr("No DLIO / TrainIO / MLPerf results found in %1").arg(path)
-                                                      : tr("Nothing imported from %1: %2 (see Results → Import problems)").arg(path, skipped));
+        emit notify(Severity::Warning, c.skipped == 0 ? tr("No DLIO / TrainIO / MLPerf results found in %1%2")
+                                                          .arg(path, c.dropped ? tr("; it is not kept in the library's folders") : QString())
+                                                    : tr("Nothing imported from %1: %2 (see Results → Import problems)").arg(path, skipped));
+        return;
+    }
+    const std::size_t fresh = c.invocations - c.known;
+    if (c.known > 0) {
+        // A parent folder of a library folder: what it brings again is said as such, not as new results.
+        emit notify(Severity::Info, tr("Added %1: %2 new %3, %4 already in the library; %5")
+                                        .arg(path)
+                                        .arg(fresh)
+                                        .arg(fresh == 1 ? tr("invocation") : tr("invocations"))
+                                        .arg(c.known)
+                                        .arg(skipped));
         return;
     }
     emit notify(Severity::Info, tr("Imported %1 %2 in %3 %4 from %5; %6")
@@ -184,7 +259,7 @@ void ResultsPage::onLoaded() {
     if (!imp.skipped.empty())
         emit notify(Severity::Warning, tr("%n file(s) could not be imported; see Results → Import problems.", nullptr,
                                           static_cast<int>(imp.skipped.size())));
-    tree_->expandToDepth(1);
+
 }
 
 void ResultsPage::showDetails() {

@@ -45,6 +45,9 @@ protected:
 
 private:
     void onLoaded();
+    void fitNameColumn();
+    QList<QStringList> expandedPaths_; // rows open before the model's last reset, as label paths
+    QStringList selectedPath_;
     void reportImport(const QString& folder, const ResultsLibraryLoader::FolderCount& count);
     void showDetails();
     void updateLabelsButton();

@@ -114,6 +114,7 @@ bool RunController::start(const RunRequest& request) {
             sr.warmups = request.warmups;
             // Under mpirun the command line every process runs generates, as it does when typed.
             sr.generateHere = !request.mpi;
+            sr.audience = PreflightAudience::Gui; // "generate it on the Data page", not "run datagen first"
             if (request.mpi) sr.extraChecks = [&request](PreflightResult& r) { addMpiPreflight(request, r); };
             InvocationOptions& io = sr.invocation;
             io.semantics = request.semantics;

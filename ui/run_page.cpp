@@ -10,6 +10,7 @@
 #include "mpi_controls.h"
 #include "plot_theme.h"
 #include "preflight_dialog.h"
+#include "presentation_view.h"
 #include "storage_controls.h"
 
 #include <QComboBox>
@@ -44,6 +45,8 @@ namespace {
 
 const QString kSystemsKey = QStringLiteral("run/systems");     // past system names, most recent first
 const QString kSystemKey = QStringLiteral("run/system");       // the current one
+const QString kRunsKey = QStringLiteral("run/runs");
+const QString kWarmupsKey = QStringLiteral("run/warmups");
 const QString kSystemAskedKey = QStringLiteral("run/systemAsked"); // the user answered the prompt with no name
 constexpr int kRememberedSystems = 20;
 // Columns of the invocation list.
@@ -111,25 +114,40 @@ RunPage::RunPage(QWidget* parent)
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Runs:"), this));
     runs_ = new QSpinBox(this);
+    runs_->setObjectName(QStringLiteral("benchmarkRuns"));
     runs_->setRange(1, 1000);
     runs_->setValue(5);
     runs_->setToolTip(tr("Measured invocations of a benchmark (MLPerf Storage: 5)"));
     controls->addWidget(runs_);
     controls->addWidget(new QLabel(tr("Warm-up:"), this));
     warmups_ = new QSpinBox(this);
+    warmups_->setObjectName(QStringLiteral("benchmarkWarmups"));
     warmups_->setRange(0, 10);
     warmups_->setValue(1);
     warmups_->setToolTip(tr("Warm-up invocations, run first and left out of every statistic"));
     controls->addWidget(warmups_);
+    {
+        // The benchmark's shape as the user left it (MLPerf Storage's 5 runs and 1 warm-up the first time).
+        const QSettings settings;
+        runs_->setValue(settings.value(kRunsKey, runs_->value()).toInt());
+        warmups_->setValue(settings.value(kWarmupsKey, warmups_->value()).toInt());
+    }
+    connect(runs_, &QSpinBox::valueChanged, this, [](int v) { QSettings().setValue(kRunsKey, v); });
+    connect(warmups_, &QSpinBox::valueChanged, this, [](int v) { QSettings().setValue(kWarmupsKey, v); });
     runButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run once"), this);
     runButton_->setToolTip(tr("One invocation (Ctrl+R)"));
     benchButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Benchmark"), this);
     benchButton_->setToolTip(tr("Warm-up + N measured invocations, then the MLPerf report and aggregate.json (Ctrl+B)"));
     cancelButton_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"), this);
-    cancelButton_->setToolTip(tr("Stop within a step; what was measured is kept, marked incomplete (Esc)"));
+    cancelButton_->setToolTip(tr("Stop within a step; what was measured is kept, marked cancelled (Esc)"));
     controls->addWidget(runButton_);
     controls->addWidget(benchButton_);
     controls->addWidget(cancelButton_);
+    presentButton_ = new QPushButton(style()->standardIcon(QStyle::SP_TitleBarMaxButton), tr("Present"), this);
+    presentButton_->setObjectName(QStringLiteral("presentButton"));
+    presentButton_->setToolTip(tr("The run full screen for an audience: large AU bars against the pass line, GiB/s "
+                                  "delivered, the emulated device's limits as sliders (F11; Esc or F11 to come back)"));
+    controls->addWidget(presentButton_);
     layout->addLayout(controls);
 
     auto* statusRow = new QHBoxLayout;
@@ -147,6 +165,7 @@ RunPage::RunPage(QWidget* parent)
     storage_ = new StorageControls(this);
     storage_->setObjectName(QStringLiteral("storageControls"));
     layout->addWidget(storage_);
+    presentation_ = new PresentationView(storage_, this);
     checkpointPlan_ = new QLabel(this);
     checkpointPlan_->setObjectName(QStringLiteral("checkpointPlan"));
     checkpointPlan_->setWordWrap(true);
@@ -193,6 +212,11 @@ RunPage::RunPage(QWidget* parent)
     connect(runButton_, &QPushButton::clicked, this, &RunPage::startInvocation);
     connect(benchButton_, &QPushButton::clicked, this, &RunPage::startBenchmark);
     connect(cancelButton_, &QPushButton::clicked, this, &RunPage::cancel);
+    connect(presentButton_, &QPushButton::clicked, this, &RunPage::showPresentation);
+    connect(presentation_, &PresentationView::closed, this, [this] {
+        window()->raise();
+        window()->activateWindow();
+    });
 
     connect(controller_, &RunController::steps, this, &RunPage::onSteps);
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
@@ -223,6 +247,7 @@ RunPage::RunPage(QWidget* parent)
     connect(storage_, &StorageControls::changed, this, [this](const QString& label) {
         // The step as the plots' axis counts it (every step of the run so far), and where that is in the epoch.
         const double x = plots_->addMarker(label);
+        presentation_->addMarker(label, x);
         emit notify(Severity::Info, tr("Emulated storage: %1 at step %L2 (epoch %3, step %4 of %5)")
                                         .arg(label)
                                         .arg(static_cast<qlonglong>(std::floor(x)))
@@ -235,6 +260,7 @@ RunPage::RunPage(QWidget* parent)
         invocationLabel_ = label;
         epoch_ = step_ = 0;
         plots_->beginInvocation(label);
+        presentation_->beginInvocation(label);
         checkpoints_->beginInvocation(label);
         auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), QString(), dir});
         item->setData(0, Qt::UserRole, dir);
@@ -253,6 +279,17 @@ RunPage::RunPage(QWidget* parent)
             });
     setRunning(false);
     updateViews();
+}
+
+void RunPage::showPresentation() { presentation_->present(); }
+
+QString RunPage::runTitle() const {
+    QString workload = QString::fromStdString(runConfig_.model.name);
+    if (!runConfig_.accelerator.empty()) workload += QLatin1Char('_') + QString::fromStdString(runConfig_.accelerator);
+    QStringList parts;
+    if (!systemName().isEmpty()) parts << systemName();
+    parts << workload << (runAccelerators_ == 1 ? tr("1 accelerator") : tr("%1 accelerators").arg(runAccelerators_));
+    return parts.join(QStringLiteral(" · "));
 }
 
 void RunPage::setWorkload(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics, bool valid) {
@@ -276,7 +313,10 @@ void RunPage::updateViews() {
     const QString plan = checkpointPlanText();
     checkpointPlan_->setText(plan);
     checkpointPlan_->setVisible(!plan.isEmpty());
-    if (!isRunning()) model_->setWorkload(config_, accelerators_, semantics_);
+    if (!isRunning()) {
+        if (valid_) model_->setWorkload(config_, accelerators_, semantics_);
+        else model_->setInvalid(tr("the workload has invalid values; fix them on the Workload page"));
+    }
 }
 
 QString RunPage::checkpointPlanText() const {
@@ -390,7 +430,7 @@ bool RunPage::start(bool benchmark) {
 
     if (!controller_->start(req)) return false;
     setRunning(true);
-    status_->setText(tr("Checking before the run (pre-flight: configuration, dataset, output folder)…"));
+    setStatusText(tr("Checking before the run (pre-flight: configuration, dataset, output folder)…"));
     return true;
 }
 
@@ -398,6 +438,7 @@ void RunPage::clearView() {
     invocations_->clear();
     hosts_->clearHosts();
     plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
+    presentation_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0, runTitle());
     epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
     epochs_ = runConfig_.train.epochs;
     checkpointsDone_ = 0;
@@ -428,14 +469,15 @@ void RunPage::cancel() {
     const bool again = cancelRequests_++ > 0;
     controller_->cancel();
     if (runIsMpi_)
-        status_->setText(again ? tr("Cancelling again — killing mpirun (what process 0 has not written is lost)…")
+        setStatusText(again ? tr("Cancelling again — killing mpirun (what process 0 has not written is lost)…")
                                : tr("Cancelling — mpirun stops every process; process 0 writes what was measured…"));
     else
-        status_->setText(tr("Cancelling — stopping within a step…"));
+        setStatusText(tr("Cancelling — stopping within a step…"));
 }
 
 void RunPage::onSteps(const std::vector<StepEvent>& batch) {
     plots_->addSteps(batch);
+    presentation_->addSteps(batch);
     hosts_->addSteps(batch);
     for (const StepEvent& e : batch) {
         if (e.rank != 0) continue;
@@ -461,6 +503,7 @@ void RunPage::onCheckpoint(const checkpoint::CheckpointEvent& e) {
 
 void RunPage::onEpoch(const EpochEvent& e) {
     plots_->addEpoch(e);
+    presentation_->addEpoch(e);
     hosts_->addEpoch(e);
     if (QTreeWidgetItem* item = epochItem(e.epoch)) item->setText(kAuColumn, QString::number(e.auPercent, 'f', 2));
     epochs_ = e.epochs;
@@ -500,6 +543,11 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
     item->setToolTip(kCacheColumn, text);
 }
 
+void RunPage::setStatusText(const QString& text) {
+    status_->setText(text);
+    presentation_->setStatus(text);
+}
+
 void RunPage::updateStatus() {
     const double elapsed = static_cast<double>(clock_.elapsed()) / 1000.0;
     if (checkpointOnly(runConfig_) && isRunning()) {
@@ -511,7 +559,7 @@ void RunPage::updateStatus() {
         const double fraction = total > 0 ? std::min(1.0, static_cast<double>(checkpointsDone_) / total) : 0.0;
         const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1;
         progress_->setValue(static_cast<int>(fraction * 1000.0));
-        status_->setText(tr("%1 · phase %2 · checkpoint-only · %3 · elapsed %4 · ETA %5")
+        setStatusText(tr("%1 · phase %2 · checkpoint-only · %3 · elapsed %4 · ETA %5")
                              .arg(invocationLabel_.isEmpty() ? tr("starting") : invocationLabel_,
                                   phase_.isEmpty() ? QStringLiteral("—") : phase_, checkpoints_->statusText(),
                                   duration(elapsed), duration(eta)));
@@ -521,7 +569,7 @@ void RunPage::updateStatus() {
     const double fraction = total > 0 ? std::min(1.0, static_cast<double>(stepsDone_) / total) : 0.0;
     const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1;
     progress_->setValue(static_cast<int>(fraction * 1000.0));
-    status_->setText(tr("%1 · phase %2 · epoch %3/%4 · step %L5/%L6 · elapsed %7 · ETA %8")
+    setStatusText(tr("%1 · phase %2 · epoch %3/%4 · step %L5/%L6 · elapsed %7 · ETA %8")
                          .arg(invocationLabel_.isEmpty() ? tr("starting") : invocationLabel_,
                               phase_.isEmpty() ? QStringLiteral("—") : phase_)
                          .arg(epoch_)
@@ -541,7 +589,7 @@ void RunPage::onFinished(const RunFinish& r) {
     status_->setToolTip(QString());
     if (!r.preflightProblems.empty()) {
         const QString what = benchmark_ ? tr("Benchmark") : tr("Run");
-        status_->setText(tr("%1 not started: the pre-flight check found %2.").arg(what, problemCount(r.preflightProblems.size())));
+        setStatusText(tr("%1 not started: the pre-flight check found %2.").arg(what, problemCount(r.preflightProblems.size())));
         emit notify(Severity::Error, tr("%1 not started — pre-flight: %2").arg(what, preflightProblemLines(r.preflightProblems)));
         // Closing anyway: the problems are in the notifications; a dialog would outlive the window.
         if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
@@ -551,12 +599,14 @@ void RunPage::onFinished(const RunFinish& r) {
     if (r.complete) progress_->setValue(1000);
     if (r.failed()) {
         const QString reason = r.error.isEmpty() ? tr("unknown error") : r.error;
-        status_->setText(tr("Run failed: %1").arg(reason.section(QLatin1Char('\n'), 0, 0)));
+        setStatusText(tr("Run failed: %1").arg(reason.section(QLatin1Char('\n'), 0, 0)));
         status_->setToolTip(reason);
         emit notify(Severity::Error, tr("Run failed: %1 (folder %2)").arg(reason, r.outputDir));
     } else {
-        const QString what = r.complete ? tr("Run complete") : tr("Run cancelled (what was measured is kept)");
-        status_->setText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
+        const QString what = r.complete ? (benchmark_ ? tr("Benchmark complete") : tr("Run complete"))
+                                        : (benchmark_ ? tr("Benchmark cancelled (what was measured is kept)")
+                                                      : tr("Run cancelled (what was measured is kept)"));
+        setStatusText(QStringLiteral("%1 — %2").arg(what, r.outputDir));
         emit notify(r.complete ? Severity::Info : Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
     }
     if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) {

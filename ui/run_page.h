@@ -31,6 +31,7 @@ class CheckpointView;
 class HostTable;
 class LivePlots;
 class MpiControls;
+class PresentationView;
 class StorageControls;
 
 class RunPage final : public QWidget {
@@ -66,6 +67,10 @@ public:
     // The checkpoint's size before starting (real and scaled), empty when the workload does not checkpoint.
     QString checkpointPlanText() const;
     StorageControls* storageControls() const { return storage_; }
+    // The run full screen for an audience (F11 in the main window, or the page's "Present" button):
+    // large AU bars and GiB/s, the emulated device's limits as sliders; Esc or F11 there comes back.
+    PresentationView* presentation() const { return presentation_; }
+    QPushButton* presentButton() const { return presentButton_; }
     // The "MPI (client hosts)" group: when on, runs are `mpirun … trainio-cli` on those hosts, with
     // hosts × processes × accelerators-per-process accelerators; the per-host rows of such a run.
     MpiControls* mpiControls() const { return mpi_; }
@@ -83,6 +88,7 @@ public:
     bool confirmClose(std::function<void()> closeNow, std::function<void()> cancelled = {});
 
 public slots:
+    void showPresentation();
     bool startInvocation();
     bool startBenchmark();
     void cancel();
@@ -111,12 +117,16 @@ private:
     // Checkpoint-only mode: the workload checkpoints and does not train.
     static bool checkpointOnly(const WorkloadConfig& cfg) { return cfg.workflow.checkpoint && !cfg.workflow.train; }
     void updateStatus();
+    // The status line, on the page and in the presentation view.
+    void setStatusText(const QString& text);
     void setRunning(bool running);
     // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
     void clearView();
     // The system name for the next run, asking once when there is none; nullopt when the user cancelled.
     std::optional<QString> systemForRun();
     void rememberSystem(const QString& name);
+    // "system · workload · N accelerators" of the current run, the presentation view's title.
+    QString runTitle() const;
 
     WorkloadConfig config_;
     std::uint64_t accelerators_ = 1;
@@ -148,6 +158,8 @@ private:
     QPushButton* runButton_;
     QPushButton* benchButton_;
     QPushButton* cancelButton_;
+    QPushButton* presentButton_;
+    PresentationView* presentation_;
     QLabel* status_;
     QProgressBar* progress_;
     QTreeWidget* invocations_;

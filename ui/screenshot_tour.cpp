@@ -8,6 +8,7 @@
 #include "quick_start_dialog.h"
 #include "main_window.h"
 #include "mpi_controls.h"
+#include "presentation_view.h"
 #include "results_library_loader.h"
 #include "results_page.h"
 #include "results_tree_model.h"
@@ -35,6 +36,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSlider>
 #include <QTextStream>
 #include <QTimer>
 #include <QTreeView>
@@ -215,7 +217,7 @@ void ScreenshotTour::sweepDemo() {
 void ScreenshotTour::storageDemo(int profileIndex) {
     static const QStringList profiles = {QStringLiteral("nvme"), QStringLiteral("hdd")};
     if (profileIndex >= profiles.size()) {
-        return loaderDemo();
+        return presentationDemo();
     }
     const QString profile = profiles[profileIndex];
     WorkloadConfig cfg = demoConfig_;
@@ -244,6 +246,61 @@ void ScreenshotTour::storageDemo(int profileIndex) {
         QTimer::singleShot(300, this, [this, profileIndex] { storageDemo(profileIndex + 1); });
     }, Qt::SingleShotConnection);
     if (!run->startInvocation()) fail(QStringLiteral("the %1 storage run did not start").arg(profile));
+}
+
+// The presentation view (F11) during a demo on the nvme profile (docs/user-guide.md, "Presenting a run"):
+// the accelerators busy; then every limit dragged to an hdd's (250 MiB/s, 8 ms, 200 IOPS, 32 in flight) and
+// the AU falling; then dragged back to nvme's and the AU recovering. A picture of each, full screen.
+void ScreenshotTour::presentationDemo() {
+    WorkloadConfig cfg = demoConfig_;
+    cfg.trainio.storage = StorageEmulationSection{};
+    cfg.trainio.storage.profile = "nvme";
+    cfg.train.epochs = 40;
+    window_->workloadPage()->setConfig(cfg, QStringLiteral("preset demo, storage profile nvme"));
+    window_->showPage(MainWindow::RunPageIndex);
+    RunPage* run = window_->runPage();
+    run->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("presentation")));
+    PresentationView* view = run->presentation();
+    // The limits as a presenter drags them: each slider to the position of the value (as a mouse would
+    // leave it), applied through the Run page's strip.
+    auto dragTo = [view](double bandwidthMiBs, double latencyMs, double iops, double inflight) {
+        const std::pair<PresentationView::Limit, double> limits[] = {{PresentationView::Bandwidth, bandwidthMiBs},
+                                                                    {PresentationView::Latency, latencyMs},
+                                                                    {PresentationView::Iops, iops},
+                                                                    {PresentationView::Inflight, inflight}};
+        for (const auto& [limit, value] : limits) view->slider(limit)->setValue(PresentationView::positionOf(limit, value));
+    };
+    auto stage = std::make_shared<int>(0);
+    auto lastChange = std::make_shared<std::uint64_t>(0);
+    auto epochs = std::make_shared<QMetaObject::Connection>();
+    *epochs = connect(run->controller(), &RunController::epochFinished, this,
+                      [this, view, dragTo, stage, lastChange, epochs](const EpochEvent& e) {
+                          // nvme: 10 epochs; hdd-like: 3 (each far longer); nvme again: 15 (the bars show
+                          // the last two seconds).
+                          const std::uint64_t wait = *stage == 0 ? 10 : *stage == 1 ? 3 : 15;
+                          if (e.epoch < *lastChange + wait) return;
+                          *lastChange = e.epoch;
+                          if (*stage == 0) {
+                              saveWidget(view, QStringLiteral("presentation-nvme"));
+                              dragTo(250, 8, 200, 32);
+                          } else if (*stage == 1) {
+                              saveWidget(view, QStringLiteral("presentation-hdd"));
+                              dragTo(6500, 0.085, 1e6, 128);
+                          } else {
+                              saveWidget(view, QStringLiteral("presentation-recovered"));
+                              disconnect(*epochs);
+                          }
+                          ++*stage;
+                      });
+    connect(run->controller(), &RunController::finished, this, [this, view, stage, epochs](const RunFinish& r) {
+        disconnect(*epochs);
+        view->leave();
+        if (!r.complete) return fail(QStringLiteral("the presentation run failed: %1").arg(r.error));
+        if (*stage < 3) return fail(QStringLiteral("the presentation run ended before its third picture"));
+        QTimer::singleShot(300, this, [this] { loaderDemo(); });
+    }, Qt::SingleShotConnection);
+    if (!run->startInvocation()) return fail(QStringLiteral("the presentation run did not start"));
+    run->showPresentation();
 }
 
 // The nopfs loader (issue 13, docs/loader.md) on the tour's data behind a 50 MiB/s emulated device, with

@@ -33,6 +33,7 @@ private:
     void mpiDemo();
     void sweepDemo();
     void storageDemo(int profileIndex);
+    void presentationDemo();
     void loaderDemo();
     void loaderRun();
     void checkpointDemo();

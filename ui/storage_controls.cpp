@@ -25,7 +25,7 @@ double medianMs(const LatencyDistribution& l) {
     }
 }
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+QString number(double v) { return QString::number(v, 'g', 10); } // 1000000, not 1e+06
 
 QString bandwidthText(double bytesPerSecond) {
     return bytesPerSecond > 0 ? number(bytesPerSecond / kMiB) : QObject::tr("unlimited");
@@ -105,6 +105,7 @@ void StorageControls::setDevice(std::shared_ptr<EmulatedStorageBackend> device) 
         bindingTimer_->start();
     } else {
         bindingTimer_->stop();
+        emit shown();
     }
 }
 
@@ -116,6 +117,7 @@ void StorageControls::updateBinding() {
     lastStats_ = now;
     lastStatsTime_ = t;
     binding_->setText(limit.empty() ? tr("limited by: not the device") : tr("limited by: <b>%1</b>").arg(QString::fromStdString(limit)));
+    emit bindingChanged(QString::fromStdString(limit));
 }
 
 void StorageControls::showDevice() {
@@ -130,6 +132,7 @@ void StorageControls::showDevice() {
                         .arg(QString::fromStdString(describeLatency(s.latency)),
                              s.iops > 0 ? number(s.iops) : tr("unlimited"),
                              s.maxInflight > 0 ? QString::number(s.maxInflight) : tr("unlimited")));
+    emit shown();
 }
 
 bool StorageControls::apply(const std::function<void()>& set) {

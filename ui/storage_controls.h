@@ -40,6 +40,11 @@ signals:
     void changed(const QString& label);
     // A change the device refused (InputError text).
     void refused(const QString& text);
+    // The boxes now show the device's limits (a device came or went, or a change was applied or refused):
+    // views that mirror the strip (the presentation view's sliders) follow it.
+    void shown();
+    // Which limit held the readers back in the last reading ("IOPS"; empty: not the device).
+    void bindingChanged(const QString& limit);
 
 private:
     void showDevice();

@@ -40,10 +40,20 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::Polish && isValueField(w) && (w->focusPolicy() & Qt::WheelFocus) == Qt::WheelFocus) {
         // Otherwise a real wheel event would give the field the focus before this filter sees it.
         w->setFocusPolicy(Qt::StrongFocus);
-    } else if (event->type() == QEvent::Wheel && isValueField(w) && !w->hasFocus()) {
-        // Ignored and filtered: QApplication then offers the wheel to the parents (the scroll area).
-        event->ignore();
-        return true;
+    } else if (event->type() == QEvent::FocusIn) {
+        lastPageWheel_.invalidate(); // a field chosen by the user takes the wheel from now on
+    } else if (event->type() == QEvent::Wheel) {
+        const bool latched = lastPageWheel_.isValid() && lastPageWheel_.elapsed() < kLatchMs;
+        if (isValueField(w) && (!w->hasFocus() || latched)) {
+            // Ignored and filtered: QApplication then offers the wheel to the parents (the scroll area).
+            lastPageWheel_.start();
+            event->ignore();
+            return true;
+        }
+        // Anything else the wheel reaches scrolls (or is offered to) the page.
+        bool insideField = false;
+        for (const QWidget* a = w; a && !insideField; a = a->parentWidget()) insideField = isValueField(a);
+        if (!insideField) lastPageWheel_.start();
     }
     return false;
 }

@@ -4,10 +4,13 @@
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "metrics/dlio_metrics.h"
+#include "file_dialogs.h"
 #include "quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
 #include "workload_fields.h"
+
+#include <algorithm>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -523,6 +526,18 @@ void WorkloadPage::showDiagnostics() {
 }
 
 void WorkloadPage::updateSizing() {
+    // A refused field ("1.5" files) keeps its last accepted value in the config: sizing that value would
+    // silently answer a question the user did not ask. Sizing waits for the field to be fixed.
+    if (!fieldErrors_.isEmpty()) {
+        advice_ = SizingAdvice{};
+        const auto first = std::find_if(errors_.begin(), errors_.end(), [this](const ConfigDiagnostic& d) {
+            return fieldErrors_.contains(QString::fromStdString(d.key));
+        });
+        sizingLabel_->setText(tr("Not sized: %1 (the sizing is shown again once the field holds a valid value).")
+                                  .arg(first != errors_.end() ? QString::fromStdString(first->message) : fieldErrors_.begin().value()));
+        ramWarning_->hide();
+        return;
+    }
     const double ram = clientRam_->value();
     try {
         advice_ = sizingAdvice(config_, accelerators(), ram);
@@ -537,11 +552,18 @@ void WorkloadPage::updateSizing() {
             .arg(config_.dataset.numFilesTrain)
             .arg(humanBytes(advice_.datasetBytes))
             .arg(QString::fromStdString(advice_.text)));
+    // Only with trainio.cache keep can the page cache serve the epochs; fadvise and drop evict it before
+    // each epoch, and the warning says what that means for this run (core's words, one place).
+    const bool keep = config_.trainio.cache != "fadvise" && config_.trainio.cache != "drop";
     ramWarning_->setText(
-        tr("⚠ The dataset (%1) fits in the client RAM (%2): the page cache can serve it, so AU and MiB/s will "
-           "describe memory, not the storage. Use at least %L3 files for a storage measurement.")
-            .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes))
-            .arg(advice_.filesNeeded));
+        keep ? tr("⚠ The dataset (%1) fits in the client RAM (%2): the page cache can serve it, so AU and MiB/s will "
+                  "describe memory, not the storage. Use at least %L3 files for a storage measurement.")
+                   .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes))
+                   .arg(advice_.filesNeeded)
+             : tr("⚠ The dataset (%1) fits in the client RAM (%2). %3 MLPerf Storage still asks for at least %L4 files.")
+                   .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes),
+                        QString::fromStdString(cacheServiceText(config_.trainio.cache)))
+                   .arg(advice_.filesNeeded));
     ramWarning_->setVisible(advice_.fitsInRam);
 }
 
@@ -616,17 +638,20 @@ void WorkloadPage::requestOpenFile(const QString& path) {
 }
 
 void WorkloadPage::openWithDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open workload"), QFileInfo(currentFile_).path(),
-                                                      tr("DLIO workloads (*.yaml *.yml *.json);;All files (*)"));
+    const QString path = openFileName(this, QStringLiteral("workload"), tr("Open workload"),
+                                      currentFile_.isEmpty() ? QDir::homePath() : QFileInfo(currentFile_).path(),
+                                      tr("DLIO workloads (*.yaml *.yml *.json);;All files (*)"));
     if (!path.isEmpty()) requestOpenFile(path);
 }
 
 void WorkloadPage::saveWithDialog() { saveWithDialogNow(); }
 
 bool WorkloadPage::saveWithDialogNow() {
-    QString suggestion = currentFile_;
-    if (suggestion.isEmpty()) suggestion = QString::fromStdString(config_.model.name) + QStringLiteral(".yaml");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save workload"), suggestion, tr("DLIO workload (*.yaml)"));
+    // A file already saved is saved again where it is; a new one starts in the folder last used.
+    const QString path = currentFile_.isEmpty()
+                             ? saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
+                                            QString::fromStdString(config_.model.name) + QStringLiteral(".yaml"), tr("DLIO workload (*.yaml)"))
+                             : QFileDialog::getSaveFileName(this, tr("Save workload"), currentFile_, tr("DLIO workload (*.yaml)"));
     return !path.isEmpty() && saveFile(path);
 }
 

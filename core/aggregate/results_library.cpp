@@ -103,6 +103,20 @@ std::string workloadKeyOf(const std::string& key, const std::string& model, cons
     return key.empty() ? "name:" + workloadName(model, accelerator) : key;
 }
 
+// A benchmark the user stopped is "cancelled", as its cancelled invocation is (one word for one thing):
+// the import calls any benchmark with fewer complete runs than planned "incomplete", whatever the cause.
+// With a failed run as well it stays "incomplete" (two causes), and so does one that was merely cut short.
+InvocationStatus benchmarkStatus(const ImportResult& imported, const RunGroup& g) {
+    if (g.status != InvocationStatus::Incomplete) return g.status;
+    bool cancelled = false, failed = false;
+    for (std::size_t i : g.excluded) {
+        if (i >= imported.runs.size()) continue;
+        cancelled = cancelled || imported.runs[i].status == InvocationStatus::Cancelled;
+        failed = failed || imported.runs[i].status == InvocationStatus::Failed;
+    }
+    return cancelled && !failed ? InvocationStatus::Cancelled : g.status;
+}
+
 int severity(InvocationStatus s) { return static_cast<int>(s); } // Complete < Incomplete < Cancelled < Failed
 
 // The worst status among `items` (benchmarks and run-once invocations; warm-ups never count), with the
@@ -505,7 +519,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.accelerators = g.identity.accelerators;
         bench.workloadKey = wlKey;
         bench.workloadTitle = wlTitle;
-        bench.status = g.status;
+        bench.status = benchmarkStatus(imported_, g);
         bench.statusReason = g.statusReason;
         bench.description = g.labels.description;
         bench.notes = g.labels.notes;

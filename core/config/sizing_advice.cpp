@@ -7,6 +7,20 @@
 
 namespace trainio {
 
+std::string cacheServiceText(const std::string& cacheControl) {
+    // What the page cache can still do with a dataset that fits in RAM depends on trainio.cache: only with
+    // "keep" does it serve the epochs after the first.
+    if (cacheControl == "fadvise")
+        return "The dataset fits in RAM, but trainio.cache is fadvise: before each epoch TrainIO asks the kernel to "
+               "evict its files from the page cache (POSIX_FADV_DONTNEED), so each epoch reads them from the storage "
+               "again; the kernel may keep pages it cannot evict, and the run's per-epoch \"from page cache\" share "
+               "says how much it served.";
+    if (cacheControl == "drop")
+        return "The dataset fits in RAM, but trainio.cache is drop: the whole page cache is emptied before each epoch "
+               "(drop_caches, needs root), so each epoch reads the dataset from the storage again.";
+    return "The dataset fits in RAM: the page cache can serve it, so AU would say little about the storage.";
+}
+
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes) {
     SizingAdvice a;
     const double samplesPerFile = static_cast<double>(std::max<std::uint64_t>(1, cfg.dataset.numSamplesPerFile));
@@ -28,8 +42,7 @@ SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators,
              ", client RAM " + gb(clientRamBytes) + ".";
     if (cfg.dataset.numFilesTrain < a.filesNeeded)
         a.text += " The configured dataset is smaller than MLPerf Storage requires.";
-    if (a.fitsInRam)
-        a.text += " The dataset fits in RAM: the page cache can serve it, so AU would say little about the storage.";
+    if (a.fitsInRam) a.text += " " + cacheServiceText(cfg.trainio.cache);
     return a;
 }
 

@@ -26,11 +26,43 @@
 #include <fcntl.h>
 #include <fstream>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 namespace trainio {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The remedies in the command line's words, and the GUI's words for the same (speakGui). Used by the
+// checks below, so that the two never drift apart.
+constexpr std::string_view kCliGenerateFirst = "run datagen first, or turn on workflow.generate_data";
+constexpr std::string_view kGuiGenerateFirst = "generate it on the Data page first, or turn on workflow.generate_data "
+                                               "(Workload page, Workflow)";
+constexpr std::string_view kCliRegenerate = "trainio-cli clean, then datagen";
+constexpr std::string_view kGuiRegenerate = "on the Data page: Clean…, then Generate";
+constexpr std::string_view kCliRegenerateIt = "regenerate it with datagen";
+constexpr std::string_view kGuiRegenerateIt = "regenerate it on the Data page";
+constexpr std::string_view kCliOutput = "--output";
+constexpr std::string_view kGuiOutput = "Output folder";
+
+void replaceAll(std::string& text, std::string_view from, std::string_view to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+// The same problems in the GUI's words: what to click, not what to type.
+void speakGui(PreflightResult& r) {
+    const std::pair<std::string_view, std::string_view> words[] = {
+        {kCliGenerateFirst, kGuiGenerateFirst}, {kCliRegenerate, kGuiRegenerate}, {kCliRegenerateIt, kGuiRegenerateIt}};
+    for (PreflightProblem& p : r.problems) {
+        if (p.subject == kCliOutput) p.subject = kGuiOutput;
+        for (std::string* text : {&p.found, &p.expected})
+            for (const auto& [cli, gui] : words) replaceAll(*text, cli, gui);
+    }
+    for (std::string& w : r.warnings)
+        for (const auto& [cli, gui] : words) replaceAll(w, cli, gui);
+}
 
 std::string gib(double bytes) {
     char buf[64];
@@ -185,7 +217,7 @@ bool checkMarker(const WorkloadConfig& cfg, const fs::path& root, PreflightResul
                               "the config says " + m.configured + ", but the dataset in " + root.string() +
                                   " was generated with " + m.generated + " (its " + kDatasetMarkerName + ")",
                               "the dataset this config describes: set " + m.key + " back to " + m.generated +
-                                  ", or regenerate the dataset for this config (trainio-cli clean, then datagen)"});
+                                  ", or regenerate the dataset for this config (" + std::string(kCliRegenerate) + ")"});
     refused = !mismatches->empty();
     return true;
 }
@@ -261,7 +293,7 @@ void checkDataset(const WorkloadConfig& cfg, const PreflightRequest& req, Prefli
     std::error_code ec;
     if (!fs::is_directory(fs::status(root, ec))) {
         r.problems.push_back({"dataset.data_folder", root.string() + " does not exist",
-                              "a generated dataset (run datagen first, or turn on workflow.generate_data)"});
+                              "a generated dataset (" + std::string(kCliGenerateFirst) + ")"});
         return;
     }
     bool refused = false;
@@ -297,7 +329,7 @@ void checkDataset(const WorkloadConfig& cfg, const PreflightRequest& req, Prefli
                                   " configured files are missing (first: " + firstMissing + "); the train folder holds " +
                                   std::to_string(others) + " file(s)" + (found.empty() ? "" : ", e.g. " + found),
                               "the dataset this config describes (same num_files_train, file_prefix, format and "
-                              "subfolders: regenerate it with datagen, or fix the config)"});
+                              "subfolders: " + std::string(kCliRegenerateIt) + ", or fix the config)"});
         return;
     }
     // Sizes of images depend on how their pixels compress: only a coarse check (a 3 MB-sample dataset
@@ -374,10 +406,10 @@ void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, Preflig
     if (req.output.empty()) return;
     std::error_code ec;
     if (req.action == PreflightAction::Run && fs::exists(req.output / "summary.json", ec))
-        r.problems.push_back({"--output", req.output.string() + " already holds a result (summary.json)",
+        r.problems.push_back({std::string(kCliOutput), req.output.string() + " already holds a result (summary.json)",
                               "a new or empty folder, so that no earlier result is overwritten"});
     if (req.action == PreflightAction::Benchmark && fs::exists(req.output / "runs", ec))
-        r.problems.push_back({"--output", req.output.string() + " already holds a benchmark (runs/)",
+        r.problems.push_back({std::string(kCliOutput), req.output.string() + " already holds a benchmark (runs/)",
                               "a new or empty folder, so that no earlier result is overwritten"});
     // Room for the result files: per step and rank, three numbers in <rank>_output.json (~24 bytes each
     // as JSON text) plus a per-epoch file and the fixed files, times the invocations, doubled for the
@@ -391,7 +423,7 @@ void checkOutput(const WorkloadConfig& cfg, const PreflightRequest& req, Preflig
         static_cast<double>(req.accelerators) * static_cast<double>(steps) * static_cast<double>(cfg.train.epochs) * 80.0 +
         1048576.0;
     const double need = 2.0 * perInvocation * static_cast<double>(std::max<std::uint64_t>(1, req.invocations));
-    checkFolder("--output", req.output, need, "the result files", r);
+    checkFolder(std::string(kCliOutput), req.output, need, "the result files", r);
 }
 
 // The trainio: section's engine, cache control and emulated storage can be set up (drop needs root,
@@ -538,7 +570,9 @@ std::string PreflightResult::text() const {
     return s;
 }
 
-PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req) {
+namespace {
+
+PreflightResult preflightChecks(const WorkloadConfig& cfg, const PreflightRequest& req) {
     PreflightResult r;
     if (req.accelerators == 0) {
         r.problems.push_back({"accelerators", "0", "at least 1"});
@@ -561,6 +595,14 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
     else if (req.generateFirst) checkDatagen(cfg, r, req.roomIsAdvisory);
     else checkDataset(cfg, req, r);
     checkOutput(cfg, req, r);
+    return r;
+}
+
+} // namespace
+
+PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req) {
+    PreflightResult r = preflightChecks(cfg, req);
+    if (req.audience == PreflightAudience::Gui) speakGui(r);
     return r;
 }
 

@@ -30,9 +30,13 @@ struct PreflightResult {
 };
 
 enum class PreflightAction { Datagen, Run, Benchmark };
+// Who reads the problems: the command line ("run datagen first", "--output") or the GUI ("generate it on
+// the Data page", "the output folder"). The checks are the same; only the remedies' words differ.
+enum class PreflightAudience { Cli, Gui };
 
 struct PreflightRequest {
     PreflightAction action = PreflightAction::Run;
+    PreflightAudience audience = PreflightAudience::Cli;
     std::uint64_t accelerators = 1;
     std::filesystem::path output;     // the invocation (Run) or benchmark (Benchmark) folder; empty: not checked
     std::uint64_t invocations = 1;    // Benchmark: warm-ups + runs, for the room the result files need

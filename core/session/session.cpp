@@ -132,11 +132,13 @@ PreflightRequest Session::preflightRequest(bool generateFirst) const {
     PreflightRequest pr;
     if (nothingToMeasure()) {
         pr.action = PreflightAction::Datagen; // only the generation, if asked: the data folder's room
+        pr.audience = req_.audience;
         pr.accelerators = 1;
         pr.invocations = 0;
         return pr;
     }
     pr.action = req_.mode == SessionMode::Benchmark ? PreflightAction::Benchmark : PreflightAction::Run;
+    pr.audience = req_.audience;
     pr.accelerators = req_.accelerators;
     pr.output = req_.output;
     pr.invocations = req_.mode == SessionMode::Benchmark ? req_.runs + req_.warmups : 1;

@@ -88,6 +88,8 @@ struct SessionRequest {
     // false: another process generates (the GUI's `mpirun … trainio-cli` children do it themselves);
     // the pre-flight still checks for the room generation needs instead of the dataset.
     bool generateHere = true;
+    // Whose words the pre-flight speaks: the CLI's ("run datagen first") or the window's.
+    PreflightAudience audience = PreflightAudience::Cli;
     // More checks of the caller's, added to the pre-flight's problems (the GUI's mpirun hosts).
     std::function<void(PreflightResult&)> extraChecks;
 };

@@ -703,6 +703,17 @@ void TestConfig::sizingAdviceNumbers() {
     QCOMPARE(r.fitsInRam, false);
     QVERIFY(qFuzzyCompare(r.datasetBytes, 1024 * 114660.07 * 1251));
     QVERIFY(!contains(r.text, "fits in RAM"));
+    // With trainio.cache fadvise or drop the page cache is evicted before each epoch: the advice says what
+    // that means instead of "the page cache can serve it" (issue 21).
+    WorkloadConfig evicting = loadPreset("unet3d_a100").config;
+    evicting.trainio.cache = "fadvise";
+    const std::string fadvise = sizingAdvice(evicting, 8, 137438953472.0).text;
+    QVERIFY2(!contains(fadvise, "can serve it") && contains(fadvise, "POSIX_FADV_DONTNEED") &&
+                 contains(fadvise, "reads them from the storage again"), fadvise.c_str());
+    evicting.trainio.cache = "drop";
+    const std::string drop = sizingAdvice(evicting, 8, 137438953472.0).text;
+    QVERIFY2(!contains(drop, "can serve it") && contains(drop, "drop_caches"), drop.c_str());
+    QVERIFY(contains(u.text, "can serve it")); // keep (the default)
 }
 
 void TestConfig::badCorpus_data() {

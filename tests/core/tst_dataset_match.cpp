@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace trainio;
 namespace fs = std::filesystem;
@@ -74,6 +75,38 @@ private slots:
     void unchangedConfigPasses() {
         const PreflightResult r = check(tinyWorkload(ours_));
         QVERIFY2(r.ok(), r.text().c_str());
+    }
+
+    // The same problems in the GUI's words (issue 21): no "datagen", "trainio-cli" or "--output" in what
+    // the GUI shows; the command line keeps its own words. Three problems: no dataset folder, a dataset
+    // generated with other parameters, an output folder that already holds a result.
+    void guiAudienceSpeaksGui() {
+        const fs::path out = fs::path(tmp_.path().toStdString()) / "out-with-result";
+        fs::create_directories(out);
+        { std::ofstream(out / "summary.json") << "{}"; }
+        WorkloadConfig missing = tinyWorkload(fs::path(tmp_.path().toStdString()) / "no-such-data");
+        WorkloadConfig changed = tinyWorkload(ours_);
+        changed.dataset.recordLength = 65536;
+        for (const WorkloadConfig& cfg : {missing, changed}) {
+            PreflightRequest req;
+            req.action = PreflightAction::Run;
+            req.output = out;
+            const PreflightResult cli = preflight(cfg, req);
+            req.audience = PreflightAudience::Gui;
+            const PreflightResult gui = preflight(cfg, req);
+            QCOMPARE(gui.problems.size(), cli.problems.size()); // the same checks
+            QVERIFY2(cli.problems.size() >= 2, cli.text().c_str());
+            const std::string cliText = cli.text(), guiText = gui.text();
+            QVERIFY2(cliText.find("datagen") != std::string::npos && cliText.find("--output") != std::string::npos, cliText.c_str());
+            for (const char* word : {"datagen", "trainio-cli", "--output"})
+                QVERIFY2(guiText.find(word) == std::string::npos, (std::string(word) + " in: " + guiText).c_str());
+            QVERIFY2(guiText.find("Data page") != std::string::npos, guiText.c_str());
+            QVERIFY2(guiText.find("Output folder: ") != std::string::npos, guiText.c_str());
+        }
+        PreflightRequest req;
+        req.audience = PreflightAudience::Gui;
+        const PreflightResult gui = preflight(missing, req);
+        QVERIFY2(gui.text().find("generate it on the Data page first") != std::string::npos, gui.text().c_str());
     }
 
     // One generation parameter changed after generation: refused, naming the key, the configured value

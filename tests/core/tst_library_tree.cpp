@@ -242,6 +242,42 @@ private slots:
         QCOMPARE(lib.nodes(NodeKind::Invocation).size(), std::size_t(5 + 6 + 7 + 1 + 5 + 1 + 5));
     }
 
+    // One word for one thing (issue 21): a benchmark the user cancelled is "cancelled", as its cancelled
+    // invocation is — the import's "incomplete" (fewer complete runs than planned) says only that it is
+    // short; with a failed run as well, or merely cut short, it stays "incomplete".
+    void cancelledBenchmarkIsCancelled() {
+        QTemporaryDir tmp;
+        const fs::path root = fs::path(tmp.path().toStdString());
+        ImportResult imp;
+        auto shortBenchmark = [&](const std::string& name, std::vector<InvocationStatus> stopped) {
+            const std::size_t first = addRun(imp, root / name / "runs" / "run-1", "unet3d_h100", 2, 95, 10);
+            RunGroup g = group(imp, root / name, first, GroupKind::Manifest);
+            g.runs = {first};
+            int n = 2;
+            for (InvocationStatus s : stopped)
+                g.excluded.push_back(addRun(imp, root / name / "runs" / ("run-" + std::to_string(n++)), "unet3d_h100", 2, 50, 5, s));
+            g.plannedRuns = 5;
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = "1 of 5 planned runs complete";
+            g.labels.name = name;
+            imp.groups.push_back(g);
+        };
+        shortBenchmark("stopped", {InvocationStatus::Cancelled});
+        shortBenchmark("stopped-and-failed", {InvocationStatus::Cancelled, InvocationStatus::Failed});
+        shortBenchmark("cut-short", {});
+        const ResultsLibrary lib(std::move(imp));
+        const LibraryNode& unet = *lib.root().children.at(0)->children.at(0);
+        const LibraryNode* stopped = childLabelled(unet, "stopped");
+        const LibraryNode* both = childLabelled(unet, "stopped-and-failed");
+        const LibraryNode* cut = childLabelled(unet, "cut-short");
+        QVERIFY(stopped && both && cut);
+        QCOMPARE(stopped->status, InvocationStatus::Cancelled);
+        QCOMPARE(statusName(stopped->status), std::string("cancelled"));
+        QCOMPARE(stopped->statusReason, std::string("1 of 5 planned runs complete")); // the count still said
+        QCOMPARE(both->status, InvocationStatus::Incomplete);
+        QCOMPARE(cut->status, InvocationStatus::Incomplete);
+    }
+
     void findByPathAcceptsBenchmarkRunsAndInvocationFolders() {
         QTemporaryDir tmp;
         const fs::path root = fs::path(tmp.path().toStdString());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/config_loader.h"
+#include "dataset_controller.h"
 #include "results_library_loader.h"
 #include "results_page.h"
 #include "results_tree_model.h"
@@ -14,6 +15,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -51,6 +53,15 @@ inline trainio::WorkloadConfig tinyWorkload(const QString& dataDir, std::uint64_
     cfg.train.computationTime = trainio::ComputeTime{};
     cfg.train.computationTime.mean = compute;
     return cfg;
+}
+
+// Generates cfg's dataset with the Data page's controller (what the Run page then reads); false when the
+// generation fails or takes over a minute.
+inline bool generateDataset(const trainio::WorkloadConfig& cfg) {
+    trainio::ui::DatasetController data;
+    QSignalSpy finished(&data, &trainio::ui::DatasetController::finished);
+    if (!data.start(trainio::ui::DatasetController::Operation::Generate, cfg)) return false;
+    return (finished.wait(60000) || !finished.isEmpty()) && finished.first().at(1).toBool();
 }
 
 // Copies the folder `from` (with hidden folders such as DLIO's .hydra) to `to`; false on any failure.

@@ -23,7 +23,9 @@
 #include <QLabel>
 #include <QFile>
 #include <QHeaderView>
+#include <QScrollArea>
 #include <QTableWidget>
+#include <QVBoxLayout>
 #include <QTest>
 
 #include <cmath>
@@ -146,12 +148,71 @@ private slots:
         QVERIFY2(std::abs((low + high) / 2 - diff) <= 0.011, qPrintable(QStringLiteral("%1, difference %2").arg(ci).arg(diff)));
         QCOMPARE(ci.contains(QStringLiteral("within noise")), low <= 0 && high >= 0);
         const double pct = 100.0 * diff / testsupport::meanOf(unet1_->au.values);
-        const QString pctText = t->item(1, ComparePage::DeltaColumn)->text();
-        QVERIFY2(std::abs(QLocale().toDouble(pctText.section(QLatin1Char(' '), 0, 0)) - pct) <= 0.051, qPrintable(pctText));
+        // "+1.20 points\n(+1.3 %)": the difference in AU points, then relative to the baseline (issue 21).
+        const QString deltaText = t->item(1, ComparePage::DeltaColumn)->text();
+        QVERIFY2(std::abs(QLocale().toDouble(deltaText.section(QLatin1Char(' '), 0, 0)) - diff) <= 0.0051, qPrintable(deltaText));
+        QVERIFY2(deltaText.section(QLatin1Char(' '), 1, 1).startsWith(QStringLiteral("points")), qPrintable(deltaText));
+        const QString relative = deltaText.section(QLatin1Char('('), 1).section(QLatin1Char(' '), 0, 0);
+        QVERIFY2(std::abs(QLocale().toDouble(relative) - pct) <= 0.051, qPrintable(deltaText));
+        QVERIFY2(ci.contains(QStringLiteral("] points")), qPrintable(ci));
 
         // An item against itself: a difference of 0, within noise.
         show(page, {unet1_, unet1_});
         QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
+    }
+
+    // Issue 21: every delta says its unit — AU in points, the others in theirs — and its share of the
+    // baseline in %; the CI too.
+    void everyDeltaHasItsUnit() {
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        QTableWidget* t = page.deltaTable();
+        const QString units[] = {QStringLiteral("points"), QStringLiteral("samples/s"), QStringLiteral("GiB/s"), QStringLiteral("MiB/s")};
+        QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn)->text().contains(QStringLiteral("% of baseline")));
+        for (int m = 0; m < 4; ++m) {
+            const QString delta = t->item(1, ComparePage::DeltaColumn + m)->text();
+            const QString ci = t->item(1, ComparePage::CiColumn + m)->text();
+            // (samples/s etc. may say "per accelerator": the unit core gives, whatever follows it.)
+            QVERIFY2(delta.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(' '), 1).startsWith(units[m]), qPrintable(delta));
+            QVERIFY2(delta.section(QLatin1Char('\n'), 1).startsWith(QLatin1Char('(')) && delta.endsWith(QStringLiteral(" %)")), qPrintable(delta));
+            QVERIFY2(ci.section(QLatin1Char('\n'), 0, 0).section(QStringLiteral("] "), 1).startsWith(units[m]), qPrintable(ci));
+            QVERIFY2(t->horizontalHeaderItem(ComparePage::DeltaColumn + m)->text().contains(units[m]),
+                     qPrintable(t->horizontalHeaderItem(ComparePage::DeltaColumn + m)->text()));
+        }
+    }
+
+    // Issue 21: twenty items and more. The legend names every one but scrolls instead of growing: the
+    // table keeps its room (rows in view) and the window does not grow past the screen.
+    void manyItemsKeepTheTableAndTheWindow() {
+        std::vector<const LibraryNode*> nodes;
+        for (const LibraryNode* n : lib_->nodes(NodeKind::Benchmark)) nodes.push_back(n);
+        QVERIFY2(nodes.size() >= 20, qPrintable(QString::number(nodes.size())));
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* page = new ComparePage(&window);
+        layout->addWidget(page);
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        show(*page, {});
+        QTest::qWait(50);
+        const QSize before = window.size();
+        show(*page, nodes);
+        QTest::qWait(100);
+        QCOMPARE(window.size(), before);
+        QVERIFY(window.minimumSizeHint().height() <= 720);
+        QTableWidget* t = page->deltaTable();
+        QCOMPARE(t->rowCount(), static_cast<int>(nodes.size()));
+        // The table's viewport shows at least two full rows (it scrolls for the rest).
+        QVERIFY2(t->viewport()->height() >= 2 * t->rowHeight(0) && t->viewport()->height() >= 60,
+                 qPrintable(QStringLiteral("table viewport %1 px, first row %2 px").arg(t->viewport()->height()).arg(t->rowHeight(0))));
+        auto* legend = page->findChild<QLabel*>(QStringLiteral("compareLegend"));
+        auto* scroll = page->findChild<QScrollArea*>(QStringLiteral("compareLegendScroll"));
+        QVERIFY(legend && scroll);
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            QVERIFY2(legend->text().contains(QStringLiteral("<b>%1</b>").arg(i + 1)), qPrintable(QString::number(i + 1)));
+        QVERIFY(scroll->height() < legend->heightForWidth(scroll->viewport()->width())); // it scrolls
+        QVERIFY(scroll->height() <= 6 * legend->fontMetrics().lineSpacing());
     }
 
     // Issue 19, item 7: one of the benchmark's own invocations (its epochs) against the benchmark (its run
@@ -171,7 +232,7 @@ private slots:
             QVERIFY2(ci.contains(QStringLiteral("differ in kind")) && !ci.contains(QLatin1Char('[')) && !ci.contains(QStringLiteral("noise")),
                      qPrintable(ci));
             QVERIFY(t->item(1, ComparePage::CiColumn + m)->toolTip().contains(QStringLiteral("run means")));
-            QVERIFY(t->item(1, ComparePage::DeltaColumn + m)->text().endsWith(QStringLiteral(" %")));
+            QVERIFY(t->item(1, ComparePage::DeltaColumn + m)->text().endsWith(QStringLiteral(" %)")));
         }
         show(page, {unet1_, unet2_}); // benchmark with benchmark: a CI again
         QVERIFY(t->item(1, ComparePage::CiColumn)->text().startsWith(QLatin1Char('[')));

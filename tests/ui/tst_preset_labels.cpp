@@ -3,12 +3,14 @@
 // drop-down text "name — MLPerf Storage v3.0", the bare name kept as the item text (what loading uses),
 // and a preset that cannot be loaded named in its tooltip.
 #include "preset_labels.h"
+#include "workload_page.h"
 #include "gui_test_support.h"
 
 #include "config/config_loader.h"
 
 #include <yaml-cpp/yaml.h>
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QFile>
 #include <QTest>
@@ -56,6 +58,33 @@ private slots:
         QVERIFY(withRound >= 4);
         QCOMPARE(box.itemText(0), QStringLiteral("(choose a preset)"));
         QVERIFY(box.itemData(0, kPresetRoundRole).isNull()); // not a preset: untouched
+    }
+
+    // Issue 21: the drop-down of the Workload page's preset box shows every entry whole: four
+    // "retinanet…rage v3.0" (elided in the middle) could not be told apart.
+    void dropDownShowsWholeNames() {
+        WorkloadPage page;
+        page.resize(900, 600);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto* box = page.findChild<QComboBox*>(QStringLiteral("presetBox"));
+        QVERIFY(box);
+        box->showPopup();
+        QAbstractItemView* view = box->view();
+        QTRY_VERIFY(view->isVisible());
+        const QFontMetrics fm(view->font());
+        QStringList shown;
+        for (int i = 1; i < box->count(); ++i) {
+            const QModelIndex index = box->model()->index(i, 0);
+            const QString text = PresetRoundDelegate::textFor(index);
+            shown << text;
+            const int room = view->visualRect(index).width();
+            QVERIFY2(room >= fm.horizontalAdvance(text) + 8, qPrintable(QStringLiteral("\"%1\" needs %2 px, has %3")
+                                                                          .arg(text).arg(fm.horizontalAdvance(text)).arg(room)));
+        }
+        QVERIFY(shown.contains(QStringLiteral("retinanet_b200 — MLPerf Storage v3.0")));
+        QCOMPARE(shown.removeDuplicates(), 0);
+        box->hidePopup();
     }
 
     void aBrokenPresetIsNamedInItsTooltip() {

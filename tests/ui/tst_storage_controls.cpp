@@ -53,13 +53,6 @@ void type(QWidget* field, const QString& text) {
     QTest::keyClicks(edit, text);
 }
 
-// The Run page reads a dataset; the Data page's controller writes it.
-bool generate(const trainio::WorkloadConfig& cfg) {
-    DatasetController data;
-    QSignalSpy finished(&data, &DatasetController::finished);
-    if (!data.start(DatasetController::Operation::Generate, cfg)) return false;
-    return (finished.wait(60000) || !finished.isEmpty()) && finished.first().at(1).toBool();
-}
 
 } // namespace
 
@@ -165,7 +158,7 @@ private slots:
         // 16 files of 64 KiB through a 1 MiB/s device: about 1 s of reading at least, so the change below
         // lands during the run; then 20 MiB/s.
         trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("emulated")), 16, 1);
-        QVERIFY(generate(cfg));
+        QVERIFY(uitest::generateDataset(cfg));
         cfg.trainio.storage.bandwidthMiBs = 1;
         RunPage page;
         page.show();
@@ -221,7 +214,7 @@ private slots:
     // change logged and marked on the plots.
     void iopsAndInflightCanBeChangedAndTheBindingLimitIsNamed() {
         trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("iops")), 16, 1);
-        QVERIFY(generate(cfg));
+        QVERIFY(uitest::generateDataset(cfg));
         cfg.train.epochs = 3;
         cfg.trainio.storage.iops = 10; // ~16 requests an epoch: several seconds, the cap binding throughout
         RunPage page;
@@ -280,7 +273,7 @@ private slots:
 
     void withoutEmulationTheStripStaysHidden() {
         trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("plain")), 8, 1);
-        QVERIFY(generate(cfg));
+        QVERIFY(uitest::generateDataset(cfg));
         QVERIFY(!cfg.trainio.storage.any());
         RunPage page;
         page.show();

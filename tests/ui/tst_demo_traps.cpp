@@ -1,0 +1,202 @@
+// The smaller traps a presenter fell into while preparing a customer demo (issue 21), one test each:
+// an invalid field fed the sizing and the model; the wheel halved a byte field per notch and changed
+// fields the page scrolled under the pointer; the Runs count was forgotten; the sizing warning said the
+// page cache could serve a dataset that fadvise evicts before each epoch; open/save dialogs forgot the
+// last folder.
+#include "file_dialogs.h"
+#include "main_window.h"
+#include "model_panel.h"
+#include "quantity_spin_box.h"
+#include "run_page.h"
+#include "wheel_guard.h"
+#include "workload_page.h"
+#include "gui_test_support.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTest>
+#include <QWheelEvent>
+
+using namespace trainio::ui;
+
+namespace {
+
+void type(QWidget* field, const QString& text) {
+    auto* edit = field->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+}
+
+void wheel(QWidget* w, int notches) {
+    const QPointF centre(w->width() / 2.0, w->height() / 2.0);
+    QWheelEvent e(centre, w->mapToGlobal(centre), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+}
+
+} // namespace
+
+class TestDemoTraps : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+    QTemporaryDir work_;
+
+private slots:
+    void initTestCase() {
+        uitest::isolateSettings(settingsDir_);
+        QVERIFY(work_.isValid());
+    }
+    void init() { QSettings().clear(); }
+
+    // "16.5" files is refused (red), and neither the sizing panel nor the model's prediction goes on with
+    // the last accepted value (16 files; the issue saw "1.5" used as 1): both say the field is invalid until it is fixed.
+    void invalidInputFeedsNeitherSizingNorModel() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("d")));
+        cfg.trainio.storage.profile = "nvme"; // the model predicts for an emulated device
+        page->setConfig(cfg, QStringLiteral("test"));
+        auto* model = w.runPage()->findChild<ModelPanel*>(QStringLiteral("modelPanel"));
+        QVERIFY(model);
+        QWidget* files = page->editorFor(QStringLiteral("dataset.num_files_train"));
+        type(files, QStringLiteral("16"));
+        QVERIFY2(page->sizingText().contains(QStringLiteral("configured: 16 files")), qPrintable(page->sizingText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), 20000);
+        QVERIFY2(model->predictionText().contains(QStringLiteral("Model prediction: AU")), qPrintable(model->predictionText()));
+
+        type(files, QStringLiteral("16.5"));
+        QVERIFY(!page->isValid());
+        QCOMPARE(page->config().dataset.numFilesTrain, 16ull); // the config keeps the last accepted value …
+        // … but nothing is computed from it.
+        QVERIFY2(!page->sizingText().contains(QStringLiteral("configured: 16 files")), qPrintable(page->sizingText()));
+        QVERIFY2(page->sizingText().contains(QStringLiteral("Not sized")) && page->sizingText().contains(QStringLiteral("'16.5'")),
+                 qPrintable(page->sizingText()));
+        QVERIFY(!page->findChild<QLabel*>(QStringLiteral("ramWarning"))->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), 20000);
+        QVERIFY2(model->predictionText().contains(QStringLiteral("none")) && model->predictionText().contains(QStringLiteral("invalid")),
+                 qPrintable(model->predictionText()));
+        QVERIFY(std::isnan(model->predictedAuPercent()));
+
+        type(files, QStringLiteral("32"));
+        QVERIFY(page->isValid());
+        QVERIFY2(page->sizingText().contains(QStringLiteral("configured: 32 files")), qPrintable(page->sizingText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing() && model->predictionText().contains(QStringLiteral("Model prediction: AU")), 20000);
+    }
+
+    // The wheel over a focused byte field steps by one of the unit it shows (512 KiB → 497 KiB in 15
+    // notches, not 16 B); while the page is being scrolled, a field the scrolling brings under the pointer
+    // keeps its value even when it has the focus.
+    void wheelStepsByteFieldsInTheirUnitAndNeverWhileScrolling() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(WheelGuard::isInstalled());
+        WorkloadPage* page = w.workloadPage();
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("w"))), QStringLiteral("test"));
+        auto* record = qobject_cast<QuantitySpinBox*>(page->editorFor(QStringLiteral("dataset.record_length_bytes")));
+        QVERIFY(record);
+        QCOMPARE(record->kind(), trainio::quantity::Kind::Bytes);
+        type(record, QStringLiteral("512 KiB"));
+        QCOMPARE(record->value(), 524288.0);
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        record->setFocus();
+        QTRY_VERIFY(record->hasFocus());
+        for (int i = 0; i < 15; ++i) wheel(record, -1);
+        QCOMPARE(record->text(), QStringLiteral("497 KiB"));
+        QCOMPARE(record->value(), 497.0 * 1024);
+        QCOMPARE(page->config().dataset.recordLength, 497.0 * 1024);
+        wheel(record, 3);
+        QCOMPARE(record->text(), QStringLiteral("500 KiB"));
+
+        // The page scrolled with the wheel, then the same gesture reaches the focused field: it scrolls on.
+        auto* scroll = page->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        wheel(scroll->viewport(), -1);
+        wheel(record, -1);
+        wheel(record, -1);
+        QCOMPARE(record->text(), QStringLiteral("500 KiB"));
+        QCOMPARE(page->config().dataset.recordLength, 500.0 * 1024);
+        // The user clicks into the field again: it is what the wheel changes now.
+        w.workloadPage()->setFocus();
+        record->setFocus();
+        QTRY_VERIFY(record->hasFocus());
+        wheel(record, -1);
+        QCOMPARE(record->text(), QStringLiteral("499 KiB"));
+    }
+
+    // Open and save dialogs start in the folder last used for the same purpose, in this session and the
+    // next; another purpose keeps its own.
+    void dialogsRememberTheirFolder() {
+        QTemporaryDir out;
+        QVERIFY(QDir().mkpath(out.filePath(QStringLiteral("plots"))));
+        QStringList starts;
+        QString answer;
+        setFileDialogHook([&](const QString&, const QString& start) {
+            starts << start;
+            return answer;
+        });
+        {
+            MainWindow w;
+            answer = out.filePath(QStringLiteral("plots/p.svg"));
+            w.action(QStringLiteral("exportPlot"))->trigger();
+            QCOMPARE(starts.value(0), QDir::home().filePath(QStringLiteral("trainio-plot.svg")));
+            answer.clear(); // cancelled: remembers nothing new
+            w.action(QStringLiteral("exportPlot"))->trigger();
+            QCOMPARE(starts.value(1), QDir(out.filePath(QStringLiteral("plots"))).filePath(QStringLiteral("trainio-plot.svg")));
+            w.action(QStringLiteral("exportData"))->trigger();
+            QCOMPARE(starts.value(2), QDir::home().filePath(QStringLiteral("trainio-aggregate.json")));
+        }
+        MainWindow next; // the next session
+        next.action(QStringLiteral("exportPlot"))->trigger();
+        QCOMPARE(starts.value(3), QDir(out.filePath(QStringLiteral("plots"))).filePath(QStringLiteral("trainio-plot.svg")));
+        setFileDialogHook({});
+    }
+
+    // The benchmark's Runs and Warm-up counts come back in the next session.
+    void runsCountIsRemembered() {
+        {
+            RunPage page;
+            auto* runs = page.findChild<QSpinBox*>(QStringLiteral("benchmarkRuns"));
+            auto* warmups = page.findChild<QSpinBox*>(QStringLiteral("benchmarkWarmups"));
+            QVERIFY(runs && warmups);
+            QCOMPARE(runs->value(), 5); // MLPerf Storage's, the first time
+            QCOMPARE(warmups->value(), 1);
+            runs->setValue(3);
+            warmups->setValue(0);
+        }
+        RunPage again;
+        QCOMPARE(again.findChild<QSpinBox*>(QStringLiteral("benchmarkRuns"))->value(), 3);
+        QCOMPARE(again.findChild<QSpinBox*>(QStringLiteral("benchmarkWarmups"))->value(), 0);
+    }
+
+    // A dataset that fits in RAM under trainio.cache fadvise: the warning says what fadvise does for
+    // this run (evicted before each epoch), not that the page cache can serve it.
+    void ramWarningSaysWhatFadviseMeans() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("f")));
+        page->setConfig(cfg, QStringLiteral("test"));
+        auto* warning = page->findChild<QLabel*>(QStringLiteral("ramWarning"));
+        QVERIFY(warning && warning->isVisible());
+        QVERIFY2(warning->text().contains(QStringLiteral("can serve it")), qPrintable(warning->text()));
+        cfg.trainio.cache = "fadvise";
+        page->setConfig(cfg, QStringLiteral("test"));
+        QVERIFY(warning->isVisible());
+        QVERIFY2(!warning->text().contains(QStringLiteral("can serve it")), qPrintable(warning->text()));
+        QVERIFY2(warning->text().contains(QStringLiteral("fadvise")) && warning->text().contains(QStringLiteral("before each epoch")),
+                 qPrintable(warning->text()));
+    }
+};
+
+QTEST_MAIN(TestDemoTraps)
+#include "tst_demo_traps.moc"

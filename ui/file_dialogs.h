@@ -1,0 +1,32 @@
+// Open and save dialogs that start in the folder last used for the same purpose ("report", "plot",
+// "data", "workload", "results", "sweep"), remembered in QSettings "dialogs/<purpose>" across sessions —
+// instead of the home folder every time. Test suites replace the dialogs with a hook.
+#pragma once
+
+#include <QString>
+
+#include <functional>
+
+class QWidget;
+
+namespace trainio::ui {
+
+// The folder to start in for `purpose`: the last one used, or `fallback` (a folder or a file path).
+QString dialogStart(const QString& purpose, const QString& fallback);
+// Remembers the folder of `chosen` (a file or a folder) for `purpose`; nothing for an empty path.
+void rememberDialogFolder(const QString& purpose, const QString& chosen);
+
+// QFileDialog's static functions, started at dialogStart(purpose, …) (a save dialog keeps the suggested
+// file name), remembering the folder of what was chosen.
+QString saveFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& suggestedName,
+                     const QString& filter);
+QString openFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir,
+                     const QString& filter);
+QString existingFolder(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir = {});
+
+// Replaces every dialog above (tests): called with the caption and the path the dialog would start at,
+// returns what the user "chose" (empty: cancelled). An empty function restores the dialogs.
+using FileDialogHook = std::function<QString(const QString& caption, const QString& start)>;
+void setFileDialogHook(FileDialogHook hook);
+
+} // namespace trainio::ui
