@@ -365,7 +365,8 @@ void checkPlot(QCustomPlot& plot, int widthPx, int heightPx, PlotFindings& f) {
             QCPAxis* value = bars->valueAxis();
             if (value->range().lower != 0.0) note(QStringLiteral("the bars' value axis starts at %1, not 0").arg(value->range().lower));
             for (const QString& label : bars->keyAxis()->tickVectorLabels())
-                if (!QRegularExpression(QStringLiteral("^#\\d+$")).match(label).hasMatch())
+                // "#3", or "#3 nopfs" where bars of one item differ by a one-word setting (loader policies).
+                if (!QRegularExpression(QStringLiteral("^#\\d+( [\\w-]{1,8})?$")).match(label).hasMatch())
                     note(QStringLiteral("bar label \"%1\" is not a short key (#n)").arg(label));
         }
 }
