@@ -18,6 +18,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QPainter>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -41,6 +42,28 @@
 namespace trainio::ui {
 
 namespace {
+
+// The line under a field for its error (in a line reserved whether the message shows or not, so that a
+// message appearing never moves the form under the mouse: issue 21). One line: a long message is elided here and
+// whole in the tooltip and in the list on the side; text() is the whole message.
+class FieldErrorLabel final : public QLabel {
+public:
+    explicit FieldErrorLabel(QWidget* parent) : QLabel(parent) {
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setWordWrap(false);
+    }
+    QSize sizeHint() const override { return {0, fontMetrics().height()}; }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.setPen(palette().color(QPalette::WindowText));
+        const QRect room = contentsRect();
+        painter.drawText(room, Qt::AlignLeft | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, room.width()));
+    }
+};
+
 
 QString sectionTitle(const QString& s) {
     if (s == QLatin1String("model")) return QObject::tr("Model and framework");
@@ -229,12 +252,18 @@ QWidget* WorkloadPage::buildForm() {
             fl->addRow(label, editor);
             if (fields[i].kind == WorkloadField::Kind::Quantity || fields[i].kind == WorkloadField::Kind::Accelerator) {
                 // The message sits right under the field it is about, not only in the list on the side.
-                auto* error = new QLabel(box);
+                // Its line is always there (a form layout drops the rows of hidden widgets): the label
+                // shows and hides inside it.
+                auto* line = new QWidget(box);
+                auto* lineLayout = new QHBoxLayout(line);
+                lineLayout->setContentsMargins(0, 0, 0, 0);
+                auto* error = new FieldErrorLabel(line);
                 error->setObjectName(fields[i].dlioKey + QStringLiteral("/error"));
-                error->setWordWrap(true);
                 error->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+                lineLayout->addWidget(error);
+                line->setFixedHeight(error->sizeHint().height());
                 error->hide();
-                fl->addRow(QString(), error);
+                fl->addRow(QString(), line);
                 errorLabels_.insert(fields[i].dlioKey, error);
             }
         }
@@ -322,6 +351,8 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
     }
     }
     editor->setToolTip(f.toolTip());
+    // The red frame of a refused value must not change the field's height (the form would move).
+    editor->setMinimumHeight(editor->sizeHint().height());
     editor->setObjectName(f.dlioKey);
     editors_.insert(f.dlioKey, editor);
     editorByField_[fieldIndex] = editor;
@@ -503,6 +534,7 @@ void WorkloadPage::showDiagnostics() {
                 problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
             }
         it.value()->setText(problem);
+        it.value()->setToolTip(problem);
         it.value()->setVisible(!problem.isEmpty());
     }
     for (const auto& d : errors_) {
@@ -528,16 +560,32 @@ void WorkloadPage::showDiagnostics() {
 void WorkloadPage::updateSizing() {
     // A refused field ("1.5" files) keeps its last accepted value in the config: sizing that value would
     // silently answer a question the user did not ask. Sizing waits for the field to be fixed.
+    // Nor does the form move meanwhile (an error under a field must not shift it under the mouse): the
+    // sizing keeps the height it had, and a hidden RAM warning its place.
+    auto keepPlace = [this](bool keep) {
+        QSizePolicy policy = ramWarning_->sizePolicy();
+        policy.setRetainSizeWhenHidden(keep && (ramWarning_->isVisible() || policy.retainSizeWhenHidden()));
+        ramWarning_->setSizePolicy(policy);
+        if (keep && sizingLabel_->minimumHeight() == 0) sizingLabel_->setFixedHeight(sizingLabel_->height());
+        if (!keep) {
+            sizingLabel_->setMinimumHeight(0);
+            sizingLabel_->setMaximumHeight(QWIDGETSIZE_MAX);
+        }
+    };
     if (!fieldErrors_.isEmpty()) {
         advice_ = SizingAdvice{};
         const auto first = std::find_if(errors_.begin(), errors_.end(), [this](const ConfigDiagnostic& d) {
             return fieldErrors_.contains(QString::fromStdString(d.key));
         });
+        keepPlace(true);
         sizingLabel_->setText(tr("Not sized: %1 (the sizing is shown again once the field holds a valid value).")
                                   .arg(first != errors_.end() ? QString::fromStdString(first->message) : fieldErrors_.begin().value()));
+        sizingLabel_->setToolTip(sizingLabel_->text());
         ramWarning_->hide();
         return;
     }
+    keepPlace(false);
+    sizingLabel_->setToolTip(QString());
     const double ram = clientRam_->value();
     try {
         advice_ = sizingAdvice(config_, accelerators(), ram);

@@ -2,7 +2,7 @@
 // an invalid field fed the sizing and the model; the wheel halved a byte field per notch and changed
 // fields the page scrolled under the pointer; the Runs count was forgotten; the sizing warning said the
 // page cache could serve a dataset that fadvise evicts before each epoch; open/save dialogs forgot the
-// last folder.
+// last folder; an error under a field moved the form under the mouse.
 #include "file_dialogs.h"
 #include "main_window.h"
 #include "model_panel.h"
@@ -15,6 +15,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QHash>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
@@ -159,6 +160,47 @@ private slots:
         next.action(QStringLiteral("exportPlot"))->trigger();
         QCOMPARE(starts.value(3), QDir(out.filePath(QStringLiteral("plots"))).filePath(QStringLiteral("trainio-plot.svg")));
         setFileDialogHook({});
+    }
+
+    // An error appearing under a field never moves the form under the mouse: the fields below stay where
+    // they were while it shows and after it goes; the message is whole in its tooltip.
+    void errorUnderAFieldDoesNotMoveTheForm() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        WorkloadPage* page = w.workloadPage();
+        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("e"))), QStringLiteral("test"));
+        QWidget* epochs = page->editorFor(QStringLiteral("train.epochs"));
+        QVERIFY(epochs);
+        // Every editor's place on the page, before.
+        auto places = [page] {
+            QHash<QString, QPoint> at;
+            for (QWidget* e : page->findChildren<QWidget*>())
+                if (e->objectName().contains(QLatin1Char('.')) && !e->objectName().endsWith(QStringLiteral("/error")) && e->isVisible())
+                    at.insert(e->objectName(), e->mapTo(page, QPoint(0, 0)));
+            return at;
+        };
+        QApplication::processEvents();
+        const QHash<QString, QPoint> before = places();
+        QVERIFY(before.size() > 10);
+        type(epochs, QStringLiteral("-3"));
+        auto* label = page->findChild<QLabel*>(QStringLiteral("train.epochs/error"));
+        QVERIFY(label && label->isVisible());
+        QCOMPARE(label->toolTip(), label->text());
+        QApplication::processEvents();
+        const QHash<QString, QPoint> during = places();
+
+        for (auto it = before.cbegin(); it != before.cend(); ++it)
+            QVERIFY2(during.value(it.key()) == it.value(), qPrintable(QStringLiteral("%1 moved from (%2,%3) to (%4,%5)")
+                                                                       .arg(it.key())
+                                                                       .arg(it.value().x())
+                                                                       .arg(it.value().y())
+                                                                       .arg(during.value(it.key()).x())
+                                                                       .arg(during.value(it.key()).y())));
+        type(epochs, QStringLiteral("3"));
+        QVERIFY(!label->isVisible());
+        QApplication::processEvents();
+        QCOMPARE(places(), before);
     }
 
     // The benchmark's Runs and Warm-up counts come back in the next session.

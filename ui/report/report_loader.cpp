@@ -159,25 +159,38 @@ void loaderPoliciesSection(ReportPageFlow& flow, const ReportData& d) {
             keys.push_back(it.node->workloadKey);
     bool headed = false;
     for (const auto& key : keys) {
-        std::vector<LoaderRow> rows;
-        QStringList leftOut;
-        const InvocationRecord* reference = nullptr;
+        std::vector<std::size_t> candidates;
         for (std::size_t i = 0; i < d.items.size(); ++i) {
             const ReportItem& it = d.items[i];
-            if (it.node->workloadKey != key || it.node->type != aggregate::BenchmarkType::Training || it.runs.empty()) continue;
-            const InvocationRecord& run = imp.runs[it.runs.front()];
-            if (!reference) reference = &run;
-            QStringList other;
-            for (const std::string& line : aggregate::identityDifferences(*reference, run))
-                if (!isLoaderDifference(line)) other << QString::fromStdString(line);
-            if (!other.isEmpty())
-                leftOut << QStringLiteral("#%1 %2 (differs in %3)").arg(i + 1).arg(htmlBreakable(it.name), htmlBreakable(other.join(QStringLiteral("; "))));
-            else
-                rows.push_back(loaderRow(d, i));
+            if (it.node->workloadKey == key && it.node->type == aggregate::BenchmarkType::Training && !it.runs.empty()) candidates.push_back(i);
         }
+        // The items that differ from `ref` in the loader's keys only.
+        auto sameButLoader = [&](std::size_t ref, std::size_t i, QStringList* other) {
+            for (const std::string& line : aggregate::identityDifferences(imp.runs[d.items[ref].runs.front()], imp.runs[d.items[i].runs.front()]))
+                if (!isLoaderDifference(line)) *other << QString::fromStdString(line);
+            return other->isEmpty();
+        };
+        // The reference: the first item with another policy among the items differing from it in the loader
+        // only (the first item of the workload may be one on other storage).
+        std::vector<LoaderRow> rows;
+        QStringList leftOut;
         std::vector<QString> policies;
-        for (const auto& r : rows)
-            if (std::find(policies.begin(), policies.end(), r.policy) == policies.end()) policies.push_back(r.policy);
+        for (std::size_t ref : candidates) {
+            rows.clear();
+            leftOut.clear();
+            policies.clear();
+            for (std::size_t i : candidates) {
+                QStringList other;
+                if (sameButLoader(ref, i, &other)) rows.push_back(loaderRow(d, i));
+                else
+                    leftOut << QStringLiteral("#%1 %2 (differs in %3)")
+                                   .arg(i + 1)
+                                   .arg(htmlBreakable(d.items[i].name), htmlBreakable(other.join(QStringLiteral("; "))));
+            }
+            for (const auto& r : rows)
+                if (std::find(policies.begin(), policies.end(), r.policy) == policies.end()) policies.push_back(r.policy);
+            if (policies.size() >= 2) break;
+        }
         if (policies.size() < 2) continue;
 
         if (!headed) {
