@@ -54,6 +54,11 @@ QString quoted(const QString& s) {
     return out + QLatin1Char('"');
 }
 
+// A workload name the plan accepts ([A-Za-z0-9_-]) from a preset or file name.
+QString folderName(const QString& s) {
+    return QString(s).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("_"));
+}
+
 } // namespace
 
 // What the worker thread shares with the page: the collocation's start, each workload's rolling AU
@@ -212,7 +217,7 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     connect(add_, &QPushButton::clicked, this, &CollocationPage::addRowFromPicker);
     connect(addFile_, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Workload file"), QString(), tr("Workloads (*.yaml *.yml *.json)"));
-        if (!f.isEmpty()) addWorkload(QFileInfo(f).completeBaseName().replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("_")), f, 1);
+        if (!f.isEmpty()) addWorkload(folderName(QFileInfo(f).completeBaseName()), f, 1);
     });
     connect(remove_, &QPushButton::clicked, this, &CollocationPage::removeSelected);
     connect(browse, &QPushButton::clicked, this, [this] {
@@ -255,7 +260,7 @@ void CollocationPage::addWorkload(const QString& name, const QString& config, in
 void CollocationPage::addRowFromPicker() {
     const QString p = preset_->currentText();
     if (p.isEmpty()) return;
-    addWorkload(QString(p).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("_")), p, 1);
+    addWorkload(folderName(p), p, 1);
 }
 
 void CollocationPage::removeSelected() {

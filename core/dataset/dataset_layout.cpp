@@ -81,3 +81,11 @@ std::string DatasetLayout::indexPath(Split split, std::uint64_t i) const {
 }
 
 } // namespace trainio
+
+namespace trainio {
+std::vector<std::string> DatasetLayout::filePaths(Split split) const {
+    std::vector<std::string> files(fileCount(split));
+    for (std::uint64_t i = 0; i < files.size(); ++i) filePath(split, i, files[i]);
+    return files;
+}
+} // namespace trainio

@@ -24,6 +24,8 @@ public:
     // Writes the path of file i of the split into out, reusing out's capacity (no allocation once warm).
     void filePath(Split split, std::uint64_t i, std::string& out) const;
     std::string filePath(Split split, std::uint64_t i) const;
+    // Every file of the split, in index order (cache control, the page-cache meter).
+    std::vector<std::string> filePaths(Split split) const;
     // <data_folder>/index/<train|valid>/<file name>.idx (DLIO's tfrecord index).
     std::string indexPath(Split split, std::uint64_t i) const;
     std::filesystem::path root() const { return root_; }

@@ -35,12 +35,6 @@ LatencyDistribution latencyFor(const LatencySpec& l) {
     return d;
 }
 
-std::vector<std::string> trainFiles(const DatasetSection& ds) {
-    const DatasetLayout layout(ds);
-    std::vector<std::string> files(ds.numFilesTrain);
-    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) layout.filePath(Split::Train, i, files[i]);
-    return files;
-}
 
 } // namespace
 
@@ -86,7 +80,7 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
         throw InputError("trainio.cache = " + tr.cache + ": storage.storage_type s3 reads objects over the network, there is no "
                          "page cache to drop or advise; expected keep");
     if (const auto problem = cacheControlProblem(cache_)) throw InputError("trainio.cache = " + tr.cache + ": " + *problem);
-    files_ = trainFiles(cfg.dataset);
+    files_ = DatasetLayout(cfg.dataset).filePaths(Split::Train);
     if (!cfg.storage.isS3()) meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
     report_.engine = tr.ioEngine;
     report_.cache = tr.cache;
@@ -186,7 +180,9 @@ void StorageSession::startTelemetry() {
 void StorageSession::collocate(const std::string& with) {
     collocatedWith_ = with;
     if (meter_) meter_->shareProcessWithOtherWorkloads();
-    report_.storage["shared_with"] = with; // {} stays {} without a device: then it says only this
+    // Only on a shared device: "storage": {} is how the file says "real storage", and the warning below
+    // says with whom the process was shared either way.
+    if (emulated_) report_.storage["shared_with"] = with;
 }
 
 std::vector<std::string> StorageSession::stop() {

@@ -74,12 +74,6 @@ bool goodName(const std::string& s) {
     return true;
 }
 
-std::vector<std::string> datasetFiles(const DatasetSection& ds) {
-    const DatasetLayout layout(ds);
-    std::vector<std::string> files(ds.numFilesTrain);
-    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) layout.filePath(Split::Train, i, files[i]);
-    return files;
-}
 
 std::string othersOf(const CollocationPlan& plan, std::size_t w) {
     std::string s;
@@ -426,7 +420,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     // The collocation's page-cache share: the process's counters over every workload's files.
     std::vector<std::string> files;
     for (const auto& w : plan.workloads) {
-        auto f = datasetFiles(w.resolved.dataset);
+        auto f = DatasetLayout(w.resolved.dataset).filePaths(Split::Train);
         files.insert(files.end(), f.begin(), f.end());
     }
     PageCacheMeter meter(datasetRoot(plan.workloads.front().resolved.dataset.dataFolder), files);

@@ -161,7 +161,11 @@ private slots:
         QVERIFY2(startC - startA >= 0.45, qPrintable(QStringLiteral("c started %1 s after a").arg(startC - startA)));
         // a's window still overlaps c's (a runs 12 epochs of 8 steps at 10 ms: about 1 s).
         QVERIFY(c["workloads"][0]["end"].get<double>() > startC);
-        for (const char* n : {"a", "b", "c"}) QVERIFY(fs::exists(out / n / "summary.json"));
+        for (const char* n : {"a", "b", "c"}) {
+            QVERIFY(fs::exists(out / n / "summary.json"));
+            // Real storage stays "storage": {} (what the importer reads as real), shared or not.
+            QVERIFY(readJson(out / n / "trainio_io.json")["storage"].empty());
+        }
     }
 
     // --runs 2 --warmup 1: three rounds, each started together; every workload's folder is a benchmark.
