@@ -59,8 +59,21 @@ stage() {
 }
 
 stage "build + test (ci preset)"
+# tst_s3's S3 server (a one-node Ceph cluster, ~15 s) starts beside the build; it stays up for the sanitizer
+# stages and stops at the end. When it cannot start here, the log says why and tst_s3 skips, counted.
+s3_log=$(mktemp)
+bash tests/tools/s3-server.sh start >"$s3_log" 2>&1 &
+s3_pid=$!
+trap 'bash tests/tools/s3-server.sh stop >/dev/null 2>&1 || true' EXIT
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"
+if wait "$s3_pid"; then
+  echo "S3 test server: $(grep TRAINIO_S3_ENDPOINT "$s3_log")"
+  export TRAINIO_S3_REQUIRED=1
+else
+  echo "S3 test server did not start (tst_s3 will skip, counted):"; sed 's/^/  /' "$s3_log"
+fi
+rm -f "$s3_log"
 run_ctest --preset ci
 
 # The asan build (clang) serves stages 2 and 4.

@@ -12,7 +12,9 @@
 #   s3-server.sh status  exit 0 when S3 answers
 #
 # Environment: TRAINIO_S3_DIR (state, default /tmp/trainio-s3-$UID), TRAINIO_S3_PORT (rgw, default 7481),
-# TRAINIO_S3_MON_PORT (default 6791), TRAINIO_S3_MEM_MIB (the memstore OSD's size, default 2048).
+# TRAINIO_S3_MON_PORT (default 6791), TRAINIO_S3_MEM_MIB (the memstore OSD's size, default 2048),
+# TRAINIO_S3_START_S (start's whole time bound, default 150 s: every step and every ceph command is bounded
+# by the clock, so start never hangs; on failure it names the step and prints the tail of every daemon log).
 # Packages: radosgw ceph-mon ceph-osd curl (packaging/setup-debian.sh --tests). docs/s3.md.
 set -euo pipefail
 
@@ -27,7 +29,24 @@ access_key=TRAINIOTESTACCESSKEY0
 secret_key=trainio-test-secret-0123456789abcdefABCD
 conf="$dir/ceph.conf"
 
-die() { echo "s3-server: $*" >&2; exit 1; }
+start_bound=${TRAINIO_S3_START_S:-150}
+deadline=$((SECONDS + start_bound))
+step="setting up"
+
+die() {
+    echo "s3-server: $* (step: $step, after ${SECONDS}s)" >&2
+    local f
+    for f in "$dir"/log/*.log; do
+        [ -s "$f" ] || continue
+        echo "--- tail of $f" >&2
+        tail -n 12 "$f" >&2
+    done
+    exit 1
+}
+
+# Every cluster command is bounded: a client that cannot reach the monitor would otherwise wait for ever.
+cephc() { timeout 20 ceph -c "$conf" --connect-timeout 5 "$@"; }
+rgwadmin() { timeout 60 radosgw-admin -c "$conf" "$@"; }
 
 print_env() {
     echo "TRAINIO_S3_ENDPOINT=$endpoint"
@@ -46,6 +65,8 @@ answers() {
 }
 
 alive() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
+# A daemon that wrote its pid file and is gone (before it writes one, it is still starting).
+died() { [ -f "$dir/$1.pid" ] && ! kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
 write_conf() {
     cat > "$conf" <<EOF
@@ -78,6 +99,10 @@ osd objectstore = memstore
 memstore device bytes = $((mem_mib * 1024 * 1024))
 osd max object name len = 460
 osd max object namespace len = 64
+[client.admin]
+client mount timeout = 10
+rados mon op timeout = 20
+rados osd op timeout = 30
 [client.rgw.trainio]
 rgw frontends = beast endpoint=127.0.0.1:${port}
 rgw data = $dir/rgw
@@ -86,14 +111,19 @@ rgw thread pool size = 64
 EOF
 }
 
-wait_for() { # seconds, description, command...
-    local t=$1 what=$2; shift 2
-    local i
-    for ((i = 0; i < t * 10; i++)); do
+# Waits by the clock (a try of a python-based ceph command can itself take seconds on a loaded machine),
+# never past start's whole bound, and gives up at once when the daemon it waits for has died.
+wait_for() { # seconds, description, daemon (pid file name, or -), command...
+    local t=$1 what=$2 daemon=$3; shift 3
+    step="waiting for $what"
+    local until=$((SECONDS + t))
+    [ "$until" -gt "$deadline" ] && until=$deadline
+    while [ "$SECONDS" -lt "$until" ]; do
         if "$@"; then return 0; fi
-        sleep 0.1
+        if [ "$daemon" != - ] && died "$daemon"; then die "$daemon exited while starting"; fi
+        sleep 0.2
     done
-    die "$what did not come up within ${t}s (logs in $dir/log)"
+    die "$what did not come up within ${t}s (start's bound ${start_bound}s; logs in $dir/log)"
 }
 
 start() {
@@ -108,28 +138,38 @@ start() {
         rm -rf "$dir/mon"
         monmaptool --create --clobber --fsid "$(cat "$dir/fsid")" --addv a "[v1:127.0.0.1:${mon_port}]" \
             "$dir/monmap" >/dev/null
-        ceph-mon -c "$conf" --mkfs -i a --monmap "$dir/monmap" >"$dir/log/mkfs.log" 2>&1
+        step="ceph-mon --mkfs"
+        timeout 60 ceph-mon -c "$conf" --mkfs -i a --monmap "$dir/monmap" >"$dir/log/mkfs.log" 2>&1 \
+            || die "ceph-mon --mkfs failed"
+        [ -d "$dir/mon" ] || die "ceph-mon --mkfs made no $dir/mon"
         touch "$dir/mon/done"
     fi
-    alive mon.a || ceph-mon -c "$conf" -i a 2>>"$dir/log/start.log"
-    wait_for 20 "ceph-mon" ceph -c "$conf" --connect-timeout 2 mon stat >/dev/null 2>&1
+    step="starting ceph-mon"
+    alive mon.a || timeout 30 ceph-mon -c "$conf" -i a 2>>"$dir/log/start.log" || die "ceph-mon did not start"
+    wait_for 40 "ceph-mon" mon.a eval 'cephc mon stat >/dev/null 2>&1'
     # memstore keeps the objects in the OSD's memory: a restarted OSD starts empty, so it is made anew.
     if ! alive osd.0; then
-        ceph -c "$conf" osd ls 2>/dev/null | grep -qx 0 || ceph -c "$conf" osd create >/dev/null
+        step="creating osd.0"
+        cephc osd ls 2>/dev/null | grep -qx 0 || cephc osd create >/dev/null || die "ceph osd create failed"
         rm -rf "$dir/osd"; mkdir -p "$dir/osd"
-        ceph-osd -c "$conf" -i 0 --mkfs >"$dir/log/osd-mkfs.log" 2>&1
-        ceph -c "$conf" osd crush add osd.0 1.0 host=localhost root=default >/dev/null 2>&1 || true
-        ceph-osd -c "$conf" -i 0 2>>"$dir/log/start.log"
+        timeout 60 ceph-osd -c "$conf" -i 0 --mkfs >"$dir/log/osd-mkfs.log" 2>&1 || die "ceph-osd --mkfs failed"
+        cephc osd crush add osd.0 1.0 host=localhost root=default >/dev/null 2>&1 || true
+        step="starting ceph-osd"
+        timeout 30 ceph-osd -c "$conf" -i 0 2>>"$dir/log/start.log" || die "ceph-osd did not start"
     fi
-    wait_for 30 "ceph-osd" sh -c "ceph -c '$conf' osd stat 2>/dev/null | grep -q '1 up'"
-    alive client.rgw.trainio || radosgw -c "$conf" -n client.rgw.trainio 2>>"$dir/log/start.log"
-    if ! radosgw-admin -c "$conf" user info --uid=trainio >/dev/null 2>&1; then
+    wait_for 40 "ceph-osd" osd.0 eval 'cephc osd stat 2>/dev/null | grep -q "1 up"'
+    step="starting radosgw"
+    alive client.rgw.trainio || timeout 30 radosgw -c "$conf" -n client.rgw.trainio 2>>"$dir/log/start.log" \
+        || die "radosgw did not start"
+    step="looking up the test user"
+    if ! rgwadmin user info --uid=trainio >/dev/null 2>&1; then
         # rgw creates its pools on its first start: the user can be written once they exist.
-        wait_for 60 "radosgw's pools" sh -c "ceph -c '$conf' osd pool ls 2>/dev/null | grep -q '\.rgw\.meta'"
-        radosgw-admin -c "$conf" user create --uid=trainio --display-name="TrainIO tests" \
-            --access-key="$access_key" --secret-key="$secret_key" >/dev/null
+        wait_for 60 "radosgw's pools" client.rgw.trainio eval 'cephc osd pool ls 2>/dev/null | grep -q "\.rgw\.meta"'
+        step="creating the test user"
+        rgwadmin user create --uid=trainio --display-name="TrainIO tests" \
+            --access-key="$access_key" --secret-key="$secret_key" >/dev/null || die "radosgw-admin user create failed"
     fi
-    wait_for 60 "radosgw (S3 on $endpoint)" answers
+    wait_for 60 "radosgw (S3 on $endpoint)" client.rgw.trainio answers
     print_env
 }
 
