@@ -24,6 +24,10 @@ QString modelPredictionText(const WorkloadConfig& cfg, std::uint64_t accelerator
     try {
         const auto j = model::predictionJson(cfg, std::max<std::uint64_t>(1, accelerators), model::storageFromConfig(cfg), {},
                                              semantics);
+        // An epoch too short for DLIO's formulas: the numbers they would give (0, a negative samples/s) are
+        // not shown as a prediction; the reason is.
+        if (const auto w = j.find("warnings"); w != j.end() && w->is_array() && !w->empty())
+            return QObject::tr("Model: no prediction — %1.").arg(QString::fromStdString(w->front().get<std::string>()));
         const double au = j.value("predicted_au_percentage", 0.0);
         if (predictedAu) *predictedAu = au;
         const auto maxPass = j.value("max_passing_accelerators", std::uint64_t{0});

@@ -84,6 +84,38 @@ MetricSemantics resolveSemantics(const std::optional<std::string>& chosen, const
     return chosen ? semanticsWord(*chosen, option) : semanticsOfRound(cfg.trainio.mlperfRound);
 }
 
+std::uint64_t minimumMeaningfulSteps(const MetricOptions& opt) {
+    switch (opt.semantics) {
+    case MetricSemantics::DlioV1: return 2; // blockMetrics: AU over compute[1:]
+    case MetricSemantics::DlioV2: // statscounter.py: the AU slice [start, metric_end_step + 1) and (steps - 2) samples
+        return std::max<std::uint64_t>(3, opt.excludeStartSteps + opt.excludeEndSteps + 1);
+    case MetricSemantics::DlioV3: return opt.excludeStartSteps + opt.excludeEndSteps + 1; // blockMetricsV3's window
+    }
+    return 1;
+}
+
+std::string metricWindowWarning(const MetricOptions& opt) {
+    const std::uint64_t need = minimumMeaningfulSteps(opt);
+    if (opt.expectedSteps >= need) return {};
+    const std::string steps = std::to_string(opt.expectedSteps) + (opt.expectedSteps == 1 ? " step" : " steps");
+    std::string what;
+    switch (opt.semantics) {
+    case MetricSemantics::DlioV1: what = "DLIO 1.0's AU skips the first step, so AU reads 0"; break;
+    case MetricSemantics::DlioV2:
+        what = "DLIO's AU skips metric.exclude_start_steps=" + std::to_string(opt.excludeStartSteps) +
+               " and exclude_end_steps=" + std::to_string(opt.excludeEndSteps) +
+               " and its samples/s counts steps - 2, so AU and samples/s read 0 or a negative number";
+        break;
+    case MetricSemantics::DlioV3:
+        what = "MLPerf Storage v3.0's DLIO skips metric.exclude_start_steps=" + std::to_string(opt.excludeStartSteps) +
+               " and exclude_end_steps=" + std::to_string(opt.excludeEndSteps) + ", so AU and samples/s read 0";
+        break;
+    }
+    return "an epoch of " + steps + " leaves DLIO's " + semanticsName(opt.semantics) + " metrics nothing to measure (" +
+           what + "): give each epoch at least " + std::to_string(need) +
+           " steps (more files or samples per file, a smaller batch or fewer accelerators)";
+}
+
 double mean(const std::vector<double>& v) {
     if (v.empty()) return 0.0;
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());

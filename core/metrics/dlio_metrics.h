@@ -88,6 +88,14 @@ MetricSemantics semanticsWord(const std::string& word, const std::string& option
 MetricSemantics resolveSemantics(const std::optional<std::string>& chosen, const WorkloadConfig& cfg,
                                  const std::string& option = "--semantics");
 
+// The smallest number of steps per epoch for which `opt.semantics`' formulas measure anything: v1's AU skips
+// the first step; v2's AU window is [exclude_start_steps, steps - exclude_end_steps) and its throughput counts
+// steps - 2; v3's window is v2's, counted as is. Below it DLIO's own formulas give 0 or a negative samples/s.
+std::uint64_t minimumMeaningfulSteps(const MetricOptions& opt);
+// "" when an epoch of opt.expectedSteps steps is at least minimumMeaningfulSteps; else a sentence saying what
+// DLIO's formulas will report and how many steps an epoch needs (shown by pre-flight, the model and the GUI).
+std::string metricWindowWarning(const MetricOptions& opt);
+
 double mean(const std::vector<double>& v);
 double populationStdev(const std::vector<double>& v);
 

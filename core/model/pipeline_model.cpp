@@ -349,6 +349,14 @@ ModelResult runModel(const WorkloadConfig& cfg, std::uint64_t accelerators, cons
     r.requiredMiBPerSecondPerAcceleratorFullAu = c > 0 ? perStep / c : kInf;
     r.requiredMiBPerSecondPerAccelerator = c > 0 ? cfg.metric.au * perStep / c : kInf;
 
+    {
+        MetricOptions mo;
+        mo.semantics = semantics;
+        mo.excludeStartSteps = cfg.metric.excludeStartSteps;
+        mo.excludeEndSteps = cfg.metric.excludeEndSteps;
+        mo.expectedSteps = r.atAccelerators.stepsPerEpoch;
+        if (std::string w = metricWindowWarning(mo); !w.empty()) r.warnings.push_back(std::move(w));
+    }
     auto& a = r.assumptions;
     a.push_back(storage.fromProbe()
                     ? "every epoch alike and every read from the device: a dataset that fits in RAM is read from the page cache after the first epoch, which the probe does not see"
@@ -432,6 +440,7 @@ nlohmann::ordered_json modelResultJson(const ModelResult& r) {
                       {"busy_wake_delay_seconds", r.constants.busyWakeDelaySeconds},
                       {"cores", r.constants.cores > 0 ? r.constants.cores : std::max(1u, std::thread::hardware_concurrency())}};
     j["assumptions"] = r.assumptions;
+    j["warnings"] = r.warnings;
     return j;
 }
 
@@ -466,6 +475,8 @@ std::string modelResultText(const ModelResult& r) {
       << fmt("%.2f", r.sample.requestsPerSample) << " requests\n";
     o << "Assumptions:\n";
     for (const auto& a : r.assumptions) o << "  - " << a << "\n";
+    if (!r.warnings.empty()) o << "Warnings:\n";
+    for (const auto& w : r.warnings) o << "  - " << w << "\n";
     return o.str();
 }
 

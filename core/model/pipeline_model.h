@@ -129,6 +129,9 @@ struct ModelResult {
     MetricSemantics semantics = MetricSemantics::DlioV2;
     double auLinePercent = 90;
     std::vector<std::string> assumptions;
+    // What makes the prediction (and the run it predicts) mean little: an epoch too short for the
+    // semantics' formulas (metricWindowWarning). JSON "warnings".
+    std::vector<std::string> warnings;
     std::string loaderPolicy;               // trainio.loader
     std::vector<double> loaderHitFractions; // per epoch at `accelerators` (loaderHitFractions)
 };

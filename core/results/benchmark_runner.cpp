@@ -15,6 +15,8 @@
 #include "store/journal.h"
 #include "util/errors.h"
 #include "util/host_info.h"
+#include "engine/sample_order.h"
+#include "metrics/dlio_metrics.h"
 
 #include <chrono>
 #include <optional>
@@ -304,8 +306,20 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     return res;
 }
 
-std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics) {
     std::vector<std::string> w;
+    if (cfg.workflow.train) {
+        try {
+            MetricOptions mo;
+            mo.semantics = semantics;
+            mo.excludeStartSteps = cfg.metric.excludeStartSteps;
+            mo.excludeEndSteps = cfg.metric.excludeEndSteps;
+            mo.expectedSteps = planShard(cfg, 0, std::max<std::uint64_t>(1, accelerators)).stepsPerEpoch;
+            if (std::string m = metricWindowWarning(mo); !m.empty()) w.push_back(std::move(m));
+        } catch (const InputError&) {
+            // no step at all: the pre-flight refuses it, naming the keys
+        }
+    }
     if (cfg.workflow.checkpoint && cfg.workflow.train && cfg.checkpoint.stepsBetween == 0 &&
         cfg.checkpoint.afterEpoch == 0)
         w.push_back("workflow.checkpoint is on but checkpoint.checkpoint_after_epoch is 0 and steps_between_checkpoints "

@@ -92,7 +92,8 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const std::filesystem::p
 // InputError for MlperfV3 without a system name, or a system or model name that is not one folder name.
 std::filesystem::path benchmarkFolder(const WorkloadConfig& cfg, const std::filesystem::path& dir, const BenchmarkOptions& opt);
 
-// Warnings a user should see before a run: sections TrainIO does not emulate, a dataset that fits in RAM.
-std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators);
+// Warnings a user should see before a run: sections TrainIO does not emulate, a dataset that fits in RAM, an
+// epoch too short for `semantics`' formulas to measure anything (metricWindowWarning).
+std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics);
 
 } // namespace trainio

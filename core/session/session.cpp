@@ -168,7 +168,7 @@ bool Session::prepare() {
                                   {{req_.output.string(), "already holds a result (summary.json)", "a new folder"}});
         const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, req_.accelerators);
         obs_.onCheckpointPlan(plan);
-        if (req_.mode == SessionMode::Benchmark) warnings_ = runWarnings(cfg, req_.accelerators);
+        if (req_.mode == SessionMode::Benchmark) warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
         for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
         try {
             checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
@@ -177,7 +177,7 @@ bool Session::prepare() {
         }
         return true;
     }
-    warnings_ = runWarnings(cfg, req_.accelerators);
+    warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
     for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
     const bool generate = cfg.workflow.generateData;
     if (req_.preflight) check(preflightRequest(generate), cfg);

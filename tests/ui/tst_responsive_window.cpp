@@ -168,6 +168,25 @@ private slots:
         QVERIFY2(shown.count() <= 2, qPrintable(QString::number(shown.count()))); // debounced: not one per key
     }
 
+    // The Run page showed "-50000 samples/s" for a two-file dataset at batch 2 on the nvme profile: DLIO's v2
+    // samples/s counts steps - 2. The panel says why there is no prediction instead of showing that number.
+    void aTooShortEpochGetsNoNumbers() {
+        const trainio::WorkloadConfig cfg = trainio::loadPreset("demo", {"++workload.dataset.num_files_train=2",
+                                                                         "++workload.reader.batch_size=2",
+                                                                         "++workload.trainio.storage.profile=nvme"})
+                                                .config;
+        const QString text = modelPredictionText(cfg, 1, trainio::MetricSemantics::DlioV2);
+        QVERIFY2(text.startsWith(QStringLiteral("Model: no prediction")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("an epoch of 1 step")) && text.contains(QStringLiteral("at least 3 steps")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("samples/s at")), qPrintable(text));
+        trainio::WorkloadConfig enough = cfg;
+        enough.reader.batchSize = 1;
+        enough.dataset.numFilesTrain = 3;
+        QVERIFY2(modelPredictionText(enough, 1, trainio::MetricSemantics::DlioV2).startsWith(QStringLiteral("Model prediction: AU")),
+                 qPrintable(modelPredictionText(enough, 1, trainio::MetricSemantics::DlioV2)));
+    }
+
     // A prediction overtaken by a newer workload is dropped even when it is already computing.
     void aStalePredictionNeverReplacesANewerOne() {
         ModelPanel panel;
