@@ -87,18 +87,11 @@ public:
         }
         len = static_cast<std::uint64_t>(s);
         buf.reserve(len + 1);
-        for (std::uint64_t off = 0; off < len;) {
-            const std::uint64_t want = std::min<std::uint64_t>(chunk_, len - off);
-            const ssize_t n = readFully(io_, h, buf.data() + off, want, off, want);
-            if (n < 0) {
-                io_.close(h);
-                throw RunError("read " + path + " at offset " + std::to_string(off) + ": " + errnoText(static_cast<int>(-n)));
-            }
-            if (static_cast<std::uint64_t>(n) < want) {
-                len = off + static_cast<std::uint64_t>(n);
-                break;
-            }
-            off += want;
+        try {
+            len = readChunks(h, path, 0, len, [&](std::uint64_t done, std::uint64_t) { return buf.data() + done; });
+        } catch (...) {
+            io_.close(h);
+            throw;
         }
         io_.close(h);
         fromStorage += len;
@@ -127,21 +120,10 @@ public:
             span = (offset + len + a - 1) / a * a - start;
         }
         buf.reserve(span);
-        const std::uint64_t need = offset + len - start;
-        std::uint64_t done = 0;
-        while (done < span) {
-            const std::uint64_t want = std::min<std::uint64_t>(chunk_, span - done);
-            const ssize_t n = readFully(io_, handle_, buf.data() + done, want, start + done, want);
-            if (n < 0)
-                throw RunError("read " + path_ + " at offset " + std::to_string(start + done) + ": " +
-                               errnoText(static_cast<int>(-n)));
-            done += static_cast<std::uint64_t>(n);
-            if (static_cast<std::uint64_t>(n) < want) break; // end of file
-        }
+        const std::uint64_t done =
+            readChunks(handle_, path_, start, span, [&](std::uint64_t at, std::uint64_t) { return buf.data() + at; });
         fromStorage += done;
-        if (done < need)
-            throw RunError("read " + path_ + " at offset " + std::to_string(start + done) +
-                           ": unexpected end of file (file shrank while reading?)");
+        requireRead(start, done, offset + len - start);
         return buf.data() + (offset - start);
     }
 
@@ -156,31 +138,48 @@ public:
         buf.reserve(span);
         const std::uint64_t tailFrom = size_ - std::min(f.tail, size_);
         HeldBytes held{buf.data(), size_, 0, size_};
-        std::uint64_t done = 0;
-        while (done < span) {
-            const std::uint64_t want = std::min<std::uint64_t>(chunk_, span - done);
-            const bool inHead = done < f.head;
-            const bool inTail = done + want > tailFrom;
-            if (!inHead && !inTail) scratch.reserve(want); // a chunk (io_uring's is the whole file: never here)
-            unsigned char* to = inHead || inTail ? buf.data() + done : scratch.data();
-            const ssize_t n = readFully(io_, handle_, to, want, done, want);
-            if (n < 0)
-                throw RunError("read " + path_ + " at offset " + std::to_string(done) + ": " + errnoText(static_cast<int>(-n)));
-            if (inHead && held.headEnd == done) held.headEnd = done + static_cast<std::uint64_t>(n);
-            if (inTail && held.tailFrom == size_) held.tailFrom = done;
-            done += static_cast<std::uint64_t>(n);
-            if (static_cast<std::uint64_t>(n) < want) break; // end of file
-        }
+        // The head's chunks end where the first chunk outside it starts: the framing held is [0, headEnd).
+        std::uint64_t headEnd = 0;
+        const std::uint64_t done = readChunks(handle_, path_, 0, span, [&](std::uint64_t at, std::uint64_t want) {
+            const bool inHead = at < f.head;
+            const bool inTail = at + want > tailFrom;
+            if (inHead) headEnd = at + want;
+            if (inTail && held.tailFrom == size_) held.tailFrom = at;
+            if (inHead || inTail) return buf.data() + at;
+            scratch.reserve(want); // a chunk (io_uring's is the whole file: never here)
+            return scratch.data();
+        });
+        held.headEnd = std::min(headEnd, done);
         fromStorage += done;
-        if (done < size_)
-            throw RunError("read " + path_ + " at offset " + std::to_string(done) +
-                           ": unexpected end of file (file shrank while reading?)");
+        requireRead(0, done, size_);
         held.headEnd = std::min(held.headEnd, size_);
         if (held.headEnd >= held.tailFrom) held.headEnd = held.tailFrom = size_; // every byte is held
         return held;
     }
 
 private:
+    // The one chunk loop of every read: [start, start + span) of handle h in transfer_size chunks, in order,
+    // each into to(offset from start, chunk length); stops early at the end of the file. Returns the bytes
+    // read. Throws naming the path and the failing chunk's offset.
+    template <class To>
+    std::uint64_t readChunks(int h, const std::string& path, std::uint64_t start, std::uint64_t span, To to) {
+        std::uint64_t done = 0;
+        while (done < span) {
+            const std::uint64_t want = std::min<std::uint64_t>(chunk_, span - done);
+            const ssize_t n = readFully(io_, h, to(done, want), want, start + done, want);
+            if (n < 0)
+                throw RunError("read " + path + " at offset " + std::to_string(start + done) + ": " + errnoText(static_cast<int>(-n)));
+            done += static_cast<std::uint64_t>(n);
+            if (static_cast<std::uint64_t>(n) < want) break; // end of file
+        }
+        return done;
+    }
+    void requireRead(std::uint64_t start, std::uint64_t done, std::uint64_t need) const {
+        if (done < need)
+            throw RunError("read " + path_ + " at offset " + std::to_string(start + done) +
+                           ": unexpected end of file (file shrank while reading?)");
+    }
+
     IoBackend& io_;
     SampleReaderOptions opts_;
     std::uint64_t chunk_;
