@@ -5,10 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup-debian.sh
+echo "main-job: set-up took ${SECONDS} s"
+t=$SECONDS
 cmake --preset main >/dev/null
 # Only what the main job runs: the command line and the GUI (which writes the PDF report headless), -O2
 # without debug info and with precompiled headers (preset "main": about half the compile time of "release").
 cmake --build --preset main -j "$(nproc 2>/dev/null || echo 2)" --target trainio-cli trainio
+echo "main-job: build took $((SECONDS - t)) s"
+t=$SECONDS
 
 work=$(mktemp -d -t trainio-demo-XXXXXX)
 cli=build/main/app/cli/trainio-cli
@@ -19,5 +23,6 @@ if [ -x build/main/app/gui/trainio ]; then
   QT_QPA_PLATFORM=offscreen build/main/app/gui/trainio --report "$work/results" --output "$work/report.pdf"
   echo "report:  $work/report.pdf"
 fi
+echo "main-job: benchmark and report took $((SECONDS - t)) s (${SECONDS} s in all)"
 echo "results: $work/results"
 echo "dataset: $work/data  (remove with: $cli clean --config demo ++workload.dataset.data_folder=$work/data)"
