@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QMetaObject>
 #include <QPushButton>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -128,6 +129,15 @@ void TraceImportPanel::present(const QString& dir, const std::shared_ptr<const t
     page_->setDerivedConfig(d->config, tr("derived from the trace %1 (not saved: Save… writes it as a DLIO workload YAML)").arg(dir));
     title_->setText(tr("<b>Imported trace</b> %1<br/>%2").arg(dir.toHtmlEscaped(), esc(d->summary)));
     report_->setHtml(reportHtml(*d));
+    // The first time: room to read the report (the form keeps most of the page).
+    if (auto* splitter = qobject_cast<QSplitter*>(parentWidget()); splitter && isHidden()) {
+        QList<int> sizes = splitter->sizes();
+        int total = 0;
+        for (int v : sizes) total += v;
+        const int at = splitter->indexOf(this);
+        if (total > 0 && at >= 0 && sizes.size() == 3) sizes = {total * 52 / 100, total * 16 / 100, total * 32 / 100};
+        if (at >= 0 && sizes.size() == 3) splitter->setSizes(sizes);
+    }
     QWidget::show();
     emit notify(Severity::Info, tr("Derived a workload from the trace %1: %2").arg(dir, q(d->summary)));
     emit imported(dir);
@@ -144,7 +154,11 @@ void TraceImportPanel::joinFinishedWorkers() {
 QString TraceImportPanel::reportHtml(const trace::DerivedWorkload& d) {
     QString h;
     h += tr("<p><b>What the trace shows</b></p><ul>");
-    for (const auto& line : d.observations) h += QStringLiteral("<li>%1</li>").arg(esc(line));
+    for (const auto& line : d.observations) {
+        // The filter rule is long and rarely read: small, last.
+        const bool rule = line.rfind("Filter rule:", 0) == 0;
+        h += rule ? QStringLiteral("<li><small>%1</small></li>").arg(esc(line)) : QStringLiteral("<li>%1</li>").arg(esc(line));
+    }
     h += QStringLiteral("</ul>");
     h += tr("<p><b>The job's own figures</b> (from its step marks, DLIO ≥ 2 semantics, first step of each epoch left out)</p>");
     if (std::isnan(d.jobAuPercent))
@@ -155,14 +169,11 @@ QString TraceImportPanel::reportHtml(const trace::DerivedWorkload& d) {
                  .arg(d.jobAuPercent, 0, 'f', 2)
                  .arg(d.jobSamplesPerSecond, 0, 'f', 1);
     h += tr("<p><b>Derived values</b> — observed unless marked <i>assumed</i>; below each, the figures behind it</p>");
-    h += QStringLiteral("<table cellspacing=0 cellpadding=3 width=100%>");
     for (const auto& f : d.figures) {
-        const QString kind = f.assumed ? tr("<span style=\"color:#b9770e\"><i>assumed</i></span>") : tr("observed");
-        h += QStringLiteral("<tr><td><code>%1</code></td><td><b>%2</b></td><td>%3</td></tr>"
-                            "<tr><td colspan=3 style=\"padding-left:16px; color:palette(mid)\"><small>%4</small></td></tr>")
+        const QString kind = f.assumed ? tr(" <span style=\"color:#b9770e\"><i>assumed</i></span>") : tr(" <i>observed</i>");
+        h += QStringLiteral("<p style=\"margin-top:6px; margin-bottom:0px\"><code>%1</code> = <b>%2</b>%3<br/><small>%4</small></p>")
                  .arg(esc(f.key), esc(f.value), kind, esc(f.basis));
     }
-    h += QStringLiteral("</table>");
     h += tr("<p><b>Replay</b></p><ul>");
     if (d.dlioNames)
         h += tr("<li>On the job's own files: Run (dataset.data_folder is the job's folder).</li>");

@@ -835,7 +835,7 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     r << "  on another storage: trainio-cli datagen --config W.yaml " << (names.match ? "" : "++workload.trainio.file_list= ")
       << "++workload.dataset.data_folder=DIR, then run with the same override" << (names.match ? "" : "s") << "\n";
     d.report = r.str();
-    d.summary = d.format + ", " + std::to_string(d.files) + " files, " + num(d.recordMean) + " B/sample, batch " +
+    d.summary = d.format + ", " + std::to_string(d.files) + " files, " + std::to_string(std::llround(d.recordMean)) + " B/sample, batch " +
                 std::to_string(d.batchSize) + ", " + std::to_string(d.readThreads) + " reader(s), compute " + ms(d.computeMean) +
                 "/step, preprocess " + ms(d.preprocessMean) + "/sample" + (d.stepsFromMarks ? "" : ", steps inferred");
     return d;
