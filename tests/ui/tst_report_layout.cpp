@@ -535,6 +535,16 @@ private slots:
                                                 QStringLiteral("lab-emulated"), QStringLiteral("--quiet")});
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         }
+        // A replay of a captured job (its trainio.captured_job, as workload --from-trace writes it): the
+        // report's "Real job vs replay" section.
+        const auto replay = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg,
+                                                 QStringLiteral("++trainio.captured_job.trace=/captures/a-training-job/trace"),
+                                                 QStringLiteral("++trainio.captured_job.steps=marks"),
+                                                 QStringLiteral("++trainio.captured_job.au_percent=71.5"),
+                                                 QStringLiteral("++trainio.captured_job.samples_per_second=250"), QStringLiteral("--output"),
+                                                 QString::fromStdString((lab / "replay").string()), QStringLiteral("--system"),
+                                                 QStringLiteral("lab-emulated"), QStringLiteral("--quiet")});
+        QVERIFY2(replay.exitCode == 0, qPrintable(replay.err));
         writeBoth(QStringLiteral("trainio"), {lab});
         // More than 50 items: every fixture, and the v1.0 tree once more under another folder (its
         // benchmarks become items of their own, named apart by their folder).
@@ -561,8 +571,17 @@ private slots:
         // The sections only TrainIO's folders fill were laid out (and checked above).
         QString all;
         for (const Page& page : w.pages) all += pageText(page) + QLatin1Char(' ');
-        for (const char* words : {"Loader policies", "Model prediction vs measurement", "Telemetry", "Load time per step"})
+        for (const char* words : {"Loader policies", "Model prediction vs measurement", "Telemetry", "Load time per step",
+                                  "Real job vs replay"})
             QVERIFY2(all.contains(QLatin1String(words)), words);
+        // The replay's row: the job's figures as its folder recorded them beside the replay's own summary.
+        const auto summary = nlohmann::json::parse(testsupport::readText(fs::path(work_.path().toStdString()) / "lab" / "replay" / "summary.json"));
+        const double au = summary["metric"]["train_au_mean_percentage"].get<double>();
+        const double sps = summary["metric"]["train_throughput_mean_samples_per_second"].get<double>();
+        const QString section = all.mid(all.indexOf(QLatin1String("Real job vs replay")));
+        for (const QString& figure : {QStringLiteral("71.50"), QStringLiteral("250.0"), QString::number(au, 'f', 2), QString::number(sps, 'f', 1),
+                                      QString::number(au - 71.5, 'f', 2)})
+            QVERIFY2(section.contains(figure), qPrintable(figure + QStringLiteral(" not in: ") + section.left(1500)));
     }
     void dlioReportFollowsTheLayoutRules() {
         expectClean(QStringLiteral("dlio"));
