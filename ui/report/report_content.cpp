@@ -5,6 +5,7 @@
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
+#include "report/report_interference.h"
 #include "report/report_loader.h"
 #include "report/report_model.h"
 #include "report/report_plots.h"
@@ -1518,6 +1519,7 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     comparisonSection(flow, d);
     loaderPoliciesSection(flow, d);
     modelPredictionSection(flow, d);
+    interferenceSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     if (d.options.itemDetail) {
         flow.ensureSpace(flow.mm(120)); // a part of its own: on a new page unless most of this one is free
