@@ -123,27 +123,32 @@ WorkloadInterference workloadInterference(const ImportResult& imp, std::size_t c
 
     // Alone items: outside every collocation, complete runs, training, the same benchmark identity and system.
     std::vector<std::size_t> same;
-    std::vector<std::string> refusals; // near misses, each with why
+    std::vector<std::pair<std::size_t, std::string>> refusals; // near misses: how many keys differ, and why
     for (std::size_t gi = 0; gi < imp.groups.size(); ++gi) {
         const RunGroup& g = imp.groups[gi];
         if (g.collocation || g.runs.empty() || g.type != BenchmarkType::Training) continue;
         const InvocationRecord& a0 = imp.runs.at(g.runs.front());
         if (g.identity.workloadKey != together.identity.workloadKey) continue;
         if (g.identity.benchmarkKey != together.identity.benchmarkKey) {
-            refusals.push_back(folderText(g) + " differs: " + joinDifferences(identityDifferences(a0, t0)));
+            const auto d = identityDifferences(a0, t0);
+            refusals.emplace_back(d.size(), folderText(g) + " differs: " + joinDifferences(d));
             continue;
         }
         if (g.system != together.system) {
-            refusals.push_back(folderText(g) + " is on system " + g.system + ", not " + together.system +
-                               " (the system is the storage under test: label both with one system to compare)");
+            refusals.emplace_back(0, folderText(g) + " is on system " + g.system + ", not " + together.system +
+                                         " (the system is the storage under test: label both with one system to compare)");
             continue;
         }
         same.push_back(gi);
     }
     if (same.empty()) {
+        // The nearest misses first: what a user would most likely have meant to compare with.
+        std::stable_sort(refusals.begin(), refusals.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<std::string> words;
+        for (const auto& [n, text] : refusals) words.push_back(text);
         w.why = refusals.empty() ? "no alone run of the same benchmark identity in the library (run collocate --alone, "
                                    "or import an alone run of this workload on the same storage)"
-                                 : "no alone run of the same benchmark identity; not comparable: " + joinDifferences(refusals, 2);
+                                 : "no alone run of the same benchmark identity; not comparable: " + joinDifferences(words, 3);
         return w;
     }
     const bool togetherOnce = together.kind == GroupKind::Single;

@@ -995,7 +995,9 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
         {QStringLiteral("<b>±</b>"),
          QStringLiteral("After a headline figure: the half-width of the 95 % confidence interval of the mean (Student's t), "
                         "as written beside it. In a table: the population standard deviation (numpy.std, the spread "
-                        "MLPerf Storage reports, and what the GUI shows), as the column header says.")},
+                        "MLPerf Storage reports, and what the GUI shows), as the column header says — but in the "
+                        "Interference table, whose headers say \"± 95 % CI\": the half-width of the 95 % confidence "
+                        "interval of the difference alone − together (Welch).")},
         {QStringLiteral("<b>Status</b>"),
          QStringLiteral("complete · incomplete (fewer epochs or runs than planned) · cancelled · failed. Only complete "
                         "runs enter a number; the others are listed in C with their reason.")},

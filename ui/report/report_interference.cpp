@@ -250,7 +250,6 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
                 for (std::size_t e = 0; e < steps->epochStart.size() && e < per.size(); ++e) {
                     k.push_back(steps->epochStart[e]);
                     v.push_back(per[e]);
-                    epochs.push_back({steps->epochStart[e], steps->epochEnd[e], per[e]});
                     if (e + 1 == steps->epochStart.size() || e + 1 == per.size()) {
                         k.push_back(steps->epochEnd[e]);
                         v.push_back(per[e]);
@@ -261,24 +260,14 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
             au.push_back(std::move(a));
             mib.push_back(std::move(m));
         }
-        // The sum of the workloads' epochs, between every boundary of any of them.
-        std::set<double> bounds;
-        for (const auto& e : epochs) bounds.insert(e[0]), bounds.insert(e[1]);
-        TimeSeries sum{QStringLiteral("sum of the workloads"), {}, {}, true, QPen(QColor(0x33, 0x33, 0x33), 1.2, Qt::DotLine)};
-        for (auto it = bounds.begin(); it != bounds.end() && std::next(it) != bounds.end(); ++it) {
-            const double mid = (*it + *std::next(it)) / 2;
-            double total = 0;
-            int active = 0;
-            for (const auto& e : epochs)
-                if (e[0] <= mid && mid < e[1] && std::isfinite(e[2])) total += e[2], ++active;
-            sum.keys.push_back(*it - t0);
-            sum.values.push_back(active > 0 ? total : kNaN);
+        // All workloads together, over the whole collocation: the process's delivered bytes ÷ its wall time.
+        // (A sum of the per-epoch figures would add epochs that do not line up: at their edges it means nothing.)
+        const auto delivered = f.processIo.find("bytes_delivered");
+        if (delivered != f.processIo.end() && delivered->is_number() && std::isfinite(f.start) && std::isfinite(f.end) && f.end > f.start) {
+            const double mean = delivered->get<double>() / 1048576.0 / (f.end - f.start);
+            mib.push_back({QStringLiteral("all workloads, mean over the collocation"), {0, f.end - t0}, {mean, mean}, false,
+                           QPen(QColor(0x33, 0x33, 0x33), 1.2, Qt::DotLine)});
         }
-        if (!sum.keys.empty()) {
-            sum.keys.push_back(*bounds.rbegin() - t0);
-            sum.values.push_back(sum.values.back());
-        }
-        if (r.workloads.size() > 1) mib.push_back(std::move(sum));
         if (!f.sharedStorage.empty()) mib.push_back(bandwidthLimit(f, imp, allRuns, t0, tEnd));
         // The client, from the first workload's telemetry (one host and one process: every workload's
         // telemetry samples the same machine).
@@ -306,20 +295,23 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
                 telemetryOf = q(r.workloads[w].name);
                 if (!tel->deviceLabel.empty()) diskLabel = q(tel->deviceLabel);
             }
-        if (!disk.keys.empty()) {
+        const auto finite = [](const TimeSeries& t) { return std::count_if(t.values.begin(), t.values.end(), [](double v) { return std::isfinite(v); }); };
+        if (finite(disk) >= 2) {
             if (!diskLabel.isEmpty()) disk.name = QStringLiteral("%1 reads (telemetry)").arg(diskLabel);
             mib.push_back(std::move(disk));
         }
 
         const int widthPx = static_cast<int>(flow.contentWidth() / flow.plotScale());
         const double keyHigh = tEnd - t0;
+        flow.ensureSpace(flow.mm(130)); // the caption and the AU and read-rate figures on one page
         reportHeading(flow, QStringLiteral("Over time, on one axis"), 3);
         flow.addHtml(QStringLiteral("<p class=\"muted\">x: seconds since the workloads started together (the collocation's start in "
                                     "trainio_collocation.json). AU: compute ÷ wall time of all of a workload's accelerators in "
                                     "windows of %1 s (per-step records; a block's steps stretched to fill it, so the barrier's wait "
-                                    "counts). Read rate: each epoch's MiB/s (DLIO's, the metric window's) held across the epoch%2%3.%4</p>")
+                                    "counts). Read rate: each epoch's MiB/s (DLIO's, the metric window's) held across the epoch; all "
+                                    "workloads together as the mean over the collocation (trainio_collocation.json process_io: bytes "
+                                    "delivered ÷ wall time)%2.%3</p>")
                          .arg(formatNumber(window, 2),
-                              r.workloads.size() > 1 ? QStringLiteral(", and their sum") : QString(),
                               f.sharedStorage.empty() ? QStringLiteral("; no shared emulated device: no limit to draw")
                                                       : QStringLiteral(", against the shared device's bandwidth limit (changed live where "
                                                                        "the runs recorded it)"),
@@ -329,7 +321,7 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
         flow.addPlots({timelinePlot(QStringLiteral("AU per workload"), QStringLiteral("AU %"), au, keyHigh, widthPx)}, flow.mm(52));
         flow.addPlots({timelinePlot(QStringLiteral("Read rate and the shared device"), QStringLiteral("MiB/s"), mib, keyHigh, widthPx)},
                       flow.mm(52));
-        const auto samples = std::count_if(busy.values.begin(), busy.values.end(), [](double v) { return std::isfinite(v); });
+        const auto samples = finite(busy);
         if (samples >= 2) {
             flow.addPlots({timelinePlot(QStringLiteral("Client (telemetry of %1's runs)").arg(telemetryOf), QStringLiteral("% of all CPUs"),
                                         {busy, proc}, keyHigh, widthPx)},
