@@ -437,7 +437,8 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
                      .arg(QString::fromStdString(x.unit));
     if (!r.lostMost.empty()) lines << tr("lost most: %1").arg(QString::fromStdString(r.lostMost));
     if (!r.error.empty()) lines << tr("error: %1").arg(QString::fromStdString(r.error));
-    summary_->setPlainText(lines.join(QLatin1Char('\n')));
+    sessionSummary_ = lines.join(QLatin1Char('\n'));
+    summary_->setPlainText(sessionSummary_);
     if (plot_->graphCount() > 0) {
         plot_->xAxis->rescale();
         plot_->xAxis->setRangeLower(0);
@@ -447,8 +448,25 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     const QString dir = r.file.empty() ? QString() : QString::fromStdString(r.file.parent_path().string());
     post(r.complete ? Severity::Info : Severity::Warning,
          tr("collocation %1: %2").arg(status_->text(), QString::fromStdString(r.file.string())));
+    lastDir_ = dir;
     if (!dir.isEmpty()) emit resultsWritten(dir);
     emit finished(r.complete, dir);
+}
+
+void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary> library) {
+    if (!library || lastDir_.isEmpty() || running_) return;
+    const auto& found = library->imported().collocations;
+    std::error_code ec;
+    const auto mine = std::filesystem::weakly_canonical(lastDir_.toStdString(), ec);
+    for (std::size_t c = 0; c < found.size(); ++c) {
+        if (std::filesystem::weakly_canonical(found[c].file.parent_path(), ec) != mine) continue;
+        QStringList lines{sessionSummary_, tr("In the results library (against alone runs of the same benchmark identity it holds):")};
+        for (const auto& w : library->interference(c).workloads) lines << QString::fromStdString(aggregate::interferenceLine(w));
+        if (!library->interference(c).lostMost.empty())
+            lines << tr("lost most: %1").arg(QString::fromStdString(library->interference(c).lostMost));
+        summary_->setPlainText(lines.join(QLatin1Char('\n')));
+        return;
+    }
 }
 
 } // namespace trainio::ui
