@@ -209,9 +209,10 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     summary_ = new QPlainTextEdit(this);
     summary_->setReadOnly(true);
     summary_->setMinimumHeight(summary_->fontMetrics().lineSpacing() * 6);
-    summary_->setMaximumHeight(summary_->fontMetrics().lineSpacing() * 9);
-    summary_->setPlaceholderText(tr("When the collocation ends: each workload's AU and MiB/s, and with \"alone first\" what "
-                                    "it lost to the others."));
+    summary_->setMaximumHeight(summary_->fontMetrics().lineSpacing() * 12);
+    summary_->setPlaceholderText(tr("When the collocation ends: each workload's AU and MiB/s, and what it lost to the others "
+                                    "against itself alone (\"alone first\", or alone runs of the same benchmark in the results "
+                                    "library)."));
     layout->addWidget(summary_);
 
     connect(add_, &QPushButton::clicked, this, &CollocationPage::addRowFromPicker);
@@ -427,6 +428,7 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
                              .arg(inv.auPercent, 0, 'f', 2)
                              .arg(inv.mibPerSecond, 0, 'f', 1)
                              .arg(QString::fromStdString(inv.status));
+    sessionInvocations_ = lines;
     for (const auto& x : r.interference)
         lines << QStringLiteral("%1: %2 AU points lost (95 % CI %3…%4) and %5 % slower than alone, over %6")
                      .arg(QString::fromStdString(x.name))
@@ -460,10 +462,13 @@ void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary
     const auto mine = std::filesystem::weakly_canonical(lastDir_.toStdString(), ec);
     for (std::size_t c = 0; c < found.size(); ++c) {
         if (std::filesystem::weakly_canonical(found[c].file.parent_path(), ec) != mine) continue;
-        QStringList lines{sessionSummary_, tr("In the results library (against alone runs of the same benchmark identity it holds):")};
+        // The library's figures stand for the collocation's own (the same rule, --alone's runs found there first).
+        QStringList lines = sessionInvocations_;
+        const std::string& lost = library->interference(c).lostMost;
+        lines << (lost.empty() ? tr("In the results library, against alone runs of the same benchmark identity:")
+                               : tr("In the results library, against alone runs of the same benchmark identity (lost most: %1):")
+                                     .arg(QString::fromStdString(lost)));
         for (const auto& w : library->interference(c).workloads) lines << QString::fromStdString(aggregate::interferenceLine(w));
-        if (!library->interference(c).lostMost.empty())
-            lines << tr("lost most: %1").arg(QString::fromStdString(library->interference(c).lostMost));
         summary_->setPlainText(lines.join(QLatin1Char('\n')));
         return;
     }

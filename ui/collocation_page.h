@@ -99,7 +99,8 @@ private:
     QPlainTextEdit* summary_;
 
     QString lastDir_;           // the folder of the last collocation that ended
-    QString sessionSummary_;    // its summary as the collocation itself gave it
+    QString sessionSummary_;        // its summary as the collocation itself gave it
+    QStringList sessionInvocations_; // its invocations' lines
     bool running_ = false;
     std::atomic<bool> cancelFlag_{false};
     std::thread worker_;

@@ -150,7 +150,7 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
         for (std::size_t ri : allRuns)
             if (shape.isEmpty()) shape = q(imp.runs[ri].storageShape);
         device = QStringLiteral("one emulated device%1%2").arg(profile.isEmpty() ? QString() : QLatin1Char(' ') + htmlText(profile),
-                                                               shape.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(htmlText(shape)));
+                                                               shape.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(htmlNoBreak(shape).replace(QLatin1Char('/'), QStringLiteral("/\u2060"))));
     }
     QString when;
     if (std::isfinite(f.start)) {
