@@ -173,7 +173,7 @@ private slots:
 
     // Three workloads on the real storage, the third starting 0.5 s after the others.
     void threeWorkloadsWithAStaggeredStart() {
-        const std::string a = workload("ta", 16, 256, 12, 0.01), b = workload("tb"), c3 = workload("tc", 16, 256, 4, 0.01);
+        const std::string a = workload("ta", 16, 256, 12, 0.01), b = workload("tb", 16, 256, 30, 0.01), c3 = workload("tc", 16, 256, 4, 0.01);
         const fs::path p = plan("three.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b +
                                                   ", accelerators: 2}\n  - {name: c, config: " + c3 + ", start_after_s: 0.5}\n");
         const fs::path out = base_ / "three";
@@ -184,8 +184,14 @@ private slots:
         QVERIFY(c["shared_storage"].empty());
         const double startA = c["workloads"][0]["start"].get<double>(), startC = c["workloads"][2]["start"].get<double>();
         QVERIFY2(startC - startA >= 0.45, qPrintable(QStringLiteral("c started %1 s after a").arg(startC - startA)));
-        // a's window still overlaps c's (a runs 12 epochs of 8 steps at 10 ms: about 1 s).
-        QVERIFY(c["workloads"][0]["end"].get<double>() > startC);
+        // All three at once: the latest start before the earliest end (a runs 12 epochs of 8 steps at 10 ms, about
+        // 1 s; b 30 epochs of 4 steps, about 1.2 s; c 4 epochs of 8 steps from 0.5 s).
+        double latestStart = 0, earliestEnd = INFINITY;
+        for (const auto& w : c["workloads"]) {
+            latestStart = std::max(latestStart, w["start"].get<double>());
+            earliestEnd = std::min(earliestEnd, w["end"].get<double>());
+        }
+        QVERIFY2(latestStart < earliestEnd, qPrintable(QStringLiteral("the last started %1 s after the first ended").arg(latestStart - earliestEnd)));
         for (const char* n : {"a", "b", "c"}) {
             QVERIFY(fs::exists(out / n / "summary.json"));
             // Real storage stays "storage": {} (what the importer reads as real), shared or not.
