@@ -194,6 +194,7 @@ MainWindow::MainWindow(QWidget* parent)
     // A collocation's folder (its workloads' invocation or benchmark folders) joins the library as the Run page's do.
     connect(collocate_, &CollocationPage::resultsWritten, this, &MainWindow::addResultsFolder);
     connect(loader_, &ResultsLibraryLoader::loaded, model_, &ResultsTreeModel::setLibrary);
+    connect(loader_, &ResultsLibraryLoader::loaded, collocate_, &CollocationPage::setLibrary);
     connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& folders) {
         for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
     });
