@@ -120,9 +120,13 @@ GenerationResult generateEverywhere(const WorkloadConfig& cfg, dist::Communicato
     return r;
 }
 
-Session::Session(SessionRequest request, SessionObserver& observer) : req_(std::move(request)), obs_(observer) {
+Session::Session(SessionRequest request, SessionObserver& observer)
+    : req_(std::move(request)), obs_(observer),
+      written_(std::make_shared<store::WrittenFiles>(store::WrittenFiles::Options{req_.holdStepRecords, false})) {
     const std::uint64_t processes = req_.invocation.comm ? static_cast<std::uint64_t>(req_.invocation.comm->size()) : 1;
     req_.invocation.accelerators = req_.accelerators / processes;
+    // Everything the invocations write is held here and handed over with the result.
+    req_.invocation.written = written_.get();
 }
 
 bool Session::checkpointOnly() const { return !req_.config.workflow.train && req_.config.workflow.checkpoint; }
@@ -197,6 +201,7 @@ bool Session::prepare() {
 
 SessionResult Session::measure() {
     SessionResult res;
+    res.written = written_;
     const WorkloadConfig& cfg = req_.config;
     if (cancelledWhilePreparing_) {
         res.cancelled = true;
@@ -248,6 +253,12 @@ std::vector<const RunOutcome*> SessionResult::measuredComplete() const {
     for (std::size_t i = 0; i < outcomes.size(); ++i)
         if (labels[i].rfind("warm-up", 0) != 0 && outcomes[i].status == RunStatus::Complete) out.push_back(&outcomes[i]);
     return out;
+}
+
+aggregate::ImportResult SessionResult::records(const aggregate::ImportOptions& options, const fs::path& root) const {
+    const fs::path tree = root.empty() ? resultFolder : root;
+    if (tree.empty()) return {}; // nothing was measured
+    return aggregate::importWritten(tree, *written, options);
 }
 
 SessionResult Session::run() {
