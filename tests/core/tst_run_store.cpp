@@ -47,10 +47,11 @@ std::string thrown(F&& f) {
     return {};
 }
 
-std::string recordNotes(void (*read)(const fs::path&, const fs::path&, const store::ReadBounds&, aggregate::InvocationRecord&),
+std::string recordNotes(void (*read)(const fs::path&, const fs::path&, const store::ReadBounds&, aggregate::InvocationRecord&,
+                                     const store::FileSource&),
                         const fs::path& dir, const fs::path& root) {
     aggregate::InvocationRecord r;
-    read(dir, root, store::ReadBounds{}, r);
+    read(dir, root, store::ReadBounds{}, r, store::diskFiles());
     return joined(r.notes);
 }
 
