@@ -1,10 +1,9 @@
 // Fuzzes every reader of core/store, the run folder's one home: readInvocationFolder (trainio-cli metrics),
 // the readers of each file (store/run_files.h: configs via the config loader, summary.json, trainio_run.json,
 // trainio_io.json, trainio_model.json, telemetry.json, *_metadata.json; store/labels.h with the systems
-// file; store/benchmark_manifest.h; store/sweep_file.h), the run journal of an interrupted run
-// (store/journal.h) and the importer that walks and groups them. The input
-// is a folder (fuzz_support.h); its files are written into a scratch folder, which both readers then
-// read. readInvocationFolder may only throw InputError; importResults never throws (bad files are
+// file; store/benchmark_manifest.h; store/sweep_file.h; store/collocation_file.h), the run journal of an
+// interrupted run (store/journal.h) and the importer that walks and groups them. The input is a folder
+// (fuzz_support.h); its files are written into a scratch folder, which both readers then read. readInvocationFolder may only throw InputError; importResults never throws (bad files are
 // listed as skipped). The metrics of what was read are computed too, as `metrics DIR` does. And the
 // records made in memory from what this process wrote (store/written_files.h, importWritten) must be what
 // an import of the folder makes: the same files written through the store's writer and held, then made
@@ -18,6 +17,7 @@
 #include "store/benchmark_manifest.h"
 #include "store/journal.h"
 #include "store/labels.h"
+#include "store/collocation_file.h"
 #include "store/sweep_file.h"
 #include "store/written_files.h"
 #include "util/errors.h"
@@ -58,6 +58,7 @@ constexpr const char* kNames[] = {"summary.json",
                                   "trainio_labels.json",
                                   "trainio_benchmark.json",
                                   "sweep.json",
+                                  "trainio_collocation.json", // a collocation (store/collocation_file.h)
                                   "mlperf_storage_report.json",
                                   "systems/sys.json",
                                   "systems/sys.yaml"};
@@ -96,7 +97,7 @@ void checkRecordsFromMemory(const std::vector<std::pair<std::string, std::string
     fs::create_directories(held, ec);
     store::WrittenFiles written(store::WrittenFiles::Options{true, false});
     for (const auto& [name, body] : sections) {
-        if (name == "trainio_journal.jsonl" || name == "sweep.json") continue;
+        if (name == "trainio_journal.jsonl" || name == "sweep.json" || name == "trainio_collocation.json") continue;
         for (const char* known : kNames)
             if (name == known) {
                 try {
@@ -179,7 +180,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& read : {std::function<void()>([&] { (void)store::readLabelsFile(dir, tree); }),
                              std::function<void()>([&] { (void)store::labelsFor(dir / "host1", dir); }),
                              std::function<void()>([&] { (void)store::readBenchmarkManifest(dir, tree); }),
-                             std::function<void()>([&] { (void)store::readSweepJson(dir, tree); })}) {
+                             std::function<void()>([&] { (void)store::readSweepJson(dir, tree); }),
+                             std::function<void()>([&] { (void)store::readCollocationFile(dir / store::kCollocationFile, tree); })}) {
         try {
             read();
         } catch (const trainio::InputError&) {
