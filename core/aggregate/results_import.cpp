@@ -462,6 +462,13 @@ void assembleAndGroup(PendingRuns& pending, const store::FileSource& files, cons
     // The per-step records of every complete measured run, summarised for the report, when asked for: read
     // here (the GUI imports in a worker thread), so that the report never reads a run folder itself.
     if (options.stepDigests) {
+        // What a run just wrote may hold its digests already (store/written_files.h), made with the
+        // default bounds: taken when the import's are those.
+        const auto* held = dynamic_cast<const store::WrittenFiles*>(&files);
+        const ImportOptions defaults;
+        if (options.maxStepFileBytes != defaults.maxStepFileBytes || options.maxFileBytes != defaults.maxFileBytes ||
+            options.maxJsonDepth != defaults.maxJsonDepth)
+            held = nullptr;
         for (const auto& g : result.groups) {
             if (g.type != BenchmarkType::Training) continue;
             for (std::size_t i : g.runs) {
@@ -469,6 +476,7 @@ void assembleAndGroup(PendingRuns& pending, const store::FileSource& files, cons
                 const RunPlace& rp = places[i];
                 r.stepsRead = true;
                 if (!rp.oneHostFolder || !store::hasStepRecords(r.path)) continue;
+                if (held && (r.steps = held->stepDigest(r.path))) continue;
                 try {
                     r.steps = std::make_shared<const StepDigest>(
                         digestStepRecords(store::readStepRecords(r.path, rp.canonicalRoot, boundsOf(options), &rp.config, files)));

@@ -2,6 +2,7 @@
 
 #include "checkpoint/checkpoint_run.h"
 #include "dist/communicator.h"
+#include "aggregate/step_digest.h"
 #include "store/run_folder.h"
 #include "util/host_info.h"
 
@@ -218,6 +219,7 @@ SessionResult Session::measure() {
         res.resultFolder = req_.output;
         obs_.onInvocationStart("invocation", req_.output, 0);
         RunOutcome out = runInvocation(cfg, req_.output, io);
+        aggregate::digestHeldStepRecords(*written_, req_.output);
         obs_.onInvocationDone("invocation", req_.output, out);
         res.measured = true;
         res.complete = out.status == RunStatus::Complete;
@@ -236,6 +238,8 @@ SessionResult Session::measure() {
     std::size_t index = 0;
     bo.onInvocationStart = [&](const std::string& label, const fs::path& d) { obs_.onInvocationStart(label, d, index++); };
     bo.onInvocationDone = [&](const std::string& label, const fs::path& d, const RunOutcome& out) {
+        // Held as their digest from here on: a long benchmark's step records are not all kept in memory.
+        aggregate::digestHeldStepRecords(*written_, d);
         res.outcomes.push_back(out);
         res.labels.push_back(label);
         obs_.onInvocationDone(label, d, out);

@@ -6,6 +6,15 @@ namespace fs = std::filesystem;
 
 namespace trainio::store {
 
+namespace {
+
+bool isStepRecordFile(const std::string& name) {
+    static const std::regex steps("^([0-9]+_)?(output|per_epoch_stats)\\.json$");
+    return std::regex_match(name, steps);
+}
+
+} // namespace
+
 fs::path WrittenFiles::key(const fs::path& file) { return treeOf(file); }
 
 bool WrittenFiles::kept(const fs::path& file) const {
@@ -14,9 +23,23 @@ bool WrittenFiles::kept(const fs::path& file) const {
                           kLabelsFile, kBenchmarkManifestFile, kMlperfReportFile})
         if (name == n) return true;
     if (isMetadataFile(name)) return true;
-    if (!options_.stepRecords) return false;
-    static const std::regex steps("^([0-9]+_)?(output|per_epoch_stats)\\.json$");
-    return std::regex_match(name, steps);
+    return options_.stepRecords && isStepRecordFile(name);
+}
+
+void WrittenFiles::holdStepDigest(const fs::path& runDir, std::shared_ptr<const aggregate::StepDigest> digest) {
+    const fs::path dir = key(runDir);
+    std::lock_guard lock(mutex_);
+    std::erase_if(files_, [&](const auto& entry) {
+        return entry.first.parent_path() == dir && isStepRecordFile(entry.first.filename().string());
+    });
+    digests_[dir] = std::move(digest);
+}
+
+std::shared_ptr<const aggregate::StepDigest> WrittenFiles::stepDigest(const fs::path& runDir) const {
+    const fs::path dir = key(runDir);
+    std::lock_guard lock(mutex_);
+    const auto it = digests_.find(dir);
+    return it == digests_.end() ? nullptr : it->second;
 }
 
 void WrittenFiles::record(const fs::path& file, const std::string& text) {

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+namespace trainio::aggregate {
+struct StepDigest; // aggregate/invocation_record.h
+}
+
 namespace trainio::store {
 
 class WrittenFiles final : public FileSource {
@@ -46,6 +50,13 @@ public:
     std::vector<std::filesystem::path> runFolders() const;
     bool holds(const std::filesystem::path& file) const;
     std::size_t size() const;
+    bool holdsStepRecords() const { return options_.stepRecords; }
+
+    // The per-step records of `runDir` made into their digest as soon as the invocation is written
+    // (aggregate/step_digest.h digestHeldStepRecords), held instead of them: a long benchmark's records are
+    // not all kept in memory until the library takes them. The importer takes the digest from here.
+    void holdStepDigest(const std::filesystem::path& runDir, std::shared_ptr<const aggregate::StepDigest> digest);
+    std::shared_ptr<const aggregate::StepDigest> stepDigest(const std::filesystem::path& runDir) const;
 
     // A held file under the same link rule and bound as the disk's; with readThrough, any other from the
     // disk. Without it, a file not held is read from the disk (it was not written here).
@@ -60,6 +71,7 @@ private:
     Options options_;
     mutable std::mutex mutex_;
     mutable std::map<std::filesystem::path, std::shared_ptr<const std::string>> files_;
+    std::map<std::filesystem::path, std::shared_ptr<const aggregate::StepDigest>> digests_;
 };
 
 } // namespace trainio::store
