@@ -54,7 +54,8 @@ inline nlohmann::ordered_json describe(const trainio::aggregate::ImportResult& i
         x["metadata"] = {r.metadataAccelerator, r.metadataProcesses, r.systemInfo};
         ordered_json steps = {r.stepsRead, r.stepsError, static_cast<bool>(r.steps)};
         if (r.steps) {
-            steps.push_back({r.steps->excludeStartSteps, r.steps->binSteps, r.steps->rankCount});
+            steps.push_back({r.steps->excludeStartSteps, r.steps->binSteps, r.steps->rankCount, numbers(r.steps->auTime),
+                             numbers(r.steps->auTimePercent)});
             for (const auto& rank : r.steps->ranks)
                 steps.push_back({rank.rank, numbers(rank.epochAuPercent), numbers(rank.loadStep), numbers(rank.loadMs),
                                  numbers(rank.auStep), numbers(rank.auPercent)});

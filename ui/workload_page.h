@@ -22,6 +22,7 @@ class QLabel;
 class QListWidget;
 class QMessageBox;
 class QSettings;
+class QSplitter;
 
 namespace trainio::ui {
 
@@ -50,6 +51,11 @@ public:
     // Replaces the configuration shown (e.g. from a test or a restored session); it counts as loaded,
     // not as an edit.
     void setConfig(const WorkloadConfig& cfg, const QString& source);
+    // A workload that comes from no file (derived from a captured job's trace): shown as loaded from
+    // `source`, no preset chosen, no file to save to until Save… names one.
+    void setDerivedConfig(const WorkloadConfig& cfg, const QString& source);
+    // A panel beside the form and the sizing/validation column (the imported trace's report).
+    void addSidePane(QWidget* pane);
     void setAccelerators(std::uint64_t n);
     // The Run page's MPI group is on: the accelerators are hosts × processes × accelerators per process,
     // shown here and not editable (total 0: the group's fields do not form a launch yet; the field keeps
@@ -127,6 +133,7 @@ private:
     bool updating_ = false;
     bool modified_ = false;
 
+    QSplitter* splitter_ = nullptr;
     QComboBox* presetBox_;
     QuantitySpinBox* accelerators_;
     bool acceleratorsDerived_ = false;
