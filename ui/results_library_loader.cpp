@@ -136,43 +136,43 @@ void ResultsLibraryLoader::setFolders(const QStringList& folders) {
     reload();
 }
 
-void ResultsLibraryLoader::reload() {
+void ResultsLibraryLoader::startWorker(std::function<std::shared_ptr<const aggregate::ResultsLibrary>()> make) {
     joinFinishedWorkers();
-    pendingAdds_.clear(); // what they wrote is on the disk this import reads
     const quint64 generation = ++generation_;
-    std::vector<std::filesystem::path> roots;
-    for (const QString& f : folders_) roots.emplace_back(f.toStdString());
     loading_ = true;
     emit loadingStarted();
     auto done = std::make_shared<std::atomic<bool>>(false);
-    std::thread t([this, roots, generation, done] {
-        // importResults never throws for a bad file; anything else (bad_alloc…) becomes an empty library.
-        std::shared_ptr<const aggregate::ResultsLibrary> lib;
-        try {
-            // With the per-step records of the complete runs, read here and not when a report is made.
-            aggregate::ImportOptions options;
-            options.stepDigests = true;
-            lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults(roots, options));
-        } catch (const std::exception& e) {
-            aggregate::ImportResult failed;
-            failed.skipped.push_back({roots.empty() ? std::filesystem::path() : roots.front(), e.what()});
-            lib = std::make_shared<aggregate::ResultsLibrary>(std::move(failed));
-        }
+    std::thread t([this, make = std::move(make), generation, done] {
+        std::shared_ptr<const aggregate::ResultsLibrary> lib = make();
         QMetaObject::invokeMethod(this, [this, lib, generation] { land(lib, generation); }, Qt::QueuedConnection);
         done->store(true);
     });
     workers_.push_back(Worker{std::move(t), done});
 }
 
-void ResultsLibraryLoader::startAdds(std::vector<WrittenAdd> adds) {
-    joinFinishedWorkers();
-    const quint64 generation = ++generation_;
+void ResultsLibraryLoader::reload() {
+    pendingAdds_.clear(); // what they wrote is on the disk this import reads
     std::vector<std::filesystem::path> roots;
     for (const QString& f : folders_) roots.emplace_back(f.toStdString());
-    loading_ = true;
-    emit loadingStarted();
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    std::thread t([this, base = library_, adds = std::move(adds), roots, generation, done] {
+    startWorker([roots]() -> std::shared_ptr<const aggregate::ResultsLibrary> {
+        // importResults never throws for a bad file; anything else (bad_alloc…) becomes an empty library.
+        try {
+            // With the per-step records of the complete runs, read here and not when a report is made.
+            aggregate::ImportOptions options;
+            options.stepDigests = true;
+            return std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults(roots, options));
+        } catch (const std::exception& e) {
+            aggregate::ImportResult failed;
+            failed.skipped.push_back({roots.empty() ? std::filesystem::path() : roots.front(), e.what()});
+            return std::make_shared<aggregate::ResultsLibrary>(std::move(failed));
+        }
+    });
+}
+
+void ResultsLibraryLoader::startAdds(std::vector<WrittenAdd> adds) {
+    std::vector<std::filesystem::path> roots;
+    for (const QString& f : folders_) roots.emplace_back(f.toStdString());
+    startWorker([base = library_, adds = std::move(adds), roots]() {
         std::shared_ptr<const aggregate::ResultsLibrary> lib = base;
         aggregate::ImportOptions options;
         options.stepDigests = true;
@@ -195,10 +195,8 @@ void ResultsLibraryLoader::startAdds(std::vector<WrittenAdd> adds) {
             }
             lib = std::move(next);
         }
-        QMetaObject::invokeMethod(this, [this, lib, generation] { land(lib, generation); }, Qt::QueuedConnection);
-        done->store(true);
+        return lib;
     });
-    workers_.push_back(Worker{std::move(t), done});
 }
 
 void ResultsLibraryLoader::land(std::shared_ptr<const aggregate::ResultsLibrary> lib, quint64 generation) {

@@ -18,6 +18,7 @@
 #include <set>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -91,6 +92,8 @@ private:
         bool overlaps = false; // `root` holds other library folders: the folders are imported again
     };
     void startAdds(std::vector<WrittenAdd> adds);
+    // Makes a library on a worker thread (`make`: never on the GUI thread) and lands it.
+    void startWorker(std::function<std::shared_ptr<const aggregate::ResultsLibrary>()> make);
     // A library made by a worker of `generation`, handed to the GUI (dropped when a newer one was asked for).
     void land(std::shared_ptr<const aggregate::ResultsLibrary> lib, quint64 generation);
 
