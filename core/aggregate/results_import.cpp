@@ -219,8 +219,16 @@ struct PendingRun {
 };
 using PendingRuns = std::map<fs::path, PendingRun>;
 
-// A summary that was read, added to its run folder (a host folder's to the run above it).
-void addSummary(PendingRuns& pending, const Found& f, store::HostSummary hs) {
+// Reads a summary found (or written) and adds it to its run folder (a host folder's to the run above it);
+// one that cannot be read is skipped with the reason.
+void readSummary(PendingRuns& pending, const Found& f, const store::FileSource& files, const ImportOptions& options,
+                 ImportResult& result) {
+    std::string why;
+    auto hs = store::readSummary(f.summary, f.canonicalRoot, boundsOf(options), why, files);
+    if (!hs) {
+        result.skipped.push_back({f.summary, why});
+        return;
+    }
     const fs::path dir = f.summary.parent_path();
     fs::path runDir = dir;
     // <run>/<host>/summary.json (multi-host layout of the earlier MLPerf Storage scripts).
@@ -233,19 +241,7 @@ void addSummary(PendingRuns& pending, const Found& f, store::HostSummary hs) {
     pr.canonicalRoot = f.canonicalRoot;
     pr.importRootName = f.importRootName;
     pr.root = f.root;
-    pr.hosts.push_back(std::move(hs));
-}
-
-// Reads a summary found (or written) and adds it; one that cannot be read is skipped with the reason.
-void readSummary(PendingRuns& pending, const Found& f, const store::FileSource& files, const ImportOptions& options,
-                 ImportResult& result) {
-    std::string why;
-    auto hs = store::readSummary(f.summary, f.canonicalRoot, boundsOf(options), why, files);
-    if (!hs) {
-        result.skipped.push_back({f.summary, why});
-        return;
-    }
-    addSummary(pending, f, std::move(*hs));
+    pr.hosts.push_back(std::move(*hs));
 }
 
 // A root as the importer takes it: its name, the tree the link rule keeps to, and its absolute spelling.
