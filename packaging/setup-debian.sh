@@ -33,6 +33,7 @@ TEST_PACKAGES=(
   radosgw ceph-mon ceph-osd curl  # a real S3 server on loopback for tst_s3 (tests/tools/s3-server.sh, docs/s3.md)
   rclone               # the S3 GET throughput reference of tests/bench/s3-vs-rclone.sh
   util-linux           # unshare(1): tst_storage_truth mounts a ramfs in a private mount namespace
+  strace               # tst_handover: the files trainio-cli opens (nothing a run wrote is read back)
   python3-torch        # tst_capture's real PyTorch DataLoader job (~140 packages, ~800 MB, ~60 s to install)
   # the .deb (cpack -G DEB) and its test: shlibdeps, man pages from --help, PNG icons, validators
   dpkg-dev file help2man librsvg2-bin man-db desktop-file-utils appstream

@@ -192,7 +192,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workload_, &WorkloadPage::configChanged, workloadAutosave_, qOverload<>(&QTimer::start));
     connect(run_, &RunPage::resultsWritten, this, &MainWindow::addResultsFolder);
     // A collocation's folder (its workloads' invocation or benchmark folders) joins the library as the Run page's do.
-    connect(collocate_, &CollocationPage::resultsWritten, this, &MainWindow::addResultsFolder);
+    connect(collocate_, &CollocationPage::resultsWritten, this, [this](const QString& dir) { addResultsFolder(dir); });
     connect(loader_, &ResultsLibraryLoader::loaded, model_, &ResultsTreeModel::setLibrary);
     connect(loader_, &ResultsLibraryLoader::loaded, collocate_, &CollocationPage::setLibrary);
     connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& folders) {
@@ -211,10 +211,15 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::addResultsFolder(const QString& dir) {
+void MainWindow::addResultsFolder(const QString& dir, std::shared_ptr<const store::WrittenFiles> written) {
     QString why;
-    if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why)) notifications_->post(Severity::Warning, why);
-    else loader_->reload();
+    if (written) {
+        if (!loader_->addWritten(dir, std::move(written), &why)) notifications_->post(Severity::Warning, why);
+    } else if (loader_->folderHolding(dir).isEmpty() && !loader_->addFolder(dir, &why)) {
+        notifications_->post(Severity::Warning, why);
+    } else {
+        loader_->reload();
+    }
 }
 
 QWidget* MainWindow::pageWidget(Page page) const { return stack_->widget(page); }

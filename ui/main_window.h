@@ -7,12 +7,18 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 class QAction;
 class QListWidget;
 class QMenu;
 class QSettings;
 class QTimer;
 class QStackedWidget;
+
+namespace trainio::store {
+class WrittenFiles;
+}
 
 namespace trainio::ui {
 
@@ -85,8 +91,9 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    // A folder a run or a collocation just wrote: into the results library (added once, then reloaded).
-    void addResultsFolder(const QString& dir);
+    // A folder a run or a collocation just wrote: into the results library — from what the run wrote, held
+    // in memory, when it hands that over (`written`: nothing is read back); else added once, then reloaded.
+    void addResultsFolder(const QString& dir, std::shared_ptr<const trainio::store::WrittenFiles> written = nullptr);
     void buildMenus();
     void buildWorkloadActions(QMenu* fileMenu, QMenu* helpMenu);
     void shrinkWorkloadToMachine();

@@ -1,6 +1,5 @@
 #include "model_panel.h"
 
-#include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "model/pipeline_model.h"
 
@@ -134,10 +133,9 @@ void ModelPanel::predictNow() {
 
 namespace {
 
-// "name: measured AU … vs predicted …" for each measured invocation under outputDir that recorded a
-// prediction; empty when none did. Reads the folder (the importer): for a worker thread.
-QString measuredVersusPredicted(const QString& outputDir) {
-    const auto imported = aggregate::importResults({outputDir.toStdString()});
+// "name: measured AU … vs predicted …" for each measured invocation of the records that recorded a
+// prediction; empty when none did.
+QString measuredVersusPredicted(const aggregate::ImportResult& imported) {
     QStringList parts;
     for (const auto& r : imported.runs) {
         if (r.warmup || std::isnan(r.predictedAuPercent)) continue;
@@ -164,8 +162,9 @@ QString measuredVersusPredicted(const QString& outputDir) {
 
 } // namespace
 
-void ModelPanel::showMeasured(const QString& outputDir) {
-    importJob_.start([outputDir] { return measuredVersusPredicted(outputDir); },
+void ModelPanel::showMeasured(std::shared_ptr<const aggregate::ImportResult> records) {
+    if (!records) return;
+    comparisonJob_.start([records] { return measuredVersusPredicted(*records); },
                      [this](const QString& text) {
                          comparison_->setText(text);
                          comparison_->setVisible(!text.isEmpty());

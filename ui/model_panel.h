@@ -1,17 +1,23 @@
 // The input-pipeline model on the Run page (issue 13, docs/model.md): before a run, what the model predicts
 // for the workload at the chosen accelerator count on its emulated storage (AU, samples/s, what limits it,
 // the largest accelerator count above the AU line, the bandwidth an accelerator needs); after it, the
-// prediction recorded with each result (trainio_model.json) against what was measured, read through the
-// importer — the one reader of result folders. Without emulated storage (trainio.storage) there is nothing
-// to predict from, and the panel says so instead of guessing.
-// Neither the prediction nor the import runs on the GUI thread: a prediction starts 250 ms after the last
-// change (a burst of edits makes one) on a worker, "computing…" is shown meanwhile, and a result overtaken
-// by a newer change is dropped (LatestJob's generation counter); the measured folder is imported on a
-// worker as well.
+// prediction recorded with each result (trainio_model.json) against what was measured, from the run's
+// records handed over in memory (RunFinish::records: nothing is read back). Without emulated storage
+// (trainio.storage) there is nothing to predict from, and the panel says so instead of guessing.
+// The prediction does not run on the GUI thread: it starts 250 ms after the last change (a burst of edits
+// makes one) on a worker, "computing…" is shown meanwhile, and a result overtaken by a newer change is
+// dropped (LatestJob's generation counter); the comparison is made on a worker as well.
 #pragma once
 
 #include "config/workload_config.h"
 #include "metrics/dlio_metrics.h"
+
+// moc (Qt 6.4) cannot parse <compare>, which the aggregate headers pull in; it needs only the names.
+#ifndef Q_MOC_RUN
+#include "aggregate/invocation_record.h"
+#endif
+
+#include <memory>
 
 #include "latest_job.h"
 
@@ -35,9 +41,8 @@ public:
     // The workload has invalid fields: no prediction (it would be for the values last accepted, not the
     // ones shown), and the panel says why.
     void setInvalid(const QString& why);
-    // Predicted vs measured for the invocations written under `outputDir` (a run or a benchmark folder),
-    // imported on a worker.
-    void showMeasured(const QString& outputDir);
+    // Predicted vs measured for the invocations a run wrote (its records, RunFinish::records), on a worker.
+    void showMeasured(std::shared_ptr<const aggregate::ImportResult> records);
 
     QString predictionText() const;
     QString comparisonText() const;
@@ -48,7 +53,7 @@ public:
 
 signals:
     void predictionShown(); // a prediction (or why there is none) replaced "computing…"
-    void comparisonShown(); // showMeasured's import is done and shown
+    void comparisonShown(); // showMeasured's comparison is shown
 
 private:
     void predictNow();
@@ -64,7 +69,7 @@ private:
         MetricSemantics semantics = MetricSemantics::DlioV2;
     } request_;
     LatestJob predictionJob_{this};
-    LatestJob importJob_{this};
+    LatestJob comparisonJob_{this};
 };
 
 // "Model (docs/model.md): AU 52.3 % and 388 samples/s predicted at 1 accelerator, limited by bandwidth; 0

@@ -1,12 +1,14 @@
 // The folders the results library is made of: kept in QSettings, imported with core's importResults in
 // a worker thread (a large tree never freezes the window), handed to the GUI as one immutable
-// ResultsLibrary. A generation counter drops an import overtaken by a newer one.
+// ResultsLibrary. A generation counter drops an import overtaken by a newer one. What a run just wrote
+// joins the library from memory (addWritten): the folder is not imported again.
 #pragma once
 
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in; it needs
 // only the names, so it skips them.
 #ifndef Q_MOC_RUN
 #include "aggregate/results_library.h"
+#include "store/written_files.h"
 #endif
 
 #include <QObject>
@@ -16,6 +18,7 @@
 #include <set>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -42,6 +45,14 @@ public:
     void removeFolder(const QString& path);
     void setFolders(const QStringList& folders); // replaces the list and re-imports
     void reload();
+    // A folder a run just wrote, with what it wrote held in memory (RunFinish::written): its records join
+    // the library on a worker without the folder being read again — made with the library folder that
+    // holds it (results_import.h importWritten) and added to the library (ResultsLibrary::withAdded). A
+    // folder no library folder holds is added to the list first (folderImported() tells what it holds);
+    // anything else in it that the run did not write is read from the disk, the run's files from memory.
+    // When the records cannot be added exactly (they join a group of the library), the library folders are
+    // imported again, the run's files still from memory. Returns false with *why set as addFolder does.
+    bool addWritten(const QString& folder, std::shared_ptr<const trainio::store::WrittenFiles> written, QString* why = nullptr);
 
     // QSettings "library/folders".
     void restore();
@@ -69,6 +80,22 @@ signals:
 
 private:
     void joinFinishedWorkers();
+    // Why `path` cannot join the list ("" when it can).
+    QString refusal(const QString& path) const;
+    // Appends a canonical folder to the list (counted by folderImported() after the next library lands).
+    void appendFolder(const QString& added);
+    // A run's records to add on top of the library that lands next (or of the current one).
+    struct WrittenAdd {
+        std::filesystem::path root;                           // the library folder holding the run's folder
+        std::shared_ptr<const trainio::store::WrittenFiles> written;
+        bool fresh = false;    // `root` is the run's folder, new to the library: walked (the run's files from memory)
+        bool overlaps = false; // `root` holds other library folders: the folders are imported again
+    };
+    void startAdds(std::vector<WrittenAdd> adds);
+    // Makes a library on a worker thread (`make`: never on the GUI thread) and lands it.
+    void startWorker(std::function<std::shared_ptr<const aggregate::ResultsLibrary>()> make);
+    // A library made by a worker of `generation`, handed to the GUI (dropped when a newer one was asked for).
+    void land(std::shared_ptr<const aggregate::ResultsLibrary> lib, quint64 generation);
 
     QStringList folders_;
     QStringList justAdded_; // reported by folderImported() once an import that includes them lands
@@ -79,6 +106,7 @@ private:
         std::shared_ptr<std::atomic<bool>> done;
     };
     std::vector<Worker> workers_;
+    std::vector<WrittenAdd> pendingAdds_; // arrived while a library was being made
     quint64 generation_ = 0;
     bool loading_ = false;
 };

@@ -88,7 +88,9 @@ bool RunController::start(const RunRequest& request) {
         return false;
     }
     if (request.outputDir.empty()) {
-        emit finished(RunFinish{false, false, tr("No output folder chosen."), {}, {}});
+        RunFinish none;
+        none.error = tr("No output folder chosen.");
+        emit finished(none);
         return false;
     }
     cancel_ = false;
@@ -115,6 +117,7 @@ bool RunController::start(const RunRequest& request) {
             // Under mpirun the command line every process runs generates, as it does when typed.
             sr.generateHere = !request.mpi;
             sr.audience = PreflightAudience::Gui; // "generate it on the Data page", not "run datagen first"
+            sr.holdStepRecords = true;            // the library digests them (its report plots)
             if (request.mpi) sr.extraChecks = [&request](PreflightResult& r) { addMpiPreflight(request, r); };
             InvocationOptions& io = sr.invocation;
             io.semantics = request.semantics;
@@ -172,6 +175,12 @@ bool RunController::start(const RunRequest& request) {
             result.complete = sres.complete;
             result.cancelled = sres.cancelled;
             result.error = QString::fromStdString(sres.error);
+            // What the session wrote, handed over in memory: the library and the model panel take the
+            // records from it, nothing is read back (made here, on the worker).
+            if (sres.measured) {
+                result.written = sres.written;
+                result.records = std::make_shared<const aggregate::ImportResult>(sres.records());
+            }
         } catch (const std::exception& e) {
             result.complete = false;
             result.error = QString::fromUtf8(e.what());

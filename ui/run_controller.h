@@ -6,6 +6,7 @@
 // moc (Qt 6.4) cannot parse <compare>, which the aggregate headers pull in; it needs only the names.
 #ifndef Q_MOC_RUN
 #include "aggregate/invocation_record.h"
+#include "store/written_files.h"
 #endif
 #include "checkpoint/checkpoint_event.h"
 #include "config/workload_config.h"
@@ -57,6 +58,11 @@ struct RunFinish {
     QString outputDir;
     // Not empty: pre-flight refused the run, nothing was measured or written.
     std::vector<PreflightProblem> preflightProblems;
+    // What the run wrote, held in memory (store/written_files.h: the session's; for an MPI run, the output
+    // folder as it was read once), and its records (root: outputDir) made from it: the window shows and
+    // adds them to the library without reading the folder again. Null when nothing was written.
+    std::shared_ptr<const store::WrittenFiles> written;
+    std::shared_ptr<const aggregate::ImportResult> records;
     bool failed() const { return !complete && !cancelled; }
 };
 

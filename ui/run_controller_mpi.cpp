@@ -131,9 +131,19 @@ RunFinish mpiRunFinish(const dist::MpiJobResult& job, const fs::path& outputDir,
         f.error = QString::fromStdString(job.startError);
         return f;
     }
+    // The folder was written by the job's process 0, not by this process: it is read here, once, on the
+    // run's worker thread, into memory (a read-through store::WrittenFiles, with the per-step records the
+    // library digests); the statuses below, the model panel and the library all take it from there.
     aggregate::ImportResult imported;
+    auto files = std::make_shared<store::WrittenFiles>(store::WrittenFiles::Options{true, true});
     std::error_code ec;
-    if (fs::exists(outputDir, ec)) imported = aggregate::importResults({outputDir});
+    if (fs::exists(outputDir, ec)) {
+        aggregate::ImportOptions options;
+        options.stepDigests = true;
+        imported = aggregate::importResults({outputDir}, options, *files);
+        f.written = files;
+        f.records = std::make_shared<const aggregate::ImportResult>(imported);
+    }
     std::uint64_t complete = 0;
     bool markedCancelled = false;
     const aggregate::InvocationRecord* notComplete = nullptr;

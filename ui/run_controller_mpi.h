@@ -17,7 +17,9 @@ namespace trainio::ui {
 void addMpiPreflight(const RunRequest& request, PreflightResult& checked);
 
 // How the run ended, from mpirun's end and the statuses the result folder records (read by the importer,
-// core's reader of result folders): complete when mpirun exited 0 and each of the `invocations`
+// core's reader of result folders, once, into RunFinish::written — the window's other uses of the folder take
+// it from there: the folder was written by the job, not by this process): complete when mpirun exited 0 and
+// each of the `invocations`
 // expected invocations is complete; cancelled when a cancel was sent or process 0 marked an invocation
 // cancelled; failed otherwise, with the failed invocation's reason or what mpirun and trainio-cli said.
 RunFinish mpiRunFinish(const dist::MpiJobResult& job, const std::filesystem::path& outputDir, std::uint64_t invocations);

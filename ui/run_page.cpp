@@ -610,8 +610,8 @@ void RunPage::onFinished(const RunFinish& r) {
         emit notify(r.complete ? Severity::Info : Severity::Warning, tr("%1: %2").arg(what, r.outputDir));
     }
     if (!r.outputDir.isEmpty() && QDir(r.outputDir).exists()) {
-        model_->showMeasured(r.outputDir);
-        emit resultsWritten(r.outputDir);
+        model_->showMeasured(r.records);
+        emit resultsWritten(r.outputDir, r.written);
     }
     if (closeWhenStopped_) std::exchange(closeWhenStopped_, nullptr)();
 }

@@ -95,8 +95,9 @@ public slots:
 
 signals:
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
-    // A run wrote results (complete or not): the library may import the folder.
-    void resultsWritten(const QString& dir);
+    // A run wrote results (complete or not), held in memory in `written` (RunFinish::written): the library
+    // adds them without reading the folder again.
+    void resultsWritten(const QString& dir, std::shared_ptr<const trainio::store::WrittenFiles> written);
     // The MPI group was switched on (derived: the run's accelerators are `total`) or off: the Workload
     // page's Accelerators field follows it.
     void acceleratorsDerived(bool derived, quint64 total);

@@ -6,6 +6,7 @@
 
 #include "config/config_loader.h"
 #include "metrics/dlio_metrics.h"
+#include "aggregate/results_import.h"
 #include "preflight/preflight.h"
 #include "results/benchmark_runner.h"
 #include "results/sweep.h"
@@ -240,7 +241,6 @@ int runSweepCommand(const std::vector<std::string>& args) {
     std::size_t index = 0;
     auto runTrial = [&](std::uint64_t n) {
         SweepTrial t;
-        bool measuredHere = false; // in this process: its numbers are handed over, not read back
         t.accelerators = n;
         t.path = sweepTrialFolder(dir, n);
         const std::string label = "trial " + std::to_string(++index) + " (" + std::to_string(n) + " accelerators)";
@@ -279,8 +279,8 @@ int runSweepCommand(const std::vector<std::string>& args) {
                 const session::SessionResult res = session::Session(req, obs).run();
                 t.status = res.complete ? RunStatus::Complete : res.cancelled ? RunStatus::Cancelled : RunStatus::Failed;
                 t.error = res.error;
-                measureTrial(t, what.auThresholdPercent, res.measuredComplete());
-                measuredHere = true;
+                // Its records as its session wrote them, held in memory: nothing is read back.
+                measureTrial(t, what.auThresholdPercent, res.records());
                 progress.finishLine();
             }
         } catch (const std::exception& e) { // InputError/RunError at run time: the trial failed, the sweep stops
@@ -288,8 +288,9 @@ int runSweepCommand(const std::vector<std::string>& args) {
             t.status = RunStatus::Failed;
             t.error = e.what();
         }
-        // A trial under mpirun was written by other processes: its folder is what there is to read.
-        if (!measuredHere) measureTrial(t, what.auThresholdPercent);
+        // A trial under mpirun was written by other processes: its folder is what there is to read (one
+        // import). An in-process trial that threw has no numbers: it failed, and the sweep stops there.
+        if (mpi) measureTrial(t, what.auThresholdPercent, aggregate::importResults({t.path}));
         progress.onMessage(headline(index, t, what.auThresholdPercent));
         return t;
     };

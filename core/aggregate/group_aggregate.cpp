@@ -890,8 +890,9 @@ std::string formatCsv(const ImportResult& imp, Reduction reduction) {
     return os.str();
 }
 
-fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
-    const ImportResult imp = importResults({runsDir});
+fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) { return writeMlperfReport(importResults({runsDir}), runsDir, io); }
+
+fs::path writeMlperfReport(const ImportResult& imp, const fs::path& runsDir, IoBackend* io, store::WrittenFiles* record) {
     std::vector<const RunGroup*> measured;
     for (const auto& g : imp.groups)
         if (!g.runs.empty()) measured.push_back(&g);
@@ -913,12 +914,17 @@ fs::path writeMlperfReport(const fs::path& runsDir, IoBackend* io) {
     }
     const fs::path target = runsDir / store::kMlperfReportFile;
     // json.dump(indent=4) layout, as the generator writes it.
-    store::writeFileAtomic(target, mlperfReport(imp, *measured.front()).dump(4, ' ', false, ordered_json::error_handler_t::replace), io);
+    store::writeFileAtomic(target, mlperfReport(imp, *measured.front()).dump(4, ' ', false, ordered_json::error_handler_t::replace), io,
+                           record);
     return target;
 }
 
 fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction, IoBackend* io) {
-    const ImportResult imp = importResults({benchmarkDir});
+    return writeAggregateJson(importResults({benchmarkDir}), benchmarkDir, reduction, io);
+}
+
+fs::path writeAggregateJson(const ImportResult& imp, const fs::path& benchmarkDir, Reduction reduction, IoBackend* io,
+                            store::WrittenFiles* record) {
     ordered_json j;
     j["benchmark"] = benchmarkDir.string();
     j["generator"] = std::string("TrainIO ") + TRAINIO_VERSION;
@@ -928,7 +934,7 @@ fs::path writeAggregateJson(const fs::path& benchmarkDir, Reduction reduction, I
     j["skipped"] = std::move(all["skipped"]);
     const fs::path target = benchmarkDir / store::kAggregateFile;
     // Paths need not be valid UTF-8; dump would throw on them by default.
-    store::writeFileAtomic(target, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io);
+    store::writeFileAtomic(target, j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n", io, record);
     return target;
 }
 

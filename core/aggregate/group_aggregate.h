@@ -6,6 +6,7 @@
 #include "aggregate/invocation_record.h"
 #include "aggregate/statistics.h"
 #include "io/io_backend.h"
+#include "store/run_folder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -92,10 +93,18 @@ std::string formatCsv(const ImportResult& imported, Reduction reduction = Reduct
 // measured runs <runsDir>/<run>/summary.json. Throws InputError when the folder holds no readable
 // run or runs of different workloads (the generator refuses those too). Returns the file written.
 std::filesystem::path writeMlperfReport(const std::filesystem::path& runsDir, IoBackend* io = nullptr);
+// The same from `imported`, the records of the folder as importResults({runsDir}) gives them — a benchmark's
+// own, made in memory (results_import.h importWritten): nothing is read. `record`: run_folder.h writeFileAtomic.
+std::filesystem::path writeMlperfReport(const ImportResult& imported, const std::filesystem::path& runsDir,
+                                        IoBackend* io = nullptr, store::WrittenFiles* record = nullptr);
 
 // Writes <benchmarkDir>/aggregate.json atomically: every group found below the folder (measured runs
 // from runs/*, warm-up from warmup/ shown apart), with statistics, checks and skipped files.
 std::filesystem::path writeAggregateJson(const std::filesystem::path& benchmarkDir,
                                          Reduction reduction = Reduction::Mean, IoBackend* io = nullptr);
+// The same from `imported`, the records of the folder as importResults({benchmarkDir}) gives them.
+std::filesystem::path writeAggregateJson(const ImportResult& imported, const std::filesystem::path& benchmarkDir,
+                                         Reduction reduction = Reduction::Mean, IoBackend* io = nullptr,
+                                         store::WrittenFiles* record = nullptr);
 
 } // namespace trainio::aggregate

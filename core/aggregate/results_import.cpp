@@ -1,4 +1,6 @@
 #include "aggregate/results_import.h"
+
+#include "aggregate/invocation_assembly.h"
 #include "store/journal.h"
 
 #include "aggregate/identity.h"
@@ -46,47 +48,12 @@ bool isWarmupName(const std::string& name) {
     return n == "warmup" || n == "warm-up" || n == "warm_up";
 }
 
-store::ReadBounds boundsOf(const ImportOptions& options) {
-    store::ReadBounds b;
-    b.maxFileBytes = options.maxFileBytes;
-    b.maxStepFileBytes = options.maxStepFileBytes;
-    b.maxJsonDepth = options.maxJsonDepth;
-    return b;
-}
-
-// The AU lines of the MLPerf Storage workloads, used only when no config names one: v1.0 (unet3d and
-// resnet50 90 %, cosmoflow 70 %) and v3.0's retinanet (mlcommons/storage configs/dlio/workload/
-// retinanet_{b200,mi355}.yaml metric.au: 0.85; unet3d_b200.yaml keeps 0.90).
-std::optional<double> knownAuThreshold(const std::string& model) {
-    if (model == "unet3d" || model == "resnet50") return 90.0;
-    if (model == "retinanet") return 85.0;
-    if (model == "cosmoflow") return 70.0;
-    return std::nullopt;
-}
-
 struct Found {
     fs::path summary;
     fs::path canonicalRoot;
     std::string importRootName;
     fs::path root; // the imported root as given (absolute): labels are looked up to here
 };
-
-// MLPerf Storage v3.0 names its checkpointing workloads llama3_8b … llama3_1t in overrides.yaml and
-// llama3-8b … llama3-1t everywhere else (mlpstorage_py/config.py LLM_MODELS, the results folders): the
-// generator's split at '_' would make "8b" an accelerator. The folder <system>/checkpointing/<model>/
-// names the model where it exists; otherwise the llama3_<size> spelling is mapped.
-void checkpointModel(const fs::path& runDir, const std::string& workload, std::string& model, std::string& accelerator) {
-    if (workload.rfind("llama3_", 0) == 0) {
-        const auto rest = workload.substr(7);
-        const auto us = rest.find('_');
-        model = "llama3-" + rest.substr(0, us);
-        accelerator = us == std::string::npos ? std::string() : rest.substr(us + 1); // "8b" is a size, not an accelerator
-    }
-    if (runDir.has_parent_path() && runDir.parent_path().has_parent_path() &&
-        runDir.parent_path().parent_path().filename() == "checkpointing")
-        model = runDir.parent_path().filename().string();
-    model = mlperfCheckpointModel(model);
-}
 
 } // namespace
 
@@ -105,7 +72,8 @@ struct ManifestRead {
 using ManifestCache = std::map<fs::path, ManifestRead>;
 
 std::optional<ManifestPlace> manifestFor(const fs::path& runDir, const fs::path& root, const fs::path& canonicalRoot,
-                                        std::vector<std::string>& notes, bool& manifestNearby, ManifestCache& cache) {
+                                        std::vector<std::string>& notes, bool& manifestNearby, ManifestCache& cache,
+                                        const store::FileSource& files) {
     for (const fs::path& bench : {runDir.parent_path(), runDir.parent_path().parent_path()}) {
         // Nothing is read outside the imported tree: a benchmark's runs/ imported alone is a folder of runs.
         const auto rel = bench.lexically_relative(root);
@@ -113,7 +81,7 @@ std::optional<ManifestPlace> manifestFor(const fs::path& runDir, const fs::path&
         auto [it, fresh] = cache.try_emplace(bench);
         if (fresh) {
             try {
-                it->second.manifest = store::readBenchmarkManifest(bench, canonicalRoot);
+                it->second.manifest = store::readBenchmarkManifest(bench, canonicalRoot, files);
             } catch (const InputError& e) {
                 it->second.error = e.what();
             }
@@ -239,7 +207,311 @@ void markV3Warmups(std::vector<InvocationRecord>& runs, const std::vector<Place>
     }
 }
 
-ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options) {
+namespace {
+
+// The run folders and their host summaries, by folder.
+struct PendingRun {
+    fs::path runDir;
+    fs::path canonicalRoot;
+    std::string importRootName;
+    fs::path root;
+    std::vector<store::HostSummary> hosts;
+};
+using PendingRuns = std::map<fs::path, PendingRun>;
+
+// Reads a summary found (or written) and adds it to its run folder (a host folder's to the run above it);
+// one that cannot be read is skipped with the reason.
+void readSummary(PendingRuns& pending, const Found& f, const store::FileSource& files, const ImportOptions& options,
+                 ImportResult& result) {
+    std::string why;
+    auto hs = store::readSummary(f.summary, f.canonicalRoot, boundsOf(options), why, files);
+    if (!hs) {
+        result.skipped.push_back({f.summary, why});
+        return;
+    }
+    const fs::path dir = f.summary.parent_path();
+    fs::path runDir = dir;
+    // <run>/<host>/summary.json (multi-host layout of the earlier MLPerf Storage scripts).
+    if (!looksLikeRunFolder(dir.filename().string()) && !isWarmupName(dir.filename().string()) &&
+        dir.has_parent_path() && looksLikeRunFolder(dir.parent_path().filename().string())) {
+        runDir = dir.parent_path();
+    }
+    auto& pr = pending[runDir];
+    pr.runDir = runDir;
+    pr.canonicalRoot = f.canonicalRoot;
+    pr.importRootName = f.importRootName;
+    pr.root = f.root;
+    pr.hosts.push_back(std::move(*hs));
+}
+
+// A root as the importer takes it: its name, the tree the link rule keeps to, and its absolute spelling.
+Found rootOf(const fs::path& root) {
+    std::error_code ec;
+    Found f;
+    f.canonicalRoot = fs::weakly_canonical(root, ec);
+    if (ec) f.canonicalRoot = fs::absolute(root);
+    f.root = fs::absolute(root).lexically_normal();
+    f.importRootName = f.root.filename().string();
+    if (f.importRootName.empty()) f.importRootName = f.root.parent_path().filename().string();
+    return f;
+}
+
+// A group's collocation (the last one naming its folder): the groups in a collocation's DIR/<name>/ (an
+// invocation, or a benchmark's runs/).
+void markCollocated(ImportResult& result) {
+    auto canonicalKey = [](const fs::path& p) {
+        std::error_code cec;
+        fs::path key = fs::weakly_canonical(p, cec);
+        return cec ? p : key;
+    };
+    for (auto& g : result.groups) {
+        g.collocation.reset();
+        g.collocatedAs.clear();
+        for (std::size_t c = 0; c < result.collocations.size(); ++c)
+            for (const auto& m : result.collocations[c].workloads) {
+                const fs::path member = canonicalKey(m.path);
+                const fs::path at = canonicalKey(g.path);
+                if (at == member || at.parent_path() == member) {
+                    g.collocation = c;
+                    g.collocatedAs = m.name;
+                }
+            }
+    }
+}
+
+void sortGroupsAndSkipped(ImportResult& result) {
+    std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
+        return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);
+    });
+    std::sort(result.skipped.begin(), result.skipped.end(),
+              [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
+}
+
+// Every pending run folder's record (invocation_assembly.h), placed — in the benchmark whose manifest
+// names it, on its own, or in the folder holding it — and grouped; the per-step records read when asked.
+// The importer's and importWritten's: every file through `files`.
+void assembleAndGroup(PendingRuns& pending, const store::FileSource& files, const ImportOptions& options,
+                      ImportResult& result) {
+    struct RunPlace {
+        fs::path groupDir;
+        std::string importRootName;
+        fs::path root;
+        fs::path canonicalRoot;
+        store::RunConfig config; // for the step records (ImportOptions::stepDigests)
+        bool oneHostFolder = true; // the run's summary.json is in the run folder itself
+        GroupKind kind = GroupKind::Folder;
+        std::size_t plannedRuns = 0;
+        std::string manifestStatus, manifestReason;
+    };
+    std::vector<RunPlace> places;
+    ManifestCache manifests;
+    for (auto& [runDir, pr] : pending) {
+        std::optional<AssembledRun> assembled =
+            assembleInvocation(RunFolder{runDir, std::move(pr.hosts), pr.canonicalRoot, pr.root}, files, options, result.skipped);
+        if (!assembled) continue;
+        InvocationRecord& r = assembled->record;
+        // Where the invocation belongs: the benchmark whose manifest names it; else, for a TrainIO run
+        // outside any manifest, nowhere (a run once is its own item); else the folder holding the run
+        // folders (warm-ups: <benchmark>/warmup[/<x>] belongs to <benchmark>/runs when that exists).
+        std::vector<std::string> manifestNotes;
+        bool manifestNearby = false;
+        const auto place = manifestFor(runDir, pr.root, pr.canonicalRoot, manifestNotes, manifestNearby, manifests, files);
+        for (auto& n : manifestNotes) r.notes.push_back(std::move(n));
+        RunPlace rp;
+        rp.importRootName = pr.importRootName;
+        rp.root = pr.root;
+        rp.canonicalRoot = pr.canonicalRoot;
+        rp.oneHostFolder = assembled->oneHostFolder;
+        if (options.stepDigests) rp.config = std::move(assembled->config);
+        if (place) {
+            r.manifest = place->benchmarkDir / store::kBenchmarkManifestFile;
+            r.warmup = place->warmup;
+            rp.kind = GroupKind::Manifest;
+            std::error_code ec;
+            rp.groupDir = fs::is_directory(place->benchmarkDir / "runs", ec) ? place->benchmarkDir / "runs" : place->benchmarkDir;
+            rp.plannedRuns = place->manifest.plannedRuns;
+            rp.manifestStatus = place->manifest.status;
+            rp.manifestReason = place->manifest.reason;
+        } else {
+            rp.groupDir = runDir.parent_path();
+            for (const fs::path& candidate : {runDir, runDir.parent_path()}) {
+                if (isWarmupName(candidate.filename().string())) {
+                    r.warmup = true;
+                    std::error_code ec;
+                    const fs::path runs = candidate.parent_path() / "runs";
+                    rp.groupDir = fs::is_directory(runs, ec) ? runs : candidate.parent_path();
+                    break;
+                }
+            }
+            // TrainIO benchmarks written before manifests existed keep their runs/ + warmup/ layout.
+            // A run a manifest beside it does not name is not one of that benchmark's.
+            // So do TrainIO's MLPerf Storage v3.0 trees (benchmark --layout mlperf-v3) without their manifest:
+            // they import as the published ones do.
+            const fs::path parent = runDir.parent_path();
+            const bool v3Tree = isMlperfV3TrainingFolder(parent) || parent.parent_path().filename() == "checkpointing";
+            const bool oldBenchmark = !manifestNearby && (r.warmup || parent.filename() == "runs" || v3Tree);
+            if (assembled->trainioRun && !oldBenchmark) {
+                r.runOnce = true;
+                rp.kind = GroupKind::Single;
+                rp.groupDir = runDir;
+            }
+        }
+        places.push_back(std::move(rp));
+        result.runs.push_back(std::move(r));
+    }
+
+    markV3Warmups(result.runs, places);
+
+    // Group: a manifest's invocations by the manifest; a run once alone; the rest by (folder, benchmark identity).
+    struct GroupKey {
+        fs::path dir;
+        std::string benchmarkKey;
+        auto operator<=>(const GroupKey&) const = default;
+    };
+    std::map<GroupKey, std::size_t> index;
+    for (std::size_t i = 0; i < result.runs.size(); ++i) {
+        const auto& r = result.runs[i];
+        const RunPlace& rp = places[i];
+        const GroupKey key{rp.groupDir, rp.kind == GroupKind::Folder ? r.benchmarkKey : std::string()};
+        auto it = index.find(key);
+        if (it == index.end()) {
+            RunGroup g;
+            g.path = rp.groupDir;
+            g.type = r.type;
+            g.kind = rp.kind;
+            g.plannedRuns = rp.plannedRuns;
+            g.identity = WorkloadIdentity{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile,
+                                          r.workloadKey, r.benchmarkKey};
+            // System: the labels' system name; else <org>/results/<system>/… beside <org>/systems/, as
+            // MLPerf submissions are laid out; else the user's label or the imported folder's name.
+            g.system = r.labels.system;
+            g.systemDescription = r.labels.description;
+            if (g.system.empty()) g.system = store::mlperfSystemName(g.path);
+            if (const auto sys = store::findSystemFile(g.path, rp.root)) {
+                g.systemFile = *sys;
+                if (g.systemDescription.empty()) g.systemDescription = store::describeSystemFile(*sys, rp.canonicalRoot);
+            }
+            if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : rp.importRootName;
+            std::string labelWhy;
+            g.labels = rp.kind == GroupKind::Single ? r.labels : store::labelsFor(g.path.filename() == "runs" ? g.path.parent_path() : g.path, rp.root, &labelWhy, files);
+            if (const auto rep = store::findMlperfReport(g.path, rp.root)) {
+                g.existingReport = *rep;
+                std::string why;
+                if (auto j = files.json(*rep, rp.canonicalRoot, options.maxFileBytes, options.maxJsonDepth, why))
+                    g.existingReportContent = std::make_shared<const nlohmann::json>(std::move(*j));
+                else
+                    g.existingReportError = why;
+            }
+            it = index.emplace(key, result.groups.size()).first;
+            result.groups.push_back(std::move(g));
+        }
+        auto& g = result.groups[it->second];
+        // mlpstorage's own record of the clients (any run's *_metadata.json): after what the labels or the
+        // systems file say about the storage, since it describes only the hosts.
+        if (!r.systemInfo.empty() && g.systemDescription.find(r.systemInfo) == std::string::npos)
+            g.systemDescription += (g.systemDescription.empty() ? "" : "\n") + r.systemInfo;
+        if (r.warmup) g.warmups.push_back(i);
+        else if (r.status == InvocationStatus::Complete) g.runs.push_back(i);
+        else g.excluded.push_back(i);
+    }
+    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
+        auto& g = result.groups[gi];
+        auto byName = [&](std::size_t a, std::size_t b) { return naturalLess(result.runs[a].runName, result.runs[b].runName); };
+        std::sort(g.runs.begin(), g.runs.end(), byName);
+        std::sort(g.warmups.begin(), g.warmups.end(), byName);
+        std::sort(g.excluded.begin(), g.excluded.end(), byName);
+        // A benchmark is complete when every run it planned is; what is missing is said.
+        std::string manifestStatus, manifestReason;
+        for (std::size_t i = 0; i < places.size(); ++i)
+            if (places[i].kind == GroupKind::Manifest && places[i].groupDir == g.path) { // the manifest's own status
+                manifestStatus = places[i].manifestStatus;
+                manifestReason = places[i].manifestReason;
+                break;
+            }
+        const std::size_t complete = g.runs.size();
+        std::string why;
+        for (std::size_t i : g.excluded)
+            why += (why.empty() ? "" : "; ") + result.runs[i].runName + " " + statusName(result.runs[i].status) + ": " + result.runs[i].statusReason;
+        if (g.kind == GroupKind::Single) {
+            const std::size_t only = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
+            g.status = result.runs[only].status;
+            g.statusReason = result.runs[only].statusReason;
+        } else if (complete == 0) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = "no complete measured run" + (why.empty() ? std::string() : " (" + why + ")");
+            for (std::size_t i : g.excluded)
+                if (result.runs[i].status == InvocationStatus::Failed || result.runs[i].status == InvocationStatus::Cancelled) {
+                    g.status = result.runs[i].status;
+                    break;
+                }
+        } else if (g.plannedRuns > 0 && complete < g.plannedRuns) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = std::to_string(complete) + " of " + std::to_string(g.plannedRuns) + " planned runs complete";
+            if (!why.empty()) g.statusReason += " (" + why + ")";
+            else if (manifestStatus == "running") g.statusReason += " (the benchmark was interrupted or is still running)";
+            else if (!manifestReason.empty()) g.statusReason += " (" + manifestReason + ")";
+        } else if (!g.excluded.empty()) {
+            g.status = InvocationStatus::Incomplete;
+            g.statusReason = std::to_string(g.excluded.size()) + " measured run(s) not complete, excluded: " + why;
+        }
+    }
+    // The per-step records of every complete measured run, summarised for the report, when asked for: read
+    // here (the GUI imports in a worker thread), so that the report never reads a run folder itself.
+    if (options.stepDigests) {
+        // What a run just wrote may hold its digests already (store/written_files.h), made with the
+        // default bounds: taken when the import's are those.
+        const auto* held = dynamic_cast<const store::WrittenFiles*>(&files);
+        const ImportOptions defaults;
+        if (options.maxStepFileBytes != defaults.maxStepFileBytes || options.maxFileBytes != defaults.maxFileBytes ||
+            options.maxJsonDepth != defaults.maxJsonDepth)
+            held = nullptr;
+        for (const auto& g : result.groups) {
+            if (g.type != BenchmarkType::Training) continue;
+            for (std::size_t i : g.runs) {
+                InvocationRecord& r = result.runs[i];
+                const RunPlace& rp = places[i];
+                r.stepsRead = true;
+                if (!rp.oneHostFolder || !store::hasStepRecords(r.path)) continue;
+                if (held && (r.steps = held->stepDigest(r.path))) continue;
+                try {
+                    r.steps = std::make_shared<const StepDigest>(
+                        digestStepRecords(store::readStepRecords(r.path, rp.canonicalRoot, boundsOf(options), &rp.config, files)));
+                } catch (const std::exception& e) { // InputError naming the file; a folder that cannot be listed
+                    r.stepsError = e.what();
+                }
+            }
+        }
+    }
+    // Runs of one benchmark that differ in settings that cannot change what is measured: listed, not split.
+    for (auto& g : result.groups) {
+        std::vector<std::size_t> members(g.runs);
+        members.insert(members.end(), g.excluded.begin(), g.excluded.end());
+        for (std::size_t m = 1; m < members.size(); ++m)
+            for (const auto& d : settingDifferences(result.runs[members.front()], result.runs[members[m]]))
+                g.settingDifferences.push_back(d + " (" + result.runs[members.front()].runName + " vs " +
+                                               result.runs[members[m]].runName + ")");
+    }
+    // Runs of one folder that are not one benchmark: say what differs, never average them.
+    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
+        auto& g = result.groups[gi];
+        if (g.kind != GroupKind::Folder) continue;
+        for (std::size_t gj = 0; gj < result.groups.size(); ++gj) {
+            const auto& o = result.groups[gj];
+            if (gj == gi || o.kind != GroupKind::Folder || o.path != g.path) continue;
+            auto firstOf = [&](const RunGroup& x) {
+                return !x.runs.empty() ? x.runs.front() : !x.excluded.empty() ? x.excluded.front() : x.warmups.front();
+            };
+            for (const auto& d : identityDifferences(result.runs[firstOf(g)], result.runs[firstOf(o)]))
+                g.differences.push_back(d + " (here vs " + result.runs[firstOf(o)].runName + ")");
+        }
+    }
+    sortGroupsAndSkipped(result);
+    markCollocated(result);
+}
+
+} // namespace
+
+ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptions& options, const store::FileSource& files) {
     ImportResult result;
     std::vector<Found> found;
     std::vector<std::pair<fs::path, fs::path>> sweepFiles; // sweep.json files below the roots, with their tree
@@ -267,16 +539,15 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             result.skipped.push_back({root, "no such file or folder"});
             continue;
         }
-        fs::path canonicalRoot = fs::weakly_canonical(root, ec);
-        if (ec) canonicalRoot = fs::absolute(root);
-        const fs::path absRoot = fs::absolute(root).lexically_normal();
+        const Found tree = rootOf(root);
+        const fs::path& canonicalRoot = tree.canonicalRoot;
+        const fs::path& absRoot = tree.root;
         if (fs::is_regular_file(root, ec)) {
             const fs::path parent = absRoot.parent_path();
             addFound(absRoot, fs::weakly_canonical(parent, ec), parent.filename().string(), parent);
             continue;
         }
-        std::string rootName = absRoot.filename().string();
-        if (rootName.empty()) rootName = absRoot.parent_path().filename().string();
+        const std::string& rootName = tree.importRootName;
         // Directory symlinks are not followed: they can leave the tree or loop.
         fs::recursive_directory_iterator it(absRoot, fs::directory_options::skip_permission_denied, ec), end;
         if (ec) {
@@ -349,393 +620,109 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     readEach(collocationFiles, [](const fs::path& f, const fs::path& t) { return store::readCollocationFile(f, t); },
              result.collocations);
 
-    // Read every summary; collect host summaries per run folder.
-    struct PendingRun {
-        fs::path runDir;
-        fs::path canonicalRoot;
-        std::string importRootName;
-        fs::path root;
-        std::vector<store::HostSummary> hosts;
-    };
-    std::map<fs::path, PendingRun> pending;
-    for (const auto& f : found) {
-        std::string why;
-        auto hs = store::readSummary(f.summary, f.canonicalRoot, boundsOf(options), why);
-        if (!hs) {
-            result.skipped.push_back({f.summary, why});
-            continue;
-        }
-        const fs::path dir = f.summary.parent_path();
-        fs::path runDir = dir;
-        // <run>/<host>/summary.json (multi-host layout of the earlier MLPerf Storage scripts).
-        if (!looksLikeRunFolder(dir.filename().string()) && !isWarmupName(dir.filename().string()) &&
-            dir.has_parent_path() && looksLikeRunFolder(dir.parent_path().filename().string())) {
-            runDir = dir.parent_path();
-        }
-        auto& pr = pending[runDir];
-        pr.runDir = runDir;
-        pr.canonicalRoot = f.canonicalRoot;
-        pr.importRootName = f.importRootName;
-        pr.root = f.root;
-        pr.hosts.push_back(std::move(*hs));
-    }
-
-    // Build invocations.
-    struct RunPlace {
-        fs::path groupDir;
-        std::string importRootName;
-        fs::path root;
-        fs::path canonicalRoot;
-        store::RunConfig config; // for the step records (ImportOptions::stepDigests)
-        bool oneHostFolder = true; // the run's summary.json is in the run folder itself
-        GroupKind kind = GroupKind::Folder;
-        std::size_t plannedRuns = 0;
-        std::string manifestStatus, manifestReason;
-    };
-    std::vector<RunPlace> places;
-    ManifestCache manifests;
-    for (auto& [runDir, pr] : pending) {
-        std::sort(pr.hosts.begin(), pr.hosts.end(), [](const store::HostSummary& a, const store::HostSummary& b) { return a.file < b.file; });
-        InvocationRecord r;
-        r.path = runDir;
-        r.runName = runDir.filename().string();
-        const store::HostSummary& first = pr.hosts.front();
-        bool consistent = true;
-        for (const auto& h : pr.hosts) {
-            r.summaryFiles.push_back(h.file);
-            r.accelerators += h.accelerators;
-            r.samplesPerSecond += h.sps;
-            r.mbPerSecond += h.mbps;
-            r.hostMemoryGiB += h.hostMemoryGiB;
-            r.hostnames.push_back(h.hostname);
-            for (const auto& n : h.notes)
-                if (std::find(r.notes.begin(), r.notes.end(), n) == r.notes.end()) r.notes.push_back(n);
-            consistent = consistent && h.checkpoint == first.checkpoint && h.filesTrain == first.filesTrain && h.samplesPerFile == first.samplesPerFile &&
-                         h.epochAu.size() == first.epochAu.size() && h.epochSps.size() == first.epochSps.size();
-        }
-        if (!consistent) {
-            for (const auto& h : pr.hosts)
-                result.skipped.push_back({h.file, "the host summaries of run " + runDir.string() +
-                                                      " disagree on files, samples per file or epochs"});
-            continue;
-        }
-        const double hosts = static_cast<double>(pr.hosts.size());
-        r.filesTrain = first.filesTrain;
-        r.samplesPerFile = first.samplesPerFile;
-        r.epochs = first.epochs;
-        r.start = first.start;
-        r.end = first.end;
-        r.auMeetExpectation = first.meet;
-        if (first.checkpoint) {
-            r.type = BenchmarkType::Checkpointing;
-            r.checkpointWriteGiBps = first.saveGiBps;
-            r.checkpointWriteSeconds = first.saveSeconds;
-            r.checkpointReadGiBps = first.loadGiBps;
-            r.checkpointReadSeconds = first.loadSeconds;
-            r.checkpointSizeGiB = first.sizeGiB;
-            if (pr.hosts.size() > 1) r.notes.push_back("checkpointing run of several host folders: the first host's numbers are used");
-        }
-        if (pr.hosts.size() == 1) {
-            r.numHosts = first.numHosts;
-            r.auMeanPercent = first.au;
-            r.auStdevPercent = first.auStdev;
-            r.samplesPerSecondStdev = first.spsStdev;
-            r.mbPerSecondStdev = first.mbpsStdev;
-            r.epochAuPercent = first.epochAu;
-            r.epochSamplesPerSecond = first.epochSps;
-        } else {
-            // Hosts are ranks of one job: AU averages, throughput adds up.
-            r.numHosts = static_cast<std::int64_t>(pr.hosts.size());
-            r.notes.push_back("run of " + std::to_string(pr.hosts.size()) + " host folders: throughput summed, AU averaged");
-            r.epochAuPercent.assign(first.epochAu.size(), 0.0);
-            r.epochSamplesPerSecond.assign(first.epochSps.size(), 0.0);
-            for (const auto& h : pr.hosts) {
-                r.auMeanPercent += h.au / hosts;
-                if (h.meet == "fail") r.auMeetExpectation = "fail";
-                if (h.start < r.start) r.start = h.start;
-                if (h.end > r.end) r.end = h.end;
-                for (std::size_t e = 0; e < h.epochAu.size(); ++e) r.epochAuPercent[e] += h.epochAu[e] / hosts;
-                for (std::size_t e = 0; e < h.epochSps.size(); ++e) r.epochSamplesPerSecond[e] += h.epochSps[e];
-            }
-            r.auStdevPercent = r.samplesPerSecondStdev = r.mbPerSecondStdev = NAN;
-        }
-        std::vector<fs::path> configDirs{first.file.parent_path()};
-        if (runDir != first.file.parent_path()) configDirs.push_back(runDir);
-        store::RunConfig rc = store::readRunConfig(configDirs, pr.canonicalRoot, boundsOf(options));
-        r.model = rc.model;
-        r.accelerator = rc.accelerator;
-        store::readMetadataFiles(runDir, pr.canonicalRoot, boundsOf(options), r);
-        if (r.type == BenchmarkType::Checkpointing) {
-            checkpointModel(runDir, rc.workload, r.model, r.accelerator);
-            if (r.accelerator.empty()) r.accelerator = r.metadataAccelerator;
-            auto count = [&](const char* key) -> std::int64_t {
-                auto it = rc.merged.find(key);
-                const auto d = it == rc.merged.end() ? std::nullopt : store::parseFiniteNumber(it->second);
-                return d && *d >= 0 ? static_cast<std::int64_t>(*d) : -1;
-            };
-            r.checkpointsWritten = count("checkpoint.num_checkpoints_write");
-            r.checkpointsRead = count("checkpoint.num_checkpoints_read");
-            if (auto it = rc.merged.find("checkpoint.mode"); it != rc.merged.end()) r.checkpointMode = it->second;
-        }
-        r.recordLengthBytes = rc.recordLength;
-        r.overrides = rc.overrides;
-        for (const auto& n : rc.notes) r.notes.push_back(n);
-        if (r.model.empty()) r.notes.push_back("no configs/overrides.yaml or config.yaml names the workload");
-        if (rc.auFraction) {
-            r.auThresholdPercent = *rc.auFraction * 100.0;
-            r.auThresholdSource = "metric.au in config.yaml";
-        } else if (auto known = knownAuThreshold(r.model)) {
-            r.auThresholdPercent = known;
-            r.auThresholdSource = std::string(r.model == "retinanet" ? "MLPerf Storage v3.0" : "MLPerf Storage v1.0") +
-                                  " threshold for " + r.model;
-        }
-        r.resolved.assign(rc.merged.begin(), rc.merged.end());
-        r.configFile = rc.configFile;
-        r.workloadOverride = rc.workload;
-        auto cfgValue = [&](std::initializer_list<const char*> keys) -> std::string {
-            for (const char* k : keys)
-                if (auto it = rc.merged.find(k); it != rc.merged.end()) return it->second;
-            return {};
-        };
-        r.format = cfgValue({"dataset.format"});
-        if (auto d = store::parseFiniteNumber(cfgValue({"dataset.record_length_bytes_stdev", "dataset.record_length_stdev"}))) r.recordLengthStdevBytes = *d;
-        if (auto d = store::parseFiniteNumber(cfgValue({"reader.batch_size"})); d && *d > 0) r.batchSize = static_cast<std::int64_t>(*d);
-        if (auto d = store::parseFiniteNumber(cfgValue({"train.epochs"})); d && *d > 0) r.plannedEpochs = static_cast<std::int64_t>(*d);
-        {
-            std::error_code cec;
-            r.canonicalPath = fs::weakly_canonical(runDir, cec);
-            if (cec) r.canonicalPath = runDir;
-        }
-
-        // Status: TrainIO says so in trainio_run.json; otherwise a summary with fewer epochs than the
-        // config asked for is incomplete.
-        const store::RunRecord tr = store::readRunRecord(runDir, pr.canonicalRoot, boundsOf(options));
-        r.status = tr.status;
-        r.statusReason = tr.reason;
-        r.warnings = tr.warnings;
-        store::readIoFile(runDir, pr.canonicalRoot, boundsOf(options), r);
-        store::readModelFile(runDir, pr.canonicalRoot, boundsOf(options), r);
-        store::readTelemetryFile(runDir, pr.canonicalRoot, boundsOf(options), options.stepDigests, r);
-        const auto measuredEpochs = static_cast<std::int64_t>(std::max(r.epochAuPercent.size(), r.epochSamplesPerSecond.size()));
-        if (r.type == BenchmarkType::Training && r.status == InvocationStatus::Complete && r.plannedEpochs > 0 &&
-            measuredEpochs < r.plannedEpochs) {
-            r.status = InvocationStatus::Incomplete;
-            r.statusReason = "measured " + std::to_string(measuredEpochs) + " of " + std::to_string(r.plannedEpochs) +
-                             " configured epochs (train.epochs)";
-        }
-
-        std::string labelWhy;
-        r.labels = store::labelsFor(runDir, pr.root, &labelWhy);
-        if (!labelWhy.empty()) r.notes.push_back(labelWhy + " (labels ignored)");
-        const Identity id = identityOf(r);
-        r.workloadKey = id.workloadKey;
-        r.benchmarkKey = id.benchmarkKey;
-        r.workloadTitle = id.workloadTitle;
-
-        // Where the invocation belongs: the benchmark whose manifest names it; else, for a TrainIO run
-        // outside any manifest, nowhere (a run once is its own item); else the folder holding the run
-        // folders (warm-ups: <benchmark>/warmup[/<x>] belongs to <benchmark>/runs when that exists).
-        std::vector<std::string> manifestNotes;
-        bool manifestNearby = false;
-        const auto place = manifestFor(runDir, pr.root, pr.canonicalRoot, manifestNotes, manifestNearby, manifests);
-        for (auto& n : manifestNotes) r.notes.push_back(std::move(n));
-        RunPlace rp;
-        rp.importRootName = pr.importRootName;
-        rp.root = pr.root;
-        rp.canonicalRoot = pr.canonicalRoot;
-        rp.oneHostFolder = pr.hosts.size() == 1 && first.file.parent_path() == runDir;
-        if (options.stepDigests) rp.config = std::move(rc);
-        if (place) {
-            r.manifest = place->benchmarkDir / store::kBenchmarkManifestFile;
-            r.warmup = place->warmup;
-            rp.kind = GroupKind::Manifest;
-            std::error_code ec;
-            rp.groupDir = fs::is_directory(place->benchmarkDir / "runs", ec) ? place->benchmarkDir / "runs" : place->benchmarkDir;
-            rp.plannedRuns = place->manifest.plannedRuns;
-            rp.manifestStatus = place->manifest.status;
-            rp.manifestReason = place->manifest.reason;
-        } else {
-            rp.groupDir = runDir.parent_path();
-            for (const fs::path& candidate : {runDir, runDir.parent_path()}) {
-                if (isWarmupName(candidate.filename().string())) {
-                    r.warmup = true;
-                    std::error_code ec;
-                    const fs::path runs = candidate.parent_path() / "runs";
-                    rp.groupDir = fs::is_directory(runs, ec) ? runs : candidate.parent_path();
-                    break;
-                }
-            }
-            // TrainIO benchmarks written before manifests existed keep their runs/ + warmup/ layout.
-            // A run a manifest beside it does not name is not one of that benchmark's.
-            // So do TrainIO's MLPerf Storage v3.0 trees (benchmark --layout mlperf-v3) without their manifest:
-            // they import as the published ones do.
-            const fs::path parent = runDir.parent_path();
-            const bool v3Tree = isMlperfV3TrainingFolder(parent) || parent.parent_path().filename() == "checkpointing";
-            const bool oldBenchmark = !manifestNearby && (r.warmup || parent.filename() == "runs" || v3Tree);
-            if (tr.present && !oldBenchmark) {
-                r.runOnce = true;
-                rp.kind = GroupKind::Single;
-                rp.groupDir = runDir;
-            }
-        }
-        places.push_back(std::move(rp));
-        result.runs.push_back(std::move(r));
-    }
-
-    markV3Warmups(result.runs, places);
-
-    // Group: a manifest's invocations by the manifest; a run once alone; the rest by (folder, benchmark identity).
-    struct GroupKey {
-        fs::path dir;
-        std::string benchmarkKey;
-        auto operator<=>(const GroupKey&) const = default;
-    };
-    std::map<GroupKey, std::size_t> index;
-    for (std::size_t i = 0; i < result.runs.size(); ++i) {
-        const auto& r = result.runs[i];
-        const RunPlace& rp = places[i];
-        const GroupKey key{rp.groupDir, rp.kind == GroupKind::Folder ? r.benchmarkKey : std::string()};
-        auto it = index.find(key);
-        if (it == index.end()) {
-            RunGroup g;
-            g.path = rp.groupDir;
-            g.type = r.type;
-            g.kind = rp.kind;
-            g.plannedRuns = rp.plannedRuns;
-            g.identity = WorkloadIdentity{r.model, r.accelerator, r.accelerators, r.filesTrain, r.samplesPerFile,
-                                          r.workloadKey, r.benchmarkKey};
-            // System: the labels' system name; else <org>/results/<system>/… beside <org>/systems/, as
-            // MLPerf submissions are laid out; else the user's label or the imported folder's name.
-            g.system = r.labels.system;
-            g.systemDescription = r.labels.description;
-            if (g.system.empty()) g.system = store::mlperfSystemName(g.path);
-            if (const auto sys = store::findSystemFile(g.path, rp.root)) {
-                g.systemFile = *sys;
-                if (g.systemDescription.empty()) g.systemDescription = store::describeSystemFile(*sys, rp.canonicalRoot);
-            }
-            if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : rp.importRootName;
-            std::string labelWhy;
-            g.labels = rp.kind == GroupKind::Single ? r.labels : store::labelsFor(g.path.filename() == "runs" ? g.path.parent_path() : g.path, rp.root, &labelWhy);
-            if (const auto rep = store::findMlperfReport(g.path, rp.root)) {
-                g.existingReport = *rep;
-                std::string why;
-                if (auto j = store::readFolderJson(*rep, rp.canonicalRoot, options.maxFileBytes, options.maxJsonDepth, why))
-                    g.existingReportContent = std::make_shared<const nlohmann::json>(std::move(*j));
-                else
-                    g.existingReportError = why;
-            }
-            it = index.emplace(key, result.groups.size()).first;
-            result.groups.push_back(std::move(g));
-        }
-        auto& g = result.groups[it->second];
-        // mlpstorage's own record of the clients (any run's *_metadata.json): after what the labels or the
-        // systems file say about the storage, since it describes only the hosts.
-        if (!r.systemInfo.empty() && g.systemDescription.find(r.systemInfo) == std::string::npos)
-            g.systemDescription += (g.systemDescription.empty() ? "" : "\n") + r.systemInfo;
-        if (r.warmup) g.warmups.push_back(i);
-        else if (r.status == InvocationStatus::Complete) g.runs.push_back(i);
-        else g.excluded.push_back(i);
-    }
-    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
-        auto& g = result.groups[gi];
-        auto byName = [&](std::size_t a, std::size_t b) { return naturalLess(result.runs[a].runName, result.runs[b].runName); };
-        std::sort(g.runs.begin(), g.runs.end(), byName);
-        std::sort(g.warmups.begin(), g.warmups.end(), byName);
-        std::sort(g.excluded.begin(), g.excluded.end(), byName);
-        // A benchmark is complete when every run it planned is; what is missing is said.
-        std::string manifestStatus, manifestReason;
-        for (std::size_t i = 0; i < places.size(); ++i)
-            if (places[i].kind == GroupKind::Manifest && places[i].groupDir == g.path) { // the manifest's own status
-                manifestStatus = places[i].manifestStatus;
-                manifestReason = places[i].manifestReason;
-                break;
-            }
-        const std::size_t complete = g.runs.size();
-        std::string why;
-        for (std::size_t i : g.excluded)
-            why += (why.empty() ? "" : "; ") + result.runs[i].runName + " " + statusName(result.runs[i].status) + ": " + result.runs[i].statusReason;
-        if (g.kind == GroupKind::Single) {
-            const std::size_t only = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
-            g.status = result.runs[only].status;
-            g.statusReason = result.runs[only].statusReason;
-        } else if (complete == 0) {
-            g.status = InvocationStatus::Incomplete;
-            g.statusReason = "no complete measured run" + (why.empty() ? std::string() : " (" + why + ")");
-            for (std::size_t i : g.excluded)
-                if (result.runs[i].status == InvocationStatus::Failed || result.runs[i].status == InvocationStatus::Cancelled) {
-                    g.status = result.runs[i].status;
-                    break;
-                }
-        } else if (g.plannedRuns > 0 && complete < g.plannedRuns) {
-            g.status = InvocationStatus::Incomplete;
-            g.statusReason = std::to_string(complete) + " of " + std::to_string(g.plannedRuns) + " planned runs complete";
-            if (!why.empty()) g.statusReason += " (" + why + ")";
-            else if (manifestStatus == "running") g.statusReason += " (the benchmark was interrupted or is still running)";
-            else if (!manifestReason.empty()) g.statusReason += " (" + manifestReason + ")";
-        } else if (!g.excluded.empty()) {
-            g.status = InvocationStatus::Incomplete;
-            g.statusReason = std::to_string(g.excluded.size()) + " measured run(s) not complete, excluded: " + why;
-        }
-    }
-    // The per-step records of every complete measured run, summarised for the report, when asked for: read
-    // here (the GUI imports in a worker thread), so that the report never reads a run folder itself.
-    if (options.stepDigests) {
-        for (const auto& g : result.groups) {
-            if (g.type != BenchmarkType::Training) continue;
-            for (std::size_t i : g.runs) {
-                InvocationRecord& r = result.runs[i];
-                const RunPlace& rp = places[i];
-                r.stepsRead = true;
-                if (!rp.oneHostFolder || !store::hasStepRecords(r.path)) continue;
-                try {
-                    r.steps = std::make_shared<const StepDigest>(
-                        digestStepRecords(store::readStepRecords(r.path, rp.canonicalRoot, boundsOf(options), &rp.config)));
-                } catch (const std::exception& e) { // InputError naming the file; a folder that cannot be listed
-                    r.stepsError = e.what();
-                }
-            }
-        }
-    }
-    // Runs of one benchmark that differ in settings that cannot change what is measured: listed, not split.
-    for (auto& g : result.groups) {
-        std::vector<std::size_t> members(g.runs);
-        members.insert(members.end(), g.excluded.begin(), g.excluded.end());
-        for (std::size_t m = 1; m < members.size(); ++m)
-            for (const auto& d : settingDifferences(result.runs[members.front()], result.runs[members[m]]))
-                g.settingDifferences.push_back(d + " (" + result.runs[members.front()].runName + " vs " +
-                                               result.runs[members[m]].runName + ")");
-    }
-    // Runs of one folder that are not one benchmark: say what differs, never average them.
-    for (std::size_t gi = 0; gi < result.groups.size(); ++gi) {
-        auto& g = result.groups[gi];
-        if (g.kind != GroupKind::Folder) continue;
-        for (std::size_t gj = 0; gj < result.groups.size(); ++gj) {
-            const auto& o = result.groups[gj];
-            if (gj == gi || o.kind != GroupKind::Folder || o.path != g.path) continue;
-            auto firstOf = [&](const RunGroup& x) {
-                return !x.runs.empty() ? x.runs.front() : !x.excluded.empty() ? x.excluded.front() : x.warmups.front();
-            };
-            for (const auto& d : identityDifferences(result.runs[firstOf(g)], result.runs[firstOf(o)]))
-                g.differences.push_back(d + " (here vs " + result.runs[firstOf(o)].runName + ")");
-        }
-    }
-    std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
-        return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);
-    });
-    // A collocation's members: the groups in its DIR/<name>/ (an invocation, or a benchmark's runs/).
-    for (auto& g : result.groups)
-        for (std::size_t c = 0; c < result.collocations.size(); ++c)
-            for (const auto& m : result.collocations[c].workloads) {
-                const fs::path member = canonicalKey(m.path);
-                const fs::path at = canonicalKey(g.path);
-                if (at == member || at.parent_path() == member) {
-                    g.collocation = c;
-                    g.collocatedAs = m.name;
-                }
-            }
-    std::sort(result.skipped.begin(), result.skipped.end(),
-              [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
+    PendingRuns pending;
+    for (const auto& f : found) readSummary(pending, f, files, options, result);
+    assembleAndGroup(pending, files, options, result);
     return result;
+}
+
+ImportResult importWritten(const fs::path& root, const store::WrittenFiles& written, const ImportOptions& options) {
+    ImportResult result;
+    const Found tree = rootOf(root);
+    PendingRuns pending;
+    for (const fs::path& dir : written.runFolders()) {
+        // The run folders below the root, spelt as a walk from the root spells them.
+        const fs::path rel = dir.lexically_relative(tree.canonicalRoot);
+        if (rel.empty() || *rel.begin() == "..") continue;
+        Found f = tree;
+        f.summary = (tree.root / rel / store::kSummaryFile).lexically_normal();
+        ++result.summariesFound;
+        readSummary(pending, f, written, options, result);
+    }
+    assembleAndGroup(pending, written, options, result);
+    return result;
+}
+
+bool addImported(ImportResult& library, ImportResult added) {
+    auto canonicalKey = [](const fs::path& p) {
+        std::error_code ec;
+        fs::path key = fs::weakly_canonical(p, ec);
+        return ec ? p : key;
+    };
+    auto inside = [](const fs::path& p, const fs::path& dir) {
+        const fs::path rel = p.lexically_relative(dir);
+        return !rel.empty() && *rel.begin() != "..";
+    };
+    // The library's runs the added ones replace: the same folder imported before (a run into it again, or
+    // one the library saw while it was still being written).
+    std::set<fs::path> addedFolders;
+    for (const auto& r : added.runs) addedFolders.insert(r.canonicalPath);
+    std::vector<bool> replaced(library.runs.size(), false);
+    for (std::size_t i = 0; i < library.runs.size(); ++i) replaced[i] = addedFolders.count(library.runs[i].canonicalPath) > 0;
+    std::vector<bool> dropped(library.groups.size(), false);
+    for (std::size_t gi = 0; gi < library.groups.size(); ++gi) {
+        const RunGroup& g = library.groups[gi];
+        std::size_t members = 0, gone = 0;
+        for (const auto* list : {&g.runs, &g.warmups, &g.excluded})
+            for (std::size_t i : *list) {
+                ++members;
+                gone += replaced[i];
+            }
+        if (gone > 0 && gone < members) return false; // part of a group: its status and statistics change
+        dropped[gi] = gone > 0;
+    }
+    // A folder's runs are grouped together by the import: an added group beside a group the library keeps
+    // would have to be grouped with it.
+    for (const RunGroup& a : added.groups)
+        for (std::size_t gi = 0; gi < library.groups.size(); ++gi)
+            if (!dropped[gi] && canonicalKey(library.groups[gi].path) == canonicalKey(a.path)) return false;
+
+    // The runs in path order, as the import's map of run folders holds them; every group's indices remapped.
+    struct Entry {
+        bool fromAdded;
+        std::size_t index;
+    };
+    std::vector<Entry> order;
+    for (std::size_t i = 0; i < library.runs.size(); ++i)
+        if (!replaced[i]) order.push_back({false, i});
+    for (std::size_t i = 0; i < added.runs.size(); ++i) order.push_back({true, i});
+    auto pathOf = [&](const Entry& e) -> const fs::path& { return (e.fromAdded ? added.runs : library.runs)[e.index].path; };
+    std::stable_sort(order.begin(), order.end(), [&](const Entry& a, const Entry& b) { return pathOf(a) < pathOf(b); });
+    std::vector<std::size_t> fromLibrary(library.runs.size()), fromAdded(added.runs.size());
+    std::vector<InvocationRecord> runs;
+    runs.reserve(order.size());
+    for (const Entry& e : order) {
+        (e.fromAdded ? fromAdded : fromLibrary)[e.index] = runs.size();
+        runs.push_back(std::move((e.fromAdded ? added.runs : library.runs)[e.index]));
+    }
+    std::vector<RunGroup> groups;
+    auto keep = [&](RunGroup g, const std::vector<std::size_t>& map) {
+        for (auto* list : {&g.runs, &g.warmups, &g.excluded})
+            for (std::size_t& i : *list) i = map[i];
+        groups.push_back(std::move(g));
+    };
+    for (std::size_t gi = 0; gi < library.groups.size(); ++gi)
+        if (!dropped[gi]) keep(std::move(library.groups[gi]), fromLibrary);
+    for (RunGroup& g : added.groups) keep(std::move(g), fromAdded);
+
+    // What the library skipped inside an added run folder (it was still being written) is there no more.
+    std::erase_if(library.skipped, [&](const SkippedFile& s) {
+        const fs::path at = canonicalKey(s.path);
+        return std::any_of(addedFolders.begin(), addedFolders.end(), [&](const fs::path& d) { return at == d || inside(at, d); });
+    });
+    std::size_t replacedSummaries = 0;
+    for (std::size_t i = 0; i < replaced.size(); ++i)
+        if (replaced[i]) replacedSummaries += library.runs[i].summaryFiles.size();
+    library.summariesFound = library.summariesFound - std::min(library.summariesFound, replacedSummaries) + added.summariesFound;
+    library.runs = std::move(runs);
+    library.groups = std::move(groups);
+    for (auto& s : added.skipped) library.skipped.push_back(std::move(s));
+    for (auto& d : added.duplicates) library.duplicates.push_back(std::move(d));
+    for (auto& sw : added.sweeps) library.sweeps.push_back(std::move(sw));
+    for (auto& c : added.collocations) library.collocations.push_back(std::move(c));
+    sortGroupsAndSkipped(library);
+    markCollocated(library);
+    return true;
 }
 
 } // namespace trainio::aggregate

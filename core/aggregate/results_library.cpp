@@ -1,6 +1,7 @@
 #include "aggregate/results_library.h"
 
 #include "aggregate/identity.h"
+#include "aggregate/results_import.h"
 
 #include <algorithm>
 #include <cmath>
@@ -282,6 +283,12 @@ int LibraryNode::row() const {
     for (std::size_t i = 0; i < parent->children.size(); ++i)
         if (parent->children[i].get() == this) return static_cast<int>(i);
     return 0;
+}
+
+std::unique_ptr<ResultsLibrary> ResultsLibrary::withAdded(ImportResult added) const {
+    ImportResult merged = imported_;
+    if (!addImported(merged, std::move(added))) return nullptr;
+    return std::make_unique<ResultsLibrary>(std::move(merged));
 }
 
 ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(imported)) {

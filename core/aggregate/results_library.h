@@ -98,6 +98,12 @@ public:
     ResultsLibrary() = default;
     explicit ResultsLibrary(ImportResult imported);
 
+    // This library with `added` in it — importWritten's records (results_import.h) of run folders a run just
+    // wrote below one of the library's roots, made with that root — as importing the roots again would
+    // give it, nothing read (results_import.h addImported). Null when that cannot be done exactly; the
+    // caller imports the roots again instead.
+    std::unique_ptr<ResultsLibrary> withAdded(ImportResult added) const;
+
     const LibraryNode& root() const { return *root_; }
     const ImportResult& imported() const { return imported_; }
     const GroupAggregate& aggregate(std::size_t group) const { return aggregates_.at(group); }

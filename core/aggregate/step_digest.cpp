@@ -26,6 +26,17 @@ void binSeries(std::vector<double>& keys, std::vector<double>& values, std::size
     values = std::move(v);
 }
 
+void digestHeldStepRecords(store::WrittenFiles& written, const std::filesystem::path& runDir) {
+    if (!written.holdsStepRecords() || !store::hasStepRecords(runDir)) return;
+    try {
+        auto digest = std::make_shared<const StepDigest>(
+            digestStepRecords(store::readStepRecords(runDir, store::treeOf(runDir), store::ReadBounds{}, nullptr, written)));
+        written.holdStepDigest(runDir, std::move(digest));
+    } catch (const std::exception&) {
+        // Kept: the importer reads them and names what is wrong (InvocationRecord::stepsError).
+    }
+}
+
 namespace {
 
 // StepDigest::auTime / auTimePercent: at most maxWindows windows, none shorter than three mean steps (a

@@ -4,6 +4,7 @@
 
 #include "aggregate/invocation_record.h"
 #include "store/run_files.h"
+#include "store/written_files.h"
 
 #include <cstddef>
 #include <vector>
@@ -13,6 +14,11 @@ namespace trainio::aggregate {
 // Each rank's AU per epoch, and for the first maxPlottedRanks ranks load time and AU per step, each
 // series binned to at most maxPoints points.
 StepDigest digestStepRecords(const store::InvocationData& records, std::size_t maxPoints = 600, std::size_t maxPlottedRanks = 8);
+
+// The per-step records of `runDir` that `written` holds (what a run just wrote, store/written_files.h) made
+// into their digest as the importer would make it (default bounds and points), which `written` then holds
+// instead of them. Records that cannot be digested are left as they are (the importer says why).
+void digestHeldStepRecords(store::WrittenFiles& written, const std::filesystem::path& runDir);
 
 // Replaces runs of consecutive points by their mean (keys too) so that the series has at most maxPoints
 // points; *binOut gets the larger of itself and the run length used. For plots of long series.

@@ -71,7 +71,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (ec) throw RunError("create folder " + (dir / "configs").string() + ": " + ec.message() + " (nothing was measured)");
     // The system name the run controls asked for, beside the results (read back on import). A run inside
     // a benchmark has it on the benchmark folder instead.
-    if (writer && hasLabels(opt.labels)) store::writeLabelsFile(dir, opt.labels, false, opt.io.get());
+    if (writer && hasLabels(opt.labels)) store::writeLabelsFile(dir, opt.labels, false, opt.io.get(), opt.written);
     // The input-pipeline model's prediction for this run (docs/model.md), made before it starts, kept beside
     // what is then measured: only for emulated storage, whose parameters the model takes as they are.
     std::optional<nlohmann::ordered_json> prediction;
@@ -114,8 +114,9 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
         // journal is read back with it.
         std::unique_ptr<store::RunJournal> journal;
         if (writer) {
-            store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), opt.io.get());
-            store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), opt.io.get());
+            store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), opt.io.get(), opt.written);
+            store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), opt.io.get(),
+                                   opt.written);
             store::JournalHeader h;
             h.accelerators = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
             h.processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
@@ -141,13 +142,14 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     InvocationContext ctx;
     ctx.commandLine = opt.commandLine;
     ctx.io = opt.io.get();
+    ctx.written = opt.written;
     // The storage files first, through the same backend as the rest: a failure there is a warning on the
     // result, never the loss of what was measured.
-    for (auto& w : storage.write(dir, ctx.io)) out.warnings.push_back(std::move(w));
+    for (auto& w : storage.write(dir, ctx.io, ctx.written)) out.warnings.push_back(std::move(w));
     out.warnings.insert(out.warnings.end(), preRunWarnings.begin(), preRunWarnings.end());
     if (prediction) {
         try {
-            store::writeFileAtomic(dir / store::kModelFile, prediction->dump(2) + "\n", ctx.io);
+            store::writeFileAtomic(dir / store::kModelFile, prediction->dump(2) + "\n", ctx.io, ctx.written);
         } catch (const RunError& e) {
             out.warnings.push_back(std::string("trainio_model.json was not written: ") + e.what());
         }
@@ -211,7 +213,7 @@ void writeV3Metadata(const fs::path& runDir, const std::string& kind, const std:
           {"hosts", nlohmann::ordered_json::array({{{"hostname", host.hostname}, {"memory", {{"total", memoryBytes}}}, {"cpu", cpu}}})}}},
         {"generator", "trainio"},
         {"executed_command", opt.commandLine}};
-    store::writeFileAtomic(runDir / (kind + "_" + ts + store::kMetadataSuffix), j.dump(4) + "\n", io);
+    store::writeFileAtomic(runDir / (kind + "_" + ts + store::kMetadataSuffix), j.dump(4) + "\n", io, opt.written);
 }
 
 } // namespace
@@ -240,6 +242,9 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     const std::uint64_t warmups = v3 && checkpointOnly(cfg) ? 0 : opt.warmups;
     const std::string kind = checkpointOnly(cfg) ? "checkpointing" : "training";
     std::time_t lastStamp = 0;
+    // What the benchmark writes, held (the caller's, or its own): its reports are made from it.
+    store::WrittenFiles own;
+    store::WrittenFiles* written = opt.invocation.written ? opt.invocation.written : &own;
     // The manifest names exactly this benchmark's warm-up and runs (the importer groups by it), and
     // says how far it got: written before the first invocation and after each one.
     store::BenchmarkManifest manifest;
@@ -253,14 +258,15 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     if (writer) fs::create_directories(dir, ec);
     if (ec) throw RunError("create folder " + dir.string() + ": " + ec.message() + " (nothing was measured)");
     auto writeManifest = [&] {
-        if (writer) store::writeBenchmarkManifest(dir, manifest, io);
+        if (writer) store::writeBenchmarkManifest(dir, manifest, io, written);
     };
     writeManifest();
     // v3: on the system folder, which names everything below it (as <org>/results/<system>/ does).
     if (writer && hasLabels(opt.invocation.labels))
-        store::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io);
+        store::writeLabelsFile(v3 ? topDir / opt.invocation.labels.system : dir, opt.invocation.labels, false, io, written);
     InvocationOptions inner = opt.invocation;
     inner.labels = {}; // on the benchmark folder, which its invocations inherit
+    inner.written = written;
     auto one = [&](const std::string& label, const fs::path& d, std::vector<fs::path>& into, std::vector<std::string>& listed) {
         if (opt.onInvocationStart) opt.onInvocationStart(label, d);
         listed.push_back(d.lexically_relative(dir).generic_string());
@@ -270,7 +276,10 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
         if (v3 && writer) {
             // mlpstorage keeps the DLIO configs in dlio_config/ (one folder the importer also searches).
             std::error_code rec;
-            if (!fs::exists(d / "dlio_config", rec)) fs::rename(d / "configs", d / "dlio_config", rec);
+            if (!fs::exists(d / "dlio_config", rec)) {
+                fs::rename(d / "configs", d / "dlio_config", rec);
+                if (!rec) written->renameFolder(d / "configs", d / "dlio_config");
+            }
             if (rec) throw RunError("rename " + (d / "configs").string() + " to dlio_config: " + rec.message());
             writeV3Metadata(d, kind, d.filename().string(), cfg, inner, io);
         }
@@ -301,8 +310,10 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     res.complete = true;
     if (!writer) return res;
     // The v1.0 generator's report needs DIR/runs/<run>/ without the warm-up: not the v3.0 layout.
-    if (!v3) writeMlperfReport(dir / "runs", io);
-    writeAggregateJson(dir, aggregate::Reduction::Mean, io);
+    // From what the benchmark wrote, held in memory: the records importResults would make of the folder,
+    // made without reading it back. The report is held too, so that aggregate.json compares with it.
+    if (!v3) writeMlperfReport(aggregate::importWritten(dir / "runs", *written), dir / "runs", io, written);
+    writeAggregateJson(aggregate::importWritten(dir, *written), dir, aggregate::Reduction::Mean, io, written);
     return res;
 }
 

@@ -9,6 +9,7 @@
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
 #include "io/emulated_storage.h"
+#include "store/written_files.h"
 #include "telemetry/telemetry_summary.h"
 
 #include <atomic>
@@ -49,6 +50,9 @@ struct InvocationOptions {
     // Each rank's checkpoint write/read as it starts and ends (checkpoint/checkpoint_event.h), called on
     // the rank's thread (queue it to the GUI).
     std::function<void(const checkpoint::CheckpointEvent&)> onCheckpoint;
+    // Not null: every file the invocation (or the benchmark) writes that the importer reads is held here
+    // too, so that nothing written is read back (store/written_files.h; the session sets it).
+    store::WrittenFiles* written = nullptr;
 };
 
 // Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).
@@ -84,7 +88,8 @@ struct BenchmarkResult {
 };
 
 // Stops at the first invocation that does not complete (cancelled or failed); the reports are written
-// only when every measured run completed.
+// only when every measured run completed, from the records of what the benchmark wrote, held in memory
+// (opt.invocation.written, or its own): nothing it wrote is read back.
 BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const std::filesystem::path& dir, const BenchmarkOptions& opt);
 
 // The folder runBenchmark makes the benchmark's manifest and run folders in: DIR itself (TrainIO), or

@@ -353,17 +353,17 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
     try {
         // Step records first, summary last: a folder with a summary.json has everything else.
         for (const auto& r : run.ranks) {
-            store::writeFileAtomic(dir / store::rankOutputFile(r.rank), dumpJson(rankOutputJson(r, run, host)), ctx.io);
+            store::writeFileAtomic(dir / store::rankOutputFile(r.rank), dumpJson(rankOutputJson(r, run, host)), ctx.io, ctx.written);
             store::writeFileAtomic(dir / store::rankEpochStatsFile(r.rank),
-                            dumpJson(perEpochStatsJson(r, &run.checkpoints)), ctx.io);
+                            dumpJson(perEpochStatsJson(r, &run.checkpoints)), ctx.io, ctx.written);
         }
         if (run.checkpoints.enabled)
-            store::writeFileAtomic(dir / store::kCheckpointFile, dumpJson(checkpointRecordsJson(run.checkpoints)), ctx.io);
-        store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), ctx.io);
-        store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), ctx.io);
-        store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io);
-        store::writeFileAtomic(dir / store::kLogFile, logText(cfg, run, ctx), ctx.io);
-        store::writeFileAtomic(dir / store::kSummaryFile, dumpJson(summaryJson(cfg, run, host)), ctx.io);
+            store::writeFileAtomic(dir / store::kCheckpointFile, dumpJson(checkpointRecordsJson(run.checkpoints)), ctx.io, ctx.written);
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), ctx.io, ctx.written);
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), ctx.io, ctx.written);
+        store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io, ctx.written);
+        store::writeFileAtomic(dir / store::kLogFile, logText(cfg, run, ctx), ctx.io, ctx.written);
+        store::writeFileAtomic(dir / store::kSummaryFile, dumpJson(summaryJson(cfg, run, host)), ctx.io, ctx.written);
     } catch (const RunError& e) {
         // Without summary.json the folder is not a result; say why in trainio_run.json, so that a
         // folder whose disk filled up while writing is not mistaken for a complete run without its
@@ -371,7 +371,7 @@ void writeInvocationFolder(const fs::path& dir, const WorkloadConfig& cfg, const
         meta["status"] = toString(RunStatus::Failed);
         meta["error"] = run.error.empty() ? std::string(e.what()) : run.error + "; then " + e.what();
         try {
-            store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io);
+            store::writeFileAtomic(dir / store::kRunRecordFile, dumpJson(meta), ctx.io, ctx.written);
         } catch (const RunError&) {
         }
         throw;

@@ -13,6 +13,7 @@
 #include "io/io_backend.h"
 #include "metrics/dlio_metrics.h"
 #include "metrics/step_records.h"
+#include "store/run_folder.h"
 #include "util/host_info.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@ struct InvocationContext {
     std::string commandLine;
     std::vector<std::string> logLines; // warnings etc. to put at the head of the log
     IoBackend* io = nullptr;           // writes go through it (fault injection); null = POSIX
+    store::WrittenFiles* written = nullptr; // not null: holds every file written (store/written_files.h)
 };
 
 // Writes the whole folder (created if needed). Throws RunError naming the file on a write error; the

@@ -279,11 +279,11 @@ void StorageSession::setLoaderReport(const WorkloadConfig& cfg, const RunOutcome
     }
 }
 
-std::vector<std::string> StorageSession::write(const std::filesystem::path& dir, IoBackend* io) const {
+std::vector<std::string> StorageSession::write(const std::filesystem::path& dir, IoBackend* io, store::WrittenFiles* written) const {
     std::vector<std::string> warnings;
     auto one = [&](const char* name, const std::string& text) {
         try {
-            store::writeFileAtomic(dir / name, text, io);
+            store::writeFileAtomic(dir / name, text, io, written);
         } catch (const RunError& e) {
             warnings.push_back(std::string(name) + " was not written: " + e.what());
         }

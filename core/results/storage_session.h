@@ -23,6 +23,9 @@
 namespace trainio {
 
 struct RunOutcome; // engine/training_engine.h
+namespace store {
+class WrittenFiles; // store/written_files.h
+}
 
 // The emulated-storage parameters of a workload: the profile's, then the section's own non-zero keys.
 // Throws InputError naming the key (or the profile file) for a bad value.
@@ -51,9 +54,10 @@ public:
     // Stops the sampler (if started) and returns the warnings for the result: most bytes from the page
     // cache, a client-bound run.
     std::vector<std::string> stop();
-    // Writes trainio_io.json and telemetry.csv/json into `dir` through `io` (null: POSIX). A file that
-    // cannot be written does not cost the run: its error is returned as a warning instead.
-    std::vector<std::string> write(const std::filesystem::path& dir, IoBackend* io) const;
+    // Writes trainio_io.json and telemetry.csv/json into `dir` through `io` (null: POSIX), held in `written`
+    // too when given (store/written_files.h). A file that cannot be written does not cost the run: its error
+    // is returned as a warning instead.
+    std::vector<std::string> write(const std::filesystem::path& dir, IoBackend* io, store::WrittenFiles* written = nullptr) const;
 
     // The loader policy's figures of a finished (or stopped) run, written into trainio_io.json: "loader" (the
     // policy, its capacities and the nopfs placement) and, in each epoch entry, hit_ratio,

@@ -1,8 +1,6 @@
 #include "results/sweep.h"
 
 #include "aggregate/group_aggregate.h"
-#include "aggregate/results_import.h"
-#include "aggregate/statistics.h"
 #include "config/value_ranges.h"
 #include "dist/mpi_launch.h"
 #include "engine/sample_order.h"
@@ -100,8 +98,7 @@ std::uint64_t maxSweepTrials(const SweepRange& range) {
     return doublings + bisections;
 }
 
-void measureTrial(SweepTrial& trial, double auThresholdPercent) {
-    const aggregate::ImportResult imported = aggregate::importResults({trial.path});
+void measureTrial(SweepTrial& trial, double auThresholdPercent, const aggregate::ImportResult& imported) {
     trial.auMeanPercent = trial.samplesPerSecond = trial.readGibPerSecond = NAN;
     for (const auto& group : imported.groups) {
         if (group.type != aggregate::BenchmarkType::Training || group.runs.empty()) continue;
@@ -111,21 +108,6 @@ void measureTrial(SweepTrial& trial, double auThresholdPercent) {
         trial.readGibPerSecond = agg.mibPerSecond.mean.value / 1024.0; // DLIO's "MB/s" are MiB/s
         break;
     }
-    trial.passed = trial.status == RunStatus::Complete && std::isfinite(trial.auMeanPercent) &&
-                   trial.auMeanPercent >= auThresholdPercent;
-}
-
-void measureTrial(SweepTrial& trial, double auThresholdPercent, const std::vector<const RunOutcome*>& measuredRuns) {
-    std::vector<double> au, sps, mib;
-    for (const RunOutcome* r : measuredRuns) {
-        au.push_back(r->metrics.auMean);
-        sps.push_back(r->metrics.throughputMean);
-        mib.push_back(r->metrics.ioMeanMiB);
-    }
-    // aggregate::mean is the group aggregate's mean (numpy's): the numbers `trainio-cli aggregate` gives.
-    trial.auMeanPercent = au.empty() ? NAN : aggregate::mean(au).value;
-    trial.samplesPerSecond = sps.empty() ? NAN : aggregate::mean(sps).value;
-    trial.readGibPerSecond = mib.empty() ? NAN : aggregate::mean(mib).value / 1024.0; // DLIO's "MB/s" are MiB/s
     trial.passed = trial.status == RunStatus::Complete && std::isfinite(trial.auMeanPercent) &&
                    trial.auMeanPercent >= auThresholdPercent;
 }

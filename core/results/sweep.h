@@ -6,6 +6,7 @@
 
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
+#include "aggregate/invocation_record.h"
 #include "store/sweep_file.h"
 
 #include <nlohmann/json.hpp>
@@ -45,14 +46,12 @@ SweepOutcome searchMaxPassing(const SweepRange& range, const SweepTrialRunner& r
 // The most trials the search can make over this range (for the room the results need).
 std::uint64_t maxSweepTrials(const SweepRange& range);
 
-// Fills a trial's numbers from its result folder, read by the importer and aggregated as `aggregate`
-// does (the group's mean over complete runs); passed = status Complete and AU mean >= thresholdPercent.
-// A folder with no complete measured run leaves the numbers NaN and the trial not passed.
-void measureTrial(SweepTrial& trial, double auThresholdPercent);
-// The same from the trial's measured runs as they were measured (an in-process trial: its session hands
-// them over, nothing is read back): the mean over the complete measured runs of the numbers each run's
-// summary.json holds (train_au_mean_percentage, …_throughput_mean_…, …_io_mean_MB_per_second / 1024).
-void measureTrial(SweepTrial& trial, double auThresholdPercent, const std::vector<const RunOutcome*>& measuredRuns);
+// Fills a trial's numbers from the records of its result folder, aggregated as `aggregate` does (the
+// group's mean over complete runs); passed = status Complete and AU mean >= thresholdPercent. The records
+// of an in-process trial are those its session made in memory (session.h SessionResult::records: nothing
+// is read back); an MPI trial's folder was written by other processes and is imported once. Records with
+// no complete measured run leave the numbers NaN and the trial not passed.
+void measureTrial(SweepTrial& trial, double auThresholdPercent, const aggregate::ImportResult& records);
 
 // Why the engine's shard plan cannot give each of `accelerators` a step (its message), "" when it can.
 std::string shardProblem(const WorkloadConfig& cfg, std::uint64_t accelerators);

@@ -2,6 +2,7 @@
 
 #include "checkpoint/checkpoint_run.h"
 #include "dist/communicator.h"
+#include "aggregate/step_digest.h"
 #include "store/run_folder.h"
 #include "util/host_info.h"
 
@@ -120,9 +121,13 @@ GenerationResult generateEverywhere(const WorkloadConfig& cfg, dist::Communicato
     return r;
 }
 
-Session::Session(SessionRequest request, SessionObserver& observer) : req_(std::move(request)), obs_(observer) {
+Session::Session(SessionRequest request, SessionObserver& observer)
+    : req_(std::move(request)), obs_(observer),
+      written_(std::make_shared<store::WrittenFiles>(store::WrittenFiles::Options{req_.holdStepRecords, false})) {
     const std::uint64_t processes = req_.invocation.comm ? static_cast<std::uint64_t>(req_.invocation.comm->size()) : 1;
     req_.invocation.accelerators = req_.accelerators / processes;
+    // Everything the invocations write is held here and handed over with the result.
+    req_.invocation.written = written_.get();
 }
 
 bool Session::checkpointOnly() const { return !req_.config.workflow.train && req_.config.workflow.checkpoint; }
@@ -197,6 +202,7 @@ bool Session::prepare() {
 
 SessionResult Session::measure() {
     SessionResult res;
+    res.written = written_;
     const WorkloadConfig& cfg = req_.config;
     if (cancelledWhilePreparing_) {
         res.cancelled = true;
@@ -213,6 +219,7 @@ SessionResult Session::measure() {
         res.resultFolder = req_.output;
         obs_.onInvocationStart("invocation", req_.output, 0);
         RunOutcome out = runInvocation(cfg, req_.output, io);
+        aggregate::digestHeldStepRecords(*written_, req_.output);
         obs_.onInvocationDone("invocation", req_.output, out);
         res.measured = true;
         res.complete = out.status == RunStatus::Complete;
@@ -231,6 +238,8 @@ SessionResult Session::measure() {
     std::size_t index = 0;
     bo.onInvocationStart = [&](const std::string& label, const fs::path& d) { obs_.onInvocationStart(label, d, index++); };
     bo.onInvocationDone = [&](const std::string& label, const fs::path& d, const RunOutcome& out) {
+        // Held as their digest from here on: a long benchmark's step records are not all kept in memory.
+        aggregate::digestHeldStepRecords(*written_, d);
         res.outcomes.push_back(out);
         res.labels.push_back(label);
         obs_.onInvocationDone(label, d, out);
@@ -248,6 +257,12 @@ std::vector<const RunOutcome*> SessionResult::measuredComplete() const {
     for (std::size_t i = 0; i < outcomes.size(); ++i)
         if (labels[i].rfind("warm-up", 0) != 0 && outcomes[i].status == RunStatus::Complete) out.push_back(&outcomes[i]);
     return out;
+}
+
+aggregate::ImportResult SessionResult::records(const aggregate::ImportOptions& options, const fs::path& root) const {
+    const fs::path tree = root.empty() ? resultFolder : root;
+    if (tree.empty()) return {}; // nothing was measured
+    return aggregate::importWritten(tree, *written, options);
 }
 
 SessionResult Session::run() {

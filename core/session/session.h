@@ -3,14 +3,17 @@
 // workflow.generate_data asks for it and checked again, then the invocation or the benchmark's warm-up and
 // runs — owned by one object that reports through a SessionObserver. `trainio-cli run`, `benchmark`,
 // `datagen`, each trial of `sweep`, and the GUI's Run page all go through it, so the window behaves exactly
-// as the command line (docs/engine.md, "One workflow").
+// as the command line (docs/engine.md, "One workflow"). What it wrote it hands over in memory
+// (SessionResult::written, ::records): nothing a session wrote is read back (docs/aggregation.md).
 #pragma once
 
 #include "checkpoint/checkpoint_plan.h"
 #include "config/workload_config.h"
 #include "dataset/dataset_generator.h"
 #include "preflight/preflight.h"
+#include "aggregate/results_import.h"
 #include "results/benchmark_runner.h"
+#include "store/written_files.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -92,6 +95,9 @@ struct SessionRequest {
     PreflightAudience audience = PreflightAudience::Cli;
     // More checks of the caller's, added to the pre-flight's problems (the GUI's mpirun hosts).
     std::function<void(PreflightResult&)> extraChecks;
+    // Hold the per-step records of what is written too (SessionResult::written): the GUI's library digests
+    // them (ImportOptions::stepDigests). Off, the largest files of a run are not held in memory.
+    bool holdStepRecords = false;
 };
 
 struct SessionResult {
@@ -105,6 +111,12 @@ struct SessionResult {
     std::vector<std::string> labels;  // each outcome's label: "invocation", "warm-up", "run 2/5"
     // The outcomes of the measured invocations (no warm-up) that completed: what a benchmark's statistics use.
     std::vector<const RunOutcome*> measuredComplete() const;
+    // Every file the session wrote that the importer reads, held in memory (store/written_files.h); empty on
+    // the processes of an MPI job that write nothing. Never null.
+    std::shared_ptr<const store::WrittenFiles> written = std::make_shared<store::WrittenFiles>();
+    // The records of what was written below `root` (the result folder when empty), as importResults({root})
+    // would make them (results_import.h importWritten), made from `written`: nothing is read back.
+    aggregate::ImportResult records(const aggregate::ImportOptions& options = {}, const std::filesystem::path& root = {}) const;
 };
 
 class Session {
@@ -132,6 +144,7 @@ private:
 
     SessionRequest req_;
     SessionObserver& obs_;
+    std::shared_ptr<store::WrittenFiles> written_;
     std::vector<std::string> warnings_;
     bool cancelledWhilePreparing_ = false;
 };

@@ -8,7 +8,7 @@ namespace trainio::store {
 
 namespace fs = std::filesystem;
 
-void writeBenchmarkManifest(const fs::path& benchmarkDir, const BenchmarkManifest& m, IoBackend* io) {
+void writeBenchmarkManifest(const fs::path& benchmarkDir, const BenchmarkManifest& m, IoBackend* io, WrittenFiles* record) {
     nlohmann::ordered_json j;
     j["format"] = "trainio-benchmark";
     j["version"] = 1;
@@ -22,16 +22,17 @@ void writeBenchmarkManifest(const fs::path& benchmarkDir, const BenchmarkManifes
     j["system"] = m.system;
     j["started"] = m.started;
     j["ended"] = m.ended;
-    writeFileAtomic(benchmarkDir / kBenchmarkManifestFile, j.dump(2) + "\n", io);
+    writeFileAtomic(benchmarkDir / kBenchmarkManifestFile, j.dump(2) + "\n", io, record);
 }
 
-std::optional<BenchmarkManifest> readBenchmarkManifest(const fs::path& benchmarkDir, const fs::path& canonicalRoot) {
+std::optional<BenchmarkManifest> readBenchmarkManifest(const fs::path& benchmarkDir, const fs::path& canonicalRoot,
+                                                       const FileSource& files) {
     const fs::path file = benchmarkDir / kBenchmarkManifestFile;
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(file, ec))) return std::nullopt;
     const ReadBounds bounds;
-    const auto j = std::optional<nlohmann::json>(readFolderJsonOrThrow(
-        file, canonicalRoot.empty() ? treeOf(benchmarkDir) : canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth));
+    const auto j = std::optional<nlohmann::json>(
+        files.jsonOrThrow(file, canonicalRoot.empty() ? treeOf(benchmarkDir) : canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth));
     auto bad = [&](const std::string& key, const std::string& expected) {
         return InputError(file.string() + ": " + key + ": expected " + expected);
     };

@@ -32,10 +32,13 @@ struct BenchmarkManifest {
     std::string started, ended;
 };
 
-void writeBenchmarkManifest(const std::filesystem::path& benchmarkDir, const BenchmarkManifest& m, IoBackend* io = nullptr);
+// `record`: run_folder.h writeFileAtomic.
+void writeBenchmarkManifest(const std::filesystem::path& benchmarkDir, const BenchmarkManifest& m, IoBackend* io = nullptr,
+                            WrittenFiles* record = nullptr);
 // nullopt when DIR has no manifest; throws InputError naming the file for a malformed one, one larger than
 // the bound or a link leaving the tree `canonicalRoot` (DIR itself when empty).
 std::optional<BenchmarkManifest> readBenchmarkManifest(const std::filesystem::path& benchmarkDir,
-                                                       const std::filesystem::path& canonicalRoot = {});
+                                                       const std::filesystem::path& canonicalRoot = {},
+                                                       const FileSource& files = diskFiles());
 
 } // namespace trainio::store

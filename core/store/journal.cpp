@@ -185,11 +185,11 @@ JournalContents readJournal(const fs::path& dir, std::uintmax_t maxBytes) {
     if (ec || size > maxBytes)
         throw InputError(file.string() + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(maxBytes) +
                          " a journal may have");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string() + ": cannot open: " + errnoText(errno));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    // Through the store's one bounded reader (what a ReadLog lists).
+    std::string why;
+    const std::optional<std::string> read = readBoundedFile(file, maxBytes, why);
+    if (!read) throw InputError(file.string() + ": " + why);
+    const std::string& text = *read;
 
     JournalContents out;
     std::size_t pos = 0, lineNo = 0;

@@ -189,14 +189,14 @@ std::string describeV3(const YAML::Node& doc) {
 
 } // namespace
 
-std::optional<Labels> readLabelsFile(const fs::path& dir, const fs::path& canonicalRoot) {
+std::optional<Labels> readLabelsFile(const fs::path& dir, const fs::path& canonicalRoot, const FileSource& files) {
     const fs::path file = dir / kLabelsFile;
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(file, ec))) return std::nullopt;
     const ReadBounds bounds;
     // A labels file is one flat object: its values are checked to be strings below.
-    const auto parsed = std::optional<json>(readFolderJsonOrThrow(file, canonicalRoot.empty() ? treeOf(dir) : canonicalRoot,
-                                                                  bounds.maxFileBytes, bounds.maxJsonDepth));
+    const auto parsed = std::optional<json>(files.jsonOrThrow(file, canonicalRoot.empty() ? treeOf(dir) : canonicalRoot,
+                                                              bounds.maxFileBytes, bounds.maxJsonDepth));
     const json& j = *parsed;
     if (!j.is_object())
         throw InputError(file.string() + ": expected a JSON object of strings {\"system\", \"description\", \"notes\", \"name\"}");
@@ -214,7 +214,7 @@ std::optional<Labels> readLabelsFile(const fs::path& dir, const fs::path& canoni
     return labels;
 }
 
-Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) {
+Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why, const FileSource& files) {
     std::error_code ec;
     const fs::path start = fs::weakly_canonical(dir, ec);
     const fs::path stop = fs::weakly_canonical(stopAt, ec);
@@ -225,7 +225,7 @@ Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) 
     fs::path here = start;
     while (true) {
         try {
-            if (const auto found = readLabelsFile(here, inside ? stop : start)) {
+            if (const auto found = readLabelsFile(here, inside ? stop : start, files)) {
                 for (const auto& k : kLabelKeys) {
                     // A name belongs to the folder that has it, never to the folders below it.
                     if (k.member == &Labels::name && here != start) continue;
@@ -242,7 +242,7 @@ Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why) 
     return merged;
 }
 
-void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, IoBackend* io) {
+void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, IoBackend* io, WrittenFiles* record) {
     Labels out = labels;
     if (!replace) {
         if (const auto existing = readLabelsFile(dir)) {
@@ -262,7 +262,7 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
         }
         j[k.key] = value;
     }
-    store::writeFileAtomic(dir / kLabelsFile, j.dump(2) + "\n", io);
+    store::writeFileAtomic(dir / kLabelsFile, j.dump(2) + "\n", io, record);
 }
 
 namespace {

@@ -23,16 +23,19 @@ using aggregate::Labels;
 // Reads DIR/trainio_labels.json, inside the tree `canonicalRoot` (DIR itself when empty). nullopt when
 // absent; throws InputError naming the file and the key for a file that is not a JSON object of strings
 // (unknown keys are refused too), larger than the bound, or a link leaving the tree.
-std::optional<Labels> readLabelsFile(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot = {});
+std::optional<Labels> readLabelsFile(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot = {},
+                                     const FileSource& files = diskFiles());
 
 // The labels that apply to `dir`: merged from `dir` up to (and including) `stopAt`, nearest first.
 // A bad file is reported in *why (when given) and ignored.
-Labels labelsFor(const std::filesystem::path& dir, const std::filesystem::path& stopAt, std::string* why = nullptr);
+Labels labelsFor(const std::filesystem::path& dir, const std::filesystem::path& stopAt, std::string* why = nullptr,
+                 const FileSource& files = diskFiles());
 
 // Writes DIR/trainio_labels.json atomically, keeping keys of an existing file that `labels` leaves
-// empty unless `replace` is set. Throws RunError naming the file when it cannot be written.
+// empty unless `replace` is set. Throws RunError naming the file when it cannot be written. `record`:
+// run_folder.h writeFileAtomic.
 void writeLabelsFile(const std::filesystem::path& dir, const Labels& labels, bool replace = false,
-                     IoBackend* io = nullptr);
+                     IoBackend* io = nullptr, WrittenFiles* record = nullptr);
 
 // MLPerf Storage system descriptions: systems/<name>.json (v1.0, trailing commas accepted) or .yaml
 // (v3.0), found by run_files.h findSystemFile. A short description (storage product, file system, network,

@@ -367,11 +367,12 @@ std::optional<double> parseFiniteNumber(const std::string& s) {
     }
 }
 
-RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canonicalRoot, const ReadBounds& bounds) {
+RunConfig readRunConfig(const std::vector<fs::path>& dirs, const fs::path& canonicalRoot, const ReadBounds& bounds,
+                        const FileSource& files) {
     RunConfig rc;
     auto readNoted = [&](const fs::path& file) -> std::optional<std::string> {
         std::string why;
-        auto text = readFolderText(file, canonicalRoot, bounds.maxFileBytes, why);
+        auto text = files.text(file, canonicalRoot, bounds.maxFileBytes, why);
         if (!text) rc.notes.push_back(file.string() + ": " + why);
         return text;
     };
@@ -446,7 +447,7 @@ bool hasStepRecords(const fs::path& runDir) {
 }
 
 InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds,
-                               const RunConfig* config) {
+                               const RunConfig* config, const FileSource& files) {
     if (!fs::is_directory(dir)) throw InputError(dir.string() + ": not a folder");
     const std::uintmax_t maxBytes = bounds.maxStepFileBytes;
     const int depth = bounds.maxJsonDepth;
@@ -465,13 +466,13 @@ InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoo
         if (!outputs.count(r)) throw InputError(dir.string() + ": " + std::to_string(r) + "_output.json is missing");
 
     const fs::path summaryPath = dir / kSummaryFile;
-    if (fs::exists(summaryPath)) d.summary = readFolderJsonOrThrow(summaryPath, canonicalRoot, bounds.maxFileBytes, depth);
+    if (fs::exists(summaryPath)) d.summary = files.jsonOrThrow(summaryPath, canonicalRoot, bounds.maxFileBytes, depth);
 
     // Configuration: batch size, record length, threshold, dataset size (for the expected steps) — the
     // importer's reading of the same files.
     RunConfig own;
     if (!config) {
-        own = readRunConfig({dir}, canonicalRoot, bounds);
+        own = readRunConfig({dir}, canonicalRoot, bounds, files);
         config = &own;
     }
     if (!config->configFile) {
@@ -488,7 +489,7 @@ InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoo
     const std::uint64_t R = outputs.size();
     d.expectedSteps = cfg.samplesPerFile * cfg.filesTrain / cfg.batchSize / R;
     if (cfg.totalTrainingSteps > 0) d.expectedSteps = cfg.totalTrainingSteps;
-    const RunRecord run = readRunRecord(dir, canonicalRoot, bounds);
+    const RunRecord run = readRunRecord(dir, canonicalRoot, bounds, files);
     if (!run.unreadable.empty()) throw InputError(run.unreadable);
     if (run.stepsPerEpoch) d.expectedSteps = *run.stepsPerEpoch;
 
@@ -500,8 +501,8 @@ InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoo
         if (!fs::exists(statsPath))
             throw InputError(dir.string() + ": " + std::to_string(r) +
                              "_per_epoch_stats.json is missing: expected the block start/end times");
-        const nlohmann::json out = readFolderJsonOrThrow(outPath, canonicalRoot, maxBytes, depth);
-        const nlohmann::json stats = readFolderJsonOrThrow(statsPath, canonicalRoot, maxBytes, depth);
+        const nlohmann::json out = files.jsonOrThrow(outPath, canonicalRoot, maxBytes, depth);
+        const nlohmann::json stats = files.jsonOrThrow(statsPath, canonicalRoot, maxBytes, depth);
         if (!out.is_object()) throw InputError(outPath.string() + ": expected a JSON object");
         RankRecord rank;
         rank.rank = r;
@@ -553,8 +554,8 @@ InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoo
     return d;
 }
 std::optional<HostSummary> readSummary(const fs::path& file, const fs::path& canonicalRoot, const ReadBounds& bounds,
-                                       std::string& why) {
-    const auto j = readFolderJson(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+                                       std::string& why, const FileSource& files) {
+    const auto j = files.json(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
     if (!j) return std::nullopt;
     HostSummary hs;
     hs.file = file;
@@ -562,13 +563,13 @@ std::optional<HostSummary> readSummary(const fs::path& file, const fs::path& can
     return hs;
 }
 
-RunRecord readRunRecord(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds) {
+RunRecord readRunRecord(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, const FileSource& files) {
     RunRecord out;
     const fs::path meta = dir / kRunRecordFile;
     if (!present(meta)) return out;
     out.present = true;
     std::string why;
-    const auto j = readFolderJson(meta, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+    const auto j = files.json(meta, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
     if (!j || !j->is_object()) {
         // A run whose own record cannot be read cannot be vouched for.
         out.status = InvocationStatus::Failed;
@@ -601,11 +602,12 @@ RunRecord readRunRecord(const fs::path& dir, const fs::path& canonicalRoot, cons
 
 // trainio_io.json: engine, cache control, the emulated storage and each epoch's percent_from_cache
 // (docs/cache-honesty.md).
-void readIoFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r) {
+void readIoFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r,
+                const FileSource& files) {
     const fs::path file = dir / kIoFile;
     if (!present(file)) return;
     std::string why;
-    const auto j = readFolderJson(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+    const auto j = files.json(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
     if (!j || !j->is_object()) {
         r.notes.push_back(file.string() + ": " + (why.empty() ? "not a JSON object" : why) + " (where the bytes came from is unknown)");
         return;
@@ -640,11 +642,12 @@ void readIoFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBo
 }
 
 // trainio_model.json: the model's prediction made before the run (docs/model.md), beside what it measured.
-void readModelFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r) {
+void readModelFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r,
+                   const FileSource& files) {
     const fs::path file = dir / kModelFile;
     if (!present(file)) return;
     std::string why;
-    const auto j = readFolderJson(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+    const auto j = files.json(file, canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
     if (!j || !j->is_object()) {
         r.notes.push_back(file.string() + ": " + (why.empty() ? "not a JSON object" : why) + " (no prediction shown)");
         return;
@@ -660,11 +663,11 @@ void readModelFile(const fs::path& dir, const fs::path& canonicalRoot, const Rea
 // a long run is large), with `series` also as the four series the report plots
 // (InvocationRecord::telemetrySeries). After readTrainioIo, whose data device picks the read-rate column.
 void readTelemetryFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBounds& bounds, bool series,
-                       InvocationRecord& r) {
+                       InvocationRecord& r, const FileSource& files) {
     const fs::path file = dir / kTelemetryJsonFile;
     if (!present(file)) return;
     std::string why;
-    const std::optional<std::string> text = readFolderText(file, canonicalRoot, bounds.maxFileBytes, why);
+    const std::optional<std::string> text = files.text(file, canonicalRoot, bounds.maxFileBytes, why);
     if (!text) {
         r.notes.push_back(file.string() + ": " + why + " (telemetry not shown)");
         return;
@@ -694,7 +697,8 @@ void readTelemetryFile(const fs::path& dir, const fs::path& canonicalRoot, const
 
 // mlpstorage's <kind>_<timestamp>_metadata.json beside summary.json: the accelerator type and process
 // count it was run with, and system_info (the clients as mlpstorage collected them) in one line.
-void readMetadataFiles(const fs::path& runDir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r) {
+void readMetadataFiles(const fs::path& runDir, const fs::path& canonicalRoot, const ReadBounds& bounds, InvocationRecord& r,
+                       const FileSource& files) {
     std::error_code ec;
     fs::directory_iterator it(runDir, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
@@ -702,7 +706,7 @@ void readMetadataFiles(const fs::path& runDir, const fs::path& canonicalRoot, co
         if (!isMetadataFile(name)) continue;
         if (it->is_directory(ec)) continue;
         std::string why;
-        const std::optional<json> j = readFolderJson(it->path(), canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
+        const std::optional<json> j = files.json(it->path(), canonicalRoot, bounds.maxFileBytes, bounds.maxJsonDepth, why);
         if (!j || !j->is_object()) {
             r.notes.push_back(it->path().string() + ": " + (why.empty() ? "not a JSON object" : why) + " (metadata ignored)");
             continue;

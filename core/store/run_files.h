@@ -5,6 +5,7 @@
 // *_metadata.json; and of the files beside a results tree: systems/<system>.json|yaml and
 // mlperf_storage_report.json.
 //
+// Each reads through a FileSource (run_folder.h): the disk, or what this process wrote (written_files.h).
 // The importer (aggregate/results_import.h) walks a tree, calls these for each run folder and groups;
 // `trainio-cli metrics` (readInvocationFolder) and the sweep read through them too. The writers of these
 // files are results/invocation_files.h (DLIO's files, trainio_run.json), results/storage_session.h
@@ -48,7 +49,7 @@ struct RunConfig {
 };
 // The first dir of `dirs` with a config.yaml (resp. overrides.yaml) in one of configFolders() is used.
 RunConfig readRunConfig(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& canonicalRoot,
-                        const ReadBounds& bounds);
+                        const ReadBounds& bounds, const FileSource& files = diskFiles());
 
 // ---- summary.json ----
 
@@ -65,7 +66,7 @@ struct HostSummary {
 };
 // nullopt with the reason in `why` for a file that cannot be read or lacks a key the import needs.
 std::optional<HostSummary> readSummary(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
-                                       const ReadBounds& bounds, std::string& why);
+                                       const ReadBounds& bounds, std::string& why, const FileSource& files = diskFiles());
 
 // ---- <rank>_output.json, <rank>_per_epoch_stats.json ----
 
@@ -88,7 +89,8 @@ bool hasStepRecords(const std::filesystem::path& runDir);
 // configuration when the caller has read it already. Throws InputError naming the file and what is
 // missing, malformed, too large or linked out of the tree.
 InvocationData readStepRecords(const std::filesystem::path& runDir, const std::filesystem::path& canonicalRoot,
-                               const ReadBounds& bounds, const RunConfig* config = nullptr);
+                               const ReadBounds& bounds, const RunConfig* config = nullptr,
+                               const FileSource& files = diskFiles());
 // readStepRecords with `dir` itself as the tree (`trainio-cli metrics DIR`).
 InvocationData readInvocationFolder(const std::filesystem::path& dir);
 
@@ -105,24 +107,25 @@ struct RunRecord {
 };
 // A run whose own record cannot be read cannot be vouched for: status Failed with the reason.
 RunRecord readRunRecord(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot,
-                        const ReadBounds& bounds);
+                        const ReadBounds& bounds, const FileSource& files = diskFiles());
 
 // ---- trainio_io.json, trainio_model.json, telemetry.json, *_metadata.json ----
 // Each fills its fields of `r`; a file that cannot be read becomes a note on `r` naming it and why.
 
 // Engine, cache control, loader, the emulated storage and each epoch's percent_from_cache (docs/cache-honesty.md).
 void readIoFile(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot, const ReadBounds& bounds,
-                aggregate::InvocationRecord& r);
+                aggregate::InvocationRecord& r, const FileSource& files = diskFiles());
 // The model's prediction made before the run (docs/model.md).
 void readModelFile(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot, const ReadBounds& bounds,
-                   aggregate::InvocationRecord& r);
+                   aggregate::InvocationRecord& r, const FileSource& files = diskFiles());
 // telemetry.json (docs/telemetry.md) kept as its summary, with `series` also as the four series the report
 // plots. After readIoFile, whose data device picks the read-rate column.
 void readTelemetryFile(const std::filesystem::path& dir, const std::filesystem::path& canonicalRoot,
-                       const ReadBounds& bounds, bool series, aggregate::InvocationRecord& r);
+                       const ReadBounds& bounds, bool series, aggregate::InvocationRecord& r,
+                       const FileSource& files = diskFiles());
 // mlpstorage's <kind>_<timestamp>_metadata.json: accelerator type, process count, system_info in one line.
 void readMetadataFiles(const std::filesystem::path& runDir, const std::filesystem::path& canonicalRoot,
-                       const ReadBounds& bounds, aggregate::InvocationRecord& r);
+                       const ReadBounds& bounds, aggregate::InvocationRecord& r, const FileSource& files = diskFiles());
 
 // ---- Beside a results tree ----
 

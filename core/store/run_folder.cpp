@@ -1,8 +1,10 @@
 #include "store/run_folder.h"
 
+#include "store/written_files.h"
 #include "util/errors.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 
@@ -55,7 +57,89 @@ bool blank(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
 
+// The live ReadLogs (rarely any: the tests'); readBoundedFile checks the count before it locks.
+std::atomic<int> g_readLogs{0};
+std::mutex g_readLogsMutex;
+std::vector<ReadLog*>& readLogs() {
+    static std::vector<ReadLog*> logs;
+    return logs;
+}
+
+class DiskFiles final : public FileSource {
+public:
+    std::optional<std::string> text(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes,
+                                    std::string& why) const override {
+        return readFolderText(file, canonicalRoot, maxBytes, why);
+    }
+};
+
 } // namespace
+
+void noteRead(const fs::path& file) {
+    if (g_readLogs.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard lock(g_readLogsMutex);
+    for (ReadLog* log : readLogs()) {
+        std::lock_guard own(log->mutex_);
+        log->files_.push_back(file);
+    }
+}
+
+ReadLog::ReadLog() {
+    std::lock_guard lock(g_readLogsMutex);
+    readLogs().push_back(this);
+    ++g_readLogs;
+}
+
+ReadLog::~ReadLog() {
+    std::lock_guard lock(g_readLogsMutex);
+    std::erase(readLogs(), this);
+    --g_readLogs;
+}
+
+std::vector<fs::path> ReadLog::files() const {
+    std::lock_guard lock(mutex_);
+    return files_;
+}
+
+std::vector<fs::path> ReadLog::filesIn(const fs::path& dir) const {
+    const fs::path root = treeOf(dir);
+    std::vector<fs::path> out;
+    for (const fs::path& f : files())
+        if (isWithin(treeOf(f), root)) out.push_back(f);
+    return out;
+}
+
+bool withinBound(std::uintmax_t bytes, std::uintmax_t maxBytes, std::string& why) {
+    if (bytes <= maxBytes) return true;
+    why = "file is " + std::to_string(bytes) + " bytes, larger than the " + boundText(maxBytes) + " read limit";
+    return false;
+}
+
+std::optional<json> FileSource::json(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes,
+                                     int maxDepth, std::string& why) const {
+    const auto t = text(file, canonicalRoot, maxBytes, why);
+    if (!t) return std::nullopt;
+    return parseBoundedJson(*t, maxDepth, why);
+}
+
+std::string FileSource::textOrThrow(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes) const {
+    std::string why;
+    auto t = text(file, canonicalRoot, maxBytes, why);
+    if (!t) throw InputError(file.string() + ": " + why);
+    return std::move(*t);
+}
+
+json FileSource::jsonOrThrow(const fs::path& file, const fs::path& canonicalRoot, std::uintmax_t maxBytes, int maxDepth) const {
+    std::string why;
+    auto j = json(file, canonicalRoot, maxBytes, maxDepth, why);
+    if (!j) throw InputError(file.string() + ": " + why);
+    return std::move(*j);
+}
+
+const FileSource& diskFiles() {
+    static const DiskFiles disk;
+    return disk;
+}
 
 std::string rankOutputFile(std::uint64_t rank) { return std::to_string(rank) + "_output.json"; }
 std::string rankEpochStatsFile(std::uint64_t rank) { return std::to_string(rank) + "_per_epoch_stats.json"; }
@@ -104,6 +188,7 @@ fs::path treeOf(const fs::path& dir) {
 }
 
 std::optional<std::string> readBoundedFile(const fs::path& file, std::uintmax_t maxBytes, std::string& why) {
+    noteRead(file);
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         why = errno == ELOOP ? "symbolic link loop; not followed" : "cannot open: " + errnoText(errno);
@@ -115,9 +200,8 @@ std::optional<std::string> readBoundedFile(const fs::path& file, std::uintmax_t 
         why = "not a regular file";
         return std::nullopt;
     }
-    if (static_cast<std::uintmax_t>(st.st_size) > maxBytes) {
+    if (!withinBound(static_cast<std::uintmax_t>(st.st_size), maxBytes, why)) {
         ::close(fd);
-        why = "file is " + std::to_string(st.st_size) + " bytes, larger than the " + boundText(maxBytes) + " read limit";
         return std::nullopt;
     }
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
@@ -185,7 +269,7 @@ json readFolderJsonOrThrow(const fs::path& file, const fs::path& canonicalRoot, 
     return std::move(*j);
 }
 
-void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend* io) {
+void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend* io, WrittenFiles* record) {
     std::shared_ptr<IoBackend> owned;
     if (!io) {
         owned = makePosixBackend();
@@ -218,6 +302,7 @@ void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend
         ::fsync(dfd);
         ::close(dfd);
     }
+    if (record) record->record(path, content);
 }
 
 } // namespace trainio::store

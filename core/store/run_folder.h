@@ -16,6 +16,10 @@
 // per-step records, trainio_run.json, trainio_io.json, trainio_model.json, telemetry.json, mlpstorage's
 // metadata, systems/<name>.json|yaml, mlperf_storage_report.json; labels.h; benchmark_manifest.h;
 // sweep_file.h; journal.h). Nothing else in TrainIO opens a run folder's file by name.
+//
+// Every reader takes its files from a FileSource: the disk, or (written_files.h) what this process has
+// just written, held in memory — what a run wrote is never read back (docs/aggregation.md, "Nothing read
+// back"). A ReadLog lists every file the store opens, which is how the tests count it.
 #pragma once
 
 #include "io/io_backend.h"
@@ -24,11 +28,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace trainio::store {
+
+class WrittenFiles; // written_files.h
 
 // ---- An invocation folder (one DLIO call; SPEC §6) ----
 inline constexpr const char* kSummaryFile = "summary.json";            // DLIO's (a host folder may hold one too)
@@ -98,12 +106,58 @@ std::string readFolderTextOrThrow(const std::filesystem::path& file, const std::
                                   std::uintmax_t maxBytes);
 nlohmann::json readFolderJsonOrThrow(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
                                      std::uintmax_t maxBytes, int maxDepth);
+// True when `bytes` fits the bound, else false with `why` as readBoundedFile words it.
+bool withinBound(std::uintmax_t bytes, std::uintmax_t maxBytes, std::string& why);
+
+// ---- Where a reader takes a file from ----
+// A reader asks its FileSource for a file's text; the source applies the link rule and the bound. The
+// disk (diskFiles) reads it; WrittenFiles (written_files.h) answers from what this process wrote.
+class FileSource {
+public:
+    virtual ~FileSource() = default;
+    // The text of `file`, a file of the tree `canonicalRoot`, of at most maxBytes; nullopt with the reason
+    // in `why` (as readFolderText words it).
+    virtual std::optional<std::string> text(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
+                                            std::uintmax_t maxBytes, std::string& why) const = 0;
+    // The same, JSON within maxDepth (readFolderJson).
+    std::optional<nlohmann::json> json(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
+                                       std::uintmax_t maxBytes, int maxDepth, std::string& why) const;
+    // The throwing forms: InputError "<file>: <why>".
+    std::string textOrThrow(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
+                            std::uintmax_t maxBytes) const;
+    nlohmann::json jsonOrThrow(const std::filesystem::path& file, const std::filesystem::path& canonicalRoot,
+                               std::uintmax_t maxBytes, int maxDepth) const;
+};
+// The disk: readFolderText under the link rule and the bound.
+const FileSource& diskFiles();
+
+// ---- Counting reads ----
+// While a ReadLog lives, every file the store opens for reading (readBoundedFile, which every reader of a
+// run or results folder and the journal's go through), from any thread, is listed in it: what the tests
+// count to show that a run reads back nothing it wrote.
+class ReadLog {
+public:
+    ReadLog();
+    ~ReadLog();
+    ReadLog(const ReadLog&) = delete;
+    ReadLog& operator=(const ReadLog&) = delete;
+    // Every file opened, in order (as spelt by the reader).
+    std::vector<std::filesystem::path> files() const;
+    // Those whose path, symlinks resolved, is inside `dir`.
+    std::vector<std::filesystem::path> filesIn(const std::filesystem::path& dir) const;
+
+private:
+    friend void noteRead(const std::filesystem::path& file);
+    mutable std::mutex mutex_;
+    std::vector<std::filesystem::path> files_;
+};
 
 // ---- Writing ----
 // Writes `content` to a temporary name in the same folder (through `io`, POSIX when null), fsyncs it,
 // renames it over `path` and fsyncs the folder. On any failure the temporary file is removed, `path`
 // keeps what it held before, and RunError names the path and the failed operation ("write
-// …/summary.json: No space left on device").
-void writeFileAtomic(const std::filesystem::path& path, const std::string& content, IoBackend* io = nullptr);
+// …/summary.json: No space left on device"). Once written, `record` (when given) holds it too.
+void writeFileAtomic(const std::filesystem::path& path, const std::string& content, IoBackend* io = nullptr,
+                     WrittenFiles* record = nullptr);
 
 } // namespace trainio::store

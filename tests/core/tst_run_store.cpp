@@ -13,6 +13,7 @@
 #include "store/labels.h"
 #include "store/run_files.h"
 #include "store/run_folder.h"
+#include "store/collocation_file.h"
 #include "store/sweep_file.h"
 #include "util/errors.h"
 
@@ -47,10 +48,11 @@ std::string thrown(F&& f) {
     return {};
 }
 
-std::string recordNotes(void (*read)(const fs::path&, const fs::path&, const store::ReadBounds&, aggregate::InvocationRecord&),
+std::string recordNotes(void (*read)(const fs::path&, const fs::path&, const store::ReadBounds&, aggregate::InvocationRecord&,
+                                     const store::FileSource&),
                         const fs::path& dir, const fs::path& root) {
     aggregate::InvocationRecord r;
-    read(dir, root, store::ReadBounds{}, r);
+    read(dir, root, store::ReadBounds{}, r, store::diskFiles());
     return joined(r.notes);
 }
 
@@ -115,6 +117,10 @@ std::vector<Case> cases() {
          [](const fs::path& d, const fs::path& root) { return thrown([&] { (void)store::readBenchmarkManifest(d, root); }); }},
         {"sweep.json", R"({"max_passing_accelerators": null, "trials": []})", b.maxFileBytes,
          [](const fs::path& d, const fs::path& root) { return thrown([&] { (void)store::readSweepJson(d, root); }); }},
+        {"trainio_collocation.json", R"({"status": "complete", "workloads": [{"name": "a", "path": "a"}]})", b.maxFileBytes,
+         [](const fs::path& d, const fs::path& root) {
+             return thrown([&] { (void)store::readCollocationFile(d / store::kCollocationFile, root); });
+         }},
         {"systems/sys.json", R"({"storage_system": {"vendor_name": "Acme"}})", b.maxFileBytes,
          [](const fs::path& d, const fs::path& root) {
              const std::string text = store::describeSystemFile(d / "systems" / "sys.json", root);

@@ -15,6 +15,7 @@
 #include "testsupport.h"
 
 #include "config/config_loader.h"
+#include "store/run_folder.h"
 #include "dist/mpi_launch.h"
 #include "engine/live_json.h"
 #include "metrics/host_figures.h"
@@ -419,9 +420,23 @@ private slots:
         page.setBenchmarkShape(1, 1);
         Observed o;
         follow(page, o);
+        // The library the window adds the result to (MainWindow::addResultsFolder).
+        ResultsLibraryLoader loader;
+        QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
+        QObject::connect(&page, &RunPage::resultsWritten, &loader,
+                         [&](const QString& dir, std::shared_ptr<const trainio::store::WrittenFiles> written) { loader.addWritten(dir, written); });
+        trainio::store::ReadLog log;
         QVERIFY(page.startBenchmark());
         QVERIFY2(waitFor(o, 240000), "the MPI benchmark did not end within 4 minutes");
         QVERIFY2(o.finish.complete, qPrintable(o.finish.error));
+        // Process 0 of the job wrote the folder, not this process: it is read once, and the library takes
+        // it from there (issue 20) — no file of it is opened twice.
+        QVERIFY(loaded.wait(60000) || !loaded.isEmpty());
+        QCOMPARE(loader.library()->imported().runs.size(), std::size_t(2));
+        const std::vector<std::filesystem::path> reads = log.filesIn(out.toStdString());
+        QVERIFY(!reads.empty());
+        const std::set<std::filesystem::path> once(reads.begin(), reads.end());
+        QCOMPARE(once.size(), reads.size());
         QCOMPARE(o.invocationLabels, (QStringList{QStringLiteral("warm-up"), QStringLiteral("run 1/1")}));
         QCOMPARE(o.invocationStatuses, (QStringList{QStringLiteral("complete"), QStringLiteral("complete")}));
         QCOMPARE(o.epochs.size(), std::size_t(4));
