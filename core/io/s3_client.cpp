@@ -547,60 +547,96 @@ std::int64_t S3Client::get(const std::string& key, void* buf, std::size_t len, s
 }
 
 int S3Client::put(const std::string& key, const void* data, std::size_t len) {
-    const std::string u = url(key);
     if (len <= opt_.multipartThreshold) {
         Request r;
         r.method = Request::Put;
-        r.url = u;
+        r.url = url(key);
         r.src = static_cast<const char*>(data);
         r.srcLen = len;
         std::vector<Request*> v{&r};
         return perform(v, 1);
     }
     // Multipart: initiate, the parts (4 in flight), complete.
+    std::string uploadId;
+    if (int e = startMultipart(key, uploadId); e < 0) return e;
+    std::vector<std::string> etags;
+    if (int e = uploadParts(key, uploadId, static_cast<const char*>(data), len, opt_.partBytes, 4, etags); e < 0) {
+        abortMultipart(key, uploadId);
+        return e;
+    }
+    return completeMultipart(key, uploadId, etags);
+}
+
+int S3Client::startMultipart(const std::string& key, std::string& uploadId) {
     Request init;
     init.method = Request::Post;
-    init.url = u + "?uploads=";
+    init.url = url(key) + "?uploads=";
     std::vector<Request*> v{&init};
     if (int e = perform(v, 1); e < 0) return e;
-    const std::string uploadId = xmlValue(init.body, "UploadId");
+    uploadId = xmlValue(init.body, "UploadId");
     if (uploadId.empty()) {
         std::lock_guard lock(statsMutex_);
-        lastError_ = "multipart upload of " + u + ": no UploadId in the answer";
-        return -EIO;
-    }
-    const std::size_t parts = (len + opt_.partBytes - 1) / opt_.partBytes;
-    std::vector<Request> rs(parts);
-    std::vector<Request*> ptrs;
-    for (std::size_t i = 0; i < parts; ++i) {
-        Request& r = rs[i];
-        r.method = Request::Put;
-        r.url = u + "?partNumber=" + std::to_string(i + 1) + "&uploadId=" + encodeKey(uploadId, false);
-        r.src = static_cast<const char*>(data) + i * opt_.partBytes;
-        r.srcLen = std::min(opt_.partBytes, len - i * opt_.partBytes);
-        ptrs.push_back(&r);
-    }
-    int e = perform(ptrs, 4);
-    std::string xml = "<CompleteMultipartUpload>";
-    for (std::size_t i = 0; i < parts && e == 0; ++i)
-        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + rs[i].etag + "</ETag></Part>";
-    xml += "</CompleteMultipartUpload>";
-    Request done;
-    done.method = e == 0 ? Request::Post : Request::Delete; // abort on a failed part
-    done.url = u + "?uploadId=" + encodeKey(uploadId, false);
-    done.src = xml.data();
-    done.srcLen = e == 0 ? xml.size() : 0;
-    std::vector<Request*> d{&done};
-    const int e2 = perform(d, 1);
-    if (e < 0) return e;
-    if (e2 < 0) return e2;
-    // CompleteMultipartUpload can fail with 200 and an <Error> body.
-    if (done.body.find("<Error>") != std::string::npos) {
-        std::lock_guard lock(statsMutex_);
-        lastError_ = "complete multipart upload of " + u + ": " + xmlValue(done.body, "Code");
+        lastError_ = "multipart upload of " + url(key) + ": no UploadId in the answer";
         return -EIO;
     }
     return 0;
+}
+
+int S3Client::uploadParts(const std::string& key, const std::string& uploadId, const char* data, std::size_t len,
+                          std::size_t partBytes, unsigned depth, std::vector<std::string>& etags) {
+    if (len == 0) return 0;
+    if (partBytes == 0) partBytes = len;
+    const std::size_t parts = (len + partBytes - 1) / partBytes;
+    // S3 numbers parts 1..10000.
+    if (etags.size() + parts > 10000) {
+        std::lock_guard lock(statsMutex_);
+        lastError_ = "multipart upload of " + url(key) + ": more than 10000 parts of " + std::to_string(partBytes) + " bytes";
+        return -EFBIG;
+    }
+    const std::string u = url(key);
+    std::vector<Request> rs(parts);
+    std::vector<Request*> ptrs;
+    ptrs.reserve(parts);
+    for (std::size_t i = 0; i < parts; ++i) {
+        Request& r = rs[i];
+        r.method = Request::Put;
+        r.url = u + "?partNumber=" + std::to_string(etags.size() + i + 1) + "&uploadId=" + encodeKey(uploadId, false);
+        r.src = data + i * partBytes;
+        r.srcLen = std::min(partBytes, len - i * partBytes);
+        ptrs.push_back(&r);
+    }
+    if (int e = perform(ptrs, depth); e < 0) return e;
+    for (const Request& r : rs) etags.push_back(r.etag);
+    return 0;
+}
+
+int S3Client::completeMultipart(const std::string& key, const std::string& uploadId, const std::vector<std::string>& etags) {
+    std::string xml = "<CompleteMultipartUpload>";
+    for (std::size_t i = 0; i < etags.size(); ++i)
+        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags[i] + "</ETag></Part>";
+    xml += "</CompleteMultipartUpload>";
+    Request done;
+    done.method = Request::Post;
+    done.url = url(key) + "?uploadId=" + encodeKey(uploadId, false);
+    done.src = xml.data();
+    done.srcLen = xml.size();
+    std::vector<Request*> d{&done};
+    if (int e = perform(d, 1); e < 0) return e;
+    // CompleteMultipartUpload can fail with 200 and an <Error> body.
+    if (done.body.find("<Error>") != std::string::npos) {
+        std::lock_guard lock(statsMutex_);
+        lastError_ = "complete multipart upload of " + url(key) + ": " + xmlValue(done.body, "Code");
+        return -EIO;
+    }
+    return 0;
+}
+
+void S3Client::abortMultipart(const std::string& key, const std::string& uploadId) {
+    Request r;
+    r.method = Request::Delete;
+    r.url = url(key) + "?uploadId=" + encodeKey(uploadId, false);
+    std::vector<Request*> v{&r};
+    perform(v, 1);
 }
 
 int S3Client::remove(const std::string& key) {
@@ -641,11 +677,14 @@ std::string S3Client::probe() {
     Request r;
     r.method = Request::Head;
     r.url = hostBase_ + (pathStyle_ ? "/" + opt_.bucket : std::string()) + "/";
-    const unsigned attempts = opt_.maxAttempts;
+    // One attempt, a 3 s connect and a 5 s stall limit: an unreachable endpoint is an answer, never a hang.
+    const S3Options kept = opt_;
     opt_.maxAttempts = 1;
+    opt_.connectTimeoutMs = std::min(opt_.connectTimeoutMs, 3000L);
+    opt_.stallTimeoutS = std::min(opt_.stallTimeoutS, 5L);
     std::vector<Request*> v{&r};
     perform(v, 1);
-    opt_.maxAttempts = attempts;
+    opt_ = kept;
     const std::string where = "S3 endpoint " + opt_.endpoint + ", bucket " + opt_.bucket;
     if (r.code != CURLE_OK)
         return where + ": unreachable (" + curl_easy_strerror(r.code) + (r.errbuf[0] ? std::string(": ") + r.errbuf : "") + ")";

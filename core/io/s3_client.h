@@ -88,6 +88,14 @@ public:
                      unsigned depth);
     // Writes the object whole (a multipart upload above multipartThreshold). 0 or -errno.
     int put(const std::string& key, const void* data, std::size_t len);
+    // A multipart upload written piece by piece, so that an object (a checkpoint file) is never whole in
+    // memory: start, parts in order (each but the last at least 5 MiB; etags collects their ETags and
+    // numbers the next ones), complete — or abort, which drops the parts. 0 or -errno (lastError()).
+    int startMultipart(const std::string& key, std::string& uploadId);
+    int uploadParts(const std::string& key, const std::string& uploadId, const char* data, std::size_t len,
+                    std::size_t partBytes, unsigned depth, std::vector<std::string>& etags);
+    int completeMultipart(const std::string& key, const std::string& uploadId, const std::vector<std::string>& etags);
+    void abortMultipart(const std::string& key, const std::string& uploadId);
     int remove(const std::string& key);
 
     struct Listed {
@@ -98,9 +106,10 @@ public:
     // nullopt with *error set on failure.
     std::optional<std::vector<Listed>> list(const std::string& prefix, unsigned maxKeys, std::string* error);
 
-    // One signed request to the bucket (HEAD /bucket, no retries, short timeout): "" when the endpoint
+    // One signed request to the bucket (HEAD /bucket, no retries, 3 s to connect, 5 s without a byte): "" when the endpoint
     // answers and the keys may use the bucket, otherwise why not (wrong secret, no such bucket,
     // unreachable endpoint, TLS) in words naming endpoint and bucket.
+    // Not thread-safe (it changes the options for its request): call it before the client is shared.
     std::string probe();
     // Creates the bucket (tests). 0 or -errno; an existing bucket of ours is 0.
     int createBucket();

@@ -485,18 +485,14 @@ void checkS3(const WorkloadConfig& cfg, const PreflightRequest& req, bool checkO
     }
     std::shared_ptr<S3Backend> s3;
     try {
-        s3 = makeS3Backend(cfg, 0, &r.warnings);
+        s3 = makeS3Backend(cfg, req.process, &r.warnings);
         s3ObjectKey(datasetRoot(cfg.dataset.dataFolder).string() + "/x", st.root);
     } catch (const InputError& e) {
         r.problems.push_back({"storage", "s3", e.what()});
         return;
     }
     {
-        S3Options probeOptions = s3->client().options();
-        probeOptions.connectTimeoutMs = 3000;
-        probeOptions.stallTimeoutS = 5;
-        S3Client probe(probeOptions);
-        if (const std::string why = probe.probe(); !why.empty()) {
+        if (const std::string why = s3->client().probe(); !why.empty()) {
             r.problems.push_back({"storage.storage_options.endpoint_url", why,
                                   "an S3 endpoint that answers, a bucket that exists and keys that may use it"});
             return;

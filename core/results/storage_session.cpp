@@ -48,13 +48,13 @@ StorageShape storageShapeFor(const StorageEmulationSection& s) {
     return shape;
 }
 
-StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base) : cfg_(cfg) {
+StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base, std::uint64_t process) : cfg_(cfg) {
     const auto& tr = cfg.trainio;
     // The engine the readers use (trainio.io_engine; io_engines.h). A backend handed in (tests' fault
     // injection) is used as it is.
     if (!base && cfg.storage.isS3()) {
         // Objects of a bucket (docs/s3.md): no engine, no page cache, no block device under the data.
-        s3_ = makeS3Backend(cfg, 0, &s3Warnings_);
+        s3_ = makeS3Backend(cfg, process, &s3Warnings_);
         io_ = s3_;
     } else if (base) {
         io_ = base;
@@ -187,6 +187,7 @@ void StorageSession::collocate(const std::string& with) {
 
 std::vector<std::string> StorageSession::stop() {
     std::vector<std::string> warnings = s3Warnings_;
+    if (s3_ && !cfg_.workflow.train && cfg_.workflow.checkpoint) s3Checkpoints_ = s3EpochJson(s3_->client().takeStats());
     if (s3_ && s3_->client().totalRetries() > 0)
         warnings.push_back(std::to_string(s3_->client().totalRetries()) + " S3 request(s) were retried (5xx, throttling or "
                            "connection errors; trainio_io.json's s3 epochs count them)");
@@ -321,6 +322,8 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
                          "the bytes delivered to the readers, first-byte and whole-request latency percentiles of the GETs, and "
                          "the retries"},
             {"epochs", s3Epochs_}};
+        // Checkpoints written during training are requests of their epoch; a checkpoint-only run has no epoch.
+        if (!s3Checkpoints_.is_null()) ioJson["s3"]["checkpoints"] = s3Checkpoints_;
     } else {
         const BlockDevice& dev = meter_->device();
         ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}

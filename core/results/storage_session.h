@@ -30,8 +30,9 @@ StorageShape storageShapeFor(const StorageEmulationSection& section);
 
 class StorageSession {
 public:
-    // `base` is the backend the engine would use (null: POSIX); tests pass a fault-injecting one.
-    StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base);
+    // `base` is the backend the engine would use (null: POSIX); tests pass a fault-injecting one. `process`:
+    // this MPI process's rank (storage.storage_type s3 reads from its entry of the endpoint list).
+    StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base, std::uint64_t process = 0);
     ~StorageSession();
 
     std::shared_ptr<IoBackend> io() const { return io_; }
@@ -79,6 +80,7 @@ private:
     std::shared_ptr<S3Backend> s3_;          // storage.storage_type s3: the readers' backend
     std::vector<std::string> s3Warnings_;
     nlohmann::json s3Epochs_ = nlohmann::json::array();
+    nlohmann::json s3Checkpoints_; // a checkpoint-only run: its requests (it has no epochs)
     IoReport report_;
     std::vector<double> cacheSeconds_;
     WallClock clock_;
