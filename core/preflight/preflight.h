@@ -50,6 +50,7 @@ struct PreflightRequest {
     // The MPI process (rank) this check runs on: with storage.storage_type s3 it talks to that process's
     // endpoint (entry rank mod N of storage_options.endpoint_url, as the run will).
     std::uint64_t process = 0;
+    std::uint64_t processes = 1; // MPI processes sharing `accelerators` (the S3 memory budget is per process)
 };
 
 PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& request);

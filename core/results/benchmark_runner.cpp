@@ -49,6 +49,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
     StorageSession storage(cfg, opt.io, opt.comm ? static_cast<std::uint64_t>(opt.comm->rank()) : 0);
     if (!opt.collocatedWith.empty()) storage.collocate(opt.collocatedWith);
+    storage.setMemoryBudget(opt.accelerators);
     std::vector<std::string> preRunWarnings; // said before the run, kept with its result
     if (opt.onStorage) opt.onStorage(storage.emulated());
     storage.onTelemetry = opt.onTelemetry;

@@ -4,6 +4,7 @@
 #include "engine/training_engine.h"
 #include "io/s3_backend.h"
 #include "io/storage_profile.h"
+#include "preflight/memory_budget.h"
 #include "store/run_folder.h"
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
@@ -177,6 +178,17 @@ void StorageSession::startTelemetry() {
     sampler_->start();
 }
 
+void StorageSession::setMemoryBudget(std::uint64_t accelerators) {
+    if (!s3_) return;
+    const MemoryBudget b = memoryBudget(cfg_, accelerators);
+    s3Memory_ = {{"budget_bytes", b.totalBytes()},
+                 {"budget", b.text()},
+                 {"readers", b.readers},
+                 {"per_reader_bytes", b.perReaderBytes},
+                 {"loader_tier_bytes", b.tierBytes},
+                 {"process_bytes_before_run", b.processBytes}};
+}
+
 void StorageSession::collocate(const std::string& with) {
     collocatedWith_ = with;
     if (meter_) meter_->shareProcessWithOtherWorkloads();
@@ -187,6 +199,12 @@ void StorageSession::collocate(const std::string& with) {
 
 std::vector<std::string> StorageSession::stop() {
     std::vector<std::string> warnings = s3Warnings_;
+    if (!s3Memory_.is_null()) {
+        // The process's peak resident memory (getrusage), against the budget told before the run.
+        const double peak = static_cast<double>(processPeakResidentBytes());
+        s3Memory_["peak_resident_bytes"] = peak;
+        s3Memory_["budget_over_peak"] = peak > 0 ? nlohmann::json(s3Memory_["budget_bytes"].get<double>() / peak) : nlohmann::json(nullptr);
+    }
     if (s3_ && !cfg_.workflow.train && cfg_.workflow.checkpoint) s3Checkpoints_ = s3EpochJson(s3_->client().takeStats());
     if (s3_ && s3_->client().totalRetries() > 0)
         warnings.push_back(std::to_string(s3_->client().totalRetries()) + " S3 request(s) were retried (5xx, throttling or "
@@ -324,6 +342,7 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
             {"epochs", s3Epochs_}};
         // Checkpoints written during training are requests of their epoch; a checkpoint-only run has no epoch.
         if (!s3Checkpoints_.is_null()) ioJson["s3"]["checkpoints"] = s3Checkpoints_;
+        if (!s3Memory_.is_null()) ioJson["s3"]["memory"] = s3Memory_;
     } else {
         const BlockDevice& dev = meter_->device();
         ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}

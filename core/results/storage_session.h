@@ -66,6 +66,10 @@ public:
     // and the result says so.
     void collocate(const std::string& with);
 
+    // storage.storage_type s3: the memory budget told before the run (preflight/memory_budget.h) for this
+    // process's `accelerators`, kept to be written beside the process's measured peak.
+    void setMemoryBudget(std::uint64_t accelerators);
+
     // Seconds spent in cache control before each epoch (outside the measured epochs).
     const std::vector<double>& cacheControlSeconds() const { return cacheSeconds_; }
 
@@ -81,6 +85,7 @@ private:
     std::vector<std::string> s3Warnings_;
     nlohmann::json s3Epochs_ = nlohmann::json::array();
     nlohmann::json s3Checkpoints_; // a checkpoint-only run: its requests (it has no epochs)
+    nlohmann::json s3Memory_;      // the budget and the measured peak
     IoReport report_;
     std::vector<double> cacheSeconds_;
     WallClock clock_;
