@@ -45,6 +45,11 @@ struct Server {
         if (auto l = c.list(prefix, max, &error))
             for (const auto& o : *l) c.remove(o.key);
     }
+    // The suite's bucket and what is left in it (cleanupTestCase): the server outlives the suite.
+    void removeBucket() const {
+        removeUnder("");
+        trainio::S3Client(options()).deleteBucket();
+    }
 };
 
 // Starts the server (idempotent) and creates a bucket named "<prefix>-<pid>". Returns false when the test

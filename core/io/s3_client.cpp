@@ -707,6 +707,14 @@ int S3Client::createBucket() {
     return e;
 }
 
+int S3Client::deleteBucket() {
+    Request r;
+    r.method = Request::Delete;
+    r.url = hostBase_ + (pathStyle_ ? "/" + opt_.bucket : std::string());
+    std::vector<Request*> v{&r};
+    return perform(v, 1);
+}
+
 S3RequestStats S3Client::takeStats() {
     std::lock_guard lock(statsMutex_);
     S3RequestStats s = std::move(stats_);

@@ -113,6 +113,8 @@ public:
     std::string probe();
     // Creates the bucket (tests). 0 or -errno; an existing bucket of ours is 0.
     int createBucket();
+    // Deletes the (empty) bucket (tests). 0 or -errno.
+    int deleteBucket();
 
     // The figures since the last take (and resets them): one per epoch.
     S3RequestStats takeStats();

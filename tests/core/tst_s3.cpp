@@ -252,7 +252,7 @@ private slots:
     void cleanupTestCase() {
         if (!server_.skipReason.isEmpty() || server_.bucket.empty()) return;
         // The objects go with the server's memory store when it stops; the server stays up for the next suite run.
-        server_.removeUnder("");
+        server_.removeBucket();
     }
 };
 

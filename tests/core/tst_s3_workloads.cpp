@@ -479,7 +479,7 @@ private slots:
 
     void cleanupTestCase() {
         if (!server_.skipReason.isEmpty() || server_.bucket.empty()) return;
-        server_.removeUnder("");
+        server_.removeBucket();
     }
 };
 
