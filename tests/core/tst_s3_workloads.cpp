@@ -469,7 +469,7 @@ private slots:
         QVERIFY2(eq != std::string::npos, line.c_str());
         const double budget = std::stod(line.substr(eq + 3)) * 1048576.0;
         const double peak = static_cast<double>(m.peakBytes);
-        qInfo("memory budget %.1f MiB, measured peak %.1f MiB (budget/peak %.3f)", budget / 1048576.0, peak / 1048576.0, budget / peak);
+        qInfo("%s; measured peak %.1f MiB (budget/peak %.3f)", line.c_str(), peak / 1048576.0, budget / peak);
         QVERIFY2(std::abs(budget - peak) <= 0.2 * peak, line.c_str());
         // The run's own record says the same (its peak is getrusage's in the process).
         const json mem = readJson(out + "/trainio_io.json").at("s3").at("memory");
