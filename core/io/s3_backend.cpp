@@ -161,4 +161,38 @@ std::shared_ptr<S3Backend> makeS3Backend(const WorkloadConfig& cfg, std::uint64_
     return std::make_shared<S3Backend>(client, cfg.reader.transferSize, static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.trainio.ioDepth)));
 }
 
+std::string s3DatasetLocation(const WorkloadConfig& cfg) {
+    try {
+        std::string prefix = s3ObjectKey(cfg.dataset.dataFolder, cfg.storage.root);
+        while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+        return "s3://" + cfg.storage.root + (prefix.empty() ? "" : "/" + prefix) + " at " + s3EndpointFor(cfg.storage);
+    } catch (const std::exception&) {
+        return cfg.dataset.dataFolder;
+    }
+}
+
+S3ConnectionCheck checkS3Connection(const WorkloadConfig& cfg) {
+    S3ConnectionCheck r;
+    if (!cfg.storage.isS3()) {
+        r.text = "storage.storage_type is " + cfg.storage.type + ": the workload reads files, there is no S3 connection to test";
+        return r;
+    }
+    if (cfg.storage.root.empty()) {
+        r.text = "storage.storage_root: no bucket named";
+        return r;
+    }
+    try {
+        const auto s3 = makeS3Backend(cfg);
+        S3Client& c = s3->client();
+        const std::string why = c.probe();
+        r.ok = why.empty();
+        r.text = r.ok ? "S3 endpoint " + c.options().endpoint + ", bucket " + c.options().bucket + ": answers (signed with the keys of " +
+                            c.options().credentials.source + ")"
+                      : why;
+    } catch (const std::exception& e) {
+        r.text = e.what();
+    }
+    return r;
+}
+
 } // namespace trainio

@@ -84,4 +84,17 @@ struct WorkloadConfig;
 // Throws InputError (no credentials, a bad endpoint URL).
 std::shared_ptr<S3Backend> makeS3Backend(const WorkloadConfig& cfg, std::uint64_t rank = 0,
                                          std::vector<std::string>* warnings = nullptr);
+
+// "Test connection" (the GUI's workload page): the credentials resolved and one signed request to the
+// bucket, as the pre-flight does (a few seconds at most). ok, and the words to show: what answered and
+// with which credentials, or why not. Never throws. Blocks: call it off the GUI thread.
+struct S3ConnectionCheck {
+    bool ok = false;
+    std::string text;
+};
+S3ConnectionCheck checkS3Connection(const WorkloadConfig& cfg);
+
+// Where an S3 workload's dataset is, in words: "s3://<bucket>/<prefix> at <endpoint>" (the data folder as
+// given when it cannot be mapped; the pre-flight names that problem). Never throws.
+std::string s3DatasetLocation(const WorkloadConfig& cfg);
 } // namespace trainio

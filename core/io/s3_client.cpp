@@ -128,6 +128,36 @@ bool isIpOrLocal(const std::string& host) {
 
 S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::string>* warnings) {
     S3Credentials c;
+    const std::string home = env("HOME");
+    const std::string credFile =
+        env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE");
+    const std::string confFile = env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE");
+    // A profile's keys: ~/.aws/credentials, then ~/.aws/config (which names its sections "profile NAME",
+    // but "default" as is).
+    auto fromProfile = [&](const std::string& profile) {
+        std::string token;
+        if (auto k = iniKeys(credFile, profile, &token)) {
+            c.accessKeyId = k->first;
+            c.secretAccessKey = k->second;
+            c.sessionToken = token;
+            c.source = "profile " + profile + " (" + credFile + ")";
+            return true;
+        }
+        if (auto k = iniKeys(confFile, profile == "default" ? profile : "profile " + profile, &token)) {
+            c.accessKeyId = k->first;
+            c.secretAccessKey = k->second;
+            c.sessionToken = token;
+            c.source = "profile " + profile + " (" + confFile + ")";
+            return true;
+        }
+        return false;
+    };
+    // The profile the workload names (the GUI's credentials picker) wins over everything.
+    if (!st.profile.empty()) {
+        if (fromProfile(st.profile)) return c;
+        throw InputError("storage.storage_options.profile = " + st.profile + ": no aws_access_key_id/aws_secret_access_key "
+                         "for that profile in " + credFile + " or " + confFile);
+    }
     if (!env("AWS_ACCESS_KEY_ID").empty() && !env("AWS_SECRET_ACCESS_KEY").empty()) {
         c.accessKeyId = env("AWS_ACCESS_KEY_ID");
         c.secretAccessKey = env("AWS_SECRET_ACCESS_KEY");
@@ -135,30 +165,12 @@ S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::st
         c.source = "environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)";
         return c;
     }
-    const std::string home = env("HOME");
     const std::string profile = env("AWS_PROFILE").empty() ? std::string("default") : env("AWS_PROFILE");
-    const std::string credFile =
-        env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE");
-    const std::string confFile = env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE");
-    // A YAML's own keys win over a default profile, not over one the user named (AWS_PROFILE).
-    const bool yamlKeys = !st.accessKeyId.empty() && !st.secretAccessKey.empty();
+    // A YAML's own keys win over a default profile, not over one the user named (AWS_PROFILE). A secret
+    // read back from a copy TrainIO wrote ("***": it writes none) is no secret.
+    const bool yamlKeys = !st.accessKeyId.empty() && !st.secretAccessKey.empty() && st.secretAccessKey != "***";
     if (!yamlKeys || !env("AWS_PROFILE").empty()) {
-        std::string token;
-        if (auto k = iniKeys(credFile, profile, &token)) {
-            c.accessKeyId = k->first;
-            c.secretAccessKey = k->second;
-            c.sessionToken = token;
-            c.source = "profile " + profile + " (" + credFile + ")";
-            return c;
-        }
-        // ~/.aws/config names its sections "profile NAME" (but "default" as is).
-        if (auto k = iniKeys(confFile, profile == "default" ? profile : "profile " + profile, &token)) {
-            c.accessKeyId = k->first;
-            c.secretAccessKey = k->second;
-            c.sessionToken = token;
-            c.source = "profile " + profile + " (" + confFile + ")";
-            return c;
-        }
+        if (fromProfile(profile)) return c;
         if (!env("AWS_PROFILE").empty())
             throw InputError("AWS_PROFILE=" + profile + ": no aws_access_key_id/aws_secret_access_key for that profile in " +
                              credFile + " or " + confFile);
@@ -175,6 +187,29 @@ S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::st
     throw InputError("storage.storage_type = s3: no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                      "or AWS_PROFILE with a profile in " + credFile + ", or storage.storage_options.access_key_id and "
                      "secret_access_key");
+}
+
+std::vector<std::string> awsProfileNames() {
+    const std::string home = env("HOME");
+    std::vector<std::string> names;
+    for (const auto& [file, configStyle] :
+         {std::pair{env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE"), false},
+          std::pair{env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE"), true}}) {
+        std::ifstream in(file);
+        std::string line;
+        while (std::getline(in, line)) {
+            line = trim(line);
+            if (line.size() < 3 || line.front() != '[' || line.back() != ']') continue;
+            std::string section = trim(line.substr(1, line.size() - 2));
+            if (configStyle && section.rfind("profile ", 0) == 0) section = trim(section.substr(8));
+            std::string token;
+            const std::string lookup = configStyle && section != "default" ? "profile " + section : section;
+            if (iniKeys(file, lookup, &token)) names.push_back(section);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
 }
 
 std::string s3EndpointFor(const StorageSection& st, std::uint64_t rank) {

@@ -32,6 +32,9 @@ struct S3Credentials {
 // ~/.aws/credentials, then ~/.aws/config; the YAML's storage_options (a warning is appended to `warnings`).
 // Throws InputError naming the sources tried when none has a key pair.
 S3Credentials resolveS3Credentials(const StorageSection& storage, std::vector<std::string>* warnings = nullptr);
+// The profiles that hold a key pair in ~/.aws/credentials and ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE,
+// AWS_CONFIG_FILE), sorted, each once: what storage.storage_options.profile can name.
+std::vector<std::string> awsProfileNames();
 
 struct S3Options {
     std::string endpoint; // scheme://host[:port], no trailing '/'
@@ -67,6 +70,13 @@ struct S3RequestStats {
     std::uint64_t bytesDelivered = 0; // bytes handed to the callers' buffers by GETs
     std::vector<double> firstByteMs;  // GETs: from the start of the request to its first response byte
     std::vector<double> requestMs;    // GETs: whole request
+};
+
+// An epoch of an S3 run as the Run page shows it (results/storage_session.cpp; trainio_io.json's s3 epochs hold all of it).
+struct S3EpochFigures {
+    std::uint64_t gets = 0, requests = 0, retries = 0, failures = 0;
+    std::uint64_t bytesDelivered = 0, wireBytesIn = 0;
+    double firstByteP50Ms = 0, requestP50Ms = 0, requestP99Ms = 0;
 };
 
 class S3Client {

@@ -54,6 +54,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (opt.onStorage) opt.onStorage(storage.emulated());
     storage.onTelemetry = opt.onTelemetry;
     storage.onEpochCache = opt.onEpochCache;
+    storage.onEpochS3 = opt.onEpochS3;
     EngineOptions eo;
     eo.accelerators = opt.accelerators;
     eo.semantics = opt.semantics;

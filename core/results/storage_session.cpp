@@ -142,7 +142,21 @@ void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint
     if (s3_) {
         std::uint64_t delivered = 0;
         for (auto b : bytesPerRank) delivered += b;
-        nlohmann::json e = s3EpochJson(s3_->client().takeStats());
+        const S3RequestStats st = s3_->client().takeStats();
+        if (onEpochS3) {
+            S3EpochFigures f;
+            f.gets = st.gets;
+            f.requests = st.requests;
+            f.retries = st.retries;
+            f.failures = st.failures;
+            f.bytesDelivered = st.bytesDelivered;
+            f.wireBytesIn = st.wireBytesIn;
+            f.firstByteP50Ms = percentileOf(st.firstByteMs, 50);
+            f.requestP50Ms = percentileOf(st.requestMs, 50);
+            f.requestP99Ms = percentileOf(st.requestMs, 99);
+            onEpochS3(epoch, f);
+        }
+        nlohmann::json e = s3EpochJson(st);
         e["epoch"] = epoch;
         e["bytes_read_by_ranks"] = delivered;
         s3Epochs_.push_back(std::move(e));
@@ -158,13 +172,24 @@ void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint
 void StorageSession::startTelemetry() {
     telemetry::TelemetryOptions opt;
     opt.intervalS = cfg_.trainio.telemetryIntervalS;
+    // An S3 run's data arrives over the network: loopback for an endpoint on this host (measured too), else
+    // every interface; the live plot's storage line is that traffic (telemetry_summary.h readColumns).
+    std::string s3Interface;
+    if (s3_) {
+        const std::string& e = s3_->client().options().endpoint;
+        const std::string host = e.substr(e.find("://") + 3);
+        const bool local = host.rfind("127.", 0) == 0 || host.rfind("localhost", 0) == 0 || host.rfind("[::1]", 0) == 0;
+        s3Interface = local ? "net:lo" : "net:*";
+        opt.loopback = local;
+    }
     if (onTelemetry) {
         // The columns are fixed by start(), after the callback is handed over: the reader is built on the
         // sampler thread at its first row (columns() is safe from any thread; onRow runs on that one only).
         auto reader = std::make_shared<std::unique_ptr<telemetry::PointReader>>();
         const BlockDevice noDevice;
         const BlockDevice& dev = meter_ ? meter_->device() : noDevice;
-        const std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
+        std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
+        if (!s3Interface.empty()) name = s3Interface;
         opt.onRow = [this, reader, name, parent](const std::vector<double>& row) {
             if (!*reader) {
                 telemetry::TelemetryTable header;

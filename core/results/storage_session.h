@@ -47,6 +47,8 @@ public:
     // onTelemetry runs on the sampler thread, onEpochCache on the thread that calls afterEpoch.
     std::function<void(const telemetry::TelemetryPoint&)> onTelemetry;
     std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
+    // storage.storage_type s3, instead of onEpochCache: the epoch's requests (the thread that calls afterEpoch).
+    std::function<void(std::uint64_t epoch, const S3EpochFigures&)> onEpochS3;
 
     void startTelemetry();
     // Stops the sampler (if started) and returns the warnings for the result: most bytes from the page
