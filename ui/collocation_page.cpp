@@ -209,9 +209,10 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     summary_ = new QPlainTextEdit(this);
     summary_->setReadOnly(true);
     summary_->setMinimumHeight(summary_->fontMetrics().lineSpacing() * 6);
-    summary_->setMaximumHeight(summary_->fontMetrics().lineSpacing() * 9);
-    summary_->setPlaceholderText(tr("When the collocation ends: each workload's AU and MiB/s, and with \"alone first\" what "
-                                    "it lost to the others."));
+    summary_->setMaximumHeight(summary_->fontMetrics().lineSpacing() * 12);
+    summary_->setPlaceholderText(tr("When the collocation ends: each workload's AU and MiB/s, and what it lost to the others "
+                                    "against itself alone (\"alone first\", or alone runs of the same benchmark in the results "
+                                    "library)."));
     layout->addWidget(summary_);
 
     connect(add_, &QPushButton::clicked, this, &CollocationPage::addRowFromPicker);
@@ -427,6 +428,7 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
                              .arg(inv.auPercent, 0, 'f', 2)
                              .arg(inv.mibPerSecond, 0, 'f', 1)
                              .arg(QString::fromStdString(inv.status));
+    sessionInvocations_ = lines;
     for (const auto& x : r.interference)
         lines << QStringLiteral("%1: %2 AU points lost (95 % CI %3…%4) and %5 % slower than alone, over %6")
                      .arg(QString::fromStdString(x.name))
@@ -437,7 +439,8 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
                      .arg(QString::fromStdString(x.unit));
     if (!r.lostMost.empty()) lines << tr("lost most: %1").arg(QString::fromStdString(r.lostMost));
     if (!r.error.empty()) lines << tr("error: %1").arg(QString::fromStdString(r.error));
-    summary_->setPlainText(lines.join(QLatin1Char('\n')));
+    sessionSummary_ = lines.join(QLatin1Char('\n'));
+    summary_->setPlainText(sessionSummary_);
     if (plot_->graphCount() > 0) {
         plot_->xAxis->rescale();
         plot_->xAxis->setRangeLower(0);
@@ -447,8 +450,28 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     const QString dir = r.file.empty() ? QString() : QString::fromStdString(r.file.parent_path().string());
     post(r.complete ? Severity::Info : Severity::Warning,
          tr("collocation %1: %2").arg(status_->text(), QString::fromStdString(r.file.string())));
+    lastDir_ = dir;
     if (!dir.isEmpty()) emit resultsWritten(dir);
     emit finished(r.complete, dir);
+}
+
+void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary> library) {
+    if (!library || lastDir_.isEmpty() || running_) return;
+    const auto& found = library->imported().collocations;
+    std::error_code ec;
+    const auto mine = std::filesystem::weakly_canonical(lastDir_.toStdString(), ec);
+    for (std::size_t c = 0; c < found.size(); ++c) {
+        if (std::filesystem::weakly_canonical(found[c].file.parent_path(), ec) != mine) continue;
+        // The library's figures stand for the collocation's own (the same rule, --alone's runs found there first).
+        QStringList lines = sessionInvocations_;
+        const std::string& lost = library->interference(c).lostMost;
+        lines << (lost.empty() ? tr("In the results library, against alone runs of the same benchmark identity:")
+                               : tr("In the results library, against alone runs of the same benchmark identity (lost most: %1):")
+                                     .arg(QString::fromStdString(lost)));
+        for (const auto& w : library->interference(c).workloads) lines << QString::fromStdString(aggregate::interferenceLine(w));
+        summary_->setPlainText(lines.join(QLatin1Char('\n')));
+        return;
+    }
 }
 
 } // namespace trainio::ui

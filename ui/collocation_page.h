@@ -7,6 +7,7 @@
 // result folder goes to the results library when the collocation ends.
 #pragma once
 
+#include "aggregate/results_library.h"
 #include "io/emulated_storage.h"
 #include "notification_panel.h"
 #include "session/collocation.h"
@@ -61,6 +62,12 @@ public:
     // Points plotted so far for workload w (tests).
     int pointCount(int w) const;
 
+public slots:
+    // The results library, each time it is (re)loaded: when it holds the collocation this page ran last, the
+    // summary adds what the library compares (aggregate::collocationInterference: each workload against alone
+    // runs of the same benchmark identity it holds, or why none could be used).
+    void setLibrary(std::shared_ptr<const trainio::aggregate::ResultsLibrary> library);
+
 signals:
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
     void finished(bool complete, const QString& dir);
@@ -91,6 +98,9 @@ private:
     StorageControls* storage_;
     QPlainTextEdit* summary_;
 
+    QString lastDir_;           // the folder of the last collocation that ended
+    QString sessionSummary_;        // its summary as the collocation itself gave it
+    QStringList sessionInvocations_; // its invocations' lines
     bool running_ = false;
     std::atomic<bool> cancelFlag_{false};
     std::thread worker_;

@@ -20,6 +20,7 @@
 #include "presentation_view.h"
 #include "file_dialogs.h"
 #include "sweep_view.h"
+#include "trace_import_panel.h"
 #include "wheel_guard.h"
 #include "workload_page.h"
 
@@ -178,6 +179,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(run_, &RunPage::acceleratorsDerived, workload_, &WorkloadPage::setDerivedAccelerators);
     connect(workload_, &WorkloadPage::fileOpened, this, [this](const QString& p) { rememberRecent(QStringLiteral("recent/configs"), p); });
     connect(workload_, &WorkloadPage::shrinkRequested, this, &MainWindow::shrinkWorkloadToMachine);
+    traceImport_ = new TraceImportPanel(workload_, workload_);
+    connect(traceImport_, &TraceImportPanel::notify, notifications_, &NotificationPanel::post);
     workloadAutosave_ = new QTimer(this);
     workloadAutosave_->setObjectName(QStringLiteral("workloadAutosave"));
     workloadAutosave_->setSingleShot(true);
@@ -191,6 +194,7 @@ MainWindow::MainWindow(QWidget* parent)
     // A collocation's folder (its workloads' invocation or benchmark folders) joins the library as the Run page's do.
     connect(collocate_, &CollocationPage::resultsWritten, this, &MainWindow::addResultsFolder);
     connect(loader_, &ResultsLibraryLoader::loaded, model_, &ResultsTreeModel::setLibrary);
+    connect(loader_, &ResultsLibraryLoader::loaded, collocate_, &CollocationPage::setLibrary);
     connect(loader_, &ResultsLibraryLoader::foldersChanged, this, [this](const QStringList& folders) {
         for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
     });
@@ -236,6 +240,11 @@ void MainWindow::buildMenus() {
     make(file, QStringLiteral("openConfig"), tr("&Open workload…"), {QKeySequence::Open}, [this] { workload_->openWithDialog(); }, QStyle::SP_DialogOpenButton);
     make(file, QStringLiteral("saveConfig"), tr("&Save workload…"), {QKeySequence::Save}, [this] { workload_->saveWithDialog(); }, QStyle::SP_DialogSaveButton);
     recentConfigs_ = file->addMenu(tr("Recent workloads"));
+    // A captured job's trace (trainio-cli capture) as a workload, its observation report beside the form.
+    make(file, QStringLiteral("importTrace"), tr("&Import a trace…"), {}, [this] {
+        showPage(WorkloadPageIndex);
+        traceImport_->importWithDialog();
+    });
     file->addSeparator();
     make(file, QStringLiteral("addResults"), tr("&Add results folder…"), {QKeySequence(tr("Ctrl+Shift+O"))}, [this] { results_->addFolderWithDialog(); }, QStyle::SP_DirOpenIcon);
     recentResults_ = file->addMenu(tr("Recent results folders"));

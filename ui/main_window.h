@@ -29,6 +29,7 @@ class ResultsLibraryLoader;
 class ResultsPage;
 class ResultsTreeModel;
 class RunPage;
+class TraceImportPanel;
 class WorkloadPage;
 
 class MainWindow final : public QMainWindow {
@@ -49,6 +50,7 @@ public:
     NotificationPanel* notifications() const { return notifications_; }
     ResultsLibraryLoader* libraryLoader() const { return loader_; }
     ResultsTreeModel* resultsModel() const { return model_; }
+    TraceImportPanel* traceImport() const { return traceImport_; } // "Import a trace…" on the Workload page
     QWidget* pageWidget(Page page) const;
     int currentPage() const;
     QAction* action(const QString& objectName) const;
@@ -118,6 +120,7 @@ private:
     QMenu* recentResults_ = nullptr;
     HelpWindow* help_ = nullptr;
     QuickStartDialog* quickStart_ = nullptr;
+    TraceImportPanel* traceImport_ = nullptr;
     // Quitting with unsaved workload edits was answered (Save or Discard): what is still unsaved then is
     // dropped when the window really closes, not before.
     bool quitDiscardsWorkloadEdits_ = false;

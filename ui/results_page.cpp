@@ -6,6 +6,8 @@
 #include "results_library_loader.h"
 #include "results_tree_model.h"
 
+#include "trace/job_vs_replay.h"
+
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -262,6 +264,38 @@ void ResultsPage::onLoaded() {
 
 }
 
+namespace {
+
+// A replay of a captured job (docs/capture.md): the real job's figures beside the replay's, as a table.
+QString jobVersusReplayHtml(const aggregate::ImportResult& imported, const LibraryNode& n) {
+    std::vector<std::size_t> runs;
+    if (n.kind == NodeKind::Benchmark && n.group) runs = imported.groups.at(*n.group).runs;
+    else if ((n.kind == NodeKind::Invocation || n.kind == NodeKind::Epoch) && n.run) runs = {*n.run};
+    const auto j = trace::jobVersusReplayOf(imported, runs);
+    if (!j) return {};
+    auto cell = [](double v, int d) { return std::isfinite(v) ? QString::number(v, 'f', d) : ResultsPage::tr("unknown"); };
+    const bool known = j->stepsFromMarks;
+    QString h = ResultsPage::tr("<p><b>Real job vs replay</b> — this replays a workload derived from the trace <code>%1</code>%2</p>")
+                    .arg(QString::fromStdString(j->trace).toHtmlEscaped(),
+                         j->replayRuns > 1 ? ResultsPage::tr(" (replay: the mean of %1 runs)").arg(j->replayRuns) : QString());
+    h += QStringLiteral("<table cellspacing=4><tr><th></th><th>%1</th><th>%2</th><th>%3</th></tr>")
+             .arg(ResultsPage::tr("real job"), ResultsPage::tr("replay"), ResultsPage::tr("difference"));
+    h += QStringLiteral("<tr><td>AU %</td><td align=right>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
+             .arg(known ? cell(j->jobAuPercent, 2) : ResultsPage::tr("unknown"), cell(j->replayAuPercent, 2),
+                  known ? QStringLiteral("%1%2 points").arg(j->auDifferencePoints() >= 0 ? QStringLiteral("+") : QString(),
+                                                            cell(j->auDifferencePoints(), 2))
+                        : QString());
+    h += QStringLiteral("<tr><td>samples/s</td><td align=right>%1</td><td align=right>%2</td><td align=right>%3</td></tr></table>")
+             .arg(known ? cell(j->jobSamplesPerSecond, 1) : ResultsPage::tr("unknown"), cell(j->replaySamplesPerSecond, 1),
+                  known ? QStringLiteral("%1%2 %").arg(j->samplesDifferencePercent() >= 0 ? QStringLiteral("+") : QString(),
+                                                       cell(j->samplesDifferencePercent(), 1))
+                        : QString());
+    if (!known) h += ResultsPage::tr("<p>The job had no trainio_capture.steps marks: its steps were inferred, it has no AU of its own.</p>");
+    return h;
+}
+
+} // namespace
+
 void ResultsPage::showDetails() {
     const LibraryNode* n = model_->node(tree_->currentIndex());
     if (!n || !tree_->currentIndex().isValid()) {
@@ -344,6 +378,7 @@ void ResultsPage::showDetails() {
     else if (n->kind == NodeKind::Benchmark)
         html += tr("<p><i>No complete run: no numbers.</i></p>");
     const auto lib = model_->library();
+    if (lib) html += jobVersusReplayHtml(lib->imported(), *n);
     if (n->group && lib) {
         const auto& agg = lib->aggregate(*n->group);
         const auto& group = lib->imported().groups.at(*n->group);

@@ -38,6 +38,7 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QTextStream>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
@@ -563,13 +564,21 @@ void ScreenshotTour::collocationDemo() {
     page->setRounds(0, true);
     page->setOutputFolder(QDir(temp_.path()).filePath(QStringLiteral("collocation")));
     window_->showPage(MainWindow::CollocatePageIndex);
-    connect(page, &CollocationPage::finished, this, [this](bool ok, const QString&) {
+    connect(page, &CollocationPage::finished, this, [this, page](bool ok, const QString&) {
         if (!ok) return fail(QStringLiteral("the collocation did not complete"));
-        QTimer::singleShot(300, this, [this] {
+        // At the end: once the results library has loaded the folder and the summary says what it compares.
+        auto* wait = new QTimer(this);
+        auto* clock = new QElapsedTimer;
+        clock->start();
+        connect(wait, &QTimer::timeout, this, [this, page, wait, clock] {
+            if (!page->summaryText().contains(QStringLiteral("In the results library")) && clock->elapsed() < 20000) return;
+            wait->deleteLater();
+            delete clock;
             save(QStringLiteral("collocation-done"));
             QTextStream(stdout) << outputDir_ << '\n';
             emit finished(exitCode_);
         });
+        wait->start(100);
     }, Qt::SingleShotConnection);
     if (!page->start()) return fail(QStringLiteral("the collocation did not start"));
     // Mid-run: once both workloads of the together part have plotted for a while.

@@ -186,6 +186,7 @@ std::vector<WorkloadField> buildFields() {
                                      {"workflow.evaluation", "Evaluation"}});
 
     add(QStringLiteral("dataset"), {{"dataset.data_folder", "Data folder"},
+                                    {"trainio.file_list", "File list (instead of DLIO names)"},
                                     {"dataset.format", "Format"},
                                     {"dataset.num_files_train", "Training files"},
                                     {"dataset.num_files_eval", "Evaluation files"},
@@ -207,6 +208,7 @@ std::vector<WorkloadField> buildFields() {
                                    {"reader.sample_shuffle", "Sample shuffle"},
                                    {"reader.shuffle_size", "Shuffle buffer"},
                                    {"reader.transfer_size", "Transfer size"},
+                                   {"reader.preprocess_time", "Preprocess per sample"},
                                    {"reader.odirect", "O_DIRECT"}});
 
     add(QStringLiteral("train"), {{"train.epochs", "Epochs"},

@@ -166,6 +166,7 @@ WorkloadPage::WorkloadPage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(sourceLabel_);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter_ = splitter;
     auto* scroll = new QScrollArea(splitter);
     scroll->setObjectName(QStringLiteral("formScroll"));
     scroll->setWidgetResizable(true);
@@ -506,6 +507,19 @@ void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
     markLoaded(source);
     revalidate();
     emit configChanged();
+}
+
+void WorkloadPage::setDerivedConfig(const WorkloadConfig& cfg, const QString& source) {
+    loadWarnings_.clear();
+    currentFile_.clear();
+    presetName_.clear();
+    presetBox_->setCurrentIndex(0);
+    setConfig(cfg, source);
+}
+
+void WorkloadPage::addSidePane(QWidget* pane) {
+    splitter_->addWidget(pane);
+    splitter_->setStretchFactor(splitter_->indexOf(pane), 2);
 }
 
 void WorkloadPage::markLoaded(const QString& source) {

@@ -24,6 +24,7 @@ class QListWidget;
 class QMessageBox;
 class QPushButton;
 class QSettings;
+class QSplitter;
 
 namespace trainio::ui {
 
@@ -53,6 +54,11 @@ public:
     // Replaces the configuration shown (e.g. from a test or a restored session); it counts as loaded,
     // not as an edit.
     void setConfig(const WorkloadConfig& cfg, const QString& source);
+    // A workload that comes from no file (derived from a captured job's trace): shown as loaded from
+    // `source`, no preset chosen, no file to save to until Save… names one.
+    void setDerivedConfig(const WorkloadConfig& cfg, const QString& source);
+    // A panel beside the form and the sizing/validation column (the imported trace's report).
+    void addSidePane(QWidget* pane);
     void setAccelerators(std::uint64_t n);
     // The Run page's MPI group is on: the accelerators are hosts × processes × accelerators per process,
     // shown here and not editable (total 0: the group's fields do not form a launch yet; the field keeps
@@ -138,6 +144,7 @@ private:
     bool updating_ = false;
     bool modified_ = false;
 
+    QSplitter* splitter_ = nullptr;
     QComboBox* presetBox_;
     QPushButton* testConnection_ = nullptr;
     QLabel* connectionResult_ = nullptr;

@@ -52,8 +52,11 @@ const char* kWorkloadHelp =
     "  --report   print what was observed, what was assumed and the figures behind each value\n"
     "  --replay RUN_DIR  a `run` of the workload: print the real job and the replay side by side (AU,\n"
     "             samples/s, and the differences)\n"
-    "The workload replays on the job's own files when their names follow DLIO's (data_folder points there);\n"
-    "otherwise, and for another storage: trainio-cli datagen --config W.yaml ++workload.dataset.data_folder=DIR\n"
+    "The workload replays on the job's own files where they are: data_folder points there when their names\n"
+    "follow DLIO's, else trainio.file_list names W.files.txt, written beside W.yaml (one path a line). The\n"
+    "workload records the trace and the job's own figures (trainio.captured_job): run prints the real job\n"
+    "beside the replay, and the results library and the report show both. For another storage:\n"
+    "  trainio-cli datagen --config W.yaml [++workload.trainio.file_list=] ++workload.dataset.data_folder=DIR\n"
     "writes a dataset of the same shape. Exit codes: 0 written, 2 bad input (an unreadable trace, no data file).\n";
 
 volatile sig_atomic_t g_child = 0;

@@ -16,8 +16,10 @@
 #include "results/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "store/run_files.h"
+#include "trace/job_vs_replay.h"
 #include "util/errors.h"
 #include "util/host_info.h"
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -201,7 +203,8 @@ void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
 class CliObserver final : public session::SessionObserver {
 public:
     CliObserver(ProgressReporter& progress, const WorkloadConfig& cfg, bool labelled)
-        : progress_(progress), checkpointOnly_(!cfg.workflow.train && cfg.workflow.checkpoint), labelled_(labelled) {}
+        : progress_(progress), checkpointOnly_(!cfg.workflow.train && cfg.workflow.checkpoint), labelled_(labelled),
+          capturedJob_(trace::capturedJobOf(cfg.trainio.capturedJob)) {}
     void onMessage(const std::string& text) override { progress_.onMessage(text); }
     void onCheckpointPlan(const checkpoint::CheckpointPlan& plan) override {
         std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
@@ -228,12 +231,20 @@ public:
         progress_.finishLine();
         if (checkpointOnly_) printCheckpointHeadline(dir, out);
         else printHeadline(dir, out);
+        // A replay of a captured job (docs/capture.md): the real job beside it.
+        if (capturedJob_ && out.writesResults && out.status == RunStatus::Complete) {
+            trace::JobVersusReplay j = *capturedJob_;
+            j.replayAuPercent = out.metrics.auMean;
+            j.replaySamplesPerSecond = out.metrics.throughputMean;
+            std::fprintf(stderr, "real job (trace %s) vs replay:\n%s", j.trace.c_str(), trace::jobVersusReplayText(j).c_str());
+        }
         progress_.onInvocationDone(dir.string(), toString(out.status), out.metrics.auMean);
     }
 
 private:
     ProgressReporter& progress_;
     bool checkpointOnly_, labelled_;
+    std::optional<trace::JobVersusReplay> capturedJob_;
 };
 
 // DLIO's checkpoint-only mode: one line per checkpoint as rank 0 finishes it.

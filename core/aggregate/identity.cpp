@@ -61,6 +61,21 @@ std::string num(double d) {
     return buf;
 }
 
+// reader.preprocess_time as canonical text (a number, or a distribution's keys as computation_time's);
+// "" when it is absent or zero everywhere (DLIO's default: no preprocessing).
+std::string preprocessTime(const std::map<std::string, std::string>& c) {
+    std::string pt;
+    bool nonZero = false;
+    for (const auto& [k, v] : c) {
+        const bool member = k.rfind("reader.preprocess_time.", 0) == 0 || k == "reader.preprocess_time_stdev";
+        if (k != "reader.preprocess_time" && !member) continue;
+        if (k == "reader.preprocess_time") pt += v;
+        else pt += (pt.empty() ? "" : ",") + k.substr(std::string("reader.").size()) + ":" + v;
+        if (k != "reader.preprocess_time.type") nonZero = nonZero || store::parseFiniteNumber(v).value_or(1.0) != 0.0;
+    }
+    return nonZero ? pt : std::string();
+}
+
 // The workload identity's fields, in key order. DLIO's defaults stand in for keys a config leaves out
 // (record_length_stdev 0, computation_time_stdev 0), so a published config that omits them equals a
 // TrainIO config that writes them.
@@ -85,6 +100,10 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
     }
     f.emplace_back("computation_time", ct.empty() ? "?" : ct);
     f.emplace_back("au_threshold_percent", r.auThresholdPercent ? num(*r.auThresholdPercent) : "?");
+    // reader.preprocess_time (DLIO's per-sample work in the readers, a captured job's decode) is slept where
+    // the reads are: a different time is a different workload, as a different computation time is.
+    // Appended only when it is not zero, so that every key of a workload without it stays what it was.
+    if (const std::string pt = preprocessTime(c); !pt.empty()) f.emplace_back("preprocess_time", pt);
     // Appended only for checkpointing, so that every training key stays what it was before v3.0.
     if (r.type == BenchmarkType::Checkpointing) {
         f.emplace_back("benchmark_type", benchmarkTypeName(r.type));
@@ -155,9 +174,12 @@ std::map<std::string, std::string> benchmarkExtras(const InvocationRecord& r) {
     static const std::set<std::string> inWorkload = {"model", "dataset.format", "dataset.record_length",
                                                      "dataset.record_length_stdev", "dataset.num_samples_per_file",
                                                      "reader.batch_size", "metric.au", "train.computation_time",
-                                                     "train.computation_time_stdev"};
+                                                     "train.computation_time_stdev", "reader.preprocess_time",
+                                                     "reader.preprocess_time_stdev"};
     for (const auto& [k, v] : c)
-        if (whyNotSplitting(k, c, r.type).empty() && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0) out[k] = v;
+        if (whyNotSplitting(k, c, r.type).empty() && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0 &&
+            k.rfind("reader.preprocess_time.", 0) != 0)
+            out[k] = v;
     out["#accelerators"] = std::to_string(r.accelerators);
     out["#hosts"] = std::to_string(std::max<std::int64_t>(r.numHosts, 1));
     out["#files_train"] = std::to_string(r.filesTrain);
@@ -252,6 +274,7 @@ std::string workloadDistinction(const std::string& key, const std::vector<std::s
         {"samples_per_file", [](const std::string& v) { return v + " samples/file"; }},
         {"batch_size", [](const std::string& v) { return "batch " + v; }},
         {"computation_time", [](const std::string& v) { return "compute " + v; }},
+        {"preprocess_time", [](const std::string& v) { return "preprocess " + v; }},
         {"au_threshold_percent", [](const std::string& v) { return "AU " + v + " %"; }},
         {"model", [](const std::string& v) { return v; }},
         {"accelerator", [](const std::string& v) { return v; }},
@@ -265,10 +288,12 @@ std::string workloadDistinction(const std::string& key, const std::vector<std::s
         // Not a structured binding: clang 14 (the asan/fuzz build) cannot capture one in a lambda.
         const std::string& field = entry.first;
         const auto& phrase = entry.second;
-        const auto value = mine.count(field) ? mine[field] : std::string("?");
+        // A field appended only when set (preprocess_time) is its zero where absent, not unknown.
+        const std::string absent = field == "preprocess_time" ? "0" : "?";
+        const auto value = mine.count(field) ? mine[field] : absent;
         const bool differs = std::any_of(others.begin(), others.end(), [&](const auto& o) {
             const auto it = o.find(field);
-            return (it == o.end() ? std::string("?") : it->second) != value;
+            return (it == o.end() ? absent : it->second) != value;
         });
         if (differs) out += (out.empty() ? "" : " · ") + (value == "?" ? field + " unknown" : phrase(value));
     }
@@ -286,10 +311,12 @@ std::string whyNotComparable(const std::string& workloadKeyA, const std::string&
         {"samples_per_file", "samples per file"},
         {"batch_size", "batch size"},
         {"computation_time", "computation time"},
+        {"preprocess_time", "preprocess time"},
         {"au_threshold_percent", "AU threshold"},
     };
     auto a = split(workloadKeyA), b = split(workloadKeyB);
     std::string why;
+    if (!a.count("preprocess_time") != !b.count("preprocess_time")) (a.count("preprocess_time") ? b : a)["preprocess_time"] = "0";
     for (const auto& [k, word] : words) {
         if (a[k] == b[k]) continue;
         const bool bytes = k.rfind("record_length", 0) == 0;

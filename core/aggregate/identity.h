@@ -3,7 +3,8 @@
 // Computed from each invocation's resolved configuration (configs/config.yaml or .hydra/config.yaml or
 // dlio_config/config.yaml, with overrides.yaml applied; summary.json where nothing else exists):
 //   workload identity  — model, accelerator type, format, record length mean and stdev, samples per
-//                        file, batch size, computation time and its distribution, AU threshold;
+//                        file, batch size, computation time and its distribution, the readers'
+//                        preprocess time when it is not zero, AU threshold;
 //   benchmark identity — the workload identity plus accelerators, hosts, files, reader settings
 //                        (threads, prefetch, O_DIRECT, I/O engine) and every other resolved key that can
 //                        change what is measured: not bookkeeping (the key table's Bookkeeping rows:

@@ -63,6 +63,14 @@ struct StepDigest {
         std::vector<double> auStep, auPercent;     // step number and compute ÷ step time in %
     };
     std::vector<Rank> ranks;
+    // On the wall clock, for plots that put several runs on one time axis (the report's Interference):
+    // the first rank's epochs (seconds since the Unix epoch), and AU over time, every rank together — in
+    // windows of auWindowS seconds, each the compute seconds of all ranks inside it ÷ (window × ranks). A
+    // block's steps are stretched to fill the block (the barrier's wait is in no step), each step's compute
+    // spread evenly over its stretch; so a block's windows average to its compute ÷ wall time.
+    std::vector<double> epochStart, epochEnd;
+    double auWindowS = 0;
+    std::vector<double> auTime, auTimePercent; // window middles (seconds since the Unix epoch), AU %
 };
 
 // A run's telemetry.json as the report plots it (ImportOptions::stepDigests): one value per sample.

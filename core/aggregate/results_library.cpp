@@ -211,7 +211,7 @@ ordered_json metricJson(const NodeMetric& m) {
     return ordered_json{{"value", m.mean}, {"stdev", m.stdev}, {"ci95", m.ci95.halfWidth}, {"n", m.n}};
 }
 
-ordered_json nodeJson(const LibraryNode& n) {
+ordered_json nodeJson(const LibraryNode& n, const ResultsLibrary& library) {
     ordered_json j;
     j["level"] = nodeKindName(n.kind);
     j["label"] = n.label;
@@ -228,6 +228,7 @@ ordered_json nodeJson(const LibraryNode& n) {
     j["excluded"] = n.excluded;
     j["description"] = n.description;
     j["summary"] = n.summary;
+    if (n.kind == NodeKind::Collocation && n.collocation) j["interference"] = interferenceJson(library.interference(*n.collocation));
     j["best_passing"] = n.bestPassing ? ordered_json(*n.bestPassing) : ordered_json();
     j["bytes_source"] = n.bytesSource;
     j["telemetry_summary"] = n.telemetrySummary;
@@ -250,7 +251,7 @@ ordered_json nodeJson(const LibraryNode& n) {
     }
     ordered_json children = ordered_json::array();
     for (const auto& c : n.children)
-        if (c->kind != NodeKind::Epoch) children.push_back(nodeJson(*c));
+        if (c->kind != NodeKind::Epoch) children.push_back(nodeJson(*c, library));
     j["children"] = std::move(children);
     return j;
 }
@@ -330,6 +331,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
     };
     for (std::size_t gi = 0; gi < imported_.groups.size(); ++gi)
         if (imported_.groups[gi].kind != GroupKind::Single) benchmarkNames[gi] += collocatedSuffix(imported_.groups[gi]);
+    for (std::size_t c = 0; c < imported_.collocations.size(); ++c) interference_.push_back(collocationInterference(imported_, c));
     std::map<std::pair<std::string, std::size_t>, LibraryNode*> collocationNodes;
     auto collocationNode = [&](LibraryNode& sys, std::size_t c) -> LibraryNode& {
         LibraryNode*& node = collocationNodes[{sys.label, c}];
@@ -352,15 +354,9 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
                        : f.status == "failed" ? InvocationStatus::Failed
                                               : InvocationStatus::Incomplete;
         if (f.status == "running") node->statusReason = "the collocation did not end (killed?): each workload's folder says what it kept";
-        for (const auto& x : f.interference) {
-            char line[256];
-            std::snprintf(line, sizeof line, "%s: AU %.2f %% alone, %.2f %% together — %.2f points lost (95 %% CI %.2f…%.2f), "
-                                             "%.1f %% slower (over %s)",
-                          x.name.c_str(), x.auAlone, x.auTogether, x.auPointsLost, x.auPointsLostLow, x.auPointsLostHigh,
-                          x.slowdownPercent, x.unit.c_str());
-            node->summary.push_back(line);
-        }
-        if (!f.lostMost.empty()) node->summary.push_back("lost most: " + f.lostMost);
+        // Against alone runs of the same benchmark identity in the library (the collocation's own --alone ones first).
+        for (const auto& w : interference_[c].workloads) node->summary.push_back(interferenceLine(w));
+        if (!interference_[c].lostMost.empty()) node->summary.push_back("lost most: " + interference_[c].lostMost);
         return *node;
     };
     std::map<const LibraryNode*, std::string> summaryNames; // benchmarks: own name, else folder
@@ -567,8 +563,8 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             if (work->kind == NodeKind::Collocation) {
                 // Several workloads: no best item across them; each item's line, then the system's line.
                 for (const auto& c : work->children) work->summary.push_back(itemSummary(*c, std::string()));
-                const auto& f = imported_.collocations[*work->collocation];
-                sys->summary.push_back(work->label + (f.lostMost.empty() ? "" : " — lost most: " + f.lostMost));
+                const std::string& lost = interference_[*work->collocation].lostMost;
+                sys->summary.push_back(work->label + (lost.empty() ? "" : " — lost most: " + lost));
                 systemItems.insert(systemItems.end(), items.begin(), items.end());
                 continue;
             }
@@ -651,7 +647,7 @@ std::vector<const LibraryNode*> ResultsLibrary::itemsBelow(const fs::path& folde
 
 ordered_json treeJson(const ResultsLibrary& library) {
     ordered_json tree = ordered_json::array();
-    for (const auto& sys : library.root().children) tree.push_back(nodeJson(*sys));
+    for (const auto& sys : library.root().children) tree.push_back(nodeJson(*sys, library));
     return ordered_json{{"tree", std::move(tree)}};
 }
 

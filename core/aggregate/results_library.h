@@ -8,6 +8,7 @@
 #pragma once
 
 #include "aggregate/group_aggregate.h"
+#include "aggregate/interference.h"
 #include "aggregate/invocation_record.h"
 
 #include <cstddef>
@@ -110,15 +111,21 @@ public:
     // folder, for `trainio-cli compare PATH` given a folder above a benchmark.
     std::vector<const LibraryNode*> findAllByPath(const std::filesystem::path& folder) const;
     std::vector<const LibraryNode*> itemsBelow(const std::filesystem::path& folder) const;
+    // Collocation c's interference (index into imported().collocations): each workload against the alone
+    // runs of the same benchmark identity this library holds (aggregate/interference.h) — the tree's
+    // summary lines, the GUI and the report all show this one.
+    const CollocationInterferenceResult& interference(std::size_t collocation) const { return interference_.at(collocation); }
 
 private:
     ImportResult imported_;
     std::vector<GroupAggregate> aggregates_;
+    std::vector<CollocationInterferenceResult> interference_;
     std::unique_ptr<LibraryNode> root_ = std::make_unique<LibraryNode>();
 };
 
 // `trainio-cli aggregate PATH... --tree --format json`: {"tree": [node...]} where each node has
-// "level" (system|workload|collocation|benchmark|invocation), "label", "status", "status_reason", "workload_identity",
+// "level" (system|workload|collocation|benchmark|invocation; a collocation adds "interference", see
+// aggregate/interference.h interferenceJson), "label", "status", "status_reason", "workload_identity",
 // "metrics" (null where no aggregate is meaningful, else {"au_mean_percentage", "samples_per_second",
 // "read_gib_per_second"} each {"value", "stdev", "ci95", "n"}; ci95 is the half width; checkpointing nodes
 // — "kind": "checkpointing" — have {"checkpoint_write_gib_per_second", "checkpoint_read_gib_per_second",

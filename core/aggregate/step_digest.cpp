@@ -26,6 +26,65 @@ void binSeries(std::vector<double>& keys, std::vector<double>& values, std::size
     values = std::move(v);
 }
 
+namespace {
+
+// StepDigest::auTime / auTimePercent: at most maxWindows windows, none shorter than three mean steps (a
+// window of one step would only say whether that step was computing or loading).
+void auOverTime(const store::InvocationData& data, std::size_t maxWindows, StepDigest& digest) {
+    double first = INFINITY, last = -INFINITY, wall = 0;
+    std::size_t steps = 0;
+    for (const auto& rank : data.ranks)
+        for (const auto& e : rank.epochs)
+            for (const auto& b : e.blocks) {
+                if (!(b.end > b.start) || b.proc.empty()) continue;
+                first = std::min(first, b.start);
+                last = std::max(last, b.end);
+                wall += b.end - b.start;
+                steps += b.proc.size();
+            }
+    if (!(last > first) || steps == 0 || maxWindows == 0) return;
+    const double window = std::max((last - first) / static_cast<double>(maxWindows), 3.0 * wall / static_cast<double>(steps));
+    const std::size_t n = static_cast<std::size_t>(std::ceil((last - first) / window));
+    std::vector<double> busy(n, 0.0);
+    for (const auto& rank : data.ranks)
+        for (const auto& e : rank.epochs)
+            for (const auto& b : e.blocks) {
+                double proc = 0;
+                for (double p : b.proc) proc += p;
+                if (!(b.end > b.start) || !(proc > 0)) continue;
+                const double stretch = (b.end - b.start) / proc;
+                double t = b.start;
+                for (std::size_t s = 0; s < b.proc.size(); ++s) {
+                    const double span = b.proc[s] * stretch;
+                    const double c = s < b.compute.size() ? std::clamp(b.compute[s], 0.0, b.proc[s]) : 0.0;
+                    if (span > 0 && c > 0) {
+                        const double density = c / span;
+                        const auto from = static_cast<std::size_t>(std::max(0.0, (t - first) / window));
+                        for (std::size_t i = from; i < n; ++i) {
+                            const double lo = std::max(t, first + static_cast<double>(i) * window);
+                            const double hi = std::min(t + span, first + static_cast<double>(i + 1) * window);
+                            if (hi <= lo) {
+                                if (first + static_cast<double>(i) * window >= t + span) break;
+                                continue;
+                            }
+                            busy[i] += (hi - lo) * density;
+                        }
+                    }
+                    t += span;
+                }
+            }
+    digest.auWindowS = window;
+    const double ranks = static_cast<double>(data.ranks.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double lo = first + static_cast<double>(i) * window, hi = std::min(last, lo + window);
+        if (!(hi > lo)) continue;
+        digest.auTime.push_back((lo + hi) / 2);
+        digest.auTimePercent.push_back(100.0 * busy[i] / ((hi - lo) * ranks));
+    }
+}
+
+} // namespace
+
 StepDigest digestStepRecords(const store::InvocationData& data, std::size_t maxPoints, std::size_t maxPlottedRanks) {
     StepDigest digest;
     digest.excludeStartSteps = data.excludeStartSteps;
@@ -61,6 +120,12 @@ StepDigest digestStepRecords(const store::InvocationData& data, std::size_t maxP
         }
         digest.ranks.push_back(std::move(out));
     }
+    if (!data.ranks.empty())
+        for (const auto& e : data.ranks.front().epochs) {
+            digest.epochStart.push_back(e.start);
+            digest.epochEnd.push_back(e.end);
+        }
+    auOverTime(data, maxPoints / 2, digest);
     return digest;
 }
 

@@ -651,6 +651,38 @@ std::vector<KeyDef> build() {
             .origin("TrainIO").def("1").range(real(0, 1, true))
             .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")
             .bind(field([](auto& c) -> auto& { return c.trainio.checkpointScale; })));
+    // A captured job's own files where they are (docs/capture.md): the list replaces DLIO's names.
+    add(key("trainio.file_list", Type::Text)
+            .origin("TrainIO").unit("file").expect("a text file of data file paths, one a line")
+            .means("the training files as a list (one path a line, relative ones to the list's folder) instead of "
+                   "DLIO's names under dataset.data_folder: a captured job's own files where they are; num_files_train "
+                   "is the number of lines; empty: DLIO's names")
+            .bind(field([](auto& c) -> auto& { return c.dataset.fileList; }))
+            .flags(OmitWhenEmpty));
+    // Where a workload derived from a trace came from and the job's own figures (trainio-cli workload
+    // --from-trace): a replay's result folder carries them, the library and the report set them beside it.
+    add(section("trainio.captured_job").origin("TrainIO").bookkeeping()
+            .means("the captured job the workload was derived from (trainio-cli workload --from-trace): its trace and "
+                   "its own figures, shown beside a replay's"));
+    add(key("trainio.captured_job.trace", Type::Text)
+            .origin("TrainIO").expect("a trace folder").means("the trace folder (trainio-cli capture --output)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.trace; }))
+            .flags(OmitWhenEmpty));
+    add(key("trainio.captured_job.steps", Type::Choice)
+            .origin("TrainIO").choices({"marks", "inferred"})
+            .means("how the job's steps are known: marks (trainio_capture.steps) or inferred (no job AU then)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.steps; }))
+            .flags(OmitWhenEmpty));
+    add(key("trainio.captured_job.au_percent", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 100)).unit("%")
+            .means("the job's own AU from its step marks (DLIO >= 2 semantics)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.auPercent; }))
+            .flags(CustomWrite));
+    add(key("trainio.captured_job.samples_per_second", Type::Number)
+            .origin("TrainIO").def("0").range(real(0, 1e12)).unit("samples/s")
+            .means("the job's own samples/s from its step marks (DLIO >= 2 semantics)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.samplesPerSecond; }))
+            .flags(CustomWrite));
     // Not a workload key: the emulated accelerators of a run (CLI --accelerators, the GUI's field).
     add(key("accelerators", Type::Whole)
             .origin("TrainIO").def("1").range(whole(1, 4096)).unit("ranks")

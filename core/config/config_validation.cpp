@@ -79,6 +79,10 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     if (c.workflow.checkpoint) s3Location("checkpoint.checkpoint_folder", c.checkpoint.folder);
     if (c.storage.isS3() && c.storage.root.empty())
         out.push_back({"storage.storage_root", "''", "the bucket name with storage.storage_type s3"});
+    // A file list names local files (a captured job's own, docs/capture.md); objects have DLIO's names.
+    if (!c.dataset.fileList.empty() && c.storage.isS3())
+        out.push_back({"trainio.file_list", "'" + c.dataset.fileList + "'",
+                       "no file list with storage.storage_type s3 (objects are read under DLIO's names)"});
     if (d.filePrefix.empty()) out.push_back({"dataset.file_prefix", "''", "a non-empty file name prefix"});
     if (d.filePrefix.find('/') != std::string::npos)
         out.push_back({"dataset.file_prefix", "'" + d.filePrefix + "'", "a file name prefix without '/'"});

@@ -95,6 +95,11 @@ ordered_json workloadJson(const WorkloadConfig& c) {
          st0.maxAttempts == d.maxAttempts && st0.caBundle == d.caBundle && st0.verifyTls == d.verifyTls &&
          st0.profile == d.profile))
         w.erase("storage");
+    // A captured job's figures only with the job they are of (trainio.captured_job, docs/capture.md).
+    if (c.trainio.capturedJob.hasFigures()) {
+        w["trainio"]["captured_job"]["au_percent"] = number(c.trainio.capturedJob.auPercent);
+        w["trainio"]["captured_job"]["samples_per_second"] = number(c.trainio.capturedJob.samplesPerSecond);
+    }
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
     else w.erase("accelerator");
     const auto& st = c.trainio.storage;

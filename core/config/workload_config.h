@@ -79,6 +79,10 @@ struct DatasetSection {
     std::string filePrefix = "img";
     std::string recordElementType = "uint8";
     bool keepFiles = true;
+    // The training files as a list (the key trainio.file_list, TrainIO's; docs/capture.md): a text file of
+    // paths, one a line, relative ones to the list's own folder; they replace DLIO's names under
+    // data_folder (a captured job's own files where they are). Empty: DLIO's names.
+    std::string fileList;
 };
 
 struct ReaderSection {
@@ -172,6 +176,18 @@ struct LoaderSection {
     SsdTierSection ssdTier;       // nopfs only
 };
 
+// The captured job a workload was derived from (trainio-cli workload --from-trace, docs/capture.md): its
+// trace folder and its own figures from the step marks, carried into every result folder of a replay
+// (configs/config.yaml) so that the library and the report show the real job beside the replay.
+// Bookkeeping: never changes what is measured.
+struct CapturedJobSection {
+    std::string trace;           // the trace folder; empty: not a captured job's workload
+    std::string steps;           // "marks" (trainio_capture.steps) or "inferred" (no marks: no job AU)
+    double auPercent = 0;        // the job's AU, DLIO >= 2 semantics (steps "marks" only)
+    double samplesPerSecond = 0; // the job's samples/s, same window
+    bool hasFigures() const { return !trace.empty() && steps == "marks" && samplesPerSecond > 0; }
+};
+
 struct TrainioSection {
     std::string ioEngine = "posix"; // posix, odirect, mmap, io_uring (reader.odirect: true = odirect)
     std::uint64_t ioDepth = 32;     // io_uring requests in flight per reader
@@ -183,6 +199,7 @@ struct TrainioSection {
     std::string mlperfRound;
     // Checkpoint size factor for a workstation (1 = real size; 0.01 writes 1 % of every tensor).
     double checkpointScale = 1.0;
+    CapturedJobSection capturedJob;
 };
 
 // DLIO's storage section (docs/s3.md): where the dataset and the checkpoints live. local_fs/parallel_fs

@@ -244,7 +244,17 @@ bool nonEmptyRegularFile(const std::string& path, std::uint64_t& size) {
     return !ec && size > 0;
 }
 
+// A file list names a job's own files (trainio.file_list, docs/capture.md): TrainIO never writes them, and
+// what it generates and verifies are DLIO's names under data_folder.
+void refuseFileList(const DatasetSection& ds, const char* what) {
+    if (ds.fileList.empty()) return;
+    throw InputError("trainio.file_list = '" + ds.fileList + "': " + what + " works on DLIO's names under dataset.data_folder, "
+                     "never on listed files (a job's own data); for a dataset of the same shape elsewhere clear the list: "
+                     "++workload.trainio.file_list= ++workload.dataset.data_folder=DIR");
+}
+
 void checkWritable(const DatasetSection& ds) {
+    refuseFileList(ds, "datagen");
     if (!formatWritable(ds.format))
         throw InputError(std::string("format ") + toString(ds.format) + ": not supported by this build");
     if (ds.recordElementType != "uint8")
@@ -742,6 +752,7 @@ CleanResult cleanDataset(const WorkloadConfig& cfg, std::uint64_t shardIndex, st
 VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* cancel, std::uint64_t shardIndex,
                            std::uint64_t shardCount) {
     const DatasetSection& ds = cfg.dataset;
+    refuseFileList(ds, "verify");
     const DatasetLayout layout(ds);
     // Files, or objects of a bucket (storage.storage_type s3, this process's endpoint): the same checks.
     const std::shared_ptr<S3Backend> s3 = cfg.storage.isS3() ? makeS3Backend(cfg, shardIndex) : nullptr;

@@ -1,5 +1,11 @@
 #include "dataset/dataset_layout.h"
 
+#include "util/errors.h"
+
+#include <cerrno>
+#include <fstream>
+#include <set>
+
 namespace trainio {
 namespace {
 
@@ -36,10 +42,59 @@ std::filesystem::path datasetRoot(const std::string& dataFolder) {
     return p;
 }
 
+std::vector<std::string> readFileList(const std::string& listPath) {
+    std::ifstream in(listPath);
+    if (!in) throw InputError("trainio.file_list = '" + listPath + "': cannot read it (" + errnoText(errno) + "): expected a text file of data file paths, one a line");
+    const std::filesystem::path base = std::filesystem::absolute(listPath).parent_path();
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    std::string line;
+    for (std::uint64_t n = 1; std::getline(in, line); ++n) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '#') continue;
+        std::filesystem::path p(line.substr(first));
+        if (p.is_relative()) p = base / p;
+        std::string path = p.lexically_normal().string();
+        if (!seen.insert(path).second)
+            throw InputError(listPath + ":" + std::to_string(n) + ": " + path + " is listed twice: expected each data file once");
+        out.push_back(std::move(path));
+    }
+    if (in.bad()) throw InputError(listPath + ": read error (" + errnoText(errno) + ")");
+    if (out.empty()) throw InputError("trainio.file_list = '" + listPath + "': holds no path: expected data file paths, one a line");
+    return out;
+}
+
+void writeFileList(const std::filesystem::path& listPath, const std::vector<std::string>& paths, const std::string& comment) {
+    const std::filesystem::path tmp = listPath.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        std::string c = comment;
+        for (std::size_t at = 0; !c.empty() && at != std::string::npos;) {
+            const auto nl = c.find('\n', at);
+            out << "# " << c.substr(at, nl == std::string::npos ? std::string::npos : nl - at) << "\n";
+            at = nl == std::string::npos ? nl : nl + 1;
+        }
+        for (const auto& p : paths) out << p << "\n";
+        if (!out.flush()) throw InputError(listPath.string() + ": cannot write: " + errnoText(errno));
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, listPath, ec);
+    if (ec) throw InputError(listPath.string() + ": cannot write: " + ec.message());
+}
+
 DatasetLayout::DatasetLayout(const DatasetSection& dataset)
     : root_(datasetRoot(dataset.dataFolder)), prefix_(dataset.filePrefix), ext_(fileExtension(dataset.format)),
       filesTrain_(dataset.numFilesTrain), filesValid_(dataset.numFilesEval), subTrain_(dataset.numSubfoldersTrain),
-      subValid_(dataset.numSubfoldersEval) {}
+      subValid_(dataset.numSubfoldersEval) {
+    if (dataset.fileList.empty()) return;
+    auto files = std::make_shared<std::vector<std::string>>(readFileList(dataset.fileList));
+    if (files->size() != filesTrain_)
+        throw InputError("trainio.file_list = '" + dataset.fileList + "' lists " + std::to_string(files->size()) +
+                         " files, dataset.num_files_train is " + std::to_string(filesTrain_) +
+                         ": expected num_files_train to be the number of listed files");
+    listed_ = std::move(files);
+}
 
 std::uint64_t DatasetLayout::fileCount(Split split) const {
     return split == Split::Train ? filesTrain_ : filesValid_;
@@ -50,6 +105,10 @@ std::filesystem::path DatasetLayout::splitFolder(Split split) const {
 }
 
 void DatasetLayout::filePath(Split split, std::uint64_t i, std::string& out) const {
+    if (listed_ && split == Split::Train) {
+        out.assign((*listed_)[i]); // reuses out's capacity
+        return;
+    }
     const std::uint64_t files = fileCount(split);
     const std::uint64_t subs = split == Split::Train ? subTrain_ : subValid_;
     out.clear();

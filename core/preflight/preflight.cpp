@@ -288,8 +288,47 @@ void checkForeignSizes(const WorkloadConfig& cfg, const fs::path& root, const st
                              "), but further from it than a dataset generated for this config usually is");
 }
 
+// A file list (trainio.file_list, a captured job's own files, docs/capture.md): every listed file there
+// and of the configured format; no marker (the files are the job's, not generated), no size rule beyond
+// the coarse one.
+void checkListedFiles(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
+    const DatasetSection& ds = cfg.dataset;
+    std::optional<DatasetLayout> layout;
+    try {
+        layout.emplace(ds);
+    } catch (const InputError& e) {
+        r.problems.push_back({"trainio.file_list", e.what(), "a list of num_files_train data file paths, one a line"});
+        return;
+    }
+    std::uint64_t missing = 0;
+    std::string firstMissing, path;
+    std::error_code ec;
+    for (std::uint64_t i = 0; i < ds.numFilesTrain; ++i) {
+        layout->filePath(Split::Train, i, path);
+        if (!fs::is_regular_file(fs::status(path, ec)) && missing++ == 0) firstMissing = path;
+    }
+    if (missing > 0) {
+        r.problems.push_back({"trainio.file_list", std::to_string(missing) + " of " + std::to_string(ds.numFilesTrain) +
+                                                       " listed files are missing (first: " + firstMissing + ")",
+                              "every listed file present (the job's own files where it read them)"});
+        return;
+    }
+    for (const std::uint64_t i : sampledFiles(ds.numFilesTrain, req.headerSampleFiles)) {
+        layout->filePath(Split::Train, i, path);
+        const std::string why = headerProblem(ds.format, path, fs::file_size(path, ec));
+        if (!why.empty()) {
+            r.problems.push_back({path, why, std::string("a ") + toString(ds.format) + " file (dataset.format)"});
+            return;
+        }
+    }
+}
+
 void checkDataset(const WorkloadConfig& cfg, const PreflightRequest& req, PreflightResult& r) {
     const DatasetSection& ds = cfg.dataset;
+    if (!ds.fileList.empty()) {
+        checkListedFiles(cfg, req, r);
+        return;
+    }
     const DatasetLayout layout(ds);
     const fs::path root = layout.root();
     std::error_code ec;
@@ -375,6 +414,12 @@ double datasetBytes(const WorkloadConfig& cfg) {
 }
 
 void checkDatagen(const WorkloadConfig& cfg, PreflightResult& r, bool roomIsAdvisory) {
+    if (!cfg.dataset.fileList.empty()) {
+        r.problems.push_back({"trainio.file_list", "'" + cfg.dataset.fileList + "' (the training files are a list: a job's own data)",
+                              "no file list to generate data: datagen writes DLIO's names under dataset.data_folder "
+                              "(++workload.trainio.file_list= ++workload.dataset.data_folder=DIR)"});
+        return;
+    }
     if (!formatWritable(cfg.dataset.format)) {
         r.problems.push_back({"dataset.format", toString(cfg.dataset.format),
                               "a format this build can generate (npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png)"});

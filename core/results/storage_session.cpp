@@ -82,7 +82,11 @@ StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBack
                          "page cache to drop or advise; expected keep");
     if (const auto problem = cacheControlProblem(cache_)) throw InputError("trainio.cache = " + tr.cache + ": " + *problem);
     files_ = DatasetLayout(cfg.dataset).filePaths(Split::Train);
-    if (!cfg.storage.isS3()) meter_ = std::make_unique<PageCacheMeter>(datasetRoot(cfg.dataset.dataFolder), files_);
+    // A file list's files (a job's own) may be far from data_folder: the device is the first file's.
+    const std::filesystem::path where = cfg.dataset.fileList.empty() || files_.empty()
+                                            ? datasetRoot(cfg.dataset.dataFolder)
+                                            : std::filesystem::path(files_.front()).parent_path();
+    if (!cfg.storage.isS3()) meter_ = std::make_unique<PageCacheMeter>(where, files_);
     report_.engine = tr.ioEngine;
     report_.cache = tr.cache;
     report_.storage = nlohmann::json::object();

@@ -1,7 +1,6 @@
 #include "session/collocation.h"
 
-#include "aggregate/compare.h"
-#include "aggregate/statistics.h"
+#include "aggregate/interference.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"
 #include "io/emulated_storage.h"
@@ -292,43 +291,13 @@ store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::pa
 
 Interference interference(const std::string& name, const std::vector<CollocatedInvocation>& alone,
                           const std::vector<CollocatedInvocation>& together) {
-    Interference r;
-    r.name = name;
-    std::vector<double> auA, auT, mibA, mibT;
     auto measured = [](const std::vector<CollocatedInvocation>& v) {
-        std::vector<const CollocatedInvocation*> out;
+        std::vector<aggregate::InterferenceRun> out;
         for (const auto& i : v)
-            if (!i.warmup && i.status == "complete") out.push_back(&i);
+            if (!i.warmup && i.status == "complete") out.push_back({i.auPercent, i.mibPerSecond, i.auPerEpoch, i.mibPerEpoch});
         return out;
     };
-    const auto a = measured(alone), t = measured(together);
-    if (a.size() > 1 || t.size() > 1) { // runs with runs
-        r.unit = "runs";
-        for (const auto* i : a) auA.push_back(i->auPercent), mibA.push_back(i->mibPerSecond);
-        for (const auto* i : t) auT.push_back(i->auPercent), mibT.push_back(i->mibPerSecond);
-    } else { // epochs with epochs, one invocation each side
-        r.unit = "epochs of one invocation";
-        if (!a.empty()) auA = a[0]->auPerEpoch, mibA = a[0]->mibPerEpoch;
-        if (!t.empty()) auT = t[0]->auPerEpoch, mibT = t[0]->mibPerEpoch;
-    }
-    r.nAlone = auA.size();
-    r.nTogether = auT.size();
-    r.auAlone = aggregate::mean(auA).value;
-    r.auTogether = aggregate::mean(auT).value;
-    r.mibAlone = aggregate::mean(mibA).value;
-    r.mibTogether = aggregate::mean(mibT).value;
-    r.auPointsLost = r.auAlone - r.auTogether;
-    const auto auCi = aggregate::welchCi95(auA, auT); // of alone − together
-    r.auPointsLostLow = auCi.low;
-    r.auPointsLostHigh = auCi.high;
-    r.slowdownPercent = r.mibAlone > 0 ? 100.0 * (1.0 - r.mibTogether / r.mibAlone) : NAN;
-    const auto mibCi = aggregate::welchCi95(mibA, mibT); // of alone − together, in MiB/s
-    r.slowdownLowPercent = r.mibAlone > 0 ? 100.0 * mibCi.low / r.mibAlone : NAN;
-    r.slowdownHighPercent = r.mibAlone > 0 ? 100.0 * mibCi.high / r.mibAlone : NAN;
-    r.rule = "means over " + r.unit + " (warm-ups and runs that did not complete left out); 95 % CI of alone − together: " +
-             auCi.rule + "; the slowdown's CI is that of the MiB/s difference over the alone mean" +
-             (r.unit == "runs" ? "" : "; epochs of one invocation are not independent runs: run --runs N for runs");
-    return r;
+    return aggregate::compareAloneTogether(name, measured(alone), measured(together));
 }
 
 CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
@@ -390,7 +359,10 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
             aloneObs.push_back(std::make_unique<AloneObserver>(w, observer));
             SessionRequest req;
             req.config = w.resolved;
-            req.config.workflow.generateData = false; // generated above, before the first session measured
+            // Checked and generated above by the workload's own session, before anything was measured. The config
+            // stays the workload's (generate_data too), so that alone and together are one benchmark identity.
+            req.preflight = false;
+            req.generateHere = false;
             req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
             req.output = dir / store::kAloneFolder / w.name;
             req.accelerators = w.accelerators;
@@ -489,16 +461,12 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     store::CollocationFile file = collocationFile(plan, dir, opt, obs, status, start, end, processIo);
     file.error = res.error;
     if (opt.alone) {
-        double most = -INFINITY;
         for (std::size_t i = 0; i < n; ++i) {
             Interference x = interference(plan.workloads[i].name, res.aloneInvocations[i], res.invocations[i]);
             x.alonePath = fs::path(store::kAloneFolder) / x.name; // relative to the collocation's folder
-            if (std::isfinite(x.auPointsLost) && x.auPointsLost > most) {
-                most = x.auPointsLost;
-                res.lostMost = x.name;
-            }
             res.interference.push_back(std::move(x));
         }
+        res.lostMost = aggregate::lostMost(res.interference);
         file.hasInterference = true;
         file.interference = res.interference;
         file.lostMost = res.lostMost;

@@ -13,6 +13,23 @@ ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered
 
 } // namespace
 
+ordered_json interferenceJson(const CollocationInterference& x) {
+    return {{"name", x.name},
+            {"alone_path", x.alonePath.string()},
+            {"unit", x.unit},
+            {"n_alone", x.nAlone},
+            {"n_together", x.nTogether},
+            {"au_alone_percent", num(x.auAlone)},
+            {"au_together_percent", num(x.auTogether)},
+            {"au_points_lost", num(x.auPointsLost)},
+            {"au_points_lost_ci95", {num(x.auPointsLostLow), num(x.auPointsLostHigh)}},
+            {"mib_s_alone", num(x.mibAlone)},
+            {"mib_s_together", num(x.mibTogether)},
+            {"slowdown_percent", num(x.slowdownPercent)},
+            {"slowdown_ci95_percent", {num(x.slowdownLowPercent), num(x.slowdownHighPercent)}},
+            {"rule", x.rule}};
+}
+
 ordered_json collocationJson(const CollocationFile& c) {
     ordered_json j;
     j["version"] = 1;
@@ -47,21 +64,7 @@ ordered_json collocationJson(const CollocationFile& c) {
     j["process_io"] = c.processIo;
     if (c.hasInterference) {
         ordered_json list = ordered_json::array();
-        for (const auto& x : c.interference)
-            list.push_back({{"name", x.name},
-                            {"alone_path", x.alonePath.string()},
-                            {"unit", x.unit},
-                            {"n_alone", x.nAlone},
-                            {"n_together", x.nTogether},
-                            {"au_alone_percent", num(x.auAlone)},
-                            {"au_together_percent", num(x.auTogether)},
-                            {"au_points_lost", num(x.auPointsLost)},
-                            {"au_points_lost_ci95", {num(x.auPointsLostLow), num(x.auPointsLostHigh)}},
-                            {"mib_s_alone", num(x.mibAlone)},
-                            {"mib_s_together", num(x.mibTogether)},
-                            {"slowdown_percent", num(x.slowdownPercent)},
-                            {"slowdown_ci95_percent", {num(x.slowdownLowPercent), num(x.slowdownHighPercent)}},
-                            {"rule", x.rule}});
+        for (const auto& x : c.interference) list.push_back(interferenceJson(x));
         j["interference"] = {{"workloads", list}, {"lost_most", c.lostMost.empty() ? ordered_json() : ordered_json(c.lostMost)}};
     }
     return j;

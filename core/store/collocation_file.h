@@ -61,6 +61,9 @@ struct CollocationFile {
 };
 
 nlohmann::ordered_json collocationJson(const CollocationFile& c);
+// One workload's interference as the file writes it ("name", "alone_path", "unit", "n_alone", "n_together",
+// "au_alone_percent", …, "rule"; docs/collocation.md); NaN as null. Also the library's (aggregate/interference.h).
+nlohmann::ordered_json interferenceJson(const CollocationInterference& x);
 // DIR/trainio_collocation.json, atomically (run_folder.h writeFileAtomic). Returns the file.
 std::filesystem::path writeCollocationFile(const CollocationFile& c, const std::filesystem::path& dir);
 // Reads one under the store's bound and link rule (run_folder.h; `canonicalRoot` empty: the file's own

@@ -223,6 +223,7 @@ void readStorage(const json& s, const std::string& where, InvocationRecord& r) {
     if (const auto p = s.find("profile"); p != s.end() && p->is_string()) r.storageProfile = p->get<std::string>();
     json shape = s;
     shape.erase("changes");
+    shape.erase("shared_with"); // a collocation's: who else read through the device (docs/collocation.md)
     // Files written before the key was spelt as the configuration's (trainio.storage.latency_ms.stdev)
     // said "stddev"; read as stdev (docs/cache-honesty.md).
     if (auto l = shape.find("latency_ms"); l != shape.end() && l->is_object() && l->contains("stddev") && !l->contains("stdev")) {

@@ -3,6 +3,7 @@
 #include "config/config_keys.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
+#include "dataset/dataset_layout.h"
 #include "format/crc32c.h"
 #include "util/errors.h"
 
@@ -738,10 +739,12 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 "): the workload replays on them where they are");
     } else {
         c.dataset.dataFolder = "./trainio-replay-data/";
-        add("dataset.data_folder", c.dataset.dataFolder,
+        add("trainio.file_list", "the " + std::to_string(d.files) + " files the job read",
             "the job's files do not follow DLIO's names (e.g. " + d.dataFiles.front() +
-                "): write a dataset of the same shape with datagen (a file-list replay on the job's own files is not implemented)",
-            true);
+                "): the workload replays on them where they are through a file list (one path a line, in name "
+                "order), written beside the workload");
+        add("dataset.data_folder", c.dataset.dataFolder,
+            "where datagen writes a dataset of the same shape for another storage (clear trainio.file_list for it)", true);
     }
     if (names.match) {
         // A folder TrainIO generated records its generation parameters: run's pre-flight holds the
@@ -777,29 +780,44 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     c.train.epochs = d.epochs;
     c.train.computationTime = timeOf(d.computeMean, d.computeStdev);
     if (d.mmap) c.trainio.ioEngine = "mmap";
+    // Where it came from and the job's own figures: a replay's result folder carries them (docs/capture.md).
+    std::error_code absEc;
+    c.trainio.capturedJob.trace = fs::absolute(tr.dir, absEc).lexically_normal().string();
+    c.trainio.capturedJob.steps = d.stepsFromMarks ? "marks" : "inferred";
+    if (!std::isnan(d.jobAuPercent)) {
+        c.trainio.capturedJob.auPercent = d.jobAuPercent;
+        c.trainio.capturedJob.samplesPerSecond = d.jobSamplesPerSecond;
+    }
     d.config = c;
 
     // ---- the report ----
+    // What the trace holds, line by line (the report's head; the GUI shows them above the figures).
+    {
+        auto& o = d.observations;
+        std::string job = "Job:";
+        for (const auto& a : tr.header.command) job += " " + a;
+        job += " (exit code " + std::to_string(tr.header.exitCode) + ", " +
+               (tr.header.endNs > tr.header.startNs ? num(static_cast<double>(tr.header.endNs - tr.header.startNs) * 1e-9) + " s"
+                                                    : std::string("still running")) + ")";
+        o.push_back(job);
+        o.push_back("Observed: " + std::to_string(tr.events.size()) + " I/O events of " + std::to_string(readerPids.size()) +
+                    " process(es) on " + std::to_string(tr.paths.size()) + " data file(s); " + std::to_string(d.sessions) +
+                    " samples read in " + std::to_string(d.epochs) + " epoch(s)" +
+                    (outside ? ", " + std::to_string(outside) + " outside the training loop (left out)" : std::string()) +
+                    (loopOwn ? ", " + std::to_string(loopOwn) + " by the training loop's own process beside its workers (left out)"
+                             : std::string()) +
+                    "; " + std::to_string(tr.marks.size()) + " step marks" +
+                    (ss.strayReads ? "; " + std::to_string(ss.strayReads) + " reads on descriptors whose open was not seen (left out)"
+                                   : std::string()));
+        o.push_back("Steps: " + (d.stepsFromMarks ? "from the trainio_capture.steps marks (" + std::to_string(steps) + " steps)"
+                                                  : std::string("inferred from the readers' pattern: the job has no trainio_capture.steps marks") +
+                                                        (tr.header.pythonMarks ? "" : " (captured with --no-python)")));
+        o.push_back("Filter rule: " + (tr.header.rule.prefixes.empty() ? std::string("(not recorded)") : tr.header.rule.describe()));
+    }
     std::ostringstream r;
     r << "Workload derived from the trace " << tr.dir.string() << "\n";
-    r << "Job: ";
-    for (const auto& a : tr.header.command) r << a << " ";
-    r << "(exit code " << tr.header.exitCode << ", "
-      << (tr.header.endNs > tr.header.startNs ? num(static_cast<double>(tr.header.endNs - tr.header.startNs) * 1e-9) + " s" : "still running")
-      << ")\n";
-    r << "Observed: " << tr.events.size() << " I/O events of " << readerPids.size() << " process(es) on " << tr.paths.size()
-      << " data file(s); " << d.sessions << " samples read in " << d.epochs << " epoch(s)"
-      << (outside ? ", " + std::to_string(outside) + " outside the training loop (left out)" : std::string())
-      << (loopOwn ? ", " + std::to_string(loopOwn) + " by the training loop's own process beside its workers (left out)" : std::string())
-      << "; "
-      << tr.marks.size() << " step marks\n";
-    if (ss.strayReads) r << "  " << ss.strayReads << " reads on descriptors whose open was not seen (left out)\n";
-    r << "Steps: "
-      << (d.stepsFromMarks ? "from the trainio_capture.steps marks (" + std::to_string(steps) + " steps)"
-                           : std::string("inferred from the readers' pattern: the job has no trainio_capture.steps marks") +
-                                 (tr.header.pythonMarks ? "" : " (captured with --no-python)"))
-      << "\n";
-    r << "Filter rule: " << (tr.header.rule.prefixes.empty() ? std::string("(not recorded)") : tr.header.rule.describe()) << "\n\n";
+    for (const auto& line : d.observations) r << line << "\n";
+    r << "\n";
     r << "Derived values (observed unless marked assumed):\n";
     for (const auto& f : d.figures)
         r << "  " << f.key << " = " << f.value << (f.assumed ? "   [assumed]" : "") << "\n      " << f.basis << "\n";
@@ -812,37 +830,61 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         r << ")\n  throughput " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
     }
     r << "\nReplay:\n";
-    if (names.match)
-        r << "  on the job's own files: trainio-cli run --config W.yaml --output RUN_DIR\n";
-    r << "  on another storage: trainio-cli datagen --config W.yaml ++workload.dataset.data_folder=DIR, then run with the same override\n";
+    r << "  on the job's own files: trainio-cli run --config W.yaml --output RUN_DIR"
+      << (names.match ? " (data_folder is the job's folder)\n" : " (trainio.file_list lists them: W.files.txt beside W.yaml)\n");
+    r << "  on another storage: trainio-cli datagen --config W.yaml " << (names.match ? "" : "++workload.trainio.file_list= ")
+      << "++workload.dataset.data_folder=DIR, then run with the same override" << (names.match ? "" : "s") << "\n";
     d.report = r.str();
-    d.summary = d.format + ", " + std::to_string(d.files) + " files, " + num(d.recordMean) + " B/sample, batch " +
+    d.summary = d.format + ", " + std::to_string(d.files) + " files, " + std::to_string(std::llround(d.recordMean)) + " B/sample, batch " +
                 std::to_string(d.batchSize) + ", " + std::to_string(d.readThreads) + " reader(s), compute " + ms(d.computeMean) +
                 "/step, preprocess " + ms(d.preprocessMean) + "/sample" + (d.stepsFromMarks ? "" : ", steps inferred");
     return d;
 }
 
 std::string jobVersusReplay(const DerivedWorkload& d, double au, double sps) {
-    char buf[512];
-    std::string out = "                 real job     replay   difference\n";
-    if (std::isnan(d.jobAuPercent)) {
-        std::snprintf(buf, sizeof buf, "AU %%           %10s %10.2f   (the job has no step marks)\nsamples/s      %10s %10.1f\n", "unknown",
-                      au, "unknown", sps);
-        return out + buf;
-    }
-    std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f   %+.2f points\nsamples/s      %10.1f %10.1f   %+.1f %%\n", d.jobAuPercent,
-                  au, au - d.jobAuPercent, d.jobSamplesPerSecond, sps, 100.0 * (sps / d.jobSamplesPerSecond - 1));
-    return out + buf;
+    JobVersusReplay j;
+    j.stepsFromMarks = d.stepsFromMarks;
+    j.jobAuPercent = d.jobAuPercent;
+    j.jobSamplesPerSecond = d.jobSamplesPerSecond;
+    j.replayAuPercent = au;
+    j.replaySamplesPerSecond = sps;
+    return jobVersusReplayText(j);
 }
 
-void writeDerivedWorkload(const DerivedWorkload& d, const fs::path& yaml) {
+fs::path fileListPathFor(const fs::path& yaml) {
+    fs::path p = yaml;
+    p.replace_extension(".files.txt");
+    return p;
+}
+
+bool attachFileList(DerivedWorkload& d, const fs::path& listPath) {
+    if (d.dlioNames) return false;
+    std::error_code ec;
+    const fs::path abs = fs::absolute(listPath, ec).lexically_normal();
+    writeFileList(abs, d.dataFiles,
+                  "The training files of the job captured in " + d.config.trainio.capturedJob.trace +
+                      " (trainio-cli workload --from-trace, docs/capture.md):\none path a line, in name order; "
+                      "trainio.file_list of the workload names this file.");
+    d.config.dataset.fileList = abs.string();
+    return true;
+}
+
+void writeDerivedWorkload(const DerivedWorkload& derived, const fs::path& yaml) {
+    DerivedWorkload d = derived;
+    if (!d.dlioNames && d.config.dataset.fileList.empty()) attachFileList(d, fileListPathFor(yaml));
     std::ostringstream out;
     out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
     if (!std::isnan(d.jobAuPercent))
         out << "# The job's own AU: " << num(d.jobAuPercent, 4) << " %, " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
-    out << (d.dlioNames ? "# dataset.data_folder is the job's own data: run replays on it.\n"
-                        : "# The job's files do not follow DLIO's names: datagen writes a dataset of the same shape.\n");
-    out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR\n";
+    if (d.dlioNames) {
+        out << "# dataset.data_folder is the job's own data: run replays on it.\n";
+        out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR, then run with it\n";
+    } else {
+        out << "# The job's files do not follow DLIO's names: trainio.file_list lists them (one path a line), and run\n"
+               "# replays on them where they are. Another storage: clear the list and name a folder for datagen,\n"
+               "#   trainio-cli datagen --config THIS ++workload.trainio.file_list= ++workload.dataset.data_folder=DIR\n"
+               "#   trainio-cli run --config THIS ++workload.trainio.file_list= ++workload.dataset.data_folder=DIR\n";
+    }
     out << toYaml(d.config);
     const fs::path tmp = yaml.string() + ".tmp";
     {

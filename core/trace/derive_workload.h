@@ -16,6 +16,7 @@
 #pragma once
 
 #include "config/workload_config.h"
+#include "trace/job_vs_replay.h"
 #include "trace/trace_reader.h"
 
 #include <cstdint>
@@ -57,17 +58,27 @@ struct DerivedWorkload {
     double jobSamplesPerSecond = 0;
     bool dlioNames = false; // data_folder points at the job's own files
     std::vector<std::string> dataFiles;
+    std::vector<std::string> observations; // what the trace holds: the job, events, steps (marks or inferred), filter rule
     std::vector<Figure> figures;
     std::string report;  // the text report (what --report prints)
     std::string summary; // one line
 };
 
-// Throws InputError naming the trace folder when it holds no data-file read.
+// Throws InputError naming the trace folder when it holds no data-file read. The config carries the trace
+// and the job's figures (trainio.captured_job); when the job's files do not follow DLIO's names its
+// trainio.file_list is still empty: attachFileList (or writeDerivedWorkload) writes the list.
 DerivedWorkload deriveWorkload(const Trace& trace);
 // "Real job vs replay": the job's AU and samples/s (from its marks) beside a replay's, with the
-// differences (AU in points, samples/s in %), as text.
+// differences (AU in points, samples/s in %), as text (jobVersusReplayText).
 std::string jobVersusReplay(const DerivedWorkload& d, double replayAuPercent, double replaySamplesPerSecond);
-// Writes the workload YAML (a comment header naming the trace and how to replay, then the config).
+// W.yaml → W.files.txt: where the file list of a workload written to `yaml` goes.
+std::filesystem::path fileListPathFor(const std::filesystem::path& yaml);
+// When the job's files do not follow DLIO's names: writes them as a file list at `listPath` and points
+// d.config's trainio.file_list at it (absolute), so that the workload replays on them where they are.
+// Returns false (and writes nothing) when they follow DLIO's names. Throws InputError when it cannot write.
+bool attachFileList(DerivedWorkload& d, const std::filesystem::path& listPath);
+// Writes the workload YAML (a comment header naming the trace and how to replay, then the config), and
+// the file list beside it (fileListPathFor) when the config needs one and has none yet.
 void writeDerivedWorkload(const DerivedWorkload& d, const std::filesystem::path& yaml);
 
 } // namespace trainio::trace

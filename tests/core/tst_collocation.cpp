@@ -35,6 +35,31 @@ double mibPerSecond(const fs::path& invocation) {
     return readJson(invocation / "summary.json")["metric"]["train_io_mean_MB_per_second"].get<double>();
 }
 
+double meanOf(const json& list) {
+    double sum = 0;
+    for (const auto& v : list) sum += v.get<double>();
+    return list.empty() ? NAN : sum / static_cast<double>(list.size());
+}
+
+// The mean AU over the epochs of one invocation, from its summary.json.
+double epochAuMean(const fs::path& invocation) {
+    return meanOf(readJson(invocation / "summary.json")["metric"]["train_au_percentage"]);
+}
+
+// The collocation node of `aggregate --tree --format json` (the first), or null.
+const json* collocationNode(const json& tree) {
+    for (const auto& sys : tree["tree"])
+        for (const auto& n : sys["children"])
+            if (n["level"] == "collocation") return &n;
+    return nullptr;
+}
+
+const json* interferenceOf(const json& node, const std::string& name) {
+    for (const auto& w : node["interference"]["workloads"])
+        if (w["name"] == name) return &w;
+    return nullptr;
+}
+
 } // namespace
 
 class TestCollocation : public QObject {
@@ -148,7 +173,7 @@ private slots:
 
     // Three workloads on the real storage, the third starting 0.5 s after the others.
     void threeWorkloadsWithAStaggeredStart() {
-        const std::string a = workload("ta", 16, 256, 12, 0.01), b = workload("tb"), c3 = workload("tc", 16, 256, 4, 0.01);
+        const std::string a = workload("ta", 16, 256, 12, 0.01), b = workload("tb", 16, 256, 30, 0.01), c3 = workload("tc", 16, 256, 4, 0.01);
         const fs::path p = plan("three.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b +
                                                   ", accelerators: 2}\n  - {name: c, config: " + c3 + ", start_after_s: 0.5}\n");
         const fs::path out = base_ / "three";
@@ -159,8 +184,14 @@ private slots:
         QVERIFY(c["shared_storage"].empty());
         const double startA = c["workloads"][0]["start"].get<double>(), startC = c["workloads"][2]["start"].get<double>();
         QVERIFY2(startC - startA >= 0.45, qPrintable(QStringLiteral("c started %1 s after a").arg(startC - startA)));
-        // a's window still overlaps c's (a runs 12 epochs of 8 steps at 10 ms: about 1 s).
-        QVERIFY(c["workloads"][0]["end"].get<double>() > startC);
+        // All three at once: the latest start before the earliest end (a runs 12 epochs of 8 steps at 10 ms, about
+        // 1 s; b 30 epochs of 4 steps, about 1.2 s; c 4 epochs of 8 steps from 0.5 s).
+        double latestStart = 0, earliestEnd = INFINITY;
+        for (const auto& w : c["workloads"]) {
+            latestStart = std::max(latestStart, w["start"].get<double>());
+            earliestEnd = std::min(earliestEnd, w["end"].get<double>());
+        }
+        QVERIFY2(latestStart < earliestEnd, qPrintable(QStringLiteral("the last started %1 s after the first ended").arg(latestStart - earliestEnd)));
         for (const char* n : {"a", "b", "c"}) {
             QVERIFY(fs::exists(out / n / "summary.json"));
             // Real storage stays "storage": {} (what the importer reads as real), shared or not.
@@ -251,7 +282,82 @@ private slots:
             }
             QCOMPARE(collocations, 1);
             QCOMPARE(aloneItems, 2);
+            // The library compares with the collocation's own alone runs and finds what the collocation found.
+            const json* node = collocationNode(t);
+            QVERIFY(node);
+            for (const auto& x : list) {
+                const json* w = interferenceOf(*node, x["name"].get<std::string>());
+                QVERIFY2(w && (*w)["compared"].get<bool>(), node->dump().c_str());
+                QVERIFY((*w)["alone_from_collocate"].get<bool>());
+                QVERIFY2((*w)["source"].get<std::string>().find("collocate --alone") != std::string::npos, w->dump().c_str());
+                for (const char* key : {"au_alone_percent", "au_together_percent", "au_points_lost", "mib_s_alone", "slowdown_percent"})
+                    QVERIFY2(std::abs((*w)[key].get<double>() - x[key].get<double>()) < 1e-6 * std::max(1.0, std::abs(x[key].get<double>())),
+                             qPrintable(QStringLiteral("%1: library %2, file %3").arg(key).arg((*w)[key].get<double>()).arg(x[key].get<double>())));
+            }
+            QVERIFY((*node)["interference"]["lost_most"] == c["interference"]["lost_most"]);
         }
+    }
+
+    // Without --alone, the library compares each collocated workload with alone runs of the same benchmark
+    // identity it holds (same accelerators, dataset, emulated device; same system), says which it used, and
+    // refuses the others with the reason.
+    void theLibraryFindsAloneRunsOfTheSameBenchmark() {
+        const std::string a = workload("la", 32, 256, 3, 0.005), b = workload("lb", 32, 256, 3, 0.005);
+        const fs::path root = base_ / "lib";
+        const fs::path p = plan("lib.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 2}\n"
+                                            "  - {name: b, config: " + b + ", accelerators: 1}\nstorage: {bandwidth_mib_s: 100}\n");
+        QCOMPARE(collocate(p, root / "together").exitCode, 0);
+        const auto alone = [&](const std::string& cfg, const char* accelerators, const char* bandwidth, const char* folder) {
+            const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), q(base_ / cfg), QStringLiteral("--output"),
+                                                q(root / folder), QStringLiteral("--quiet"), QStringLiteral("--accelerators"),
+                                                QString::fromLatin1(accelerators),
+                                                QStringLiteral("++workload.trainio.storage.bandwidth_mib_s=%1").arg(QString::fromLatin1(bandwidth))});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        };
+        alone(a, "2", "100", "solo-a");     // a's benchmark: the one to compare with
+        alone(a, "2", "50", "solo-a-50");   // a on another device: not it
+        alone(b, "2", "100", "solo-b-2x");  // b with two accelerators: not b's benchmark
+        alone(b, "1", "50", "solo-b-50");   // b on another device: not b's benchmark either
+        const auto tree = [&](const QStringList& roots, const QStringList& extra = {}) {
+            const auto r = testsupport::runCli(QStringList{QStringLiteral("aggregate")} + roots +
+                                               QStringList{QStringLiteral("--tree"), QStringLiteral("--format"), QStringLiteral("json")} + extra);
+            return r.exitCode == 0 ? json::parse(r.out.toStdString()) : json();
+        };
+        const json t = tree({q(root)});
+        const json* node = collocationNode(t);
+        QVERIFY2(node, t.dump().c_str());
+        const json* wa = interferenceOf(*node, "a");
+        const json* wb = interferenceOf(*node, "b");
+        QVERIFY(wa && wb);
+        QVERIFY2((*wa)["compared"].get<bool>(), wa->dump().c_str());
+        QVERIFY(!(*wa)["alone_from_collocate"].get<bool>());
+        QVERIFY2((*wa)["source"].get<std::string>().find("solo-a,") != std::string::npos, wa->dump().c_str());
+        QVERIFY((*wa)["alone_path"].get<std::string>().find("solo-a-50") == std::string::npos);
+        // Epochs of one invocation each side, from the two summary.json files.
+        QCOMPARE((*wa)["unit"].get<std::string>(), std::string("epochs of one invocation"));
+        QCOMPARE((*wa)["n_alone"].get<std::size_t>(), std::size_t(3));
+        const double auAlone = epochAuMean(root / "solo-a"), auTogether = epochAuMean(root / "together" / "a");
+        QVERIFY2(std::abs((*wa)["au_alone_percent"].get<double>() - auAlone) < 1e-9, wa->dump().c_str());
+        QVERIFY2(std::abs((*wa)["au_points_lost"].get<double>() - (auAlone - auTogether)) < 1e-9, wa->dump().c_str());
+        // b: refused, naming what differs.
+        QVERIFY(!(*wb)["compared"].get<bool>());
+        const std::string why = (*wb)["why"].get<std::string>();
+        QVERIFY2(why.find("accelerators: 2 vs 1") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("bandwidth_mib_s: 50 vs 100") != std::string::npos, why.c_str());
+        QCOMPARE((*node)["interference"]["lost_most"].get<std::string>(), std::string("a"));
+        // The text tree says the same, under the collocation.
+        const auto text = testsupport::runCli({QStringLiteral("aggregate"), q(root), QStringLiteral("--tree"), QStringLiteral("--format"),
+                                               QStringLiteral("table")});
+        QVERIFY2(text.out.contains(QStringLiteral("b: not compared")) && text.out.contains(QStringLiteral("against alone runs found in the library")),
+                 qPrintable(text.out));
+        // Another system is another storage under test: refused, until both are labelled one system.
+        const json apart = tree({q(root / "together"), q(root / "solo-a")});
+        const json* wApart = collocationNode(apart) ? interferenceOf(*collocationNode(apart), "a") : nullptr;
+        QVERIFY2(wApart && !(*wApart)["compared"].get<bool>() && (*wApart)["why"].get<std::string>().find("system") != std::string::npos,
+                 apart.dump().c_str());
+        const json labelled = tree({q(root / "together"), q(root / "solo-a")}, {QStringLiteral("--system"), QStringLiteral("lab")});
+        const json* wLab = collocationNode(labelled) ? interferenceOf(*collocationNode(labelled), "a") : nullptr;
+        QVERIFY2(wLab && (*wLab)["compared"].get<bool>(), labelled.dump().c_str());
     }
 
     // trainio_collocation.json is read under the store's rules: a broken one is skipped with its reason, and

@@ -370,6 +370,34 @@ private slots:
         QCOMPARE(identityOf(v1).workloadTitle, std::string("unet3d_h100 · npz · 139.8 MiB/sample"));
     }
 
+    // Issue 24: reader.preprocess_time (the readers' per-sample work, what a captured job's decode becomes)
+    // changes what is measured: a different time is a different workload, said in words; zero or absent
+    // (DLIO's default) adds nothing, so a published config and a TrainIO one that writes 0 stay equal.
+    void preprocessTimeIsPartOfTheWorkload() {
+        const std::vector<std::pair<std::string, std::string>> base = {
+            {"dataset.format", "npz"}, {"reader.batch_size", "4"}, {"train.computation_time", "0.016"}, {"model", "captured"}};
+        auto with = [&](std::vector<std::pair<std::string, std::string>> extra) {
+            auto keys = base;
+            keys.insert(keys.end(), extra.begin(), extra.end());
+            return identityOf(record(keys));
+        };
+        const Identity none = with({});
+        QCOMPARE(with({{"reader.preprocess_time", "0"}}).workloadKey, none.workloadKey);
+        QCOMPARE(with({{"reader.preprocess_time", "0.0"}, {"reader.preprocess_time_stdev", "0"}}).benchmarkKey, none.benchmarkKey);
+        const Identity tenMs = with({{"reader.preprocess_time", "0.010"}});
+        QVERIFY(tenMs.workloadKey != none.workloadKey);
+        QCOMPARE(with({{"reader.preprocess_time", "0.01"}}).workloadKey, tenMs.workloadKey); // 0.010 = 0.01
+        const Identity spread = with({{"reader.preprocess_time.type", "normal"}, {"reader.preprocess_time.mean", "0.010"},
+                                      {"reader.preprocess_time.stdev", "0.002"}});
+        QVERIFY(spread.workloadKey != tenMs.workloadKey && spread.workloadKey != none.workloadKey);
+        QCOMPARE(whyNotComparable(tenMs.workloadKey, none.workloadKey), std::string("different preprocess time: 0.01 vs 0"));
+        QCOMPARE(workloadDistinction(tenMs.workloadKey, {tenMs.workloadKey, none.workloadKey}), std::string("preprocess 0.01"));
+        QCOMPARE(workloadDistinction(none.workloadKey, {tenMs.workloadKey, none.workloadKey}), std::string("preprocess 0"));
+        // The captured job's figures are bookkeeping: two replays of one workload from two traces are one benchmark.
+        QCOMPARE(with({{"trainio.captured_job.trace", "/a"}, {"trainio.captured_job.au_percent", "70"}}).benchmarkKey,
+                 with({{"trainio.captured_job.trace", "/b"}, {"trainio.captured_job.au_percent", "60"}}).benchmarkKey);
+    }
+
     // Issue 19, item 4: a published benchmark (Hammerspace's resnet50, 1 client, H100: five runs, no
     // workflow.checkpoint, so checkpointing is off by DLIO's default; profiling false; no evaluation) whose
     // runs differ only in keys that cannot change what is measured stays one benchmark of five runs, and

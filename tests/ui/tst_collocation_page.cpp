@@ -99,6 +99,10 @@ private slots:
         const auto* colloc = loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).front();
         QCOMPARE(colloc->children.size(), std::size_t(2));
         QVERIFY(colloc->summary.size() >= 3); // what each lost, who lost most, each item
+        QVERIFY2(colloc->summary.front().find("against alone runs of collocate --alone") != std::string::npos, colloc->summary.front().c_str());
+        // The page adds what the library compares (the same rule, the collocation's own alone runs found there).
+        QTRY_VERIFY_WITH_TIMEOUT(page->summaryText().contains(QStringLiteral("In the results library")), 20000);
+        QVERIFY2(page->summaryText().contains(QStringLiteral("against alone runs of collocate --alone")), qPrintable(page->summaryText()));
     }
 
     void cancelStopsEveryWorkload() {

@@ -283,6 +283,7 @@ std::vector<QRectF> dataRects(QCustomPlot& plot) {
     for (int g = 0; g < plot.graphCount(); ++g) {
         QCPGraph* graph = plot.graph(g);
         for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+            if (!std::isfinite(it->value)) continue; // a gap in the line (QCustomPlot draws nothing there)
             const QPointF p = graph->coordsToPixels(it->key, it->value);
             if (area.contains(p)) out.emplace_back(p.x() - 3, p.y() - 3, 6, 6);
         }
@@ -419,6 +420,13 @@ class TestReportLayout : public QObject {
     QTemporaryDir work_;
     std::map<QString, Written> reports_;
     PlotFindings plots_;
+    // The Interference section's time-axis figures of each report, as the page drew them.
+    struct Timeline {
+        QString title;
+        QCPRange keys;
+        std::vector<std::pair<QString, std::vector<std::pair<double, double>>>> graphs; // name, finite (key, value)
+    };
+    std::map<QString, std::vector<Timeline>> timelines_;
 
     // Imports `paths`, writes the report of every item (with and without the per-item detail) and reads
     // both back.
@@ -433,7 +441,21 @@ class TestReportLayout : public QObject {
             const QString key = name + (detail ? QString() : QStringLiteral("-short"));
             const QString pdf = work_.filePath(key + QStringLiteral(".pdf"));
             QString error;
-            const auto observe = [this](QCustomPlot& plot, int w, int h) { checkPlot(plot, w, h, plots_); };
+            const auto observe = [this, key](QCustomPlot& plot, int w, int h) {
+                checkPlot(plot, w, h, plots_);
+                for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
+                    if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i));
+                        t && (t->text() == QLatin1String("AU per workload") || t->text() == QLatin1String("Read rate and the shared device"))) {
+                        Timeline line{t->text(), plot.xAxis->range(), {}};
+                        for (int g = 0; g < plot.graphCount(); ++g) {
+                            std::vector<std::pair<double, double>> points;
+                            for (auto it = plot.graph(g)->data()->constBegin(); it != plot.graph(g)->data()->constEnd(); ++it)
+                                if (std::isfinite(it->value)) points.emplace_back(it->key, it->value);
+                            line.graphs.emplace_back(plot.graph(g)->name(), points);
+                        }
+                        timelines_[key].push_back(line);
+                    }
+            };
             QVERIFY2(ui::writeReportPdf(library, items, options, pdf, &error, observe), qPrintable(error));
             Written out{pdf, readBoxes(pdf), {}, items.size()};
             QVERIFY2(!out.pages.empty(), qPrintable(QStringLiteral("pdftotext -bbox-layout read nothing from %1").arg(pdf)));
@@ -535,7 +557,40 @@ private slots:
                                                 QStringLiteral("lab-emulated"), QStringLiteral("--quiet")});
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         }
+        // A replay of a captured job (its trainio.captured_job, as workload --from-trace writes it): the
+        // report's "Real job vs replay" section.
+        const auto replay = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg,
+                                                 QStringLiteral("++trainio.captured_job.trace=/captures/a-training-job/trace"),
+                                                 QStringLiteral("++trainio.captured_job.steps=marks"),
+                                                 QStringLiteral("++trainio.captured_job.au_percent=71.5"),
+                                                 QStringLiteral("++trainio.captured_job.samples_per_second=250"), QStringLiteral("--output"),
+                                                 QString::fromStdString((lab / "replay").string()), QStringLiteral("--system"),
+                                                 QStringLiteral("lab-emulated"), QStringLiteral("--quiet")});
+        QVERIFY2(replay.exitCode == 0, qPrintable(replay.err));
         writeBoth(QStringLiteral("trainio"), {lab});
+        // A collocation (issue 23): two workloads on one shared 100 MiB/s device, a run of a's benchmark alone,
+        // and b alone only with another accelerator count (not its benchmark: refused, with the reason).
+        const fs::path colab = fs::path(work_.path().toStdString()) / "colab";
+        for (const char* n : {"a", "b"})
+            testsupport::writeText(colab / (std::string("col") + n + ".yaml"),
+                                   "model: {name: col" + std::string(n) + "}\nframework: pytorch\nworkflow: {generate_data: True, train: True}\n"
+                                   "dataset: {data_folder: " + work_.filePath(QStringLiteral("data-col")).toStdString() + n +
+                                   ", format: npz, num_files_train: 32, num_samples_per_file: 1, record_length_bytes: 262144}\n"
+                                   "reader: {batch_size: 2, read_threads: 2, data_loader: pytorch}\n"
+                                   "train: {epochs: 3, computation_time: 0.005}\nmetric: {au: 0.5}\n");
+        testsupport::writeText(colab / "plan.yaml", "workloads:\n  - {name: a, config: cola.yaml, accelerators: 2}\n"
+                                                    "  - {name: b, config: colb.yaml, accelerators: 1}\nstorage: {bandwidth_mib_s: 100}\n");
+        const auto col = [&](QStringList args) {
+            const auto r = testsupport::runCli(args << QStringLiteral("--quiet"));
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        };
+        const auto at = [&](const char* p) { return QString::fromStdString((colab / p).string()); };
+        col({QStringLiteral("collocate"), QStringLiteral("--plan"), at("plan.yaml"), QStringLiteral("--output"), at("together")});
+        col({QStringLiteral("run"), QStringLiteral("--config"), at("cola.yaml"), QStringLiteral("--accelerators"), QStringLiteral("2"),
+             QStringLiteral("--output"), at("alone-a"), QStringLiteral("++workload.trainio.storage.bandwidth_mib_s=100")});
+        col({QStringLiteral("run"), QStringLiteral("--config"), at("colb.yaml"), QStringLiteral("--accelerators"), QStringLiteral("2"),
+             QStringLiteral("--output"), at("alone-b-2x"), QStringLiteral("++workload.trainio.storage.bandwidth_mib_s=100")});
+        writeBoth(QStringLiteral("collocation"), {colab});
         // More than 50 items: every fixture, and the v1.0 tree once more under another folder (its
         // benchmarks become items of their own, named apart by their folder).
         const fs::path copy = fs::path(work_.path().toStdString()) / "second-lab";
@@ -561,8 +616,74 @@ private slots:
         // The sections only TrainIO's folders fill were laid out (and checked above).
         QString all;
         for (const Page& page : w.pages) all += pageText(page) + QLatin1Char(' ');
-        for (const char* words : {"Loader policies", "Model prediction vs measurement", "Telemetry", "Load time per step"})
+        for (const char* words : {"Loader policies", "Model prediction vs measurement", "Telemetry", "Load time per step",
+                                  "Real job vs replay"})
             QVERIFY2(all.contains(QLatin1String(words)), words);
+        // The replay's row: the job's figures as its folder recorded them beside the replay's own summary.
+        const auto summary = nlohmann::json::parse(testsupport::readText(fs::path(work_.path().toStdString()) / "lab" / "replay" / "summary.json"));
+        const double au = summary["metric"]["train_au_mean_percentage"].get<double>();
+        const double sps = summary["metric"]["train_throughput_mean_samples_per_second"].get<double>();
+        const QString section = all.mid(all.indexOf(QLatin1String("Real job vs replay")));
+        for (const QString& figure : {QStringLiteral("71.50"), QStringLiteral("250.0"), QString::number(au, 'f', 2), QString::number(sps, 'f', 1),
+                                      QString::number(au - 71.5, 'f', 2)})
+            QVERIFY2(section.contains(figure), qPrintable(figure + QStringLiteral(" not in: ") + section.left(1500)));
+    }
+    // The Interference section: each workload's AU and Read GiB/s alone and together (the figures computed
+    // here from the summary.json files), who lost most, which alone run was used or why none could be, what
+    // ± means, and every workload's AU and the shared device's limit on one time axis.
+    void collocationReportShowsInterference() {
+        expectClean(QStringLiteral("collocation"));
+        expectClean(QStringLiteral("collocation-short"));
+        const fs::path colab = fs::path(work_.path().toStdString()) / "colab";
+        auto epochMean = [&](const fs::path& run, const char* key) {
+            const auto list = nlohmann::json::parse(testsupport::readText(run / "summary.json"))["metric"][key];
+            double sum = 0;
+            for (const auto& v : list) sum += v.get<double>();
+            return sum / static_cast<double>(list.size());
+        };
+        const double auAlone = epochMean(colab / "alone-a", "train_au_percentage");
+        const double auTogether = epochMean(colab / "together" / "a", "train_au_percentage");
+        const double auTogetherB = epochMean(colab / "together" / "b", "train_au_percentage");
+        for (const QString& key : {QStringLiteral("collocation"), QStringLiteral("collocation-short")}) {
+            const Written& w = reports_.at(key);
+            QString text;
+            for (const Page& page : w.pages) text += pageText(page) + QLatin1Char(' ');
+            text.replace(QChar(0x00A0), QLatin1Char(' '));
+            const int at = text.indexOf(QStringLiteral("Interference — collocation: a + b"));
+            QVERIFY2(at >= 0, qPrintable(text.left(2000)));
+            const QString section = text.mid(at, 3000);
+            for (const QString& words : {QStringLiteral("a lost most"), QStringLiteral("b not compared"), QStringLiteral("accelerators: 2 vs 1"),
+                                         QStringLiteral("alone runs found in the library"), QStringLiteral("alone-a"),
+                                         QStringLiteral("± is the half-width of the 95 % confidence interval"),
+                                         QString::number(auAlone, 'f', 2), QString::number(auTogether, 'f', 2),
+                                         QString::number(auAlone - auTogether, 'f', 2), QString::number(auTogetherB, 'f', 2)})
+                QVERIFY2(section.contains(words), qPrintable(words + QStringLiteral(" not in: ") + section));
+            // A collocated run's prediction was made for it alone: not set beside what it measured together.
+            QVERIFY2(text.contains(QStringLiteral("ran collocated with other workloads; the prediction is for it alone")), qPrintable(text));
+            // One time axis for every figure of the section, from the collocation's start to its end.
+            const auto c = nlohmann::json::parse(testsupport::readText(colab / "together" / "trainio_collocation.json"));
+            const double span = c["end"].get<double>() - c["start"].get<double>();
+            const auto& lines = timelines_[key];
+            QCOMPARE(lines.size(), std::size_t(2));
+            for (const Timeline& t : lines) {
+                QVERIFY2(std::abs(t.keys.lower) < 1e-9 && std::abs(t.keys.upper - span) < 1e-6,
+                         qPrintable(QStringLiteral("%1: %2…%3, expected 0…%4").arg(t.title).arg(t.keys.lower).arg(t.keys.upper).arg(span)));
+                for (const auto& [name, points] : t.graphs)
+                    for (const auto& [k, v] : points)
+                        QVERIFY2(k >= -1e-9 && k <= span + 1e-6, qPrintable(t.title + QStringLiteral(" / ") + name));
+            }
+            const Timeline& au = lines[0].title == QLatin1String("AU per workload") ? lines[0] : lines[1];
+            const Timeline& mib = &au == &lines[0] ? lines[1] : lines[0];
+            QCOMPARE(au.graphs.size(), std::size_t(2));
+            for (const auto& [name, points] : au.graphs) QVERIFY2(points.size() >= 3, qPrintable(name));
+            bool limit = false;
+            for (const auto& [name, points] : mib.graphs)
+                if (name == QLatin1String("device bandwidth limit")) {
+                    limit = !points.empty();
+                    for (const auto& [k, v] : points) QCOMPARE(v, 100.0);
+                }
+            QVERIFY2(limit, "no device bandwidth limit on the read-rate figure");
+        }
     }
     void dlioReportFollowsTheLayoutRules() {
         expectClean(QStringLiteral("dlio"));

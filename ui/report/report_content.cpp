@@ -5,7 +5,9 @@
 #include "aggregate/results_import.h"
 #include "metrics/dlio_metrics.h"
 #include "report/report_page_flow.h"
+#include "report/report_interference.h"
 #include "report/report_loader.h"
+#include "report/report_capture.h"
 #include "report/report_model.h"
 #include "report/report_plots.h"
 #include "sweep_view.h"
@@ -994,7 +996,9 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
         {QStringLiteral("<b>±</b>"),
          QStringLiteral("After a headline figure: the half-width of the 95 % confidence interval of the mean (Student's t), "
                         "as written beside it. In a table: the population standard deviation (numpy.std, the spread "
-                        "MLPerf Storage reports, and what the GUI shows), as the column header says.")},
+                        "MLPerf Storage reports, and what the GUI shows), as the column header says — but in the "
+                        "Interference table, whose headers say \"± 95 % CI\": the half-width of the 95 % confidence "
+                        "interval of the difference alone − together (Welch).")},
         {QStringLiteral("<b>Status</b>"),
          QStringLiteral("complete · incomplete (fewer epochs or runs than planned) · cancelled · failed. Only complete "
                         "runs enter a number; the others are listed in C with their reason.")},
@@ -1518,6 +1522,8 @@ void composeReport(ReportPageFlow& flow, const ReportData& d) {
     comparisonSection(flow, d);
     loaderPoliciesSection(flow, d);
     modelPredictionSection(flow, d);
+    capturedJobSection(flow, d);
+    interferenceSection(flow, d);
     for (const SweepFile* sweep : reportSweeps(d)) sweepSection(flow, *sweep);
     if (d.options.itemDetail) {
         flow.ensureSpace(flow.mm(120)); // a part of its own: on a new page unless most of this one is free

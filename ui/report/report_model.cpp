@@ -29,6 +29,13 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
         for (std::size_t k : it.runs) {
             const auto& r = imp.runs[k];
             if (!std::isfinite(r.predictedAuPercent)) continue;
+            if (it.node && it.node->collocation) { // predicted before the run as if alone
+                notCompared << QStringLiteral("#%1 %2: ran collocated with other workloads; the prediction is for it alone "
+                                              "(trainio-cli model --plan predicts a collocation; see Interference)")
+                                   .arg(i + 1)
+                                   .arg(htmlBreakable(it.name));
+                break;
+            }
             if (const std::string why = aggregate::predictionNotComparable(r); !why.empty()) {
                 notCompared << QStringLiteral("#%1 %2, %3: %4").arg(i + 1).arg(htmlBreakable(it.name), htmlText(QString::fromStdString(r.runName)),
                                                                    htmlText(QString::fromStdString(why)));
@@ -64,8 +71,8 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
     if (!t.rows.empty()) flow.addTable(t);
     if (!notCompared.isEmpty())
         flow.addHtml(QStringLiteral("<p class=\"muted\">Not compared with the prediction (runs whose emulated storage was "
-                                    "changed live; their figures are whole-epoch means, so no stretch without changes can be "
-                                    "told apart):<br/>%1</p>")
+                                    "changed live — their figures are whole-epoch means, so no stretch without changes can be "
+                                    "told apart — or that ran collocated):<br/>%1</p>")
                          .arg(notCompared.join(QStringLiteral("<br/>"))),
                      7.5);
     flow.addSpace(flow.mm(4));
