@@ -367,26 +367,10 @@ private slots:
         const int files = 8;
         const QString cfg = workload(QStringLiteral("mpi.yaml"), "mpi", "npz", files, 1, 65536, 1, endpoints);
         auto mpi = [&](const QStringList& args) {
-            QProcess p;
-            QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-            for (const auto& [k, v] : env()) e.insert(k, v);
-            for (const auto& [k, v] : testsupport::mpiEnvironment()) e.insert(k, v);
-            p.setProcessEnvironment(e);
-            p.start(mpirun, QStringList{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
-                                        QStringLiteral("-x"), QStringLiteral("AWS_ACCESS_KEY_ID"), QStringLiteral("-x"),
-                                        QStringLiteral("AWS_SECRET_ACCESS_KEY"), QStringLiteral("-np"), QStringLiteral("2"),
-                                        QStringLiteral(TRAINIO_CLI)} + args);
-            testsupport::CliResult r;
-            if (!p.waitForFinished(180000)) {
-                p.kill();
-                p.waitForFinished();
-                r.err = QStringLiteral("timeout");
-                return r;
-            }
-            r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-            r.out = QString::fromUtf8(p.readAllStandardOutput());
-            r.err = QString::fromUtf8(p.readAllStandardError());
-            return r;
+            return testsupport::runProgram(mpirun,
+                                           QStringList{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"),
+                                                       QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral(TRAINIO_CLI)} + args,
+                                           180000, env() + testsupport::mpiEnvironment());
         };
         auto r = mpi({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
         QVERIFY2(r.exitCode == 0, qPrintable(said(r)));
