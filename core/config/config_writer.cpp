@@ -96,10 +96,12 @@ ordered_json workloadJson(const WorkloadConfig& c) {
          st0.profile == d.profile))
         w.erase("storage");
     // A captured job's figures only with the job they are of (trainio.captured_job, docs/capture.md).
-    if (c.trainio.capturedJob.hasFigures()) {
+    // Every figure read is written back (a value given is never dropped); the library and the report show
+    // them only with the job they are of (CapturedJob::hasFigures).
+    if (c.trainio.capturedJob.auPercent > 0)
         w["trainio"]["captured_job"]["au_percent"] = number(c.trainio.capturedJob.auPercent);
+    if (c.trainio.capturedJob.samplesPerSecond > 0)
         w["trainio"]["captured_job"]["samples_per_second"] = number(c.trainio.capturedJob.samplesPerSecond);
-    }
     if (!c.accelerator.empty()) w["accelerator"] = c.accelerator;
     else w.erase("accelerator");
     const auto& st = c.trainio.storage;

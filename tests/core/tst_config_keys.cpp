@@ -365,6 +365,9 @@ void TestConfigKeys::everyUsedKeyIsReadAndWritten() {
         if (k.path == "trainio.ram_tier_mib" || k.path == "trainio.staging_mib") yaml += "  loader: nopfs\n";
         if (k.path == "trainio.ssd_tier.path") yaml += "    capacity_mib: 1\n  loader: nopfs\n";
         if (k.path == "trainio.ssd_tier.capacity_mib") yaml += "    path: /tmp\n  loader: nopfs\n";
+        // A captured job's figures are written with the job they are of (a trace whose steps are marked).
+        if (k.path == "trainio.captured_job.au_percent") yaml += "    trace: /t\n    steps: marks\n    samples_per_second: 1\n";
+        if (k.path == "trainio.captured_job.samples_per_second") yaml += "    trace: /t\n    steps: marks\n";
         // An S3 workload names its bucket (docs/s3.md): nested under storage:, right after the key.
         if (k.path == "storage.storage_type") yaml += "  storage_root: b\n";
         // Subset checkpointing and a target data parallelism go together (DLIO refuses one without the other).
