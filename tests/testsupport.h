@@ -34,23 +34,22 @@ struct CliResult {
     QString err;
 };
 
-// Runs trainio-cli with the given arguments (and extra environment variables) and waits for it, with a
+// Runs `program` with the given arguments (and extra environment variables) and waits for it, with a
 // generous limit so that a hang fails the test instead of blocking CTest. A crash (signal) is reported
-// as exit code -1, which no assertion on a real exit code accepts.
-inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
-                        const QList<QPair<QString, QString>>& extraEnv = {}) {
+// as exit code -1, which no assertion on a real exit code accepts; a program that cannot start fails the
+// test (the suites' programs are part of the build or of the set-up, never a reason to skip).
+inline CliResult runProgram(const QString& program, const QStringList& args, int timeoutMs = 300000,
+                            const QList<QPair<QString, QString>>& extraEnv = {}) {
     QProcess p;
     if (!extraEnv.isEmpty()) {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         for (const auto& [k, v] : extraEnv) env.insert(k, v);
         p.setProcessEnvironment(env);
     }
-    p.start(QStringLiteral(TRAINIO_CLI), args);
+    p.start(program, args);
     CliResult r;
     if (!p.waitForStarted(10000)) {
-        // Every test executable depends on trainio-cli (tests/CMakeLists.txt): a missing binary is a
-        // broken build, never a reason to skip.
-        QTest::qFail(qPrintable(QStringLiteral("cannot start " TRAINIO_CLI ": ") + p.errorString()), __FILE__, __LINE__);
+        QTest::qFail(qPrintable(QStringLiteral("cannot start ") + program + QStringLiteral(": ") + p.errorString()), __FILE__, __LINE__);
         return r;
     }
     if (!p.waitForFinished(timeoutMs)) {
@@ -63,6 +62,12 @@ inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// trainio-cli (every test executable depends on it: tests/CMakeLists.txt).
+inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
+                        const QList<QPair<QString, QString>>& extraEnv = {}) {
+    return runProgram(QStringLiteral(TRAINIO_CLI), args, timeoutMs, extraEnv);
 }
 
 // `trainio-cli datagen --config CONFIG --quiet`: the dataset a suite's workload reads.

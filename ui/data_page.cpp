@@ -1,5 +1,7 @@
 #include "data_page.h"
 
+#include "io/s3_backend.h"
+
 #include "preflight_dialog.h"
 
 #include <QDir>
@@ -98,7 +100,11 @@ DataPage::DataPage(QWidget* parent) : QWidget(parent), controller_(new DatasetCo
 
 void DataPage::setWorkload(const WorkloadConfig& cfg) {
     config_ = cfg;
-    folder_->setText(QDir::toNativeSeparators(QString::fromStdString(cfg.dataset.dataFolder)));
+    if (cfg.storage.isS3()) {
+        folder_->setText(QString::fromStdString(s3DatasetLocation(cfg))); // objects of a bucket (docs/s3.md)
+    } else {
+        folder_->setText(QDir::toNativeSeparators(QString::fromStdString(cfg.dataset.dataFolder)));
+    }
     const double fileBytes = cfg.dataset.recordLength * static_cast<double>(cfg.dataset.numSamplesPerFile);
     shape_->setText(tr("%L1 training files × %L2 samples of %L3 bytes (± %L4), format %5, %6 subfolders — about %7 MiB")
                         .arg(cfg.dataset.numFilesTrain)

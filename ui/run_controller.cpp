@@ -65,6 +65,7 @@ private:
 RunController::RunController(QObject* parent) : QObject(parent), bridge_(new EngineBridge(this)) {
     qRegisterMetaType<trainio::ui::RunFinish>();
     qRegisterMetaType<trainio::checkpoint::CheckpointEvent>();
+    qRegisterMetaType<trainio::S3EpochFigures>();
     drainTimer_.setInterval(100);
     connect(&drainTimer_, &QTimer::timeout, this, &RunController::drainSteps);
     connect(bridge_, &EngineBridge::epochFinished, this, [this](const EpochEvent& e) {
@@ -144,6 +145,9 @@ bool RunController::start(const RunRequest& request) {
             };
             io.onEpochCache = [this](std::uint64_t epoch, double percent) {
                 QMetaObject::invokeMethod(this, [this, epoch, percent] { emit epochCache(epoch, percent); }, Qt::QueuedConnection);
+            };
+            io.onEpochS3 = [this](std::uint64_t epoch, const S3EpochFigures& f) {
+                QMetaObject::invokeMethod(this, [this, epoch, f] { emit epochS3(epoch, f); }, Qt::QueuedConnection);
             };
             io.onCheckpoint = [this](const checkpoint::CheckpointEvent& e) { postCheckpoint(e); };
             WindowObserver observer(this);

@@ -10,6 +10,7 @@
 #endif
 #include "checkpoint/checkpoint_event.h"
 #include "config/workload_config.h"
+#include "io/s3_client.h"
 #include "dist/mpi_launch.h"
 #include "engine/engine_observer.h"
 #include "io/io_backend.h"
@@ -108,6 +109,8 @@ signals:
     // An epoch of the running invocation ended: its % of delivered bytes served by the page cache (NaN:
     // unknown, /proc/self/io unreadable). Emitted before or after that epoch's epochFinished.
     void epochCache(quint64 epoch, double percentFromCache);
+    // storage.storage_type s3, instead of epochCache: the epoch's requests (no page cache to meter).
+    void epochS3(quint64 epoch, const trainio::S3EpochFigures& figures);
     // A rank started, completed or failed its share of a checkpoint write or read (emitted on this
     // object's thread, in the order the ranks reported).
     void checkpoint(const trainio::checkpoint::CheckpointEvent& e);
@@ -135,3 +138,4 @@ private:
 Q_DECLARE_METATYPE(trainio::ui::RunFinish)
 Q_DECLARE_METATYPE(trainio::telemetry::TelemetryPoint)
 Q_DECLARE_METATYPE(trainio::checkpoint::CheckpointEvent)
+Q_DECLARE_METATYPE(trainio::S3EpochFigures)

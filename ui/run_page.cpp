@@ -1,5 +1,7 @@
 #include "run_page.h"
 
+#include "io/s3_backend.h"
+
 #include "model_panel.h"
 
 #include "recent_list.h"
@@ -165,6 +167,17 @@ RunPage::RunPage(QWidget* parent)
     storage_ = new StorageControls(this);
     storage_->setObjectName(QStringLiteral("storageControls"));
     layout->addWidget(storage_);
+    s3Strip_ = new QLabel(this);
+    s3Strip_->setObjectName(QStringLiteral("s3Strip"));
+    s3Strip_->setWordWrap(true);
+    s3Strip_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    s3Strip_->setFrameShape(QFrame::StyledPanel);
+    s3Strip_->setMargin(4);
+    s3Strip_->setToolTip(tr("An object store has no page cache between it and the readers: what each epoch's requests "
+                            "did instead (trainio_io.json's s3 epochs: requests, bytes on the wire against bytes "
+                            "delivered, first-byte and request latency percentiles, retries; docs/s3.md)"));
+    s3Strip_->hide();
+    layout->addWidget(s3Strip_);
     presentation_ = new PresentationView(storage_, this);
     checkpointPlan_ = new QLabel(this);
     checkpointPlan_->setObjectName(QStringLiteral("checkpointPlan"));
@@ -228,6 +241,7 @@ RunPage::RunPage(QWidget* parent)
         if (!outputChosenByUser_ && !isRunning()) output_->setText(suggestedFolder());
     });
     connect(controller_, &RunController::epochCache, this, &RunPage::onEpochCache);
+    connect(controller_, &RunController::epochS3, this, &RunPage::onEpochS3);
     connect(controller_, &RunController::checkpoint, this, &RunPage::onCheckpoint);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
         clearView();
@@ -424,6 +438,7 @@ bool RunPage::start(bool benchmark) {
     req.io = io_;
     benchmark_ = benchmark;
     runConfig_ = config_;
+    showObjectStorage();
     runAccelerators_ = req.accelerators;
     runIsMpi_ = launch.has_value();
     cancelRequests_ = 0;
@@ -541,6 +556,33 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
     }
     item->setText(kCacheColumn, text);
     item->setToolTip(kCacheColumn, text);
+}
+
+void RunPage::showObjectStorage() {
+    const bool s3 = runConfig_.storage.isS3();
+    invocations_->headerItem()->setText(kCacheColumn, s3 ? tr("S3 requests") : tr("From page cache"));
+    s3Strip_->setVisible(s3);
+    if (!s3) return;
+    s3Location_ = QString::fromStdString(s3DatasetLocation(runConfig_));
+    s3Strip_->setText(tr("Object storage: %1 — no page cache: each epoch's requests are shown here as it ends").arg(s3Location_));
+}
+
+void RunPage::onEpochS3(quint64 epoch, const S3EpochFigures& f) {
+    const QString figures = tr("%L1 GETs, %2 MiB delivered (%3 MiB on the wire), first byte p50 %4 ms, request p50 %5 ms / "
+                               "p99 %6 ms, %L7 retries%8")
+                                .arg(f.gets)
+                                .arg(static_cast<double>(f.bytesDelivered) / 1048576.0, 0, 'f', 1)
+                                .arg(static_cast<double>(f.wireBytesIn) / 1048576.0, 0, 'f', 1)
+                                .arg(f.firstByteP50Ms, 0, 'f', 1)
+                                .arg(f.requestP50Ms, 0, 'f', 1)
+                                .arg(f.requestP99Ms, 0, 'f', 1)
+                                .arg(f.retries)
+                                .arg(f.failures ? tr(", %L1 failed").arg(f.failures) : QString());
+    s3Strip_->setText(tr("Object storage: %1 — epoch %2: %3").arg(s3Location_).arg(epoch).arg(figures));
+    if (QTreeWidgetItem* item = epochItem(epoch)) {
+        item->setText(kCacheColumn, figures);
+        item->setToolTip(kCacheColumn, figures);
+    }
 }
 
 void RunPage::setStatusText(const QString& text) {

@@ -108,6 +108,9 @@ private:
     void onSteps(const std::vector<StepEvent>& batch);
     void onEpoch(const EpochEvent& e);
     void onEpochCache(quint64 epoch, double percentFromCache);
+    void onEpochS3(quint64 epoch, const trainio::S3EpochFigures& figures);
+    // The object-storage strip for the run about to start (hidden unless storage.storage_type is s3).
+    void showObjectStorage();
     // The running invocation's row for an epoch (made on first use: the epoch's AU and its cache figure
     // arrive in either order).
     QTreeWidgetItem* epochItem(std::uint64_t epoch);
@@ -148,6 +151,8 @@ private:
     CheckpointView* checkpoints_;
     QTabWidget* views_;
     QLabel* checkpointPlan_;
+    QLabel* s3Strip_;        // storage.storage_type s3: where the objects are and the last epoch's requests
+    QString s3Location_;
     ModelPanel* model_ = nullptr;
     StorageControls* storage_;
     MpiControls* mpi_;

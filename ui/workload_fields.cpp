@@ -2,6 +2,7 @@
 
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
+#include "io/s3_client.h"
 #include "io/storage_profile.h"
 #include <QObject>
 
@@ -128,12 +129,50 @@ WorkloadField storageProfileField(const QString& section) {
     return f;
 }
 
+// Where the S3 keys come from (storage.storage_options.profile): "environment" (AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY of TrainIO's environment, else AWS_PROFILE or the default profile) or a profile of
+// ~/.aws/credentials or ~/.aws/config by name. The form never holds a secret.
+WorkloadField credentialsField(const QString& section) {
+    WorkloadField f = base(section, "storage.storage_options.profile", QObject::tr("Credentials"), {},
+                           sentence(keyDef("storage.storage_options.profile").meaning) +
+                               QObject::tr(" The secret is never shown, saved or written."),
+                           Kind::Choice);
+    f.choices << QStringLiteral("environment");
+    f.choiceToolTips << QObject::tr("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY of TrainIO's environment (else "
+                                    "AWS_PROFILE, or the default profile)");
+    for (const std::string& name : awsProfileNames()) {
+        f.choices << qs(name);
+        f.choiceToolTips << QObject::tr("The keys of profile %1 (~/.aws/credentials or ~/.aws/config)").arg(qs(name));
+    }
+    f.get = [](const WorkloadConfig& c) {
+        return QVariant(c.storage.profile.empty() ? QStringLiteral("environment") : qs(c.storage.profile));
+    };
+    f.set = [](WorkloadConfig& c, const QVariant& v) {
+        c.storage.profile = v.toString() == QLatin1String("environment") ? std::string() : str(v);
+    };
+    return f;
+}
+
 std::vector<WorkloadField> buildFields() {
     std::vector<WorkloadField> f;
     // The groups, the order and the labels are the form's; everything else is the key table's.
     auto add = [&](const QString& section, std::initializer_list<std::pair<const char*, const char*>> keys) {
         for (const auto& [key, label] : keys) f.push_back(fromTable(section, key, QObject::tr(label)));
     };
+    // Where the data lives (issue 22, docs/s3.md): files, or objects of an S3 bucket. First, so that the form
+    // reads the storage type before the folders (an S3 data folder is a key prefix, not a local path).
+    const QString st = QStringLiteral("storage");
+    add(st, {{"storage.storage_type", "Storage type"}});
+    f.back().choiceToolTips << QObject::tr("Files on a local file system") << QObject::tr("Files on a parallel file system")
+                            << QObject::tr("Objects of an S3 bucket (the keys below; the data folder is then a key prefix "
+                                           "or s3://bucket/prefix)");
+    add(st, {{"storage.storage_root", "Bucket"}});
+    f.back().unit.clear(); // the key's unit is the word "bucket"
+    add(st, {{"storage.storage_options.endpoint_url", "Endpoint"},
+             {"storage.storage_options.region", "Region"},
+             {"storage.storage_options.s3_force_path_style", "Path style"}});
+    f.push_back(credentialsField(st));
+    add(st, {{"storage.storage_options.s3_max_attempts", "Attempts per request"}});
     const QString m = QStringLiteral("model");
     add(m, {{"model.name", "Model"}, {"model.type", "Model type"}, {"framework", "Framework"}});
     WorkloadField acc = fromTable(m, "accelerator", QObject::tr("Accelerator type"));
@@ -261,7 +300,7 @@ const std::vector<WorkloadField>& workloadFields() {
 QStringList workloadSections() {
     return {QStringLiteral("model"), QStringLiteral("dataset"), QStringLiteral("reader"), QStringLiteral("loader"),
             QStringLiteral("train"),
-            QStringLiteral("metric"), QStringLiteral("workflow"), QStringLiteral("checkpoint"),
+            QStringLiteral("metric"), QStringLiteral("workflow"), QStringLiteral("storage"), QStringLiteral("checkpoint"),
             QStringLiteral("trainio")};
 }
 

@@ -3,6 +3,7 @@
 
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
+#include "io/s3_backend.h"
 #include "metrics/dlio_metrics.h"
 #include "file_dialogs.h"
 #include "quantity_spin_box.h"
@@ -69,6 +70,7 @@ QString sectionTitle(const QString& s) {
     if (s == QLatin1String("model")) return QObject::tr("Model and framework");
     if (s == QLatin1String("metric")) return QObject::tr("Metric");
     if (s == QLatin1String("trainio")) return QObject::tr("Storage (TrainIO)");
+    if (s == QLatin1String("storage")) return QObject::tr("Data location: file system or S3");
     if (s == QLatin1String("loader")) return QObject::tr("Loader policy (TrainIO)");
     QString t = s;
     t[0] = t[0].toUpper();
@@ -268,6 +270,19 @@ QWidget* WorkloadPage::buildForm() {
                 errorLabels_.insert(fields[i].dlioKey, error);
             }
         }
+        if (section == QLatin1String("storage")) {
+            // One signed request to the bucket with the keys the run would use, off the GUI thread.
+            testConnection_ = new QPushButton(tr("Test connection"), box);
+            testConnection_->setObjectName(QStringLiteral("testS3Connection"));
+            testConnection_->setToolTip(tr("Resolve the credentials and send one signed request to the bucket, as the "
+                                           "pre-flight does (a few seconds at most); the secret is never shown"));
+            connectionResult_ = new QLabel(box);
+            connectionResult_->setObjectName(QStringLiteral("s3ConnectionResult"));
+            connectionResult_->setWordWrap(true);
+            connectionResult_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            fl->addRow(testConnection_, connectionResult_);
+            connect(testConnection_, &QPushButton::clicked, this, &WorkloadPage::testS3Connection);
+        }
         // Two columns: the large sections on the left, the short ones on the right.
         const bool left = section == QLatin1String("dataset") || section == QLatin1String("reader") ||
                           section == QLatin1String("model") || section == QLatin1String("loader");
@@ -313,7 +328,8 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
         row->addWidget(browse);
         connect(e, &QLineEdit::textEdited, this, changed);
         // A relative folder typed here is shown as the absolute one it stands for (readEditors resolves it).
-        connect(e, &QLineEdit::editingFinished, this, [this, e] {
+        connect(e, &QLineEdit::editingFinished, this, [this, e, key = f.dlioKey] {
+            if (isObjectLocation(key, e->text())) return;
             if (const QString abs = absoluteFolder(e->text()); abs != e->text()) e->setText(abs);
         });
         connect(browse, &QToolButton::clicked, this, [this, e, changed] {
@@ -406,7 +422,8 @@ void WorkloadPage::readEditors() {
         if (auto* q = qobject_cast<QuantitySpinBox*>(w))
             v = q->wholeValue() ? QVariant(static_cast<qulonglong>(*q->wholeValue())) : QVariant(q->value());
         else if (auto* c = qobject_cast<QCheckBox*>(w)) v = c->isChecked();
-        else if (fields[i].kind == WorkloadField::Kind::Folder) v = absoluteFolder(editorText(i));
+        else if (fields[i].kind == WorkloadField::Kind::Folder)
+            v = isObjectLocation(fields[i].dlioKey, editorText(i)) ? editorText(i) : absoluteFolder(editorText(i));
         else v = editorText(i);
         fields[i].set(config_, v);
     }
@@ -436,6 +453,36 @@ QString WorkloadPage::folderBase() const {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
+bool WorkloadPage::isObjectLocation(const QString& dlioKey, const QString& path) const {
+    if (path.startsWith(QLatin1String("s3:/"))) return true;
+    return config_.storage.isS3() &&
+           (dlioKey == QLatin1String("dataset.data_folder") || dlioKey == QLatin1String("checkpoint.checkpoint_folder"));
+}
+
+WorkloadPage::~WorkloadPage() {
+    if (connectionCheck_.joinable()) connectionCheck_.join(); // bounded: the probe gives up within seconds
+}
+
+void WorkloadPage::testS3Connection() {
+    if (connectionCheck_.joinable()) return; // one at a time (joined when its answer arrives)
+    testConnection_->setEnabled(false);
+    connectionResult_->setText(tr("Testing…"));
+    connectionCheck_ = std::thread([this, cfg = config_] {
+        const S3ConnectionCheck r = checkS3Connection(cfg);
+        QMetaObject::invokeMethod(
+            this,
+            [this, r] {
+                if (connectionCheck_.joinable()) connectionCheck_.join();
+                testConnection_->setEnabled(true);
+                const QString text = QString::fromStdString(r.text);
+                connectionResult_->setText((r.ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + text);
+                connectionResult_->setStyleSheet(r.ok ? QString() : QStringLiteral("QLabel { color: #c0392b; }"));
+                emit connectionChecked(r.ok, text);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
 QString WorkloadPage::absoluteFolder(const QString& path) const {
     if (path.trimmed().isEmpty() || QDir::isAbsolutePath(path)) return path;
     return QDir::cleanPath(QDir(folderBase()).absoluteFilePath(path));
@@ -454,7 +501,8 @@ void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
     // Relative folders (presets', a file's) stand for folders below the workload's own folder, whatever
     // folder TrainIO was started in: from here on they are absolute, and shown so.
     for (const WorkloadField& f : workloadFields())
-        if (f.kind == WorkloadField::Kind::Folder) f.set(config_, absoluteFolder(f.get(config_).toString()));
+        if (f.kind == WorkloadField::Kind::Folder && !isObjectLocation(f.dlioKey, f.get(config_).toString()))
+            f.set(config_, absoluteFolder(f.get(config_).toString()));
     writeEditors();
     markLoaded(source);
     revalidate();

@@ -16,11 +16,13 @@
 #include <QWidget>
 
 #include <functional>
+#include <thread>
 
 class QComboBox;
 class QLabel;
 class QListWidget;
 class QMessageBox;
+class QPushButton;
 class QSettings;
 class QSplitter;
 
@@ -32,6 +34,7 @@ class WorkloadPage final : public QWidget {
     Q_OBJECT
 public:
     explicit WorkloadPage(QWidget* parent = nullptr);
+    ~WorkloadPage() override;
 
     const WorkloadConfig& config() const { return config_; }
     std::uint64_t accelerators() const;
@@ -84,6 +87,10 @@ public:
     ShrinkResult shrinkToFitThisMachine();
 
 public slots:
+    // "Test connection" of the storage group (storage.storage_type s3): the credentials resolved and one
+    // signed request to the bucket, on a worker thread; the answer is shown under the button and sent as
+    // connectionChecked. A check already under way is not started twice.
+    void testS3Connection();
     // Unconditional loads (tests, session restore, the screenshot tour).
     bool loadPresetNamed(const QString& name);
     bool openFile(const QString& path);
@@ -100,6 +107,7 @@ signals:
     void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
     void fileOpened(const QString& path); // for the recent-files list
     void shrinkRequested();
+    void connectionChecked(bool ok, const QString& text);
 
 private:
     QWidget* buildForm();
@@ -119,6 +127,9 @@ private:
     // without a file) TrainIO's data folder (QStandardPaths::AppDataLocation).
     QString folderBase() const;
     QString absoluteFolder(const QString& path) const;
+    // A folder field that names objects, not a local folder: an s3:// location, or the data or checkpoint
+    // folder of an S3 workload (a key prefix). Kept as typed.
+    bool isObjectLocation(const QString& dlioKey, const QString& path) const;
     bool saveWithDialogNow();
 
     WorkloadConfig config_;
@@ -135,6 +146,9 @@ private:
 
     QSplitter* splitter_ = nullptr;
     QComboBox* presetBox_;
+    QPushButton* testConnection_ = nullptr;
+    QLabel* connectionResult_ = nullptr;
+    std::thread connectionCheck_;
     QuantitySpinBox* accelerators_;
     bool acceleratorsDerived_ = false;
     QString ownAccelerators_; // the user's value while the MPI group derives the field

@@ -46,7 +46,8 @@ CheckpointMetrics checkpointMetrics(const CheckpointResults& r, Operation op) {
 }
 
 Checkpointer::Checkpointer(const WorkloadConfig& cfg, CheckpointPlan plan, Options options)
-    : plan_(std::move(plan)), opt_(std::move(options)), folder_(cfg.checkpoint.folder), fsync_(cfg.checkpoint.fsync),
+    : plan_(std::move(plan)), opt_(std::move(options)), folder_(cfg.checkpoint.folder), objectStore_(cfg.storage.isS3()),
+      fsync_(cfg.checkpoint.fsync),
       sizeGiB_(plan_.dlioCheckpointSizeGiB * plan_.scale), readBuffers_(plan_.ranks), records_(plan_.ranks) {
     if (!opt_.io) opt_.io = makePosixBackend();
     if (opt_.chunkBytes == 0) opt_.chunkBytes = 1;
@@ -133,8 +134,9 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
     const fs::path dir = folder_ / checkpointFolderName(epoch, step);
     IoBackend& io = *opt_.io;
     const auto t0 = std::chrono::steady_clock::now();
-    if (op == Operation::Write && !rp.files.empty()) {
-        // DLIO's checkpoint_storage.create_node(checkpoint_id, exist_ok=True), by every writing rank.
+    if (op == Operation::Write && !rp.files.empty() && !objectStore_) {
+        // DLIO's checkpoint_storage.create_node(checkpoint_id, exist_ok=True), by every writing rank (an
+        // object store has no folders: the keys carry the layout).
         std::error_code ec;
         fs::create_directories(dir, ec);
         if (ec) {
@@ -156,6 +158,7 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
         };
         OpenOptions oo;
         oo.write = op == Operation::Write;
+        oo.streaming = true; // start to end in chunks: an object store uploads parts as they come
         const int h = io.open(path, oo);
         if (h < 0) return ioError("open", h);
         const std::size_t chunk = pattern_.capacity() > 0 ? std::min<std::size_t>(pattern_.capacity(), opt_.chunkBytes) : 1;

@@ -98,6 +98,7 @@ private:
     CheckpointPlan plan_;
     Options opt_;
     std::filesystem::path folder_;
+    bool objectStore_ = false; // storage.storage_type s3: the folder is a key prefix, nothing to create
     bool fsync_ = false;
     double sizeGiB_ = 0;
     AlignedBuffer pattern_;                 // what every write sends (random or zeros), shared read-only

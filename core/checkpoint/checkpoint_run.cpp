@@ -4,9 +4,11 @@
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
 #include "io/cache_control.h"
+#include "io/s3_backend.h"
 #include "util/clock.h"
 #include "util/errors.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -41,6 +43,43 @@ std::string checkpointSizeLine(const CheckpointPlan& plan) {
            gib(static_cast<double>(plan.totalBytes)) + " (scale " + scale + ")";
 }
 
+namespace {
+
+// storage.storage_type s3 (docs/s3.md): the checkpoint is objects of the bucket under the folder's key
+// prefix. Nothing to create and no free space to measure; the endpoint, the keys and the bucket must
+// answer (the dataset's probe), and a read-only run finds every object of the plan with its size.
+void checkpointPreflightS3(const WorkloadConfig& cfg, const CheckpointPlan& plan, std::uint64_t writes, std::uint64_t reads,
+                           const std::string& where) {
+    std::shared_ptr<S3Backend> s3;
+    try {
+        s3 = makeS3Backend(cfg);
+        s3ObjectKey(cfg.checkpoint.folder + "/x", cfg.storage.root);
+    } catch (const InputError& e) {
+        throw InputError(describeProblem(where, "checkpoint.checkpoint_folder", cfg.checkpoint.folder, e.what()));
+    }
+    S3Client& c = s3->client();
+    if (const std::string why = c.probe(); !why.empty())
+        throw InputError(describeProblem(where, "storage.storage_options.endpoint_url", why,
+                                         "an S3 endpoint that answers, a bucket that exists and keys that may use it"));
+    if (writes > 0 || reads == 0) return;
+    for (std::uint64_t i = 1; i <= reads; ++i)
+        for (const auto& rp : plan.perRank)
+            for (const auto& f : rp.files) {
+                const std::string key =
+                    s3ObjectKey((fs::path(cfg.checkpoint.folder) / checkpointFolderName(1, i) / f.relativePath).string(), c.options().bucket);
+                const std::int64_t size = c.head(key);
+                if (size != static_cast<std::int64_t>(f.bytes))
+                    throw InputError(describeProblem(
+                        where, "checkpoint.num_checkpoints_read", std::to_string(reads),
+                        "checkpoints to read back, but " + c.url(key) +
+                            (size < 0 ? (size == -ENOENT ? std::string(" is missing") : " cannot be read (" + c.lastError() + ")")
+                                      : " has " + std::to_string(size) + " bytes, not the planned " + std::to_string(f.bytes)) +
+                            "; write them first with the same model, ranks and scale"));
+            }
+}
+
+} // namespace
+
 void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, std::uint64_t checkpoints) {
     const std::string where = cfg.sourcePath.empty() ? "checkpoint" : cfg.sourcePath;
     const std::uint64_t writes = checkpointsToWrite(cfg);
@@ -64,6 +103,7 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
             throw InputError(where + ": " + buf);
         }
     }
+    if (cfg.storage.isS3()) return checkpointPreflightS3(cfg, plan, writes, reads, where);
     const fs::path folder = cfg.checkpoint.folder;
     std::error_code ec;
     // A read-only run reads what an earlier run wrote (DLIO main.py line 549-551 counts the folders):
@@ -150,7 +190,7 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
             // The fork's file backend reads with fadvise(DONTNEED) so that a read-back is served by the
             // storage, not by the pages the writes left: done here, outside every timed checkpoint.
             if (!barrier.arriveAndWait()) return false;
-            if (rank == 0) {
+            if (rank == 0 && !cfg.storage.isS3()) { // no page cache holds what was PUT to an object store
                 std::vector<std::string> files;
                 for (std::uint64_t i = 0; i < reads; ++i)
                     for (auto& f : ckpt.files(1, i + 1))

@@ -286,6 +286,10 @@ std::vector<KeyDef> build() {
     add(key("storage.storage_options.secret_access_key", Type::Text).expect("a secret key")
             .means("s3: the secret key (better: AWS_SECRET_ACCESS_KEY or AWS_PROFILE); written nowhere, shown as ***")
             .bind(field([](auto& c) -> auto& { return c.storage.secretAccessKey; })).flags(OmitWhenEmpty));
+    add(key("storage.storage_options.profile", Type::Text).origin("TrainIO").expect("a profile name")
+            .means("s3: the AWS profile (~/.aws/credentials or ~/.aws/config) whose keys to use; empty: "
+                   "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, else AWS_PROFILE or the default profile")
+            .bind(field([](auto& c) -> auto& { return c.storage.profile; })).flags(OmitWhenEmpty));
     add(key("storage.storage_options.s3_force_path_style", Type::Bool).def("false")
             .means("s3: address the bucket in the path (http://endpoint/bucket/key) instead of the host name")
             .bind(field([](auto& c) -> auto& { return c.storage.forcePathStyle; })));

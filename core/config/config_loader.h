@@ -104,7 +104,7 @@ struct SizingAdvice {
     std::uint64_t filesForSteps = 0;
     double datasetBytes = 0;
     double clientRamBytes = 0;
-    bool fitsInRam = false;
+    bool fitsInRam = false; // false with storage.storage_type s3: no page cache holds objects read over HTTP
     std::string text; // a short human summary of the above
 };
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes);

@@ -61,20 +61,24 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
         out.push_back({"framework", "'" + c.framework + "'", "tensorflow or pytorch"});
     const auto& d = c.dataset;
     if (d.dataFolder.empty()) out.push_back({"dataset.data_folder", "''", "a folder path"});
-    // An object-store location is never read as a local folder (a folder literally named "s3:").
-    if (d.dataFolder.rfind("s3:/", 0) == 0 && !c.storage.isS3())
-        out.push_back({"dataset.data_folder", "'" + d.dataFolder + "'",
-                       "a local folder, or storage.storage_type: s3 with storage.storage_root (the bucket) to read objects"});
+    // An object-store location is never read as a local folder (a folder literally named "s3:"), and with
+    // storage_type s3 an s3:// location names the bucket of storage_root (dataset and checkpoints alike).
+    auto s3Location = [&](const char* key, const std::string& value) {
+        if (value.rfind("s3:/", 0) == 0 && !c.storage.isS3())
+            out.push_back({key, "'" + value + "'",
+                           "a local folder, or storage.storage_type: s3 with storage.storage_root (the bucket) to use objects"});
+        if (c.storage.isS3() && value.rfind("s3:/", 0) == 0) {
+            std::string rest = value.substr(3);
+            while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+            const std::string bucket = rest.substr(0, rest.find('/'));
+            if (!c.storage.root.empty() && bucket != c.storage.root)
+                out.push_back({key, "'" + value + "'", "s3://" + c.storage.root + "/… (storage.storage_root names the bucket)"});
+        }
+    };
+    s3Location("dataset.data_folder", d.dataFolder);
+    if (c.workflow.checkpoint) s3Location("checkpoint.checkpoint_folder", c.checkpoint.folder);
     if (c.storage.isS3() && c.storage.root.empty())
         out.push_back({"storage.storage_root", "''", "the bucket name with storage.storage_type s3"});
-    if (c.storage.isS3() && d.dataFolder.rfind("s3:/", 0) == 0) {
-        std::string rest = d.dataFolder.substr(3);
-        while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
-        const std::string bucket = rest.substr(0, rest.find('/'));
-        if (!c.storage.root.empty() && bucket != c.storage.root)
-            out.push_back({"dataset.data_folder", "'" + d.dataFolder + "'",
-                           "s3://" + c.storage.root + "/… (storage.storage_root names the bucket)"});
-    }
     // A file list names local files (a captured job's own, docs/capture.md); objects have DLIO's names.
     if (!c.dataset.fileList.empty() && c.storage.isS3())
         out.push_back({"trainio.file_list", "'" + c.dataset.fileList + "'",

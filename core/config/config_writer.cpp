@@ -92,7 +92,8 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     if (w["storage"].is_null() ||
         (st0.type == d.type && st0.root == d.root && st0.endpointUrl == d.endpointUrl && st0.region == d.region &&
          st0.accessKeyId == d.accessKeyId && st0.secretAccessKey == d.secretAccessKey && st0.forcePathStyle == d.forcePathStyle &&
-         st0.maxAttempts == d.maxAttempts && st0.caBundle == d.caBundle && st0.verifyTls == d.verifyTls))
+         st0.maxAttempts == d.maxAttempts && st0.caBundle == d.caBundle && st0.verifyTls == d.verifyTls &&
+         st0.profile == d.profile))
         w.erase("storage");
     // A captured job's figures only with the job they are of (trainio.captured_job, docs/capture.md).
     // Every figure read is written back (a value given is never dropped); the library and the report show

@@ -33,7 +33,9 @@ SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators,
         std::ceil(500.0 * static_cast<double>(accelerators) * static_cast<double>(cfg.reader.batchSize) / samplesPerFile));
     a.filesNeeded = std::max(a.filesForRam, a.filesForSteps);
     a.datasetBytes = static_cast<double>(cfg.dataset.numFilesTrain) * fileBytes;
-    a.fitsInRam = a.datasetBytes <= clientRamBytes;
+    // Objects of a bucket are read over HTTP into the readers' buffers: the page cache never holds them, so
+    // a dataset smaller than RAM is still read from the storage every epoch (MLPerf's 5 x RAM rule stands).
+    a.fitsInRam = !cfg.storage.isS3() && a.datasetBytes <= clientRamBytes;
 
     auto gb = [](double bytes) { return config_detail::formatNumber(std::round(bytes / 1e7) / 100.0) + " GB"; };
     a.text = "files needed: " + std::to_string(a.filesNeeded) + " (5 x RAM: " + std::to_string(a.filesForRam) +

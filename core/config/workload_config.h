@@ -212,6 +212,7 @@ struct StorageSection {
     std::string region = "us-east-1";
     std::string accessKeyId;       // discouraged in a YAML (warned); AWS_ACCESS_KEY_ID / AWS_PROFILE instead
     std::string secretAccessKey;   // never written anywhere: redacted as *** (docs/s3.md)
+    std::string profile;           // TrainIO's: the AWS profile whose keys to use (empty: the environment's, AWS_PROFILE)
     bool forcePathStyle = false;   // http://endpoint/bucket/key instead of http://bucket.endpoint/key
     std::uint64_t maxAttempts = 5; // attempts per request (retries on 5xx, throttling, connection errors)
     // TrainIO's: a CA bundle for HTTPS, and the explicit (recorded) choice to skip certificate checks.

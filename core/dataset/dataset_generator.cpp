@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -73,16 +74,15 @@ struct Marker {
     nlohmann::json parameters;
 };
 
-Marker readMarker(const fs::path& markerPath, const std::string& dataFolder) {
-    std::ifstream in(markerPath, std::ios::binary);
-    if (!in) throw InputError(markerPath.string() + ": cannot be read");
+// A marker's text (`where`: its file or object, for messages).
+Marker parseMarker(const std::string& text, const std::string& where, const std::string& dataFolder) {
     Marker m;
     try {
-        nlohmann::json j = nlohmann::json::parse(in);
+        nlohmann::json j = nlohmann::json::parse(text);
         m.parameters = j.at("parameters");
         const auto& p = m.parameters;
         m.dataset.dataFolder = dataFolder;
-        m.dataset.format = formatFromName(p.at("format").get<std::string>(), markerPath.string());
+        m.dataset.format = formatFromName(p.at("format").get<std::string>(), where);
         m.dataset.numFilesTrain = p.at("num_files_train").get<std::uint64_t>();
         m.dataset.numFilesEval = p.at("num_files_eval").get<std::uint64_t>();
         m.dataset.numSamplesPerFile = p.at("num_samples_per_file").get<std::uint64_t>();
@@ -95,9 +95,17 @@ Marker readMarker(const fs::path& markerPath, const std::string& dataFolder) {
         m.seed = p.at("seed").get<std::uint64_t>();
         m.createdRoot = j.value("created_root", false);
     } catch (const nlohmann::json::exception& e) {
-        throw InputError(markerPath.string() + ": not a valid TrainIO dataset marker (" + e.what() + ")");
+        throw InputError(where + ": not a valid TrainIO dataset marker (" + e.what() + ")");
     }
     return m;
+}
+
+Marker readMarker(const fs::path& markerPath, const std::string& dataFolder) {
+    std::ifstream in(markerPath, std::ios::binary);
+    if (!in) throw InputError(markerPath.string() + ": cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parseMarker(text.str(), markerPath.string(), dataFolder);
 }
 
 // The marker's parameter names and the configuration keys they come from (parametersJson writes them).
@@ -375,6 +383,70 @@ void prepareS3(const WorkloadConfig& cfg, S3Backend& s3) {
     if (c.put(key, body.data(), body.size()) < 0) throw RunError("PUT " + c.url(key) + ": " + c.lastError());
 }
 
+// cleanDataset on a bucket: the objects named by the marker's parameters (never a listing: objects a user
+// put under the prefix stay), removed by 8 threads (each one HEAD, so that only what was there is counted,
+// and one DELETE); the marker last. A bucket has no folders to remove.
+CleanResult cleanS3(const WorkloadConfig& cfg, std::uint64_t shardIndex, std::uint64_t shardCount) {
+    const auto s3 = makeS3Backend(cfg, shardIndex);
+    S3Client& c = s3->client();
+    const std::string bucket = c.options().bucket;
+    const std::string markerKey = s3ObjectKey(datasetRoot(cfg.dataset.dataFolder).string() + "/" + kDatasetMarkerName, bucket);
+    const std::string where = "s3://" + bucket + "/" + markerKey + " (" + c.options().endpoint + ")";
+    bool exists = false;
+    const std::string text = readObject(c, markerKey, exists);
+    if (!exists)
+        throw InputError(cfg.dataset.dataFolder + ": has no " + kDatasetMarkerName + " marker object (" + where +
+                         "); TrainIO cleans only datasets it generated");
+    const Marker m = parseMarker(text, where, cfg.dataset.dataFolder);
+    const DatasetLayout layout(m.dataset);
+    std::vector<std::string> keys;
+    std::string path;
+    for (const Split split : {Split::Train, Split::Valid})
+        for (std::uint64_t i = shardIndex; i < layout.fileCount(split); i += shardCount) {
+            layout.filePath(split, i, path);
+            keys.push_back(s3ObjectKey(path, bucket));
+            DataFileSpec spec;
+            spec.format = m.dataset.format;
+            for (const auto& side : sideFiles(layout, spec, path, split, i, false)) keys.push_back(s3ObjectKey(side.first, bucket));
+        }
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::uint64_t> removed{0};
+    std::mutex errorMutex;
+    std::string error;
+    auto worker = [&] {
+        for (std::size_t k = next.fetch_add(1); k < keys.size(); k = next.fetch_add(1)) {
+            const std::int64_t size = c.head(keys[k]);
+            if (size == -ENOENT) continue;
+            if (size < 0 || c.remove(keys[k]) < 0) {
+                std::lock_guard lock(errorMutex);
+                if (error.empty()) error = "remove s3://" + bucket + "/" + keys[k] + ": " + c.lastError();
+                return;
+            }
+            removed.fetch_add(1);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < std::min<std::size_t>(8, keys.size()); ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    if (!error.empty()) throw RunError(error);
+    CleanResult r;
+    r.filesRemoved = removed.load();
+    if (shardCount > 1) return r; // the marker is the last, unsharded pass's
+    // Say what is still there (a sample: the first keys under each split's prefix) rather than report a
+    // clean that left the data behind.
+    for (const Split split : {Split::Train, Split::Valid}) {
+        if (layout.fileCount(split) == 0) continue;
+        std::string listError;
+        const auto listed = c.list(s3ObjectKey(layout.splitFolder(split).string() + "/", bucket), 1000, &listError);
+        if (!listed) throw RunError("list s3://" + bucket + "/" + layout.splitFolder(split).string() + ": " + listError);
+        for (const auto& o : *listed)
+            if (std::find(keys.begin(), keys.end(), o.key) != keys.end() && r.filesRemaining++ == 0)
+                r.firstRemaining = "s3://" + bucket + "/" + o.key;
+    }
+    if (r.filesRemaining == 0 && c.remove(markerKey) < 0) throw RunError("remove " + where + ": " + c.lastError());
+    return r;
+}
+
 } // namespace
 
 std::uint64_t expectedDatasetFileSize(const WorkloadConfig& cfg, Split split, std::uint64_t i) {
@@ -604,6 +676,7 @@ CleanResult cleanDataset(const WorkloadConfig& cfg, std::uint64_t shardIndex, st
     if (shardCount == 0 || shardIndex >= shardCount)
         throw InputError("clean: shard " + std::to_string(shardIndex) + " of " + std::to_string(shardCount) +
                          ": expected an index below the count");
+    if (cfg.storage.isS3()) return cleanS3(cfg, shardIndex, shardCount);
     const fs::path root = datasetRoot(cfg.dataset.dataFolder);
     std::error_code ec;
     const auto rootStatus = fs::symlink_status(root, ec);
@@ -681,7 +754,25 @@ VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* c
     const DatasetSection& ds = cfg.dataset;
     refuseFileList(ds, "verify");
     const DatasetLayout layout(ds);
-    std::shared_ptr<IoBackend> io = makePosixBackend();
+    // Files, or objects of a bucket (storage.storage_type s3, this process's endpoint): the same checks.
+    const std::shared_ptr<S3Backend> s3 = cfg.storage.isS3() ? makeS3Backend(cfg, shardIndex) : nullptr;
+    std::shared_ptr<IoBackend> io = s3 ? s3 : makePosixBackend();
+    // The size of a file or object, -ENOENT when there is none (-errno for another failure; `name` then says
+    // which object and why).
+    auto sizeOf = [&](const std::string& path, std::string& name) -> std::int64_t {
+        name = path;
+        if (s3) {
+            const std::string key = s3ObjectKey(path, s3->client().options().bucket);
+            name = "s3://" + s3->client().options().bucket + "/" + key;
+            const std::int64_t n = s3->client().head(key);
+            if (n < 0 && n != -ENOENT) name += " (" + s3->client().lastError() + ")";
+            return n;
+        }
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::status(path, ec))) return -ENOENT;
+        const auto n = fs::file_size(path, ec);
+        return ec ? -ec.value() : static_cast<std::int64_t>(n);
+    };
     SampleReaderOptions ro;
     ro.transferSize = cfg.reader.transferSize;
     ro.samplesPerFile = ds.numSamplesPerFile;
@@ -693,18 +784,18 @@ VerifyResult verifyDataset(const WorkloadConfig& cfg, const std::atomic<bool>* c
             if (cancel && cancel->load()) return r;
             if (shardCount > 1 && i % shardCount != shardIndex) continue;
             layout.filePath(split, i, path);
-            std::error_code ec;
-            if (!fs::is_regular_file(fs::status(path, ec))) {
+            std::string name;
+            const std::int64_t actual = sizeOf(path, name);
+            if (actual < 0) {
                 ++r.filesMissing;
-                r.problems.push_back(path + ": missing");
+                r.problems.push_back(name + ": " + (actual == -ENOENT ? std::string("missing") : errnoText(static_cast<int>(-actual))));
                 continue;
             }
             const std::uint64_t expected = expectedDatasetFileSize(cfg, split, i);
-            const std::uint64_t actual = fs::file_size(path, ec);
             // JPEG/PNG: no size to compare (it depends on the compression); the full decode below checks them.
-            if (fileSizeExact(ds.format) && actual != expected) {
+            if (fileSizeExact(ds.format) && static_cast<std::uint64_t>(actual) != expected) {
                 ++r.filesBad;
-                r.problems.push_back(path + ": " + std::to_string(actual) + " bytes, expected " + std::to_string(expected));
+                r.problems.push_back(name + ": " + std::to_string(actual) + " bytes, expected " + std::to_string(expected));
                 continue;
             }
             try {

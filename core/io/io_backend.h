@@ -15,6 +15,10 @@ namespace trainio {
 struct OpenOptions {
     bool write = false;    // open for writing (create/truncate)
     bool direct = false;   // O_DIRECT (reads bypass the page cache; buffers must be aligned)
+    // One large object moved start to end in big chunks (a checkpoint file): an object store streams it
+    // in parts (S3: multipart upload, ranged GETs of its part size in flight) instead of holding it whole
+    // or reading it in the dataset's transfer_size. Files ignore it.
+    bool streaming = false;
 };
 
 class IoBackend {

@@ -8,6 +8,10 @@
 // depth > 1 (loader/sample_source.cpp), as for io_uring. Writes are buffered in memory and PUT when the
 // handle is closed or fsync'd (multipart above the client's threshold): an object under its final name is
 // always whole, so generation needs no temporary names.
+// A handle opened with OpenOptions::streaming (checkpoint files) is never whole in memory: writes, which
+// must then come in order, go out as a multipart upload of kStreamPartBytes parts, kStreamDepth at once,
+// completed on fsync/close (aborted when that fails); reads are ranged GETs of kStreamPartBytes,
+// kStreamDepth in flight, whatever the dataset's transfer_size and io_depth.
 #pragma once
 
 #include "io/io_backend.h"
@@ -28,6 +32,9 @@ bool isS3Path(const std::string& path);
 
 class S3Backend final : public IoBackend {
 public:
+    static constexpr std::size_t kStreamPartBytes = 8u << 20; // s3torchconnector's default part size
+    static constexpr unsigned kStreamDepth = 4;
+
     S3Backend(std::shared_ptr<S3Client> client, std::size_t requestBytes, unsigned depth);
 
     const char* name() const override { return "s3"; }
@@ -48,10 +55,17 @@ private:
         std::string key;
         bool write = false;
         bool dirty = false;
+        bool streaming = false;
         std::int64_t size = -1; // reads: from HEAD, once
-        std::string data;       // writes: the object being built
+        std::string data;       // writes: the object being built (streaming: the bytes from `flushed` on)
+        std::uint64_t flushed = 0;          // streaming: bytes already uploaded as parts
+        std::string uploadId;               // streaming: the multipart upload, once started
+        std::vector<std::string> etags;     // its parts
+        bool finished = false;              // streaming: completed (or failed): no more writes
+        int error = 0;                      // streaming: the failure that ended it (-errno)
     };
     std::shared_ptr<Handle> find(int h);
+    int flushParts(Handle& h, bool last);
 
     std::shared_ptr<S3Client> client_;
     std::size_t requestBytes_;
@@ -70,4 +84,17 @@ struct WorkloadConfig;
 // Throws InputError (no credentials, a bad endpoint URL).
 std::shared_ptr<S3Backend> makeS3Backend(const WorkloadConfig& cfg, std::uint64_t rank = 0,
                                          std::vector<std::string>* warnings = nullptr);
+
+// "Test connection" (the GUI's workload page): the credentials resolved and one signed request to the
+// bucket, as the pre-flight does (a few seconds at most). ok, and the words to show: what answered and
+// with which credentials, or why not. Never throws. Blocks: call it off the GUI thread.
+struct S3ConnectionCheck {
+    bool ok = false;
+    std::string text;
+};
+S3ConnectionCheck checkS3Connection(const WorkloadConfig& cfg);
+
+// Where an S3 workload's dataset is, in words: "s3://<bucket>/<prefix> at <endpoint>" (the data folder as
+// given when it cannot be mapped; the pre-flight names that problem). Never throws.
+std::string s3DatasetLocation(const WorkloadConfig& cfg);
 } // namespace trainio

@@ -128,6 +128,36 @@ bool isIpOrLocal(const std::string& host) {
 
 S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::string>* warnings) {
     S3Credentials c;
+    const std::string home = env("HOME");
+    const std::string credFile =
+        env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE");
+    const std::string confFile = env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE");
+    // A profile's keys: ~/.aws/credentials, then ~/.aws/config (which names its sections "profile NAME",
+    // but "default" as is).
+    auto fromProfile = [&](const std::string& profile) {
+        std::string token;
+        if (auto k = iniKeys(credFile, profile, &token)) {
+            c.accessKeyId = k->first;
+            c.secretAccessKey = k->second;
+            c.sessionToken = token;
+            c.source = "profile " + profile + " (" + credFile + ")";
+            return true;
+        }
+        if (auto k = iniKeys(confFile, profile == "default" ? profile : "profile " + profile, &token)) {
+            c.accessKeyId = k->first;
+            c.secretAccessKey = k->second;
+            c.sessionToken = token;
+            c.source = "profile " + profile + " (" + confFile + ")";
+            return true;
+        }
+        return false;
+    };
+    // The profile the workload names (the GUI's credentials picker) wins over everything.
+    if (!st.profile.empty()) {
+        if (fromProfile(st.profile)) return c;
+        throw InputError("storage.storage_options.profile = " + st.profile + ": no aws_access_key_id/aws_secret_access_key "
+                         "for that profile in " + credFile + " or " + confFile);
+    }
     if (!env("AWS_ACCESS_KEY_ID").empty() && !env("AWS_SECRET_ACCESS_KEY").empty()) {
         c.accessKeyId = env("AWS_ACCESS_KEY_ID");
         c.secretAccessKey = env("AWS_SECRET_ACCESS_KEY");
@@ -135,30 +165,12 @@ S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::st
         c.source = "environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)";
         return c;
     }
-    const std::string home = env("HOME");
     const std::string profile = env("AWS_PROFILE").empty() ? std::string("default") : env("AWS_PROFILE");
-    const std::string credFile =
-        env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE");
-    const std::string confFile = env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE");
-    // A YAML's own keys win over a default profile, not over one the user named (AWS_PROFILE).
-    const bool yamlKeys = !st.accessKeyId.empty() && !st.secretAccessKey.empty();
+    // A YAML's own keys win over a default profile, not over one the user named (AWS_PROFILE). A secret
+    // read back from a copy TrainIO wrote ("***": it writes none) is no secret.
+    const bool yamlKeys = !st.accessKeyId.empty() && !st.secretAccessKey.empty() && st.secretAccessKey != "***";
     if (!yamlKeys || !env("AWS_PROFILE").empty()) {
-        std::string token;
-        if (auto k = iniKeys(credFile, profile, &token)) {
-            c.accessKeyId = k->first;
-            c.secretAccessKey = k->second;
-            c.sessionToken = token;
-            c.source = "profile " + profile + " (" + credFile + ")";
-            return c;
-        }
-        // ~/.aws/config names its sections "profile NAME" (but "default" as is).
-        if (auto k = iniKeys(confFile, profile == "default" ? profile : "profile " + profile, &token)) {
-            c.accessKeyId = k->first;
-            c.secretAccessKey = k->second;
-            c.sessionToken = token;
-            c.source = "profile " + profile + " (" + confFile + ")";
-            return c;
-        }
+        if (fromProfile(profile)) return c;
         if (!env("AWS_PROFILE").empty())
             throw InputError("AWS_PROFILE=" + profile + ": no aws_access_key_id/aws_secret_access_key for that profile in " +
                              credFile + " or " + confFile);
@@ -175,6 +187,29 @@ S3Credentials resolveS3Credentials(const StorageSection& st, std::vector<std::st
     throw InputError("storage.storage_type = s3: no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                      "or AWS_PROFILE with a profile in " + credFile + ", or storage.storage_options.access_key_id and "
                      "secret_access_key");
+}
+
+std::vector<std::string> awsProfileNames() {
+    const std::string home = env("HOME");
+    std::vector<std::string> names;
+    for (const auto& [file, configStyle] :
+         {std::pair{env("AWS_SHARED_CREDENTIALS_FILE").empty() ? home + "/.aws/credentials" : env("AWS_SHARED_CREDENTIALS_FILE"), false},
+          std::pair{env("AWS_CONFIG_FILE").empty() ? home + "/.aws/config" : env("AWS_CONFIG_FILE"), true}}) {
+        std::ifstream in(file);
+        std::string line;
+        while (std::getline(in, line)) {
+            line = trim(line);
+            if (line.size() < 3 || line.front() != '[' || line.back() != ']') continue;
+            std::string section = trim(line.substr(1, line.size() - 2));
+            if (configStyle && section.rfind("profile ", 0) == 0) section = trim(section.substr(8));
+            std::string token;
+            const std::string lookup = configStyle && section != "default" ? "profile " + section : section;
+            if (iniKeys(file, lookup, &token)) names.push_back(section);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
 }
 
 std::string s3EndpointFor(const StorageSection& st, std::uint64_t rank) {
@@ -547,60 +582,96 @@ std::int64_t S3Client::get(const std::string& key, void* buf, std::size_t len, s
 }
 
 int S3Client::put(const std::string& key, const void* data, std::size_t len) {
-    const std::string u = url(key);
     if (len <= opt_.multipartThreshold) {
         Request r;
         r.method = Request::Put;
-        r.url = u;
+        r.url = url(key);
         r.src = static_cast<const char*>(data);
         r.srcLen = len;
         std::vector<Request*> v{&r};
         return perform(v, 1);
     }
     // Multipart: initiate, the parts (4 in flight), complete.
+    std::string uploadId;
+    if (int e = startMultipart(key, uploadId); e < 0) return e;
+    std::vector<std::string> etags;
+    if (int e = uploadParts(key, uploadId, static_cast<const char*>(data), len, opt_.partBytes, 4, etags); e < 0) {
+        abortMultipart(key, uploadId);
+        return e;
+    }
+    return completeMultipart(key, uploadId, etags);
+}
+
+int S3Client::startMultipart(const std::string& key, std::string& uploadId) {
     Request init;
     init.method = Request::Post;
-    init.url = u + "?uploads=";
+    init.url = url(key) + "?uploads=";
     std::vector<Request*> v{&init};
     if (int e = perform(v, 1); e < 0) return e;
-    const std::string uploadId = xmlValue(init.body, "UploadId");
+    uploadId = xmlValue(init.body, "UploadId");
     if (uploadId.empty()) {
         std::lock_guard lock(statsMutex_);
-        lastError_ = "multipart upload of " + u + ": no UploadId in the answer";
-        return -EIO;
-    }
-    const std::size_t parts = (len + opt_.partBytes - 1) / opt_.partBytes;
-    std::vector<Request> rs(parts);
-    std::vector<Request*> ptrs;
-    for (std::size_t i = 0; i < parts; ++i) {
-        Request& r = rs[i];
-        r.method = Request::Put;
-        r.url = u + "?partNumber=" + std::to_string(i + 1) + "&uploadId=" + encodeKey(uploadId, false);
-        r.src = static_cast<const char*>(data) + i * opt_.partBytes;
-        r.srcLen = std::min(opt_.partBytes, len - i * opt_.partBytes);
-        ptrs.push_back(&r);
-    }
-    int e = perform(ptrs, 4);
-    std::string xml = "<CompleteMultipartUpload>";
-    for (std::size_t i = 0; i < parts && e == 0; ++i)
-        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + rs[i].etag + "</ETag></Part>";
-    xml += "</CompleteMultipartUpload>";
-    Request done;
-    done.method = e == 0 ? Request::Post : Request::Delete; // abort on a failed part
-    done.url = u + "?uploadId=" + encodeKey(uploadId, false);
-    done.src = xml.data();
-    done.srcLen = e == 0 ? xml.size() : 0;
-    std::vector<Request*> d{&done};
-    const int e2 = perform(d, 1);
-    if (e < 0) return e;
-    if (e2 < 0) return e2;
-    // CompleteMultipartUpload can fail with 200 and an <Error> body.
-    if (done.body.find("<Error>") != std::string::npos) {
-        std::lock_guard lock(statsMutex_);
-        lastError_ = "complete multipart upload of " + u + ": " + xmlValue(done.body, "Code");
+        lastError_ = "multipart upload of " + url(key) + ": no UploadId in the answer";
         return -EIO;
     }
     return 0;
+}
+
+int S3Client::uploadParts(const std::string& key, const std::string& uploadId, const char* data, std::size_t len,
+                          std::size_t partBytes, unsigned depth, std::vector<std::string>& etags) {
+    if (len == 0) return 0;
+    if (partBytes == 0) partBytes = len;
+    const std::size_t parts = (len + partBytes - 1) / partBytes;
+    // S3 numbers parts 1..10000.
+    if (etags.size() + parts > 10000) {
+        std::lock_guard lock(statsMutex_);
+        lastError_ = "multipart upload of " + url(key) + ": more than 10000 parts of " + std::to_string(partBytes) + " bytes";
+        return -EFBIG;
+    }
+    const std::string u = url(key);
+    std::vector<Request> rs(parts);
+    std::vector<Request*> ptrs;
+    ptrs.reserve(parts);
+    for (std::size_t i = 0; i < parts; ++i) {
+        Request& r = rs[i];
+        r.method = Request::Put;
+        r.url = u + "?partNumber=" + std::to_string(etags.size() + i + 1) + "&uploadId=" + encodeKey(uploadId, false);
+        r.src = data + i * partBytes;
+        r.srcLen = std::min(partBytes, len - i * partBytes);
+        ptrs.push_back(&r);
+    }
+    if (int e = perform(ptrs, depth); e < 0) return e;
+    for (const Request& r : rs) etags.push_back(r.etag);
+    return 0;
+}
+
+int S3Client::completeMultipart(const std::string& key, const std::string& uploadId, const std::vector<std::string>& etags) {
+    std::string xml = "<CompleteMultipartUpload>";
+    for (std::size_t i = 0; i < etags.size(); ++i)
+        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags[i] + "</ETag></Part>";
+    xml += "</CompleteMultipartUpload>";
+    Request done;
+    done.method = Request::Post;
+    done.url = url(key) + "?uploadId=" + encodeKey(uploadId, false);
+    done.src = xml.data();
+    done.srcLen = xml.size();
+    std::vector<Request*> d{&done};
+    if (int e = perform(d, 1); e < 0) return e;
+    // CompleteMultipartUpload can fail with 200 and an <Error> body.
+    if (done.body.find("<Error>") != std::string::npos) {
+        std::lock_guard lock(statsMutex_);
+        lastError_ = "complete multipart upload of " + url(key) + ": " + xmlValue(done.body, "Code");
+        return -EIO;
+    }
+    return 0;
+}
+
+void S3Client::abortMultipart(const std::string& key, const std::string& uploadId) {
+    Request r;
+    r.method = Request::Delete;
+    r.url = url(key) + "?uploadId=" + encodeKey(uploadId, false);
+    std::vector<Request*> v{&r};
+    perform(v, 1);
 }
 
 int S3Client::remove(const std::string& key) {
@@ -641,11 +712,14 @@ std::string S3Client::probe() {
     Request r;
     r.method = Request::Head;
     r.url = hostBase_ + (pathStyle_ ? "/" + opt_.bucket : std::string()) + "/";
-    const unsigned attempts = opt_.maxAttempts;
+    // One attempt, a 3 s connect and a 5 s stall limit: an unreachable endpoint is an answer, never a hang.
+    const S3Options kept = opt_;
     opt_.maxAttempts = 1;
+    opt_.connectTimeoutMs = std::min(opt_.connectTimeoutMs, 3000L);
+    opt_.stallTimeoutS = std::min(opt_.stallTimeoutS, 5L);
     std::vector<Request*> v{&r};
     perform(v, 1);
-    opt_.maxAttempts = attempts;
+    opt_ = kept;
     const std::string where = "S3 endpoint " + opt_.endpoint + ", bucket " + opt_.bucket;
     if (r.code != CURLE_OK)
         return where + ": unreachable (" + curl_easy_strerror(r.code) + (r.errbuf[0] ? std::string(": ") + r.errbuf : "") + ")";
@@ -666,6 +740,14 @@ int S3Client::createBucket() {
     const int e = perform(v, 1);
     if (e < 0 && r.status == 409) return 0; // BucketAlreadyOwnedByYou
     return e;
+}
+
+int S3Client::deleteBucket() {
+    Request r;
+    r.method = Request::Delete;
+    r.url = hostBase_ + (pathStyle_ ? "/" + opt_.bucket : std::string());
+    std::vector<Request*> v{&r};
+    return perform(v, 1);
 }
 
 S3RequestStats S3Client::takeStats() {

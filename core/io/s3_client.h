@@ -32,6 +32,9 @@ struct S3Credentials {
 // ~/.aws/credentials, then ~/.aws/config; the YAML's storage_options (a warning is appended to `warnings`).
 // Throws InputError naming the sources tried when none has a key pair.
 S3Credentials resolveS3Credentials(const StorageSection& storage, std::vector<std::string>* warnings = nullptr);
+// The profiles that hold a key pair in ~/.aws/credentials and ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE,
+// AWS_CONFIG_FILE), sorted, each once: what storage.storage_options.profile can name.
+std::vector<std::string> awsProfileNames();
 
 struct S3Options {
     std::string endpoint; // scheme://host[:port], no trailing '/'
@@ -69,6 +72,13 @@ struct S3RequestStats {
     std::vector<double> requestMs;    // GETs: whole request
 };
 
+// An epoch of an S3 run as the Run page shows it (results/storage_session.cpp; trainio_io.json's s3 epochs hold all of it).
+struct S3EpochFigures {
+    std::uint64_t gets = 0, requests = 0, retries = 0, failures = 0;
+    std::uint64_t bytesDelivered = 0, wireBytesIn = 0;
+    double firstByteP50Ms = 0, requestP50Ms = 0, requestP99Ms = 0;
+};
+
 class S3Client {
 public:
     explicit S3Client(S3Options options);
@@ -88,6 +98,14 @@ public:
                      unsigned depth);
     // Writes the object whole (a multipart upload above multipartThreshold). 0 or -errno.
     int put(const std::string& key, const void* data, std::size_t len);
+    // A multipart upload written piece by piece, so that an object (a checkpoint file) is never whole in
+    // memory: start, parts in order (each but the last at least 5 MiB; etags collects their ETags and
+    // numbers the next ones), complete — or abort, which drops the parts. 0 or -errno (lastError()).
+    int startMultipart(const std::string& key, std::string& uploadId);
+    int uploadParts(const std::string& key, const std::string& uploadId, const char* data, std::size_t len,
+                    std::size_t partBytes, unsigned depth, std::vector<std::string>& etags);
+    int completeMultipart(const std::string& key, const std::string& uploadId, const std::vector<std::string>& etags);
+    void abortMultipart(const std::string& key, const std::string& uploadId);
     int remove(const std::string& key);
 
     struct Listed {
@@ -98,12 +116,15 @@ public:
     // nullopt with *error set on failure.
     std::optional<std::vector<Listed>> list(const std::string& prefix, unsigned maxKeys, std::string* error);
 
-    // One signed request to the bucket (HEAD /bucket, no retries, short timeout): "" when the endpoint
+    // One signed request to the bucket (HEAD /bucket, no retries, 3 s to connect, 5 s without a byte): "" when the endpoint
     // answers and the keys may use the bucket, otherwise why not (wrong secret, no such bucket,
     // unreachable endpoint, TLS) in words naming endpoint and bucket.
+    // Not thread-safe (it changes the options for its request): call it before the client is shared.
     std::string probe();
     // Creates the bucket (tests). 0 or -errno; an existing bucket of ours is 0.
     int createBucket();
+    // Deletes the (empty) bucket (tests). 0 or -errno.
+    int deleteBucket();
 
     // The figures since the last take (and resets them): one per epoch.
     S3RequestStats takeStats();

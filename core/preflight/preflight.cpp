@@ -1,5 +1,7 @@
 #include "preflight/preflight.h"
 
+#include "preflight/memory_budget.h"
+
 #include "aggregate/statistics.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
@@ -530,42 +532,31 @@ void checkS3(const WorkloadConfig& cfg, const PreflightRequest& req, bool checkO
     }
     std::shared_ptr<S3Backend> s3;
     try {
-        s3 = makeS3Backend(cfg, 0, &r.warnings);
+        s3 = makeS3Backend(cfg, req.process, &r.warnings);
         s3ObjectKey(datasetRoot(cfg.dataset.dataFolder).string() + "/x", st.root);
     } catch (const InputError& e) {
         r.problems.push_back({"storage", "s3", e.what()});
         return;
     }
     {
-        S3Options probeOptions = s3->client().options();
-        probeOptions.connectTimeoutMs = 3000;
-        probeOptions.stallTimeoutS = 5;
-        S3Client probe(probeOptions);
-        if (const std::string why = probe.probe(); !why.empty()) {
+        if (const std::string why = s3->client().probe(); !why.empty()) {
             r.problems.push_back({"storage.storage_options.endpoint_url", why,
                                   "an S3 endpoint that answers, a bucket that exists and keys that may use it"});
             return;
         }
     }
-    // Requests in flight × transfer size × readers × accelerators: the bytes the GETs of one process can
-    // have under way (they land in the readers' sample buffers; docs/s3.md).
-    const std::uint64_t depth = std::max<std::uint64_t>(1, cfg.trainio.ioDepth);
-    const double budget = static_cast<double>(depth) * static_cast<double>(cfg.reader.transferSize) *
-                          static_cast<double>(std::max<std::uint64_t>(1, cfg.reader.readThreads)) *
-                          static_cast<double>(req.accelerators);
+    // What this process's readers will hold (preflight/memory_budget.h), against what the machine has.
+    const std::uint64_t mine = std::max<std::uint64_t>(1, req.accelerators / std::max<std::uint64_t>(1, req.processes));
+    const MemoryBudget budget = memoryBudget(cfg, mine);
     const std::uint64_t avail = memAvailableBytes();
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "S3 memory budget: %llu requests in flight x %.0f KiB x %llu readers x %llu accelerators = %.1f MiB "
-                  "(available: %.0f MiB)",
-                  static_cast<unsigned long long>(depth), static_cast<double>(cfg.reader.transferSize) / 1024.0,
-                  static_cast<unsigned long long>(std::max<std::uint64_t>(1, cfg.reader.readThreads)),
-                  static_cast<unsigned long long>(req.accelerators), budget / 1048576.0, static_cast<double>(avail) / 1048576.0);
+    char availText[64];
+    std::snprintf(availText, sizeof availText, " (available: %.0f MiB)", static_cast<double>(avail) / 1048576.0);
+    const std::string text = budget.text() + availText;
     r.warnings.push_back(text);
-    if (avail > 0 && budget > static_cast<double>(avail) && req.action != PreflightAction::Datagen)
-        r.problems.push_back({"trainio.io_depth", std::string(text),
-                              "a budget within the machine's available memory (lower trainio.io_depth, reader.transfer_size "
-                              "or reader.read_threads)"});
+    if (avail > 0 && budget.totalBytes() > static_cast<double>(avail) && req.action != PreflightAction::Datagen)
+        r.problems.push_back({"trainio.io_depth", text,
+                              "a budget within the machine's available memory (trainio.io_depth 1 reads npz/npy files in "
+                              "transfer_size chunks instead of whole; fewer reader.read_threads or accelerators per process)"});
     if (!checkObjects || cfg.dataset.numFilesTrain == 0) return;
     S3Client& c = s3->client();
     const DatasetLayout layout(cfg.dataset);

@@ -47,6 +47,10 @@ struct PreflightRequest {
     // Free space too small for the dataset is a warning, not a problem (validate: the config is checked
     // on a machine that may not be the one that generates the data).
     bool roomIsAdvisory = false;
+    // The MPI process (rank) this check runs on: with storage.storage_type s3 it talks to that process's
+    // endpoint (entry rank mod N of storage_options.endpoint_url, as the run will).
+    std::uint64_t process = 0;
+    std::uint64_t processes = 1; // MPI processes sharing `accelerators` (the S3 memory budget is per process)
 };
 
 PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& request);

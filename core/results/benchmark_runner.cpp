@@ -47,12 +47,14 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // Under mpirun only process 0 writes the folder (with every rank's files: docs/mpi.md).
     const bool writer = !opt.comm || opt.comm->rank() == 0;
     // The storage side: I/O stack, cache control and metering between epochs, telemetry (trainio: section).
-    StorageSession storage(cfg, opt.io);
+    StorageSession storage(cfg, opt.io, opt.comm ? static_cast<std::uint64_t>(opt.comm->rank()) : 0);
     if (!opt.collocatedWith.empty()) storage.collocate(opt.collocatedWith);
+    storage.setMemoryBudget(opt.accelerators);
     std::vector<std::string> preRunWarnings; // said before the run, kept with its result
     if (opt.onStorage) opt.onStorage(storage.emulated());
     storage.onTelemetry = opt.onTelemetry;
     storage.onEpochCache = opt.onEpochCache;
+    storage.onEpochS3 = opt.onEpochS3;
     EngineOptions eo;
     eo.accelerators = opt.accelerators;
     eo.semantics = opt.semantics;

@@ -9,6 +9,7 @@
 #include "config/workload_config.h"
 #include "engine/training_engine.h"
 #include "io/emulated_storage.h"
+#include "io/s3_client.h"
 #include "store/written_files.h"
 #include "telemetry/telemetry_summary.h"
 
@@ -44,6 +45,8 @@ struct InvocationOptions {
     // Each epoch's % of delivered bytes served from the page cache (NaN when /proc/self/io is unreadable),
     // called on the engine's thread as the epoch ends.
     std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
+    // storage.storage_type s3 (no page cache to meter): each epoch's requests, on the engine's thread.
+    std::function<void(std::uint64_t epoch, const S3EpochFigures&)> onEpochS3;
     // Not empty: this invocation runs at the same time as these other workloads in this process (a
     // collocation, core/session/collocation.h); the result says its process counters are shared.
     std::string collocatedWith;

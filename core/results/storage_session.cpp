@@ -4,6 +4,7 @@
 #include "engine/training_engine.h"
 #include "io/s3_backend.h"
 #include "io/storage_profile.h"
+#include "preflight/memory_budget.h"
 #include "store/run_folder.h"
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
@@ -48,13 +49,13 @@ StorageShape storageShapeFor(const StorageEmulationSection& s) {
     return shape;
 }
 
-StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base) : cfg_(cfg) {
+StorageSession::StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base, std::uint64_t process) : cfg_(cfg) {
     const auto& tr = cfg.trainio;
     // The engine the readers use (trainio.io_engine; io_engines.h). A backend handed in (tests' fault
     // injection) is used as it is.
     if (!base && cfg.storage.isS3()) {
         // Objects of a bucket (docs/s3.md): no engine, no page cache, no block device under the data.
-        s3_ = makeS3Backend(cfg, 0, &s3Warnings_);
+        s3_ = makeS3Backend(cfg, process, &s3Warnings_);
         io_ = s3_;
     } else if (base) {
         io_ = base;
@@ -145,7 +146,21 @@ void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint
     if (s3_) {
         std::uint64_t delivered = 0;
         for (auto b : bytesPerRank) delivered += b;
-        nlohmann::json e = s3EpochJson(s3_->client().takeStats());
+        const S3RequestStats st = s3_->client().takeStats();
+        if (onEpochS3) {
+            S3EpochFigures f;
+            f.gets = st.gets;
+            f.requests = st.requests;
+            f.retries = st.retries;
+            f.failures = st.failures;
+            f.bytesDelivered = st.bytesDelivered;
+            f.wireBytesIn = st.wireBytesIn;
+            f.firstByteP50Ms = percentileOf(st.firstByteMs, 50);
+            f.requestP50Ms = percentileOf(st.requestMs, 50);
+            f.requestP99Ms = percentileOf(st.requestMs, 99);
+            onEpochS3(epoch, f);
+        }
+        nlohmann::json e = s3EpochJson(st);
         e["epoch"] = epoch;
         e["bytes_read_by_ranks"] = delivered;
         s3Epochs_.push_back(std::move(e));
@@ -161,13 +176,24 @@ void StorageSession::afterEpoch(std::uint64_t epoch, const std::vector<std::uint
 void StorageSession::startTelemetry() {
     telemetry::TelemetryOptions opt;
     opt.intervalS = cfg_.trainio.telemetryIntervalS;
+    // An S3 run's data arrives over the network: loopback for an endpoint on this host (measured too), else
+    // every interface; the live plot's storage line is that traffic (telemetry_summary.h readColumns).
+    std::string s3Interface;
+    if (s3_) {
+        const std::string& e = s3_->client().options().endpoint;
+        const std::string host = e.substr(e.find("://") + 3);
+        const bool local = host.rfind("127.", 0) == 0 || host.rfind("localhost", 0) == 0 || host.rfind("[::1]", 0) == 0;
+        s3Interface = local ? "net:lo" : "net:*";
+        opt.loopback = local;
+    }
     if (onTelemetry) {
         // The columns are fixed by start(), after the callback is handed over: the reader is built on the
         // sampler thread at its first row (columns() is safe from any thread; onRow runs on that one only).
         auto reader = std::make_shared<std::unique_ptr<telemetry::PointReader>>();
         const BlockDevice noDevice;
         const BlockDevice& dev = meter_ ? meter_->device() : noDevice;
-        const std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
+        std::string name = dev.found ? dev.name : std::string(), parent = dev.found ? dev.parentDisk : std::string();
+        if (!s3Interface.empty()) name = s3Interface;
         opt.onRow = [this, reader, name, parent](const std::vector<double>& row) {
             if (!*reader) {
                 telemetry::TelemetryTable header;
@@ -181,6 +207,17 @@ void StorageSession::startTelemetry() {
     sampler_->start();
 }
 
+void StorageSession::setMemoryBudget(std::uint64_t accelerators) {
+    if (!s3_) return;
+    const MemoryBudget b = memoryBudget(cfg_, accelerators);
+    s3Memory_ = {{"budget_bytes", b.totalBytes()},
+                 {"budget", b.text()},
+                 {"readers", b.readers},
+                 {"per_reader_bytes", b.perReaderBytes},
+                 {"loader_tier_bytes", b.tierBytes},
+                 {"process_bytes_before_run", b.processBytes}};
+}
+
 void StorageSession::collocate(const std::string& with) {
     collocatedWith_ = with;
     if (meter_) meter_->shareProcessWithOtherWorkloads();
@@ -191,6 +228,13 @@ void StorageSession::collocate(const std::string& with) {
 
 std::vector<std::string> StorageSession::stop() {
     std::vector<std::string> warnings = s3Warnings_;
+    if (!s3Memory_.is_null()) {
+        // The process's peak resident memory (getrusage), against the budget told before the run.
+        const double peak = static_cast<double>(processPeakResidentBytes());
+        s3Memory_["peak_resident_bytes"] = peak;
+        s3Memory_["budget_over_peak"] = peak > 0 ? nlohmann::json(s3Memory_["budget_bytes"].get<double>() / peak) : nlohmann::json(nullptr);
+    }
+    if (s3_ && !cfg_.workflow.train && cfg_.workflow.checkpoint) s3Checkpoints_ = s3EpochJson(s3_->client().takeStats());
     if (s3_ && s3_->client().totalRetries() > 0)
         warnings.push_back(std::to_string(s3_->client().totalRetries()) + " S3 request(s) were retried (5xx, throttling or "
                            "connection errors; trainio_io.json's s3 epochs count them)");
@@ -325,6 +369,9 @@ std::vector<std::string> StorageSession::write(const std::filesystem::path& dir,
                          "the bytes delivered to the readers, first-byte and whole-request latency percentiles of the GETs, and "
                          "the retries"},
             {"epochs", s3Epochs_}};
+        // Checkpoints written during training are requests of their epoch; a checkpoint-only run has no epoch.
+        if (!s3Checkpoints_.is_null()) ioJson["s3"]["checkpoints"] = s3Checkpoints_;
+        if (!s3Memory_.is_null()) ioJson["s3"]["memory"] = s3Memory_;
     } else {
         const BlockDevice& dev = meter_->device();
         ioJson["data_device"] = dev.found ? nlohmann::json{{"name", dev.name}, {"parent_disk", dev.parentDisk}}

@@ -33,8 +33,9 @@ StorageShape storageShapeFor(const StorageEmulationSection& section);
 
 class StorageSession {
 public:
-    // `base` is the backend the engine would use (null: POSIX); tests pass a fault-injecting one.
-    StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base);
+    // `base` is the backend the engine would use (null: POSIX); tests pass a fault-injecting one. `process`:
+    // this MPI process's rank (storage.storage_type s3 reads from its entry of the endpoint list).
+    StorageSession(const WorkloadConfig& cfg, std::shared_ptr<IoBackend> base, std::uint64_t process = 0);
     ~StorageSession();
 
     std::shared_ptr<IoBackend> io() const { return io_; }
@@ -49,6 +50,8 @@ public:
     // onTelemetry runs on the sampler thread, onEpochCache on the thread that calls afterEpoch.
     std::function<void(const telemetry::TelemetryPoint&)> onTelemetry;
     std::function<void(std::uint64_t epoch, double percentFromCache)> onEpochCache;
+    // storage.storage_type s3, instead of onEpochCache: the epoch's requests (the thread that calls afterEpoch).
+    std::function<void(std::uint64_t epoch, const S3EpochFigures&)> onEpochS3;
 
     void startTelemetry();
     // Stops the sampler (if started) and returns the warnings for the result: most bytes from the page
@@ -69,6 +72,10 @@ public:
     // and the result says so.
     void collocate(const std::string& with);
 
+    // storage.storage_type s3: the memory budget told before the run (preflight/memory_budget.h) for this
+    // process's `accelerators`, kept to be written beside the process's measured peak.
+    void setMemoryBudget(std::uint64_t accelerators);
+
     // Seconds spent in cache control before each epoch (outside the measured epochs).
     const std::vector<double>& cacheControlSeconds() const { return cacheSeconds_; }
 
@@ -83,6 +90,8 @@ private:
     std::shared_ptr<S3Backend> s3_;          // storage.storage_type s3: the readers' backend
     std::vector<std::string> s3Warnings_;
     nlohmann::json s3Epochs_ = nlohmann::json::array();
+    nlohmann::json s3Checkpoints_; // a checkpoint-only run: its requests (it has no epochs)
+    nlohmann::json s3Memory_;      // the budget and the measured peak
     IoReport report_;
     std::vector<double> cacheSeconds_;
     WallClock clock_;

@@ -63,6 +63,10 @@ void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Comm
                      const std::atomic<bool>* cancel, SessionObserver& observer,
                      const std::function<void(PreflightResult&)>& extraChecks) {
     if (!isProcessZero(comm)) req.output.clear(); // under mpirun only process 0 writes results
+    if (comm) {
+        req.process = static_cast<std::uint64_t>(comm->rank());
+        req.processes = static_cast<std::uint64_t>(comm->size());
+    }
     onEveryProcess(comm, cancel, [&] {
         PreflightResult r = preflight(cfg, req);
         if (extraChecks) extraChecks(r);

@@ -191,7 +191,7 @@ void TelemetrySampler::start() {
             add("disk_" + d + suffix);
 
     s.nets = selectNames(s.prev.nets, opt_.interfaces, "interfaces", "an interface listed in /proc/net/dev",
-                         [](const std::string& n) { return n != "lo"; });
+                         [&](const std::string& n) { return n != "lo" || opt_.loopback; });
     for (const auto& n : s.nets)
         for (const char* suffix : {"_rx_mib_s", "_tx_mib_s"})
             add("net_" + n + suffix);

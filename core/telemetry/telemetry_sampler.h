@@ -44,6 +44,8 @@ struct TelemetryOptions {
     std::vector<std::string> disks;
     // Network interfaces: every interface but lo, or exactly the ones named.
     std::vector<std::string> interfaces;
+    // With the default interfaces, lo too: the data comes over loopback (an S3 endpoint on this host).
+    bool loopback = false;
     // nvidia-smi as a name searched in $PATH or a path; empty turns GPU telemetry off.
     std::string nvidiaSmi = "nvidia-smi";
     double gpuTimeoutS = 2.0;

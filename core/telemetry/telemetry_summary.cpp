@@ -42,6 +42,18 @@ std::string pct(double v) {
 
 ReadColumns readColumns(const TelemetryTable& table, const std::string& device, const std::string& parentDisk) {
     ReadColumns out;
+    if (startsWith(device, "net:")) {
+        const std::string iface = device.substr(4);
+        static const std::string rx = "_rx_mib_s";
+        for (std::size_t i = 0; i < table.columns.size(); ++i) {
+            const std::string& n = table.columns[i].name;
+            if (!startsWith(n, "net_") || !endsWith(n, rx)) continue;
+            const std::string name = n.substr(4, n.size() - 4 - rx.size());
+            if (iface == "*" ? name != "lo" : name == iface) out.columns.push_back(i);
+        }
+        out.label = iface == "*" ? "S3 over the network" : "S3 over " + iface;
+        return out;
+    }
     for (const std::string& name : {device, parentDisk}) {
         if (name.empty()) continue;
         if (const int i = table.columnIndex("disk_" + name + "_read_mib_s"); i >= 0) {

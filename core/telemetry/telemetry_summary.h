@@ -15,7 +15,9 @@ namespace trainio::telemetry {
 // Which columns give "the storage's read MiB/s": the data folder's device (`device`, e.g. "nvme0n1p2"
 // from the page-cache meter) when the table has it, else its disk (`parentDisk`), else every whole disk
 // summed except dm-* and md* (their reads are also counted on the disks below them). Values are NaN
-// wherever a row has none of these columns measured.
+// wherever a row has none of these columns measured. An object store's data arrives over the network:
+// `device` "net:<interface>" takes that interface's received MiB/s (label "S3 over <interface>"), and
+// "net:*" every interface but lo summed (label "S3 over the network").
 struct ReadColumns {
     std::vector<std::size_t> columns;
     std::string label; // "sda", or "all disks" (the sum), or "" when the table lists no disk

@@ -9,6 +9,7 @@
 //   - a secret given in the YAML and on the command line is in no file of the result folder and no output;
 //   - 503 SlowDown answers injected by a proxy are retried and counted;
 //   - an s3:// data_folder without storage_type s3 is refused (never a local folder named "s3:").
+#include "s3support.h"
 #include "testsupport.h"
 
 #include "io/s3_client.h"
@@ -23,7 +24,6 @@
 
 namespace {
 
-const QString kServer = QStringLiteral(TRAINIO_SOURCE_DIR "/tests/tools/s3-server.sh");
 const QString kProxy = QStringLiteral(TRAINIO_SOURCE_DIR "/tests/tools/s3-fault-proxy.py");
 
 std::string secretNeedle() { return "trainio-test-secret-0123456789abcdefABCD"; }
@@ -33,16 +33,10 @@ std::string secretNeedle() { return "trainio-test-secret-0123456789abcdefABCD"; 
 class TestS3 : public QObject {
     Q_OBJECT
 
-    QString skipReason_;
-    QString endpoint_, key_, secret_;
-    std::string bucket_;
+    s3support::Server server_;
     QTemporaryDir tmp_;
 
-    QList<QPair<QString, QString>> env() const {
-        return {{QStringLiteral("AWS_ACCESS_KEY_ID"), key_},
-                {QStringLiteral("AWS_SECRET_ACCESS_KEY"), secret_},
-                {QStringLiteral("HOME"), tmp_.path()}};
-    }
+    QList<QPair<QString, QString>> env() const { return server_.env(tmp_.path()); }
 
     // DLIO's configs/workload/unet3d_h100_s3.yaml as upstream writes it (same keys and spellings: the
     // bucket as storage_root and as data_folder's s3:// URL, storage_options with endpoint, region, keys,
@@ -52,11 +46,11 @@ class TestS3 : public QObject {
         std::string yaml =
             "model:\n  name: unet3d\n  type: cnn\n  model_size: 499153191\nframework: pytorch\n"
             "workflow:\n  generate_data: False\n  train: True\n  checkpoint: False\n"
-            "dataset:\n  data_folder: s3://" + bucket_ + "\n  format: npz\n  num_files_train: 12\n"
+            "dataset:\n  data_folder: s3://" + server_.bucket + "\n  format: npz\n  num_files_train: 12\n"
             "  num_samples_per_file: 1\n  record_length_bytes: 1048576\n  record_length_bytes_stdev: 0\n"
             "  record_length_bytes_resize: 2097152\n"
-            "storage:\n  storage_type: s3\n  storage_root: " + bucket_ + "\n  storage_options:\n";
-        if (keysInYaml) yaml += "    access_key_id: " + key_.toStdString() + "\n    secret_access_key: " + secret_.toStdString() + "\n";
+            "storage:\n  storage_type: s3\n  storage_root: " + server_.bucket + "\n  storage_options:\n";
+        if (keysInYaml) yaml += "    access_key_id: " + server_.key.toStdString() + "\n    secret_access_key: " + server_.secret.toStdString() + "\n";
         yaml += "    endpoint_url: http://localhost:9020,http://localhost:9021,http://localhost:9022\n"
                 "    region: us-east-1\n    s3_force_path_style: False\n    s3_max_attempts: 5\n"
                 "reader:\n  data_loader: pytorch\n  batch_size: 2\n  read_threads: 2\n  file_shuffle: seed\n"
@@ -67,15 +61,7 @@ class TestS3 : public QObject {
     QString endpointOverride(const QString& endpoint) const {
         return QStringLiteral("++workload.storage.storage_options.endpoint_url=") + endpoint;
     }
-    trainio::S3Client client() const {
-        trainio::S3Options o;
-        o.endpoint = endpoint_.toStdString();
-        o.bucket = bucket_;
-        o.credentials.accessKeyId = key_.toStdString();
-        o.credentials.secretAccessKey = secret_.toStdString();
-        o.credentials.source = "test";
-        return trainio::S3Client(o);
-    }
+    trainio::S3Client client() const { return trainio::S3Client(server_.options()); }
     // Every file below dir whose bytes contain needle.
     static QStringList filesContaining(const QString& dir, const std::string& needle) {
         QStringList hits;
@@ -90,50 +76,16 @@ class TestS3 : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        for (const char* tool : {"radosgw", "ceph-mon", "ceph-osd", "curl"}) {
-            if (QStandardPaths::findExecutable(QString::fromLatin1(tool)).isEmpty()) {
-                skipReason_ = QStringLiteral("no S3 server: %1 is not installed (radosgw ceph-mon ceph-osd curl: "
-                                             "bash packaging/setup-debian.sh --tests)").arg(QLatin1String(tool));
-                return;
-            }
-        }
-        // start bounds itself by the clock (TRAINIO_S3_START_S, 150 s) and names the step that failed with the
-        // daemons' log tails. A machine where the cluster cannot come up (seen once in CI, cause unknown: the
-        // next run prints it) skips every function, counted and shown with that diagnosis, unless
-        // TRAINIO_S3_REQUIRED=1 (packaging/run-tests.sh on a machine where it started: it must then work).
-        QProcess p;
-        p.start(QStringLiteral("bash"), {kServer, QStringLiteral("start")});
-        const bool finished = p.waitForFinished(240000);
-        if (!finished) p.kill();
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        const QString err = QString::fromUtf8(p.readAllStandardError());
-        if (!finished || p.exitCode() != 0) {
-            const QString why = (finished ? QStringLiteral("s3-server.sh start failed: ")
-                                          : QStringLiteral("s3-server.sh start did not end in 240 s: ")) + err;
-            if (qEnvironmentVariable("TRAINIO_S3_REQUIRED") == QLatin1String("1")) QFAIL(qPrintable(why));
-            qWarning().noquote() << why;
-            skipReason_ = QStringLiteral("no S3 server: the one-node Ceph cluster did not start on this machine (") +
-                          err.section('\n', 0, 0) + QStringLiteral("); its logs are printed above");
-            return;
-        }
-        for (const QString& line : out.split('\n')) {
-            if (line.startsWith(QLatin1String("TRAINIO_S3_ENDPOINT="))) endpoint_ = line.section('=', 1);
-            if (line.startsWith(QLatin1String("AWS_ACCESS_KEY_ID="))) key_ = line.section('=', 1);
-            if (line.startsWith(QLatin1String("AWS_SECRET_ACCESS_KEY="))) secret_ = line.section('=', 1);
-        }
-        QVERIFY(!endpoint_.isEmpty() && !key_.isEmpty() && !secret_.isEmpty());
-        QCOMPARE(secret_.toStdString(), secretNeedle());
-        bucket_ = "trainio-tst-" + std::to_string(QCoreApplication::applicationPid());
-        auto c = client();
-        QCOMPARE(c.createBucket(), 0);
-        QCOMPARE(c.probe(), std::string());
+        if (!s3support::start(server_, "trainio-tst")) return;
+        if (!server_.skipReason.isEmpty()) return;
+        QCOMPARE(server_.secret.toStdString(), secretNeedle());
     }
 
     void unet3dGeneratesAndRuns() {
-        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
         const QString cfg = writeUnet3dS3(QStringLiteral("unet3d_s3.yaml"), false);
         QDir::setCurrent(tmp_.path()); // a fallback to local files would show as a folder here
-        auto r = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, endpointOverride(endpoint_),
+        auto r = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, endpointOverride(server_.endpoint),
                                       QStringLiteral("--quiet")},
                                      120000, env());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -151,14 +103,14 @@ private slots:
 
         const QString out = tmp_.filePath(QStringLiteral("run1"));
         r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
-                                 endpointOverride(endpoint_)},
+                                 endpointOverride(server_.endpoint)},
                                 120000, env());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.err.contains(QLatin1String("S3 memory budget")) || r.out.contains(QLatin1String("S3 memory budget")));
         const auto io = nlohmann::json::parse(testsupport::readText((out + "/trainio_io.json").toStdString()));
         const auto& s3 = io.at("s3");
-        QCOMPARE(s3.at("bucket").get<std::string>(), bucket_);
-        QCOMPARE(s3.at("endpoint").get<std::string>(), endpoint_.toStdString());
+        QCOMPARE(s3.at("bucket").get<std::string>(), server_.bucket);
+        QCOMPARE(s3.at("endpoint").get<std::string>(), server_.endpoint.toStdString());
         QCOMPARE(s3.at("epochs").size(), std::size_t{2});
         std::uint64_t objectBytes = 0;
         for (const auto& o : *listed) objectBytes += o.size;
@@ -178,7 +130,7 @@ private slots:
     }
 
     void badEndpointBucketSecretExit2() {
-        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
         const QString cfg = writeUnet3dS3(QStringLiteral("unet3d_bad.yaml"), false);
         struct Case {
             const char* what;
@@ -191,9 +143,9 @@ private slots:
         // A port nothing listens on: refused at once.
         const QString dead = QStringLiteral("http://127.0.0.1:9");
         const std::vector<Case> cases = {
-            {"wrong secret", {endpointOverride(endpoint_)}, wrongEnv, QStringLiteral("access denied")},
+            {"wrong secret", {endpointOverride(server_.endpoint)}, wrongEnv, QStringLiteral("access denied")},
             {"unknown bucket",
-             {endpointOverride(endpoint_), QStringLiteral("++workload.storage.storage_root=no-such-bucket-x"),
+             {endpointOverride(server_.endpoint), QStringLiteral("++workload.storage.storage_root=no-such-bucket-x"),
               QStringLiteral("++workload.dataset.data_folder=s3://no-such-bucket-x")},
              env(), QStringLiteral("no such bucket")},
             {"unreachable endpoint", {endpointOverride(dead)}, env(), QStringLiteral("unreachable")},
@@ -222,7 +174,7 @@ private slots:
     }
 
     void secretInNoFileNorLog() {
-        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
         // Keys in the YAML (discouraged: warned) and the secret once more as an override on the command line.
         const QString cfg = writeUnet3dS3(QStringLiteral("unet3d_keys.yaml"), true);
         const QString out = tmp_.filePath(QStringLiteral("run-keys"));
@@ -231,15 +183,15 @@ private slots:
                                                      {QStringLiteral("AWS_SECRET_ACCESS_KEY"), QString()},
                                                      {QStringLiteral("HOME"), tmp_.path()}};
         const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), out,
-                                            endpointOverride(endpoint_), QStringLiteral("--live-json"), live,
-                                            QStringLiteral("++workload.storage.storage_options.secret_access_key=") + secret_},
+                                            endpointOverride(server_.endpoint), QStringLiteral("--live-json"), live,
+                                            QStringLiteral("++workload.storage.storage_options.secret_access_key=") + server_.secret},
                                            120000, noEnv);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QLatin1String("discouraged")), qPrintable(r.err));
         const QStringList hits = filesContaining(out, secretNeedle());
         QVERIFY2(hits.isEmpty(), qPrintable(QStringLiteral("the secret is in ") + hits.join(QStringLiteral(", "))));
         QVERIFY(testsupport::readText(live.toStdString()).find(secretNeedle()) == std::string::npos);
-        QVERIFY(!r.out.contains(secret_) && !r.err.contains(secret_));
+        QVERIFY(!r.out.contains(server_.secret) && !r.err.contains(server_.secret));
         // The config copy says a secret was given, as ***.
         bool redacted = false;
         QDirIterator it(out, {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
@@ -250,11 +202,11 @@ private slots:
     }
 
     void slowDownRetriedAndCounted() {
-        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
         if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) QSKIP("python3 is not installed (the fault proxy)");
         const QString count = tmp_.filePath(QStringLiteral("injected.txt"));
         QProcess proxy;
-        proxy.start(QStringLiteral("python3"), {kProxy, QStringLiteral("--upstream"), endpoint_, QStringLiteral("--fail"),
+        proxy.start(QStringLiteral("python3"), {kProxy, QStringLiteral("--upstream"), server_.endpoint, QStringLiteral("--fail"),
                                                 QStringLiteral("1"), QStringLiteral("--match"), QStringLiteral("/train/"),
                                                 QStringLiteral("--count-file"), count});
         QElapsedTimer started;
@@ -298,12 +250,9 @@ private slots:
     }
 
     void cleanupTestCase() {
-        if (!skipReason_.isEmpty() || bucket_.empty()) return;
+        if (!server_.skipReason.isEmpty() || server_.bucket.empty()) return;
         // The objects go with the server's memory store when it stops; the server stays up for the next suite run.
-        auto c = client();
-        std::string error;
-        if (auto l = c.list("", 1000, &error))
-            for (const auto& o : *l) c.remove(o.key);
+        server_.removeBucket();
     }
 };
 

@@ -108,6 +108,12 @@ rgw frontends = beast endpoint=127.0.0.1:${port}
 rgw data = $dir/rgw
 rgw dns name = localhost
 rgw thread pool size = 64
+# A deleted object's data (its tail beyond the first 4 MiB, multipart parts) is freed by rgw's garbage
+# collector, by default 2 hours later: the suites and the benchmark write and delete hundreds of MiB, so
+# the memory store would fill (a full OSD blocks every write). Collected within seconds instead.
+rgw gc obj min wait = 0
+rgw gc processor period = 5
+rgw gc processor max time = 5
 EOF
 }
 
