@@ -167,7 +167,6 @@ std::vector<WorkloadField> buildFields() {
                             << QObject::tr("Objects of an S3 bucket (the keys below; the data folder is then a key prefix "
                                            "or s3://bucket/prefix)");
     add(st, {{"storage.storage_root", "Bucket"}});
-    f.back().unit.clear(); // the key's unit is the word "bucket"
     add(st, {{"storage.storage_options.endpoint_url", "Endpoint"},
              {"storage.storage_options.region", "Region"},
              {"storage.storage_options.s3_force_path_style", "Path style"}});

@@ -270,7 +270,7 @@ std::vector<KeyDef> build() {
     add(key("storage.storage_type", Type::Choice).def("local_fs").choices({"local_fs", "parallel_fs", "s3"})
             .means("where the dataset and checkpoints live: files (local_fs, parallel_fs) or objects of an S3 bucket (s3)")
             .bind(field([](auto& c) -> auto& { return c.storage.type; })));
-    add(key("storage.storage_root", Type::Text).expect("a bucket name").unit("bucket")
+    add(key("storage.storage_root", Type::Text).expect("a bucket name")
             .means("s3: the bucket holding the dataset (and checkpoints)")
             .bind(field([](auto& c) -> auto& { return c.storage.root; })).flags(OmitWhenEmpty));
     add(key("storage.storage_options", Type::Map, K::OpenIgnored).means("backend options (the S3 keys below are read; others are free-form)"));

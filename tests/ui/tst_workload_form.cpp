@@ -129,7 +129,12 @@ private slots:
         for (const WorkloadField& f : workloadFields()) {
             const auto* k = trainio::config_keys::find(f.dlioKey.toStdString());
             QVERIFY2(k, qPrintable(f.dlioKey));
-            if (f.dlioKey == QLatin1String("trainio.storage.profile")) continue; // choices: the profiles on disk
+            // Choices: the profiles on disk (storage profiles; AWS credential profiles after "environment").
+            if (f.dlioKey == QLatin1String("trainio.storage.profile")) continue;
+            if (f.dlioKey == QLatin1String("storage.storage_options.profile")) {
+                QCOMPARE(f.choices.value(0), QStringLiteral("environment"));
+                continue;
+            }
             QStringList choices;
             for (const auto& c : k->choices) choices << QString::fromStdString(c);
             if (!f.choices.isEmpty() && f.choices.first().isEmpty()) choices.prepend(QString());
