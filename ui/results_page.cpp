@@ -275,6 +275,7 @@ QString jobVersusReplayHtml(const aggregate::ImportResult& imported, const Libra
     if (!j) return {};
     auto cell = [](double v, int d) { return std::isfinite(v) ? QString::number(v, 'f', d) : ResultsPage::tr("unknown"); };
     const bool known = j->stepsFromMarks;
+    const bool same = j->comparable(); // not edited since it was derived
     QString h = ResultsPage::tr("<p><b>Real job vs replay</b> — this replays a workload derived from the trace <code>%1</code>%2</p>")
                     .arg(QString::fromStdString(j->trace).toHtmlEscaped(),
                          j->replayRuns > 1 ? ResultsPage::tr(" (replay: the mean of %1 runs)").arg(j->replayRuns) : QString());
@@ -282,15 +283,22 @@ QString jobVersusReplayHtml(const aggregate::ImportResult& imported, const Libra
              .arg(ResultsPage::tr("real job"), ResultsPage::tr("replay"), ResultsPage::tr("difference"));
     h += QStringLiteral("<tr><td>AU %</td><td align=right>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
              .arg(known ? cell(j->jobAuPercent, 2) : ResultsPage::tr("unknown"), cell(j->replayAuPercent, 2),
-                  known ? QStringLiteral("%1%2 points").arg(j->auDifferencePoints() >= 0 ? QStringLiteral("+") : QString(),
+                  same ? QStringLiteral("%1%2 points").arg(j->auDifferencePoints() >= 0 ? QStringLiteral("+") : QString(),
                                                             cell(j->auDifferencePoints(), 2))
                         : QString());
     h += QStringLiteral("<tr><td>samples/s</td><td align=right>%1</td><td align=right>%2</td><td align=right>%3</td></tr></table>")
              .arg(known ? cell(j->jobSamplesPerSecond, 1) : ResultsPage::tr("unknown"), cell(j->replaySamplesPerSecond, 1),
-                  known ? QStringLiteral("%1%2 %").arg(j->samplesDifferencePercent() >= 0 ? QStringLiteral("+") : QString(),
+                  same ? QStringLiteral("%1%2 %").arg(j->samplesDifferencePercent() >= 0 ? QStringLiteral("+") : QString(),
                                                        cell(j->samplesDifferencePercent(), 1))
                         : QString());
     if (!known) h += ResultsPage::tr("<p>The job had no trainio_capture.steps marks: its steps were inferred, it has no AU of its own.</p>");
+    if (!j->edits.empty()) {
+        QStringList e;
+        for (const auto& x : j->edits) e << QString::fromStdString(x).toHtmlEscaped();
+        h += ResultsPage::tr("<p><b>Edited:</b> the replay's configuration differs from the workload as derived from the trace "
+                             "(%1), so it is another workload than the job: no difference is shown.</p>")
+                 .arg(e.join(QStringLiteral(", ")));
+    }
     return h;
 }
 

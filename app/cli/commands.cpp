@@ -202,9 +202,11 @@ void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
 // each invocation's headline as it ends.
 class CliObserver final : public session::SessionObserver {
 public:
-    CliObserver(ProgressReporter& progress, const WorkloadConfig& cfg, bool labelled)
+    // accelerators: in all (a replay at another scale than its job is not the job).
+    CliObserver(ProgressReporter& progress, const WorkloadConfig& cfg, bool labelled, std::uint64_t accelerators)
         : progress_(progress), checkpointOnly_(!cfg.workflow.train && cfg.workflow.checkpoint), labelled_(labelled),
-          capturedJob_(trace::capturedJobOf(cfg.trainio.capturedJob)) {}
+          capturedJob_(trace::capturedJobOf(cfg.trainio.capturedJob,
+                                            trace::derivedFingerprint(cfg, static_cast<std::int64_t>(accelerators)))) {}
     void onMessage(const std::string& text) override { progress_.onMessage(text); }
     void onCheckpointPlan(const checkpoint::CheckpointPlan& plan) override {
         std::fprintf(stderr, "%s\n", checkpoint::checkpointSizeLine(plan).c_str());
@@ -452,7 +454,7 @@ int runDatagenCommand(const Args& args) {
     req.invocations = 0;
     checkBeforeMeasuring(lc.config, req);
     auto progress = makeProgress(p, lc.config);
-    CliObserver obs(*progress, lc.config, false);
+    CliObserver obs(*progress, lc.config, false, st.accelerators);
     return session::generateEverywhere(lc.config, g_comm, &g_cancel, ioBackend(), obs).cancelled ? 1 : 0;
 }
 
@@ -548,7 +550,7 @@ int runSessionCommand(const Args& args, session::SessionMode mode) {
     io.commandLine = redactSecretsInText(joinArgs(benchmark ? "benchmark" : "run", args));
     io.labels = labelsFrom(p);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) io.onCheckpoint = checkpointLines(cfg, progress);
-    CliObserver obs(progress, cfg, benchmark);
+    CliObserver obs(progress, cfg, benchmark, st.accelerators);
     session::Session s(req, obs);
     const session::SessionResult r = s.run();
     if (!r.measured) return r.cancelled ? 1 : 0;

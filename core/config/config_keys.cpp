@@ -673,6 +673,13 @@ std::vector<KeyDef> build() {
             .means("how the job's steps are known: marks (trainio_capture.steps) or inferred (no job AU then)")
             .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.steps; }))
             .flags(OmitWhenEmpty));
+    add(key("trainio.captured_job.derived", Type::Text)
+            .origin("TrainIO").expect("key=value pairs joined by ';'")
+            .means("the trace-decided keys of the workload as derived (format, files, samples, record size, batch, "
+                   "readers, transfer, shuffle, compute and preprocess time, I/O engine, accelerators): a replay whose "
+                   "values differ was edited, and is shown without the job's figures beside it")
+            .bind(field([](auto& c) -> auto& { return c.trainio.capturedJob.derived; }))
+            .flags(OmitWhenEmpty));
     add(key("trainio.captured_job.au_percent", Type::Number)
             .origin("TrainIO").def("0").range(real(0, 100)).unit("%")
             .means("the job's own AU from its step marks (DLIO >= 2 semantics)")

@@ -185,6 +185,8 @@ struct CapturedJobSection {
     std::string steps;           // "marks" (trainio_capture.steps) or "inferred" (no marks: no job AU)
     double auPercent = 0;        // the job's AU, DLIO >= 2 semantics (steps "marks" only)
     double samplesPerSecond = 0; // the job's samples/s, same window
+    std::string derived;         // the trace-decided keys as derived (trace::derivedFingerprint): a replay
+                                 // whose keys differ was edited and is no longer the job
     bool hasFigures() const { return !trace.empty() && steps == "marks" && samplesPerSecond > 0; }
 };
 

@@ -788,6 +788,9 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         c.trainio.capturedJob.auPercent = d.jobAuPercent;
         c.trainio.capturedJob.samplesPerSecond = d.jobSamplesPerSecond;
     }
+    // The trace-decided keys as derived, at the job's scale (one training process, one accelerator): a replay
+    // edited since (another batch, other readers, more accelerators) is shown without the job beside it.
+    c.trainio.capturedJob.derived = derivedFingerprint(c, 1);
     d.config = c;
 
     // ---- the report ----

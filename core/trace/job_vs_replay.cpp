@@ -1,9 +1,12 @@
 #include "trace/job_vs_replay.h"
 
+#include "config/config_loader.h"
 #include "store/run_files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace trainio::trace {
 
@@ -15,7 +18,66 @@ const std::string* resolvedValue(const aggregate::InvocationRecord& r, const std
     return nullptr;
 }
 
+// The keys a trace decides (derive_workload.cpp), each with every key below it (distributions, stdevs).
+bool traceDecided(const std::string& key) {
+    static const char* const prefixes[] = {
+        "dataset.format", "dataset.num_files_train", "dataset.num_samples_per_file", "dataset.record_length",
+        "reader.batch_size", "reader.read_threads", "reader.transfer_size", "reader.file_shuffle",
+        "reader.sample_shuffle", "reader.preprocess_time", "train.computation_time", "trainio.io_engine"};
+    for (const char* p : prefixes) {
+        const std::string pre(p);
+        if (key.compare(0, pre.size(), pre) != 0) continue;
+        const char next = key.size() > pre.size() ? key[pre.size()] : '\0';
+        if (next == '\0' || next == '.' || next == '_') return true; // record_length_bytes, computation_time.mean
+    }
+    return false;
+}
+
+std::map<std::string, std::string> parseFingerprint(const std::string& f) {
+    std::map<std::string, std::string> out;
+    std::size_t at = 0;
+    while (at < f.size()) {
+        std::size_t end = f.find(';', at);
+        if (end == std::string::npos) end = f.size();
+        const std::string part = f.substr(at, end - at);
+        if (const auto eq = part.find('='); eq != std::string::npos) out[part.substr(0, eq)] = part.substr(eq + 1);
+        at = end + 1;
+    }
+    return out;
+}
+
 } // namespace
+
+std::string derivedFingerprint(const std::vector<std::pair<std::string, std::string>>& resolved, std::int64_t accelerators) {
+    std::map<std::string, std::string> keys;
+    for (const auto& [k, v] : resolved)
+        if (traceDecided(k)) keys[k] = v;
+    keys["accelerators"] = std::to_string(accelerators);
+    std::string out;
+    for (const auto& [k, v] : keys) out += (out.empty() ? "" : ";") + k + "=" + v;
+    return out;
+}
+
+std::string derivedFingerprint(const WorkloadConfig& c, std::int64_t accelerators) {
+    return derivedFingerprint(flattenConfigYaml(toYaml(c), "the derived workload"), accelerators);
+}
+
+std::vector<std::string> replayEdits(const std::string& recorded, const std::string& now) {
+    std::vector<std::string> out;
+    if (recorded.empty()) return out;
+    const auto a = parseFingerprint(recorded), b = parseFingerprint(now);
+    std::map<std::string, std::pair<std::string, std::string>> all;
+    for (const auto& [k, v] : a) all[k].first = v;
+    for (const auto& [k, v] : b) all[k].second = v;
+    for (const auto& [k, v] : all) {
+        if (v.first == v.second) continue;
+        // Numbers written differently ("0.5" and "0.50") are the same value.
+        const auto x = store::parseFiniteNumber(v.first), y = store::parseFiniteNumber(v.second);
+        if (x && y && *x == *y) continue;
+        out.push_back(k + ": " + (v.first.empty() ? "(unset)" : v.first) + " \u2192 " + (v.second.empty() ? "(unset)" : v.second));
+    }
+    return out;
+}
 
 std::string jobVersusReplayText(const JobVersusReplay& j) {
     char buf[512];
@@ -25,16 +87,25 @@ std::string jobVersusReplayText(const JobVersusReplay& j) {
                       "unknown", j.replayAuPercent, "unknown", j.replaySamplesPerSecond);
         return out + buf;
     }
+    if (!j.edits.empty()) {
+        std::string why;
+        for (const auto& e : j.edits) why += (why.empty() ? "" : ", ") + e;
+        std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f\nsamples/s      %10.1f %10.1f\n", j.jobAuPercent,
+                      j.replayAuPercent, j.jobSamplesPerSecond, j.replaySamplesPerSecond);
+        return out + buf + "no difference: the replay was edited since it was derived (" + why +
+               "), so it is another workload than the job\n";
+    }
     std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f   %+.2f points\nsamples/s      %10.1f %10.1f   %+.1f %%\n",
                   j.jobAuPercent, j.replayAuPercent, j.auDifferencePoints(), j.jobSamplesPerSecond, j.replaySamplesPerSecond,
                   j.samplesDifferencePercent());
     return out + buf;
 }
 
-std::optional<JobVersusReplay> capturedJobOf(const CapturedJobSection& c) {
+std::optional<JobVersusReplay> capturedJobOf(const CapturedJobSection& c, const std::string& current) {
     if (c.trace.empty()) return std::nullopt;
     JobVersusReplay j;
     j.trace = c.trace;
+    j.edits = replayEdits(c.derived, current);
     j.stepsFromMarks = c.hasFigures();
     if (j.stepsFromMarks) {
         j.jobAuPercent = c.auPercent;
@@ -57,6 +128,8 @@ std::optional<JobVersusReplay> capturedJobOf(const aggregate::InvocationRecord& 
         if (sps) j.jobSamplesPerSecond = store::parseFiniteNumber(*sps).value_or(j.jobSamplesPerSecond);
         j.stepsFromMarks = !std::isnan(j.jobAuPercent) && !std::isnan(j.jobSamplesPerSecond);
     }
+    if (const std::string* derived = resolvedValue(r, "trainio.captured_job.derived"))
+        j.edits = replayEdits(*derived, derivedFingerprint(r.resolved, std::max<std::int64_t>(1, r.accelerators)));
     j.replayAuPercent = r.auMeanPercent;
     j.replaySamplesPerSecond = r.samplesPerSecond;
     return j;
@@ -69,7 +142,8 @@ std::optional<JobVersusReplay> jobVersusReplayOf(const aggregate::ImportResult& 
     for (std::size_t i : runs) {
         if (i >= imported.runs.size()) continue;
         const auto j = capturedJobOf(imported.runs[i]);
-        if (!j || (out && j->trace != out->trace)) continue;
+        // Runs of one trace, edited alike (a benchmark's runs share their configuration).
+        if (!j || (out && (j->trace != out->trace || j->edits != out->edits))) continue;
         if (!out) out = j;
         au += j->replayAuPercent;
         sps += j->replaySamplesPerSecond;

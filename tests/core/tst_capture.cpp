@@ -335,6 +335,26 @@ private slots:
         QVERIFY(side && side->stepsFromMarks);
         QCOMPARE(side->jobAuPercent, loaded.trainio.capturedJob.auPercent);
         QCOMPARE(side->replayAuPercent, summaryMetric(run, "train_au_mean_percentage"));
+        QVERIFY2(side->edits.empty() && side->comparable(), side->edits.empty() ? "" : side->edits.front().c_str());
+
+        // An edited replay (another batch size, two accelerators) is another workload than the job: its figures
+        // are shown, the difference is not, and what was edited is named — in the CLI and from the folder.
+        const std::string batch = std::to_string(loaded.reader.batchSize + 3);
+        const fs::path editedRun = dir("own-replay-edited");
+        const CliResult e = runCli({"run", "--config", QString::fromStdString(yaml.string()), "--accelerators", "2",
+                                    QStringLiteral("++workload.reader.batch_size=") + QString::fromStdString(batch), "--output",
+                                    QString::fromStdString(editedRun.string())},
+                                   180000);
+        QVERIFY2(e.exitCode == 0 || e.exitCode == 1, qPrintable(e.err));
+        QVERIFY2(e.err.contains("no difference: the replay was edited"), qPrintable(e.err));
+        QVERIFY2(e.err.contains(QStringLiteral("reader.batch_size: %1 \u2192 %2").arg(loaded.reader.batchSize).arg(QString::fromStdString(batch))),
+                 qPrintable(e.err));
+        QVERIFY2(!e.err.contains(" points\n"), qPrintable(e.err));
+        const auto editedSide = trainio::trace::jobVersusReplayOf(trainio::aggregate::importResults({editedRun}), {0});
+        QVERIFY(editedSide && editedSide->stepsFromMarks && !editedSide->comparable());
+        const std::vector<std::string> expectEdits = {"accelerators: 1 \u2192 2",
+                                                      "reader.batch_size: " + std::to_string(loaded.reader.batchSize) + " \u2192 " + batch};
+        QCOMPARE(editedSide->edits, expectEdits);
 
         // datagen never writes listed files; cleared, it writes the same shape elsewhere.
         const CliResult refused = runCli({"datagen", "--config", QString::fromStdString(yaml.string()), "--quiet"});

@@ -18,20 +18,28 @@ void capturedJobSection(ReportPageFlow& flow, const ReportData& d) {
     t.fontPt = 7;
     const QString unknown = QStringLiteral("unknown");
     bool inferred = false;
+    QStringList edited; // "#3: reader.batch_size: 4 → 8"
     for (std::size_t i = 0; i < d.items.size(); ++i) {
         const ReportItem& it = d.items[i];
         const auto j = trace::jobVersusReplayOf(imp, it.runs);
         if (!j) continue;
         const bool known = j->stepsFromMarks;
         inferred = inferred || !known;
+        const bool same = j->comparable(); // the job's own figures, and a replay not edited since it was derived
+        if (!j->edits.empty()) {
+            QStringList e;
+            for (const auto& x : j->edits) e << QString::fromStdString(x).toHtmlEscaped();
+            edited << QStringLiteral("#%1: %2").arg(i + 1).arg(e.join(QStringLiteral(", ")));
+        }
+        const QString noDiff = known ? QStringLiteral("edited") : unknown;
         const double dAu = j->auDifferencePoints(), dS = j->samplesDifferencePercent();
         t.rows.push_back({QString::number(i + 1), htmlBreakable(it.name), htmlBreakable(QString::fromStdString(j->trace)),
                           QString::number(j->replayRuns), known ? formatNumber(j->jobAuPercent, 2) : unknown,
                           formatNumber(j->replayAuPercent, 2),
-                          known ? QStringLiteral("%1%2").arg(dAu >= 0 ? QStringLiteral("+") : QString(), formatNumber(dAu, 2)) : unknown,
+                          same ? QStringLiteral("%1%2").arg(dAu >= 0 ? QStringLiteral("+") : QString(), formatNumber(dAu, 2)) : noDiff,
                           known ? formatNumber(j->jobSamplesPerSecond, 1) : unknown, formatNumber(j->replaySamplesPerSecond, 1),
-                          known ? htmlNoBreak(QStringLiteral("%1%2 %").arg(dS >= 0 ? QStringLiteral("+") : QString(), formatNumber(dS, 1)))
-                                : unknown});
+                          same ? htmlNoBreak(QStringLiteral("%1%2 %").arg(dS >= 0 ? QStringLiteral("+") : QString(), formatNumber(dS, 1)))
+                               : noDiff});
     }
     if (t.rows.empty()) return;
     flow.ensureSpace(flow.mm(50));
@@ -49,6 +57,11 @@ void capturedJobSection(ReportPageFlow& flow, const ReportData& d) {
     if (inferred)
         flow.addHtml(QStringLiteral("<p class=\"muted\">unknown: the job ran without trainio_capture.steps, so its steps were "
                                     "inferred from its readers and it has no AU of its own.</p>"),
+                     7.5);
+    if (!edited.isEmpty())
+        flow.addHtml(QStringLiteral("<p class=\"muted\">edited: the replay's configuration differs from the workload as derived "
+                                    "from the trace, so it is another workload than the job and no difference is shown (%1).</p>")
+                         .arg(edited.join(QStringLiteral("; "))),
                      7.5);
     flow.addSpace(flow.mm(4));
 }
