@@ -15,6 +15,20 @@
 
 namespace testsupport {
 
+// True in a build with AddressSanitizer (the asan preset): a process's resident memory is then mostly the
+// sanitizer's (shadow memory, quarantine), not the product's.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 inline std::string readText(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;

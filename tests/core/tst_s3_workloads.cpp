@@ -454,11 +454,16 @@ private slots:
         const double budget = std::stod(line.substr(eq + 3)) * 1048576.0;
         const double peak = static_cast<double>(m.peakBytes);
         qInfo("%s; measured peak %.1f MiB (budget/peak %.3f)", line.c_str(), peak / 1048576.0, budget / peak);
-        QVERIFY2(std::abs(budget - peak) <= 0.2 * peak, line.c_str());
         // The run's own record says the same (its peak is getrusage's in the process).
         const json mem = readJson(out + "/trainio_io.json").at("s3").at("memory");
         QVERIFY2(std::abs(mem.at("peak_resident_bytes").get<double>() - peak) <= 0.05 * peak, mem.dump().c_str());
         server_.removeUnder("mem/");
+        if (testsupport::kAddressSanitizer)
+            QSKIP(qPrintable(QStringLiteral("budget vs peak not compared under AddressSanitizer (its shadow memory and quarantine "
+                                            "are in the peak: %1 MiB against a budget of %2 MiB); the ci stage compares them")
+                                 .arg(peak / 1048576.0, 0, 'f', 1)
+                                 .arg(budget / 1048576.0, 0, 'f', 1)));
+        QVERIFY2(std::abs(budget - peak) <= 0.2 * peak, line.c_str());
     }
 
     void cleanupTestCase() {
