@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace trainio::trace {
 
@@ -18,18 +19,18 @@ const std::string* resolvedValue(const aggregate::InvocationRecord& r, const std
     return nullptr;
 }
 
-// The keys a trace decides (derive_workload.cpp), each with every key below it (distributions, stdevs).
+// The keys a trace decides (derive_workload.cpp), in every DLIO generation's spelling; the two times with
+// their distributions' members (train.computation_time.mean, reader.preprocess_time.stdev, …).
 bool traceDecided(const std::string& key) {
-    static const char* const prefixes[] = {
+    static const std::set<std::string> keys = {
         "dataset.format", "dataset.num_files_train", "dataset.num_samples_per_file", "dataset.record_length",
+        "dataset.record_length_bytes", "dataset.record_length_stdev", "dataset.record_length_bytes_stdev",
         "reader.batch_size", "reader.read_threads", "reader.transfer_size", "reader.file_shuffle",
-        "reader.sample_shuffle", "reader.preprocess_time", "train.computation_time", "trainio.io_engine"};
-    for (const char* p : prefixes) {
-        const std::string pre(p);
-        if (key.compare(0, pre.size(), pre) != 0) continue;
-        const char next = key.size() > pre.size() ? key[pre.size()] : '\0';
-        if (next == '\0' || next == '.' || next == '_') return true; // record_length_bytes, computation_time.mean
-    }
+        "reader.sample_shuffle", "reader.preprocess_time", "reader.preprocess_time_stdev", "train.computation_time",
+        "train.computation_time_stdev", "trainio.io_engine"};
+    if (keys.count(key)) return true;
+    for (const char* d : {"reader.preprocess_time.", "train.computation_time."})
+        if (key.rfind(d, 0) == 0) return true;
     return false;
 }
 

@@ -13,7 +13,7 @@ void capturedJobSection(ReportPageFlow& flow, const ReportData& d) {
     t.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Trace"), QStringLiteral("Runs"),
                 QStringLiteral("AU %<br/>real job"), QStringLiteral("AU %<br/>replay"), QStringLiteral("Δ AU<br/>points"),
                 QStringLiteral("Samples/s<br/>real job"), QStringLiteral("Samples/s<br/>replay"), QStringLiteral("Δ<br/>samples/s")};
-    t.widthsPercent = {3, 20, 19, 5, 8, 8, 8, 10, 10, 9};
+    t.widthsPercent = {3, 20, 16, 5, 8, 8, 8, 10, 10, 12};
     t.alignRight = {true, false, false, true, true, true, true, true, true, true};
     t.fontPt = 7;
     const QString unknown = QStringLiteral("unknown");
