@@ -401,71 +401,8 @@ private slots:
         QVERIFY(!fs::exists(dir("bad-list-run") / "summary.json"));
     }
 
-    // The interposer's cost on a job's step time: the same job (the loop reads itself, so every recorded
-    // call is on the step's critical path: the worst case) with and without it, five pairs run back to
-    // back. Wall times on a 2-core machine shared with other jobs vary by ±15 % from run to run, far more
-    // than the cost, so the cost is measured as CPU time — the job's own process_time, the writer thread's
-    // included — added per step, as a share of the step time without the interposer: an upper bound of
-    // the step-time overhead (all of it counted as if on the critical path). Target: < 5 %.
-    void interposerOverhead() {
-        const QString lib = QStringLiteral(TRAINIO_CLI).section('/', 0, -2) + QStringLiteral("/libtrainio_capture_preload.so");
-        QVERIFY2(QFile::exists(lib), qPrintable(lib));
-        struct Run {
-            double seconds = -1, cpu = -1;
-            int steps = 0;
-        };
-        auto runJob = [&](bool preload, int i) {
-            const fs::path t = dir(("ovh-" + std::to_string(preload) + "-" + std::to_string(i)).c_str());
-            fs::create_directories(t);
-            QProcess p;
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            env.insert("TRAINIO_CAPTURE_DIR", QString::fromStdString(t.string()));
-            env.insert("PYTHONPATH", QStringLiteral(TRAINIO_SOURCE_DIR "/resources/python"));
-            const auto rule = trainio::trace::defaultFilterRule();
-            env.insert("TRAINIO_CAPTURE_EXCLUDE_PREFIXES", QString::fromStdString(trainio::trace::joinColon(rule.prefixes)));
-            env.insert("TRAINIO_CAPTURE_EXCLUDE_PARTS", QString::fromStdString(trainio::trace::joinColon(rule.parts)));
-            env.insert("TRAINIO_CAPTURE_EXCLUDE_SUFFIXES", QString::fromStdString(trainio::trace::joinColon(rule.suffixes)));
-            if (preload) env.insert("LD_PRELOAD", lib);
-            p.setProcessEnvironment(env);
-            p.start(kPython, {kJob, "--data", QString::fromStdString((data_ / "train").string()), "--loader", "python", "--read",
-                              "numpy", "--marker", "--batch", "4", "--epochs", "3", "--compute-ms", "4"});
-            Run r;
-            if (!p.waitForFinished(120000) || p.exitCode() != 0) return r;
-            const auto j = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
-            r.seconds = j["seconds"].get<double>();
-            r.cpu = j["cpu"].get<double>();
-            r.steps = j["steps"].get<int>();
-            // With the interposer the trace holds the job's reads: 64 files × 3 epochs.
-            if (preload) r.steps = trainio::trace::deriveWorkload([&] {
-                                        trainio::trace::TraceHeader h;
-                                        trainio::trace::writeHeader(t, h);
-                                        return trainio::trace::readTrace(t);
-                                    }()).sessions == 3u * kFiles
-                                       ? r.steps
-                                       : -1;
-            return r;
-        };
-        std::vector<double> shares, wallRatios;
-        double stepMs = 0;
-        for (int i = 0; i < 5; ++i) {
-            const Run without = runJob(false, i);
-            const Run with = runJob(true, i);
-            QVERIFY(without.seconds > 0 && with.seconds > 0);
-            QCOMPARE(with.steps, without.steps);
-            const double step = without.seconds / without.steps;
-            stepMs += step * 1e3 / 5;
-            shares.push_back((with.cpu - without.cpu) / with.steps / step);
-            wallRatios.push_back(with.seconds / without.seconds - 1);
-        }
-        std::sort(shares.begin(), shares.end());
-        std::sort(wallRatios.begin(), wallRatios.end());
-        const double overhead = 100 * shares[2];
-        qInfo("interposer overhead: %+.2f %% of the step time in CPU (median of 5 pairs, %+.2f … %+.2f %%); wall time %+.2f %% "
-              "(median; pairs %+.2f … %+.2f %%); step %.2f ms, 4 samples and 52 recorded calls a step",
-              overhead, 100 * shares.front(), 100 * shares.back(), 100 * wallRatios[2], 100 * wallRatios.front(),
-              100 * wallRatios.back(), stepMs);
-        QVERIFY2(overhead < 5.0, qPrintable(QString::number(overhead)));
-    }
+    // The interposer's cost on a job's step time is a speed figure, measured by tests/bench/capture_overhead.sh
+    // (docs/capture.md), not asserted here: a timed unit test fails on a loaded machine, not on a slow interposer.
 
     // reader.preprocess_time is slept per sample in the reader threads: 2 ms × 64 samples on one reader
     // with no compute makes the epoch take >= 128 ms, a rate of at most 500 samples/s.
