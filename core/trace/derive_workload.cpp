@@ -360,6 +360,30 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     if (!batchMarks.empty()) {
         mainPid = std::max_element(batchMarks.begin(), batchMarks.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
         mainBasis = "the process that wrote the step marks";
+        // Processes whose every read lies outside the training loop (a launcher, a shim, a wrapper script
+        // before the job; a tool after it) are not its readers.
+        std::uint64_t loopStart = UINT64_MAX, loopEnd = 0;
+        for (const auto& m : tr.marks)
+            if (m.pid == mainPid) {
+                loopStart = std::min(loopStart, m.t);
+                loopEnd = std::max(loopEnd, m.t);
+            }
+        std::set<int> inLoop;
+        for (const auto& s : sessions)
+            if (s.tOpen <= loopEnd && s.tEnd >= loopStart) inLoop.insert(s.pid);
+        inLoop.insert(mainPid);
+        std::vector<int> outside;
+        for (int pid : readerPids)
+            if (!inLoop.count(pid)) outside.push_back(pid);
+        if (!outside.empty()) {
+            std::string pids;
+            for (std::size_t i = 0; i < outside.size() && i < 8; ++i) pids += (i ? ", " : "") + std::to_string(outside[i]);
+            if (outside.size() > 8) pids += ", …";
+            d.notReaders = outside.size();
+            d.notReadersText = std::to_string(outside.size()) + " process(es) read files only outside the training loop's steps "
+                               "(a launcher or wrapper before the job, a tool after it; pid " + pids + "): not readers";
+            for (int pid : outside) readerPids.erase(pid);
+        }
     } else if (readerPids.size() == 1) {
         mainPid = *readerPids.begin();
         mainBasis = "the only process that read data files";
@@ -390,6 +414,7 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     for (std::size_t i = 0; i < sessions.size(); ++i) {
         const auto& s = sessions[i];
         if (hasWorkers && s.pid == mainPid) continue; // the loop's own reads beside its workers (metadata, …)
+        if (!readerPids.count(s.pid)) continue;        // read only outside the loop
         Reader& r = readers[{s.pid, s.tid}];
         r.first = std::min(r.first, s.tOpen);
         r.last = std::max(r.last, s.tEnd);
@@ -457,6 +482,10 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         const auto& s = sessions[i];
         if (hasWorkers && s.pid == mainPid) { // the loop's own reads beside its workers: not samples
             ++loopOwn;
+            continue;
+        }
+        if (!readerPids.count(s.pid)) { // a process that read only outside the loop
+            ++outside;
             continue;
         }
         bool placed = false;
@@ -812,6 +841,7 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                     "; " + std::to_string(tr.marks.size()) + " step marks" +
                     (ss.strayReads ? "; " + std::to_string(ss.strayReads) + " reads on descriptors whose open was not seen (left out)"
                                    : std::string()));
+        if (!d.notReadersText.empty()) o.push_back("Not readers: " + d.notReadersText);
         o.push_back("Steps: " + (d.stepsFromMarks ? "from the trainio_capture.steps marks (" + std::to_string(steps) + " steps)"
                                                   : std::string("inferred from the readers' pattern: the job has no trainio_capture.steps marks") +
                                                         (tr.header.pythonMarks ? "" : " (captured with --no-python)")));

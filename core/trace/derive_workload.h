@@ -50,6 +50,8 @@ struct DerivedWorkload {
     bool shuffled = false;
     bool mmap = false;
     bool stepsFromMarks = false;
+    std::size_t notReaders = 0;    // processes that read data files only outside the loop's steps (marks only)
+    std::string notReadersText;    // which, and why they are not readers (one observation line)
     double computeMean = 0, computeStdev = 0;       // s per step
     double preprocessMean = 0, preprocessStdev = 0; // s per sample
     // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of

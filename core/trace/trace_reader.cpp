@@ -104,9 +104,12 @@ FilterRule defaultFilterRule() {
     FilterRule r;
     r.prefixes = {"/usr/lib/", "/usr/lib64/", "/usr/local/lib/", "/usr/share/", "/usr/include/", "/lib/", "/lib64/",
                   "/proc/",    "/sys/",       "/dev/",           "/etc/",       "/run/",         "/var/lib/", "/var/cache/"};
+    // Programs and the trees of interpreter managers: a launcher (a pyenv or conda shim, a wrapper script)
+    // runs shell scripts and reads its version files before the job starts; they are never training data.
     r.parts = {"/site-packages/", "/dist-packages/", "/lib/python", "/lib64/python", "/__pycache__/", ".dist-info/",
-               ".egg-info/"};
-    r.suffixes = {".py", ".pyc", ".pyo", ".pyi", ".pth", ".so"};
+               ".egg-info/",      "/bin/",           "/sbin/",      "/libexec/",     "/.pyenv/",      "/.conda/",
+               "/.rbenv/"};
+    r.suffixes = {".py", ".pyc", ".pyo", ".pyi", ".pth", ".so", ".sh", ".bash"};
     return r;
 }
 

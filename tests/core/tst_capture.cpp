@@ -267,6 +267,39 @@ private slots:
 
     // Without trainio_capture (no torch needed): a loop reading its files with plain open()/read() still
     // gets files, sizes and readers right, and the report says the steps were inferred.
+    // A job started through a launcher (a pyenv or conda shim, a wrapper script): the launcher's own
+    // processes read files before the job starts. Programs' trees (bin/) are not data files at all; what
+    // the launcher reads elsewhere is read outside the loop, so its processes are not the job's readers.
+    void launcherProcessesAreNotReaders() {
+        const fs::path cfg = dir("launcher.cfg");
+        writeText(cfg, "3.11\n");
+        const fs::path shim = dir("launcher") / "bin" / "shim-version";
+        writeText(shim, "system\n");
+        const fs::path trace = dir("launcher-trace");
+        const QString script = QStringLiteral("for i in 1 2 3; do (cat '%1' '%2' > /dev/null); done; exec \"$@\"")
+                                   .arg(QString::fromStdString(cfg.string()), QString::fromStdString(shim.string()));
+        const CliResult c = runCli({"capture", "--output", QString::fromStdString(trace.string()), "--", "/bin/bash", "-c", script,
+                                    "launcher", kPython, kJob, "--data", QString::fromStdString((data_ / "train").string()),
+                                    "--loader", "python", "--read", "plain", "--marker", "--batch", "4", "--epochs", "1",
+                                    "--compute-ms", "4"},
+                                   180000);
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        const auto t = trainio::trace::readTrace(trace);
+        bool cfgSeen = false;
+        for (const auto& p : t.paths) {
+            QVERIFY2(p.find("/bin/") == std::string::npos, p.c_str());
+            cfgSeen = cfgSeen || p == cfg.string();
+        }
+        QVERIFY2(cfgSeen, "the launcher's own file is a data file by the rule (read, then left out as outside the loop)");
+        const auto d = trainio::trace::deriveWorkload(t);
+        QVERIFY(d.stepsFromMarks);
+        QCOMPARE(d.files, static_cast<std::uint64_t>(kFiles));
+        QCOMPARE(d.readThreads, 1u);
+        QCOMPARE(d.batchSize, 4u);
+        QCOMPARE(d.notReaders, std::size_t{3});
+        QVERIFY2(d.report.find("Not readers: 3 process(es)") != std::string::npos, d.report.c_str());
+    }
+
     void plainReadsWithoutMarker() {
         const fs::path trace = dir("plain-nomarker-trace");
         const CliResult c = capture(trace, {"--loader", "python", "--read", "plain", "--batch", "4", "--epochs", "1", "--compute-ms", "5"},
