@@ -536,8 +536,11 @@ private slots:
                                    .toStdString());
         const auto gen = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
         QVERIFY2(gen.exitCode == 0, qPrintable(gen.err));
+        // Telemetry every 50 ms: every run has rows whatever its length (at the default 1 s, a run shorter than
+        // a quarter second has none, and the section depended on the machine's speed).
         for (const char* profile : {"nvme", "hdd"}) {
-            const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+            const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg,
+                                                QStringLiteral("++workload.trainio.telemetry_interval_s=0.05"), QStringLiteral("--output"),
                                                 QString::fromStdString((lab / profile).string()), QStringLiteral("--runs"), QStringLiteral("2"),
                                                 QStringLiteral("--storage-profile"), QString::fromLatin1(profile), QStringLiteral("--system"),
                                                 QStringLiteral("lab-emulated"), QStringLiteral("--description"),
