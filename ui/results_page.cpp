@@ -293,11 +293,9 @@ QString jobVersusReplayHtml(const aggregate::ImportResult& imported, const Libra
                         : QString());
     if (!known) h += ResultsPage::tr("<p>The job had no trainio_capture.steps marks: its steps were inferred, it has no AU of its own.</p>");
     if (!j->edits.empty()) {
-        QStringList e;
-        for (const auto& x : j->edits) e << QString::fromStdString(x).toHtmlEscaped();
         h += ResultsPage::tr("<p><b>Edited:</b> the replay's configuration differs from the workload as derived from the trace "
                              "(%1), so it is another workload than the job: no difference is shown.</p>")
-                 .arg(e.join(QStringLiteral(", ")));
+                 .arg(QString::fromStdString(trace::editsText(*j)).toHtmlEscaped());
     }
     return h;
 }

@@ -80,6 +80,12 @@ std::vector<std::string> replayEdits(const std::string& recorded, const std::str
     return out;
 }
 
+std::string editsText(const JobVersusReplay& j) {
+    std::string out;
+    for (const auto& e : j.edits) out += (out.empty() ? "" : ", ") + e;
+    return out;
+}
+
 std::string jobVersusReplayText(const JobVersusReplay& j) {
     char buf[512];
     std::string out = "                 real job     replay   difference\n";
@@ -89,11 +95,9 @@ std::string jobVersusReplayText(const JobVersusReplay& j) {
         return out + buf;
     }
     if (!j.edits.empty()) {
-        std::string why;
-        for (const auto& e : j.edits) why += (why.empty() ? "" : ", ") + e;
         std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f\nsamples/s      %10.1f %10.1f\n", j.jobAuPercent,
                       j.replayAuPercent, j.jobSamplesPerSecond, j.replaySamplesPerSecond);
-        return out + buf + "no difference: the replay was edited since it was derived (" + why +
+        return out + buf + "no difference: the replay was edited since it was derived (" + editsText(j) +
                "), so it is another workload than the job\n";
     }
     std::snprintf(buf, sizeof buf, "AU %%           %10.2f %10.2f   %+.2f points\nsamples/s      %10.1f %10.1f   %+.1f %%\n",

@@ -48,6 +48,9 @@ std::string derivedFingerprint(const WorkloadConfig& c, std::int64_t accelerator
 // empty when they agree or when nothing was recorded (a workload derived before the fingerprint existed).
 std::vector<std::string> replayEdits(const std::string& recorded, const std::string& now);
 
+// The edits joined for a sentence: "accelerators: 1 → 2, reader.batch_size: 4 → 8".
+std::string editsText(const JobVersusReplay& j);
+
 // The table as the CLI prints it:
 //                  real job     replay   difference
 //   AU %              68.35      65.44   -2.91 points

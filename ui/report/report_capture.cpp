@@ -26,11 +26,8 @@ void capturedJobSection(ReportPageFlow& flow, const ReportData& d) {
         const bool known = j->stepsFromMarks;
         inferred = inferred || !known;
         const bool same = j->comparable(); // the job's own figures, and a replay not edited since it was derived
-        if (!j->edits.empty()) {
-            QStringList e;
-            for (const auto& x : j->edits) e << QString::fromStdString(x).toHtmlEscaped();
-            edited << QStringLiteral("#%1: %2").arg(i + 1).arg(e.join(QStringLiteral(", ")));
-        }
+        if (!j->edits.empty())
+            edited << QStringLiteral("#%1: %2").arg(i + 1).arg(QString::fromStdString(trace::editsText(*j)).toHtmlEscaped());
         const QString noDiff = known ? QStringLiteral("edited") : unknown;
         const double dAu = j->auDifferencePoints(), dS = j->samplesDifferencePercent();
         t.rows.push_back({QString::number(i + 1), htmlBreakable(it.name), htmlBreakable(QString::fromStdString(j->trace)),
