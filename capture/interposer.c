@@ -525,6 +525,17 @@ EXPORT void _Exit(int status) {
 
 static inline int mode_needed(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
+/* The optional mode argument of the open family: read only when the flags say it was passed (va_start must
+ * run in the variadic function itself, hence a macro). */
+#define OPEN_MODE_ARG(NAME) \
+    mode_t NAME = 0; \
+    if (mode_needed(flags)) { \
+        va_list ap; \
+        va_start(ap, flags); \
+        NAME = va_arg(ap, mode_t); \
+        va_end(ap); \
+    }
+
 #define OPEN_BODY(CALL) \
     const uint64_t t = now_ns(); \
     const int fd = CALL; \
@@ -536,49 +547,25 @@ static inline int mode_needed(int flags) { return (flags & O_CREAT) || (flags & 
 
 EXPORT int open(const char* path, int flags, ...) {
     ENSURE(real_open);
-    mode_t mode = 0;
-    if (mode_needed(flags)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    OPEN_MODE_ARG(mode);
     OPEN_BODY(real_open(path, flags, mode))
 }
 
 EXPORT int open64(const char* path, int flags, ...) {
     ENSURE(real_open64);
-    mode_t mode = 0;
-    if (mode_needed(flags)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    OPEN_MODE_ARG(mode);
     OPEN_BODY(real_open64(path, flags, mode))
 }
 
 EXPORT int openat(int dirfd, const char* path, int flags, ...) {
     ENSURE(real_openat);
-    mode_t mode = 0;
-    if (mode_needed(flags)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    OPEN_MODE_ARG(mode);
     OPEN_BODY(real_openat(dirfd, path, flags, mode))
 }
 
 EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
     ENSURE(real_openat64);
-    mode_t mode = 0;
-    if (mode_needed(flags)) {
-        va_list ap;
-        va_start(ap, flags);
-        mode = va_arg(ap, mode_t);
-        va_end(ap);
-    }
+    OPEN_MODE_ARG(mode);
     OPEN_BODY(real_openat64(dirfd, path, flags, mode))
 }
 

@@ -1,6 +1,7 @@
 // Shared helpers for the QtTest suites: temporary folders, running the CLI, reading files.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -48,6 +49,35 @@ struct CliResult {
     QString err;
 };
 
+// Polls until pred() holds or the process ends; true when pred() held. The limit only catches a hang.
+template <class Pred>
+bool waitUntil(QProcess& p, Pred pred, int timeoutMs = 120000) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        if (pred()) return true;
+        if (p.state() == QProcess::NotRunning) return pred();
+        p.waitForFinished(10);
+    }
+    return false;
+}
+
+// Waits for a started program with a limit that only catches a hang (then kills it: "timeout" in err); a crash
+// (signal) is exit code -1.
+inline CliResult finishProgram(QProcess& p, int timeoutMs) {
+    CliResult r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timeout");
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
 // Runs `program` with the given arguments (and extra environment variables) and waits for it, with a
 // generous limit so that a hang fails the test instead of blocking CTest. A crash (signal) is reported
 // as exit code -1, which no assertion on a real exit code accepts; a program that cannot start fails the
@@ -66,16 +96,7 @@ inline CliResult runProgram(const QString& program, const QStringList& args, int
         QTest::qFail(qPrintable(QStringLiteral("cannot start ") + program + QStringLiteral(": ") + p.errorString()), __FILE__, __LINE__);
         return r;
     }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = QStringLiteral("timeout");
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
+    return finishProgram(p, timeoutMs);
 }
 
 // trainio-cli (every test executable depends on it: tests/CMakeLists.txt).

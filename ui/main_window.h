@@ -3,7 +3,7 @@
 // themes, and the settings that persist between sessions.
 #pragma once
 
-#include "notification_panel.h"
+#include "widgets/notification_panel.h"
 
 #include <QMainWindow>
 

@@ -1,9 +1,9 @@
 #include "commands.h"
 
 #include "cli_args.h"
-#include "checkpoint/checkpoint_run.h"
+#include "engine/checkpoint_run.h"
 #include "progress_reporter.h"
-#include "store/journal.h"
+#include "results/journal.h"
 
 #include "config/config_loader.h"
 #include "config/value_ranges.h"
@@ -13,7 +13,7 @@
 #include "engine/training_engine.h"
 #include "io/fault_injection.h"
 #include "preflight/preflight.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "store/run_files.h"
 #include "trace/job_vs_replay.h"
@@ -577,7 +577,7 @@ int runMetricsCommand(const Args& args) {
     const ParsedArgs p = parseArgs(args, spec);
     if (p.positionals.size() != 1) throw InputError("metrics takes exactly one invocation folder (DIR)");
     // A run that died (SIGKILL, OOM, power loss): its completed epochs are read back from its journal into
-    // the folder's DLIO files first (store/journal.h), marked interrupted.
+    // the folder's DLIO files first (results/journal.h), marked interrupted.
     if (store::isInterrupted(p.positionals[0])) {
         const RunOutcome r = store::completeInterrupted(p.positionals[0]);
         std::fprintf(stderr, "%s: %s\n", p.positionals[0].c_str(), r.error.c_str());

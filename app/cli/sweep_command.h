@@ -1,5 +1,5 @@
 // trainio-cli sweep: the largest accelerator count whose benchmark passes the AU threshold
-// (core/results/sweep.h does the search; this runs the trials, with threads or under mpirun).
+// (core/session/sweep.h does the search; this runs the trials, with threads or under mpirun).
 #pragma once
 
 #include <string>

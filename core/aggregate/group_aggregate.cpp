@@ -12,6 +12,7 @@
 #include "config/config_keys.h"
 #include "store/run_folder.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <set>
@@ -33,8 +34,6 @@ namespace trainio::aggregate {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = kMiB * 1024.0;
 constexpr std::size_t kRequiredRuns = 5; // MLPerf Storage v1.0 REQUIRED_BENCHMARK_RUNS
 constexpr double kDatasetToMemory = 5.0; // dataset >= 5 × the clients' total memory
 

@@ -3,8 +3,8 @@
 // Storage v1.0 report generator writes) and aggregate.json (TrainIO's full statistics).
 #pragma once
 
-#include "aggregate/invocation_record.h"
-#include "aggregate/statistics.h"
+#include "store/invocation_record.h"
+#include "util/statistics.h"
 #include "io/io_backend.h"
 #include "store/run_folder.h"
 

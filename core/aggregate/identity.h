@@ -16,7 +16,7 @@
 // record_length_bytes, model and model.name).
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 
 #include <string>
 #include <utility>

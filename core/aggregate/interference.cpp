@@ -2,7 +2,7 @@
 
 #include "aggregate/compare.h"
 #include "aggregate/identity.h"
-#include "aggregate/statistics.h"
+#include "util/statistics.h"
 #include "store/run_folder.h"
 
 #include <algorithm>

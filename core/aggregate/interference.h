@@ -6,7 +6,7 @@
 // so that the tree, the GUI and the report say the same thing.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "store/collocation_file.h"
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 // record made in memory is the record an import of the folder makes.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "store/run_files.h"
 
 #include <filesystem>

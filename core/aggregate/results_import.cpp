@@ -1,7 +1,7 @@
 #include "aggregate/results_import.h"
 
 #include "aggregate/invocation_assembly.h"
-#include "store/journal.h"
+#include "results/journal.h"
 
 #include "aggregate/identity.h"
 #include "aggregate/step_digest.h"
@@ -12,6 +12,7 @@
 #include "store/sweep_file.h"
 #include "telemetry/telemetry_table.h"
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -36,12 +37,6 @@ using nlohmann::json;
 namespace trainio::aggregate {
 
 namespace {
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 
 bool isWarmupName(const std::string& name) {
     const std::string n = lower(name);
@@ -581,7 +576,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
             if (it->path().filename() == store::kJournalFile && it->is_regular_file(ec) && !it->is_symlink(ec)) {
                 // A run folder with a journal and no summary.json: a run that died (read back as interrupted,
-                // its DLIO files written from the journal: store/journal.h), or one still running (skipped).
+                // its DLIO files written from the journal: results/journal.h), or one still running (skipped).
                 const fs::path runDir = it->path().parent_path();
                 if (store::isInterrupted(runDir)) {
                     try {

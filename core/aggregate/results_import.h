@@ -5,7 +5,7 @@
 // benchmark_manifest.h, sweep_file.h, journal.h) under the store's bound and link rule (run_folder.h).
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "store/written_files.h"
 
 #include <filesystem>

@@ -9,7 +9,7 @@
 
 #include "aggregate/group_aggregate.h"
 #include "aggregate/interference.h"
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 
 #include <cstddef>
 #include <memory>

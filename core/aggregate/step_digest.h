@@ -2,7 +2,7 @@
 // what store/run_files.h readStepRecords read, so that the report never reads a run folder itself.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "store/run_files.h"
 #include "store/written_files.h"
 

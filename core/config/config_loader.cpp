@@ -4,6 +4,7 @@
 #include "config/config_keys.h"
 #include "config/config_schema.h"
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -26,19 +27,7 @@ using config_schema::KeyKind;
 
 namespace {
 
-std::string trim(const std::string& s) {
-    auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return {};
-    auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
 bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return s;
-}
 
 std::optional<double> parseDouble(const std::string& text) {
     std::string s = trim(text);

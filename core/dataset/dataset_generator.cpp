@@ -573,19 +573,24 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
                 maybeReport();
                 continue;
             }
+            // The data file written to `target` (the object itself on S3, a temporary name on a file system),
+            // its bytes counted into the progress as they go; `reported` is what it counted.
+            std::uint64_t reported = 0;
+            const auto writeCounted = [&](const std::string& target) {
+                WriteControl control;
+                control.cancel = opts.cancel;
+                control.onBytes = [&](std::uint64_t n) {
+                    reported += n;
+                    bytesDone.fetch_add(n);
+                    maybeReport();
+                };
+                return writeDataFile(*io, spec, target, control);
+            };
             if (s3io) {
                 const std::string key = s3ObjectKey(path, s3io->client().options().bucket);
                 try {
                     for (const auto& [sidePath, content] : sides) writeWholeFile(*io, sidePath, content);
-                    std::uint64_t reported = 0;
-                    WriteControl control;
-                    control.cancel = opts.cancel;
-                    control.onBytes = [&](std::uint64_t n) {
-                        reported += n;
-                        bytesDone.fetch_add(n);
-                        maybeReport();
-                    };
-                    if (writeDataFile(*io, spec, path, control) == WriteOutcome::Cancelled) {
+                    if (writeCounted(path) == WriteOutcome::Cancelled) {
                         s3io->client().remove(key);
                         cancelled = true;
                         break;
@@ -609,15 +614,7 @@ GenerationResult generateDataset(const WorkloadConfig& cfg, const GenerateOption
             try {
                 const std::string tmp = temporaryFor(path);
                 temps.push_back(tmp);
-                std::uint64_t reported = 0;
-                WriteControl control;
-                control.cancel = opts.cancel;
-                control.onBytes = [&](std::uint64_t n) {
-                    reported += n;
-                    bytesDone.fetch_add(n);
-                    maybeReport();
-                };
-                if (writeDataFile(*io, spec, tmp, control) == WriteOutcome::Cancelled) {
+                if (writeCounted(tmp) == WriteOutcome::Cancelled) {
                     std::error_code ec;
                     fs::remove(tmp, ec);
                     cancelled = true;

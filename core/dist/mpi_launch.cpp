@@ -1,6 +1,7 @@
 #include "dist/mpi_launch.h"
 
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,13 +12,6 @@
 namespace trainio::dist {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    const auto e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
-}
 
 // A positive count ("4"); 0 when it is not one.
 std::uint64_t positiveCount(std::string_view s) {
@@ -49,10 +43,10 @@ bool isHostName(std::string_view name) {
 
 std::vector<HostSlots> parseHostList(std::string_view text) {
     std::vector<HostSlots> hosts;
-    if (trim(text).empty()) throw InputError("host list is empty: expected host[:slots] entries separated by commas");
+    if (trimView(text).empty()) throw InputError("host list is empty: expected host[:slots] entries separated by commas");
     while (true) {
         const auto comma = text.find(',');
-        const std::string_view entry = trim(text.substr(0, comma));
+        const std::string_view entry = trimView(text.substr(0, comma));
         const std::string where = "host list entry '" + std::string(entry) + "'";
         if (entry.empty()) throw InputError("host list has an empty entry: expected host[:slots] entries separated by commas");
         const auto colon = entry.find(':');
@@ -78,7 +72,7 @@ std::vector<HostSlots> readHostfile(const std::filesystem::path& file) {
     std::string line;
     for (int lineNo = 1; std::getline(in, line); ++lineNo) {
         std::string_view content = line;
-        content = trim(content.substr(0, content.find('#')));
+        content = trimView(content.substr(0, content.find('#')));
         if (content.empty()) continue;
         const std::string where = "hostfile " + file.string() + " line " + std::to_string(lineNo);
         std::istringstream words{std::string(content)};

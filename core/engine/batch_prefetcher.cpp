@@ -1,7 +1,7 @@
 #include "engine/batch_prefetcher.h"
 
 #include "engine/compute_emulator.h"
-#include "engine/thread_tuning.h"
+#include "loader/thread_tuning.h"
 #include "util/errors.h"
 
 #include <algorithm>

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cerrno>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <thread>
 #include <time.h>
 
@@ -68,8 +67,6 @@ double ComputeEmulator::draw() {
     }
     return std::max(0.0, v);
 }
-
-void ComputeEmulator::tightenTimerSlack() { prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); }
 
 bool ComputeEmulator::wait(double seconds, const std::atomic<bool>* cancel) {
     if (seconds <= 0.0) return !(cancel && cancel->load(std::memory_order_relaxed));

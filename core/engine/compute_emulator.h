@@ -22,8 +22,6 @@ public:
     // Waits `seconds` from now; returns early (false) if `cancel` becomes true. Checks cancel at least
     // every 20 ms so that a long compute step still stops promptly.
     static bool wait(double seconds, const std::atomic<bool>* cancel = nullptr);
-    // Raises the calling thread's timer precision (PR_SET_TIMERSLACK to 1 ns); per thread.
-    static void tightenTimerSlack();
 
 private:
     ComputeTime time_;

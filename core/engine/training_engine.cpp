@@ -5,9 +5,9 @@
 #include "engine/batch_prefetcher.h"
 #include "engine/compute_emulator.h"
 #include "engine/event_pump.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "engine/step_barrier.h"
-#include "engine/thread_tuning.h"
+#include "loader/thread_tuning.h"
 #include "format/format_writer.h"
 #include "util/clock.h"
 #include "util/errors.h"
@@ -35,6 +35,42 @@ const char* toString(RunStatus s) {
 }
 
 namespace {
+
+// One step's record travels as a StepEvent (to the observers) and, under MPI, inside a SyncSlot (to process
+// 0): the fields are filled once, in the StepEvent, and the slot and the relayed event are made from it.
+dist::SyncSlot stepSlot(const StepEvent& e, std::uint64_t samplesRead, double epochStart, double blockStart, double end) {
+    dist::SyncSlot s;
+    s.kind = dist::SyncSlot::Step;
+    s.epoch = e.epoch;
+    s.step = e.step;
+    s.stepsPerEpoch = e.stepsPerEpoch;
+    s.load = e.load;
+    s.compute = e.compute;
+    s.proc = e.proc;
+    s.wall = e.wallTime;
+    s.bytesRead = e.bytesRead;
+    s.samplesRead = samplesRead;
+    s.queueDepth = e.queueDepth;
+    s.epochStart = epochStart;
+    s.blockStart = blockStart;
+    s.blockEnd = s.epochEnd = end;
+    return s;
+}
+
+StepEvent stepEvent(std::uint64_t rank, const dist::SyncSlot& s) {
+    StepEvent e;
+    e.rank = rank;
+    e.epoch = s.epoch;
+    e.step = s.step;
+    e.stepsPerEpoch = s.stepsPerEpoch;
+    e.load = s.load;
+    e.compute = s.compute;
+    e.proc = s.proc;
+    e.wallTime = s.wall;
+    e.queueDepth = s.queueDepth;
+    e.bytesRead = s.bytesRead;
+    return e;
+}
 
 struct SharedRun {
     const WorkloadConfig& cfg;
@@ -139,7 +175,7 @@ struct StopFlag {
 
 void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& io) {
     const WorkloadConfig& cfg = run.cfg;
-    ComputeEmulator::tightenTimerSlack();
+    tightenTimerSlack();
     // Only a thread that sleeps through compute steps needs to preempt on wake-up; with no compute the
     // training loop would preempt a reader at every batch for nothing.
     if (cfg.train.computationTime.expectedSeconds() > 0) askShortSlice();
@@ -218,40 +254,24 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             blockp->load.push_back(t1 - t0);
             blockp->compute.push_back(v1 ? drawn : t2 - t1);
             blockp->proc.push_back(t2 - t0);
-            // Between compute and the meeting: clock reads (above) and one lock-free store, nothing else.
-            if (pump.active()) {
-                StepEvent ev;
-                ev.rank = rank;
-                ev.epoch = epoch;
-                ev.step = step + 1;
-                ev.stepsPerEpoch = plan.stepsPerEpoch;
-                ev.load = t1 - t0;
-                ev.compute = blockp->compute.back();
-                ev.proc = t2 - t0;
-                ev.wallTime = t2 - run.clock.origin();
-                ev.queueDepth = prefetcher.readyAfterTake();
-                ev.bytesRead = prefetcher.bytesRead();
-                pump.step(rank - run.firstRank, ev);
-            }
+            // Between compute and the meeting: clock reads (above), the step's fields filled once, and one
+            // lock-free store, nothing else.
+            StepEvent ev;
+            ev.rank = rank;
+            ev.epoch = epoch;
+            ev.step = step + 1;
+            ev.stepsPerEpoch = plan.stepsPerEpoch;
+            ev.load = t1 - t0;
+            ev.compute = blockp->compute.back();
+            ev.proc = t2 - t0;
+            ev.wallTime = t2 - run.clock.origin();
+            ev.queueDepth = prefetcher.readyAfterTake();
+            ev.bytesRead = prefetcher.bytesRead();
+            pump.step(rank - run.firstRank, ev);
             // The emulated all-reduce (DLIO has none). t0 is taken after it, so its wait is in no step's
             // load or compute but in the block's wall time T, which AU divides by (SPEC §5, docs/engine.md).
             dist::SyncSlot slot;
-            if (run.sync) {
-                slot.kind = dist::SyncSlot::Step;
-                slot.epoch = epoch;
-                slot.step = step + 1;
-                slot.stepsPerEpoch = plan.stepsPerEpoch;
-                slot.load = t1 - t0;
-                slot.compute = blockp->compute.back();
-                slot.proc = t2 - t0;
-                slot.wall = t2 - run.clock.origin();
-                slot.bytesRead = prefetcher.bytesRead();
-                slot.samplesRead = prefetcher.samplesRead();
-                slot.queueDepth = prefetcher.readyAfterTake();
-                slot.epochStart = ep.start;
-                slot.blockStart = blockp->start;
-                slot.blockEnd = slot.epochEnd = t2;
-            }
+            if (run.sync) slot = stepSlot(ev, prefetcher.samplesRead(), ep.start, blockp->start, t2);
             if (!run.meet(rank, slot)) {
                 ++step;
                 break;
@@ -266,6 +286,12 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                     const std::uint64_t next = blockp->block + 1;
                     blockp = &ep.blocks.emplace_back();
                     blockp->block = next;
+                    // Reserved before the block starts, as the epoch's first block is: no step of it
+                    // reallocates inside the measured window.
+                    const std::uint64_t left = plan.stepsPerEpoch - (step + 1);
+                    blockp->load.reserve(left);
+                    blockp->compute.reserve(left);
+                    blockp->proc.reserve(left);
                     blockp->start = run.clock.now();
                 }
             }
@@ -379,20 +405,7 @@ public:
                 b.load.push_back(s.load);
                 b.compute.push_back(s.compute);
                 b.proc.push_back(s.proc);
-                if (run_.pump->active()) {
-                    StepEvent ev;
-                    ev.rank = g;
-                    ev.epoch = s.epoch;
-                    ev.step = s.step;
-                    ev.stepsPerEpoch = s.stepsPerEpoch;
-                    ev.load = s.load;
-                    ev.compute = s.compute;
-                    ev.proc = s.proc;
-                    ev.wallTime = s.wall;
-                    ev.queueDepth = s.queueDepth;
-                    ev.bytesRead = s.bytesRead;
-                    run_.pump->step(run_.local, ev); // the relay's own ring (one meeting at a time)
-                }
+                if (run_.pump->active()) run_.pump->step(run_.local, stepEvent(g, s)); // the relay's own ring (one meeting at a time)
             } else {
                 e.complete = s.complete != 0 && e.steps() == s.stepsPerEpoch;
                 if (e.complete) {

@@ -3,7 +3,7 @@
 // step barrier. Produces the per-step records DLIO writes and the epoch metrics as it goes.
 #pragma once
 
-#include "engine/run_status.h"
+#include "store/run_status.h"
 #include "checkpoint/checkpoint_io.h"
 #include "dist/communicator.h"
 #include "config/workload_config.h"
@@ -35,7 +35,7 @@ struct EngineOptions {
     std::function<void(std::uint64_t epoch)> beforeEpoch;
     std::function<void(std::uint64_t epoch, const std::vector<std::uint64_t>& bytesPerRank)> afterEpoch;
     // The process that writes the results (a single process, or process 0 under MPI): every rank's completed
-    // epoch as soon as it is known — the run journal's feed (store/journal.h). Called after the epoch's end
+    // epoch as soon as it is known — the run journal's feed (results/journal.h). Called after the epoch's end
     // (outside every measured window), from the rank's own thread or, for another process's rank, from the
     // meeting that brought its epoch end; must be thread-safe.
     std::function<void(std::uint64_t rank, const EpochRecord& epoch)> onEpochRecorded;

@@ -1,10 +1,11 @@
 #include "io/emulated_storage.h"
 
-#include "engine/compute_emulator.h"
+#include "util/clock.h"
 
 #include "util/errors.h"
 #include "util/prng.h"
 #include "util/quantity.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,6 @@ namespace trainio {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kMiB = 1024.0 * 1024.0;
 // Sleeping requests look at rate changes at least this often; a change is thus effective within it.
 constexpr std::chrono::milliseconds kRecheck{100};
 
@@ -51,7 +51,7 @@ std::string limitText(double v, const char* unit) {
 // hands the core to another runnable thread for a whole time slice, milliseconds late.
 void sleepPrecisely(Clock::time_point due) {
     thread_local const bool slack = [] {
-        ComputeEmulator::tightenTimerSlack();
+        tightenTimerSlack();
         return true;
     }();
     (void)slack;
@@ -265,7 +265,7 @@ class EmulatedStorageBackend::RateBucket {
 
 EmulatedStorageBackend::EmulatedStorageBackend(std::shared_ptr<IoBackend> inner, const StorageShape& shape,
                                                std::uint64_t seed, WallClock clock)
-    : inner_(inner ? std::move(inner) : makePosixBackend()), seed_(seed), clock_(clock), shape_(shape) {
+    : ForwardingBackend(inner ? std::move(inner) : makePosixBackend()), seed_(seed), clock_(clock), shape_(shape) {
     validateStorageShape(shape, "emulated storage");
     publishLatency(shape.latency);
     shapeWrites_ = shape.shapeWrites;
@@ -377,10 +377,6 @@ template <class Call> ssize_t EmulatedStorageBackend::shaped(Call&& call) {
     return n;
 }
 
-int EmulatedStorageBackend::open(const std::string& path, const OpenOptions& opts) {
-    return inner_->open(path, opts);
-}
-
 ssize_t EmulatedStorageBackend::pread(int handle, void* buf, std::size_t len, std::uint64_t offset) {
     return shaped([&] { return inner_->pread(handle, buf, len, offset); });
 }
@@ -390,15 +386,6 @@ ssize_t EmulatedStorageBackend::pwrite(int handle, const void* buf, std::size_t 
     return shaped([&] { return inner_->pwrite(handle, buf, len, offset); });
 }
 
-std::int64_t EmulatedStorageBackend::size(int handle) {
-    return inner_->size(handle);
-}
-int EmulatedStorageBackend::fsync(int handle) {
-    return inner_->fsync(handle);
-}
-int EmulatedStorageBackend::close(int handle) {
-    return inner_->close(handle);
-}
 
 void EmulatedStorageBackend::logChange(const char* parameter, double oldValue, double newValue,
                                        std::string oldText, std::string newText) {

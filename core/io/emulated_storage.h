@@ -2,7 +2,7 @@
 // io_uring, fault injection) behave like a slower device, so that "slow storage starves the
 // accelerators" can be shown on a workstation whose dataset sits in the page cache.
 //
-// Used by every run through StorageSession (results/storage_session.h), which builds
+// Used by every run through StorageSession (session/storage_session.h), which builds
 //     auto shaped = std::make_shared<EmulatedStorageBackend>(engineIo, storageShapeFor(cfg.trainio.storage),
 //                                                            cfg.train.seed, runClock);
 // hands `shaped` to the readers and to the GUI's live controls, and writes storageShapeJson(shape) (plus
@@ -138,7 +138,7 @@ struct EmulationStats {
 // Run page's "limited by" and the presentation view.
 std::string bindingLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds);
 
-class EmulatedStorageBackend final : public IoBackend {
+class EmulatedStorageBackend final : public ForwardingBackend {
   public:
     // How much unused rate a bucket keeps as credit; also the largest burst above the cap.
     static constexpr std::chrono::milliseconds kBucketDepth{20};
@@ -149,13 +149,11 @@ class EmulatedStorageBackend final : public IoBackend {
                            WallClock clock = WallClock());
     ~EmulatedStorageBackend() override;
 
+    // Reads (and writes, when shaped) wait for the device's bandwidth, IOPS, in-flight and latency limits;
+    // open, size, fsync and close go straight to the inner backend (ForwardingBackend).
     const char* name() const override { return "emulated-storage"; }
-    int open(const std::string& path, const OpenOptions& opts) override;
     ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) override;
     ssize_t pwrite(int handle, const void* buf, std::size_t len, std::uint64_t offset) override;
-    std::int64_t size(int handle) override;
-    int fsync(int handle) override;
-    int close(int handle) override;
 
     // Live controls, callable from any thread. Invalid values throw InputError and change nothing.
     void setBandwidth(double bytesPerSecond);
@@ -184,7 +182,6 @@ class EmulatedStorageBackend final : public IoBackend {
     void setRate(RateBucket& bucket, double StorageShape::*field, double value, const char* parameter,
                  double unitScale, const char* unit);
 
-    std::shared_ptr<IoBackend> inner_;
     const std::uint64_t seed_;
     const WallClock clock_;
 

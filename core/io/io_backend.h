@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 
 namespace trainio {
 
@@ -35,6 +36,26 @@ public:
     virtual std::int64_t size(int handle) = 0;
     virtual int fsync(int handle) = 0;
     virtual int close(int handle) = 0;
+};
+
+// A backend wrapped around another (the emulated device, the storage probe's timer, fault injection): every
+// call goes to the inner backend unless the wrapper overrides it.
+class ForwardingBackend : public IoBackend {
+public:
+    explicit ForwardingBackend(std::shared_ptr<IoBackend> inner) : inner_(std::move(inner)) {}
+    int open(const std::string& path, const OpenOptions& opts) override { return inner_->open(path, opts); }
+    ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) override {
+        return inner_->pread(handle, buf, len, offset);
+    }
+    ssize_t pwrite(int handle, const void* buf, std::size_t len, std::uint64_t offset) override {
+        return inner_->pwrite(handle, buf, len, offset);
+    }
+    std::int64_t size(int handle) override { return inner_->size(handle); }
+    int fsync(int handle) override { return inner_->fsync(handle); }
+    int close(int handle) override { return inner_->close(handle); }
+
+protected:
+    std::shared_ptr<IoBackend> inner_;
 };
 
 // Buffered POSIX pread/pwrite.

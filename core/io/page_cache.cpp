@@ -2,7 +2,6 @@
 
 #include "telemetry/proc_parsers.h"
 
-#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -358,10 +357,6 @@ nlohmann::json ioReportJson(const IoReport& report) {
     }
     return {
         {"engine", report.engine}, {"cache", report.cache}, {"storage", report.storage}, {"epochs", epochs}};
-}
-
-void writeIoReport(const fs::path& folder, const IoReport& report) {
-    store::writeFileAtomic(folder / store::kIoFile, ioReportJson(report).dump(2) + "\n");
 }
 
 std::string cacheWarning(const IoReport& report) {

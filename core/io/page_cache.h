@@ -9,7 +9,7 @@
 //                                                          // applyCacheControl, so residency shows it)
 //   EpochIoRecord r = meter.endEpoch(epoch, deliveredPerRank);  // after the epoch's last read
 //   IoReport report{engine, cache, storageJson, {r, ...}};
-//   writeIoReport(invocationFolder, report);                // trainio_io.json
+//   store::writeIoReport(invocationFolder, report);         // trainio_io.json (store/run_files.h)
 //   cacheWarning(report)                                    // non-empty: show it with the result
 // deliveredPerRank is what the engine already counts (BatchPrefetcher::bytesRead deltas per rank),
 // so the meter adds nothing to the hot path. beginEpoch reads /proc/self/io and /proc/diskstats and
@@ -142,8 +142,6 @@ struct IoReport {
 };
 
 nlohmann::json ioReportJson(const IoReport& report);
-// Writes <folder>/trainio_io.json atomically. Throws RunError naming the file.
-void writeIoReport(const std::filesystem::path& folder, const IoReport& report);
 
 // Epochs where more than this share came from the cache get a warning.
 inline constexpr double kCacheWarningPercent = 50.0;

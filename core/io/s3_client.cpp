@@ -1,6 +1,7 @@
 #include "io/s3_client.h"
 
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <curl/curl.h>
 
@@ -52,13 +53,6 @@ struct ThreadCurl {
 ThreadCurl& threadCurl() {
     thread_local ThreadCurl t;
     return t;
-}
-
-std::string trim(std::string s) {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
 }
 
 // Key names as S3 wants them in a URL: every byte but the unreserved ones and '/' percent-encoded.

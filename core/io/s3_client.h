@@ -72,7 +72,7 @@ struct S3RequestStats {
     std::vector<double> requestMs;    // GETs: whole request
 };
 
-// An epoch of an S3 run as the Run page shows it (results/storage_session.cpp; trainio_io.json's s3 epochs hold all of it).
+// An epoch of an S3 run as the Run page shows it (session/storage_session.cpp; trainio_io.json's s3 epochs hold all of it).
 struct S3EpochFigures {
     std::uint64_t gets = 0, requests = 0, retries = 0, failures = 0;
     std::uint64_t bytesDelivered = 0, wireBytesIn = 0;

@@ -5,6 +5,7 @@
 #include "config/config_schema.h"
 #include "util/errors.h"
 #include "util/quantity.h"
+#include "util/units.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -21,7 +22,6 @@ namespace trainio {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string scalarOrShape(const YAML::Node& v) {
     if (v.IsScalar()) return v.Scalar();
@@ -218,6 +218,41 @@ StorageProfile loadStorageProfile(const std::string& nameOrPath) {
 
 StorageShape parseStorageShape(const YAML::Node& node, const std::string& where, StorageShape base) {
     return readShape(node, where, base, {"profile"});
+}
+
+namespace {
+
+LatencyDistribution latencyFor(const LatencySpec& l) {
+    LatencyDistribution d;
+    if (l.type == "constant") {
+        d.kind = LatencyKind::Constant;
+        d.centerMs = l.value;
+    } else if (l.type == "normal") {
+        d.kind = LatencyKind::Normal;
+        d.centerMs = l.mean;
+        d.spread = l.stdev;
+    } else if (l.type == "lognormal") {
+        d.kind = LatencyKind::Lognormal;
+        d.centerMs = l.median;
+        d.spread = l.sigma;
+    } else if (l.type == "exponential") {
+        d.kind = LatencyKind::Exponential;
+        d.centerMs = l.mean;
+    }
+    return d;
+}
+
+
+} // namespace
+
+StorageShape storageShapeFor(const StorageEmulationSection& s) {
+    StorageShape shape = s.profile.empty() ? StorageShape{} : loadStorageProfile(s.profile).shape;
+    if (s.bandwidthMiBs > 0) shape.bandwidthBytesPerSecond = s.bandwidthMiBs * 1048576.0;
+    if (s.latencyMs.type != "none") shape.latency = latencyFor(s.latencyMs);
+    if (s.iops > 0) shape.iops = s.iops;
+    if (s.maxInflight > 0) shape.maxInflight = static_cast<unsigned>(s.maxInflight);
+    validateStorageShape(shape, "trainio.storage");
+    return shape;
 }
 
 } // namespace trainio

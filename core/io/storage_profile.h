@@ -17,6 +17,7 @@
 // loader applies it with parseStorageShape(node, where, loadStorageProfile(profile).shape).
 #pragma once
 
+#include "config/workload_config.h"
 #include "io/emulated_storage.h"
 
 #include <string>
@@ -50,5 +51,9 @@ StorageProfile loadStorageProfile(const std::string& nameOrPath);
 // result. `where` names the file or section in errors. `profile` is ignored here: the caller resolves it
 // first to obtain `base`. Throws InputError.
 StorageShape parseStorageShape(const YAML::Node& node, const std::string& where, StorageShape base = {});
+
+// The emulated-storage parameters of a workload: the profile's, then the section's own non-zero keys.
+// Throws InputError naming the key (or the profile file) for a bad value.
+StorageShape storageShapeFor(const StorageEmulationSection& section);
 
 } // namespace trainio

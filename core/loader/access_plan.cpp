@@ -1,7 +1,7 @@
 #include "loader/access_plan.h"
 
 #include "dataset/record_shape.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,8 @@
 #include "loader/sample_source.h"
 
-#include "engine/thread_tuning.h"
+#include "loader/thread_tuning.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -99,7 +100,6 @@ struct SampleSource::Entry {
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
 
 std::uint64_t mibToBytes(double mib) { return static_cast<std::uint64_t>(std::llround(mib * kMiB)); }
 

@@ -1,6 +1,7 @@
 #include "metrics/dlio_metrics.h"
 
 #include "util/errors.h"
+#include "util/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -116,18 +117,11 @@ std::string metricWindowWarning(const MetricOptions& opt) {
            " steps (more files or samples per file, a smaller batch or fewer accelerators)";
 }
 
-double mean(const std::vector<double>& v) {
-    if (v.empty()) return 0.0;
-    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
+// numpy's mean and std (DLIO's np.mean / np.std over epochs), summed as numpy sums (util/statistics.h); an
+// empty list gives 0, as DLIO's figures of a run without epochs read.
+double mean(const std::vector<double>& v) { return v.empty() ? 0.0 : aggregate::mean(v).value; }
 
-double populationStdev(const std::vector<double>& v) {
-    if (v.empty()) return 0.0;
-    const double m = mean(v);
-    double s = 0;
-    for (double x : v) s += (x - m) * (x - m);
-    return std::sqrt(s / static_cast<double>(v.size()));
-}
+double populationStdev(const std::vector<double>& v) { return v.empty() ? 0.0 : aggregate::populationStdev(v).value; }
 
 BlockMetrics blockMetrics(const BlockRecord& block, const MetricOptions& opt) {
     if (opt.semantics == MetricSemantics::DlioV3) return blockMetricsV3(block, opt);

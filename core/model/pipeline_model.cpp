@@ -1,12 +1,12 @@
 #include "model/pipeline_model.h"
 
 #include "dataset/dataset_generator.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "io/storage_profile.h"
 #include "loader/access_plan.h"
 #include "metrics/dlio_metrics.h"
-#include "results/storage_session.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,6 @@ namespace trainio::model {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMiB = 1048576.0;
 
 bool wholeFileFormat(DataFormat f) {
     return f == DataFormat::Npz || f == DataFormat::Npy || f == DataFormat::Hdf5 || f == DataFormat::Jpeg ||

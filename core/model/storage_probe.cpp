@@ -20,11 +20,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Counts the preads that reach the device and the time spent in them.
-class TimedBackend final : public IoBackend {
+class TimedBackend final : public ForwardingBackend {
   public:
-    explicit TimedBackend(std::shared_ptr<IoBackend> inner) : inner_(std::move(inner)) {}
+    explicit TimedBackend(std::shared_ptr<IoBackend> inner) : ForwardingBackend(std::move(inner)) {}
     const char* name() const override { return "probe"; }
-    int open(const std::string& path, const OpenOptions& opts) override { return inner_->open(path, opts); }
     ssize_t pread(int handle, void* buf, std::size_t len, std::uint64_t offset) override {
         const auto t0 = Clock::now();
         const ssize_t n = inner_->pread(handle, buf, len, offset);
@@ -34,12 +33,6 @@ class TimedBackend final : public IoBackend {
         if (n > 0) bytes_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
         return n;
     }
-    ssize_t pwrite(int handle, const void* buf, std::size_t len, std::uint64_t offset) override {
-        return inner_->pwrite(handle, buf, len, offset);
-    }
-    std::int64_t size(int handle) override { return inner_->size(handle); }
-    int fsync(int handle) override { return inner_->fsync(handle); }
-    int close(int handle) override { return inner_->close(handle); }
 
     void reset() {
         ns_ = 0;
@@ -51,7 +44,6 @@ class TimedBackend final : public IoBackend {
     double seconds() const { return static_cast<double>(ns_.load()) / 1e9; }
 
   private:
-    std::shared_ptr<IoBackend> inner_;
     std::atomic<std::uint64_t> ns_{0}, requests_{0}, bytes_{0};
 };
 

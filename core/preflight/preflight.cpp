@@ -2,18 +2,18 @@
 
 #include "preflight/memory_budget.h"
 
-#include "aggregate/statistics.h"
+#include "util/statistics.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
 #include "dataset/record_shape.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "format/crc32c.h"
 #include "format/format_writer.h"
 #include "io/cache_control.h"
 #include "io/io_engines.h"
 #include "io/s3_backend.h"
-#include "results/storage_session.h"
+#include "io/storage_profile.h"
 #include "util/errors.h"
 
 #include <sys/statvfs.h>
@@ -644,10 +644,13 @@ PreflightResult preflight(const WorkloadConfig& cfg, const PreflightRequest& req
 
 void requirePreflight(const WorkloadConfig& cfg, const PreflightRequest& req) {
     const PreflightResult r = preflight(cfg, req);
-    if (r.ok()) return;
+    if (!r.ok()) throw InputError(r.failureMessage());
+}
+
+std::string PreflightResult::failureMessage() const {
     std::string msg = "pre-flight check failed, nothing was measured:";
-    for (const auto& p : r.problems) msg += "\n  " + p.text();
-    throw InputError(msg);
+    for (const auto& p : problems) msg += "\n  " + p.text();
+    return msg;
 }
 
 } // namespace trainio

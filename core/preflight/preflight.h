@@ -27,6 +27,9 @@ struct PreflightResult {
     std::vector<std::string> warnings;      // worth showing, does not stop the action
     bool ok() const { return problems.empty(); }
     std::string text() const; // one line per problem
+    // "pre-flight check failed, nothing was measured:" and a line per problem: what the CLI prints and
+    // the GUI's dialog heads its list with.
+    std::string failureMessage() const;
 };
 
 enum class PreflightAction { Datagen, Run, Benchmark };

@@ -6,7 +6,7 @@
 #include "io/emulated_storage.h"
 #include "io/io_backend.h"
 #include "io/page_cache.h"
-#include "results/storage_session.h"
+#include "session/storage_session.h"
 #include "store/run_folder.h"
 #include "util/clock.h"
 #include "util/errors.h"

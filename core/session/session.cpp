@@ -1,6 +1,6 @@
 #include "session/session.h"
 
-#include "checkpoint/checkpoint_run.h"
+#include "engine/checkpoint_run.h"
 #include "dist/communicator.h"
 #include "aggregate/step_digest.h"
 #include "store/run_folder.h"
@@ -73,10 +73,8 @@ void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Comm
         if (isProcessZero(comm))
             for (const auto& w : r.warnings) observer.onMessage("warning: " + w);
         if (r.ok()) return;
-        // requirePreflight's words: the CLI prints them, the GUI shows `problems` in its dialog.
-        std::string msg = "pre-flight check failed, nothing was measured:";
-        for (const auto& p : r.problems) msg += "\n  " + p.text();
-        throw PreflightFailed(msg, r.problems);
+        // The CLI prints the words, the GUI shows `problems` in its dialog.
+        throw PreflightFailed(r.failureMessage(), r.problems);
     });
 }
 

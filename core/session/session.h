@@ -12,7 +12,7 @@
 #include "dataset/dataset_generator.h"
 #include "preflight/preflight.h"
 #include "aggregate/results_import.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "store/written_files.h"
 #include "util/errors.h"
 

@@ -1,6 +1,7 @@
 #include "store/labels.h"
 
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -73,11 +74,6 @@ std::string text(const json& j, const char* key) {
         return os.str();
     }
     return {};
-}
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 std::string describeV1(const json& doc) {

@@ -8,7 +8,7 @@
 //    "notes": "after firmware 1.2", "name": "baseline"}
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "io/io_backend.h"
 #include "store/run_folder.h"
 

@@ -5,6 +5,7 @@
 #include "telemetry/telemetry_table.h"
 #include "util/clock.h"
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -33,13 +34,6 @@ bool present(const fs::path& file) {
     std::error_code ec;
     const auto st = fs::symlink_status(file, ec);
     return !ec && fs::exists(st) && !fs::is_directory(st);
-}
-
-std::string trim(const std::string& s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return s.substr(b, e - b);
 }
 
 const json* find(const json& obj, const char* key) {
@@ -775,4 +769,13 @@ std::optional<fs::path> findMlperfReport(const fs::path& groupDir, const fs::pat
 }
 
 InvocationData readInvocationFolder(const fs::path& dir) { return readStepRecords(dir, treeOf(dir), ReadBounds{}); }
+void writeIoReport(const std::filesystem::path& folder, const IoReport& report) {
+    writeFileAtomic(folder / kIoFile, ioReportJson(report).dump(2) + "\n");
+}
+
+void writeTelemetryFiles(const std::filesystem::path& folder, const telemetry::TelemetryTable& table) {
+    writeFileAtomic(folder / kTelemetryCsvFile, telemetry::telemetryCsv(table));
+    writeFileAtomic(folder / kTelemetryJsonFile, telemetry::telemetryJson(table));
+}
+
 } // namespace trainio::store

@@ -8,14 +8,16 @@
 // Each reads through a FileSource (run_folder.h): the disk, or what this process wrote (written_files.h).
 // The importer (aggregate/results_import.h) walks a tree, calls these for each run folder and groups;
 // `trainio-cli metrics` (readInvocationFolder) and the sweep read through them too. The writers of these
-// files are results/invocation_files.h (DLIO's files, trainio_run.json), results/storage_session.h
-// (trainio_io.json, telemetry.json), results/benchmark_runner.h (trainio_model.json, metadata), all
+// files are results/invocation_files.h (DLIO's files, trainio_run.json), session/storage_session.h
+// (trainio_io.json, telemetry.json), session/benchmark_runner.h (trainio_model.json, metadata), all
 // through run_folder.h's writeFileAtomic.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "metrics/step_records.h"
 #include "store/run_folder.h"
+#include "io/page_cache.h"
+#include "telemetry/telemetry_table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -139,5 +141,10 @@ std::string mlperfSystemName(const std::filesystem::path& dir);
 std::optional<std::filesystem::path> findSystemFile(const std::filesystem::path& dir, const std::filesystem::path& root);
 // An mlperf_storage_report.json in `groupDir` or, for a runs/ folder, beside it — inside `root` only.
 std::optional<std::filesystem::path> findMlperfReport(const std::filesystem::path& groupDir, const std::filesystem::path& root);
+
+// Writers of a run's measurement files, for folders built by hand (tests, tools); a run writes them through
+// its storage session. Each file atomically (writeFileAtomic); throw RunError naming the file.
+void writeIoReport(const std::filesystem::path& folder, const IoReport& report);              // trainio_io.json
+void writeTelemetryFiles(const std::filesystem::path& folder, const telemetry::TelemetryTable& table); // telemetry.csv/.json
 
 } // namespace trainio::store

@@ -1,9 +1,9 @@
 // A sweep's data as sweep.json holds it (docs/sweep.md), its writer and its one reader: plain structs, so
 // that the importer's result (aggregate::ImportResult::sweeps) can carry the sweeps it finds without the
-// engine. The search itself is results/sweep.h.
+// engine. The search itself is session/sweep.h.
 #pragma once
 
-#include "engine/run_status.h"
+#include "store/run_status.h"
 
 #include <cmath>
 #include <cstdint>

@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace trainio::aggregate {
-struct StepDigest; // aggregate/invocation_record.h
+struct StepDigest; // store/invocation_record.h
 }
 
 namespace trainio::store {

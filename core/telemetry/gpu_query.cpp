@@ -1,6 +1,7 @@
 #include "telemetry/gpu_query.h"
 
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <cerrno>
 #include <charconv>
@@ -21,16 +22,8 @@ extern char** environ;
 namespace trainio::telemetry {
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 double gpuField(std::string_view field, std::string_view source, std::size_t lineNo, std::string_view line) {
-    field = trim(field);
+    field = trimView(field);
     if (!field.empty() && field.front() == '[') return std::numeric_limits<double>::quiet_NaN(); // [N/A]
     double v = 0;
     const auto [p, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
@@ -56,7 +49,7 @@ std::vector<GpuReading> parseNvidiaSmi(std::string_view text, std::string_view s
     std::size_t lineNo = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
-        const std::string_view line = trim(text.substr(0, nl));
+        const std::string_view line = trimView(text.substr(0, nl));
         text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
         ++lineNo;
         if (line.empty()) continue;

@@ -1,6 +1,7 @@
 #include "telemetry/proc_parsers.h"
 
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <array>
 #include <charconv>
@@ -10,7 +11,6 @@
 namespace trainio::telemetry {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kSectorBytes = 512.0;
 
 // Splits on spaces and tabs without allocating; at most N fields are kept, `count` says how many were seen.

@@ -3,6 +3,7 @@
 #include "telemetry/gpu_query.h"
 #include "telemetry/proc_parsers.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,7 +19,6 @@
 namespace trainio::telemetry {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One /proc file kept open for the whole run: each sample is one pread at offset 0 (which makes the

@@ -9,7 +9,7 @@
 //     sampler.start();                                       // before the first epoch; throws on bad options
 //     …run…                                                  // the GUI may poll rowsFrom(n) or set opt.onRow
 //     auto table = sampler.stop();                           // after the last epoch
-//     telemetry::writeTelemetryFiles(invocationFolder, table);
+//     store::writeTelemetryFiles(invocationFolder, table);   (store/run_files.h)
 //     auto verdict = telemetry::clientBound(table, epochStart, epochEnd);  // per epoch or for the run
 //
 // Thread-safety: start() and stop() from one owning thread; rowCount(), rowsFrom(), columns(), waitForRows()

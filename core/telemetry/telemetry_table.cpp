@@ -1,6 +1,5 @@
 #include "telemetry/telemetry_table.h"
 
-#include "store/run_folder.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -263,11 +262,6 @@ TelemetryTable parseTelemetryJson(const std::string& text, const std::string& so
         t.rows.push_back(std::move(row));
     }
     return t;
-}
-
-void writeTelemetryFiles(const std::filesystem::path& folder, const TelemetryTable& table) {
-    store::writeFileAtomic(folder / store::kTelemetryCsvFile, telemetryCsv(table));
-    store::writeFileAtomic(folder / store::kTelemetryJsonFile, telemetryJson(table));
 }
 
 } // namespace trainio::telemetry

@@ -37,7 +37,5 @@ std::string telemetryJson(const TelemetryTable& table);
 TelemetryTable parseTelemetryCsv(const std::string& text, const std::string& source);
 TelemetryTable parseTelemetryJson(const std::string& text, const std::string& source);
 
-// Writes <folder>/telemetry.csv and <folder>/telemetry.json, each atomically (store/run_folder.h writeFileAtomic).
-void writeTelemetryFiles(const std::filesystem::path& folder, const TelemetryTable& table);
 
 } // namespace trainio::telemetry

@@ -6,6 +6,7 @@
 #include "dataset/dataset_layout.h"
 #include "format/crc32c.h"
 #include "util/errors.h"
+#include "util/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,20 +31,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---- small statistics ----
 
-double mean(const std::vector<double>& v) {
-    if (v.empty()) return 0;
-    double s = 0;
-    for (double x : v) s += x;
-    return s / static_cast<double>(v.size());
-}
+double mean(const std::vector<double>& v) { return v.empty() ? 0 : aggregate::mean(v).value; }
 
-double stdev(const std::vector<double>& v) { // population, as DLIO's record_length_stdev is a spread
-    if (v.size() < 2) return 0;
-    const double m = mean(v);
-    double s = 0;
-    for (double x : v) s += (x - m) * (x - m);
-    return std::sqrt(s / static_cast<double>(v.size()));
-}
+// Population, as DLIO's record_length_stdev is a spread.
+double stdev(const std::vector<double>& v) { return v.size() < 2 ? 0 : aggregate::populationStdev(v).value; }
 
 double median(std::vector<double> v) {
     if (v.empty()) return 0;

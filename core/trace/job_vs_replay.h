@@ -8,7 +8,7 @@
 // all that is read.
 #pragma once
 
-#include "aggregate/invocation_record.h"
+#include "store/invocation_record.h"
 #include "config/workload_config.h"
 
 #include <cstddef>

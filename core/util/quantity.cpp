@@ -1,4 +1,5 @@
 #include "util/quantity.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <array>
@@ -12,19 +13,6 @@ namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
-    while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
 
 // A unit scales the number by 10^decimalExponent (exact: applied to the decimal text before rounding,
 // so "1.1 MB" is exactly 1100000) and then by `factor` (powers of two and 60/3600: exact or harmless).
@@ -77,7 +65,7 @@ Result parse(std::string_view raw, Kind kind, const Limits& limits, std::string_
     auto failure = [&](std::string_view text, const std::string& why, Kind, const Limits&) {
         return Result{std::nullopt, std::nullopt, quoted(text) + " " + why + ": expected " + expected};
     };
-    const std::string_view s = trim(raw);
+    const std::string_view s = trimView(raw);
     if (s.empty()) return failure(raw, "is empty", kind, limits);
 
     // The number: [+-] digits [. digits] [e [+-] digits]. Scanned by hand because from_chars and strtod

@@ -24,9 +24,9 @@
 #include "telemetry/telemetry_sampler.h"
 #include "util/clock.h"
 #include "progress_reporter.h"
-#include "store/journal.h"
+#include "results/journal.h"
 #ifdef TRAINIO_BENCH_WITH_UI
-#include "engine_bridge.h"
+#include "run/engine_bridge.h"
 #endif
 
 #include <algorithm>
@@ -105,7 +105,7 @@ public:
             throw std::runtime_error("--observers bridge: this build has no GUI library");
 #endif
         } else if (kind == "journal") {
-            // Not an observer: the run journal (store/journal.h) every invocation keeps, fed each epoch.
+            // Not an observer: the run journal (results/journal.h) every invocation keeps, fed each epoch.
             fs::create_directories(scratch / "journal");
             store::JournalHeader h;
             h.accelerators = cfg.train.epochs; // (any: the bench never reads it back)

@@ -8,6 +8,7 @@
 // Usage: bench_emulated_storage [SECONDS_PER_POINT=2] [DIR=$TMPDIR or /tmp]
 #include "io/emulated_storage.h"
 #include "util/clock.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <atomic>
@@ -28,7 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr std::size_t kChunk = 1 << 20;
 constexpr std::uint64_t kFileBytes = 256ull << 20;
 // Per thread. 4 × 1500 draws put the sampling error of the median at ~0.8 % (lognormal, sigma 0.5)

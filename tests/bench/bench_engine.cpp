@@ -11,7 +11,7 @@
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "engine/compute_emulator.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "engine/training_engine.h"
 #include "util/clock.h"
 
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     }
     // 3: compute-sleep error.
     {
-        ComputeEmulator::tightenTimerSlack();
+        tightenTimerSlack();
         std::vector<double> err;
         const int n = quick ? 300 : 2000;
         for (int i = 0; i < n; ++i) {

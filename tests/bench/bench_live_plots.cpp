@@ -9,7 +9,7 @@
 // Targets (issue 8): >= 30 fps and < 200 MiB after 1,000,000 steps of 8 accelerators. The last line is
 // exactly `fps=<n> memory_mib=<m>`, where memory is the peak resident set (VmHWM). With
 // TRAINIO_BENCH_PNG=file.png it also saves the plots as drawn after the feed, to look at.
-#include "live_plots.h"
+#include "plots/live_plots.h"
 
 #include <qcustomplot.h>
 

@@ -3,6 +3,7 @@
 // under O_DIRECT; the device found for a folder (checked against /proc/partitions) or "none" with its
 // reason; `drop` refused without root (a child that becomes nobody) and working as root; the record
 // formula, the apportionment and trainio_io.json's exact shape.
+#include "store/run_files.h"
 #include "testsupport.h"
 
 #include "io/aligned_buffer.h"
@@ -255,7 +256,7 @@ private slots:
         EpochIoRecord e2{2, {{1000, 10, 0, 0.99}, {1000, std::nullopt, 0, std::nullopt}}};
         rep.epochs = {e1, e2};
         QTemporaryDir tmp;
-        writeIoReport(tmp.path().toStdString(), rep);
+        store::writeIoReport(tmp.path().toStdString(), rep);
         const json j =
             json::parse(testsupport::readText(fs::path(tmp.path().toStdString()) / "trainio_io.json"));
         auto keys = [](const json& o) {

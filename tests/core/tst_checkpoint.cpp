@@ -4,11 +4,11 @@
 #include "testsupport.h"
 
 #include "checkpoint/checkpoint_plan.h"
-#include "checkpoint/checkpoint_run.h"
+#include "engine/checkpoint_run.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "io/fault_injection.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "util/errors.h"
 

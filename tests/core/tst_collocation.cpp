@@ -7,7 +7,7 @@
 #include "testsupport.h"
 
 #include "model/collocation_model.h"
-#include "store/journal.h"
+#include "results/journal.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,8 +8,8 @@
 #include "dataset/dataset_generator.h"
 #include "io/emulated_storage.h"
 #include "io/storage_profile.h"
-#include "results/benchmark_runner.h"
-#include "results/storage_session.h"
+#include "session/benchmark_runner.h"
+#include "session/storage_session.h"
 #include "util/errors.h"
 
 #include <yaml-cpp/yaml.h>
@@ -29,7 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 double secondsSince(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -682,3 +681,4 @@ void TestEmulatedStorage::aCapThatBindsIsNamedOnARealDevice() {
 
 QTEST_GUILESS_MAIN(TestEmulatedStorage)
 #include "tst_emulated_storage.moc"
+#include "util/units.h"

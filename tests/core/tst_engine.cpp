@@ -6,7 +6,7 @@
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "engine/compute_emulator.h"
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "engine/step_barrier.h"
 #include "engine/training_engine.h"
 #include "util/errors.h"

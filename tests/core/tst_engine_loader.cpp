@@ -12,7 +12,7 @@
 #include "engine/training_engine.h"
 #include "loader/access_plan.h"
 #include "preflight/preflight.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

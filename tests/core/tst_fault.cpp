@@ -8,7 +8,7 @@
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "io/fault_injection.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 #include "aggregate/group_aggregate.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

@@ -7,7 +7,7 @@
 #include "testsupport.h"
 
 #include "aggregate/results_import.h"
-#include "store/journal.h"
+#include "results/journal.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -51,18 +51,6 @@ Lines journalLines(const fs::path& file) {
         if (j.is_object() && j.contains("rank") && j.value("complete", false)) ++out.epochsOfRank[j["rank"].get<std::uint64_t>()];
     }
     return out;
-}
-
-template <class Pred>
-bool waitUntil(QProcess& p, Pred pred, int timeoutMs = 60000) {
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < timeoutMs) {
-        if (pred()) return true;
-        if (p.state() == QProcess::NotRunning) return pred();
-        p.waitForFinished(5);
-    }
-    return false;
 }
 
 json readJson(const fs::path& p) { return json::parse(testsupport::readText(p)); }
@@ -123,7 +111,7 @@ private slots:
         QProcess p;
         startRun(p, out);
         const fs::path journal = out / store::kJournalFile;
-        QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 5; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 5; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitStatus(), QProcess::CrashExit);
@@ -141,7 +129,7 @@ private slots:
         startRun(p, out);
         const fs::path journal = out / store::kJournalFile;
         // The header is written (and synced) before the first step.
-        QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return journalLines(journal).total >= 1; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
         QVERIFY(p.waitForFinished(30000));
         const Lines l = journalLines(journal);
@@ -156,7 +144,7 @@ private slots:
         QProcess p;
         startRun(p, out);
         const fs::path journal = out / store::kJournalFile;
-        QVERIFY(waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 3; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 3; }));
         // Alive: held, so neither interrupted nor read back by the importer.
         QVERIFY(store::isRunning(out));
         QVERIFY(!store::isInterrupted(out));

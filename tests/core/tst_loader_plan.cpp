@@ -4,7 +4,7 @@
 // string 7 0 1 2 0 3 0 4 2 3 0 3 2 1 2 0 1 7 0 1 with 3 frames gives 9 faults under OPT, 12 under LRU).
 #include "testsupport.h"
 
-#include "engine/sample_order.h"
+#include "loader/sample_order.h"
 #include "loader/access_plan.h"
 #include "util/errors.h"
 

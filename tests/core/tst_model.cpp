@@ -6,7 +6,7 @@
 
 #include "config/config_loader.h"
 #include "model/pipeline_model.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "util/errors.h"
 #include <algorithm>
 

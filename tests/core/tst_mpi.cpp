@@ -48,10 +48,7 @@ std::size_t stepsIn(const json& output, const std::string& epoch) {
     return output[epoch]["proc"]["block1"].size();
 }
 
-struct Mpi {
-    int exitCode = -1;
-    QString out, err;
-};
+using Mpi = testsupport::CliResult;
 
 } // namespace
 
@@ -81,19 +78,7 @@ class TstMpi : public QObject {
         p.start();
         QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
     }
-    Mpi finish(QProcess& p, int timeoutMs = 240000) {
-        Mpi r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = QStringLiteral("timeout");
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
-    }
+    Mpi finish(QProcess& p, int timeoutMs = 240000) { return testsupport::finishProgram(p, timeoutMs); }
     Mpi mpi(int np, const QStringList& cliArgs, const QStringList& extraMpi = {}) {
         QProcess p;
         Mpi r;

@@ -9,7 +9,7 @@
 #include "config/config_loader.h"
 #include "io/fault_injection.h"
 #include "store/benchmark_manifest.h"
-#include "store/journal.h"
+#include "results/journal.h"
 #include "store/labels.h"
 #include "store/run_files.h"
 #include "store/run_folder.h"

@@ -7,7 +7,7 @@
 #include "aggregate/results_import.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 #include "results/invocation_files.h"
 #include "store/run_files.h"
 #include "util/errors.h"

@@ -37,19 +37,6 @@ int countIn(const fs::path& file, const QString& needle) {
     return static_cast<int>(QString::fromUtf8(f.readAll()).count(needle));
 }
 
-// Polls (bounded) until pred() holds or the process ends; true when pred() held.
-template <class Pred>
-bool waitUntil(QProcess& p, Pred pred, int timeoutMs = 60000) {
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < timeoutMs) {
-        if (pred()) return true;
-        if (p.state() == QProcess::NotRunning) return pred();
-        p.waitForFinished(10);
-    }
-    return false;
-}
-
 void startCli(QProcess& p, const QStringList& args, const QString& faults = {}) {
     if (!faults.isEmpty()) {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -97,7 +84,7 @@ private slots:
                      QStringLiteral("--accelerators"), QStringLiteral("2"), QStringLiteral("--live-json"), q(live),
                      QStringLiteral("--quiet")});
         // After the first epoch (2 ranks × 4 steps) and a step of each rank into the second.
-        QVERIFY(waitUntil(p, [&] { return countIn(live, kEpoch) >= 1 && countIn(live, kStep) >= 2 * 4 + 2; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return countIn(live, kEpoch) >= 1 && countIn(live, kStep) >= 2 * 4 + 2; }));
         const int stepsBefore = countIn(live, kStep);
         QElapsedTimer t;
         t.start();
@@ -133,10 +120,10 @@ private slots:
                  {QStringLiteral("run"), QStringLiteral("--config"), cfg_, QStringLiteral("--output"), q(out),
                   QStringLiteral("--live-json"), q(live), QStringLiteral("--quiet")},
                  QStringLiteral("write:delay:summary.json:ms=60000"));
-        QVERIFY(waitUntil(p, [&] { return countIn(live, kStep) >= 2; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return countIn(live, kStep) >= 2; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         // trainio.log is written right before summary.json.
-        QVERIFY(waitUntil(p, [&] { return fs::exists(out / "trainio.log"); }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return fs::exists(out / "trainio.log"); }));
         QVERIFY(p.state() != QProcess::NotRunning);
         QElapsedTimer t;
         t.start();
@@ -166,7 +153,7 @@ private slots:
                 if (e.path().filename().string().rfind("img_", 0) == 0) ++n;
             return n;
         };
-        QVERIFY(waitUntil(p, [&] { return finalFiles() >= 4; }));
+        QVERIFY(testsupport::waitUntil(p, [&] { return finalFiles() >= 4; }));
         QElapsedTimer t;
         t.start();
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);

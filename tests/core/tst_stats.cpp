@@ -2,7 +2,7 @@
 // the other reductions, and Student t quantiles checked against published table values.
 #include "testsupport.h"
 
-#include "aggregate/statistics.h"
+#include "util/statistics.h"
 #include "util/errors.h"
 
 #include <cmath>

@@ -10,7 +10,7 @@
 
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
-#include "engine/thread_tuning.h"
+#include "loader/thread_tuning.h"
 
 #include <atomic>
 #include <chrono>
@@ -85,7 +85,7 @@ private slots:
         std::vector<std::thread> t;
         for (unsigned i = 0; i < n; ++i)
             t.emplace_back([&] {
-                ComputeEmulator::tightenTimerSlack();
+                tightenTimerSlack();
                 askShortSlice();
                 for (int s = 0; s < kSteps; ++s) {
                     const auto t0 = std::chrono::steady_clock::now();

@@ -12,7 +12,7 @@
 
 #include "config/config_loader.h"
 #include "io/io_engines.h"
-#include "results/storage_session.h"
+#include "session/storage_session.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,7 +5,7 @@
 // and the largest passing count is about floor(B / (AU threshold · D)), computed here from B and D.
 #include "testsupport.h"
 
-#include "results/sweep.h"
+#include "session/sweep.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

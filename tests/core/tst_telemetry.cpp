@@ -2,6 +2,7 @@
 // hand, the live sampler on this machine (rows cover the interval it ran), the CSV/JSON files round
 // trip, the client-bound rule on synthetic rows, and nvidia-smi absent, hung, failing or present (a
 // stand-in script).
+#include "store/run_files.h"
 #include "testsupport.h"
 
 #include "telemetry/client_bound.h"
@@ -294,7 +295,7 @@ void TestTelemetry::csvJsonRoundTrip() {
     t.rows = {{0.25, 12.5, 0.1, kNaN, 1e-7}, {0.5000001, 100, 123456.789, 3.0, kNaN}};
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
-    writeTelemetryFiles(dir / "inv", t);
+    store::writeTelemetryFiles(dir / "inv", t);
     const std::string csv = testsupport::readText(dir / "inv" / "telemetry.csv");
     QCOMPARE(csv, std::string("time_s,cpu_busy_pct,disk_nvme0n1_read_mib_s,net_eth0_rx_mib_s,gpu0_util_pct\n"
                               "0.25,12.5,0.1,,1e-07\n0.5000001,100,123456.789,3,\n"));
@@ -444,7 +445,7 @@ void TestTelemetry::liveSamplerCoversInterval() {
 
     // The live table survives its files unchanged.
     QTemporaryDir tmp;
-    writeTelemetryFiles(tmp.path().toStdString(), t);
+    store::writeTelemetryFiles(tmp.path().toStdString(), t);
     const auto back =
         parseTelemetryCsv(testsupport::readText(fs::path(tmp.path().toStdString()) / "telemetry.csv"), "csv");
     QCOMPARE(back.rows.size(), t.rows.size());

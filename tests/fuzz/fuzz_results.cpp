@@ -2,7 +2,7 @@
 // the readers of each file (store/run_files.h: configs via the config loader, summary.json, trainio_run.json,
 // trainio_io.json, trainio_model.json, telemetry.json, *_metadata.json; store/labels.h with the systems
 // file; store/benchmark_manifest.h; store/sweep_file.h; store/collocation_file.h), the run journal of an
-// interrupted run (store/journal.h) and the importer that walks and groups them. The input is a folder
+// interrupted run (results/journal.h) and the importer that walks and groups them. The input is a folder
 // (fuzz_support.h); its files are written into a scratch folder, which both readers then read. readInvocationFolder may only throw InputError; importResults never throws (bad files are
 // listed as skipped). The metrics of what was read are computed too, as `metrics DIR` does. And the
 // records made in memory from what this process wrote (store/written_files.h, importWritten) must be what
@@ -15,7 +15,7 @@
 #include "metrics/dlio_metrics.h"
 #include "store/run_files.h"
 #include "store/benchmark_manifest.h"
-#include "store/journal.h"
+#include "results/journal.h"
 #include "store/labels.h"
 #include "store/collocation_file.h"
 #include "store/sweep_file.h"
@@ -50,7 +50,7 @@ constexpr const char* kNames[] = {"summary.json",
                                   "dlio_config/config.yaml",
                                   "dlio_config/overrides.yaml",
                                   "host1/summary.json",
-                                  "trainio_journal.jsonl", // an interrupted run (store/journal.h)
+                                  "trainio_journal.jsonl", // an interrupted run (results/journal.h)
                                   "trainio_io.json",
                                   "trainio_model.json",
                                   "telemetry.json",

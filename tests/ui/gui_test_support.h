@@ -3,11 +3,11 @@
 #pragma once
 
 #include "config/config_loader.h"
-#include "dataset_controller.h"
-#include "results_library_loader.h"
-#include "results_page.h"
-#include "results_tree_model.h"
-#include "run_page.h"
+#include "workload/dataset_controller.h"
+#include "library/results_library_loader.h"
+#include "library/results_page.h"
+#include "models/results_tree_model.h"
+#include "run/run_page.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -36,6 +36,13 @@ inline void isolateSettings(const QTemporaryDir& dir) {
     // Runs without a system name ask for one in a modal dialog; suites not about that answer "none".
     trainio::ui::RunPage::setSystemPrompt([](QWidget*) { return std::optional<QString>(QString()); });
 }
+
+// A GUI suite's folders: its own settings (isolated as above, for the whole suite) and a work folder.
+struct TestFolders {
+    QTemporaryDir settings;
+    QTemporaryDir work;
+    TestFolders() { isolateSettings(settings); }
+};
 
 // npz, `files` files of 64 KiB, batch 2, `epochs` epochs, `compute` s per step, data in dataDir.
 inline trainio::WorkloadConfig tinyWorkload(const QString& dataDir, std::uint64_t files = 16, std::uint64_t epochs = 2,

@@ -3,11 +3,11 @@
 // _checkpoint_write/_checkpoint_read and statscounter.py end_save_ckpt/end_run); events posted from a
 // non-GUI thread reach the view on the GUI thread; the Run page shows the view when the workload
 // checkpoints, alone in checkpoint-only mode.
-#include "checkpoint_view.h"
+#include "run/checkpoint_view.h"
 #include "gui_test_support.h"
-#include "live_plots.h"
-#include "run_controller.h"
-#include "run_page.h"
+#include "plots/live_plots.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
 #include "testsupport.h"
 
 #include "config/config_loader.h"

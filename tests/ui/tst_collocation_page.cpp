@@ -6,10 +6,10 @@
 #include "gui_test_support.h"
 #include "testsupport.h"
 
-#include "collocation_page.h"
+#include "run/collocation_page.h"
 #include "main_window.h"
-#include "results_library_loader.h"
-#include "storage_controls.h"
+#include "library/results_library_loader.h"
+#include "run/storage_controls.h"
 
 #include "config/config_loader.h"
 

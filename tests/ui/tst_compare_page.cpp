@@ -5,10 +5,10 @@
 // names and start at zero; an exported plot carries its own title, legend and units.
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in.
 #ifndef Q_MOC_RUN
-#include "compare_items.h"
-#include "compare_page.h"
+#include "library/compare_items.h"
+#include "library/compare_page.h"
 #include "gui_test_support.h"
-#include "plot_export.h"
+#include "plots/plot_export.h"
 #include "testsupport.h"
 
 #include "aggregate/results_import.h"

@@ -3,13 +3,13 @@
 // fields the page scrolled under the pointer; the Runs count was forgotten; the sizing warning said the
 // page cache could serve a dataset that fadvise evicts before each epoch; open/save dialogs forgot the
 // last folder; an error under a field moved the form under the mouse.
-#include "file_dialogs.h"
+#include "widgets/file_dialogs.h"
 #include "main_window.h"
-#include "model_panel.h"
-#include "quantity_spin_box.h"
-#include "run_page.h"
-#include "wheel_guard.h"
-#include "workload_page.h"
+#include "run/model_panel.h"
+#include "widgets/quantity_spin_box.h"
+#include "run/run_page.h"
+#include "widgets/wheel_guard.h"
+#include "workload/workload_page.h"
 #include "gui_test_support.h"
 
 #include <QAction>
@@ -46,13 +46,11 @@ void wheel(QWidget* w, int notches) {
 
 class TestDemoTraps : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_; // settings isolated for the suite, and a work folder
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
-        QVERIFY(work_.isValid());
+        QVERIFY(dirs_.work.isValid());
     }
     void init() { QSettings().clear(); }
 
@@ -62,7 +60,7 @@ private slots:
         MainWindow w;
         w.show();
         WorkloadPage* page = w.workloadPage();
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("d")));
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("d")));
         cfg.trainio.storage.profile = "nvme"; // the model predicts for an emulated device
         page->setConfig(cfg, QStringLiteral("test"));
         auto* model = w.runPage()->findChild<ModelPanel*>(QStringLiteral("modelPanel"));
@@ -101,7 +99,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(WheelGuard::isInstalled());
         WorkloadPage* page = w.workloadPage();
-        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("w"))), QStringLiteral("test"));
+        page->setConfig(uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("w"))), QStringLiteral("test"));
         auto* record = qobject_cast<QuantitySpinBox*>(page->editorFor(QStringLiteral("dataset.record_length_bytes")));
         QVERIFY(record);
         QCOMPARE(record->kind(), trainio::quantity::Kind::Bytes);
@@ -169,7 +167,7 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         WorkloadPage* page = w.workloadPage();
-        page->setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("e"))), QStringLiteral("test"));
+        page->setConfig(uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("e"))), QStringLiteral("test"));
         QWidget* epochs = page->editorFor(QStringLiteral("train.epochs"));
         QVERIFY(epochs);
         // Every editor's place on the page, before.
@@ -226,7 +224,7 @@ private slots:
         MainWindow w;
         w.show();
         WorkloadPage* page = w.workloadPage();
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("f")));
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("f")));
         page->setConfig(cfg, QStringLiteral("test"));
         auto* warning = page->findChild<QLabel*>(QStringLiteral("ramWarning"));
         QVERIFY(warning && warning->isVisible());

@@ -4,8 +4,8 @@
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in.
 #ifndef Q_MOC_RUN
 #include "gui_test_support.h"
-#include "label_dialog.h"
-#include "results_library_loader.h"
+#include "library/label_dialog.h"
+#include "library/results_library_loader.h"
 
 #include "aggregate/results_import.h"
 #endif

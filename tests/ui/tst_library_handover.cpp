@@ -11,7 +11,7 @@
 
 #include "aggregate/results_import.h"
 #include "main_window.h"
-#include "model_panel.h"
+#include "run/model_panel.h"
 #include "store/run_folder.h"
 
 #include <QSpinBox>

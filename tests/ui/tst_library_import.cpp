@@ -2,9 +2,9 @@
 // folder just added (invocations, groups, skipped files), a folder without results says so, and one
 // folder cannot be added twice under another spelling (trailing slash, symlink, "..", a folder inside).
 #include "gui_test_support.h"
-#include "results_library_loader.h"
-#include "results_page.h"
-#include "results_tree_model.h"
+#include "library/results_library_loader.h"
+#include "library/results_page.h"
+#include "models/results_tree_model.h"
 
 #include <QApplication>
 #include <QFontMetrics>

@@ -1,8 +1,8 @@
 // The live plots on long runs: memory and drawing cost stay bounded however many steps arrive, a single
 // slow step stays visible, the most recent steps and every epoch are drawn exactly, and the step axis
 // keeps its meaning. SeriesEnvelope is checked against a brute-force computation over the same points.
-#include "live_plots.h"
-#include "series_envelope.h"
+#include "plots/live_plots.h"
+#include "plots/series_envelope.h"
 
 #include <qcustomplot.h>
 

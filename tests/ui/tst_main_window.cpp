@@ -2,16 +2,16 @@
 // results folder reported in the message panel (never a blocking dialog, never a crash), the workload
 // form validating as it is edited, the sizing warning, compare and exports of checked results,
 // settings restored in the next session, and the command line of `trainio --report`.
-#include "compare_page.h"
+#include "library/compare_page.h"
 #include "gui_arguments.h"
 #include "main_window.h"
-#include "notification_panel.h"
-#include "quantity_spin_box.h"
-#include "report_exporter.h"
-#include "results_library_loader.h"
-#include "results_tree_model.h"
+#include "widgets/notification_panel.h"
+#include "widgets/quantity_spin_box.h"
+#include "report/report_exporter.h"
+#include "library/results_library_loader.h"
+#include "models/results_tree_model.h"
 #include "gui_test_support.h"
-#include "workload_page.h"
+#include "workload/workload_page.h"
 
 #include <qcustomplot.h>
 

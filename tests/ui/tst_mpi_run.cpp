@@ -4,13 +4,13 @@
 // epochs reach the same signals as a local run, the per-host rows fill, cancel ends the run marked
 // cancelled, a second cancel kills mpirun, and a machine without mpirun is told so before anything runs.
 // Expected values come from the config and from the files the run wrote, never from the GUI's own sums.
-#include "host_table.h"
-#include "live_plots.h"
+#include "run/host_table.h"
+#include "plots/live_plots.h"
 #include "main_window.h"
-#include "mpi_controls.h"
-#include "run_controller.h"
-#include "run_page.h"
-#include "workload_page.h"
+#include "run/mpi_controls.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
+#include "workload/workload_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 
@@ -18,7 +18,7 @@
 #include "store/run_folder.h"
 #include "dist/mpi_launch.h"
 #include "engine/live_json.h"
-#include "metrics/host_figures.h"
+#include "session/host_figures.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>

@@ -2,16 +2,16 @@
 // its sliders change the emulated device through the Run page's strip (the same change, log and marker
 // as a value typed there); Esc comes back without cancelling the run; every text fits at 1280×720 and
 // 1920×1080; the windowed figures and the sliders' log scales are what they claim.
-#include "dataset_controller.h"
+#include "workload/dataset_controller.h"
 #include "io/emulated_storage.h"
-#include "live_figures.h"
-#include "live_plots.h"
+#include "run/live_figures.h"
+#include "plots/live_plots.h"
 #include "main_window.h"
-#include "presentation_view.h"
-#include "run_controller.h"
-#include "run_page.h"
-#include "storage_controls.h"
-#include "workload_page.h"
+#include "run/presentation_view.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
+#include "run/storage_controls.h"
+#include "workload/workload_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 
@@ -106,13 +106,11 @@ double parsePercent(const QString& text) {
 
 class TestPresentationView : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_; // settings isolated for the suite, and a work folder
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
-        QVERIFY(work_.isValid());
+        QVERIFY(dirs_.work.isValid());
     }
 
     // AU over the window is Σcompute ÷ Σ(load + compute) of the steps in it; bytes per second the bytes
@@ -189,7 +187,7 @@ private slots:
     // F11 in the main window during a run opens the presentation view full screen; its figures follow the
     // run; the last epoch's AU is the engine's; Esc comes back to the window and the run goes on.
     void f11DuringARunOpensItFullScreen() {
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("f11")), 16, 8);
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("f11")), 16, 8);
         QVERIFY(uitest::generateDataset(cfg));
         cfg.trainio.storage.bandwidthMiBs = 1; // 1 MiB an epoch: 1 s an epoch until the change below
         MainWindow w;
@@ -198,7 +196,7 @@ private slots:
         w.workloadPage()->setConfig(cfg, QStringLiteral("test"));
         w.workloadPage()->setAccelerators(2);
         RunPage* run = w.runPage();
-        run->setOutputFolder(work_.filePath(QStringLiteral("f11-run")));
+        run->setOutputFolder(dirs_.work.filePath(QStringLiteral("f11-run")));
         PresentationView* view = run->presentation();
         QVERIFY(view);
         QVERIFY(!view->isVisible());
@@ -265,13 +263,13 @@ private slots:
     // logged once, the same marker on the Run page's plots and on the view's chart; a value typed in the
     // strip moves the slider.
     void draggingALimitSliderChangesTheDevice() {
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("drag")), 16, 1);
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("drag")), 16, 1);
         QVERIFY(uitest::generateDataset(cfg));
         cfg.trainio.storage.bandwidthMiBs = 1;
         RunPage page;
         page.show();
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        page.setOutputFolder(work_.filePath(QStringLiteral("drag-run")));
+        page.setOutputFolder(dirs_.work.filePath(QStringLiteral("drag-run")));
         StorageControls* strip = page.storageControls();
         PresentationView* view = page.presentation();
         QVERIFY(!view->slider(PresentationView::Bandwidth)->isEnabled()); // no device yet

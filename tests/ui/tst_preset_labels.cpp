@@ -2,8 +2,8 @@
 // preset's trainio.mlperf_round (checked against the YAML read independently with yaml-cpp), the
 // drop-down text "name — MLPerf Storage v3.0", the bare name kept as the item text (what loading uses),
 // and a preset that cannot be loaded named in its tooltip.
-#include "preset_labels.h"
-#include "workload_page.h"
+#include "workload/preset_labels.h"
+#include "workload/workload_page.h"
 #include "gui_test_support.h"
 
 #include "config/config_loader.h"

@@ -13,7 +13,7 @@
 #include "gui_arguments.h"
 #include "io/emulated_storage.h"
 #include "report/report_writer.h"
-#include "results/benchmark_runner.h"
+#include "session/benchmark_runner.h"
 
 #include <qcustomplot.h>
 

@@ -5,7 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "report/report_content.h"
 #endif
-#include "report_export_dialog.h"
+#include "report/report_export_dialog.h"
 
 #include <QApplication>
 #include <QCheckBox>

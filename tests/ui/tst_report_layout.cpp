@@ -15,7 +15,7 @@
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "gui_arguments.h"
-#include "plot_export.h"
+#include "plots/plot_export.h"
 #include "report/report_plots.h"
 #include "report/report_writer.h"
 

@@ -5,12 +5,12 @@
 // a cancelled export leaves no file.
 #include "gui_test_support.h"
 #include "main_window.h"
-#include "model_panel.h"
+#include "run/model_panel.h"
 #include "report/report_content.h"
-#include "report_exporter.h"
-#include "results_library_loader.h"
-#include "run_page.h"
-#include "workload_page.h"
+#include "report/report_exporter.h"
+#include "library/results_library_loader.h"
+#include "run/run_page.h"
+#include "workload/workload_page.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -1,9 +1,9 @@
 // The results library in the GUI: the fixture tree imports into the item model with the expected
 // counts, the model passes QAbstractItemModelTester while data is fed, check states propagate, the
 // aggregate and its rule are shown, folders persist, and bad folders give a message instead of a crash.
-#include "results_library_loader.h"
-#include "results_page.h"
-#include "results_tree_model.h"
+#include "library/results_library_loader.h"
+#include "library/results_page.h"
+#include "models/results_tree_model.h"
 #include "gui_test_support.h"
 
 #include <QAbstractItemModelTester>

@@ -1,12 +1,12 @@
 // A tiny dataset generated and a tiny benchmark run through the controllers the window uses
 // (DatasetController, RunPage → RunController → EngineBridge → LivePlots): every epoch and every step
 // reaches the live plots, the result folders are written, and cancel stops a run and keeps what ran.
-#include "data_page.h"
-#include "dataset_controller.h"
-#include "live_plots.h"
-#include "model_panel.h"
-#include "run_controller.h"
-#include "run_page.h"
+#include "workload/data_page.h"
+#include "workload/dataset_controller.h"
+#include "plots/live_plots.h"
+#include "run/model_panel.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 

@@ -2,13 +2,13 @@
 // anything is measured, with a dialog naming every problem; a failure during or after a run ends the
 // "running" state with the reason; closing the window during a run asks, and a confirmed close stops
 // the engine and keeps what was measured, marked cancelled.
-#include "data_page.h"
-#include "dataset_controller.h"
+#include "workload/data_page.h"
+#include "workload/dataset_controller.h"
 #include "gui_test_support.h"
 #include "main_window.h"
-#include "run_controller.h"
-#include "run_page.h"
-#include "workload_page.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
+#include "workload/workload_page.h"
 
 #include "io/fault_injection.h"
 

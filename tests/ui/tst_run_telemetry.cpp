@@ -3,10 +3,10 @@
 // page cache" reaches the invocation list as the epoch ends, in red when most bytes came from the cache.
 // Expectations come from the files the run wrote (telemetry.json, trainio_io.json), read here with
 // nlohmann::json and the documented column rules, never from the code under test.
-#include "dataset_controller.h"
-#include "live_plots.h"
-#include "run_controller.h"
-#include "run_page.h"
+#include "workload/dataset_controller.h"
+#include "plots/live_plots.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 

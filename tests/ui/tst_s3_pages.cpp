@@ -9,14 +9,14 @@
 //     instead of a page-cache share, as trainio_io.json records them;
 //   - a secret in a workload file is in no file of the GUI's settings (QSettings), whatever was autosaved.
 // TRAINIO_SHOT_DIR=docs/screenshots writes s3-workload.png and s3-run.png.
-#include "data_page.h"
+#include "workload/data_page.h"
 #include "gui_test_support.h"
-#include "live_plots.h"
+#include "plots/live_plots.h"
 #include "main_window.h"
-#include "run_page.h"
+#include "run/run_page.h"
 #include "s3support.h"
 #include "testsupport.h"
-#include "workload_page.h"
+#include "workload/workload_page.h"
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>

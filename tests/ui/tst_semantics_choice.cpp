@@ -1,6 +1,6 @@
 // The Workload page's Semantics choice offers MLPerf Storage v3.0's DLIO beside v1 and v2, and what
 // is picked is what the page hands to a run (WorkloadPage::semantics()).
-#include "workload_page.h"
+#include "workload/workload_page.h"
 #include "testsupport.h"
 
 #include <QComboBox>

@@ -5,15 +5,15 @@
 // trainio_io.json record it) and stays hidden without emulation. That run, imported, says in the Results
 // details that its bytes came through the emulated device, not that they measured the page cache.
 #include "config/config_loader.h"
-#include "dataset_controller.h"
+#include "workload/dataset_controller.h"
 #include "io/emulated_storage.h"
 #include "io/storage_profile.h"
-#include "live_plots.h"
-#include "quantity_spin_box.h"
-#include "run_controller.h"
-#include "run_page.h"
-#include "storage_controls.h"
-#include "workload_page.h"
+#include "plots/live_plots.h"
+#include "widgets/quantity_spin_box.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
+#include "run/storage_controls.h"
+#include "workload/workload_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 
@@ -58,24 +58,22 @@ void type(QWidget* field, const QString& text) {
 
 class TestStorageControls : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_; // settings isolated for the suite, and a work folder
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
-        QVERIFY(work_.isValid());
+        QVERIFY(dirs_.work.isValid());
     }
 
     void trainioSectionLoadsIntoTheFieldsAndBack() {
         // A DLIO workload with TrainIO's own section, as a user would write it.
-        const QString path = work_.filePath(QStringLiteral("storage.yaml"));
+        const QString path = dirs_.work.filePath(QStringLiteral("storage.yaml"));
         {
             std::ofstream out(path.toStdString());
             out << "model: {name: unet3d}\n"
                    "framework: pytorch\n"
                    "workflow: {generate_data: false, train: true}\n"
-                   "dataset: {data_folder: " << work_.filePath(QStringLiteral("d")).toStdString() << ", format: npz,\n"
+                   "dataset: {data_folder: " << dirs_.work.filePath(QStringLiteral("d")).toStdString() << ", format: npz,\n"
                    "          num_files_train: 8, num_samples_per_file: 1, record_length_bytes: 4096}\n"
                    "reader: {data_loader: pytorch, batch_size: 2, read_threads: 1}\n"
                    "train: {epochs: 1, computation_time: 0.001}\n"
@@ -126,7 +124,7 @@ private slots:
         QCOMPARE(t.ioDepth, 12ull);
 
         // And back to a file that the core loader reads with the same values.
-        const QString saved = work_.filePath(QStringLiteral("saved.yaml"));
+        const QString saved = dirs_.work.filePath(QStringLiteral("saved.yaml"));
         QVERIFY(page.saveFile(saved));
         const trainio::WorkloadConfig again = trainio::loadWorkloadConfig(saved.toStdString()).config;
         QCOMPARE(again.trainio.ioEngine, std::string("odirect"));
@@ -139,7 +137,7 @@ private slots:
 
     void invalidIoDepthIsRefusedAsTyped() {
         WorkloadPage page;
-        page.setConfig(uitest::tinyWorkload(work_.filePath(QStringLiteral("d2"))), QStringLiteral("test"));
+        page.setConfig(uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("d2"))), QStringLiteral("test"));
         const std::uint64_t before = page.config().trainio.ioDepth;
         auto* depth = qobject_cast<QuantitySpinBox*>(page.editorFor(QStringLiteral("trainio.io_depth")));
         QVERIFY(depth);
@@ -157,13 +155,13 @@ private slots:
     void liveBandwidthChangeReachesTheRunningDevice() {
         // 16 files of 64 KiB through a 1 MiB/s device: about 1 s of reading at least, so the change below
         // lands during the run; then 20 MiB/s.
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("emulated")), 16, 1);
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("emulated")), 16, 1);
         QVERIFY(uitest::generateDataset(cfg));
         cfg.trainio.storage.bandwidthMiBs = 1;
         RunPage page;
         page.show();
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        const QString out = work_.filePath(QStringLiteral("emulated-run"));
+        const QString out = dirs_.work.filePath(QStringLiteral("emulated-run"));
         page.setOutputFolder(out);
         StorageControls* strip = page.storageControls();
         QVERIFY(strip);
@@ -213,14 +211,14 @@ private slots:
     // the strip names IOPS as the limit, and the IOPS and in-flight boxes change the running device, each
     // change logged and marked on the plots.
     void iopsAndInflightCanBeChangedAndTheBindingLimitIsNamed() {
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("iops")), 16, 1);
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("iops")), 16, 1);
         QVERIFY(uitest::generateDataset(cfg));
         cfg.train.epochs = 3;
         cfg.trainio.storage.iops = 10; // ~16 requests an epoch: several seconds, the cap binding throughout
         RunPage page;
         page.show();
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        page.setOutputFolder(work_.filePath(QStringLiteral("iops-run")));
+        page.setOutputFolder(dirs_.work.filePath(QStringLiteral("iops-run")));
         StorageControls* strip = page.storageControls();
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy device(page.controller(), &RunController::storageChanged);
@@ -257,7 +255,7 @@ private slots:
     // configured, with the number of live changes) and do not call it a page-cache measurement, in plain
     // type — although the cache held its data (trainio_io.json says how much, beneath the device).
     void emulatedRunInResultsDetails() {
-        const QString dir = work_.filePath(QStringLiteral("emulated-run"));
+        const QString dir = dirs_.work.filePath(QStringLiteral("emulated-run"));
         QVERIFY(QFileInfo::exists(dir + QStringLiteral("/trainio_io.json")));
         const uitest::InvocationDetails d = uitest::invocationDetails(dir);
         const QString& text = d.text;
@@ -272,13 +270,13 @@ private slots:
     }
 
     void withoutEmulationTheStripStaysHidden() {
-        trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("plain")), 8, 1);
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("plain")), 8, 1);
         QVERIFY(uitest::generateDataset(cfg));
         QVERIFY(!cfg.trainio.storage.any());
         RunPage page;
         page.show();
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        page.setOutputFolder(work_.filePath(QStringLiteral("plain-run")));
+        page.setOutputFolder(dirs_.work.filePath(QStringLiteral("plain-run")));
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy steps(page.controller(), &RunController::steps);
         QVERIFY(page.startInvocation());

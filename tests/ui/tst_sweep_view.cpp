@@ -3,12 +3,12 @@
 // count marked; a malformed file is refused naming the key; and a real `trainio-cli sweep --quick` opened
 // from the window.
 #include "main_window.h"
-#include "sweep_view.h"
+#include "library/sweep_view.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 
 #include "config/config_loader.h"
-#include "results/sweep.h"
+#include "session/sweep.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -56,18 +56,16 @@ trainio::SweepDescription knownDescription() {
 
 class TestSweepView : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_; // settings isolated for the suite, and a work folder
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
-        QVERIFY(work_.isValid());
+        QVERIFY(dirs_.work.isValid());
     }
 
     // What the sweep writes is what the view reads: the contract keys, paths made absolute.
     void readsWhatTheSweepWrote() {
-        const fs::path dir = work_.filePath(QStringLiteral("known")).toStdString();
+        const fs::path dir = dirs_.work.filePath(QStringLiteral("known")).toStdString();
         fs::create_directories(dir);
         trainio::store::writeSweepJson(knownOutcome(dir), knownDescription(), dir);
         const trainio::SweepFile f = trainio::store::readSweepJson(dir);
@@ -90,7 +88,7 @@ private slots:
     // AU against accelerators: one point per trial in its class, the trend in count order, the pass line
     // at the threshold and the largest passing count marked.
     void viewPlotsAuAgainstAccelerators() {
-        const fs::path dir = work_.filePath(QStringLiteral("known")).toStdString();
+        const fs::path dir = dirs_.work.filePath(QStringLiteral("known")).toStdString();
         SweepView view;
         view.resize(900, 600);
         view.setSweep(trainio::store::readSweepJson(dir / "sweep.json"));
@@ -117,7 +115,7 @@ private slots:
 
     // A sweep where no count passed and the last trial did not complete: no max line, the trial on the axis.
     void noPassingCount() {
-        const fs::path dir = work_.filePath(QStringLiteral("none")).toStdString();
+        const fs::path dir = dirs_.work.filePath(QStringLiteral("none")).toStdString();
         fs::create_directories(dir);
         trainio::SweepOutcome o;
         trainio::SweepTrial t;
@@ -143,7 +141,7 @@ private slots:
 
     // A sweep.json without its contract keys is refused naming the key; a folder without one names the file.
     void badSweepJsonIsNamed() {
-        const fs::path dir = work_.filePath(QStringLiteral("bad")).toStdString();
+        const fs::path dir = dirs_.work.filePath(QStringLiteral("bad")).toStdString();
         fs::create_directories(dir);
         auto refusal = [&](const std::string& text) -> std::string {
             testsupport::writeText(dir / "sweep.json", text);
@@ -163,16 +161,16 @@ private slots:
         QVERIFY(refusal("not json").find("sweep.json: not valid JSON") != std::string::npos);
         QVERIFY(refusal("[1, 2]").find("not a JSON object") != std::string::npos);
         MainWindow w;
-        QVERIFY(!w.showSweep(work_.filePath(QStringLiteral("no-such-sweep"))));
+        QVERIFY(!w.showSweep(dirs_.work.filePath(QStringLiteral("no-such-sweep"))));
     }
 
     // A real quick sweep over 1:2 accelerators, opened from the window: the dialog shows its trials.
     void realSweepOpensInTheWindow() {
-        const trainio::WorkloadConfig cfg = uitest::tinyWorkload(work_.filePath(QStringLiteral("data")), 16, 1, 0.002);
-        const QString yaml = work_.filePath(QStringLiteral("tiny.yaml"));
+        const trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("data")), 16, 1, 0.002);
+        const QString yaml = dirs_.work.filePath(QStringLiteral("tiny.yaml"));
         testsupport::writeText(yaml.toStdString(), trainio::toYaml(cfg));
         QCOMPARE(testsupport::runCli({"datagen", "--config", yaml, "--quiet"}).exitCode, 0);
-        const QString out = work_.filePath(QStringLiteral("sweep"));
+        const QString out = dirs_.work.filePath(QStringLiteral("sweep"));
         const auto r = testsupport::runCli({"sweep", "--config", yaml, "--accelerators", "1:2", "--quick", "--output", out, "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const auto written = nlohmann::json::parse(testsupport::readText((out + QStringLiteral("/sweep.json")).toStdString()));

@@ -8,11 +8,11 @@
 #include "gui_test_support.h"
 #include "testsupport.h"
 
-#include "file_dialogs.h"
+#include "widgets/file_dialogs.h"
 #include "main_window.h"
-#include "notification_panel.h"
-#include "trace_import_panel.h"
-#include "workload_page.h"
+#include "widgets/notification_panel.h"
+#include "workload/trace_import_panel.h"
+#include "workload/workload_page.h"
 
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"

@@ -7,15 +7,15 @@
 #include "config/key_ranges.h"
 #include "config/shrink_to_fit.h"
 #include "gui_test_support.h"
-#include "help_window.h"
+#include "widgets/help_window.h"
 #include "main_window.h"
-#include "notification_panel.h"
-#include "quantity_spin_box.h"
-#include "quick_start_dialog.h"
-#include "run_page.h"
-#include "wheel_guard.h"
-#include "workload_fields.h"
-#include "workload_page.h"
+#include "widgets/notification_panel.h"
+#include "widgets/quantity_spin_box.h"
+#include "workload/quick_start_dialog.h"
+#include "run/run_page.h"
+#include "widgets/wheel_guard.h"
+#include "workload/workload_fields.h"
+#include "workload/workload_page.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -10,7 +10,7 @@
 #include "report/report_capture.h"
 #include "report/report_model.h"
 #include "report/report_plots.h"
-#include "sweep_view.h"
+#include "library/sweep_view.h"
 #include "aggregate/step_digest.h"
 #include "telemetry/telemetry_summary.h"
 #include "telemetry/telemetry_table.h"

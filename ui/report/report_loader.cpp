@@ -3,6 +3,7 @@
 #include "aggregate/identity.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
+#include "util/units.h"
 
 #include <qcustomplot.h>
 
@@ -17,7 +18,6 @@ namespace {
 using aggregate::InvocationRecord;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // identityDifferences() lines about the loader's own keys ("trainio.loader: plain vs nopfs").
 bool isLoaderDifference(const std::string& line) {

@@ -1,0 +1,17 @@
+// Small text helpers shared by every parser of the core (config, quantities, /proc and nvidia-smi text,
+// mpirun host lists, S3 responses, run folders, labels): one implementation each.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace trainio {
+
+// `s` without the white space (space, tab, CR, LF, VT, FF) at either end; a view into `s`.
+std::string_view trimView(std::string_view s);
+// The same, as a string of its own.
+std::string trim(std::string_view s);
+// ASCII lower case (names, units, enum words; other bytes as they are).
+std::string lower(std::string_view s);
+
+} // namespace trainio

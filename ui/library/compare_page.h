@@ -1,0 +1,80 @@
+// Page 5: compare the checked results with core's compare() (docs/aggregation.md, "Comparing"): a
+// table with one row per item — values with their spread, the delta against a chosen baseline, the
+// difference's 95 % CI (Welch) and "within noise", or, for an item of another workload, the reason it
+// is not comparable — bars with 95 % CI error bars, and per-epoch overlays. One legend below the plots
+// names the items on screen; an exported plot carries its own legend, outside the data.
+#pragma once
+
+// moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in; it needs
+// only the names, so it skips them.
+#ifndef Q_MOC_RUN
+#include "aggregate/compare.h"
+#include "library/compare_items.h"
+#endif
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QScrollArea;
+class QTableWidget;
+
+namespace trainio::ui {
+
+class ComparePage final : public QWidget {
+    Q_OBJECT
+public:
+    // Table columns: the values, then the deltas (Δ %), then their 95 % CIs, per metric (AU, samples/s,
+    // Read GiB/s, MiB/s — CompareRow::metrics' order).
+    enum Column { IndexColumn, ItemColumn, CountColumn, ValueColumn, DeltaColumn = ValueColumn + 4, CiColumn = DeltaColumn + 4, ColumnCount = CiColumn + 4 };
+
+    explicit ComparePage(QWidget* parent = nullptr);
+
+    void setItems(std::shared_ptr<const aggregate::ResultsLibrary> library, std::vector<CompareItem> items);
+    const std::vector<CompareItem>& items() const { return items_; }
+    // What the table shows (empty rows when nothing is checked).
+    const aggregate::CompareResult& result() const { return result_; }
+
+    QCustomPlot* auBars() const { return bars_[0]; }
+    QCustomPlot* samplesBars() const { return bars_[1]; }
+    QCustomPlot* gibBars() const { return bars_[2]; }
+    QCustomPlot* epochPlot() const { return epochs_; }
+    QTableWidget* deltaTable() const { return table_; }
+    QCheckBox* perAcceleratorToggle() const { return perAccelerator_; }
+    QCheckBox* compareAnywayToggle() const { return compareAnyway_; }
+    void setBaseline(int index);
+    // The plot under the mouse or with focus, for "export plot".
+    QCustomPlot* currentPlot() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void recompute();
+    void rebuildPlots();
+    void rebuildTable();
+
+    std::shared_ptr<const aggregate::ResultsLibrary> library_;
+    std::vector<CompareItem> items_;
+    aggregate::CompareResult result_;
+    std::optional<bool> perAcceleratorChoice_; // the user's; nullopt = core's default
+    QString error_;                            // compare() refused the items
+    QCustomPlot* bars_[3];
+    QCustomPlot* epochs_;
+    QComboBox* baseline_;
+    QCheckBox* perAccelerator_;
+    QCheckBox* compareAnyway_;
+    QComboBox* epochMetric_;
+    QTableWidget* table_;
+    QLabel* hint_;
+    QLabel* note_;
+    QLabel* legend_; // one legend for every plot on screen
+    QScrollArea* legendScroll_;
+};
+
+} // namespace trainio::ui

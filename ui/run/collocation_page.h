@@ -1,0 +1,110 @@
+// The Collocate page (issue 23): several workloads at once on one storage, as `trainio-cli collocate`
+// runs them (core/session/collocation.h) — the workloads (a preset or a workload file each, accelerators,
+// a staggered start), the shared emulated device (a profile, a bandwidth cap; none: the real storage),
+// the output folder, rounds and "each alone first"; then live: AU per workload, one colour each, on one
+// time axis, the shared device's limits to drag (the Run page's strip), cancel stops all. The plan is
+// written to DIR/plan.yaml and loaded from there, so the window checks it exactly as the CLI does. The
+// result folder goes to the results library when the collocation ends.
+#pragma once
+
+#include "aggregate/results_library.h"
+#include "io/emulated_storage.h"
+#include "widgets/notification_panel.h"
+#include "session/collocation.h"
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace trainio::ui {
+
+class StorageControls;
+
+class CollocationPage final : public QWidget {
+    Q_OBJECT
+public:
+    explicit CollocationPage(QWidget* parent = nullptr);
+    ~CollocationPage() override; // cancels and joins a running collocation
+
+    // A workload row: `config` a preset name or a workload file.
+    void addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS = 0);
+    void setOutputFolder(const QString& dir);
+    void setSharedProfile(const QString& profile); // "" = the real storage
+    void setBandwidthMiBs(double mibs);            // 0 = the profile's (or no cap)
+    void setRounds(int runs, bool alone);
+
+    // The plan as YAML (what Run writes to DIR/plan.yaml).
+    QString planYaml() const;
+    bool start();   // false: nothing started (the reason went to notify())
+    void cancel();
+    bool isRunning() const { return running_; }
+
+    QTableWidget* table() const { return table_; }
+    QCustomPlot* plot() const { return plot_; }
+    StorageControls* storageControls() const { return storage_; }
+    QPushButton* runButton() const { return run_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    QString summaryText() const;
+    // Points plotted so far for workload w (tests).
+    int pointCount(int w) const;
+
+public slots:
+    // The results library, each time it is (re)loaded: when it holds the collocation this page ran last, the
+    // summary adds what the library compares (aggregate::collocationInterference: each workload against alone
+    // runs of the same benchmark identity it holds, or why none could be used).
+    void setLibrary(std::shared_ptr<const trainio::aggregate::ResultsLibrary> library);
+
+signals:
+    void notify(trainio::ui::NotificationPanel::Severity severity, const QString& text);
+    void finished(bool complete, const QString& dir);
+    void resultsWritten(const QString& dir);
+
+private:
+    struct Live;
+    void addRowFromPicker();
+    void removeSelected();
+    void onFinished(const session::CollocationResult& r, const QString& error);
+    void addPoint(int w, double t, double au);
+    void post(NotificationPanel::Severity severity, const QString& text);
+
+    QTableWidget* table_;
+    QComboBox* preset_;
+    QPushButton* add_;
+    QPushButton* addFile_;
+    QPushButton* remove_;
+    QComboBox* profile_;
+    QDoubleSpinBox* bandwidth_;
+    QLineEdit* output_;
+    QSpinBox* runs_;
+    QCheckBox* alone_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QLabel* status_;
+    QCustomPlot* plot_;
+    StorageControls* storage_;
+    QPlainTextEdit* summary_;
+
+    QString lastDir_;           // the folder of the last collocation that ended
+    QString sessionSummary_;        // its summary as the collocation itself gave it
+    QStringList sessionInvocations_; // its invocations' lines
+    bool running_ = false;
+    std::atomic<bool> cancelFlag_{false};
+    std::thread worker_;
+    std::shared_ptr<Live> live_;
+};
+
+} // namespace trainio::ui

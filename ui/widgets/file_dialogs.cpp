@@ -1,0 +1,58 @@
+#include "widgets/file_dialogs.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
+
+namespace trainio::ui {
+
+namespace {
+
+FileDialogHook& hook() {
+    static FileDialogHook h;
+    return h;
+}
+
+QString key(const QString& purpose) { return QStringLiteral("dialogs/") + purpose; }
+
+} // namespace
+
+QString dialogStart(const QString& purpose, const QString& fallback) {
+    const QString last = QSettings().value(key(purpose)).toString();
+    return !last.isEmpty() && QFileInfo(last).isDir() ? last : fallback;
+}
+
+void rememberDialogFolder(const QString& purpose, const QString& chosen) {
+    if (chosen.isEmpty()) return;
+    const QFileInfo info(chosen);
+    QSettings().setValue(key(purpose), info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+}
+
+QString saveFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& suggestedName,
+                     const QString& filter) {
+    const QString start = QDir(dialogStart(purpose, QDir::homePath())).filePath(suggestedName);
+    const QString chosen = hook() ? hook()(caption, start) : QFileDialog::getSaveFileName(parent, caption, start, filter);
+    rememberDialogFolder(purpose, chosen);
+    return chosen;
+}
+
+QString openFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir,
+                     const QString& filter) {
+    const QString start = dialogStart(purpose, fallbackDir);
+    const QString chosen = hook() ? hook()(caption, start) : QFileDialog::getOpenFileName(parent, caption, start, filter);
+    rememberDialogFolder(purpose, chosen);
+    return chosen;
+}
+
+QString existingFolder(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir) {
+    const QString start = dialogStart(purpose, fallbackDir);
+    const QString chosen = hook() ? hook()(caption, start) : QFileDialog::getExistingDirectory(parent, caption, start);
+    // A folder chosen is remembered as itself; the next dialog starts in it.
+    rememberDialogFolder(purpose, chosen);
+    return chosen;
+}
+
+void setFileDialogHook(FileDialogHook h) { hook() = std::move(h); }
+
+} // namespace trainio::ui
