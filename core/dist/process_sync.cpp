@@ -36,7 +36,55 @@ ProcessSync::ProcessSync(Communicator& comm, std::uint64_t localRanks, std::atom
       all_(mine_.size() * static_cast<std::size_t>(comm.size())),
       every_(static_cast<std::size_t>(comm.size()) * localRanks) {}
 
-ProcessSync::~ProcessSync() = default;
+ProcessSync::~ProcessSync() { join(); }
+
+void ProcessSync::start() {
+    if (!onMeeting || relay_.joinable()) return;
+    relayRing_.assign(kRelayDepth, std::vector<SyncSlot>(every_.size()));
+    relay_ = std::thread([this] { relayLoop(); });
+}
+
+void ProcessSync::join() {
+    if (!relay_.joinable()) return;
+    relayEnd_.store(true, std::memory_order_release);
+    relayHead_.fetch_add(0, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relayHead_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    relay_.join();
+}
+
+void ProcessSync::relayStep() {
+    const std::uint32_t head = relayHead_.load(std::memory_order_relaxed);
+    // The relay is kRelayDepth meetings behind (process 0's machine is saturated): wait for a free entry
+    // rather than lose a remote rank's step (a record, not only a live figure).
+    while (head - relayTail_.load(std::memory_order_acquire) >= kRelayDepth) std::this_thread::yield();
+    std::copy(every_.begin(), every_.end(), relayRing_[head % kRelayDepth].begin());
+    relayHead_.store(head + 1, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relayHead_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void ProcessSync::relayCatchUp() const {
+    if (!relay_.joinable()) return;
+    while (relayTail_.load(std::memory_order_acquire) != relayHead_.load(std::memory_order_relaxed))
+        std::this_thread::yield();
+}
+
+void ProcessSync::relayLoop() {
+    for (;;) {
+        const std::uint32_t head = relayHead_.load(std::memory_order_acquire);
+        std::uint32_t tail = relayTail_.load(std::memory_order_relaxed);
+        if (tail == head) {
+            if (relayEnd_.load(std::memory_order_acquire)) return;
+            // Sleeps only while nothing new was handed over (else returns at once): no lost wake-up.
+            syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&relayHead_), FUTEX_WAIT_PRIVATE, head, nullptr,
+                    nullptr, 0);
+            continue;
+        }
+        for (; tail != head; ++tail) {
+            onMeeting(relayRing_[tail % kRelayDepth]);
+            relayTail_.store(tail + 1, std::memory_order_release);
+        }
+    }
+}
 
 void ProcessSync::wait(std::uint32_t seen) const {
     for (;;) {
@@ -148,6 +196,7 @@ void ProcessSync::lead(std::uint64_t arrived, std::uint64_t left) {
         }
     }
     if (anyStop) {
+        relayCatchUp();
         if (onMeeting) onMeeting(every_);
         {
             std::lock_guard lock(mutex_);
@@ -160,10 +209,13 @@ void ProcessSync::lead(std::uint64_t arrived, std::uint64_t left) {
     state_.fetch_sub(arrived, std::memory_order_acq_rel); // the next meeting starts with nobody arrived
     if (stepMeeting) {
         // A step's meeting: the accelerators go on at once; what process 0 records of the others' steps
-        // and relays to the observer happens beside them (docs/engine.md, "What watches a run").
+        // and relays to the observer happens on the relay thread, beside them (docs/engine.md, "What
+        // watches a run"): the leader only copies the slots into the relay's ring.
         release(false);
-        if (onMeeting) onMeeting(every_);
+        if (relay_.joinable()) relayStep();
+        else if (onMeeting) onMeeting(every_);
     } else {
+        relayCatchUp();
         if (onMeeting) onMeeting(every_);
         release(false);
     }

@@ -19,6 +19,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace trainio::dist {
@@ -47,13 +48,16 @@ public:
     ProcessSync(const ProcessSync&) = delete;
     ProcessSync& operator=(const ProcessSync&) = delete;
 
-    // Called by the meeting's leader after each completed meeting with every accelerator's slot (global
-    // rank order: process p's local rank l is p × localRanks + l): after the threads are released when the
-    // meeting ends a step (it must not delay the next step), before it for every other kind (epoch ends:
-    // what it records must be there when the released threads read it). Calls never overlap.
+    // Called after each completed meeting with every accelerator's slot (global rank order: process p's
+    // local rank l is p × localRanks + l). A step's meeting is handed to the relay thread (start()) and the
+    // threads go on at once: what it records of other processes' steps is done beside the accelerators,
+    // never on one of them (docs/engine.md, "What watches a run"). Every other kind (epoch ends, a stop) is
+    // called by the meeting's leader before it releases the threads, after the relay has caught up: what it
+    // records must be there when the released threads read it. Calls never overlap, and come in meeting order.
     std::function<void(const std::vector<SyncSlot>&)> onMeeting;
 
-    void start() {} // (kept for the callers: there is no thread to start)
+    // Starts the relay thread when onMeeting is set (set it first).
+    void start();
     // A local thread arrives with its slot; true when released, false when the run stops.
     bool arriveAndWait(std::uint64_t local, const SyncSlot& slot);
     // A local thread leaves the run: `finished` when it ran every epoch (the meetings end when every
@@ -61,7 +65,8 @@ public:
     void leave(std::uint64_t local, bool finished);
     // This process stops (failure or cancel): the next meeting says so, and waiting threads return false.
     void requestStop(const std::string& error);
-    void join() {}
+    // After the last meeting: the relay delivers what it still holds, then ends.
+    void join();
 
     // Why the run stopped on another process ("process P: error"), or why the meeting broke.
     std::string remoteError() const;
@@ -72,6 +77,11 @@ public:
 private:
     // Runs the meeting (the caller completed the set: every local thread has arrived or left) and releases.
     void lead(std::uint64_t arrived, std::uint64_t left);
+    // The relay: step meetings copied into a ring of preallocated slot vectors by the leader (no allocation,
+    // no lock), delivered to onMeeting by relayLoop() on its own thread.
+    void relayStep();
+    void relayCatchUp() const;
+    void relayLoop();
     void release(bool ended);
     void wait(std::uint32_t seen) const;
 
@@ -94,6 +104,12 @@ private:
     std::atomic<bool> remoteStopped_{false}, broken_{false};
     std::atomic<std::uint64_t> meetings_{0};
     std::string remoteError_;
+    static constexpr std::size_t kRelayDepth = 64; // meetings the relay may be behind before the leader waits
+    std::vector<std::vector<SyncSlot>> relayRing_;
+    std::atomic<std::uint32_t> relayHead_{0}; // meetings handed over (leader; the relay sleeps on it)
+    std::atomic<std::uint32_t> relayTail_{0}; // meetings delivered (relay)
+    std::atomic<bool> relayEnd_{false};
+    std::thread relay_;
 };
 
 } // namespace trainio::dist
