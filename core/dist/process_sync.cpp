@@ -47,8 +47,7 @@ void ProcessSync::start() {
 void ProcessSync::join() {
     if (!relay_.joinable()) return;
     relayEnd_.store(true, std::memory_order_release);
-    relayHead_.fetch_add(0, std::memory_order_release);
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relayHead_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    wakeRelay();
     relay_.join();
 }
 
@@ -59,7 +58,12 @@ void ProcessSync::relayStep() {
     while (head - relayTail_.load(std::memory_order_acquire) >= kRelayDepth) std::this_thread::yield();
     std::copy(every_.begin(), every_.end(), relayRing_[head % kRelayDepth].begin());
     relayHead_.store(head + 1, std::memory_order_release);
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relayHead_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    wakeRelay();
+}
+
+void ProcessSync::wakeRelay() {
+    relaySignal_.fetch_add(1, std::memory_order_acq_rel);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relaySignal_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 void ProcessSync::relayCatchUp() const {
@@ -70,12 +74,14 @@ void ProcessSync::relayCatchUp() const {
 
 void ProcessSync::relayLoop() {
     for (;;) {
+        // The signal is read first: a hand-over or end after this read changes it, so the wait below returns
+        // at once instead of sleeping through it (no lost wake-up).
+        const std::uint32_t signal = relaySignal_.load(std::memory_order_acquire);
         const std::uint32_t head = relayHead_.load(std::memory_order_acquire);
         std::uint32_t tail = relayTail_.load(std::memory_order_relaxed);
         if (tail == head) {
             if (relayEnd_.load(std::memory_order_acquire)) return;
-            // Sleeps only while nothing new was handed over (else returns at once): no lost wake-up.
-            syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&relayHead_), FUTEX_WAIT_PRIVATE, head, nullptr,
+            syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&relaySignal_), FUTEX_WAIT_PRIVATE, signal, nullptr,
                     nullptr, 0);
             continue;
         }

@@ -82,6 +82,7 @@ private:
     void relayStep();
     void relayCatchUp() const;
     void relayLoop();
+    void wakeRelay();
     void release(bool ended);
     void wait(std::uint32_t seen) const;
 
@@ -106,9 +107,10 @@ private:
     std::string remoteError_;
     static constexpr std::size_t kRelayDepth = 64; // meetings the relay may be behind before the leader waits
     std::vector<std::vector<SyncSlot>> relayRing_;
-    std::atomic<std::uint32_t> relayHead_{0}; // meetings handed over (leader; the relay sleeps on it)
+    std::atomic<std::uint32_t> relayHead_{0}; // meetings handed over (leader)
     std::atomic<std::uint32_t> relayTail_{0}; // meetings delivered (relay)
     std::atomic<bool> relayEnd_{false};
+    std::atomic<std::uint32_t> relaySignal_{0}; // moves on every hand-over and at the end (the relay sleeps on it)
     std::thread relay_;
 };
 
