@@ -3,6 +3,7 @@
 #include "aggregate/interference.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"
+#include "io/storage_profile.h"
 #include "io/emulated_storage.h"
 #include "io/io_backend.h"
 #include "io/page_cache.h"
