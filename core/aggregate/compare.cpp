@@ -2,6 +2,7 @@
 
 #include "aggregate/identity.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <cmath>
 #include <iomanip>
@@ -14,7 +15,6 @@ namespace trainio::aggregate {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct MetricSpec {
     const char* key;

@@ -19,7 +19,6 @@
 namespace trainio::telemetry {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One /proc file kept open for the whole run: each sample is one pread at offset 0 (which makes the
 // kernel regenerate the text) into a buffer that only grows, so sampling neither opens files nor allocates.

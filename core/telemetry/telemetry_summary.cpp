@@ -2,6 +2,7 @@
 
 #include "telemetry/client_bound.h"
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <cctype>
 #include <cmath>
@@ -11,7 +12,6 @@
 namespace trainio::telemetry {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 bool endsWith(const std::string& s, const std::string& suffix) {

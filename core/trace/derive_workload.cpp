@@ -7,6 +7,7 @@
 #include "format/crc32c.h"
 #include "util/errors.h"
 #include "util/statistics.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,6 @@ namespace trainio::trace {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---- small statistics ----
 

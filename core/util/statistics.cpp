@@ -1,6 +1,7 @@
 #include "util/statistics.h"
 
 #include "util/errors.h"
+#include "util/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,6 @@ namespace trainio::aggregate {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // numpy's pairwise_sum for contiguous doubles: below 8 values a plain left-to-right loop; up to the
 // block size, eight interleaved partial sums combined as a balanced tree; above it, split in two

@@ -3,6 +3,7 @@
 #include "aggregate/interference.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
+#include "util/units.h"
 
 #include <qcustomplot.h>
 
@@ -23,7 +24,6 @@ using aggregate::InvocationRecord;
 using aggregate::LibraryNode;
 using aggregate::NodeKind;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
