@@ -17,7 +17,6 @@ namespace {
 
 using aggregate::InvocationRecord;
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // identityDifferences() lines about the loader's own keys ("trainio.loader: plain vs nopfs").
 bool isLoaderDifference(const std::string& line) {
