@@ -2,6 +2,7 @@
 // distributions, live changes and their log, and the storage profile files. Caps are upper bounds: a
 // loaded machine may be slower than a cap, never faster, so the tests assert "not above the cap" strictly
 // and "close to the cap" only when an unshaped run shows the machine can go well beyond it.
+#include "util/units.h"
 #include "testsupport.h"
 
 #include "config/config_loader.h"
@@ -681,4 +682,3 @@ void TestEmulatedStorage::aCapThatBindsIsNamedOnARealDevice() {
 
 QTEST_GUILESS_MAIN(TestEmulatedStorage)
 #include "tst_emulated_storage.moc"
-#include "util/units.h"
