@@ -11,6 +11,7 @@
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
 #include "loader/thread_tuning.h"
+#include "util/clock.h"
 
 #include <atomic>
 #include <chrono>
