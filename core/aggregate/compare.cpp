@@ -3,6 +3,7 @@
 #include "aggregate/identity.h"
 #include "util/errors.h"
 #include "util/units.h"
+#include "util/text.h"
 
 #include <cmath>
 #include <iomanip>
@@ -48,14 +49,6 @@ double sampleVariance(const std::vector<double>& v, double m) {
     return s / static_cast<double>(v.size() - 1);
 }
 
-std::string fmt(double v, int precision, bool sign = false) {
-    if (!std::isfinite(v)) return "n/a";
-    std::ostringstream os;
-    if (sign) os << std::showpos;
-    os << std::fixed << std::setprecision(precision) << v;
-    return os.str();
-}
-
 std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
     for (const LibraryNode* n : {&item, &base}) {
         if (n->kind != NodeKind::Benchmark && n->kind != NodeKind::Invocation)
@@ -88,10 +81,10 @@ std::string sampleText(const LibraryNode& n, std::size_t count) {
 }
 
 std::string deltaText(const MetricDelta& d, int precision) {
-    std::string s = fmt(d.absolute, precision, true);
-    if (std::isfinite(d.percent)) s += " (" + fmt(d.percent, 1, true) + " %)";
+    std::string s = fixedNumber(d.absolute, precision, true);
+    if (std::isfinite(d.percent)) s += " (" + fixedNumber(d.percent, 1, true) + " %)";
     if (std::isfinite(d.ci95.low))
-        s += " [" + fmt(d.ci95.low, precision, true) + ", " + fmt(d.ci95.high, precision, true) + "]";
+        s += " [" + fixedNumber(d.ci95.low, precision, true) + ", " + fixedNumber(d.ci95.high, precision, true) + "]";
     if (d.withinNoise && *d.withinNoise) s += " within noise";
     if (!d.ciNote.empty()) s += " no CI";
     return s;
@@ -288,7 +281,7 @@ std::string formatTable(const CompareResult& result) {
         for (std::size_t k = 0; k < r.metrics.size(); ++k) {
             const CompareMetric& m = r.metrics[k];
             const int precision = precisionFor(kMetrics[k], r.valuesShown ? m.value.mean : 0.0);
-            cells.push_back(r.valuesShown ? fmt(m.value.mean, precision) + " ± " + fmt(m.value.stdev, precision) : "—");
+            cells.push_back(r.valuesShown ? fixedNumber(m.value.mean, precision) + " ± " + fixedNumber(m.value.stdev, precision) : "—");
             cells.push_back(m.delta ? deltaText(*m.delta, precision) : "—");
         }
         std::string note = r.baseline ? "baseline" : "";

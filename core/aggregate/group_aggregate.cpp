@@ -13,6 +13,7 @@
 #include "store/run_folder.h"
 #include "util/errors.h"
 #include "util/units.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <set>
@@ -37,16 +38,9 @@ namespace {
 constexpr std::size_t kRequiredRuns = 5; // MLPerf Storage v1.0 REQUIRED_BENCHMARK_RUNS
 constexpr double kDatasetToMemory = 5.0; // dataset >= 5 × the clients' total memory
 
-std::string fmt(double v, int precision = 2) {
-    if (!std::isfinite(v)) return "n/a";
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(precision) << v;
-    return os.str();
-}
-
 std::string bytesText(double bytes) {
-    if (bytes >= kGiB) return fmt(bytes / kGiB, 1) + " GiB";
-    return fmt(bytes / kMiB, 1) + " MiB";
+    if (bytes >= kGiB) return fixedNumber(bytes / kGiB, 1) + " GiB";
+    return fixedNumber(bytes / kMiB, 1) + " MiB";
 }
 
 bool relativelyEqual(double a, double b, double tolerance) {
@@ -279,7 +273,7 @@ std::string cellCsv(const Cell& c) {
 }
 
 std::string cellText(const Cell& c, int precision) {
-    if (const auto* d = std::get_if<double>(&c)) return fmt(*d, precision);
+    if (const auto* d = std::get_if<double>(&c)) return fixedNumber(*d, precision);
     if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
     return cellCsv(c);
 }
@@ -433,10 +427,10 @@ void checkCheckpointRules(const ImportResult& imp, const RunGroup& group, std::v
                 if (!std::isfinite(gap))
                     note.push_back("Gap between the write and the read phase not checked: no readable summary start/end.");
                 else if (gap < 0)
-                    out.push_back("The read phase (" + rd.runName + ") started " + fmt(-gap, 1) +
+                    out.push_back("The read phase (" + rd.runName + ") started " + fixedNumber(-gap, 1) +
                                   " s before the write phase ended: the phases must not overlap (Rules.md 4.7.1).");
                 else if (gap > kGapSeconds)
-                    out.push_back("The read phase (" + rd.runName + ") started " + fmt(gap, 1) + " s after the write phase ended; "
+                    out.push_back("The read phase (" + rd.runName + ") started " + fixedNumber(gap, 1) + " s after the write phase ended; "
                                   "at most 30 s are allowed (Rules.md 4.7.1).");
             }
         }
@@ -457,12 +451,12 @@ void checkCheckpointRules(const ImportResult& imp, const RunGroup& group, std::v
     } else if (memory <= 0) {
         std::string known;
         for (const auto& a : config_keys::accelerators())
-            if (a.memoryGB > 0) known += (known.empty() ? "" : ", ") + a.name + " " + fmt(a.memoryGB, 0) + " GB";
+            if (a.memoryGB > 0) known += (known.empty() ? "" : ", ") + a.name + " " + fixedNumber(a.memoryGB, 0) + " GB";
         note.push_back("Accelerator memory not checked: no memory is known for accelerator " + group.identity.accelerator +
                        " (" + known + ").");
     } else if (std::isfinite(size) && static_cast<double>(processes) * memory < size) {
-        out.push_back("The emulated accelerators' memory (" + std::to_string(processes) + " × " + fmt(memory, 0) + " GB = " +
-                      fmt(static_cast<double>(processes) * memory, 0) + " GB) is below the checkpoint size (" + fmt(size, 1) +
+        out.push_back("The emulated accelerators' memory (" + std::to_string(processes) + " × " + fixedNumber(memory, 0) + " GB = " +
+                      fixedNumber(static_cast<double>(processes) * memory, 0) + " GB) is below the checkpoint size (" + fixedNumber(size, 1) +
                       " GB): Rules.md 4.3.4 requires it to hold the checkpoint.");
     }
     // Rules.md 4.3.5 (mlcommons/storage#841): subset mode exists only for llama3-8b, on 8 processes.
@@ -503,8 +497,8 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         const auto& r = imp.runs[i];
         if (r.auThresholdPercent) {
             if (r.auMeanPercent < *r.auThresholdPercent) {
-                out.push_back("Run " + r.runName + ": accelerator utilization " + fmt(r.auMeanPercent) +
-                              " % is below the " + fmt(*r.auThresholdPercent, 0) + " % threshold (" +
+                out.push_back("Run " + r.runName + ": accelerator utilization " + fixedNumber(r.auMeanPercent) +
+                              " % is below the " + fixedNumber(*r.auThresholdPercent, 0) + " % threshold (" +
                               r.auThresholdSource + "), so the storage did not keep the accelerators busy enough.");
             }
         } else {
@@ -541,9 +535,9 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         }
         const double samples = static_cast<double>(group.identity.filesTrain) * static_cast<double>(group.identity.samplesPerFile);
         out.push_back(who + " the dataset (" + std::to_string(group.identity.filesTrain) + " files × " +
-                      std::to_string(group.identity.samplesPerFile) + " samples × " + fmt(key.first / samples, 0) +
+                      std::to_string(group.identity.samplesPerFile) + " samples × " + fixedNumber(key.first / samples, 0) +
                       " B = " + bytesText(key.first) + ") is smaller than 5 × the clients' total memory (" +
-                      fmt(key.second, 1) + " GiB, so at least " + fmt(kDatasetToMemory * key.second, 1) +
+                      fixedNumber(key.second, 1) + " GiB, so at least " + fixedNumber(kDatasetToMemory * key.second, 1) +
                       " GiB): the page cache can hold much of it, so AU says little about the storage "
                       "(unless the clients' memory was limited, which summary.json does not record).");
     }
@@ -636,7 +630,7 @@ std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGro
                 std::string theirs = it->dump();
                 std::string diff;
                 if (it->is_number() && mineV != 0.0)
-                    diff = " (" + fmt(100.0 * (it->get<double>() - mineV) / mineV, 3) + " %)";
+                    diff = " (" + fixedNumber(100.0 * (it->get<double>() - mineV) / mineV, 3) + " %)";
                 out.push_back(name + " says " + key + " = " + theirs + ", but the " + runs + " beside it give " +
                               csvNumber(mineV) + diff + ".");
             }

@@ -2,6 +2,7 @@
 
 #include "aggregate/identity.h"
 #include "aggregate/results_import.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,13 +47,6 @@ std::vector<double> scaled(const std::vector<double>& values, double divisor) {
     out.reserve(values.size());
     for (double v : values) out.push_back(v / divisor);
     return out;
-}
-
-std::string fmt(double v, int precision) {
-    if (!std::isfinite(v)) return "n/a";
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(precision) << v;
-    return os.str();
 }
 
 LibraryNode& child(LibraryNode& parent, NodeKind kind, std::string label) {
@@ -177,13 +171,13 @@ std::string itemSummary(const LibraryNode& n, const std::string& name = {}) {
     if (!n.hasMetrics) return line + ": no complete run, " + verdict(n);
     if (n.type == BenchmarkType::Checkpointing) {
         auto phase = [](const char* what, const NodeMetric& bw, const NodeMetric& s) {
-            return bw.n ? std::string(what) + " " + fmt(bw.mean, 3) + " GiB/s (" + fmt(s.mean, 1) + " s)"
+            return bw.n ? std::string(what) + " " + fixedNumber(bw.mean, 3) + " GiB/s (" + fixedNumber(s.mean, 1) + " s)"
                         : std::string(what) + " not measured";
         };
         return line + ": checkpoint " + phase("write", n.checkpointWriteGibPerSecond, n.checkpointWriteSeconds) + ", " +
                phase("read", n.checkpointReadGibPerSecond, n.checkpointReadSeconds) + ", " + verdict(n);
     }
-    return line + ": AU " + fmt(n.au.mean, 2) + " %, " + fmt(n.readGibPerSecond.mean, 3) + " GiB/s, " + verdict(n);
+    return line + ": AU " + fixedNumber(n.au.mean, 2) + " %, " + fixedNumber(n.readGibPerSecond.mean, 3) + " GiB/s, " + verdict(n);
 }
 
 bool sameFolder(const fs::path& a, const fs::path& b) {
@@ -767,7 +761,7 @@ std::string telemetrySummaryText(const ImportResult& imported, const std::vector
             std::snprintf(buf, sizeof buf, format, v);
             return std::string(buf);
         };
-        const std::string a = fmt(lo), b = fmt(hi);
+        const std::string a = fixedNumber(lo), b = fixedNumber(hi);
         return a == b ? a : a + " to " + b;
     };
     std::string device = with.front()->deviceLabel;

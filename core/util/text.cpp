@@ -1,5 +1,9 @@
 #include "util/text.h"
 
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
 namespace trainio {
 namespace {
 
@@ -14,6 +18,14 @@ std::string_view trimView(std::string_view s) {
 }
 
 std::string trim(std::string_view s) { return std::string(trimView(s)); }
+
+std::string fixedNumber(double v, int precision, bool sign) {
+    if (!std::isfinite(v)) return "n/a";
+    std::ostringstream os;
+    if (sign) os << std::showpos;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
+}
 
 std::string lower(std::string_view s) {
     std::string out(s);

@@ -11,6 +11,9 @@ namespace trainio {
 std::string_view trimView(std::string_view s);
 // The same, as a string of its own.
 std::string trim(std::string_view s);
+// A number with `precision` decimals ("12.35"; "+0.50" with sign), "n/a" when it is not finite: the text of
+// the CLI's tables and the library's rule and comparison sentences.
+std::string fixedNumber(double v, int precision = 2, bool sign = false);
 // ASCII lower case (names, units, enum words; other bytes as they are).
 std::string lower(std::string_view s);
 
