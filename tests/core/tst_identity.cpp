@@ -485,7 +485,7 @@ private slots:
         using trainio::config_keys::Role;
         int checked = 0;
         for (const auto& k : trainio::config_keys::all()) {
-            std::vector<std::pair<std::string, std::string>> base = {{"dataset.format", "npz"}};
+            std::vector<std::pair<std::string, std::string>> base;
             const std::string gate = trainio::config_keys::featureGate(k.path);
             if (!gate.empty() && gate != k.path) base.emplace_back(gate, "true");
             std::string va = "1", vb = "2";

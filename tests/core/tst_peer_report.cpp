@@ -383,7 +383,7 @@ class TestPeerReport : public QObject {
                       (g.differences.empty() ? std::string() : g.differences.front()) + "\n";
         QVERIFY2(imported.groups.size() == 1 && imported.groups.front().runs.size() == std::size_t(kRuns), groups.c_str());
         const auto& g = imported.groups.front();
-        QVERIFY2(g.differences.empty(), g.differences.front().c_str());
+        QVERIFY2(g.differences.empty(), groups.c_str());
         // Never silently: every location that differs is listed against run 1, with why it does not split.
         std::string all;
         for (const auto& d : g.settingDifferences) all += d + "\n";
