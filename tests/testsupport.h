@@ -154,4 +154,14 @@ inline QString runPythonTool(const QString& script, const QStringList& args) {
 // The fixtures (copies of ../shared/fixtures: dlio-runs/, dlio-workloads-v1.0/, mlperf-storage-v1.0/).
 inline std::filesystem::path fixtures() { return std::filesystem::path(TRAINIO_TEST_DATA); }
 
+// A writable copy of `from` (a fixture folder: fixtures are read-only) at `to`, which is created.
+inline void copyWritable(const std::filesystem::path& from, const std::filesystem::path& to) {
+    namespace fs = std::filesystem;
+    fs::create_directories(to);
+    fs::copy(from, to, fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(to))
+        fs::permissions(e.path(), e.is_directory() ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write,
+                        fs::perm_options::add);
+}
+
 } // namespace testsupport

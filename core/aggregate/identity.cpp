@@ -83,7 +83,7 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
                                                                 const std::map<std::string, std::string>& c) {
     std::vector<std::pair<std::string, std::string>> f;
     f.emplace_back("model", r.model.empty() ? get(c, "model") : r.model);
-    f.emplace_back("accelerator", r.accelerator.empty() ? "?" : r.accelerator);
+    f.emplace_back("accelerator", r.accelerator.empty() ? get(c, "accelerator") : r.accelerator);
     f.emplace_back("format", get(c, "dataset.format"));
     f.emplace_back("record_length", r.recordLengthBytes ? num(*r.recordLengthBytes) : get(c, "dataset.record_length"));
     f.emplace_back("record_length_stdev", get(c, "dataset.record_length_stdev", "0"));
@@ -99,7 +99,9 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
             ct += (ct.empty() ? "" : ",") + k.substr(std::string("train.").size()) + ":" + v;
     }
     f.emplace_back("computation_time", ct.empty() ? "?" : ct);
-    f.emplace_back("au_threshold_percent", r.auThresholdPercent ? num(*r.auThresholdPercent) : "?");
+    std::optional<double> au = r.auThresholdPercent;
+    if (const auto fraction = store::parseFiniteNumber(get(c, "metric.au")); !au && fraction) au = *fraction * 100.0;
+    f.emplace_back("au_threshold_percent", au ? num(*au) : "?");
     // reader.preprocess_time (DLIO's per-sample work in the readers, a captured job's decode) is slept where
     // the reads are: a different time is a different workload, as a different computation time is.
     // Appended only when it is not zero, so that every key of a workload without it stays what it was.
@@ -159,27 +161,24 @@ std::string whyNotSplitting(const std::string& key, const std::map<std::string, 
     if (key.empty() || key[0] == '#') return {};
     if (config_keys::isBookkeeping(key)) return "bookkeeping (where results or logs go, how often a recorder samples)";
     const std::string gate = config_keys::featureGate(key);
-    if (gate.empty() || (gate == "workflow.checkpoint" && type == BenchmarkType::Checkpointing)) return {};
-    const config_keys::KeyDef* g = config_keys::find(gate);
-    const std::string on = get(c, gate, g ? canonicalValue(g->dlioDefault) : "false");
-    return on == "false" ? "its feature is off (" + gate + " false)" : std::string();
+    if (!gate.empty() && !(gate == "workflow.checkpoint" && type == BenchmarkType::Checkpointing)) {
+        const config_keys::KeyDef* g = config_keys::find(gate);
+        if (get(c, gate, g ? canonicalValue(g->dlioDefault) : "false") == "false") return "its feature is off (" + gate + " false)";
+    }
+    // Where files are written or read is not what the workload does, whether its feature is on or off (issue 30).
+    if (config_keys::roleOf(key) == config_keys::Role::Location) return "a location (where files are written or read), not what the workload does";
+    return {};
 }
 
 // Everything in the benchmark identity that is not already in the workload identity, as canonical keys.
 std::map<std::string, std::string> benchmarkExtras(const InvocationRecord& r) {
     auto c = canonicalConfig(r.resolved);
     std::map<std::string, std::string> out;
-    // Keys the workload identity already holds (with DLIO's defaults for absent ones) are left out here,
-    // so that a config that writes a default and one that omits it are the same benchmark.
-    static const std::set<std::string> inWorkload = {"model", "dataset.format", "dataset.record_length",
-                                                     "dataset.record_length_stdev", "dataset.num_samples_per_file",
-                                                     "reader.batch_size", "metric.au", "train.computation_time",
-                                                     "train.computation_time_stdev", "reader.preprocess_time",
-                                                     "reader.preprocess_time_stdev"};
+    // Keys the workload identity already holds (the key table's Workload rows and their members, with DLIO's
+    // defaults for absent ones) are left out here, so that a config that writes a default and one that omits
+    // it are the same benchmark.
     for (const auto& [k, v] : c)
-        if (whyNotSplitting(k, c, r.type).empty() && !inWorkload.count(k) && k.rfind("train.computation_time.", 0) != 0 &&
-            k.rfind("reader.preprocess_time.", 0) != 0)
-            out[k] = v;
+        if (whyNotSplitting(k, c, r.type).empty() && config_keys::roleOf(k) != config_keys::Role::Workload) out[k] = v;
     out["#accelerators"] = std::to_string(r.accelerators);
     out["#hosts"] = std::to_string(std::max<std::int64_t>(r.numHosts, 1));
     out["#files_train"] = std::to_string(r.filesTrain);

@@ -4,13 +4,15 @@
 // dlio_config/config.yaml, with overrides.yaml applied; summary.json where nothing else exists):
 //   workload identity  — model, accelerator type, format, record length mean and stdev, samples per
 //                        file, batch size, computation time and its distribution, the readers'
-//                        preprocess time when it is not zero, AU threshold;
+//                        preprocess time when it is not zero, AU threshold (the key table's Workload rows);
 //   benchmark identity — the workload identity plus accelerators, hosts, files, reader settings
 //                        (threads, prefetch, O_DIRECT, I/O engine) and every other resolved key that can
-//                        change what is measured: not bookkeeping (the key table's Bookkeeping rows:
-//                        output folder, log file, telemetry interval), not a setting of a feature that is
-//                        off (the table's gates: checkpoint.* while workflow.checkpoint is false), not in
-//                        benchmarkIdentityExclusions() (keys outside the table, and run-to-run ones).
+//                        change what is measured (the table's Setting rows): not bookkeeping (Bookkeeping
+//                        rows: debug, telemetry interval), not a setting of a feature that is off (the
+//                        table's gates: checkpoint.* while workflow.checkpoint is false), not a location
+//                        (config_keys::roleOf: data and checkpoint folders, file prefix, bucket, endpoint,
+//                        output folder, and keys outside the table whose name names a place — whether the
+//                        feature is on or off), not in benchmarkIdentityExclusions() (run-to-run keys).
 // Keys are canonical text: equal text ⇔ equal identity. Numbers are normalised ("0.3230" = "0.323",
 // "146600628.0" = "146600628") and key spellings of DLIO generations merged (record_length and
 // record_length_bytes, model and model.name).
@@ -48,7 +50,7 @@ Identity identityOf(const InvocationRecord& r);
 std::vector<std::string> identityDifferences(const InvocationRecord& a, const InvocationRecord& b);
 
 // Keys whose values differ between two invocations of one benchmark without splitting it (settings of a
-// feature that is off, bookkeeping, the keys of benchmarkIdentityExclusions()), each with why it does not
+// feature that is off, bookkeeping, locations, the keys of benchmarkIdentityExclusions()), each with why it does not
 // split: "checkpoint.checkpoint_folder: /a vs /b — its feature is off (workflow.checkpoint false)".
 std::vector<std::string> settingDifferences(const InvocationRecord& a, const InvocationRecord& b);
 

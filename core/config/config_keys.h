@@ -61,8 +61,20 @@ enum Flag : unsigned {
     CaseInsensitive = 1u << 5, // a choice read in lower case
     CustomCheck = 1u << 6,     // the validator checks it by code beside the table
     NotAKey = 1u << 7,         // a distribution member or a run setting: ranges, docs, form only
-    Bookkeeping = 1u << 8,     // where results or logs go, how verbosely, how often a recorder samples:
+    Bookkeeping = 1u << 8,     // how verbosely, how often a recorder samples, where a record came from:
                                // never changes what is measured (and so never splits a benchmark)
+};
+
+// What a key is to a result's identity (docs/aggregation.md, "Identity"). Every row says one; a key the table
+// does not know gets one from roleOf's rules (its name, the row above it).
+enum class Role {
+    Unclassified, // no row may stay so (tst_config_keys::everyKeyHasAnIdentityRole)
+    Workload,     // defines the workload: compared in the workload identity (aggregate/identity.cpp workloadFields)
+    Setting,      // how the workload is run: part of the benchmark identity unless it is bookkeeping (flag
+                  // Bookkeeping) or a setting of a feature that is off (`gate`)
+    Location,     // names a place — a folder, path, file name, bucket, prefix, endpoint, host: where files
+                  // are written or read, not what the workload does; part of no identity, whatever feature it
+                  // belongs to and whether that feature is on; runs that differ in it list it beside the group
 };
 
 struct KeyDef {
@@ -83,6 +95,7 @@ struct KeyDef {
     // The Bool key that switches this key's feature on ("workflow.checkpoint" for checkpoint.*): while it
     // is false the key cannot change what is measured. A section's gate holds for every key below it.
     std::string gate;
+    Role role = Role::Unclassified;
 
     bool has(Flag f) const { return (flags & f) != 0; }
     bool numeric() const { return range.has_value(); }
@@ -100,6 +113,20 @@ const KeyDef* find(std::string_view path);
 // the Bool key whose feature it belongs to ("" when none), and whether it is bookkeeping.
 std::string featureGate(std::string_view path);
 bool isBookkeeping(std::string_view path);
+
+// A dotted path's role in a result's identity: its own row's; for a key the table does not know, Location
+// when its name names a place (namesAPlace), else the role of the nearest row above it that is not a section
+// (a member of a map or a distribution: reader.preprocess_time.mean is reader.preprocess_time's), else Setting
+// (a key nobody classified may change what is measured).
+Role roleOf(std::string_view path);
+// The rule for keys outside the table, on the last component of a dotted path: it names a place when its last
+// word is one of folder(s), dir(s), directory, path(s), file, filename, root, url(s), uri, bucket, prefix,
+// endpoint(s), host(s), hostname(s), mount, mountpoint, address, server(s), or it ends in <one of bucket, host,
+// file, folder, dir, endpoint, server>_name — and it is not a count or a bound (first word num, n, max or min:
+// num_hosts is how many, not where). "data_folder", "s3_prefix", "storage_root", "endpoint_url", "hosts".
+bool namesAPlace(std::string_view path);
+// "workload", "setting", "location" (docs, `trainio-cli config-keys`); "bookkeeping" for a setting isBookkeeping says.
+std::string roleName(const KeyDef& k);
 
 // "one of a, b or c" for a Choice key's values.
 std::string choiceText(const KeyDef& k);

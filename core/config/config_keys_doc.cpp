@@ -74,7 +74,14 @@ std::string markdown() {
     out += "Every key TrainIO knows, from the one table in `core/config/config_keys.cpp`. *Use*: `read` — TrainIO\n"
            "reads it; `ignored` — DLIO reads it, TrainIO accepts it silently; `member` — a member of a\n"
            "distribution map or a run setting. *Default* is DLIO's (TrainIO uses the same). A key's DLIO 1.0\n"
-           "spelling, where it differs, is accepted too.\n";
+           "spelling, where it differs, is accepted too. *Identity*: what the key is to a result's identity\n"
+           "([aggregation](aggregation.md#identity)) — `workload` defines the workload; `setting` is how it is run\n"
+           "and splits a benchmark when runs differ in it (unless its feature is off); `bookkeeping` a setting that\n"
+           "never changes what is measured; `location` names a place (a folder, path, file name, bucket, prefix,\n"
+           "endpoint, host) and never splits, whatever feature it belongs to. A key not listed here is a\n"
+           "`location` when its name names a place (`*_folder`, `*_dir`, `*_path`, `*_file`, `*_root`, `*_url`,\n"
+           "`*_prefix`, `*_bucket`, `*_endpoint`, `*_host`, `hosts`, …), else it takes the role of the row it is a\n"
+           "member of, else it is a `setting`.\n";
     // One table per top-level section, in the table's order; the top-level keys (accelerator, framework,
     // the run's accelerators) first.
     std::vector<std::string> order = {""};
@@ -84,12 +91,12 @@ std::string markdown() {
         if (!rows.count(sec) && sec != "") order.push_back(sec);
         rows[sec] += "| " + code(k.path) + " | " + code(k.oldPath) + " | " + typeName(k.type) + " | " +
                      code(k.dlioDefault) + " | " + cell(accepted(k)) + " | " + cell(k.unit) + " | " + cell(k.meaning) +
-                     " | " + useName(k) + " | " + cell(k.origin) + " |\n";
+                     " | " + useName(k) + " | " + roleName(k) + " | " + cell(k.origin) + " |\n";
     }
     for (const auto& sec : order) {
         out += "\n### " + (sec.empty() ? std::string("Top-level keys") : "`" + sec + "`") + "\n\n";
-        out += "| Key | DLIO 1.0 name | Type | Default | Accepted | Unit | Meaning | Use | From |\n";
-        out += "|---|---|---|---|---|---|---|---|---|\n";
+        out += "| Key | DLIO 1.0 name | Type | Default | Accepted | Unit | Meaning | Use | Identity | From |\n";
+        out += "|---|---|---|---|---|---|---|---|---|---|\n";
         out += rows[sec];
     }
     return out;
@@ -103,6 +110,7 @@ nlohmann::ordered_json json() {
         j["dlio_v1_key"] = k.oldPath.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(k.oldPath);
         j["type"] = typeName(k.type);
         j["use"] = useName(k);
+        j["identity"] = roleName(k);
         j["default"] = k.dlioDefault.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(k.dlioDefault);
         if (k.range) {
             j["min"] = k.range->min;

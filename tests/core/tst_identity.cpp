@@ -4,6 +4,7 @@
 #include "testsupport.h"
 
 #include "aggregate/identity.h"
+#include "config/config_keys.h"
 #include "store/labels.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
@@ -462,17 +463,69 @@ private slots:
             std::sort(groups.begin(), groups.end());
             QCOMPARE(groups, (std::vector<std::string>{"run1,run2,run3,run4", "run5"}));
         }
-        {   // With checkpointing on, where the checkpoints go is the storage under test: every run is apart.
+        {   // Issue 30: with checkpointing on, where the checkpoints go is still a location, not what the
+            // workload does (it was five 1-run items before): one benchmark, the folders listed as locations.
             copyWith("ckpt-on", [&](int i) { return perRun(i) + "- ++workload.workflow.checkpoint=True\n"; });
             const ImportResult r = importResults({root_ / "ckpt-on"});
-            QCOMPARE(r.groups.size(), std::size_t(5));
-            for (const auto& g : r.groups) {
-                QCOMPARE(g.runs.size(), std::size_t(1));
-                QVERIFY(std::any_of(g.differences.begin(), g.differences.end(), [](const std::string& d) {
-                    return d.rfind("checkpoint.checkpoint_folder", 0) == 0;
-                }));
-            }
+            QCOMPARE(groupsOf(r), std::string("run1,run2,run3,run4,run5 / "));
+            const auto& d = r.groups.at(0).settingDifferences;
+            QCOMPARE(std::count_if(d.begin(), d.end(), [](const std::string& x) {
+                         return x.rfind("checkpoint.checkpoint_folder: /mnt/ckpt/run1 vs /mnt/ckpt/run", 0) == 0 &&
+                                x.find("a location") != std::string::npos;
+                     }),
+                     std::ptrdiff_t(4));
         }
+    }
+
+    // Issue 30: the key table's role of every key is what the identities do with it. Two hand-made records
+    // that differ in one key only (its feature switched on in both): a workload key changes the workload
+    // identity; a setting changes the benchmark identity only (a bookkeeping one, or one of
+    // benchmarkIdentityExclusions(), neither, and is listed); a location changes neither and is listed.
+    void everyKeyActsAsItsRoleSays() {
+        using trainio::config_keys::Role;
+        int checked = 0;
+        for (const auto& k : trainio::config_keys::all()) {
+            std::vector<std::pair<std::string, std::string>> base;
+            const std::string gate = trainio::config_keys::featureGate(k.path);
+            if (!gate.empty() && gate != k.path) base.emplace_back(gate, "true");
+            std::string va = "1", vb = "2";
+            if (k.type == trainio::config_keys::Type::Bool) va = "true", vb = "false";
+            else if (k.choices.size() >= 2) va = k.choices[0], vb = k.choices[1];
+            else if (k.type == trainio::config_keys::Type::Text) va = "a", vb = "b";
+            auto make = [&](const std::string& v) {
+                auto keys = base;
+                keys.emplace_back(k.path, v);
+                InvocationRecord r;
+                std::sort(keys.begin(), keys.end());
+                r.resolved = keys;
+                return r;
+            };
+            const InvocationRecord a = make(va), b = make(vb);
+            const Identity ia = identityOf(a), ib = identityOf(b);
+            const auto listed = settingDifferences(a, b);
+            const bool quiet = trainio::config_keys::isBookkeeping(k.path) ||
+                               std::any_of(benchmarkIdentityExclusions().begin(), benchmarkIdentityExclusions().end(),
+                                           [&](const ExcludedKey& e) { return e.key == k.path; });
+            const std::string what = k.path + " (" + trainio::config_keys::roleName(k) + "): " + va + " vs " + vb;
+            switch (k.role) {
+            case Role::Workload:
+                QVERIFY2(ia.workloadKey != ib.workloadKey, what.c_str());
+                break;
+            case Role::Setting:
+                QVERIFY2(ia.workloadKey == ib.workloadKey, what.c_str());
+                QVERIFY2((ia.benchmarkKey == ib.benchmarkKey) == quiet, what.c_str());
+                QVERIFY2(listed.size() == (quiet ? 1u : 0u), what.c_str());
+                break;
+            case Role::Location:
+                QVERIFY2(ia.workloadKey == ib.workloadKey && ia.benchmarkKey == ib.benchmarkKey, what.c_str());
+                QVERIFY2(listed.size() == 1 && listed[0].rfind(k.path + ": ", 0) == 0, what.c_str());
+                break;
+            case Role::Unclassified:
+                QFAIL(("no identity role: " + k.path).c_str());
+            }
+            ++checked;
+        }
+        QVERIFY(checked > 150);
     }
 
     // MLPerf Storage v3.0: configs in dlio_config/, the system described by systems/<system>.yaml — read

@@ -5,11 +5,15 @@
 // summary.json files or the test's own config, never from TrainIO's report writer.
 #include "testsupport.h"
 
+#include "aggregate/group_aggregate.h"
+#include "aggregate/results_import.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QFileInfo>
 #include <QProcess>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -85,6 +89,31 @@ QString writeWorkload(const QTemporaryDir& tmp, const std::string& model) {
             "reader:\n  data_loader: pytorch\n  batch_size: 2\n  read_threads: 1\n"
             "train:\n  epochs: 2\n  computation_time: 0.003\nmetric:\n  au: 0.1\n");
     return path;
+}
+
+// report.py's mlperf_storage_report.json for `resultDir`, run from a scratch directory, as the peers README
+// says (report.py writes into its cwd); null, with `failure` saying why, when report.py refuses.
+json runReportPy(const fs::path& resultDir, QString& failure) {
+    QTemporaryDir scratch;
+    if (!scratch.isValid()) {
+        failure = QStringLiteral("no scratch directory");
+        return {};
+    }
+    const auto r = runProcess(QString::fromLatin1(kPython),
+                              {QString::fromLatin1(kReportPy), QStringLiteral("--result-dir"),
+                               QString::fromStdString(resultDir.string())},
+                              scratch.path());
+    const fs::path file = fs::path(scratch.path().toStdString()) / "mlperf_storage_report.json";
+    if (r.exitCode != 0 || !fs::exists(file)) {
+        failure = QStringLiteral("report.py exit %1:\n%2").arg(r.exitCode).arg(r.output);
+        return {};
+    }
+    return readJson(file);
+}
+
+// "%1" → the run's number, "%2" → the test's scratch folder.
+std::string perRunText(const QString& pattern, int run, const QTemporaryDir& tmp) {
+    return QString(pattern).replace(QStringLiteral("%1"), QString::number(run)).replace(QStringLiteral("%2"), tmp.path()).toStdString();
 }
 
 } // namespace
@@ -168,18 +197,9 @@ class TestPeerReport : public QObject {
                                          QString::fromStdString(summaries.back()["metric"].dump()))));
         }
 
-        // Run from a scratch directory, as the peers README says: report.py writes into its cwd.
-        QTemporaryDir scratch;
-        QVERIFY(scratch.isValid());
-        const auto r = runProcess(QString::fromLatin1(kPython),
-                                  {QString::fromLatin1(kReportPy), QStringLiteral("--result-dir"),
-                                   QString::fromStdString(runsDir.string())},
-                                  scratch.path());
-        QVERIFY2(r.exitCode == 0,
-                 qPrintable(QStringLiteral("report.py exit %1:\n%2").arg(r.exitCode).arg(r.output)));
-        const fs::path reportFile = fs::path(scratch.path().toStdString()) / "mlperf_storage_report.json";
-        QVERIFY2(fs::exists(reportFile), qPrintable(r.output));
-        const json report = readJson(reportFile);
+        QString failure;
+        const json report = runReportPy(runsDir, failure);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
 
         const json& overall = report["overall"];
         QCOMPARE(QString::fromStdString(overall["model"].get<std::string>()), expectedModel);
@@ -240,6 +260,162 @@ class TestPeerReport : public QObject {
         for (const char* k :
              {"train_throughput_mean_samples_per_second", "train_throughput_mean_MB_per_second"})
             QVERIFY2(relClose(own[k].get<double>(), overall[k].get<double>()), k);
+    }
+
+    // Issue 30, part 1: a location never splits a workload. Five runs of one submission that differ only in
+    // where they write and read — checkpoint folders, data folders and their names, an S3 bucket, prefix,
+    // endpoint, region, host, keys the key table does not know — are one group of 5 runs, each location
+    // listed beside it with why it does not split, and its aggregate is what report.py writes for the same
+    // folder. Published v1.0 runs with per-run locations appended to their overrides.yaml (what another
+    // organisation's tree looks like), and TrainIO's own runs, each writing checkpoints to and reading data
+    // from its own folder, with checkpointing on and off.
+    void locationsNeverSplitAWorkload_data() {
+        QTest::addColumn<QString>("source");     // a published v1.0 system folder, or "trainio" for TrainIO runs
+        QTest::addColumn<QStringList>("perRun"); // override lines; %1 = the run's number, %2 = the scratch folder
+        QTest::addColumn<QStringList>("listed"); // "key|why": listed once per run against run 1, with `why` in it
+        const QString unet3d = QStringLiteral("Closed/Hammerspace/results/Hammerspace_unet3d_1Client_A100");
+        const QString resnet = QStringLiteral("Closed/Hammerspace/results/Hammerspace_resnet50_1Client_H100");
+        const QString loc = QStringLiteral("|a location");
+        QTest::newRow("published unet3d, checkpointing on, each run its own checkpoint and data folder")
+            << unet3d
+            << QStringList{QStringLiteral("++workload.workflow.checkpoint=True"),
+                           QStringLiteral("++workload.checkpoint.checkpoint_folder=/mnt/mlperf/checkpoints/run%1"),
+                           QStringLiteral("++workload.dataset.data_folder=/mnt/mlperf/run%1/unet3d-a100")}
+            << QStringList{QStringLiteral("checkpoint.checkpoint_folder") + loc, QStringLiteral("dataset.data_folder") + loc};
+        QTest::newRow("published resnet50, checkpointing off, the dataset folder's name per run")
+            << resnet
+            << QStringList{QStringLiteral("++workload.workflow.checkpoint=False"),
+                           QStringLiteral("++workload.checkpoint.checkpoint_folder=/mnt/ckpt/run%1"),
+                           QStringLiteral("++workload.dataset.data_folder=/mnt/mlperf/resnet50-h100-take%1")}
+            << QStringList{QStringLiteral("checkpoint.checkpoint_folder|workflow.checkpoint false"),
+                           QStringLiteral("dataset.data_folder") + loc};
+        QTest::newRow("published unet3d on S3: bucket, prefix, endpoint, region, host and unknown path keys per run")
+            << unet3d
+            << QStringList{QStringLiteral("++workload.storage.storage_type=s3"),
+                           QStringLiteral("++workload.dataset.data_folder=s3://bucket-%1/unet3d"),
+                           QStringLiteral("++workload.storage.storage_root=bucket-%1"),
+                           QStringLiteral("++workload.storage.storage_options.endpoint_url=http://s3-node%1.example:9000"),
+                           QStringLiteral("++workload.storage.storage_options.region=eu-west-%1"),
+                           QStringLiteral("++workload.storage.storage_options.s3_prefix=take%1/"),
+                           QStringLiteral("++workload.storage.storage_options.bucket_name=bucket-%1"),
+                           QStringLiteral("++workload.dataset.train_dir=/scratch/run%1/train"),
+                           QStringLiteral("++workload.checkpoint.checkpoint_file=ckpt-%1.pt"),
+                           QStringLiteral("++workload.hosts=client%1")}
+            << QStringList{QStringLiteral("dataset.data_folder") + loc, QStringLiteral("storage.storage_root") + loc,
+                           QStringLiteral("storage.storage_options.endpoint_url") + loc,
+                           QStringLiteral("storage.storage_options.region") + loc,
+                           QStringLiteral("storage.storage_options.s3_prefix") + loc,
+                           QStringLiteral("storage.storage_options.bucket_name") + loc,
+                           QStringLiteral("dataset.train_dir") + loc, QStringLiteral("checkpoint.checkpoint_file") + loc,
+                           QStringLiteral("hosts") + loc};
+        QTest::newRow("TrainIO runs, checkpointing on, each run its own checkpoint and data folder")
+            << QStringLiteral("trainio")
+            << QStringList{QStringLiteral("++workload.workflow.checkpoint=True"),
+                           QStringLiteral("++workload.checkpoint.checkpoint_folder=%2/run%1/checkpoints"),
+                           QStringLiteral("++workload.dataset.data_folder=%2/run%1/data")}
+            << QStringList{QStringLiteral("checkpoint.checkpoint_folder") + loc, QStringLiteral("dataset.data_folder") + loc};
+        QTest::newRow("TrainIO runs, checkpointing off, the dataset folder's name per run")
+            << QStringLiteral("trainio")
+            << QStringList{QStringLiteral("++workload.workflow.checkpoint=False"),
+                           QStringLiteral("++workload.checkpoint.checkpoint_folder=%2/checkpoints-%1"),
+                           QStringLiteral("++workload.dataset.data_folder=%2/data-take%1")}
+            << QStringList{QStringLiteral("checkpoint.checkpoint_folder|workflow.checkpoint false"),
+                           QStringLiteral("dataset.data_folder") + loc};
+    }
+
+    void locationsNeverSplitAWorkload() {
+        QFETCH(QString, source);
+        QFETCH(QStringList, perRun);
+        QFETCH(QStringList, listed);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        fs::path resultDir;
+        if (source == QStringLiteral("trainio")) {
+            // A small workload that generates its own data where its data folder says, and checkpoints after
+            // every epoch when checkpointing is on (64 KiB each).
+            const fs::path cfg = fs::path(tmp.path().toStdString()) / "tiny.yaml";
+            testsupport::writeText(cfg, "model:\n  name: tiny\n  model_size_bytes: 65536\nframework: pytorch\n"
+                                        "workflow:\n  generate_data: True\n  train: True\n"
+                                        "dataset:\n  format: npz\n  num_files_train: " + std::to_string(kFiles) +
+                                        "\n  num_samples_per_file: " + std::to_string(kSamplesPerFile) +
+                                        "\n  record_length_bytes: 4096\n"
+                                        "reader:\n  data_loader: pytorch\n  batch_size: 2\n  read_threads: 1\n"
+                                        "train:\n  epochs: 2\n  computation_time: 0.003\n"
+                                        "checkpoint:\n  checkpoint_after_epoch: 1\n  epochs_between_checkpoints: 1\n"
+                                        "metric:\n  au: 0.01\n");
+            resultDir = fs::path(tmp.path().toStdString()) / "runs";
+            for (int i = 1; i <= kRuns; ++i) {
+                QStringList args{QStringLiteral("run"), QStringLiteral("--config"), QString::fromStdString(cfg.string()),
+                                 QStringLiteral("--output"), QString::fromStdString((resultDir / ("run-" + std::to_string(i))).string()),
+                                 QStringLiteral("--quiet")};
+                for (const auto& o : perRun) args << QString::fromStdString(perRunText(o, i, tmp));
+                const auto run = testsupport::runCli(args);
+                QVERIFY2(run.exitCode == 0, qPrintable(args.join(' ') + QStringLiteral(" -> exit %1\n").arg(run.exitCode) + run.err));
+                // Each run read its own data and, with checkpointing on, wrote its own checkpoints.
+                for (const auto& o : perRun) {
+                    const std::string line = perRunText(o, i, tmp);
+                    const auto eq = line.find('=');
+                    const bool data = line.find("dataset.data_folder=") != std::string::npos;
+                    const bool ckpt = line.find("checkpoint_folder=") != std::string::npos &&
+                                      perRun.contains(QStringLiteral("++workload.workflow.checkpoint=True"));
+                    if (!data && !ckpt) continue;
+                    const fs::path folder = line.substr(eq + 1);
+                    QVERIFY2(fs::is_directory(folder) && !fs::is_empty(folder), folder.c_str());
+                }
+            }
+        } else {
+            resultDir = fs::path(tmp.path().toStdString()) / "Org" / "results" / fs::path(source.toStdString()).filename();
+            testsupport::copyWritable(testsupport::fixtures() / "mlperf-storage-v1.0" / source.toStdString(), resultDir);
+            for (int i = 1; i <= kRuns; ++i) {
+                const fs::path o = resultDir / ("run" + std::to_string(i)) / "configs" / "overrides.yaml";
+                std::string text = testsupport::readText(o);
+                if (!text.empty() && text.back() != '\n') text += '\n';
+                for (const auto& line : perRun) text += "- " + perRunText(line, i, tmp) + "\n";
+                testsupport::writeText(o, text);
+            }
+        }
+
+        const trainio::aggregate::ImportResult imported = trainio::aggregate::importResults({resultDir});
+        QCOMPARE(imported.runs.size(), std::size_t(kRuns));
+        std::string groups;
+        for (const auto& g : imported.groups)
+            groups += g.path.string() + ": " + std::to_string(g.runs.size()) + " runs; " +
+                      (g.differences.empty() ? std::string() : g.differences.front()) + "\n";
+        QVERIFY2(imported.groups.size() == 1 && imported.groups.front().runs.size() == std::size_t(kRuns), groups.c_str());
+        const auto& g = imported.groups.front();
+        QVERIFY2(g.differences.empty(), groups.c_str());
+        // Never silently: every location that differs is listed against run 1, with why it does not split.
+        std::string all;
+        for (const auto& d : g.settingDifferences) all += d + "\n";
+        for (const auto& entry : listed) {
+            const auto parts = entry.split(QLatin1Char('|'));
+            const std::string key = parts[0].toStdString() + ": ", why = parts[1].toStdString();
+            const auto n = std::count_if(g.settingDifferences.begin(), g.settingDifferences.end(), [&](const std::string& d) {
+                return d.rfind(key, 0) == 0 && d.find(why) != std::string::npos;
+            });
+            QVERIFY2(n == kRuns - 1, qPrintable(QStringLiteral("%1 listed %2 times:\n%3").arg(entry).arg(n).arg(QString::fromStdString(all))));
+        }
+
+        QString failure;
+        const json report = runReportPy(resultDir, failure);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        const json& overall = report["overall"];
+        const auto agg = trainio::aggregate::aggregateGroup(imported, g);
+        QCOMPARE(overall["num_benchmark_runs"].get<std::size_t>(), agg.samplesPerSecond.values.size());
+        QCOMPARE(QString::fromStdString(overall["model"].get<std::string>()), QString::fromStdString(g.identity.model));
+        QCOMPARE(QString::fromStdString(overall["accelerator"].get<std::string>()), QString::fromStdString(g.identity.accelerator));
+        QVERIFY2(sameCount(overall["train_num_accelerators"], static_cast<std::uint64_t>(g.identity.accelerators)), overall.dump().c_str());
+        QVERIFY2(sameCount(overall["num_files_train"], static_cast<std::uint64_t>(g.identity.filesTrain)), overall.dump().c_str());
+        QVERIFY2(sameCount(overall["num_samples_per_file"], static_cast<std::uint64_t>(g.identity.samplesPerFile)), overall.dump().c_str());
+        const std::pair<const char*, double> figures[] = {
+            {"train_throughput_mean_samples_per_second", agg.samplesPerSecond.mean.value},
+            {"train_throughput_stdev_samples_per_second", agg.samplesPerSecond.populationStdev.value},
+            {"train_throughput_mean_MB_per_second", agg.mibPerSecond.mean.value},
+            {"train_throughput_stdev_MB_per_second", agg.mibPerSecond.populationStdev.value}};
+        for (const auto& [key, value] : figures)
+            QVERIFY2(relClose(value, overall[key].get<double>()),
+                     qPrintable(QStringLiteral("%1: TrainIO %2, report.py %3")
+                                    .arg(QLatin1String(key)).arg(value, 0, 'g', 17).arg(overall[key].get<double>(), 0, 'g', 17)));
     }
 
     // An accelerator with '_' would be split again by report.py (tiny-tf_h_100 → accelerator "h"): it must
