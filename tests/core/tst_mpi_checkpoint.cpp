@@ -5,6 +5,8 @@
 // transcription of the fork's formulas for 4 ranks (tests/tools/checkpoint_oracle.py), and the config.
 #include "testsupport.h"
 
+#include "util/clock.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
@@ -168,7 +170,8 @@ private slots:
     }
 
     // mpirun -np 2 --accelerators-per-process 2 (4 ranks): the files and sizes of the fork's formulas for 4
-    // ranks (the oracle) and its checkpoint_size_GB.
+    // ranks (the oracle) and its checkpoint_size_GB. With checkpoint.rank_sync the barrier after each
+    // checkpoint spans both processes: no rank ends a checkpoint before every rank's I/O of it is done.
     void twoProcessesTimesTwoRanksWriteWhatDlioWrites() {
         const QJsonObject oracle = QJsonDocument::fromJson(testsupport::runPythonTool(
             QStringLiteral("checkpoint_oracle.py"),
@@ -183,10 +186,30 @@ private slots:
         QCOMPARE(expected.size(), std::size_t{16}); // 4 ranks × model + optimizer × 2 checkpoints
         const fs::path ckpt = base_ / "ckpt4", out = base_ / "np2k2";
         const auto r = mpi(2, QStringList{QStringLiteral("run")} + tinyLlama(ckpt, 2, 2) +
-                                  QStringList{QStringLiteral("--output"), q(out), QStringLiteral("--accelerators-per-process"), QStringLiteral("2")});
+                                  QStringList{QStringLiteral("--output"), q(out), QStringLiteral("--accelerators-per-process"), QStringLiteral("2"),
+                                              QStringLiteral("++workload.checkpoint.rank_sync=True")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(filesIn(ckpt), expected);
         checkResults(out, 4, 2, 2, oracle.value(QStringLiteral("checkpoint_size_gib")).toDouble());
+        // Per checkpoint: the earliest end of any rank is after every rank's start + its own I/O time (the
+        // timestamps keep microseconds: 2 µs of rounding allowed).
+        std::map<std::pair<std::string, int>, std::pair<double, double>> bounds; // (op, index) → (min end, max start + io)
+        const json records = readJson(out / "trainio_checkpoint.json")["records"];
+        for (const auto& rec : records) {
+            const auto seconds = [](const std::string& iso) {
+                double t = 0;
+                if (!trainio::parseIsoTimestamp(iso, t)) qWarning("not a timestamp: %s", iso.c_str());
+                return t;
+            };
+            auto& [minEnd, maxIoEnd] = bounds.try_emplace({rec["operation"].get<std::string>(), rec["index"].get<int>()}, 1e300, 0.0).first->second;
+            minEnd = std::min(minEnd, seconds(rec["end"].get<std::string>()));
+            maxIoEnd = std::max(maxIoEnd, seconds(rec["start"].get<std::string>()) + rec["io_seconds"].get<double>());
+        }
+        QCOMPARE(bounds.size(), std::size_t{4});
+        for (const auto& [key, b] : bounds)
+            QVERIFY2(b.first + 2e-6 >= b.second, qPrintable(QStringLiteral("%1 %2: a rank ended at %3, before another's I/O ended at %4")
+                                                                 .arg(QString::fromStdString(key.first)).arg(key.second)
+                                                                 .arg(b.first, 0, 'f', 6).arg(b.second, 0, 'f', 6)));
     }
 
     // Training with a checkpoint every 4 steps under mpirun -np 2: every rank's epochs are block1,
