@@ -188,12 +188,26 @@ void printHeadline(const fs::path& dir, const RunOutcome& out) {
 
 // A checkpoint-only invocation's headline: the checkpoint size and the save/load means DLIO's summary has.
 void printCheckpointHeadline(const fs::path& dir, const RunOutcome& out) {
+    if (!out.writesResults) return; // process 0 of an MPI job speaks for all
     const auto save = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Write);
     const auto load = checkpoint::checkpointMetrics(out.checkpoints, checkpoint::Operation::Read);
     std::fprintf(stderr, "%s: checkpoint %.4f GiB | save %llu: %.4f GiB/s, %.4f s | load %llu: %.4f GiB/s, %.4f s | %s\n",
                  dir.string().c_str(), out.checkpoints.sizeGiB, static_cast<unsigned long long>(save.count), save.ioMeanGiBs,
                  save.durationMean, static_cast<unsigned long long>(load.count), load.ioMeanGiBs, load.durationMean,
                  toString(out.status));
+    // Who set the pace of each of rank 0's checkpoints: the storage or the writer making the bytes.
+    std::uint64_t ioBound = 0, genBound = 0;
+    double storage = 0, client = 0;
+    if (!out.checkpoints.perRank.empty())
+        for (const auto& rec : out.checkpoints.perRank[0]) {
+            if (!rec.complete) continue;
+            (rec.generationBound() ? genBound : ioBound) += 1;
+            storage += rec.storageSeconds;
+            client += rec.clientSeconds();
+        }
+    if (ioBound + genBound > 0)
+        std::fprintf(stderr, "rank 0's checkpoints: %llu I/O-bound, %llu generation-bound (%.3f s in storage calls, %.3f s making the bytes)\n",
+                     static_cast<unsigned long long>(ioBound), static_cast<unsigned long long>(genBound), storage, client);
     for (const auto& w : out.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (out.status == RunStatus::Failed) std::fprintf(stderr, "error: %s\n", out.error.c_str());
 }
@@ -257,9 +271,11 @@ std::function<void(const checkpoint::CheckpointEvent&)> checkpointLines(const Wo
         const bool write = ev.op == checkpoint::Operation::Write;
         char line[256];
         if (ev.phase == checkpoint::CheckpointEvent::Phase::Completed)
-            std::snprintf(line, sizeof line, "checkpoint %s %llu/%llu (rank 0): %.3f GiB in %.3f s", checkpoint::operationName(ev.op),
-                          static_cast<unsigned long long>(ev.index + 1), static_cast<unsigned long long>(write ? writes : reads),
-                          static_cast<double>(ev.bytes) / 1073741824.0, ev.seconds);
+            std::snprintf(line, sizeof line, "checkpoint %s %llu/%llu (rank 0): %.3f GiB in %.3f s (%.0f %% in storage calls: %s)",
+                          checkpoint::operationName(ev.op), static_cast<unsigned long long>(ev.index + 1),
+                          static_cast<unsigned long long>(write ? writes : reads), static_cast<double>(ev.bytes) / 1073741824.0,
+                          ev.seconds, ev.seconds > 0 ? 100.0 * ev.storageSeconds / ev.seconds : 100.0,
+                          checkpoint::boundName(checkpoint::generationBound(ev.seconds, ev.storageSeconds)));
         else if (ev.phase == checkpoint::CheckpointEvent::Phase::Failed)
             std::snprintf(line, sizeof line, "checkpoint %s %llu failed: %s", checkpoint::operationName(ev.op),
                           static_cast<unsigned long long>(ev.index + 1), ev.error.c_str());

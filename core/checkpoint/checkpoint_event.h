@@ -21,10 +21,17 @@ struct CheckpointEvent {
     std::uint64_t step = 0;
     std::uint64_t bytes = 0;   // bytes this rank wrote/read for this checkpoint (actual, scaled)
     double seconds = 0;        // this rank's duration (open → last byte [+ fsync] → close)
+    double storageSeconds = 0; // of `seconds`, inside the storage's calls (the rest: making the bytes)
     std::uint64_t realBytes = 0; // what the unscaled checkpoint would be for this rank (== bytes at scale 1)
     std::string error;         // Failed: what went wrong, naming the file
 };
 
 inline const char* operationName(Operation op) { return op == Operation::Write ? "write" : "read"; }
+
+// A transfer that spent more of its `seconds` outside the storage's calls (making or taking the bytes)
+// than inside them: the client, not the storage, set its pace (mlcommons/storage#689 measured the same of
+// its own harness). The words the CLI and trainio_checkpoint.json use for either.
+inline bool generationBound(double seconds, double storageSeconds) { return seconds - storageSeconds > storageSeconds; }
+inline const char* boundName(bool generationBound) { return generationBound ? "generation-bound" : "I/O-bound"; }
 
 } // namespace trainio::checkpoint

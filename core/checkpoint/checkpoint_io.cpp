@@ -66,11 +66,13 @@ Checkpointer::Checkpointer(const WorkloadConfig& cfg, CheckpointPlan plan, Optio
     }
 }
 
-std::vector<std::string> Checkpointer::files(std::uint64_t epoch, std::uint64_t step) const {
+std::vector<std::string> Checkpointer::files(std::uint64_t epoch, std::uint64_t step, std::uint64_t first,
+                                             std::uint64_t count) const {
     std::vector<std::string> out;
     const fs::path dir = folder_ / checkpointFolderName(epoch, step);
     for (const auto& rp : plan_.perRank)
-        for (const auto& f : rp.files) out.push_back((dir / f.relativePath).string());
+        if (rp.rank >= first && rp.rank - first < count)
+            for (const auto& f : rp.files) out.push_back((dir / f.relativePath).string());
     return out;
 }
 
@@ -112,6 +114,7 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
     rec.step = step;
     rec.bytes = 0;
     rec.ioSeconds = 0;
+    rec.storageSeconds = 0;
     rec.complete = false;
     CheckpointEvent ev;
     ev.phase = CheckpointEvent::Phase::Started;
@@ -126,6 +129,7 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
         ev.phase = ok ? CheckpointEvent::Phase::Completed : CheckpointEvent::Phase::Failed;
         ev.bytes = rec.bytes;
         ev.seconds = rec.ioSeconds;
+        ev.storageSeconds = rec.storageSeconds;
         ev.error = error;
         if (opt_.onEvent) opt_.onEvent(ev);
         return ok;
@@ -134,11 +138,19 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
     const fs::path dir = folder_ / checkpointFolderName(epoch, step);
     IoBackend& io = *opt_.io;
     const auto t0 = std::chrono::steady_clock::now();
+    // Every call into the storage is timed (rec.storageSeconds): what is left of the transfer is the
+    // writer's own making of the bytes (generation-bound vs I/O-bound, mlcommons/storage#689).
+    auto inStorage = [&rec](auto&& call) {
+        const auto c0 = std::chrono::steady_clock::now();
+        auto rc = call();
+        rec.storageSeconds += seconds(c0, std::chrono::steady_clock::now());
+        return rc;
+    };
     if (op == Operation::Write && !rp.files.empty() && !objectStore_) {
         // DLIO's checkpoint_storage.create_node(checkpoint_id, exist_ok=True), by every writing rank (an
         // object store has no folders: the keys carry the layout).
         std::error_code ec;
-        fs::create_directories(dir, ec);
+        inStorage([&] { return fs::create_directories(dir, ec); });
         if (ec) {
             const std::string msg = "create checkpoint folder " + dir.string() + ": " + ec.message();
             fail(msg);
@@ -159,7 +171,7 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
         OpenOptions oo;
         oo.write = op == Operation::Write;
         oo.streaming = true; // start to end in chunks: an object store uploads parts as they come
-        const int h = io.open(path, oo);
+        const int h = inStorage([&] { return io.open(path, oo); });
         if (h < 0) return ioError("open", h);
         const std::size_t chunk = pattern_.capacity() > 0 ? std::min<std::size_t>(pattern_.capacity(), opt_.chunkBytes) : 1;
         if (op == Operation::Read) readBuf.reserve(chunk);
@@ -172,13 +184,13 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
             }
             const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, f.bytes - done));
             if (op == Operation::Write) {
-                const int rc = writeFully(io, h, pattern_.data(), n, done);
+                const int rc = inStorage([&] { return writeFully(io, h, pattern_.data(), n, done); });
                 if (rc < 0) {
                     io.close(h);
                     return ioError("write", rc);
                 }
             } else {
-                const ssize_t got = readFully(io, h, readBuf.data(), n, done, n);
+                const ssize_t got = inStorage([&] { return readFully(io, h, readBuf.data(), n, done, n); });
                 if (got < 0) {
                     io.close(h);
                     return ioError("read", got);
@@ -196,13 +208,13 @@ bool Checkpointer::transfer(Operation op, std::uint64_t rank, std::uint64_t inde
             rec.bytes += n;
         }
         if (op == Operation::Write && fsync_) {
-            const int rc = io.fsync(h);
+            const int rc = inStorage([&] { return io.fsync(h); });
             if (rc < 0) {
                 io.close(h);
                 return ioError("fsync", rc);
             }
         }
-        const int rc = io.close(h);
+        const int rc = inStorage([&] { return io.close(h); });
         if (rc < 0) return ioError("close", rc);
     }
     rec.ioSeconds = seconds(t0, std::chrono::steady_clock::now());

@@ -32,9 +32,15 @@ struct CheckpointRecord {
     double start = 0;        // wall clock, after the ranks met (DLIO: comm.barrier(), then start_save_ckpt)
     double end = 0;          // after this rank's files (and the rank_sync barrier when asked)
     double ioSeconds = 0;    // this rank's own file I/O (open → last byte [+ fsync] → close)
+    // Of ioSeconds, the time inside the storage's calls (open, write/read, fsync, close); the rest is the
+    // writer's own: making (or taking) the bytes between the calls. More of the latter than the former is
+    // a generation-bound checkpoint: the client, not the storage, set its pace (mlcommons/storage#689).
+    double storageSeconds = 0;
     std::uint64_t bytes = 0; // bytes this rank moved for this checkpoint
     bool complete = true;
     double duration() const { return end - start; }
+    double clientSeconds() const { return ioSeconds > storageSeconds ? ioSeconds - storageSeconds : 0.0; }
+    bool generationBound() const { return checkpoint::generationBound(ioSeconds, storageSeconds); }
 };
 
 // Everything a run's checkpoints leave behind: the plan, DLIO's size, every rank's records.
@@ -81,8 +87,9 @@ public:
     // Keeps rec in its rank's list (call from that rank's thread).
     void record(const CheckpointRecord& rec);
 
-    // Every file of checkpoint (epoch, step), all ranks.
-    std::vector<std::string> files(std::uint64_t epoch, std::uint64_t step) const;
+    // Every file of checkpoint (epoch, step) of ranks first … first + count − 1 (default: all ranks).
+    std::vector<std::string> files(std::uint64_t epoch, std::uint64_t step, std::uint64_t first = 0,
+                                   std::uint64_t count = UINT64_MAX) const;
     std::string error() const;
     bool failed() const { return failed_.load(std::memory_order_acquire); }
     CheckpointResults results() const;

@@ -37,6 +37,14 @@ struct SyncSlot {
     // process 0's live epoch event.
     std::uint64_t loaderAccesses = 0, loaderStorageReads = 0, beladyAccesses = 0, beladyHits = 0;
     double stallSeconds = 0;
+    // Step: the block the step is in (a checkpoint during training ends a block, docs/checkpointing.md).
+    std::uint64_t block = 1;
+    // Any kind: the checkpoint record the rank finished since its last meeting (ckptOp 0: none), so that
+    // process 0 has every rank's save_ckpt/load_ckpt as it happens (docs/mpi.md, "Checkpoints").
+    std::uint32_t ckptOp = 0; // 1 write, 2 read
+    std::uint32_t ckptComplete = 0;
+    std::uint64_t ckptIndex = 0, ckptBlock = 0, ckptEpoch = 0, ckptStep = 0, ckptBytes = 0;
+    double ckptStart = 0, ckptEnd = 0, ckptIo = 0, ckptStorage = 0;
 };
 
 class ProcessSync {

@@ -1,5 +1,6 @@
 #include "engine/checkpoint_run.h"
 
+#include "checkpoint/checkpoint_slot.h"
 #include "config/config_keys.h"
 #include "engine/compute_emulator.h"
 #include "engine/step_barrier.h"
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -141,24 +143,65 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
 }
 
 RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptions& options) {
-    const std::uint64_t R = std::max<std::uint64_t>(1, options.accelerators);
+    const std::uint64_t K = std::max<std::uint64_t>(1, options.accelerators); // this process's ranks
+    dist::Communicator* comm = options.comm;
+    const std::uint64_t P = comm ? static_cast<std::uint64_t>(comm->size()) : 1;
+    const std::uint64_t first = comm ? static_cast<std::uint64_t>(comm->rank()) * K : 0;
+    const std::uint64_t R = K * P;
     CheckpointPlan plan = planCheckpoint(cfg, R);
     const std::uint64_t writes = checkpointsToWrite(cfg);
     const std::uint64_t reads = checkpointsToRead(cfg);
-    checkpointPreflight(cfg, plan, writes);
+    // Under mpirun every process made this check in the session, and they agreed (a check failing on one
+    // process only, here, would leave the others waiting at the first barrier).
+    if (!comm) checkpointPreflight(cfg, plan, writes);
 
+    RunOutcome out;
+    dist::WaitLimits limits;
+    limits.timeoutSeconds = options.commTimeoutSeconds;
+    limits.hurry = options.cancel;
+    if (comm) {
+        std::uint64_t seed = cfg.train.seed;
+        if (!meetProcesses(*comm, K, limits, options.observer, seed, out)) return out;
+    }
     Checkpointer::Options co;
     co.io = options.io;
     co.cancel = options.cancel;
     co.onEvent = options.onEvent;
     Checkpointer ckpt(cfg, std::move(plan), co);
     WallClock clock;
-    StepBarrier barrier(R);
+    StepBarrier barrier(K);
     std::atomic<bool> stop{false};
+    // Under mpirun DLIO's comm.barrier() spans every process: the threads of this one meet, and the last of
+    // them meets the other processes (dist::ProcessSync). Each meeting carries the record each rank finished
+    // since its last one, so process 0 holds every rank's records as they are made (checkpoint_slot.h).
+    std::unique_ptr<dist::ProcessSync> sync;
+    std::vector<std::optional<CheckpointRecord>> pending(K);
+    if (comm) {
+        sync = std::make_unique<dist::ProcessSync>(*comm, K, stop, limits);
+        if (out.writesResults)
+            sync->onMeeting = [&](const std::vector<dist::SyncSlot>& slots) {
+                for (std::uint64_t g = 0; g < slots.size(); ++g)
+                    if (g < first || g >= first + K)
+                        if (const auto rec = takeRecord(slots[g], g)) ckpt.record(*rec);
+            };
+    }
+    auto meet = [&](std::uint64_t rank) {
+        if (!sync) return barrier.arriveAndWait();
+        dist::SyncSlot slot;
+        slot.kind = dist::SyncSlot::Other;
+        auto& mine = pending[rank - first];
+        if (mine) putRecord(slot, *mine);
+        mine.reset();
+        return sync->arriveAndWait(rank - first, slot);
+    };
+    auto halt = [&](const std::string& error) {
+        stop.store(true);
+        barrier.abort();
+        if (sync) sync->requestStop(error);
+    };
     const double between = cfg.checkpoint.timeBetweenCheckpoints;
     auto stopped = [&] { return stop.load() || ckpt.failed() || (options.cancel && options.cancel->load()); };
 
-    RunOutcome out;
     out.ranks.resize(R);
     for (std::uint64_t r = 0; r < R; ++r) out.ranks[r].rank = r;
     out.start = clock.now();
@@ -166,21 +209,22 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
     std::atomic<double> phaseEnd{0};
 
     // One phase (the fork's _checkpoint_write / _checkpoint_read, main.py lines 557-597): per checkpoint
-    // i (block i+1, step i+1, epoch 1): compute time_between_checkpoints, barrier, start, save/load,
-    // [barrier if rank_sync], end.
+    // i (block i+1, step i+1, epoch 1): compute time_between_checkpoints, barrier (line 567 / 587), start,
+    // save/load, [barrier if rank_sync (lines 570-571 / 590-591)], end.
     auto phase = [&](std::uint64_t rank, Operation op, std::uint64_t count) {
         for (std::uint64_t i = 0; i < count; ++i) {
             if (stopped()) return false;
             if (between > 0 && !ComputeEmulator::wait(between, &stop)) return false;
-            if (!barrier.arriveAndWait()) return false;
+            if (!meet(rank)) return false;
             CheckpointRecord rec;
             rec.block = i + 1;
             rec.start = clock.now();
             const bool ok = op == Operation::Write ? ckpt.write(rank, i, 1, i + 1, rec) : ckpt.read(rank, i, 1, i + 1, rec);
             if (!ok) return false;
-            if (cfg.checkpoint.rankSync && !barrier.arriveAndWait()) return false;
+            if (cfg.checkpoint.rankSync && !meet(rank)) return false;
             rec.end = clock.now();
             ckpt.record(rec);
+            if (sync) pending[rank - first] = rec;
         }
         return true;
     };
@@ -188,26 +232,29 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
         if (!phase(rank, Operation::Write, writes)) return false;
         if (reads > 0) {
             // The fork's file backend reads with fadvise(DONTNEED) so that a read-back is served by the
-            // storage, not by the pages the writes left: done here, outside every timed checkpoint.
-            if (!barrier.arriveAndWait()) return false;
-            if (rank == 0 && !cfg.storage.isS3()) { // no page cache holds what was PUT to an object store
+            // storage, not by the pages the writes left: done here, outside every timed checkpoint, by each
+            // process for its own ranks' files (its host's page cache).
+            if (!meet(rank)) return false;
+            if (rank == first && !cfg.storage.isS3()) { // no page cache holds what was PUT to an object store
                 std::vector<std::string> files;
                 for (std::uint64_t i = 0; i < reads; ++i)
-                    for (auto& f : ckpt.files(1, i + 1))
+                    for (auto& f : ckpt.files(1, i + 1, first, K))
                         if (fs::exists(f)) files.push_back(std::move(f));
                 applyCacheControl(CacheMode::Fadvise, files);
             }
-            if (!barrier.arriveAndWait()) return false;
+            if (!meet(rank)) return false;
         }
         if (!phase(rank, Operation::Read, reads)) return false;
-        return true;
+        // The last record to process 0 (every rank of every process makes this meeting alike). DLIO's
+        // finalize() ends with a barrier too (main.py line 846).
+        return !sync || meet(rank);
     };
 
     std::vector<std::thread> threads;
-    threads.reserve(R);
+    threads.reserve(K);
     std::mutex errorMutex;
     std::string threadError;
-    for (std::uint64_t r = 0; r < R; ++r)
+    for (std::uint64_t r = first; r < first + K; ++r)
         threads.emplace_back([&, r] {
             bool ok = false;
             try {
@@ -217,18 +264,22 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
                 if (threadError.empty()) threadError = e.what();
             }
             if (!ok) {
-                // Release every rank waiting at a barrier for this one.
-                stop.store(true);
-                barrier.abort();
+                // Release every rank waiting at a barrier for this one (and, under mpirun, tell the others).
+                std::string why = ckpt.error();
+                if (why.empty()) {
+                    std::lock_guard lock(errorMutex);
+                    why = threadError;
+                }
+                halt(why);
             }
+            if (sync) sync->leave(r - first, ok);
             if (r == 0) phaseEnd.store(clock.now());
         });
     std::atomic<bool> joined{false};
     std::thread watcher([&] {
         while (!joined.load()) {
             if (options.cancel && options.cancel->load()) {
-                stop.store(true);
-                barrier.abort();
+                halt("");
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -248,13 +299,15 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
             if (rec.op == Operation::Read) out.bytesRead += rec.bytes;
     out.error = ckpt.error();
     if (out.error.empty()) out.error = threadError;
+    if (out.error.empty() && sync && (sync->broken() || !sync->remoteError().empty())) out.error = sync->remoteError();
     if (!out.error.empty()) {
         out.status = RunStatus::Failed;
     } else {
+        // Complete when every rank this process knows of (process 0: all of them) did every checkpoint.
         bool complete = true;
-        for (const auto& rank : out.checkpoints.perRank) {
+        for (std::uint64_t r = out.writesResults ? 0 : first; r < (out.writesResults ? R : first + K); ++r) {
             std::uint64_t w = 0, rd = 0;
-            for (const auto& rec : rank) (rec.op == Operation::Write ? w : rd) += rec.complete ? 1 : 0;
+            for (const auto& rec : out.checkpoints.perRank[r]) (rec.op == Operation::Write ? w : rd) += rec.complete ? 1 : 0;
             complete = complete && w == writes && rd == reads;
         }
         if (!complete) out.status = RunStatus::Cancelled;

@@ -29,14 +29,20 @@ void checkpointPreflight(const WorkloadConfig& cfg, const CheckpointPlan& plan, 
 std::string checkpointSizeLine(const CheckpointPlan& plan);
 
 struct CheckpointRunOptions {
-    std::uint64_t accelerators = 1;
+    std::uint64_t accelerators = 1; // this process's ranks (under mpirun: per process)
     std::shared_ptr<IoBackend> io;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(const CheckpointEvent&)> onEvent;
+    // Under mpirun (docs/mpi.md, "Checkpoints"): process p runs ranks p·K … p·K + K − 1 of the job's P × K,
+    // meets the others at DLIO's barriers, and process 0 gets every rank's records with the meetings.
+    dist::Communicator* comm = nullptr;
+    double commTimeoutSeconds = 120;
+    EngineObserver* observer = nullptr; // process 0: the ranks' hosts
 };
 
-// Runs checkpoint-only mode. Bad input (plan, preflight) throws InputError before any thread starts;
-// run-time failures end the run with status Failed, the file named, and everything measured so far.
+// Runs checkpoint-only mode. Bad input (plan, preflight) throws InputError before any thread starts
+// (under mpirun the session has checked every process first: session.cpp); run-time failures end the run
+// with status Failed, the file named, and everything measured so far.
 RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptions& options);
 
 } // namespace trainio::checkpoint

@@ -1,5 +1,6 @@
 #include "engine/training_engine.h"
 
+#include "checkpoint/checkpoint_slot.h"
 #include "dataset/dataset_layout.h"
 #include "dist/process_sync.h"
 #include "engine/batch_prefetcher.h"
@@ -19,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -38,7 +40,8 @@ namespace {
 
 // One step's record travels as a StepEvent (to the observers) and, under MPI, inside a SyncSlot (to process
 // 0): the fields are filled once, in the StepEvent, and the slot and the relayed event are made from it.
-dist::SyncSlot stepSlot(const StepEvent& e, std::uint64_t samplesRead, double epochStart, double blockStart, double end) {
+dist::SyncSlot stepSlot(const StepEvent& e, std::uint64_t samplesRead, double epochStart, std::uint64_t block,
+                        double blockStart, double end) {
     dist::SyncSlot s;
     s.kind = dist::SyncSlot::Step;
     s.epoch = e.epoch;
@@ -52,6 +55,7 @@ dist::SyncSlot stepSlot(const StepEvent& e, std::uint64_t samplesRead, double ep
     s.samplesRead = samplesRead;
     s.queueDepth = e.queueDepth;
     s.epochStart = epochStart;
+    s.block = block;
     s.blockStart = blockStart;
     s.blockEnd = s.epochEnd = end;
     return s;
@@ -105,6 +109,9 @@ struct SharedRun {
     EventPump* pump = nullptr;
     // This process writes the results (one process, or process 0): it feeds the journal.
     bool recordsResults = true;
+    // pendingCheckpoint[l]: the checkpoint record local rank l finished since its last meeting; the next
+    // meeting carries it to process 0 (checkpoint/checkpoint_slot.h). Touched only by that rank's thread.
+    std::vector<std::optional<checkpoint::CheckpointRecord>> pendingCheckpoint;
 
     SharedRun(const WorkloadConfig& c, const EngineOptions& o, std::uint64_t total, std::uint64_t localRanks,
               std::uint64_t first, std::uint64_t seed)
@@ -112,12 +119,18 @@ struct SharedRun {
           perEpoch(c.train.epochs, std::vector<EpochRankMetrics>(total)),
           epochBytes(c.train.epochs, std::vector<std::uint64_t>(localRanks, 0)), loaderTallies(localRanks),
           loaderPlacement(localRanks), epochLoader(c.train.epochs, std::vector<loader::EpochTally>(total)),
-          epochStall(c.train.epochs, std::vector<double>(total, std::numeric_limits<double>::quiet_NaN())) {}
+          epochStall(c.train.epochs, std::vector<double>(total, std::numeric_limits<double>::quiet_NaN())),
+          pendingCheckpoint(localRanks) {}
 
     // Every rank meets (the emulated all-reduce): the threads of this process, and with MPI every process.
     bool meet(std::uint64_t rank, const dist::SyncSlot& slot = {}) {
-        if (sync) return sync->arriveAndWait(rank - firstRank, slot);
-        return barrier.arriveAndWait();
+        if (!sync) return barrier.arriveAndWait();
+        auto& pending = pendingCheckpoint[rank - firstRank];
+        if (!pending) return sync->arriveAndWait(rank - firstRank, slot);
+        dist::SyncSlot carrying = slot;
+        checkpoint::putRecord(carrying, *pending);
+        pending.reset();
+        return sync->arriveAndWait(rank - firstRank, carrying);
     }
     void leave(std::uint64_t rank, bool finished) {
         if (sync) sync->leave(rank - firstRank, finished);
@@ -208,6 +221,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
         }
         rec.end = run.clock.now();
         ckpt->record(rec);
+        if (run.sync) run.pendingCheckpoint[rank - run.firstRank] = rec; // to process 0 with the next meeting
         return true;
     };
 
@@ -271,7 +285,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             // The emulated all-reduce (DLIO has none). t0 is taken after it, so its wait is in no step's
             // load or compute but in the block's wall time T, which AU divides by (SPEC §5, docs/engine.md).
             dist::SyncSlot slot;
-            if (run.sync) slot = stepSlot(ev, prefetcher.samplesRead(), ep.start, blockp->start, t2);
+            if (run.sync) slot = stepSlot(ev, prefetcher.samplesRead(), ep.start, blockp->block, blockp->start, t2);
             if (!run.meet(rank, slot)) {
                 ++step;
                 break;
@@ -321,8 +335,9 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             endSlot.samplesRead = prefetcher.samplesRead();
             endSlot.epochStart = ep.start;
             endSlot.epochEnd = ep.end;
-            endSlot.blockStart = ep.blocks.front().start;
-            endSlot.blockEnd = ep.blocks.front().end;
+            endSlot.block = ep.blocks.back().block;
+            endSlot.blockStart = ep.blocks.back().start;
+            endSlot.blockEnd = ep.blocks.back().end;
             const loader::EpochTally& t = run.epochLoader[epoch - 1][rank];
             endSlot.loaderAccesses = t.accesses;
             endSlot.loaderStorageReads = t.storageReads;
@@ -364,6 +379,11 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
             pump.epoch(ev);
         }
     }
+    // Every epoch ran: one more meeting, made by every rank of every process alike, carries the record of a
+    // checkpoint written after the last epoch (checkpoint_after_epoch) to process 0.
+    if (run.sync && ckpt && record.epochs.size() == cfg.train.epochs && !record.epochs.empty() &&
+        record.epochs.back().complete && !shouldStop())
+        run.meet(rank);
     run.bytesRead.fetch_add(prefetcher.bytesRead());
     run.samplesRead.fetch_add(prefetcher.samplesRead());
     run.loaderTallies[rank - run.firstRank] = source.tallies();
@@ -385,15 +405,25 @@ public:
         for (std::uint64_t g = 0; g < slots.size(); ++g) {
             if (g >= run_.firstRank && g < run_.firstRank + run_.local) continue; // this process's own
             const dist::SyncSlot& s = slots[g];
-            if (s.kind != dist::SyncSlot::Step && s.kind != dist::SyncSlot::EpochEnd) continue;
             RankRecord& r = records_[g];
             r.rank = g;
+            // First the checkpoint the rank finished since its last meeting: it ended a block (DLIO's
+            // end_block then start_save_ckpt, the fork's main.py lines 633-635), whose end is its start.
+            if (const auto rec = checkpoint::takeRecord(s, g)) {
+                if (run_.opt.checkpointer) run_.opt.checkpointer->record(*rec);
+                for (auto& e : r.epochs)
+                    if (e.epoch == rec->epoch)
+                        for (auto& b : e.blocks)
+                            if (b.block == rec->block && run_.cfg.checkpoint.stepsBetween > 0) b.end = rec->start;
+            }
+            if (s.kind != dist::SyncSlot::Step && s.kind != dist::SyncSlot::EpochEnd) continue;
             if (r.epochs.empty() || r.epochs.back().epoch != s.epoch) {
                 EpochRecord& e = r.epochs.emplace_back();
                 e.epoch = s.epoch;
-                e.blocks.emplace_back().block = 1;
+                e.blocks.emplace_back().block = s.block;
             }
             EpochRecord& e = r.epochs.back();
+            if (e.blocks.back().block != s.block) e.blocks.emplace_back().block = s.block; // after a checkpoint
             BlockRecord& b = e.blocks.back();
             e.start = s.epochStart;
             e.end = s.epochEnd;
@@ -447,6 +477,44 @@ struct HostSlot {
 
 } // namespace
 
+bool meetProcesses(dist::Communicator& comm, std::uint64_t accelerators, const dist::WaitLimits& limits,
+                   EngineObserver* observer, std::uint64_t& runSeed, RunOutcome& out) {
+    const auto P = static_cast<std::uint64_t>(comm.size());
+    const HostInfo host = readHostInfo();
+    HostSlot mine;
+    std::strncpy(mine.hostname, host.hostname.c_str(), sizeof mine.hostname - 1);
+    mine.cpuCount = host.cpuCount;
+    mine.memoryGiB = host.memoryGiB;
+    mine.runSeed = runSeed;
+    std::vector<HostSlot> all(P);
+    out.processes = P;
+    out.writesResults = comm.rank() == 0;
+    if (!comm.allgather(&mine, sizeof mine, all.data(), limits)) {
+        // Nothing was measured; a runtime failure, not bad input.
+        out.status = RunStatus::Failed;
+        char waited[32];
+        std::snprintf(waited, sizeof waited, "%g", limits.timeoutSeconds);
+        out.error = std::string("the processes of the MPI job did not meet before the run (a process is missing, hung "
+                                "or was killed; waited ") + waited + " s)";
+        out.start = out.end = WallClock().now();
+        return false;
+    }
+    runSeed = all[0].runSeed;
+    for (std::uint64_t p = 0; p < P; ++p) {
+        const std::string name(all[p].hostname, strnlen(all[p].hostname, sizeof all[p].hostname));
+        std::uint32_t index = 0;
+        while (index < out.hosts.size() && out.hosts[index].hostname != name) ++index;
+        if (index == out.hosts.size()) out.hosts.push_back(HostSummary{name, all[p].cpuCount, all[p].memoryGiB});
+        for (std::uint64_t l = 0; l < accelerators; ++l) out.rankHost.push_back(index);
+    }
+    if (out.writesResults && observer) {
+        std::vector<std::string> hostOfRank;
+        for (auto h : out.rankHost) hostOfRank.push_back(out.hosts[h].hostname);
+        observer->onHosts(hostOfRank);
+    }
+    return true;
+}
+
 RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) {
     const std::uint64_t K = std::max<std::uint64_t>(1, options.accelerators); // this process's ranks
     dist::Communicator* comm = options.comm;
@@ -460,9 +528,6 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     if (!formatWritable(cfg.dataset.format))
         throw InputError(std::string("dataset.format = ") + toString(cfg.dataset.format) +
                          ": expected one of npz, npy, tfrecord, hdf5, indexed_binary, raw, jpeg, png (the formats this build reads)");
-    if (comm && options.checkpointer)
-        throw InputError("workflow.checkpoint with train under mpirun: checkpoints during training are not supported in "
-                         "multi-process runs yet (docs/mpi.md); run them with threads in one process");
 
     std::uint64_t runSeed = cfg.train.seed;
     if (cfg.reader.sampleShuffle == ShuffleMode::Random || cfg.reader.fileShuffle == ShuffleMode::Random) {
@@ -471,44 +536,10 @@ RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options) 
     }
     RunOutcome out;
     if (comm) {
-        // Hosts and process 0's seed, before anything is measured.
-        const HostInfo host = readHostInfo();
-        HostSlot mine;
-        std::strncpy(mine.hostname, host.hostname.c_str(), sizeof mine.hostname - 1);
-        mine.cpuCount = host.cpuCount;
-        mine.memoryGiB = host.memoryGiB;
-        mine.runSeed = runSeed;
-        std::vector<HostSlot> all(P);
         dist::WaitLimits limits;
         limits.timeoutSeconds = options.commTimeoutSeconds;
         limits.hurry = options.cancel;
-        if (!comm->allgather(&mine, sizeof mine, all.data(), limits)) {
-            // Nothing was measured; a runtime failure, not bad input.
-            out.status = RunStatus::Failed;
-            char waited[32];
-            std::snprintf(waited, sizeof waited, "%g", options.commTimeoutSeconds);
-            out.error = std::string("the processes of the MPI job did not meet before the run (a process is missing, hung "
-                                    "or was killed; waited ") + waited + " s)";
-            out.start = out.end = WallClock().now();
-            out.processes = P;
-            out.writesResults = comm->rank() == 0;
-            return out;
-        }
-        runSeed = all[0].runSeed;
-        for (std::uint64_t p = 0; p < P; ++p) {
-            const std::string name(all[p].hostname, strnlen(all[p].hostname, sizeof all[p].hostname));
-            std::uint32_t index = 0;
-            while (index < out.hosts.size() && out.hosts[index].hostname != name) ++index;
-            if (index == out.hosts.size()) out.hosts.push_back(HostSummary{name, all[p].cpuCount, all[p].memoryGiB});
-            for (std::uint64_t l = 0; l < K; ++l) out.rankHost.push_back(index);
-        }
-        out.processes = P;
-        out.writesResults = comm->rank() == 0;
-        if (out.writesResults && options.observer) {
-            std::vector<std::string> hostOfRank;
-            for (auto h : out.rankHost) hostOfRank.push_back(out.hosts[h].hostname);
-            options.observer->onHosts(hostOfRank);
-        }
+        if (!meetProcesses(*comm, K, limits, options.observer, runSeed, out)) return out;
     }
     SharedRun run(cfg, options, R, K, first, runSeed);
     // One ring per local accelerator (a few thousand steps between two 20 ms drains), and one for process 0's

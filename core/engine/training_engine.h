@@ -91,4 +91,11 @@ struct RunOutcome {
 // Runtime failures do not throw: they end the run with status Failed and what was measured so far.
 RunOutcome runTraining(const WorkloadConfig& cfg, const EngineOptions& options);
 
+// Under mpirun, before anything is measured (training and checkpoint-only runs alike): every process's
+// host — summary.json's per-host arrays, the rank → host map, `accelerators` ranks per process — and
+// process 0's `runSeed`, into `out` (hosts, rankHost, processes, writesResults); the observer of process 0
+// hears the ranks' hosts. False, with `out` Failed and the error, when a process did not answer.
+bool meetProcesses(dist::Communicator& comm, std::uint64_t accelerators, const dist::WaitLimits& limits,
+                   EngineObserver* observer, std::uint64_t& runSeed, RunOutcome& out);
+
 } // namespace trainio

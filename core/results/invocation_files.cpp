@@ -159,6 +159,11 @@ nlohmann::ordered_json checkpointRecordsJson(const checkpoint::CheckpointResults
                             {"end", isoTimestamp(rec.end)},
                             {"duration", rec.duration()},
                             {"io_seconds", rec.ioSeconds},
+                            // of io_seconds: inside the storage's calls, and the writer's own (making the
+                            // bytes); the larger names what set the pace (mlcommons/storage#689)
+                            {"storage_seconds", rec.storageSeconds},
+                            {"client_seconds", rec.clientSeconds()},
+                            {"bound", checkpoint::boundName(rec.generationBound())},
                             {"bytes", rec.bytes},
                             {"throughput_GiB_per_second", checkpoint::recordThroughputGiBs(r, rec)}});
     j["records"] = recs;

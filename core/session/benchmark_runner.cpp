@@ -37,12 +37,6 @@ std::string now() {
 
 } // namespace
 
-void refuseCheckpointUnderMpi(const WorkloadConfig& cfg, bool multiProcess) {
-    if (multiProcess && cfg.workflow.checkpoint)
-        throw InputError("workflow.checkpoint under mpirun: checkpointing is not supported in multi-process runs yet "
-                         "(docs/mpi.md); run it with threads in one process (--accelerators R)");
-}
-
 RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const InvocationOptions& opt) {
     // Under mpirun only process 0 writes the folder (with every rank's files: docs/mpi.md).
     const bool writer = !opt.comm || opt.comm->rank() == 0;
@@ -88,7 +82,6 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (writer) storage.startTelemetry();
     RunOutcome out;
     fs::path journalPath;
-    refuseCheckpointUnderMpi(cfg, opt.comm != nullptr);
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
         checkpoint::CheckpointRunOptions co;
@@ -96,14 +89,20 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
         co.io = storage.io();
         co.cancel = opt.cancel;
         co.onEvent = opt.onCheckpoint;
+        co.comm = opt.comm;
+        co.commTimeoutSeconds = opt.commTimeoutSeconds;
+        co.observer = opt.observer;
         out = checkpoint::runCheckpointOnly(cfg, co);
         out.metricOptions.semantics = opt.semantics;
     } else {
         // Checkpoints during training (workflow.checkpoint with train), planned and refused up front.
         std::unique_ptr<checkpoint::Checkpointer> ckpt;
         if (cfg.workflow.checkpoint) {
-            auto plan = checkpoint::planCheckpoint(cfg, opt.accelerators);
-            checkpoint::checkpointPreflight(cfg, plan, 1);
+            // Every rank of the job (under mpirun P × K): each process writes its own ranks' files.
+            const std::uint64_t ranks = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
+            auto plan = checkpoint::planCheckpoint(cfg, ranks);
+            // (Under mpirun the session checked every process, and they agreed.)
+            if (!opt.comm) checkpoint::checkpointPreflight(cfg, plan, 1);
             checkpoint::Checkpointer::Options co;
             co.io = storage.io();
             co.cancel = opt.cancel;

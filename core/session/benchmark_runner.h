@@ -60,10 +60,6 @@ struct InvocationOptions {
 
 // Runs one invocation and writes its folder (also when cancelled or failed: what was measured, marked).
 // Throws InputError for a config the engine cannot run, RunError when the folder cannot be written.
-// Checkpointing is not supported in multi-process (mpirun) runs yet: InputError naming the key and what
-// to do instead when `multiProcess` and cfg.workflow.checkpoint. The CLI calls it before anything is
-// created; runInvocation calls it too.
-void refuseCheckpointUnderMpi(const WorkloadConfig& cfg, bool multiProcess);
 RunOutcome runInvocation(const WorkloadConfig& cfg, const std::filesystem::path& dir, const InvocationOptions& opt);
 
 // Where a benchmark's invocations go. TrainIO: DIR/warmup/ and DIR/runs/run-N/ (MLPerf Storage v1.0's

@@ -21,6 +21,16 @@ dist::WaitLimits limitsFor(const std::atomic<bool>* cancel) {
     return limits;
 }
 
+// The checkpoint's pre-flight (folder, room, rights, S3 endpoint and keys, a read-only run's files) in the
+// words the CLI prints and the GUI's dialog lists.
+void checkpointChecked(const WorkloadConfig& cfg, const checkpoint::CheckpointPlan& plan, std::uint64_t checkpoints) {
+    try {
+        checkpoint::checkpointPreflight(cfg, plan, checkpoints);
+    } catch (const InputError& e) {
+        throw PreflightFailed(e.what(), {{"checkpoint", e.what(), "a checkpoint that can be written as configured"}});
+    }
+}
+
 } // namespace
 
 void onEveryProcess(dist::Communicator* comm, const std::atomic<bool>* cancel, const std::function<void()>& check) {
@@ -159,7 +169,6 @@ void Session::check(const PreflightRequest& pr, const WorkloadConfig& cfg) {
 
 bool Session::prepare() {
     const WorkloadConfig& cfg = req_.config;
-    refuseCheckpointUnderMpi(cfg, req_.invocation.comm != nullptr);
     if (req_.mode == SessionMode::Benchmark && !nothingToMeasure()) {
         // A bad layout or system name fails before anything is generated or measured.
         BenchmarkOptions layoutOnly;
@@ -170,22 +179,28 @@ bool Session::prepare() {
     if (checkpointOnly()) {
         // DLIO's checkpoint-only mode reads no dataset: the checkpoint is checked instead — model and
         // parallelism DLIO would refuse, reads beyond writes, the folder, free space, accelerator memory.
-        if (req_.mode == SessionMode::Run && fs::exists(req_.output / store::kSummaryFile))
-            throw PreflightFailed("--output " + req_.output.string() + ": already holds a result (summary.json); expected a new folder",
-                                  {{req_.output.string(), "already holds a result (summary.json)", "a new folder"}});
+        // Under mpirun every process checks (its host's view of the folder, its S3 keys) and they agree.
+        dist::Communicator* comm = req_.invocation.comm;
         const checkpoint::CheckpointPlan plan = checkpoint::planCheckpoint(cfg, req_.accelerators);
-        obs_.onCheckpointPlan(plan);
+        if (isProcessZero(comm)) obs_.onCheckpointPlan(plan);
         if (req_.mode == SessionMode::Benchmark) warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
-        for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
-        try {
-            checkpoint::checkpointPreflight(cfg, plan, checkpoint::checkpointsToWrite(cfg));
-        } catch (const InputError& e) {
-            throw PreflightFailed(e.what(), {{"checkpoint", e.what(), "a checkpoint that can be written as configured"}});
-        }
+        if (isProcessZero(comm))
+            for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
+        onEveryProcess(comm, req_.invocation.cancel, [&] {
+            if (isProcessZero(comm) && req_.mode == SessionMode::Run && fs::exists(req_.output / store::kSummaryFile))
+                throw PreflightFailed("--output " + req_.output.string() + ": already holds a result (summary.json); expected a new folder",
+                                      {{req_.output.string(), "already holds a result (summary.json)", "a new folder"}});
+            checkpointChecked(cfg, plan, checkpoint::checkpointsToWrite(cfg));
+        });
         return true;
     }
     warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
     for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
+    // Checkpoints during training under mpirun: every process checks the folder before anything runs (a
+    // single process checks it when the invocation starts).
+    if (cfg.workflow.checkpoint && req_.invocation.comm)
+        onEveryProcess(req_.invocation.comm, req_.invocation.cancel,
+                       [&] { checkpointChecked(cfg, checkpoint::planCheckpoint(cfg, req_.accelerators), 1); });
     const bool generate = cfg.workflow.generateData;
     if (req_.preflight) check(preflightRequest(generate), cfg);
     if (!generate || !req_.generateHere) return true;

@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 
 #include <map>
 
@@ -309,6 +310,51 @@ private slots:
         QVERIFY2(k.at("wire_bytes_out").get<std::uint64_t>() >= total, k.dump().c_str());
         QVERIFY2(k.at("puts").get<std::uint64_t>() >= fileSizes.size(), k.dump().c_str());
         server_.removeUnder("ckpt/");
+    }
+
+    // The same checkpoint under mpirun -np 2 (docs/mpi.md, "Checkpoints"): each process writes its rank's
+    // objects through its own client, with the keys and sizes 2 ranks as threads write, and process 0 has
+    // both directions' GiB/s.
+    void checkpointUnderMpirunOnS3() {
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
+        const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        QVERIFY2(!mpirun.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        const QString base = tmp_.filePath(QStringLiteral("ckpt-mpi"));
+        QDir().mkpath(base);
+        auto common = [&](const QString& prefix) {
+            return QStringList{QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_8b"),
+                               QStringLiteral("++workload.trainio.checkpoint_scale=0.0005"),
+                               QStringLiteral("++workload.checkpoint.time_between_checkpoints=0"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_write=1"),
+                               QStringLiteral("++workload.checkpoint.num_checkpoints_read=1"),
+                               QStringLiteral("++workload.checkpoint.checkpoint_folder=") + prefix,
+                               QStringLiteral("++workload.storage.storage_type=s3"),
+                               QStringLiteral("++workload.storage.storage_root=") + QString::fromStdString(server_.bucket),
+                               QStringLiteral("++workload.storage.storage_options.endpoint_url=") + server_.endpoint,
+                               QStringLiteral("--quiet")};
+        };
+        const auto threads = cli(common(QStringLiteral("mpi/threads")) +
+                                 QStringList{QStringLiteral("--accelerators"), QStringLiteral("2"), QStringLiteral("--output"), base + "/threads"});
+        QVERIFY2(threads.exitCode == 0, qPrintable(said(threads)));
+        QStringList mpiArgs{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
+        for (const auto& [k, v] : env()) mpiArgs += QStringList{QStringLiteral("-x"), k + "=" + v};
+        const auto r = testsupport::runProgram(mpirun, mpiArgs + QStringList{QStringLiteral(TRAINIO_CLI)} + common(QStringLiteral("mpi/procs")) +
+                                                           QStringList{QStringLiteral("--output"), base + "/procs"},
+                                               120000, testsupport::mpiEnvironment());
+        QVERIFY2(r.exitCode == 0, qPrintable(said(r)));
+        auto relative = [](const std::map<std::string, std::uint64_t>& objects, const std::string& prefix) {
+            std::map<std::string, std::uint64_t> out;
+            for (const auto& [key, size] : objects) out[key.substr(prefix.size())] = size;
+            return out;
+        };
+        const auto expected = relative(objectsUnder("mpi/threads/"), "mpi/threads/");
+        QCOMPARE(expected.size(), std::size_t{4}); // 2 ranks × model and optimizer states
+        QCOMPARE(relative(objectsUnder("mpi/procs/"), "mpi/procs/"), expected);
+        const json summary = readJson(base + "/procs/summary.json");
+        QCOMPARE(summary.at("num_accelerators").get<int>(), 2);
+        const json& m = summary.at("metric");
+        QVERIFY2(m.at("save_checkpoint_io_mean_GB_per_second").get<double>() > 0, m.dump().c_str());
+        QVERIFY2(m.at("load_checkpoint_io_mean_GB_per_second").get<double>() > 0, m.dump().c_str());
     }
 
     // A streamed object (OpenOptions::streaming, as checkpoints write) is a multipart upload of 8 MiB parts,
