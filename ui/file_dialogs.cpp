@@ -3,7 +3,9 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QCoreApplication>
 #include <QSettings>
+#include <QStandardPaths>
 
 namespace trainio::ui {
 
@@ -17,6 +19,15 @@ FileDialogHook& hook() {
 QString key(const QString& purpose) { return QStringLiteral("dialogs/") + purpose; }
 
 } // namespace
+
+QString trainioDataFolder() {
+    const QString generic = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    const QString app = QCoreApplication::applicationName();
+    const QString folder = QDir(generic).filePath(app);
+    const QString earlier = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation); // <org>/<app>
+    if (earlier != folder && !QFileInfo::exists(folder) && QFileInfo::exists(earlier)) return earlier;
+    return folder;
+}
 
 QString dialogStart(const QString& purpose, const QString& fallback) {
     const QString last = QSettings().value(key(purpose)).toString();

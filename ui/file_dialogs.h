@@ -11,6 +11,11 @@ class QWidget;
 
 namespace trainio::ui {
 
+// TrainIO's own data folder (the default results root, a preset's data, trace lists): ~/.local/share/TrainIO
+// — QStandardPaths::AppDataLocation would be …/TrainIO/TrainIO, organization and application both being
+// TrainIO. A folder an earlier version made there is kept using while the new one does not exist.
+QString trainioDataFolder();
+
 // The folder to start in for `purpose`: the last one used, or `fallback` (a folder or a file path).
 QString dialogStart(const QString& purpose, const QString& fallback);
 // Remembers the folder of `chosen` (a file or a folder) for `purpose`; nothing for an empty path.
