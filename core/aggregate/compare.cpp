@@ -74,6 +74,14 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
         return "emulated vs real storage: " + emulated.itemName + " went through " + emulated.storage + ", " +
                (item.storage.empty() ? item : base).itemName + " through real storage";
     }
+    // Two emulated devices, one over an object store and one over a file system: the store's requests
+    // beneath one of them are part of its numbers, not of the other's.
+    if (!item.storage.empty() && !base.storage.empty() && item.s3.empty() != base.s3.empty()) {
+        const LibraryNode& over = item.s3.empty() ? base : item;
+        return "S3 beneath one emulated device only: " + over.itemName + " went through " + over.storage + ", " +
+               (item.s3.empty() ? item : base).itemName + " through " + (item.s3.empty() ? item : base).storage +
+               " over a file system";
+    }
     if (item.workloadKey != base.workloadKey) {
         std::string why = whyNotComparable(item.workloadKey, base.workloadKey);
         if (why.empty()) why = "different workload: " + item.workloadTitle + " vs " + base.workloadTitle;

@@ -685,10 +685,12 @@ ordered_json treeJson(const ResultsLibrary& library) {
 
 namespace {
 
-// "emulated storage hdd (250 MiB/s, …)", "emulated storage without a profile (40 MiB/s)".
+// "emulated storage hdd (250 MiB/s, …)", "emulated storage without a profile (40 MiB/s)"; over an object
+// store "emulated storage nvme (…) over S3 at http://10.0.0.5:9000".
 std::string emulatedDeviceText(const InvocationRecord& r) {
     std::string text = "emulated storage " + (r.storageProfile.empty() ? std::string("without a profile") : r.storageProfile);
     if (!r.storageShape.empty()) text += " (" + r.storageShape + ")";
+    if (!r.s3Endpoint.empty()) text += " over S3 at " + r.s3Endpoint;
     return text;
 }
 

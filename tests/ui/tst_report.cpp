@@ -775,6 +775,11 @@ private slots:
         const auto cmp = aggregate::compare({realItem, s3NvmeItem}, co);
         QVERIFY2(QString::fromStdString(cmp.rows[1].label).contains(both), cmp.rows[1].label.c_str());
         QVERIFY2(QString::fromStdString(cmp.rows[1].reason).contains(both), cmp.rows[1].reason.c_str());
+        // Beside the same device over a file system: not compared either (the store's requests are in one only).
+        const auto devices = aggregate::compare({nvmeItem, s3NvmeItem}, co);
+        QVERIFY2(!devices.rows[1].comparable && QString::fromStdString(devices.rows[1].reason).startsWith(QStringLiteral("S3 beneath one emulated device only")),
+                 devices.rows[1].reason.c_str());
+        QVERIFY(aggregate::compare({nvmeItem, nvmeItem}, co).rows[1].comparable);
 
         // Item 1: per accelerator on, the emulated run (not compared with the real one) shows per-accelerator
         // figures too, in the comparison and in the appendix; no total beside them.

@@ -54,6 +54,17 @@ void type(QWidget* field, const QString& text) {
     QTest::keyClicks(edit, text);
 }
 
+// Starts cfg on the page as its Run button does and waits for the run's emulated device (null when none
+// came within a minute).
+std::shared_ptr<trainio::EmulatedStorageBackend> startOnDevice(RunPage& page, const trainio::WorkloadConfig& cfg, const QString& out) {
+    page.show();
+    page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
+    page.setOutputFolder(out);
+    QSignalSpy device(page.controller(), &RunController::storageChanged);
+    if (!page.startInvocation()) return nullptr;
+    if (!device.wait(60000) && device.isEmpty()) return nullptr;
+    return page.storageControls()->device();
+}
 
 } // namespace
 
@@ -219,16 +230,10 @@ private slots:
         cfg.train.epochs = 3;
         cfg.trainio.storage.iops = 10; // ~16 requests an epoch: several seconds, the cap binding throughout
         RunPage page;
-        page.show();
-        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        page.setOutputFolder(work_.filePath(QStringLiteral("iops-run")));
         StorageControls* strip = page.storageControls();
         QSignalSpy finished(page.controller(), &RunController::finished);
-        QSignalSpy device(page.controller(), &RunController::storageChanged);
-        QVERIFY(page.startInvocation());
-        QVERIFY2(device.wait(60000) || !device.isEmpty(), "the run reports its emulated device");
-        std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
-        QVERIFY(dev);
+        std::shared_ptr<trainio::EmulatedStorageBackend> dev = startOnDevice(page, cfg, work_.filePath(QStringLiteral("iops-run")));
+        QVERIFY2(dev, "the run reports its emulated device");
         QCOMPARE(strip->iopsBox()->value(), 10.0);
         QCOMPARE(strip->inflightBox()->value(), 0.0);
         auto* binding = strip->findChild<QLabel*>(QStringLiteral("storageBinding"));
@@ -265,16 +270,10 @@ private slots:
         cfg.trainio.storage.latencyMs.type = "constant";
         cfg.trainio.storage.latencyMs.value = 5.0;
         RunPage page;
-        page.show();
-        page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
-        page.setOutputFolder(work_.filePath(QStringLiteral("compute-run")));
         StorageControls* strip = page.storageControls();
         QSignalSpy finished(page.controller(), &RunController::finished);
-        QSignalSpy device(page.controller(), &RunController::storageChanged);
-        QVERIFY(page.startInvocation());
-        QVERIFY2(device.wait(60000) || !device.isEmpty(), "the run reports its emulated device");
-        std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
-        QVERIFY(dev);
+        std::shared_ptr<trainio::EmulatedStorageBackend> dev = startOnDevice(page, cfg, work_.filePath(QStringLiteral("compute-run")));
+        QVERIFY2(dev, "the run reports its emulated device");
         auto* binding = strip->findChild<QLabel*>(QStringLiteral("storageBinding"));
         QVERIFY(binding);
         QTRY_VERIFY_WITH_TIMEOUT(dev->stats().requests > 0, 30000);
