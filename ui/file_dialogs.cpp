@@ -21,12 +21,13 @@ QString key(const QString& purpose) { return QStringLiteral("dialogs/") + purpos
 } // namespace
 
 QString trainioDataFolder() {
-    const QString generic = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
-    const QString app = QCoreApplication::applicationName();
-    const QString folder = QDir(generic).filePath(app);
-    const QString earlier = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation); // <org>/<app>
-    if (earlier != folder && !QFileInfo::exists(folder) && QFileInfo::exists(earlier)) return earlier;
-    return folder;
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QCoreApplication::applicationName());
+}
+
+QString trainioDataPath(const QString& sub) {
+    const QString path = QDir(trainioDataFolder()).filePath(sub);
+    const QString earlier = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(sub); // <org>/<app>
+    return !QFileInfo::exists(path) && QFileInfo::exists(earlier) ? earlier : path;
 }
 
 QString dialogStart(const QString& purpose, const QString& fallback) {

@@ -13,8 +13,11 @@ namespace trainio::ui {
 
 // TrainIO's own data folder (the default results root, a preset's data, trace lists): ~/.local/share/TrainIO
 // — QStandardPaths::AppDataLocation would be …/TrainIO/TrainIO, organization and application both being
-// TrainIO. A folder an earlier version made there is kept using while the new one does not exist.
+// TrainIO.
 QString trainioDataFolder();
+// `sub` below trainioDataFolder() — or below the folder earlier versions used (AppDataLocation, …/TrainIO/
+// TrainIO) while only that one has it, so that the default results root still finds earlier results.
+QString trainioDataPath(const QString& sub);
 
 // The folder to start in for `purpose`: the last one used, or `fallback` (a folder or a file path).
 QString dialogStart(const QString& purpose, const QString& fallback);
