@@ -800,10 +800,10 @@ private slots:
             const double sps = metric.at("train_throughput_mean_samples_per_second").get<double>();
             // "value ± sd" in the tables: the value followed by ±.
             auto cell = [&](double v, int precision) { return QRegularExpression(QStringLiteral("(^|\\s)") + QRegularExpression::escape(fixed(v, precision)) + QStringLiteral(" ±")); };
-            QVERIFY2(cell(mib / 1024.0 / 2, 3).match(text.spaced).hasMatch(), qPrintable(dir.string() + " Read GiB/s per acc. " + fixed(mib / 1024.0 / 2, 3)));
-            QVERIFY2(!cell(mib / 1024.0, 3).match(text.spaced).hasMatch(), qPrintable(dir.string() + " total Read GiB/s " + fixed(mib / 1024.0, 3)));
-            QVERIFY2(cell(mib / 2, 2).match(text.spaced).hasMatch(), qPrintable(dir.string() + " MiB/s per acc. " + fixed(mib / 2, 2)));
-            QVERIFY2(cell(sps / 2, 2).match(text.spaced).hasMatch(), qPrintable(dir.string() + " samples/s per acc. " + fixed(sps / 2, 2)));
+            QVERIFY2(cell(mib / 1024.0 / 2, 3).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" Read GiB/s per acc. ") + fixed(mib / 1024.0 / 2, 3)));
+            QVERIFY2(!cell(mib / 1024.0, 3).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" total Read GiB/s ") + fixed(mib / 1024.0, 3)));
+            QVERIFY2(cell(mib / 2, 2).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" MiB/s per acc. ") + fixed(mib / 2, 2)));
+            QVERIFY2(cell(sps / 2, 2).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" samples/s per acc. ") + fixed(sps / 2, 2)));
         }
 
         // Item 2: page 1's answer names how its number was obtained, in the same sentence (compared without
