@@ -489,7 +489,7 @@ void MainWindow::restoreSession() {
     const QString themeName = s.value(QStringLiteral("ui/theme"), QStringLiteral("System")).toString();
     setTheme(themeName == QLatin1String("Dark") ? Theme::Dark : themeName == QLatin1String("Light") ? Theme::Light : Theme::System);
     QString root = s.value(QStringLiteral("run/resultsRoot")).toString();
-    if (root.isEmpty()) root = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("results"));
+    if (root.isEmpty()) root = trainioDataPath(QStringLiteral("results"));
     run_->setResultsRoot(root);
     restoreWorkloadSession(s);
     loader_->restore();

@@ -32,7 +32,7 @@ constexpr MetricSpec kMetrics[] = {
     {"mib_per_second", "MiB/s", "MiB/s per accelerator", &LibraryNode::mibPerSecond, 1},
 };
 
-NodeMetric divided(const NodeMetric& m, double by) {
+NodeMetric dividedBy(const NodeMetric& m, double by) {
     NodeMetric out = m;
     out.mean /= by;
     out.stdev /= by;
@@ -66,6 +66,14 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
         const LibraryNode& emulated = item.storage.empty() ? base : item;
         return "emulated vs real storage: " + emulated.itemName + " went through " + emulated.storage + ", " +
                (item.storage.empty() ? item : base).itemName + " through real storage";
+    }
+    // Two emulated devices, one over an object store and one over a file system: the store's requests
+    // beneath one of them are part of its numbers, not of the other's.
+    if (!item.storage.empty() && !base.storage.empty() && item.s3.empty() != base.s3.empty()) {
+        const LibraryNode& over = item.s3.empty() ? base : item;
+        return "S3 beneath one emulated device only: " + over.itemName + " went through " + over.storage + ", " +
+               (item.s3.empty() ? item : base).itemName + " through " + (item.s3.empty() ? item : base).storage +
+               " over a file system";
     }
     if (item.workloadKey != base.workloadKey) {
         std::string why = whyNotComparable(item.workloadKey, base.workloadKey);
@@ -104,6 +112,17 @@ std::size_t displayWidth(const std::string& s) {
 }
 
 } // namespace
+
+NodeMetric perAccelerator(const NodeMetric& m, std::int64_t accelerators) {
+    return dividedBy(m, accelerators > 0 ? static_cast<double>(accelerators) : kNaN);
+}
+
+bool perAcceleratorByDefault(const std::vector<const LibraryNode*>& items) {
+    for (const LibraryNode* n : items)
+        for (const LibraryNode* m : items)
+            if (n && m && n->hasMetrics && m->hasMetrics && n->accelerators != m->accelerators) return true;
+    return false;
+}
 
 std::string unitOfReplication(const LibraryNode& n) {
     return n.kind == NodeKind::Benchmark ? "runs" : n.kind == NodeKind::Invocation ? "epochs" : "";
@@ -147,13 +166,7 @@ CompareResult compare(const std::vector<const LibraryNode*>& items, const Compar
         if (!n) throw InputError("compare: an item is missing");
     CompareResult result;
     result.baseline = options.baseline;
-    if (options.perAccelerator) {
-        result.perAccelerator = *options.perAccelerator;
-    } else {
-        for (const LibraryNode* n : items)
-            for (const LibraryNode* m : items)
-                if (n->hasMetrics && m->hasMetrics && n->accelerators != m->accelerators) result.perAccelerator = true;
-    }
+    result.perAccelerator = options.perAccelerator ? *options.perAccelerator : perAcceleratorByDefault(items);
     const LibraryNode& base = *items[options.baseline];
 
     auto valuesOf = [&](const LibraryNode& n) {
@@ -164,7 +177,7 @@ CompareResult compare(const std::vector<const LibraryNode*>& items, const Compar
             const bool divide = result.perAccelerator && spec.perAcceleratorUnit;
             m.unit = divide ? spec.perAcceleratorUnit : spec.unit;
             m.value = n.*(spec.member);
-            if (divide) m.value = n.accelerators > 0 ? divided(m.value, static_cast<double>(n.accelerators)) : divided(m.value, kNaN);
+            if (divide) m.value = perAccelerator(m.value, n.accelerators);
             out.push_back(std::move(m));
         }
         return out;

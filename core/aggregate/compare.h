@@ -59,6 +59,13 @@ struct CompareResult {
     std::vector<CompareRow> rows; // one per item, in the order given
 };
 
+// The one division behind every per-accelerator figure (Compare, `trainio-cli compare`, every table of the
+// report, comparable rows or not): mean, spread, CI and sample ÷ the item's accelerator count (NaN when
+// the count is unknown). AU is never divided.
+NodeMetric perAccelerator(const NodeMetric& m, std::int64_t accelerators);
+// CompareOptions::perAccelerator's default (nullopt): on when the accelerator counts of items with numbers differ.
+bool perAcceleratorByDefault(const std::vector<const LibraryNode*>& items);
+
 // Throws InputError when items is empty or baseline is out of range.
 CompareResult compare(const std::vector<const LibraryNode*>& items, const CompareOptions& options);
 

@@ -67,20 +67,42 @@ std::string workloadName(const std::string& model, const std::string& accelerato
 
 std::string acceleratorsText(std::int64_t n) { return std::to_string(n) + (n == 1 ? " accelerator" : " accelerators"); }
 
-// LibraryNode::storage and liveChanges of these runs (docs/emulated-storage.md, "In the results").
+// "S3 at http://10.0.0.5:9000" for runs that read objects of a bucket ("… in 2 of 3 runs" when not all
+// did); "" when none did (LibraryNode::s3).
+std::string s3Of(const ImportResult& imported, const std::vector<std::size_t>& runs) {
+    std::size_t count = 0;
+    std::string endpoint;
+    for (std::size_t ri : runs) {
+        const InvocationRecord& r = imported.runs.at(ri);
+        if (r.s3Endpoint.empty()) continue;
+        ++count;
+        if (endpoint.empty()) endpoint = r.s3Endpoint;
+    }
+    if (count == 0) return {};
+    std::string text = "S3 at " + endpoint;
+    if (count < runs.size()) text += " in " + std::to_string(count) + " of " + std::to_string(runs.size()) + " runs";
+    return text;
+}
+
+// LibraryNode::storage and liveChanges of these runs (docs/emulated-storage.md, "In the results"). An
+// emulated device over an object store is named with the store beneath it: "S3 at ENDPOINT through
+// emulated nvme" — never just "emulated nvme", which would say a local file system was beneath it.
 std::pair<std::string, std::size_t> storageOf(const ImportResult& imported, const std::vector<std::size_t>& runs) {
     std::size_t emulated = 0, changes = 0;
     std::string profile;
+    std::vector<std::size_t> emulatedRuns;
     for (std::size_t ri : runs) {
         const InvocationRecord& r = imported.runs.at(ri);
         if (!r.storageEmulated) continue;
         ++emulated;
+        emulatedRuns.push_back(ri);
         changes += r.storageChanges.size();
         // A profile file is named by its stem (profiles/slow-nas.yaml → slow-nas), a shipped one by its name.
         if (profile.empty()) profile = std::filesystem::path(r.storageProfile).stem().string();
     }
     if (emulated == 0) return {"", 0};
     std::string text = profile.empty() ? "emulated storage" : "emulated " + profile;
+    if (const std::string s3 = s3Of(imported, emulatedRuns); !s3.empty()) text = s3 + " through " + text;
     if (emulated < runs.size()) text += " in " + std::to_string(emulated) + " of " + std::to_string(runs.size()) + " runs";
     return {text, changes};
 }
@@ -217,6 +239,7 @@ ordered_json nodeJson(const LibraryNode& n, const ResultsLibrary& library) {
     j["workload_identity"] = n.workloadKey;
     j["workload_title"] = n.workloadTitle;
     j["emulated_storage"] = n.storage; // "" for real storage
+    j["s3"] = n.s3;                    // "" unless its runs read objects of a bucket
     j["live_storage_changes"] = n.liveChanges;
     j["accelerators"] = n.accelerators;
     j["warmup"] = n.warmup;
@@ -381,6 +404,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache, &inv.cacheServed);
         inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
         std::tie(inv.storage, inv.liveChanges) = storageOf(imported_, {ri});
+        inv.s3 = s3Of(imported_, {ri});
         // Under a benchmark the base names the device already; the run adds its own live changes.
         const bool alone = parent.kind != NodeKind::Benchmark;
         inv.itemName = (!r.labels.name.empty() ? r.labels.name : base + " · " + r.runName) +
@@ -522,6 +546,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.notes = g.labels.notes;
         bench.itemName = bench.label;
         std::tie(bench.storage, bench.liveChanges) = storageOf(imported_, !g.runs.empty() ? g.runs : g.excluded);
+        bench.s3 = s3Of(imported_, !g.runs.empty() ? g.runs : g.excluded);
         if (!g.labels.name.empty()) bench.itemName += storageSuffix(bench.storage, bench.liveChanges);
 
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
@@ -654,10 +679,12 @@ ordered_json treeJson(const ResultsLibrary& library) {
 
 namespace {
 
-// "emulated storage hdd (250 MiB/s, …)", "emulated storage without a profile (40 MiB/s)".
+// "emulated storage hdd (250 MiB/s, …)", "emulated storage without a profile (40 MiB/s)"; over an object
+// store "emulated storage nvme (…) over S3 at http://10.0.0.5:9000".
 std::string emulatedDeviceText(const InvocationRecord& r) {
     std::string text = "emulated storage " + (r.storageProfile.empty() ? std::string("without a profile") : r.storageProfile);
     if (!r.storageShape.empty()) text += " (" + r.storageShape + ")";
+    if (!r.s3Endpoint.empty()) text += " over S3 at " + r.s3Endpoint;
     return text;
 }
 
@@ -729,6 +756,10 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
 }
 
 std::string predictionNotComparable(const InvocationRecord& r) {
+    // The model knows the emulated device's limits, not the object store's requests beneath it.
+    if (r.storageEmulated && !r.s3Endpoint.empty())
+        return "its reads went to S3 at " + r.s3Endpoint + " through the emulated device; the prediction is for the "
+               "emulated device over a local file system";
     if (r.storageChanges.empty()) return {};
     char first[48];
     std::snprintf(first, sizeof first, "%.1f s", r.storageChanges.front().secondsSinceStart);

@@ -75,6 +75,10 @@ struct LibraryNode {
     // ("emulated storage" without a profile; "… in 2 of 3 runs" when its runs differ) — and how often the
     // device was changed live during its complete runs (trainio_io.json storage.changes). Both are in itemName.
     std::string storage;
+    // invocation/benchmark: "S3 at ENDPOINT" when its runs read objects of a bucket (storage.storage_type s3;
+    // "… in 2 of 3 runs" when not all did), "" for a file system. Through an emulated device, storage says
+    // both ("S3 at ENDPOINT through emulated nvme").
+    std::string s3;
     std::size_t liveChanges = 0;
     bool clientBound = false;            // some invocation's telemetry says the client CPU was saturated
     std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
@@ -156,7 +160,8 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
 std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound = nullptr);
 
 // Why the model's prediction of a run (made before it, for the device it started with) is not compared
-// with what it measured: its emulated device was changed live — "its storage was changed live 4 times (first
+// with what it measured: its emulated device sat over an object store (the model knows the device, not the
+// store's requests beneath it), or its emulated device was changed live — "its storage was changed live 4 times (first
 // at 12.3 s); the prediction is for the device it started with". The run's numbers are means over whole
 // epochs and the changes are not placed in epochs, so no stretch without changes can be measured apart.
 // "" when the comparison holds (no live change).

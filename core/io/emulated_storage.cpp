@@ -486,6 +486,12 @@ std::string bindingLimit(const EmulationStats& before, const EmulationStats& aft
     return most->first;
 }
 
+std::string runLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds,
+                     std::optional<double> auPercent) {
+    if (auPercent && *auPercent >= kComputeBoundAuPercent) return kComputeLimit;
+    return bindingLimit(before, after, intervalSeconds);
+}
+
 EmulationStats EmulatedStorageBackend::stats() const {
     auto secs = [](const std::atomic<std::uint64_t>& ns) { return static_cast<double>(ns.load()) / 1e9; };
     EmulationStats s;

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,17 @@ struct EmulationStats {
 // waited (in all) less than 1 % of the interval: the device was not what the run waited for. For the
 // Run page's "limited by" and the presentation view.
 std::string bindingLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds);
+
+// What limits the run right now — one answer for the Run page's "limited by" and the presentation view,
+// in the model's words (docs/model.md: compute, or a reader roof). kComputeLimit when the accelerators
+// lost less than 100 − kComputeBoundAuPercent % of their time (`auPercent`, the AU over the recent steps):
+// whatever the readers waited on then cost no AU, so no device limit is named; else the device limit the
+// readers waited on most (bindingLimit); else "" — the accelerators waited, but not for the device.
+// Without an AU yet (nullopt: before the first steps), bindingLimit alone.
+inline constexpr double kComputeBoundAuPercent = 98.0;
+inline constexpr const char* kComputeLimit = "compute (storage idle)";
+std::string runLimit(const EmulationStats& before, const EmulationStats& after, double intervalSeconds,
+                     std::optional<double> auPercent);
 
 class EmulatedStorageBackend final : public ForwardingBackend {
   public:

@@ -140,6 +140,10 @@ struct InvocationRecord {
     std::string storageProfile;                      // the profile as given (name or file), "" when none was named
     std::string storageShape;                        // describeStorageShape of its parameters ("" when unreadable)
     std::vector<StorageChange> storageChanges;       // live changes during the run, in order
+    // trainio_io.json "s3" (storage.storage_type s3, docs/s3.md): the object store the readers read from,
+    // beneath the emulated device when there is one too. Both "" for a file system.
+    std::string s3Endpoint;
+    std::string s3Bucket;
     // The loader policy (trainio_io.json "loader" and its per-epoch fields; docs/loader.md): "" for folders
     // written before it existed (DLIO's reader: plain). Per epoch as above, NaN where not measured.
     std::string loaderPolicy;                        // "plain", "lru", "nopfs"

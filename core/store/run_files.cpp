@@ -629,6 +629,11 @@ void readIoFile(const fs::path& dir, const fs::path& canonicalRoot, const ReadBo
             r.epochBytesSsd.push_back(numberOrNaN(tiers, "ssd"));
         }
     if (const auto s = j->find("storage"); s != j->end()) readStorage(*s, file.string(), r);
+    if (const auto s3 = j->find("s3"); s3 != j->end() && s3->is_object()) {
+        r.s3Endpoint = stringAt(*s3, "endpoint");
+        r.s3Bucket = stringAt(*s3, "bucket");
+        if (r.s3Endpoint.empty()) r.s3Endpoint = "an unnamed endpoint";
+    }
     if (const auto d = j->find("data_device"); d != j->end() && d->is_object()) {
         if (const auto n = d->find("name"); n != d->end() && n->is_string()) r.dataDevice = n->get<std::string>();
         if (const auto p = d->find("parent_disk"); p != d->end() && p->is_string()) r.dataParentDisk = p->get<std::string>();

@@ -7,6 +7,7 @@
 // moc sees /usr/include/c++/12 here (QCustomPlot's include directory is /usr/include) and cannot parse
 // <compare>, which the core headers use; moc needs none of them.
 #ifndef Q_MOC_RUN
+#include "aggregate/compare.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "config/config_loader.h"
@@ -728,6 +729,116 @@ private slots:
         const aggregate::ResultsLibrary one(aggregate::importResults({plainRun}));
         QVERIFY2(ui::writeReportPdf(one, one.nodes(aggregate::NodeKind::Invocation), {}, none, &error), qPrintable(error));
         QVERIFY(!pdfText(none).hasWords(QStringLiteral("Model prediction vs measurement")));
+    }
+
+    // Issue 32 items 1–3: one tiny workload on 2 accelerators, run on this machine (real storage) and through
+    // the emulated nvme profile; copies of them made S3 runs by hand as TrainIO writes them (trainio_io.json
+    // "s3": endpoint and bucket; no page cache share) — one straight from the object store, one through the
+    // emulated device. Expected figures come from the summary.json files.
+    void perAcceleratorFiguresAndHowTheAnswerWasObtained() {
+        const fs::path root = fs::path(work_.path().toStdString()) / "issue32";
+        const std::string yaml =
+            QString::fromLatin1(kTinyConfig).arg(work_.filePath(QStringLiteral("data")), QStringLiteral("0.002")).toStdString();
+        InvocationOptions two;
+        two.accelerators = 2;
+        const WorkloadConfig realCfg = loadWorkloadConfigFromString(yaml, "tiny.yaml", {"++metric.au=0.05"}).config;
+        const WorkloadConfig nvmeCfg =
+            loadWorkloadConfigFromString(yaml, "tiny.yaml", {"++metric.au=0.05", "++trainio.storage.profile=nvme"}).config;
+        const fs::path real = root / "real", nvme = root / "nvme", s3 = root / "s3", s3nvme = root / "s3-nvme";
+        QVERIFY(runInvocation(realCfg, real, two).status == RunStatus::Complete);
+        QVERIFY(runInvocation(nvmeCfg, nvme, two).status == RunStatus::Complete);
+        const std::string endpoint = "http://127.0.0.1:9000";
+        for (const auto& [from, to] : {std::pair{real, s3}, std::pair{nvme, s3nvme}}) {
+            fs::copy(from, to, fs::copy_options::recursive);
+            auto io = nlohmann::json::parse(testsupport::readText(to / "trainio_io.json"));
+            io["s3"] = {{"endpoint", endpoint}, {"bucket", "demo"}};
+            for (auto& e : io["epochs"]) e["percent_from_cache"] = nullptr;
+            testsupport::writeText(to / "trainio_io.json", io.dump());
+        }
+        const aggregate::ResultsLibrary lib(aggregate::importResults({real, nvme, s3, s3nvme}));
+        auto item = [&](const fs::path& dir) {
+            return findNode(lib.root(), [&](const aggregate::LibraryNode& n) {
+                return n.kind == aggregate::NodeKind::Invocation && fs::weakly_canonical(n.path) == fs::weakly_canonical(dir);
+            });
+        };
+        const aggregate::LibraryNode *realItem = item(real), *nvmeItem = item(nvme), *s3Item = item(s3), *s3NvmeItem = item(s3nvme);
+        QVERIFY(realItem && nvmeItem && s3Item && s3NvmeItem);
+        QCOMPARE(realItem->accelerators, std::int64_t(2));
+
+        // Item 3: the S3 run through the emulated device is named with both, in the library and in Compare.
+        const QString both = QString::fromStdString("S3 at " + endpoint + " through emulated nvme");
+        QVERIFY2(nameOf(*s3NvmeItem).endsWith(QStringLiteral(" · ") + both), qPrintable(nameOf(*s3NvmeItem)));
+        QVERIFY2(nameOf(*nvmeItem).endsWith(QStringLiteral(" · emulated nvme")), qPrintable(nameOf(*nvmeItem)));
+        QCOMPARE(QString::fromStdString(s3Item->s3), QString::fromStdString("S3 at " + endpoint));
+        aggregate::CompareOptions co;
+        co.baseline = 0;
+        const auto cmp = aggregate::compare({realItem, s3NvmeItem}, co);
+        QVERIFY2(QString::fromStdString(cmp.rows[1].label).contains(both), cmp.rows[1].label.c_str());
+        QVERIFY2(QString::fromStdString(cmp.rows[1].reason).contains(both), cmp.rows[1].reason.c_str());
+        // Beside the same device over a file system: not compared either (the store's requests are in one only).
+        const auto devices = aggregate::compare({nvmeItem, s3NvmeItem}, co);
+        QVERIFY2(!devices.rows[1].comparable && QString::fromStdString(devices.rows[1].reason).startsWith(QStringLiteral("S3 beneath one emulated device only")),
+                 devices.rows[1].reason.c_str());
+        QVERIFY(aggregate::compare({nvmeItem, nvmeItem}, co).rows[1].comparable);
+
+        // Item 1: per accelerator on, the emulated run (not compared with the real one) shows per-accelerator
+        // figures too, in the comparison and in the appendix; no total beside them.
+        ui::ReportOptions options;
+        options.perAccelerator = true;
+        options.itemDetail = false; // the per-item sections print the totals under their own headers
+        const QString pdf = work_.filePath(QStringLiteral("out/issue32-per-acc.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QString error;
+        QVERIFY2(ui::writeReportPdf(lib, {realItem, nvmeItem}, options, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY(text.hasWords(QStringLiteral("not compared")));
+        QVERIFY(text.hasWords(QStringLiteral("Read GiB/s per acc.")));
+        QVERIFY(text.hasWords(QStringLiteral("samples/s per acc.")) && text.hasWords(QStringLiteral("MiB/s per acc.")));
+        for (const fs::path& dir : {real, nvme}) {
+            const auto metric = nlohmann::json::parse(testsupport::readText(dir / "summary.json")).at("metric");
+            const double mib = metric.at("train_io_mean_MB_per_second").get<double>();
+            const double sps = metric.at("train_throughput_mean_samples_per_second").get<double>();
+            // "value ± sd" in the tables: the value followed by ±.
+            auto cell = [&](double v, int precision) { return QRegularExpression(QStringLiteral("(^|\\s)") + QRegularExpression::escape(fixed(v, precision)) + QStringLiteral(" ±")); };
+            QVERIFY2(cell(mib / 1024.0 / 2, 3).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" Read GiB/s per acc. ") + fixed(mib / 1024.0 / 2, 3)));
+            QVERIFY2(!cell(mib / 1024.0, 3).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" total Read GiB/s ") + fixed(mib / 1024.0, 3)));
+            QVERIFY2(cell(mib / 2, 2).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" MiB/s per acc. ") + fixed(mib / 2, 2)));
+            QVERIFY2(cell(sps / 2, 2).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" samples/s per acc. ") + fixed(sps / 2, 2)));
+        }
+
+        // Item 2: page 1's answer names how its number was obtained, in the same sentence (compared without
+        // white space: the sentence wraps where the page wants, a URL at its zero-width break points).
+        auto squeeze = [](QString t) { return t.remove(QRegularExpression(QStringLiteral("[\\s\\x{00A0}\\x{200B}-]"))); };
+        auto answer = [&](const aggregate::LibraryNode* n, const QString& name) {
+            const QString file = work_.filePath(QStringLiteral("out/issue32-answer-%1.pdf").arg(name));
+            QString why;
+            if (!ui::writeReportPdf(lib, {n}, {}, file, &why)) return QStringLiteral("no report: ") + why;
+            bool ok = false;
+            const QString page1 = runTool(QStringLiteral("pdftotext"), {QStringLiteral("-f"), QStringLiteral("1"), QStringLiteral("-l"),
+                                                                        QStringLiteral("1"), file, QStringLiteral("-")}, &ok);
+            return squeeze(page1);
+        };
+        const QString keeps = QStringLiteral(" keeps 2 accelerators above the 5 % AU line");
+        const QString emulatedAnswer = answer(nvmeItem, QStringLiteral("nvme"));
+        QVERIFY2(emulatedAnswer.contains(squeeze(QStringLiteral("emulated nvme (a device TrainIO emulated, not the storage under test)") + keeps)),
+                 qPrintable(emulatedAnswer.left(1500)));
+        QVERIFY2(!emulatedAnswer.contains(squeeze(QStringLiteral("the storage keeps"))), qPrintable(emulatedAnswer.left(1500)));
+        const QString s3Answer = answer(s3Item, QStringLiteral("s3"));
+        QVERIFY2(s3Answer.contains(squeeze(QString::fromStdString("S3 at " + endpoint) + keeps)), qPrintable(s3Answer.left(1500)));
+        const QString s3NvmeAnswer = answer(s3NvmeItem, QStringLiteral("s3-nvme"));
+        QVERIFY2(s3NvmeAnswer.contains(squeeze(both + QStringLiteral(" (a device TrainIO emulated, not the storage under test)") + keeps)),
+                 qPrintable(s3NvmeAnswer.left(1500)));
+
+        // Item 3: the report names the S3 run through the device with both, and its model prediction (made for
+        // the emulated device over a local file system) is not held against what it measured.
+        const QString s3Pdf = work_.filePath(QStringLiteral("out/issue32-s3.pdf"));
+        QVERIFY2(ui::writeReportPdf(lib, {s3NvmeItem}, {}, s3Pdf, &error), qPrintable(error));
+        const PdfText s3Text = pdfText(s3Pdf);
+        QVERIFY2(squeeze(s3Text.spaced).contains(squeeze(both)), qPrintable(s3Text.spaced.left(2000)));
+        QVERIFY(fs::exists(s3nvme / "trainio_model.json"));
+        QVERIFY2(s3Text.hasWords(QStringLiteral("Not compared with the prediction")) &&
+                     squeeze(s3Text.spaced).contains(squeeze(QString::fromStdString("its reads went to S3 at " + endpoint + " through the emulated device"))),
+                 qPrintable(s3Text.spaced.mid(s3Text.spaced.indexOf(QStringLiteral("Model prediction vs")), 1200)));
     }
 
     void loaderPoliciesSideBySide() {

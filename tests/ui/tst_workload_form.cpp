@@ -6,7 +6,10 @@
 #include "config/config_keys.h"
 #include "config/key_ranges.h"
 #include "config/shrink_to_fit.h"
+#include "io/s3_backend.h"
+#include "file_dialogs.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "widgets/help_window.h"
 #include "main_window.h"
 #include "widgets/notification_panel.h"
@@ -502,9 +505,60 @@ private slots:
 
         // A preset's relative folder: below TrainIO's data folder, not below the folder it was started in.
         QVERIFY(page->loadPresetNamed(QStringLiteral("demo")));
-        const QString appData = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        const QString appData = trainioDataFolder();
         QCOMPARE(QString::fromStdString(page->config().dataset.dataFolder), QDir(appData).filePath(QStringLiteral("data/demo")));
         QVERIFY(!dataEdit->text().startsWith(elsewhere.path()));
+    }
+
+    // Issue 32 item 3, driven as a user: a preset switched to S3 gets a key prefix named after its data
+    // folder (not the local absolute path as a key), TrainIO's data folder holds the application's name
+    // once, and switched back to the local file system the workload gets its folders back and saves no
+    // bucket; switched to S3 again, the bucket typed before is back.
+    void s3SwitchKeepsLocalPathsOutOfKeysAndTheBucketOutOfLocalYaml() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("demo")));
+        const QString app = QCoreApplication::applicationName();
+        QVERIFY2(!trainioDataFolder().contains(app + QLatin1Char('/') + app), qPrintable(trainioDataFolder()));
+        QVERIFY2(trainioDataFolder().endsWith(QLatin1Char('/') + app), qPrintable(trainioDataFolder()));
+        const std::string local = page->config().dataset.dataFolder;
+        const std::string localCheckpoints = page->config().checkpoint.folder;
+        QCOMPARE(QString::fromStdString(local), QDir(trainioDataFolder()).filePath(QStringLiteral("data/demo")));
+
+        auto* type = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("storage.storage_type")));
+        QVERIFY(type);
+        type->setCurrentText(QStringLiteral("s3"));
+        auto* bucket = page->editorFor(QStringLiteral("storage.storage_root"))->findChild<QLineEdit*>();
+        if (!bucket) bucket = qobject_cast<QLineEdit*>(page->editorFor(QStringLiteral("storage.storage_root")));
+        QVERIFY(bucket);
+        bucket->selectAll();
+        QTest::keyClicks(bucket, QStringLiteral("demo-bucket"));
+        QTest::keyClick(bucket, Qt::Key_Tab);
+        QVERIFY(page->config().storage.isS3());
+        QCOMPARE(page->config().storage.root, std::string("demo-bucket"));
+        auto* dataEdit = page->editorFor(QStringLiteral("dataset.data_folder"))->findChild<QLineEdit*>();
+        QVERIFY(dataEdit);
+        QCOMPARE(dataEdit->text(), QStringLiteral("demo"));
+        QCOMPARE(page->config().dataset.dataFolder, std::string("demo"));
+        const QString where = QString::fromStdString(trainio::s3DatasetLocation(page->config()));
+        QVERIFY2(where.startsWith(QStringLiteral("s3://demo-bucket/demo at ")), qPrintable(where));
+        QVERIFY2(!where.contains(QDir::homePath()) && !where.contains(QStringLiteral(".local")), qPrintable(where));
+
+        type->setCurrentText(QStringLiteral("local_fs"));
+        QCOMPARE(page->config().storage.type, std::string("local_fs"));
+        QCOMPARE(page->config().storage.root, std::string());
+        QCOMPARE(page->config().dataset.dataFolder, local);
+        QCOMPARE(page->config().checkpoint.folder, localCheckpoints);
+        QCOMPARE(dataEdit->text(), QString::fromStdString(local));
+        const QString file = work_.filePath(QStringLiteral("back-to-local.yaml"));
+        QVERIFY(page->saveFile(file));
+        const std::string yaml = testsupport::readText(file.toStdString());
+        QVERIFY2(yaml.find("demo-bucket") == std::string::npos && yaml.find("s3") == std::string::npos, yaml.c_str());
+
+        type->setCurrentText(QStringLiteral("s3"));
+        QCOMPARE(page->config().storage.root, std::string("demo-bucket"));
+        QCOMPARE(page->config().dataset.dataFolder, std::string("demo"));
     }
 
     void quittingAsksAndDiscardIsNotRestored() {

@@ -346,6 +346,18 @@ QString failedRunsText(const ImportResult& imp, const std::vector<std::size_t>& 
 
 // ---- page 1: the answer --------------------------------------------------------------------------
 
+// What gave the headline's number, for the answer's own sentence: an emulated device (and the object
+// store beneath it), an object store, or the storage — with the page cache's share when it served any.
+QString answerSubject(const LibraryNode& n) {
+    if (!n.storage.empty())
+        return QStringLiteral("<b>%1</b> (a device TrainIO emulated, not the storage under test)").arg(htmlBreakable(q(n.storage)));
+    QString subject = n.s3.empty() ? QStringLiteral("the storage") : QStringLiteral("<b>%1</b>").arg(htmlBreakable(q(n.s3)));
+    if (n.maxPercentFromCache && *n.maxPercentFromCache >= 1.0)
+        subject += QStringLiteral(" (with up to %1 of an epoch's bytes from the page cache)")
+                       .arg(htmlNoBreak(formatNumber(*n.maxPercentFromCache, 0) + QStringLiteral(" %")));
+    return subject;
+}
+
 // One workload's headline: a sentence and one figure (the best item above the AU line: most
 // accelerators, then the higher Read GiB/s — the library's "best passing" order), what it rests on, and
 // what was left out. Nothing is averaged across items.
@@ -387,8 +399,8 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
         const ReportItem& it = d.items[*best];
         const LibraryNode& n = *it.node;
         const double line = *itemThreshold(imp, it);
-        sentence = QStringLiteral("On <b>%1</b>, the storage keeps <b>%2</b> above the %3 AU line on %4")
-                       .arg(htmlBreakable(systemLabel(it)),
+        sentence = QStringLiteral("On <b>%1</b>, %2 keeps <b>%3</b> above the %4 AU line on %5")
+                       .arg(htmlBreakable(systemLabel(it)), answerSubject(n),
                             acceleratorsText(imp, it),
                             htmlNoBreak(formatNumber(line, 0) + QStringLiteral(" %")), htmlText(modelWord(imp, it)));
         const int p = figurePrecision(n.readGibPerSecond.mean);
@@ -401,13 +413,13 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
         const LibraryNode& n = *it.node;
         const auto line = itemThreshold(imp, it);
         if (line)
-            sentence = QStringLiteral("<span class=\"fail\">No item stays above the %1 AU line.</span> Closest: <b>%2</b> "
-                                      "with %3 reaches")
+            sentence = QStringLiteral("<span class=\"fail\">No item stays above the %1 AU line.</span> Closest: on <b>%2</b>, "
+                                      "%3 with %4 reaches")
                            .arg(htmlNoBreak(formatNumber(*line, 0) + QStringLiteral(" %")), htmlBreakable(systemLabel(it)),
-                                acceleratorsText(imp, it));
+                                answerSubject(n), acceleratorsText(imp, it));
         else
-            sentence = QStringLiteral("No AU line is known for this workload. Highest AU: <b>%1</b> with %2 reaches")
-                           .arg(htmlBreakable(systemLabel(it)),
+            sentence = QStringLiteral("No AU line is known for this workload. Highest AU: on <b>%1</b>, %2 with %3 reaches")
+                           .arg(htmlBreakable(systemLabel(it)), answerSubject(n),
                                 acceleratorsText(imp, it));
         big = figure(n.au.mean, 1, QStringLiteral("% AU"));
         detail = QStringLiteral("%1 · Read %2 · %3")
@@ -534,8 +546,9 @@ void provenanceLines(ReportPageFlow& flow, const ReportData& d) {
     for (std::size_t i = 0; i < d.items.size(); ++i) {
         const ReportItem& it = d.items[i];
         const LibraryNode& n = *it.node;
-        if (n.storage.empty()) real.push_back(i);
-        else emulated[q(n.storage)].push_back(i);
+        if (!n.storage.empty()) emulated[q(n.storage)].push_back(i);
+        else if (!n.s3.empty()) emulated[q(n.s3)].push_back(i);
+        else real.push_back(i);
         if (n.bytesSource.empty()) cacheUnknown.push_back(i);
         else {
             cacheMeasured.push_back(i);
@@ -751,8 +764,11 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
             continue;
         }
         const bool values = row.valuesShown && row.metrics.size() >= 3;
-        const NodeMetric& gibValue = values ? row.metrics[2].value : n.readGibPerSecond;
-        cells << metricCell(values ? row.metrics[0].value : n.au) << metricCell(gibValue, 3);
+        // The row's own figures, divided as the header says whether or not it is compared (compare() divides
+        // every row; valuesShown only governs its deltas here).
+        const NodeMetric& auValue = row.metrics.at(0).value;
+        const NodeMetric& gibValue = row.metrics.at(2).value;
+        cells << metricCell(auValue) << metricCell(gibValue, 3);
         if (!row.comparable && !row.baseline) {
             footnotes << QStringLiteral("#%1: %2").arg(i + 1).arg(htmlBreakable(q(row.reason)));
             cells << QStringLiteral("not compared*") << QString();
@@ -769,7 +785,7 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
             const bool ci = v.n >= 2;
             return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
         };
-        au.push_back(bar(values ? row.metrics[0].value : n.au, threshold));
+        au.push_back(bar(auValue, threshold));
         gib.push_back(bar(gibValue, std::nullopt));
     }
     flow.addTable(t);
@@ -885,9 +901,15 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
                      .arg(htmlBreakable(common.empty() ? QStringLiteral("(no common folder)") : q(common.string()))),
                  7.5);
     flow.addSpace(flow.mm(1));
+    // Per accelerator as the comparison tables are, when the report asks for it (or counts differ).
+    std::vector<const LibraryNode*> nodes;
+    for (const auto& it : d.items) nodes.push_back(it.node);
+    const bool perAcc = d.options.perAccelerator ? *d.options.perAccelerator : aggregate::perAcceleratorByDefault(nodes);
+    const QString per = perAcc ? QStringLiteral(" per acc.") : QString();
     ReportTable items;
     items.header = {QStringLiteral("#"), QStringLiteral("Item"), QStringLiteral("Status"), QStringLiteral("Runs"),
-                    QStringLiteral("samples/s<br/>mean ± sd"), QStringLiteral("MiB/s<br/>mean ± sd"), QStringLiteral("Folder")};
+                    QStringLiteral("samples/s%1<br/>mean ± sd").arg(per), QStringLiteral("MiB/s%1<br/>mean ± sd").arg(per),
+                    QStringLiteral("Folder")};
     items.widthsPercent = {4, 24, 8, 6, 16, 13, 29};
     items.alignRight = {true, false, false, true, true, true, false};
     items.fontPt = 6.5;
@@ -898,8 +920,9 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
         if (!it.excluded.empty()) runs += QStringLiteral(" + ") + htmlNoBreak(QStringLiteral("%1 excl.").arg(it.excluded.size()));
         const bool ckpt = n.type == aggregate::BenchmarkType::Checkpointing;
         items.rows.push_back({QString::number(i + 1), htmlBreakable(it.name), statusHtml(n.status), runs,
-                              n.hasMetrics && !ckpt ? metricCell(n.samplesPerSecond) : QStringLiteral("–"),
-                              n.hasMetrics && !ckpt ? metricCell(n.mibPerSecond) : QStringLiteral("–"), folderBelow(n.path, common)});
+                              n.hasMetrics && !ckpt ? metricCell(perAcc ? aggregate::perAccelerator(n.samplesPerSecond, n.accelerators) : n.samplesPerSecond) : QStringLiteral("–"),
+                              n.hasMetrics && !ckpt ? metricCell(perAcc ? aggregate::perAccelerator(n.mibPerSecond, n.accelerators) : n.mibPerSecond) : QStringLiteral("–"),
+                              folderBelow(n.path, common)});
     }
     flow.addTable(items);
     flow.addSpace(flow.mm(4));

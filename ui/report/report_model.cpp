@@ -72,7 +72,8 @@ void modelPredictionSection(ReportPageFlow& flow, const ReportData& d) {
     if (!notCompared.isEmpty())
         flow.addHtml(QStringLiteral("<p class=\"muted\">Not compared with the prediction (runs whose emulated storage was "
                                     "changed live — their figures are whole-epoch means, so no stretch without changes can be "
-                                    "told apart — or that ran collocated):<br/>%1</p>")
+                                    "told apart — that read an object store through the emulated device, or that ran "
+                                    "collocated):<br/>%1</p>")
                          .arg(notCompared.join(QStringLiteral("<br/>"))),
                      7.5);
     flow.addSpace(flow.mm(4));

@@ -103,6 +103,8 @@ public:
     QLabel* totalText() const { return totalValue_; }
     QLabel* deliveredText() const { return delivered_; }
     QLabel* bindingText() const { return binding_; }
+    // The figures of the last seconds' steps (AU, bytes/s): also what the strip's "limited by" weighs.
+    const LiveFigures& liveFigures() const { return figures_; }
     std::vector<AuBar*> rankBars() const;
     const QStringList& markers() const { return markers_; }
     QCustomPlot* chart() const { return chart_; }

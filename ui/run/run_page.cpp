@@ -179,6 +179,8 @@ RunPage::RunPage(QWidget* parent)
     s3Strip_->hide();
     layout->addWidget(s3Strip_);
     presentation_ = new PresentationView(storage_, this);
+    // "limited by" weighs what the accelerators lost (the last seconds' AU) before any device wait.
+    storage_->setAuSource([this] { return presentation_->liveFigures().totalAu(); });
     checkpointPlan_ = new QLabel(this);
     checkpointPlan_->setObjectName(QStringLiteral("checkpointPlan"));
     checkpointPlan_->setWordWrap(true);

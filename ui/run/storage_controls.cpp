@@ -69,8 +69,11 @@ StorageControls::StorageControls(QWidget* parent) : QWidget(parent) {
 
     binding_ = new QLabel(this);
     binding_->setObjectName(QStringLiteral("storageBinding"));
-    binding_->setToolTip(tr("The limit the readers waited for most in the last half second (the device's own wait "
-                            "counters); \"not the device\" when they waited for it less than 1 % of the time."));
+    binding_->setToolTip(tr("What limits the run: compute (storage idle) while the accelerators lose no AU (at least "
+                            "%1 % over the last steps); else the limit the readers waited for most in the last half second "
+                            "(the device's own wait counters); \"not the device\" when they waited for it less than 1 % "
+                            "of the time.")
+                             .arg(kComputeBoundAuPercent, 0, 'f', 0));
     row->addWidget(binding_);
     shape_ = new QLabel(this);
     shape_->setObjectName(QStringLiteral("storageShape"));
@@ -113,7 +116,7 @@ void StorageControls::updateBinding() {
     if (!device_) return;
     const EmulationStats now = device_->stats();
     const double t = WallClock().now();
-    const std::string limit = bindingLimit(lastStats_, now, t - lastStatsTime_);
+    const std::string limit = runLimit(lastStats_, now, t - lastStatsTime_, auSource_ ? auSource_() : std::nullopt);
     lastStats_ = now;
     lastStatsTime_ = t;
     binding_->setText(limit.empty() ? tr("limited by: not the device") : tr("limited by: <b>%1</b>").arg(QString::fromStdString(limit)));

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QDoubleSpinBox;
 class QLabel;
@@ -31,9 +32,13 @@ public:
     QDoubleSpinBox* latencyBox() const { return latency_; }
     QDoubleSpinBox* iopsBox() const { return iops_; }
     QDoubleSpinBox* inflightBox() const { return inflight_; }
-    // Reads the device's counters and says which limit held the readers back since the last reading
-    // (also called by the strip's own timer while a device is shown).
+    // Reads the device's counters and says what limits the run (core's runLimit: "compute (storage idle)"
+    // while the accelerators lose no AU, else the device limit the readers waited on most) since the last
+    // reading (also called by the strip's own timer while a device is shown).
     void updateBinding();
+    // Where updateBinding() reads the AU of the recent steps (the Run page: its live figures); unset or
+    // nullopt: only the device's counters are weighed.
+    void setAuSource(std::function<std::optional<double>()> source) { auSource_ = std::move(source); }
 
 signals:
     // A change the device accepted, in words for a plot marker: "bw 500→100 MiB/s", "lat 2→10 ms".
@@ -43,7 +48,7 @@ signals:
     // The boxes now show the device's limits (a device came or went, or a change was applied or refused):
     // views that mirror the strip (the presentation view's sliders) follow it.
     void shown();
-    // Which limit held the readers back in the last reading ("IOPS"; empty: not the device).
+    // What limited the run in the last reading ("IOPS", "compute (storage idle)"; empty: not the device).
     void bindingChanged(const QString& limit);
 
 private:
@@ -63,6 +68,7 @@ private:
     QLabel* shape_;
     QLabel* binding_;
     QTimer* bindingTimer_;
+    std::function<std::optional<double>()> auSource_;
     EmulationStats lastStats_;
     double lastStatsTime_ = 0;
     bool updating_ = false;

@@ -3,7 +3,9 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QCoreApplication>
 #include <QSettings>
+#include <QStandardPaths>
 
 namespace trainio::ui {
 
@@ -17,6 +19,16 @@ FileDialogHook& hook() {
 QString key(const QString& purpose) { return QStringLiteral("dialogs/") + purpose; }
 
 } // namespace
+
+QString trainioDataFolder() {
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)).filePath(QCoreApplication::applicationName());
+}
+
+QString trainioDataPath(const QString& sub) {
+    const QString path = QDir(trainioDataFolder()).filePath(sub);
+    const QString earlier = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(sub); // <org>/<app>
+    return !QFileInfo::exists(path) && QFileInfo::exists(earlier) ? earlier : path;
+}
 
 QString dialogStart(const QString& purpose, const QString& fallback) {
     const QString last = QSettings().value(key(purpose)).toString();

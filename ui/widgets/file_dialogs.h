@@ -11,6 +11,14 @@ class QWidget;
 
 namespace trainio::ui {
 
+// TrainIO's own data folder (the default results root, a preset's data, trace lists): ~/.local/share/TrainIO
+// — QStandardPaths::AppDataLocation would be …/TrainIO/TrainIO, organization and application both being
+// TrainIO.
+QString trainioDataFolder();
+// `sub` below trainioDataFolder() — or below the folder earlier versions used (AppDataLocation, …/TrainIO/
+// TrainIO) while only that one has it, so that the default results root still finds earlier results.
+QString trainioDataPath(const QString& sub);
+
 // The folder to start in for `purpose`: the last one used, or `fallback` (a folder or a file path).
 QString dialogStart(const QString& purpose, const QString& fallback);
 // Remembers the folder of `chosen` (a file or a folder) for `purpose`; nothing for an empty path.

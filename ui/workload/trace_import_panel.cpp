@@ -34,7 +34,7 @@ QString esc(const std::string& s) { return q(s).toHtmlEscaped(); }
 // Where the file list of a trace goes when the trace folder cannot take it: TrainIO's data folder, one
 // file per trace folder (its name and a hash of its path).
 QString fallbackListPath(const QString& dir) {
-    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    const QString base = trainioDataFolder();
     const QString hash = QString::fromLatin1(QCryptographicHash::hash(dir.toUtf8(), QCryptographicHash::Sha1).toHex().left(10));
     return QDir(base).filePath(QStringLiteral("traces/%1-%2.files.txt").arg(QFileInfo(dir).fileName(), hash));
 }

@@ -377,7 +377,10 @@ QWidget* WorkloadPage::createEditor(std::size_t fieldIndex) {
 }
 
 void WorkloadPage::userEdited() {
+    const StorageSection storageBefore = config_.storage;
+    const std::string dataBefore = config_.dataset.dataFolder, checkpointBefore = config_.checkpoint.folder;
     readEditors();
+    if (storageBefore.isS3() != config_.storage.isS3()) storageKindSwitched(storageBefore, dataBefore, checkpointBefore);
     revalidate();
     setModified(true);
     emit configChanged();
@@ -450,7 +453,45 @@ void WorkloadPage::writeEditors() {
 
 QString WorkloadPage::folderBase() const {
     if (!currentFile_.isEmpty()) return QFileInfo(currentFile_).absolutePath();
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    return trainioDataFolder();
+}
+
+void WorkloadPage::storageKindSwitched(const StorageSection& before, const std::string& dataBefore,
+                                       const std::string& checkpointBefore) {
+    const StorageStash was{before, dataBefore, checkpointBefore};
+    if (config_.storage.isS3()) {
+        localStash_ = was;
+        if (s3Stash_) {
+            const std::string type = config_.storage.type;
+            config_.storage = s3Stash_->storage;
+            config_.storage.type = type;
+            config_.dataset.dataFolder = s3Stash_->dataFolder;
+            config_.checkpoint.folder = s3Stash_->checkpointFolder;
+        } else {
+            // A key prefix named after the local folder ("data/demo" → "demo"), not its absolute path.
+            auto prefix = [](const std::string& local) {
+                if (local.rfind("s3:/", 0) == 0) return local;
+                const QString name = QFileInfo(QDir::cleanPath(QString::fromStdString(local))).fileName();
+                return name.isEmpty() ? std::string("data") : name.toStdString();
+            };
+            config_.dataset.dataFolder = prefix(dataBefore);
+            config_.checkpoint.folder = prefix(checkpointBefore);
+        }
+    } else {
+        s3Stash_ = was;
+        const std::string type = config_.storage.type;
+        config_.storage = localStash_ ? localStash_->storage : StorageSection{};
+        config_.storage.type = type;
+        if (localStash_) {
+            config_.dataset.dataFolder = localStash_->dataFolder;
+            config_.checkpoint.folder = localStash_->checkpointFolder;
+        } else {
+            // Loaded as an S3 workload: the prefixes become folders below the workload's base.
+            config_.dataset.dataFolder = absoluteFolder(QString::fromStdString(dataBefore)).toStdString();
+            config_.checkpoint.folder = absoluteFolder(QString::fromStdString(checkpointBefore)).toStdString();
+        }
+    }
+    writeEditors();
 }
 
 bool WorkloadPage::isObjectLocation(const QString& dlioKey, const QString& path) const {
@@ -494,6 +535,8 @@ void WorkloadPage::setConfig(const WorkloadConfig& cfg, const QString& source) {
     // does, until a configuration of another round is loaded.
     const bool otherRound = cfg.trainio.mlperfRound != config_.trainio.mlperfRound;
     config_ = cfg;
+    s3Stash_.reset(); // another workload: what a switch of the last one put aside is not this one's
+    localStash_.reset();
     if (const int i = semantics_->findData(static_cast<int>(resolveSemantics(std::nullopt, cfg))); otherRound && i >= 0) {
         const QSignalBlocker quiet(semantics_);
         semantics_->setCurrentIndex(i);

@@ -16,6 +16,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <thread>
 
 class QComboBox;
@@ -124,12 +125,18 @@ private:
     void setModified(bool modified);
     void markLoaded(const QString& source);
     // Where relative folders of the workload lead: the workload file's folder, or for a preset (or a form
-    // without a file) TrainIO's data folder (QStandardPaths::AppDataLocation).
+    // without a file) TrainIO's data folder (trainioDataFolder()).
     QString folderBase() const;
     QString absoluteFolder(const QString& path) const;
     // A folder field that names objects, not a local folder: an s3:// location, or the data or checkpoint
     // folder of an S3 workload (a key prefix). Kept as typed.
     bool isObjectLocation(const QString& dlioKey, const QString& path) const;
+    // The user switched storage.storage_type between a file system and S3 (`before`: the storage section and
+    // folders as they were): to S3, the folders become key prefixes named after the local folders (never a
+    // local absolute path as a key), the bucket and keys given before in this session come back; to a file
+    // system, the S3 keys are put aside (no bucket is left in a local workload's YAML) and the local
+    // folders come back.
+    void storageKindSwitched(const StorageSection& before, const std::string& dataBefore, const std::string& checkpointBefore);
     bool saveWithDialogNow();
 
     WorkloadConfig config_;
@@ -162,6 +169,12 @@ private:
     QHash<QString, QWidget*> editors_;
     QHash<QString, QLabel*> errorLabels_;
     std::vector<QWidget*> editorByField_;
+    // What a switch of the storage type put aside, for a switch back in the same session.
+    struct StorageStash {
+        StorageSection storage;
+        std::string dataFolder, checkpointFolder;
+    };
+    std::optional<StorageStash> s3Stash_, localStash_;
 };
 
 } // namespace trainio::ui
