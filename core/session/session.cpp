@@ -70,8 +70,10 @@ void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Comm
     onEveryProcess(comm, cancel, [&] {
         PreflightResult r = preflight(cfg, req);
         if (extraChecks) extraChecks(r);
-        if (isProcessZero(comm))
+        if (isProcessZero(comm)) {
+            for (const auto& f : r.figures) observer.onMessage(f); // information, said as such (no "warning:")
             for (const auto& w : r.warnings) observer.onMessage("warning: " + w);
+        }
         if (r.ok()) return;
         // requirePreflight's words: the CLI prints them, the GUI shows `problems` in its dialog.
         std::string msg = "pre-flight check failed, nothing was measured:";
