@@ -420,6 +420,9 @@ private slots:
         QVERIFY2(s.contains("trainio_status"), s.dump().c_str());
         QVERIFY(s["metric"]["train_au_percentage"].size() >= 1); // the epochs measured before
         QVERIFY(stepsIn(readJson(out / "1_output.json"), "1") == 8); // rank 1's first epoch, rebuilt
+        // No temporary left behind (process 0 killed between creating one and renaming it: read back, it is gone).
+        for (const auto& e : fs::recursive_directory_iterator(out))
+            QVERIFY2(e.path().filename().string().find(".tmp-") == std::string::npos, e.path().c_str());
         if (how == SIGUSR1) {
             // Every process stopped at the same meeting: a clean stop, marked cancelled, not a broken job.
             QCOMPARE(meta["status"].get<std::string>(), std::string("cancelled"));
