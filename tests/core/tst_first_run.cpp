@@ -14,7 +14,6 @@
 #include "aggregate/results_library.h"
 #include "util/page_cache_verdict.h"
 
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -270,14 +269,7 @@ private slots:
         p.start(QStringLiteral(TRAINIO_CLI), {QStringLiteral("run"), QStringLiteral("--config"), q(cfg), QStringLiteral("--output"), q(out),
                                              QStringLiteral("--quiet"), QStringLiteral("--live-json"), q(live)});
         QVERIFY(p.waitForStarted(10000));
-        QElapsedTimer t;
-        t.start();
-        bool epoch = false;
-        while (!epoch && t.elapsed() < 120000 && p.state() != QProcess::NotRunning) {
-            p.waitForFinished(50);
-            epoch = testsupport::readText(live).find("\"event\":\"epoch\"") != std::string::npos;
-        }
-        QVERIFY2(epoch, "no epoch ended");
+        QVERIFY2(testsupport::waitForFirstEpoch(p, live), "no epoch ended");
         const std::string pid = std::to_string(p.processId());
         QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGKILL), 0);
         QVERIFY(p.waitForFinished(60000));

@@ -379,14 +379,7 @@ private slots:
                                              q(cfg), QStringLiteral("--output"), q(out), QStringLiteral("--quiet"),
                                              QStringLiteral("--live-json"), q(live)});
         // Wait for the first epoch to end (process 0's live stream), then strike.
-        QElapsedTimer t;
-        t.start();
-        bool epoch = false;
-        while (!epoch && t.elapsed() < 120000 && p.state() != QProcess::NotRunning) {
-            p.waitForFinished(50);
-            epoch = testsupport::readText(live).find("\"event\":\"epoch\"") != std::string::npos;
-        }
-        QVERIFY2(epoch, "no epoch ended");
+        QVERIFY2(testsupport::waitForFirstEpoch(p, live), "no epoch ended");
         if (killRank) {
             // The rank-1 process: its environment has our tag and OMPI_COMM_WORLD_RANK=1.
             pid_t victim = 0;
