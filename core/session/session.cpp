@@ -189,6 +189,7 @@ bool Session::prepare() {
         return true;
     }
     warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
+    for (const auto& n : runNotes(cfg, req_.accelerators)) obs_.onMessage(n); // information, said as such
     for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
     const bool generate = cfg.workflow.generateData;
     if (req_.preflight) check(preflightRequest(generate), cfg);

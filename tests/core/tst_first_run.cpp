@@ -208,6 +208,21 @@ private slots:
         QCOMPARE(bench->notSubmission.size(), std::size_t(3));
     }
 
+    // Before a run: a dataset that fits in RAM is a warning only where the page cache can serve its epochs
+    // (trainio.cache keep); under fadvise it is said as information (what fadvise does, the sizing figures).
+    void sizingIsAWarningOnlyWhereTheCacheCanServe() {
+        for (const char* cache : {"keep", "fadvise"}) {
+            const fs::path out = base_ / (std::string("sizing-") + cache);
+            const auto r = testsupport::runCli({QStringLiteral("run"), QStringLiteral("--config"), q(cfg_),
+                                                QStringLiteral("++workload.trainio.cache=") + QString::fromLatin1(cache),
+                                                QStringLiteral("--output"), q(out)});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("dataset sizing: ")), qPrintable(r.err));
+            const bool keep = std::string(cache) == "keep";
+            QVERIFY2(r.err.contains(QStringLiteral("warning: dataset sizing: ")) == keep, qPrintable(r.err));
+        }
+    }
+
     // Marked as a submission attempt: the same rules fail it, as they fail published results.
     void markedSubmissionFailsTheRules() {
         const fs::path out = benchmark("submission", {QStringLiteral("--submission")});
