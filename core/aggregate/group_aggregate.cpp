@@ -589,9 +589,14 @@ RuleFindings ruleFindings(const ImportResult& imp, const RunGroup& group) {
         const auto& r = imp.runs[i];
         if (r.auThresholdPercent) {
             if (r.auMeanPercent < *r.auThresholdPercent) {
+                // Whom to blame weighs what was measured: a run whose telemetry saw the client's CPU saturated was
+                // held back by the client, not shown to be by the storage.
                 result.push_back("Run " + r.runName + ": accelerator utilization " + fmt(r.auMeanPercent) +
-                              " % is below the " + fmt(*r.auThresholdPercent, 0) + " % threshold (" +
-                              r.auThresholdSource + "), so the storage did not keep the accelerators busy enough.");
+                              " % is below the " + fmt(*r.auThresholdPercent, 0) + " % threshold (" + r.auThresholdSource +
+                              (r.telemetry.clientBound
+                                   ? "); its telemetry saw the client CPU saturated (client-bound), so the client, not "
+                                     "necessarily the storage, kept the accelerators from being busy enough."
+                                   : "), so the storage did not keep the accelerators busy enough."));
             }
         } else {
             note.push_back("Run " + r.runName + ": no AU threshold known (no metric.au in config.yaml, unknown workload).");
