@@ -255,7 +255,7 @@ private slots:
         ui::ReportRequest request;
         request.paths = {bench_};
         QString error;
-        const QString pdf = work_.filePath(QStringLiteral("out/not-a-submission.pdf"));
+        const QString pdf = work_.filePath(QStringLiteral("issue30/not-a-submission.pdf"));
         QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
         QVERIFY2(ui::writeReportPdf(request, pdf, &error), qPrintable(error));
         const PdfText text = pdfText(pdf);
@@ -265,9 +265,10 @@ private slots:
         fs::copy(bench_, marked, fs::copy_options::recursive);
         for (const auto& e : fs::recursive_directory_iterator(marked))
             if (e.path().filename() == "config.yaml")
-                testsupport::writeText(e.path(), testsupport::readText(e.path()) + "  submission: true\n");
+                // The trainio section is the last of config.yaml's workload (workload: → trainio: → its keys).
+                testsupport::writeText(e.path(), testsupport::readText(e.path()) + "    submission: true\n");
         request.paths = {marked};
-        const QString pdf2 = work_.filePath(QStringLiteral("out/submission.pdf"));
+        const QString pdf2 = work_.filePath(QStringLiteral("issue30/submission.pdf"));
         QVERIFY2(ui::writeReportPdf(request, pdf2, &error), qPrintable(error));
         const PdfText text2 = pdfText(pdf2);
         QVERIFY2(text2.hasWords(QStringLiteral("FAIL")), qPrintable(text2.spaced));
