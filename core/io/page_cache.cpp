@@ -374,8 +374,9 @@ std::string cacheWarning(const IoReport& report) {
         if (e.epochPercentFromCache.size() < epoch.epoch) e.epochPercentFromCache.resize(epoch.epoch, NAN);
         if (epoch.epoch > 0) e.epochPercentFromCache[epoch.epoch - 1] = p ? *p : NAN;
     }
+    // Only what the epochs measured warns here: a run with no measured epoch says nothing of the cache.
     const PageCacheVerdict v = pageCacheVerdict(e);
-    return v.warning ? v.text : std::string();
+    return v.warning && v.measured ? v.text : std::string();
 }
 
 // ---- the meter -----------------------------------------------------------------------------------
