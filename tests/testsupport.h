@@ -99,6 +99,19 @@ inline CliResult runProgram(const QString& program, const QStringList& args, int
     return finishProgram(p, timeoutMs);
 }
 
+// Waits until a running `trainio-cli … --live-json LIVE` has ended its first epoch (an "epoch" event in LIVE),
+// the process ends, or the generous hang bound passes; true when the epoch ended.
+inline bool waitForFirstEpoch(QProcess& p, const std::filesystem::path& live, int hangBoundMs = 120000) {
+    QElapsedTimer t;
+    t.start();
+    bool epoch = false;
+    while (!epoch && t.elapsed() < hangBoundMs && p.state() != QProcess::NotRunning) {
+        p.waitForFinished(50);
+        epoch = readText(live).find("\"event\":\"epoch\"") != std::string::npos;
+    }
+    return epoch;
+}
+
 // trainio-cli (every test executable depends on it: tests/CMakeLists.txt).
 inline CliResult runCli(const QStringList& args, int timeoutMs = 300000,
                         const QList<QPair<QString, QString>>& extraEnv = {}) {

@@ -27,10 +27,13 @@ within the folder they were found in, and prints one entry per group:
 
   the MLPerf Storage v1.0 reduction (mean of the per-run means, population stdev; MB/s is MiB/s),
   min, max, median, geometric mean, sample stdev, coefficient of variation and a 95 % confidence
-  interval of the mean (Student t), and the MLPerf Storage closed-division checks.
+  interval of the mean (Student t), and the MLPerf Storage closed-division checks. The submission
+  rules fail a submission attempt (DLIO or MLPerf Storage results; TrainIO runs made with
+  --submission); TrainIO's other benchmarks list them as "not a submission", not as failures.
 
   --format json    one JSON object {"groups": [...], "skipped": [{"path", "reason"}]} (default)
-  --format table   an aligned table, then the failed checks and skipped files
+  --format table   an aligned table, then the failed checks, the rules a benchmark that is not a
+                   submission would not meet, and skipped files
   --format csv     one row per group
   --reduce R       the headline reduction in table and csv, and "reduced" in json (default mean)
   --system LABEL   system name for runs outside an MLPerf <org>/results/<system>/ tree

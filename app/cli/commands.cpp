@@ -92,6 +92,9 @@ LoadedConfig loadFromArgs(const ParsedArgs& p, bool printWarnings = true) {
         overrides.push_back(key + *v);
     }
     LoadedConfig lc = loadConfigOrPreset(*config, overrides);
+    // --submission (run, benchmark) is trainio.submission: the MLPerf Storage rules then fail the result. Set
+    // on the configuration (configs/config.yaml records it), not as an override the closed division would count.
+    if (p.has("--submission")) lc.config.trainio.submission = true;
     if (printWarnings)
         for (const auto& w : lc.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
     return lc;
@@ -295,6 +298,11 @@ const char* kValidateHelp =
     "before they measure or write anything.\n"
     "--accelerator-type NAME: the accelerator in workload=<model>_<NAME> (configs/overrides.yaml); default:\n"
     "the preset's, else the config's `accelerator` key, else 'generic'. Lower case, no '_'.\n";
+// run and benchmark: what --submission changes (docs/aggregation.md, "Checks").
+#define TRAINIO_SUBMISSION_HELP                                                                                   \
+    "--submission: the run is an MLPerf Storage submission attempt (trainio.submission: true): the submission\n"  \
+    "rules (5 runs and a warm-up, a dataset of 5 x the clients' memory, only the closed division's parameters)\n" \
+    "are checks that fail it. Without it they are listed as \"not a submission\", not as failures.\n"
 // The paragraph every command that runs under mpirun shows.
 #define TRAINIO_MPI_HELP                                                                                          \
     "Under mpirun (mpirun -np N trainio-cli ...): N processes, each hosting --accelerators-per-process K\n"       \
@@ -312,7 +320,7 @@ const char* kCleanHelp = "Usage: trainio-cli clean --config FILE [overrides]\n"
 const char* kRunHelp =
     "Usage: trainio-cli run --config FILE [overrides] --output DIR [--accelerators R] [--semantics v1|v2|v3]\n"
     "                       [--accelerator-type NAME] [--storage-profile NAME|FILE] [--quiet] [--live-json FILE]\n"
-    "                       [--system NAME] [--description TEXT] [--accelerators-per-process K]\n"
+    "                       [--system NAME] [--description TEXT] [--accelerators-per-process K] [--submission]\n"
     "One invocation (all epochs) into DIR: summary.json, <rank>_output.json, <rank>_per_epoch_stats.json,\n"
     "configs/, trainio_run.json, trainio.log, trainio_io.json (bytes from the page cache vs storage per epoch),\n"
     "telemetry.csv/json. Exit 0 when complete, 1 when it failed or was interrupted.\n"
@@ -325,13 +333,14 @@ const char* kRunHelp =
     "checkpoint.num_checkpoints_write checkpoints into checkpoint.checkpoint_folder, reads back\n"
     "num_checkpoints_read, and writes summary.json with DLIO's checkpoint keys plus trainio_checkpoint.json\n"
     "(docs/checkpointing.md); trainio.checkpoint_scale shrinks every file for a workstation.\n"
+    TRAINIO_SUBMISSION_HELP
     TRAINIO_MPI_HELP;
 const char* kBenchmarkHelp =
     "Usage: trainio-cli benchmark --config FILE [overrides] --output DIR [--runs 5] [--warmup 1]\n"
     "                             [--accelerators R] [--semantics v1|v2|v3] [--accelerator-type NAME]\n"
     "                             [--storage-profile NAME|FILE] [--system NAME] [--description TEXT]\n"
     "                             [--layout trainio|mlperf-v3] [--quiet] [--live-json FILE]\n"
-    "                             [--accelerators-per-process K]\n"
+    "                             [--accelerators-per-process K] [--submission]\n"
     "A warm-up invocation into DIR/warmup/ and measured ones into DIR/runs/run-1 … run-N/, then\n"
     "DIR/runs/mlperf_storage_report.json and DIR/aggregate.json; DIR/trainio_benchmark.json names the\n"
     "warm-up and runs (the importer groups exactly those).\n"
@@ -340,6 +349,7 @@ const char* kBenchmarkHelp =
     "--layout trainio|mlperf-v3: mlperf-v3 writes the MLPerf Storage v3.0 results tree instead,\n"
     "DIR/NAME/training/<model>/run/<YYYYMMDD_HHMMSS>/ (the earliest is the warm-up), or for a checkpoint-only\n"
     "workload one DIR/NAME/checkpointing/<model>/<YYYYMMDD_HHMMSS>/; needs --system NAME.\n"
+    TRAINIO_SUBMISSION_HELP
     TRAINIO_MPI_HELP;
 const char* kMetricsHelp = "Usage: trainio-cli metrics DIR [--semantics v1|v2|v3]\n"
                            "Recomputes an invocation's metrics from its per-rank step records and prints them as\n"
@@ -388,7 +398,7 @@ OptionSpec runSpec() {
     s.valued = {"--config", "--output", "--accelerators", "--semantics", "--live-json", "--runs", "--warmup",
                 "--accelerator-type", "--storage-profile", "--system", "--description", "--layout",
                 "--accelerators-per-process"};
-    s.flags = {"--quiet"};
+    s.flags = {"--quiet", "--submission"};
     s.overrides = true;
     return s;
 }

@@ -151,6 +151,7 @@ void checkBeforeSweeping(const WorkloadConfig& cfg, const SweepRange& range, std
     req.output = dir;
     req.invocations = invocations;
     const PreflightResult r = preflight(cfg, req);
+    for (const auto& f : r.figures) progress.onMessage(f);
     for (const auto& w : r.warnings) progress.onMessage("warning: " + w);
     requirePreflight(cfg, req);
 }

@@ -12,6 +12,7 @@
 #include "config/config_keys.h"
 #include "store/run_folder.h"
 #include "util/errors.h"
+#include "util/page_cache_verdict.h"
 #include "util/units.h"
 #include "util/text.h"
 
@@ -41,6 +42,26 @@ constexpr double kDatasetToMemory = 5.0; // dataset >= 5 × the clients' total m
 std::string bytesText(double bytes) {
     if (bytes >= kGiB) return fixedNumber(bytes / kGiB, 1) + " GiB";
     return fixedNumber(bytes / kMiB, 1) + " MiB";
+}
+
+// What the runs measured of the page cache (trainio_io.json; nothing for DLIO and MLPerf folders), for
+// util/page_cache_verdict.h: per epoch the highest share of any run, the first run's cache control.
+PageCacheEvidence cacheEvidence(const ImportResult& imp, const std::vector<std::size_t>& runs) {
+    PageCacheEvidence e;
+    for (std::size_t i : runs) {
+        const InvocationRecord& r = imp.runs[i];
+        if (e.cacheControl.empty()) e.cacheControl = r.cacheControl;
+        e.emulatedDevice = e.emulatedDevice || r.storageEmulated;
+        for (const auto& [k, v] : r.resolved)
+            if (k == "storage.storage_type" && v == "s3") e.objectStore = true;
+        auto& all = e.epochPercentFromCache;
+        if (all.size() < r.epochPercentFromCache.size()) all.resize(r.epochPercentFromCache.size(), NAN);
+        for (std::size_t k = 0; k < r.epochPercentFromCache.size(); ++k) {
+            const double p = r.epochPercentFromCache[k];
+            if (!std::isnan(p)) all[k] = std::isnan(all[k]) ? p : std::max(all[k], p);
+        }
+    }
+    return e;
 }
 
 bool relativelyEqual(double a, double b, double tolerance) {
@@ -136,6 +157,19 @@ double checkpointValue(const GroupRow& r, const MetricAggregate& m) {
     return r.g.type == BenchmarkType::Checkpointing && !m.values.empty() ? m.mean.value : NAN;
 }
 
+std::string joinChecks(const std::vector<std::string>& sentences) {
+    std::string out;
+    for (const auto& c : sentences) out += (out.empty() ? "" : " | ") + c;
+    return out;
+}
+
+// The table's word for the checks: failures first; a benchmark not meant as a submission is not failed by
+// the submission rules it does not meet.
+std::string checkSummary(const GroupAggregate& a) {
+    if (!a.checks.empty()) return std::to_string(a.checks.size()) + " failed";
+    return a.notSubmission.empty() ? std::string("pass") : std::string("not a submission");
+}
+
 const Column kColumns[] = {
     {"path", "path", "", "the folder the group's runs were found in (a runs/ folder, or a benchmark folder with a manifest)",
      kTable | kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return r.g.path.string(); }},
@@ -196,11 +230,7 @@ const Column kColumns[] = {
     {"passed", "passed", "", "true when no MLPerf Storage closed-division check failed", kCsv | kJson, 0,
      [](const GroupRow& r) -> Cell { return r.a.checks.empty(); }},
     {"checks", "checks", "", "the failed checks, one sentence each (CSV: joined with \" | \"; JSON: an array)", kCsv, 0,
-     [](const GroupRow& r) -> Cell {
-         std::string checks;
-         for (const auto& c : r.a.checks) checks += (checks.empty() ? "" : " | ") + c;
-         return checks;
-     }},
+     [](const GroupRow& r) -> Cell { return joinChecks(r.a.checks); }},
     {"read_gib_per_second", "GiB/s", "GiB/s",
      "training: MLPerf v3.0 headline Read B/W, mean over the runs of train_io_mean_MB_per_second / 1024 (null for checkpointing)",
      kTable | kCsv | kJson, 3, [](const GroupRow& r) -> Cell { return readGibPerSecond(r.a); }},
@@ -218,8 +248,9 @@ const Column kColumns[] = {
      kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return count(r.g.excluded.size()); }},
     {"planned_runs", "planned", "", "runs the benchmark manifest planned (0 = not known)", kCsv | kJson, 0,
      [](const GroupRow& r) -> Cell { return count(r.g.plannedRuns); }},
-    {"check_summary", "checks", "", "\"pass\", or how many checks failed (the sentences follow the table)", kTable, 0,
-     [](const GroupRow& r) -> Cell { return r.a.checks.empty() ? std::string("pass") : std::to_string(r.a.checks.size()) + " failed"; }},
+    {"check_summary", "checks", "", "\"pass\", how many checks failed, or \"not a submission\" when only MLPerf Storage "
+                                     "submission rules are not met by a benchmark not meant as one (the sentences follow the table)",
+     kTable, 0, [](const GroupRow& r) -> Cell { return checkSummary(r.a); }},
     // Issue 11 (MLPerf Storage v3.0): "kind" above now says training or checkpointing (the issue's contract);
     // the grouping it used to name, and the checkpoint headlines, are appended so the CSV columns before keep their order.
     {"group_kind", "grouped by", "", "how the runs became one group: benchmark (a TrainIO manifest), folder (an imported runs folder "
@@ -242,6 +273,14 @@ const Column kColumns[] = {
      [](const GroupRow& r) -> Cell { return checkpointValue(r, r.a.checkpointReadSeconds); }},
     {"checkpoint_size_gib", "ckpt GiB", "GiB", "checkpointing: checkpoint_size_GB (GiB, all ranks), mean over the runs",
      kCsv | kJson, 2, [](const GroupRow& r) -> Cell { return checkpointValue(r, r.a.checkpointSizeGiB); }},
+    // Issue 30: the MLPerf Storage submission rules fail only a submission attempt.
+    {"submission", "submission", "", "true when the runs were meant as an MLPerf Storage submission (DLIO or MLPerf "
+                                     "Storage results; TrainIO runs with trainio.submission: true, --submission): then every "
+                                     "rule is a check that can fail",
+     kCsv | kJson, 0, [](const GroupRow& r) -> Cell { return r.a.submission; }},
+    {"not_a_submission", "not a submission", "", "not a submission: the MLPerf Storage rules its runs would not meet, one "
+                                                 "sentence each (CSV: joined with \" | \"; JSON: an array); none fails it",
+     kCsv, 0, [](const GroupRow& r) -> Cell { return joinChecks(r.a.notSubmission); }},
 };
 
 // The table's selection and order: the workload first, the long path last.
@@ -314,6 +353,14 @@ std::vector<double> collectFinite(const ImportResult& imp, const std::vector<std
     return v;
 }
 
+static void setChecks(GroupAggregate& a, const ImportResult& imp, const RunGroup& group) {
+    RuleFindings f = ruleFindings(imp, group);
+    a.checks = std::move(f.failed);
+    a.notes = std::move(f.notes);
+    a.submission = f.submission;
+    a.notSubmission = std::move(f.unmetRules);
+}
+
 GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Reduction reduction) {
     GroupAggregate a;
     a.group = group;
@@ -335,7 +382,7 @@ GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Re
         a.au = aggregateMetric("train_au_percentage", "%", {}, reduction);
         a.samplesPerSecond = aggregateMetric("train_throughput_samples_per_second", "samples/s", {}, reduction);
         a.mibPerSecond = aggregateMetric("train_throughput_MB_per_second", "MiB/s", {}, reduction);
-        a.checks = checkRules(imp, group, &a.notes);
+        setChecks(a, imp, group);
         return a;
     }
     a.au = aggregateMetric("train_au_percentage", "%", collect(imp, group.runs, &InvocationRecord::auMeanPercent), reduction);
@@ -366,7 +413,7 @@ GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Re
         ea.mibPerSecond = aggregateMetric("train_throughput_MB_per_second", "MiB/s", std::move(mib), reduction);
         a.perEpoch.push_back(std::move(ea));
     }
-    a.checks = checkRules(imp, group, &a.notes);
+    setChecks(a, imp, group);
     if (group.existingReport) a.reportAgrees = compareWithReport(imp, group, *group.existingReport).empty();
     return a;
 }
@@ -472,13 +519,51 @@ void checkCheckpointRules(const ImportResult& imp, const RunGroup& group, std::v
     }
 }
 
-std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& group, std::vector<std::string>* notes) {
-    std::vector<std::string> out;
-    std::vector<std::string> localNotes;
-    std::vector<std::string>& note = notes ? *notes : localNotes;
+bool isSubmissionAttempt(const ImportResult& imp, const RunGroup& group) {
+    for (const auto* list : {&group.runs, &group.excluded, &group.warmups})
+        for (std::size_t i : *list) {
+            const InvocationRecord& r = imp.runs[i];
+            // DLIO's or MLPerf Storage's own folders (published results among them) were made to be submitted;
+            // TrainIO's say so in their configuration (trainio.submission, trainio-cli benchmark --submission).
+            if (!isTrainioRun(r)) return true;
+            for (const auto& [k, v] : r.resolved)
+                if (k == "trainio.submission" && (v == "true" || v == "True" || v == "1")) return true;
+        }
+    return false;
+}
+
+std::string notSubmissionText(std::size_t rules) {
+    return "not a submission: " + std::to_string(rules) + " MLPerf Storage rule" + (rules == 1 ? "" : "s") +
+           " would not allow it as one (a run marked as a submission, trainio-cli benchmark --submission or "
+           "trainio.submission: true, fails on " + (rules == 1 ? "it" : "them") + ")";
+}
+
+RuleFindings ruleFindings(const ImportResult& imp, const RunGroup& group) {
+    RuleFindings f;
+    f.submission = isSubmissionAttempt(imp, group);
+    // Each finding with what it is: a check of the result itself (the AU line the workload sets, DLIO's own
+    // verdict, a report beside the runs that disagrees with them), which fails whatever the run was meant
+    // for, or a rule of a submission (how many runs, the dataset against memory, the parameters the closed
+    // division allows, one configuration per folder, the checkpointing rules), which fails only a submission.
+    std::vector<std::pair<bool, std::string>> found; // (a submission rule?, the sentence)
+    struct Sink {
+        std::vector<std::pair<bool, std::string>>& to;
+        bool rule;
+        void push_back(std::string s) { to.emplace_back(rule, std::move(s)); }
+    };
+    Sink out{found, true}, result{found, false};
+    std::vector<std::string>& note = f.notes;
+    const auto finish = [&] {
+        for (auto& [rule, text] : found) (rule && !f.submission ? f.unmetRules : f.failed).push_back(std::move(text));
+        std::sort(note.begin(), note.end());
+        note.erase(std::unique(note.begin(), note.end()), note.end());
+        return f;
+    };
     if (group.type == BenchmarkType::Checkpointing) {
-        checkCheckpointRules(imp, group, out, note);
-        return out;
+        std::vector<std::string> rules;
+        checkCheckpointRules(imp, group, rules, note);
+        for (auto& r : rules) out.push_back(std::move(r));
+        return finish();
     }
 
     if (group.runs.size() != kRequiredRuns) {
@@ -497,22 +582,32 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         const auto& r = imp.runs[i];
         if (r.auThresholdPercent) {
             if (r.auMeanPercent < *r.auThresholdPercent) {
-                out.push_back("Run " + r.runName + ": accelerator utilization " + fixedNumber(r.auMeanPercent) +
-                              " % is below the " + fixedNumber(*r.auThresholdPercent, 0) + " % threshold (" +
-                              r.auThresholdSource + "), so the storage did not keep the accelerators busy enough.");
+                // Whom to blame weighs what was measured: a run whose telemetry saw the client's CPU saturated was
+                // held back by the client, not shown to be by the storage.
+                result.push_back("Run " + r.runName + ": accelerator utilization " + fixedNumber(r.auMeanPercent) +
+                              " % is below the " + fixedNumber(*r.auThresholdPercent, 0) + " % threshold (" + r.auThresholdSource +
+                              (r.telemetry.clientBound
+                                   ? "); its telemetry saw the client CPU saturated (client-bound), so the client, not "
+                                     "necessarily the storage, kept the accelerators from being busy enough."
+                                   : "), so the storage did not keep the accelerators busy enough."));
             }
         } else {
             note.push_back("Run " + r.runName + ": no AU threshold known (no metric.au in config.yaml, unknown workload).");
         }
         if (r.auMeetExpectation == "fail" && !(r.auThresholdPercent && r.auMeanPercent < *r.auThresholdPercent))
-            out.push_back("Run " + r.runName + ": DLIO marked its accelerator utilization as failed (train_au_meet_expectation).");
+            result.push_back("Run " + r.runName + ": DLIO marked its accelerator utilization as failed (train_au_meet_expectation).");
         for (const auto& n : r.notes) note.push_back("Run " + r.runName + ": " + n + ".");
     }
 
     // Dataset size against the clients' memory. Runs usually share both numbers, so runs with the same
     // dataset and memory get one sentence instead of five identical ones.
     bool sizeChecked = false;
-    std::vector<std::pair<std::pair<double, double>, std::vector<std::string>>> small; // (bytes, GiB) → runs
+    struct Small {
+        std::pair<double, double> key; // (bytes, GiB)
+        std::vector<std::string> runNames;
+        std::vector<std::size_t> runs;
+    };
+    std::vector<Small> small;
     for (std::size_t i : group.runs) {
         const auto& r = imp.runs[i];
         if (!r.recordLengthBytes || r.hostMemoryGiB <= 0.0) continue;
@@ -521,11 +616,15 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
             static_cast<double>(r.filesTrain) * static_cast<double>(r.samplesPerFile) * *r.recordLengthBytes;
         if (datasetBytes >= kDatasetToMemory * r.hostMemoryGiB * kGiB) continue;
         const auto key = std::make_pair(datasetBytes, r.hostMemoryGiB);
-        auto it = std::find_if(small.begin(), small.end(), [&](const auto& e) { return e.first == key; });
-        if (it == small.end()) small.push_back({key, {r.runName}});
-        else it->second.push_back(r.runName);
+        auto it = std::find_if(small.begin(), small.end(), [&](const auto& e) { return e.key == key; });
+        if (it == small.end()) {
+            small.push_back({key, {r.runName}, {i}});
+        } else {
+            it->runNames.push_back(r.runName);
+            it->runs.push_back(i);
+        }
     }
-    for (const auto& [key, runNames] : small) {
+    for (const auto& [key, runNames, runs] : small) {
         std::string who;
         if (runNames.size() == group.runs.size() && runNames.size() > 1) {
             who = "In every run";
@@ -537,9 +636,8 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
         out.push_back(who + " the dataset (" + std::to_string(group.identity.filesTrain) + " files × " +
                       std::to_string(group.identity.samplesPerFile) + " samples × " + fixedNumber(key.first / samples, 0) +
                       " B = " + bytesText(key.first) + ") is smaller than 5 × the clients' total memory (" +
-                      fixedNumber(key.second, 1) + " GiB, so at least " + fixedNumber(kDatasetToMemory * key.second, 1) +
-                      " GiB): the page cache can hold much of it, so AU says little about the storage "
-                      "(unless the clients' memory was limited, which summary.json does not record).");
+                      fixedNumber(key.second, 1) + " GiB, so at least " + fixedNumber(kDatasetToMemory * key.second, 1) + " GiB). " +
+                      pageCacheVerdict(cacheEvidence(imp, runs)).text);
     }
     if (!sizeChecked && !group.runs.empty())
         note.push_back("Dataset size against client memory not checked: no record_length in config.yaml or no host_memory_GB.");
@@ -560,7 +658,10 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
     for (std::size_t i : group.runs) {
         const auto& r = imp.runs[i];
         for (const auto& [key, value] : r.overrides) {
-            if (kClosedAllowed.count(key) || key.rfind("workflow.", 0) == 0 || key.rfind("profiling.", 0) == 0) continue;
+            // trainio.submission is the mark that asks for these checks: it changes nothing measured.
+            if (kClosedAllowed.count(key) || key.rfind("workflow.", 0) == 0 || key.rfind("profiling.", 0) == 0 ||
+                key == "trainio.submission")
+                continue;
             const std::string what = key + " = " + value;
             auto it = std::find_if(disallowed.begin(), disallowed.end(), [&](const auto& e) { return e.first == what; });
             if (it == disallowed.end()) disallowed.push_back({what, {r.runName}});
@@ -593,11 +694,15 @@ std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& gro
                        "); the MLPerf generator expects workload=<model>_<accelerator> in configs/overrides.yaml.");
 
     if (group.existingReport) {
-        for (auto& s : compareWithReport(imp, group, *group.existingReport)) out.push_back(std::move(s));
+        for (auto& s : compareWithReport(imp, group, *group.existingReport)) result.push_back(std::move(s));
     }
-    std::sort(note.begin(), note.end());
-    note.erase(std::unique(note.begin(), note.end()), note.end());
-    return out;
+    return finish();
+}
+
+std::vector<std::string> checkRules(const ImportResult& imp, const RunGroup& group, std::vector<std::string>* notes) {
+    RuleFindings f = ruleFindings(imp, group);
+    if (notes) notes->insert(notes->end(), f.notes.begin(), f.notes.end());
+    return std::move(f.failed);
 }
 
 std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGroup& group, const fs::path& report) {
@@ -772,6 +877,7 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     j["per_epoch"] = std::move(epochs);
     j["checks"] = a.checks;
     j["notes"] = a.notes;
+    j["not_a_submission"] = a.notSubmission;
     if (g.existingReport) {
         j["mlperf_storage_report"] = ordered_json{{"path", g.existingReport->string()},
                                                   {"agrees", a.reportAgrees.value_or(false)}};
@@ -850,8 +956,12 @@ std::string formatTable(const ImportResult& imp, Reduction reduction) {
         os << '\n';
     }
     for (const auto& g : imp.groups) {
-        const auto checks = checkRules(imp, g);
-        for (const auto& c : checks) os << "! " << g.path.string() << ": " << c << '\n';
+        const RuleFindings f = ruleFindings(imp, g);
+        for (const auto& c : f.failed) os << "! " << g.path.string() << ": " << c << '\n';
+        if (!f.unmetRules.empty()) {
+            os << g.path.string() << ": " << notSubmissionText(f.unmetRules.size()) << ":\n";
+            for (const auto& c : f.unmetRules) os << "  - " << c << '\n';
+        }
         for (std::size_t i : g.excluded)
             os << "excluded " << imp.runs[i].path.string() << ": " << statusName(imp.runs[i].status)
                << (imp.runs[i].statusReason.empty() ? "" : " (" + imp.runs[i].statusReason + ")") << '\n';

@@ -49,16 +49,42 @@ struct GroupAggregate {
     MetricAggregate checkpointWriteSeconds; // metric.save_checkpoint_duration_mean_seconds
     MetricAggregate checkpointReadSeconds;  // metric.load_checkpoint_duration_mean_seconds
     MetricAggregate checkpointSizeGiB;      // metric.checkpoint_size_GB
-    std::vector<std::string> checks;  // rule violations, one sentence each
+    std::vector<std::string> checks;  // checks that failed, one sentence each (ruleFindings: failed)
     std::vector<std::string> notes;   // what could not be checked, quirks tolerated
+    bool submission = false;          // the runs were meant as an MLPerf Storage submission (isSubmissionAttempt)
+    std::vector<std::string> notSubmission; // not a submission: the MLPerf Storage rules its runs would not meet
     std::optional<bool> reportAgrees; // set when the folder holds an mlperf_storage_report.json
 };
 
 GroupAggregate aggregateGroup(const ImportResult& imported, const RunGroup& group,
                               Reduction reduction = Reduction::Mean);
 
-// MLPerf Storage closed-division checks for one group; `notes` (optional) receives what could not be
-// checked. Reads the group's existing mlperf_storage_report.json, if any, to compare it.
+// Whether a group's runs were meant as an MLPerf Storage submission (docs/aggregation.md, "Checks"): results
+// written by DLIO or MLPerf Storage's tools are (published results among them); TrainIO's runs are when their
+// configuration says trainio.submission: true (trainio-cli benchmark/run --submission). TrainIO's own
+// benchmarks (the demo preset, any workload tried on a workstation) are not.
+bool isSubmissionAttempt(const ImportResult& imported, const RunGroup& group);
+
+// The checks of one group. A check of the result itself — the workload's AU line, DLIO's own verdict, an
+// mlperf_storage_report.json beside the runs that disagrees with them — fails whatever the runs were for.
+// A rule of an MLPerf Storage submission (5 runs and a warm-up, a dataset of 5 × the clients' memory, only
+// the parameters the closed division allows, one configuration per folder, the checkpointing rules) fails
+// a submission attempt; a benchmark that is not one lists it in unmetRules instead, as what a submission
+// would need.
+struct RuleFindings {
+    bool submission = false;
+    std::vector<std::string> failed;     // one sentence each
+    std::vector<std::string> unmetRules; // not a submission: the rules its runs would not meet
+    std::vector<std::string> notes;      // what could not be checked, sorted, without repeats
+};
+RuleFindings ruleFindings(const ImportResult& imported, const RunGroup& group);
+
+// "not a submission: 2 MLPerf Storage rules would not allow it as one (…)": the line the table, the GUI and
+// the report give a benchmark that is not a submission attempt, before the rules themselves.
+std::string notSubmissionText(std::size_t rules);
+
+// ruleFindings' failed checks; `notes` (optional) receives what could not be checked. Reads the group's
+// existing mlperf_storage_report.json, if any, to compare it.
 std::vector<std::string> checkRules(const ImportResult& imported, const RunGroup& group,
                                     std::vector<std::string>* notes = nullptr);
 

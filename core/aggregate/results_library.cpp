@@ -3,6 +3,7 @@
 #include "aggregate/identity.h"
 #include "aggregate/results_import.h"
 #include "util/text.h"
+#include "util/page_cache_verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -171,7 +172,7 @@ std::string verdict(const LibraryNode& n) {
     if (n.status != InvocationStatus::Complete)
         return statusName(n.status) + (n.statusReason.empty() ? "" : " (" + n.statusReason + ")");
     if (!n.badge.evaluated) return "not checked";
-    if (n.badge.passed) return "pass";
+    if (n.badge.passed) return n.notSubmission.empty() ? "pass" : "pass (" + notSubmissionText(n.notSubmission.size()) + ")";
     // An invocation is judged by its AU alone; a benchmark by the rule checks.
     if (n.kind != NodeKind::Benchmark) return "fail (AU below the threshold)";
     return "fail (" + std::to_string(n.badge.violations) + (n.badge.violations == 1 ? " check)" : " checks)");
@@ -537,6 +538,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.collocation = g.collocation;
         if (g.collocation) bench.label = g.collocatedAs + ": " + bench.label;
         bench.checks = agg.checks;
+        bench.notSubmission = agg.notSubmission;
         bench.accelerators = g.identity.accelerators;
         bench.workloadKey = wlKey;
         bench.workloadTitle = wlTitle;
@@ -747,7 +749,11 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
         text += prefix + buf;
     }
     text += " (cache: " + (cache.empty() ? std::string("?") : cache) + ", engine: " + (engine.empty() ? std::string("?") : engine) + ")";
-    const bool served = servedMax > 50.0;
+    // The runs that read the page cache unshaped, weighed as their own warning weighs them.
+    PageCacheEvidence unshaped;
+    unshaped.cacheControl = cache;
+    if (servedMax >= 0) unshaped.epochPercentFromCache.push_back(servedMax);
+    const bool served = servedMax >= 0 && pageCacheVerdict(unshaped).warning;
     if (cacheServed) *cacheServed = served;
     if (served)
         text += std::string(". Most bytes of some epochs") + (emulated ? " of the runs without emulated storage" : "") +

@@ -85,6 +85,8 @@ struct LibraryNode {
     bool cacheServed = false;            // bytesSource warns: an epoch of a run without emulated storage had > 50 % from the cache
     NodeBadge badge;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
+    std::vector<std::string> notSubmission; // benchmark nodes not meant as a submission: the MLPerf Storage rules
+                                            // they would not meet (GroupAggregate::notSubmission), no violation
     std::optional<std::size_t> group;    // index into ImportResult::groups (benchmark nodes)
     std::optional<std::size_t> collocation; // index into ImportResult::collocations (collocation nodes and their items)
     std::optional<std::size_t> run;      // index into ImportResult::runs (invocation and epoch nodes)

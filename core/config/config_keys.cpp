@@ -653,6 +653,15 @@ std::vector<KeyDef> build() {
             .means("the MLPerf Storage round a preset belongs to; empty for your own workloads")
             .bind(field([](auto& c) -> auto& { return c.trainio.mlperfRound; }))
             .flags(OmitWhenEmpty | CaseInsensitive));
+    // Issue 30: what a benchmark is for. MLPerf Storage's rules are checks of a submission: they fail a run
+    // marked as one (and DLIO's or MLPerf's own results), and are shown as "not a submission" otherwise.
+    add(key("trainio.submission", Type::Bool).setting().bookkeeping()
+            .origin("TrainIO").def("false")
+            .means("the run is an MLPerf Storage submission attempt: the submission rules (5 runs and a warm-up, a "
+                   "dataset of 5 x the clients' memory, only the closed division's parameters changed) fail it when not "
+                   "met; false: they are listed as \"not a submission\" (trainio-cli benchmark/run --submission)")
+            .bind(field([](auto& c) -> auto& { return c.trainio.submission; }))
+            .flags(OmitWhenEmpty));
     add(key("trainio.checkpoint_scale", Type::Number).setting().gate("workflow.checkpoint")
             .origin("TrainIO").def("1").range(real(0, 1, true))
             .means("checkpoint size factor for a workstation: 1 writes the real size, 0.01 writes 1 % of every tensor")

@@ -57,7 +57,7 @@ enum Flag : unsigned {
     CustomWrite = 1u << 1,     // the writer writes it by code beside the table
     NotWritten = 1u << 2,      // never written (another key says it)
     MinusOneIsZero = 1u << 3,  // DLIO's -1 ("off", "whole dataset") is TrainIO's 0, and written back as -1
-    OmitWhenEmpty = 1u << 4,   // an empty string is not written
+    OmitWhenEmpty = 1u << 4,   // an empty string (a false Bool) is not written
     CaseInsensitive = 1u << 5, // a choice read in lower case
     CustomCheck = 1u << 6,     // the validator checks it by code beside the table
     NotAKey = 1u << 7,         // a distribution member or a run setting: ranges, docs, form only

@@ -108,8 +108,9 @@ struct SizingAdvice {
     std::string text; // a short human summary of the above
 };
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes);
-// For a dataset that fits in RAM: whether the page cache can serve it under trainio.cache `cacheControl`
-// (keep: yes; fadvise and drop: what they do before each epoch instead), one or two sentences.
+// For a dataset that fits in RAM, before it is run: whether the page cache can serve it under trainio.cache
+// `cacheControl` (keep: yes; fadvise and drop: what they do before each epoch instead), one or two sentences
+// (util/page_cache_verdict.h's words).
 std::string cacheServiceText(const std::string& cacheControl);
 
 } // namespace trainio

@@ -69,7 +69,10 @@ ordered_json workloadJson(const WorkloadConfig& c) {
             k.has(config_keys::NotWritten) || k.has(config_keys::CustomWrite))
             continue;
         const config_keys::Value v = k.field.get(c);
-        if (k.has(config_keys::OmitWhenEmpty) && std::get<std::string>(v).empty()) continue;
+        // OmitWhenEmpty: an empty text, or a false Bool (trainio.submission), is not written.
+        if (k.has(config_keys::OmitWhenEmpty) &&
+            (std::holds_alternative<bool>(v) ? !std::get<bool>(v) : std::get<std::string>(v).empty()))
+            continue;
         // A secret is never written (docs/s3.md): the copy in a result folder says one was given.
         if (isSecretKey(k.path)) {
             put(w, k.path, "***");

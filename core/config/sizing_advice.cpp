@@ -1,6 +1,7 @@
 // Dataset sizing as MLPerf Storage's benchmark script does it (SPEC section 2).
 #include "config/config_internal.h"
 #include "config/config_loader.h"
+#include "util/page_cache_verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,17 +9,9 @@
 namespace trainio {
 
 std::string cacheServiceText(const std::string& cacheControl) {
-    // What the page cache can still do with a dataset that fits in RAM depends on trainio.cache: only with
-    // "keep" does it serve the epochs after the first.
-    if (cacheControl == "fadvise")
-        return "The dataset fits in RAM, but trainio.cache is fadvise: before each epoch TrainIO asks the kernel to "
-               "evict its files from the page cache (POSIX_FADV_DONTNEED), so each epoch reads them from the storage "
-               "again; the kernel may keep pages it cannot evict, and the run's per-epoch \"from page cache\" share "
-               "says how much it served.";
-    if (cacheControl == "drop")
-        return "The dataset fits in RAM, but trainio.cache is drop: the whole page cache is emptied before each epoch "
-               "(drop_caches, needs root), so each epoch reads the dataset from the storage again.";
-    return "The dataset fits in RAM: the page cache can serve it, so AU would say little about the storage.";
+    // Before a run nothing is measured: what trainio.cache does decides (util/page_cache_verdict.h, the
+    // words every front uses).
+    return pageCacheVerdict(PageCacheEvidence{cacheControl, {}, false, false}).text;
 }
 
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes) {
@@ -44,7 +37,7 @@ SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators,
              ", client RAM " + gb(clientRamBytes) + ".";
     if (cfg.dataset.numFilesTrain < a.filesNeeded)
         a.text += " The configured dataset is smaller than MLPerf Storage requires.";
-    if (a.fitsInRam) a.text += " " + cacheServiceText(cfg.trainio.cache);
+    if (a.fitsInRam) a.text += " The dataset fits in RAM. " + cacheServiceText(cfg.trainio.cache);
     return a;
 }
 

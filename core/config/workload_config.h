@@ -201,6 +201,8 @@ struct TrainioSection {
     std::string mlperfRound;
     // Checkpoint size factor for a workstation (1 = real size; 0.01 writes 1 % of every tensor).
     double checkpointScale = 1.0;
+    // An MLPerf Storage submission attempt: its rules fail the result when not met (trainio.submission).
+    bool submission = false;
     CapturedJobSection capturedJob;
 };
 

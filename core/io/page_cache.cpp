@@ -3,6 +3,7 @@
 #include "telemetry/proc_parsers.h"
 
 #include "util/errors.h"
+#include "util/page_cache_verdict.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -360,22 +361,17 @@ nlohmann::json ioReportJson(const IoReport& report) {
 }
 
 std::string cacheWarning(const IoReport& report) {
-    std::string list;
-    std::size_t count = 0;
-    double highest = 0;
-    for (const auto& e : report.epochs) {
-        const auto p = percentFromCache(e);
-        if (!p || *p <= kCacheWarningPercent) continue;
-        list += (count++ ? ", " : "") + std::to_string(e.epoch);
-        highest = std::max(highest, *p);
+    // The measured share per epoch against the cache control, in the words every front uses.
+    PageCacheEvidence e;
+    e.cacheControl = report.cache;
+    for (const auto& epoch : report.epochs) {
+        const auto p = percentFromCache(epoch);
+        if (e.epochPercentFromCache.size() < epoch.epoch) e.epochPercentFromCache.resize(epoch.epoch, NAN);
+        if (epoch.epoch > 0) e.epochPercentFromCache[epoch.epoch - 1] = p ? *p : NAN;
     }
-    if (count == 0) return {};
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%.1f", highest);
-    return "Most bytes came from the page cache, not from storage, in epoch" +
-           std::string(count > 1 ? "s " : " ") + list + " (up to " + pct +
-           " % from cache): bandwidth and AU describe memory, not the storage. "
-           "Use cache: fadvise or cache: drop, or a dataset larger than RAM, to measure the storage.";
+    // Only what the epochs measured warns here: a run with no measured epoch says nothing of the cache.
+    const PageCacheVerdict v = pageCacheVerdict(e);
+    return v.warning && v.measured ? v.text : std::string();
 }
 
 // ---- the meter -----------------------------------------------------------------------------------

@@ -30,6 +30,8 @@
 //   epoch start.
 #pragma once
 
+#include "util/page_cache_verdict.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -143,9 +145,8 @@ struct IoReport {
 
 nlohmann::json ioReportJson(const IoReport& report);
 
-// Epochs where more than this share came from the cache get a warning.
-inline constexpr double kCacheWarningPercent = 50.0;
-// A warning naming the epochs where most delivered bytes came from the page cache, or "" if none.
+// A warning naming the epochs where more than kCacheServedPercent of the delivered bytes came from the page
+// cache, or "" if none (pageCacheVerdict over the report's epochs, util/page_cache_verdict.h).
 std::string cacheWarning(const IoReport& report);
 
 // ---- the meter -----------------------------------------------------------------------------------

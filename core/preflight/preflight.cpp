@@ -524,6 +524,9 @@ std::uint64_t memAvailableBytes() {
 // hang); for a run of an existing dataset, a sample of its objects (a listing of at most 16 keys under
 // train/ and a HEAD of up to headerSampleFiles files, sizes compared); the memory budget of the requests
 // in flight, refused when the machine does not have it.
+// The S3 memory budget is a warning above this share of the available memory (a figure below it).
+constexpr double kS3BudgetWarnShare = 0.5;
+
 void checkS3(const WorkloadConfig& cfg, const PreflightRequest& req, bool checkObjects, PreflightResult& r) {
     const StorageSection& st = cfg.storage;
     if (st.root.empty()) {
@@ -552,7 +555,19 @@ void checkS3(const WorkloadConfig& cfg, const PreflightRequest& req, bool checkO
     char availText[64];
     std::snprintf(availText, sizeof availText, " (available: %.0f MiB)", static_cast<double>(avail) / 1048576.0);
     const std::string text = budget.text() + availText;
-    r.warnings.push_back(text);
+    // A figure, said before the run; a warning only when it takes much of what the machine has (the page
+    // cache, other processes and the kernel need the rest), a problem when it does not fit at all.
+    const double share = avail > 0 ? budget.totalBytes() / static_cast<double>(avail) : 0.0;
+    if (req.action == PreflightAction::Datagen) {
+        // Generation puts objects, it does not hold the readers' buffers: the budget is the run's.
+    } else if (share > kS3BudgetWarnShare && share <= 1.0) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.0f %%", 100.0 * share);
+        r.warnings.push_back(text + ": " + pct + " of the available memory (fewer reader.read_threads, trainio.io_depth 1 "
+                             "or fewer accelerators per process need less)");
+    } else {
+        r.figures.push_back(text);
+    }
     if (avail > 0 && budget.totalBytes() > static_cast<double>(avail) && req.action != PreflightAction::Datagen)
         r.problems.push_back({"trainio.io_depth", text,
                               "a budget within the machine's available memory (trainio.io_depth 1 reads npz/npy files in "

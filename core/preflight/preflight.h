@@ -25,6 +25,7 @@ struct PreflightProblem {
 struct PreflightResult {
     std::vector<PreflightProblem> problems; // any problem: the action must not start
     std::vector<std::string> warnings;      // worth showing, does not stop the action
+    std::vector<std::string> figures;       // information said before the action (the S3 memory budget): not warnings
     bool ok() const { return problems.empty(); }
     std::string text() const; // one line per problem
     // "pre-flight check failed, nothing was measured:" and a line per problem: what the CLI prints and

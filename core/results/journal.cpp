@@ -289,6 +289,10 @@ bool isInterrupted(const fs::path& dir) {
 RunOutcome completeInterrupted(const fs::path& dir) {
     const fs::path config = dir / configFolders().front() / kConfigFile;
     std::error_code ec;
+    // The process that died may have been between creating a file's temporary and renaming it (mpirun's
+    // teardown SIGKILLs process 0 while it writes what was measured): no live run holds the folder, so
+    // none of its temporaries will ever be renamed.
+    removeStaleTemporaries(dir);
     if (!fs::is_regular_file(fs::symlink_status(config, ec)))
         throw InputError(config.string() + ": missing; an interrupted run is read back from its configuration and journal");
     const WorkloadConfig cfg = loadWorkloadConfig(config.string()).config;

@@ -15,6 +15,7 @@
 #include "results/journal.h"
 #include "util/errors.h"
 #include "util/host_info.h"
+#include "util/page_cache_verdict.h"
 #include "loader/sample_order.h"
 #include "metrics/dlio_metrics.h"
 
@@ -318,6 +319,21 @@ BenchmarkResult runBenchmark(const WorkloadConfig& cfg, const fs::path& topDir, 
     return res;
 }
 
+namespace {
+
+// "dataset sizing: …" for a dataset that fits in this machine's RAM; "" otherwise.
+std::string sizingLine(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+    const HostInfo host = readHostInfo();
+    const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
+    return sa.fitsInRam ? "dataset sizing: " + sa.text : std::string();
+}
+
+bool cacheCanServe(const WorkloadConfig& cfg) {
+    return pageCacheVerdict(PageCacheEvidence{cfg.trainio.cache, {}, cfg.storage.isS3(), false}).warning;
+}
+
+} // namespace
+
 std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics) {
     std::vector<std::string> w;
     if (cfg.workflow.train) {
@@ -338,10 +354,15 @@ std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t ac
                     "unset: no checkpoint will be written");
     if (cfg.workflow.evaluation)
         w.push_back("workflow.evaluation is on: TrainIO emulates the training reads only; evaluation is not run");
-    const HostInfo host = readHostInfo();
-    const SizingAdvice sa = sizingAdvice(cfg, accelerators, host.memoryGiB * 1024.0 * 1024.0 * 1024.0);
-    if (sa.fitsInRam) w.push_back("dataset sizing: " + sa.text);
+    // A dataset that fits in RAM is a warning only where the page cache can serve it (util/page_cache_verdict.h).
+    if (const std::string s = sizingLine(cfg, accelerators); !s.empty() && cacheCanServe(cfg)) w.push_back(s);
     return w;
+}
+
+std::vector<std::string> runNotes(const WorkloadConfig& cfg, std::uint64_t accelerators) {
+    std::vector<std::string> n;
+    if (const std::string s = sizingLine(cfg, accelerators); !s.empty() && !cacheCanServe(cfg)) n.push_back(s);
+    return n;
 }
 
 } // namespace trainio

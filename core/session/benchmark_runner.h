@@ -99,5 +99,8 @@ std::filesystem::path benchmarkFolder(const WorkloadConfig& cfg, const std::file
 // Warnings a user should see before a run: sections TrainIO does not emulate, a dataset that fits in RAM, an
 // epoch too short for `semantics`' formulas to measure anything (metricWindowWarning).
 std::vector<std::string> runWarnings(const WorkloadConfig& cfg, std::uint64_t accelerators, MetricSemantics semantics);
+// What a user should know before a run that is no warning: a dataset that fits in RAM under a trainio.cache
+// that evicts it before each epoch (fadvise, drop) — the sizing figures and what the cache control does.
+std::vector<std::string> runNotes(const WorkloadConfig& cfg, std::uint64_t accelerators);
 
 } // namespace trainio

@@ -80,8 +80,10 @@ void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Comm
     onEveryProcess(comm, cancel, [&] {
         PreflightResult r = preflight(cfg, req);
         if (extraChecks) extraChecks(r);
-        if (isProcessZero(comm))
+        if (isProcessZero(comm)) {
+            for (const auto& f : r.figures) observer.onMessage(f); // information, said as such (no "warning:")
             for (const auto& w : r.warnings) observer.onMessage("warning: " + w);
+        }
         if (r.ok()) return;
         // The CLI prints the words, the GUI shows `problems` in its dialog.
         throw PreflightFailed(r.failureMessage(), r.problems);
@@ -195,6 +197,7 @@ bool Session::prepare() {
         return true;
     }
     warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
+    for (const auto& n : runNotes(cfg, req_.accelerators)) obs_.onMessage(n); // information, said as such
     for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
     // Checkpoints during training under mpirun: every process checks the folder before anything runs (a
     // single process checks it when the invocation starts).

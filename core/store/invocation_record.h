@@ -185,6 +185,10 @@ struct InvocationRecord {
     std::shared_ptr<const TelemetrySeries> telemetrySeries; // with stepDigests, when telemetry.json was read
 };
 
+// A run TrainIO made (its trainio_io.json, a benchmark manifest naming it, or a run-once folder), not one
+// DLIO or MLPerf Storage's tools wrote.
+inline bool isTrainioRun(const InvocationRecord& r) { return !r.ioEngine.empty() || r.manifest || r.runOnce; }
+
 struct WorkloadIdentity {
     std::string model;
     std::string accelerator;

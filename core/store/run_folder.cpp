@@ -269,6 +269,32 @@ json readFolderJsonOrThrow(const fs::path& file, const fs::path& canonicalRoot, 
     return std::move(*j);
 }
 
+fs::path atomicTemporary(const fs::path& path, long pid) {
+    return path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(pid));
+}
+
+bool isAtomicTemporary(const std::string& name) {
+    const auto t = name.rfind(".tmp-");
+    if (name.size() < 2 || name[0] != '.' || t == std::string::npos || t < 2 || t + 5 >= name.size()) return false;
+    return name.find_first_not_of("0123456789", t + 5) == std::string::npos;
+}
+
+std::vector<fs::path> removeStaleTemporaries(const fs::path& dir) {
+    std::vector<fs::path> removed;
+    std::vector<fs::path> folders{dir};
+    for (const auto& c : configFolders()) folders.push_back(dir / c);
+    for (const auto& folder : folders) {
+        std::error_code ec;
+        if (!fs::is_directory(fs::symlink_status(folder, ec))) continue; // never through a link
+        for (const auto& e : fs::directory_iterator(folder, ec)) {
+            std::error_code fe;
+            if (!isAtomicTemporary(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status(fe))) continue;
+            if (fs::remove(e.path(), fe)) removed.push_back(e.path());
+        }
+    }
+    return removed;
+}
+
 void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend* io, WrittenFiles* record) {
     std::shared_ptr<IoBackend> owned;
     if (!io) {
@@ -278,7 +304,7 @@ void writeFileAtomic(const fs::path& path, const std::string& content, IoBackend
     std::error_code ec;
     if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
     if (ec) throw RunError("create folder " + path.parent_path().string() + ": " + ec.message());
-    const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
+    const fs::path tmp = atomicTemporary(path, ::getpid());
     OpenOptions o;
     o.write = true;
     const int h = io->open(tmp.string(), o);

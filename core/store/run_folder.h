@@ -160,4 +160,14 @@ private:
 void writeFileAtomic(const std::filesystem::path& path, const std::string& content, IoBackend* io = nullptr,
                      WrittenFiles* record = nullptr);
 
+// writeFileAtomic's temporary name for `path`: ".<name>.tmp-<pid>" in the same folder.
+std::filesystem::path atomicTemporary(const std::filesystem::path& path, long pid);
+// Whether a file name is such a temporary (".<name>.tmp-<digits>").
+bool isAtomicTemporary(const std::string& fileName);
+// Removes the temporaries writeFileAtomic left in `dir` and its configs folders when its process was killed
+// between creating and renaming one (SIGKILL of process 0 under mpirun's teardown, the OOM killer): only
+// regular files (never a link) of that name pattern. Call it only when no live process writes `dir` (the
+// journal's lock is free: journal.h isInterrupted). Returns the files removed.
+std::vector<std::filesystem::path> removeStaleTemporaries(const std::filesystem::path& dir);
+
 } // namespace trainio::store

@@ -364,14 +364,7 @@ private slots:
                                              q(cfg), QStringLiteral("--output"), q(out), QStringLiteral("--quiet"),
                                              QStringLiteral("--live-json"), q(live)});
         // Wait for the first epoch to end (process 0's live stream), then strike.
-        QElapsedTimer t;
-        t.start();
-        bool epoch = false;
-        while (!epoch && t.elapsed() < 120000 && p.state() != QProcess::NotRunning) {
-            p.waitForFinished(50);
-            epoch = testsupport::readText(live).find("\"event\":\"epoch\"") != std::string::npos;
-        }
-        QVERIFY2(epoch, "no epoch ended");
+        QVERIFY2(testsupport::waitForFirstEpoch(p, live), "no epoch ended");
         if (killRank) {
             // The rank-1 process: its environment has our tag and OMPI_COMM_WORLD_RANK=1.
             pid_t victim = 0;
@@ -405,6 +398,9 @@ private slots:
         QVERIFY2(s.contains("trainio_status"), s.dump().c_str());
         QVERIFY(s["metric"]["train_au_percentage"].size() >= 1); // the epochs measured before
         QVERIFY(stepsIn(readJson(out / "1_output.json"), "1") == 8); // rank 1's first epoch, rebuilt
+        // No temporary left behind (process 0 killed between creating one and renaming it: read back, it is gone).
+        for (const auto& e : fs::recursive_directory_iterator(out))
+            QVERIFY2(e.path().filename().string().find(".tmp-") == std::string::npos, e.path().c_str());
         if (how == SIGUSR1) {
             // Every process stopped at the same meeting: a clean stop, marked cancelled, not a broken job.
             QCOMPARE(meta["status"].get<std::string>(), std::string("cancelled"));

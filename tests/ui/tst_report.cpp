@@ -248,6 +248,34 @@ private slots:
         QVERIFY(pdfPages(pdf) >= 2);
     }
 
+    // Issue 30 (the first run says only what is true): a TrainIO benchmark not meant as a submission (2 of 3
+    // runs complete, a dataset far below 5 × the memory) is not failed by MLPerf Storage's submission rules in
+    // the checks appendix: they are listed under "not a submission", and the same benchmark marked as a
+    // submission (its runs' configs say trainio.submission: true) fails them.
+    void checksOfABenchmarkNotMeantAsASubmission() {
+        ui::ReportRequest request;
+        request.paths = {bench_};
+        QString error;
+        const QString pdf = work_.filePath(QStringLiteral("issue30/not-a-submission.pdf"));
+        QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
+        QVERIFY2(ui::writeReportPdf(request, pdf, &error), qPrintable(error));
+        const PdfText text = pdfText(pdf);
+        QVERIFY2(text.hasWords(QStringLiteral("not a submission: 2 MLPerf Storage rules would not allow it as one")), qPrintable(text.spaced));
+
+        const fs::path marked = fs::path(work_.path().toStdString()) / "marked";
+        fs::copy(bench_, marked, fs::copy_options::recursive);
+        for (const auto& e : fs::recursive_directory_iterator(marked))
+            if (e.path().filename() == "config.yaml")
+                // The trainio section is the last of config.yaml's workload (workload: → trainio: → its keys).
+                testsupport::writeText(e.path(), testsupport::readText(e.path()) + "    submission: true\n");
+        request.paths = {marked};
+        const QString pdf2 = work_.filePath(QStringLiteral("issue30/submission.pdf"));
+        QVERIFY2(ui::writeReportPdf(request, pdf2, &error), qPrintable(error));
+        const PdfText text2 = pdfText(pdf2);
+        QVERIFY2(text2.hasWords(QStringLiteral("FAIL")), qPrintable(text2.spaced));
+        QVERIFY2(!text2.hasWords(QStringLiteral("not a submission")), qPrintable(text2.spaced));
+    }
+
     // The real program, as a user runs it headless: `trainio --report PATH --output F.pdf --title T
     // --subtitle S --notes FILE` (the GUI binary; it picks the offscreen platform itself).
     void realProgramWritesTheReportHeadless() {

@@ -419,6 +419,12 @@ void ResultsPage::showDetails() {
     } else if (n->badge.evaluated) {
         html += n->badge.passed ? tr("<p>Pass: every check passed.</p>") : tr("<p><b>Fail:</b> AU below the threshold.</p>");
     }
+    // Not meant as a submission: the MLPerf Storage rules it would not meet, said as such (no failure).
+    if (!n->notSubmission.empty()) {
+        html += QStringLiteral("<p>%1:</p><ul>").arg(QString::fromStdString(aggregate::notSubmissionText(n->notSubmission.size())).toHtmlEscaped());
+        for (const auto& s : n->notSubmission) html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(s).toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
     details_->setHtml(html);
 }
 

@@ -250,6 +250,8 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             if (n->warmup) return tr("warm-up");
             if (!n->badge.evaluated) return tr("not checked");
             if (n->badge.violations) return tr("%n violation(s)", nullptr, static_cast<int>(n->badge.violations));
+            // A benchmark not meant as a submission: the rules it would not meet are not failures.
+            if (n->badge.passed && !n->notSubmission.empty()) return tr("pass · not a submission");
             return n->badge.passed ? tr("pass") : tr("fail");
         }
         return {};
@@ -283,6 +285,13 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
                 return tr("MLPerf Storage rule checks failed:<ul>%1</ul>").arg(items);
             }
             if (!n->badge.evaluated) return tr("Nothing to check here (no AU threshold known).");
+            if (n->badge.passed && !n->notSubmission.empty()) {
+                QString items;
+                for (const auto& sentence : n->notSubmission)
+                    items += QStringLiteral("<li>") + QString::fromStdString(sentence).toHtmlEscaped() + QStringLiteral("</li>");
+                return tr("AU met the threshold; %1:<ul>%2</ul>")
+                    .arg(QString::fromStdString(aggregate::notSubmissionText(n->notSubmission.size())).toHtmlEscaped(), items);
+            }
             return n->badge.passed ? tr("AU met the threshold; every rule check passed.") : tr("AU below the threshold.");
         }
         if (col == NameColumn)

@@ -556,7 +556,7 @@ void provenanceLines(ReportPageFlow& flow, const ReportData& d) {
             if (n.cacheServed) cacheServed.push_back(i);
         }
         const InvocationRecord* r = !it.runs.empty() ? &imp.runs[it.runs.front()] : !it.excluded.empty() ? &imp.runs[it.excluded.front()] : nullptr;
-        const bool trainio = r && (!r->ioEngine.empty() || r->manifest || r->runOnce);
+        const bool trainio = r && aggregate::isTrainioRun(*r);
         if (!trainio) published.push_back(i);
         else {
             QString round = QStringLiteral("no MLPerf round in the config: DLIO ≥ 2.0 semantics unless --semantics chose another");
@@ -972,11 +972,22 @@ void appendix(ReportPageFlow& flow, const ReportData& d) {
         QString verdict;
         if (n.kind != NodeKind::Benchmark) verdict = QStringLiteral("<span class=\"muted\">not checked: a single invocation (the rules are about a benchmark's runs)</span>");
         else if (!n.hasMetrics) verdict = QStringLiteral("<span class=\"fail\">FAIL</span> — no complete run");
-        else if (n.checks.empty()) verdict = QStringLiteral("<span class=\"pass\">PASS</span> — every rule that could be checked holds");
         else {
-            QStringList list;
-            for (const auto& c : n.checks) list << htmlBreakable(q(c));
-            verdict = QStringLiteral("<span class=\"fail\">FAIL</span> — %1").arg(list.join(QStringLiteral("<br/>")));
+            if (!n.checks.empty()) {
+                QStringList list;
+                for (const auto& c : n.checks) list << htmlBreakable(q(c));
+                verdict = QStringLiteral("<span class=\"fail\">FAIL</span> — %1").arg(list.join(QStringLiteral("<br/>")));
+            } else if (n.notSubmission.empty()) {
+                verdict = QStringLiteral("<span class=\"pass\">PASS</span> — every rule that could be checked holds");
+            }
+            // Not meant as a submission: the rules it would not meet are what a submission would need, not failures.
+            if (!n.notSubmission.empty()) {
+                QStringList list;
+                for (const auto& c : n.notSubmission) list << htmlBreakable(q(c));
+                verdict += QStringLiteral("%1%2:<br/><span class=\"muted\">%3</span>")
+                               .arg(verdict.isEmpty() ? QString() : QStringLiteral("<br/>"),
+                                    htmlText(q(aggregate::notSubmissionText(n.notSubmission.size()))), list.join(QStringLiteral("<br/>")));
+            }
         }
         if (n.kind == NodeKind::Benchmark && it.group && !it.runs.empty()) {
             const auto& agg = d.library->aggregate(*it.group);

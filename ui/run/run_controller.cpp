@@ -157,7 +157,7 @@ bool RunController::start(const RunRequest& request) {
                 prepared = s.prepare();
             } catch (const session::PreflightFailed& e) {
                 result.preflightProblems = e.problems;
-                result.error = tr("pre-flight check failed:\n%1").arg(QString::fromStdString(PreflightResult{e.problems, {}}.text()).trimmed());
+                result.error = tr("pre-flight check failed:\n%1").arg(QString::fromStdString(PreflightResult{e.problems, {}, {}}.text()).trimmed());
                 QMetaObject::invokeMethod(this, [this, result] { onWorkerDone(result); }, Qt::QueuedConnection);
                 return;
             }

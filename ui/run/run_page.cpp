@@ -1,6 +1,7 @@
 #include "run/run_page.h"
 
 #include "io/s3_backend.h"
+#include "util/page_cache_verdict.h"
 
 #include "run/model_panel.h"
 
@@ -53,7 +54,6 @@ const QString kSystemAskedKey = QStringLiteral("run/systemAsked"); // the user a
 constexpr int kRememberedSystems = 20;
 // Columns of the invocation list.
 constexpr int kAuColumn = 2, kCacheColumn = 3;
-constexpr double kCacheNotePercent = 50.0; // as the result's warning (io/page_cache.h kCacheWarningPercent)
 
 std::optional<QString> askSystem(QWidget* parent) {
     bool ok = false;
@@ -546,7 +546,8 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
         return;
     }
     QString text = tr("%1 %").arg(percent, 0, 'f', 0);
-    if (percent > kCacheNotePercent) {
+    // The epoch's measured share decides, in core's terms (util/page_cache_verdict.h), as the result's warning.
+    if (pageCacheVerdict(PageCacheEvidence{runConfig_.trainio.cache, {percent}, false, false}).warning) {
         // Under an emulated device the reads are shaped as that device would serve them whatever the cache
         // holds (the result carries no cache warning then): said, not flagged.
         if (controller_->storage()) {

@@ -9,6 +9,7 @@
 #include "widgets/quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
+#include "util/page_cache_verdict.h"
 #include "workload/workload_fields.h"
 #include "util/units.h"
 
@@ -706,14 +707,17 @@ void WorkloadPage::updateSizing() {
             .arg(humanBytes(advice_.datasetBytes))
             .arg(QString::fromStdString(advice_.text)));
     // Only with trainio.cache keep can the page cache serve the epochs; fadvise and drop evict it before
-    // each epoch, and the warning says what that means for this run (core's words, one place).
-    const bool keep = config_.trainio.cache != "fadvise" && config_.trainio.cache != "drop";
+    // each epoch, and the line says what that means for this run, as information, not a warning (core's
+    // decision and words: util/page_cache_verdict.h).
+    const bool keep = pageCacheVerdict(PageCacheEvidence{config_.trainio.cache, {}, false, false}).warning;
+    ramWarning_->setStyleSheet(keep ? QStringLiteral("QLabel { color: white; background: #b03a2e; padding: 6px; border-radius: 3px; }")
+                                    : QStringLiteral("QLabel { padding: 6px; border: 1px solid palette(mid); border-radius: 3px; }"));
     ramWarning_->setText(
         keep ? tr("⚠ The dataset (%1) fits in the client RAM (%2): the page cache can serve it, so AU and MiB/s will "
                   "describe memory, not the storage. Use at least %L3 files for a storage measurement.")
                    .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes))
                    .arg(advice_.filesNeeded)
-             : tr("⚠ The dataset (%1) fits in the client RAM (%2). %3 MLPerf Storage still asks for at least %L4 files.")
+             : tr("The dataset (%1) fits in the client RAM (%2). %3 MLPerf Storage still asks for at least %L4 files.")
                    .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes),
                         QString::fromStdString(cacheServiceText(config_.trainio.cache)))
                    .arg(advice_.filesNeeded));
