@@ -7,7 +7,7 @@
 #include "config/key_ranges.h"
 #include "config/shrink_to_fit.h"
 #include "io/s3_backend.h"
-#include "file_dialogs.h"
+#include "widgets/file_dialogs.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 #include "widgets/help_window.h"
