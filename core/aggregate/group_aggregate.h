@@ -78,6 +78,8 @@ struct RuleFindings {
     std::vector<std::string> notes;      // what could not be checked, sorted, without repeats
 };
 RuleFindings ruleFindings(const ImportResult& imported, const RunGroup& group);
+// "8 accelerators, 168 files, 1 samples per file, workload unet3d_h100": an identity in a check's words.
+std::string describeIdentity(const WorkloadIdentity& id);
 
 // "not a submission: 2 MLPerf Storage rules would not allow it as one (…)": the line the table, the GUI and
 // the report give a benchmark that is not a submission attempt, before the rules themselves.
