@@ -74,13 +74,6 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-std::string csvNumber(double v) {
-    if (!std::isfinite(v)) return "";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 // The one description of a group's columns (docs/aggregation.md, "Columns"): the table, CSV and JSON
 // writers all take their scalar values from here, each in its own selection and order.
 struct GroupRow {
@@ -268,7 +261,7 @@ ordered_json cellJson(const Cell& c) {
 
 std::string cellCsv(const Cell& c) {
     if (const auto* s = std::get_if<std::string>(&c)) return csvField(*s);
-    if (const auto* d = std::get_if<double>(&c)) return csvNumber(*d);
+    if (const auto* d = std::get_if<double>(&c)) return exactNumber(*d);
     if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
     return std::get<bool>(c) ? "true" : "false";
 }

@@ -798,7 +798,7 @@ std::string telemetrySummaryText(const ImportResult& imported, const std::vector
             std::snprintf(buf, sizeof buf, format, v);
             return std::string(buf);
         };
-        const std::string a = fixedNumber(lo), b = fixedNumber(hi);
+        const std::string a = fmt(lo), b = fmt(hi);
         return a == b ? a : a + " to " + b;
     };
     std::string device = with.front()->deviceLabel;

@@ -381,7 +381,7 @@ std::vector<std::string> compareWithReport(const ImportResult& imp, const RunGro
                 if (it->is_number() && mineV != 0.0)
                     diff = " (" + fixedNumber(100.0 * (it->get<double>() - mineV) / mineV, 3) + " %)";
                 out.push_back(name + " says " + key + " = " + theirs + ", but the " + runs + " beside it give " +
-                              csvNumber(mineV) + diff + ".");
+                              exactNumber(mineV) + diff + ".");
             }
         } else {
             // Integers may be written as numbers or (train_num_accelerators) as strings: compare as text.

@@ -1,6 +1,7 @@
 #include "util/text.h"
 
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
@@ -25,6 +26,13 @@ std::string fixedNumber(double v, int precision, bool sign) {
     if (sign) os << std::showpos;
     os << std::fixed << std::setprecision(precision) << v;
     return os.str();
+}
+
+std::string exactNumber(double v) {
+    if (!std::isfinite(v)) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
 }
 
 std::string lower(std::string_view s) {

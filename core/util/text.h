@@ -14,6 +14,9 @@ std::string trim(std::string_view s);
 // A number with `precision` decimals ("12.35"; "+0.50" with sign), "n/a" when it is not finite: the text of
 // the CLI's tables and the library's rule and comparison sentences.
 std::string fixedNumber(double v, int precision = 2, bool sign = false);
+// A number that reads back to the same double ("%.17g": CSV cells, the published report against the runs);
+// "" when it is not finite.
+std::string exactNumber(double v);
 // ASCII lower case (names, units, enum words; other bytes as they are).
 std::string lower(std::string_view s);
 
