@@ -12,6 +12,7 @@
 #include "testsupport.h"
 
 #ifndef Q_MOC_RUN
+#include "report_pdf_support.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "gui_arguments.h"
@@ -514,10 +515,7 @@ class TestReportLayout : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        if (!qEnvironmentVariableIsEmpty("TRAINIO_KEEP_TEST_FILES")) {
-            work_.setAutoRemove(false);
-            qInfo("test files kept in %s", qPrintable(work_.path()));
-        }
+        reporttest::keepFilesIfAsked(work_);
         if (pdftotext().isEmpty()) return; // each test says why it is skipped
         const fs::path data = testsupport::fixtures();
         writeBoth(QStringLiteral("mlperf"), {data / "mlperf-storage-v1.0", data / "mlperf-storage-v3.0"});
