@@ -130,6 +130,9 @@ private:
     std::atomic<bool> cancel_{false};
     std::atomic<int> cancelRequests_{0}; // MPI runs: 1 = SIGINT, 2 = SIGKILL
     std::uint64_t invocationCount_ = 0;
+    // The bridge's invocation whose start the GUI thread has announced: drainSteps takes no later step, so
+    // the plots never key an invocation's steps before its invocationStarted.
+    std::uint64_t shownInvocation_ = 0;
     std::shared_ptr<EmulatedStorageBackend> storage_;
 };
 

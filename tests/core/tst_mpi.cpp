@@ -403,10 +403,7 @@ private slots:
         } else {
             QCOMPARE(::kill(static_cast<pid_t>(p.processId()), how), 0);
         }
-        QElapsedTimer stopping;
-        stopping.start();
-        const Mpi r = finish(p, 60000);
-        qInfo("mpirun ended %lld ms after the signal", static_cast<long long>(stopping.elapsed()));
+        const Mpi r = finish(p, testsupport::kHangMs);
         QVERIFY2(r.exitCode > 0, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err)));
         if (defaultTeardown && !fs::exists(out / "summary.json")) {
             // Process 0 had no time to write: its journal is read back (as `metrics` or an import does).
@@ -421,9 +418,9 @@ private slots:
         QVERIFY(s["metric"]["train_au_percentage"].size() >= 1); // the epochs measured before
         QVERIFY(stepsIn(readJson(out / "1_output.json"), "1") == 8); // rank 1's first epoch, rebuilt
         if (how == SIGUSR1) {
-            // Every process stopped at the same meeting: a clean stop, marked cancelled, not a broken job.
+            // Every process stopped at the same meeting: a clean stop, marked cancelled, not a broken job
+            // (nor a run that went on to its end). How soon is not asserted (issue 29).
             QCOMPARE(meta["status"].get<std::string>(), std::string("cancelled"));
-            QVERIFY2(stopping.elapsed() < 15000, "the forwarded signal stops the run within seconds");
         }
     }
 

@@ -645,10 +645,10 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     TelemetryOptions o = quietOptions(0.05);
     o.nvidiaSmi = hung.string();
     o.gpuTimeoutS = 0.3;
-    const auto t0 = std::chrono::steady_clock::now();
+    // start() returns (a hang would hold the test to CTest's limit); the note says the limit killed it,
+    // not how soon (issue 29).
     TelemetrySampler sampler(o, clock, clock.now());
     sampler.start();
-    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     const TelemetryTable t = sampler.stop();
     QCOMPARE(t.notes.size(), std::size_t(1));
     QVERIFY2(t.notes[0].find("timed out") != std::string::npos, t.notes[0].c_str());

@@ -5,6 +5,7 @@
 #include "data_page.h"
 #include "dataset_controller.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "main_window.h"
 #include "run_controller.h"
 #include "run_page.h"
@@ -17,7 +18,6 @@
 #include <QLineEdit>
 #include <QTimer>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -418,14 +418,12 @@ private slots:
         QVERIFY(box);
         auto* stop = box->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
         QVERIFY(stop);
-        QElapsedTimer clock;
-        clock.start();
         stop->click();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
         QVERIFY(!page->isRunning());
         QCOMPARE(finished.count(), 1);
-        // Within a step (0.2 s of compute) plus writing the folder — far less than the run's 4.8 s.
-        QVERIFY2(clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
+        // The run was stopped, not waited for: cancelled, and fewer steps recorded than the run has (below).
+        // How soon is not asserted (issue 29): a loaded machine decides it.
         QVERIFY(finished.first().first().value<RunFinish>().cancelled);
 
         // The folder keeps what was measured, marked cancelled, with its per-step records.
