@@ -79,7 +79,7 @@ class TstMpi : public QObject {
         p.setProgram(mpirun_);
         p.setArguments(mpiArgs);
         p.start();
-        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
     }
     Mpi finish(QProcess& p, int timeoutMs = 240000) {
         Mpi r;

@@ -180,7 +180,7 @@ private slots:
         QSignalSpy shown(&panel, &ModelPanel::predictionShown);
         panel.setWorkload(slow, 1, trainio::MetricSemantics::DlioV2);
         QVERIFY(panel.predictionText().contains(QStringLiteral("computing")));
-        QTRY_VERIFY(!debounce->isActive()); // the slow prediction is handed to a worker now
+        QTRY_VERIFY_WITH_TIMEOUT(!debounce->isActive(), testsupport::kHangMs); // the slow prediction is handed to a worker now
         panel.setWorkload(fast, 1, trainio::MetricSemantics::DlioV2);
         QVERIFY(shown.wait(testsupport::kHangMs));
         QVERIFY(QThreadPool::globalInstance()->waitForDone(testsupport::kHangMs)); // the slow one has ended too

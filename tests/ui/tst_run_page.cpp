@@ -65,7 +65,7 @@ private slots:
         QSignalSpy finished(&data, &DatasetController::finished);
         QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
         QVERIFY(!data.start(DatasetController::Operation::Generate, cfg_)); // one operation at a time
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QCOMPARE(finished.first().at(1).toBool(), true);
         QVERIFY(progress.count() >= 1);
         const auto last = progress.last().first().value<DatasetProgress>();
@@ -78,7 +78,7 @@ private slots:
         page.setWorkload(cfg_);
         QSignalSpy verified(page.controller(), &DatasetController::finished);
         page.verify();
-        QVERIFY(verified.wait(60000));
+        QVERIFY(verified.wait(testsupport::kHangMs));
         QVERIFY(verified.first().at(1).toBool());
         QVERIFY2(page.lastSummary().startsWith(QStringLiteral("16 files good")), qPrintable(page.lastSummary()));
     }
@@ -241,7 +241,7 @@ private slots:
         QSignalSpy shown(panel, &ModelPanel::predictionShown);
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
         QVERIFY(panel->isComputing()); // on a worker, after the debounce
-        QVERIFY(shown.wait(30000));
+        QVERIFY(shown.wait(testsupport::kHangMs));
         QVERIFY2(panel->predictionText().startsWith(QStringLiteral("Model prediction: AU ")), qPrintable(panel->predictionText()));
         QVERIFY(std::isfinite(panel->predictedAuPercent()));
         QVERIFY(panel->comparisonText().isEmpty());
@@ -257,7 +257,7 @@ private slots:
         QVERIFY(finished.wait(120000));
         QVERIFY(finished.first().first().value<RunFinish>().complete);
         QCOMPARE(comparedAtFinish, qsizetype(0));
-        QVERIFY(compared.count() == 1 || compared.wait(30000));
+        QVERIFY(compared.count() == 1 || compared.wait(testsupport::kHangMs));
         auto read = [](const QString& file) {
             QFile f(file);
             return f.open(QIODevice::ReadOnly) ? nlohmann::json::parse(f.readAll().toStdString()) : nlohmann::json();
@@ -351,7 +351,7 @@ private slots:
             page.setOutputFolder(out);
             QSignalSpy finished(page.controller(), &RunController::finished);
             if (!page.startInvocation()) return false;
-            return finished.wait(60000) && finished.first().first().value<RunFinish>().complete;
+            return finished.wait(testsupport::kHangMs) && finished.first().first().value<RunFinish>().complete;
         };
         {
             RunPage page;

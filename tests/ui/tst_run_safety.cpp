@@ -86,7 +86,7 @@ private slots:
         DatasetController data;
         QSignalSpy finished(&data, &DatasetController::finished);
         QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(3).toString()));
     }
 
@@ -131,7 +131,7 @@ private slots:
         QSignalSpy notes(&page, &RunPage::notify);
         QSignalSpy written(&page, &RunPage::resultsWritten);
         QVERIFY(benchmark ? page.startBenchmark() : page.startInvocation());
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
 
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY(!result.complete);
@@ -175,7 +175,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy notes(&page, &RunPage::notify);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         bool warned = false;
@@ -194,7 +194,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy messages(page.controller(), &RunController::message);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
         bool cached = false;
         for (const auto& m : messages) cached = cached || m.at(0).toString().contains(QStringLiteral("Most bytes came from the page cache"));
@@ -246,7 +246,7 @@ private slots:
         QSignalSpy progress(page.controller(), &DatasetController::progress);
         QSignalSpy finished(page.controller(), &DatasetController::finished);
         page.generate();
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY(!finished.first().at(1).toBool());
         QVERIFY(!page.controller()->preflightProblems().empty());
         QCOMPARE(progress.count(), 0);
@@ -281,7 +281,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy notes(&page, &RunPage::notify);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY(backend->firedTotal() > 0); // the fault really happened
 
         const auto result = finished.first().first().value<RunFinish>();
@@ -302,7 +302,7 @@ private slots:
         page.setIoBackend(nullptr);
         page.setOutputFolder(out + QStringLiteral("-again"));
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.last().first().value<RunFinish>().complete, qPrintable(finished.last().first().value<RunFinish>().error));
     }
 
@@ -334,7 +334,7 @@ private slots:
         QCOMPARE(form->config().train.epochs, 9ull);
         auto* autosave = w.findChild<QTimer*>(QStringLiteral("workloadAutosave"));
         QVERIFY(autosave);
-        QTRY_VERIFY_WITH_TIMEOUT(!autosave->isActive(), 10000); // the edit is in the settings
+        QTRY_VERIFY_WITH_TIMEOUT(!autosave->isActive(), testsupport::kHangMs); // the edit is in the settings
         const QString fieldsKey = QStringLiteral("workload/form/fields");
         const QVariantMap saved = QSettings().value(fieldsKey).toMap();
         QCOMPARE(saved.value(QStringLiteral("train.epochs")).toString(), QStringLiteral("9"));
@@ -345,7 +345,7 @@ private slots:
         QSignalSpy steps(page->controller(), &RunController::steps);
         QSignalSpy finished(page->controller(), &RunController::finished);
         QVERIFY(page->startInvocation());
-        QVERIFY(steps.wait(30000));
+        QVERIFY(steps.wait(testsupport::kHangMs));
 
         QAction* quit = w.action(QStringLiteral("quit"));
         QVERIFY(quit);
@@ -357,7 +357,7 @@ private slots:
         QMessageBox* second = visibleBox(w, QStringLiteral("confirmCloseDialog"));
         QVERIFY(second);
         QTest::mouseClick(second->button(QMessageBox::Cancel), Qt::LeftButton);
-        QTRY_VERIFY(!visibleBox(w, QStringLiteral("confirmCloseDialog")));
+        QTRY_VERIFY_WITH_TIMEOUT(!visibleBox(w, QStringLiteral("confirmCloseDialog")), testsupport::kHangMs);
         QVERIFY(w.isVisible());
         QVERIFY(page->isRunning());
         // The form as it was: edited, unsaved; nothing was reverted, so nothing new waits to be saved.
@@ -376,7 +376,7 @@ private slots:
         auto* stop = second->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
         QVERIFY(stop);
         stop->click();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
         QCOMPARE(finished.count(), 1);
         MainWindow next;
         next.restoreSession();
@@ -401,7 +401,7 @@ private slots:
         QSignalSpy steps(page->controller(), &RunController::steps);
         QSignalSpy finished(page->controller(), &RunController::finished);
         QVERIFY(page->startInvocation());
-        QVERIFY(steps.wait(30000));
+        QVERIFY(steps.wait(testsupport::kHangMs));
 
         // Asked; "Cancel" keeps the window and the run.
         QVERIFY(!w.close());
