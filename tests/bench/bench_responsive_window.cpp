@@ -125,19 +125,11 @@ bool edits(MainWindow& w, Gaps& gaps) {
     waitFor([&] { return !panel->isComputing(); }, "the first prediction");
     auto* bandwidth = form->editorFor(QStringLiteral("trainio.storage.bandwidth_mib_s"))->findChild<QLineEdit*>();
     if (!bandwidth) return false;
-    const QStringList values = {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
-                                QStringLiteral("5000"), QStringLiteral("4000")};
-    qsizetype typed = 0;
-    QTimer typist;
-    typist.setInterval(30);
-    QObject::connect(&typist, &QTimer::timeout, [&] {
-        if (typed == values.size()) return typist.stop();
-        bandwidth->selectAll();
-        QTest::keyClicks(bandwidth, values[typed++]);
-    });
+    uitest::Typist typist(bandwidth, {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
+                                      QStringLiteral("5000"), QStringLiteral("4000")});
     LoopWatch watch;
     typist.start();
-    waitFor([&] { return typed == values.size() && !panel->isComputing(); }, "the burst of edits");
+    waitFor([&] { return typist.done() && !panel->isComputing(); }, "the burst of edits");
     std::printf("edits and their prediction: %s\n", qPrintable(watch.describe()));
     gaps.worst(watch);
     return true;

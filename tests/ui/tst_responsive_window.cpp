@@ -117,22 +117,14 @@ private slots:
         QVERIFY(bandwidth);
         // Keystrokes as the event loop delivers them: a value typed every 30 ms, each key an edit.
         // (The faster the device, the more accelerator counts pass and the longer the model searches.)
-        const QStringList values = {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
-                                    QStringLiteral("5000"), QStringLiteral("4000")};
-        qsizetype typed = 0;
-        QTimer typist;
-        typist.setInterval(30);
-        QObject::connect(&typist, &QTimer::timeout, [&] {
-            if (typed == values.size()) return typist.stop();
-            bandwidth->selectAll();
-            QTest::keyClicks(bandwidth, values[typed++]);
-        });
+        uitest::Typist typist(bandwidth, {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
+                                          QStringLiteral("5000"), QStringLiteral("4000")});
         shown.clear();
         // Under way: a prediction past its debounce, i.e. handed to the model (on the GUI thread it would
         // begin and end within one turn, never seen here).
         LoopTurns turns([&] { return panel->isComputing() && !debounce->isActive(); });
         typist.start();
-        QTRY_VERIFY_WITH_TIMEOUT(typed == values.size() && !panel->isComputing(), testsupport::kHangMs);
+        QTRY_VERIFY_WITH_TIMEOUT(typist.done() && !panel->isComputing(), testsupport::kHangMs);
         qInfo("edits and their prediction: %s", qPrintable(turns.describe()));
         QVERIFY2(turns.turnsUnderway() >= 2, qPrintable(turns.describe()));
 
