@@ -98,7 +98,9 @@ signals:
     void started(const QString& outputDir); // pre-flight passed, measuring begins
     void invocationStarted(const QString& label, const QString& dir, int index);
     void invocationFinished(const QString& label, const QString& dir, const QString& status, double auPercent);
-    void steps(const std::vector<trainio::StepEvent>& batch); // every 100 ms while steps arrive
+    // Every 100 ms while steps arrive; an invocation's steps only after its invocationStarted, the previous
+    // invocation's all before it (a window that lags behind the run never mixes two invocations).
+    void steps(const std::vector<trainio::StepEvent>& batch);
     void epochFinished(const trainio::EpochEvent& e);
     void phaseChanged(const QString& phase);
     void message(const QString& text);
