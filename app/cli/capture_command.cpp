@@ -71,6 +71,31 @@ void forward(int sig, siginfo_t* info, void*) {
     kill(child, sig);
 }
 
+// The signals capture passes on to the job. They are held (blocked) from before the trace's header is
+// written — what a launcher or a test waits for before it signals — until the job's pid and the forwarding
+// handler are in place: one sent in between is delivered then, to the handler, and reaches the job (before,
+// it met trainio-cli's own cancel handler and the job ran on). Restores the mask it found when it goes.
+class HeldSignals {
+public:
+    HeldSignals() {
+        sigemptyset(&set_);
+        for (int sig : kForwarded) sigaddset(&set_, sig);
+        sigprocmask(SIG_BLOCK, &set_, &previous_);
+    }
+    ~HeldSignals() { release(); }
+    HeldSignals(const HeldSignals&) = delete;
+    HeldSignals& operator=(const HeldSignals&) = delete;
+    void release() {
+        if (held_) sigprocmask(SIG_SETMASK, &previous_, nullptr);
+        held_ = false;
+    }
+    static constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+private:
+    sigset_t set_{}, previous_{};
+    bool held_ = true;
+};
+
 std::uint64_t monotonicNs() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -130,6 +155,7 @@ int runCaptureCommand(const std::vector<std::string>& args) {
     h.pythonMarks = python;
     h.rule = trace::defaultFilterRule();
     h.startNs = monotonicNs();
+    HeldSignals held;
     trace::writeHeader(dir, h);
 
     std::fflush(stdout);
@@ -145,6 +171,7 @@ int runCaptureCommand(const std::vector<std::string>& args) {
         setenv("TRAINIO_CAPTURE_EXCLUDE_SUFFIXES", trace::joinColon(h.rule.suffixes).c_str(), 1);
         // The job gets the default dispositions, not trainio-cli's handlers.
         for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1}) std::signal(sig, SIG_DFL);
+        held.release(); // the job starts with the mask capture was started with (a blocked mask is inherited)
         std::vector<char*> argv;
         for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
@@ -157,7 +184,8 @@ int runCaptureCommand(const std::vector<std::string>& args) {
     sa.sa_sigaction = forward;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+    for (int sig : HeldSignals::kForwarded) sigaction(sig, &sa, nullptr);
+    held.release(); // a signal sent since the header was written is forwarded now
 
     int status = 0;
     while (waitpid(child, &status, 0) < 0) {

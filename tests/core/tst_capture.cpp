@@ -97,7 +97,27 @@ class TestCapture : public QObject {
     bool torch_ = false;
     int torchSkips_ = 0;
 
-    fs::path dir(const char* name) const { return fs::path(tmp_.path().toStdString()) / name; }
+    fs::path dir(const std::string& name) const { return fs::path(tmp_.path().toStdString()) / name; }
+
+    // `capture -- sleep 60` sent SIGTERM once its trace header exists (spinning on it rather than polling,
+    // when `at once`): capture's exit code, -1 when it crashed or did not end within the hang bound.
+    int terminatedOnceTheHeaderExists(const std::string& name, bool atOnce = false) {
+        QProcess p;
+        p.start(QStringLiteral(TRAINIO_CLI), {"capture", "--output", QString::fromStdString(dir(name).string()), "--", "sleep", "60"});
+        if (!p.waitForStarted(testsupport::kHangMs)) return -1;
+        const fs::path header = dir(name) / "trainio_trace.json";
+        QElapsedTimer waited; // a hang bound, not a measure
+        waited.start();
+        while (!fs::exists(header) && waited.elapsed() < testsupport::kHangMs)
+            if (p.waitForFinished(atOnce ? 0 : 20)) return -1; // it ended before it wrote its header
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        if (!p.waitForFinished(testsupport::kHangMs)) {
+            p.kill();
+            p.waitForFinished();
+            return -1;
+        }
+        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    }
 
     // trainio-cli capture --output TRACE [extra] -- python3 capture_job.py --data DATA jobArgs
     CliResult capture(const fs::path& trace, const QStringList& jobArgs, const QStringList& extra = {}, fs::path data = {}) {
@@ -498,16 +518,20 @@ private slots:
         r = runCli({"capture", "--output", QString::fromStdString(dir("nothing").string())});
         QCOMPARE(r.exitCode, 2);
 
-        QProcess p;
-        p.start(QStringLiteral(TRAINIO_CLI), {"capture", "--output", QString::fromStdString(dir("term").string()), "--", "sleep", "30"});
-        QVERIFY(p.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(fs::exists(dir("term") / "trainio_trace.json"), 10000);
-        QElapsedTimer timer;
-        timer.start();
-        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
-        QVERIFY(p.waitForFinished(10000));
-        QVERIFY(timer.elapsed() < 10000);
-        QCOMPARE(p.exitCode(), 128 + SIGTERM);
+        // SIGTERM reaches the job (a `sleep 60` that would otherwise end with 0 a minute later): no duration
+        // is asserted, the exit code says who ended the job.
+        QCOMPARE(terminatedOnceTheHeaderExists("term"), 128 + SIGTERM);
+    }
+
+    // Issue 29: a fresh-Debian ASan run sent SIGTERM as soon as the header existed and the job ran on: the
+    // header was written before the job's pid and the forwarding handler were in place, so a signal in
+    // between met trainio-cli's own cancel handler. Signalled the moment the header appears, ten times over
+    // (a wider window than a poll every 50 ms ever hits), every job ends by the signal.
+    void aSignalSentAsSoonAsTheHeaderExistsReachesTheJob() {
+        for (int i = 0; i < 10; ++i) {
+            const std::string name = "term-early-" + std::to_string(i);
+            QCOMPARE(terminatedOnceTheHeaderExists(name, true), 128 + SIGTERM);
+        }
     }
 
     // Bad traces: errors name the file (and line) and what was expected.

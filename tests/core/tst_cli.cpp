@@ -348,7 +348,7 @@ private slots:
         }
         QVERIFY2(epochsSeen >= 2, qPrintable(QStringLiteral("%1 epoch events after %2 ms").arg(epochsSeen).arg(t.elapsed())));
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 1);
         const std::filesystem::path dir = out.toStdString();

@@ -443,7 +443,7 @@ private slots:
                 proc.waitForFinished(20);
             QVERIFY2(proc.state() == QProcess::Running, qPrintable(QString::fromLocal8Bit(proc.readAllStandardError())));
             ::kill(static_cast<pid_t>(proc.processId()), sig);
-            QVERIFY(proc.waitForFinished(30000));
+            QVERIFY(proc.waitForFinished(testsupport::kHangMs));
             const json c = readJson(out / "trainio_collocation.json");
             if (sig == SIGINT) {
                 QCOMPARE(proc.exitCode(), 1);

@@ -176,15 +176,10 @@ void TestEmulatedStorage::bandwidthCapHoldsOnRealFiles() {
     const double rate = static_cast<double>(total) / elapsed;
     qInfo("200 MiB/s cap: %.1f MiB/s measured over %.2f s (unshaped %.0f MiB/s)", rate / kMiB, elapsed,
           unshapedRate / kMiB);
+    // Never above the cap, however fast the machine (a slow one only lowers the rate). How close to the cap
+    // it comes is a speed figure: bench_emulated_storage's (issue 29), not this test's.
     QVERIFY2(rate <= cap * 1.05, qPrintable(QString("%1 MiB/s is above the cap").arg(rate / kMiB)));
     QCOMPARE(io.stats().bytes, total);
-    if (unshapedRate < 2 * cap) {
-        qWarning("this machine reads only %.0f MiB/s unshaped: the lower bound of the 200 MiB/s cap is not "
-                 "checked",
-                 unshapedRate / kMiB);
-        return;
-    }
-    QVERIFY2(rate >= cap * 0.95, qPrintable(QString("%1 MiB/s is well below the cap").arg(rate / kMiB)));
 }
 
 void TestEmulatedStorage::iopsCapHolds() {
@@ -203,9 +198,8 @@ void TestEmulatedStorage::iopsCapHolds() {
     const double rate = requests / secondsSince(start);
     qInfo("1000 IOPS cap: %.0f IOPS measured", rate);
     QCOMPARE(dev->calls.load(), std::uint64_t(requests));
+    // Never above the cap; how close to it a loaded machine comes is bench_emulated_storage's figure.
     QVERIFY2(rate <= 1000 * 1.05, qPrintable(QString("%1 IOPS is above the cap").arg(rate)));
-    // The fake device answers at once: only a stalled machine makes this path slow.
-    QVERIFY2(rate >= 1000 * 0.8, qPrintable(QString("%1 IOPS is far below the cap").arg(rate)));
 }
 
 void TestEmulatedStorage::concurrencyLimitIsNeverExceeded() {
@@ -289,12 +283,13 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     std::mutex m;
     std::vector<double> done; // clock seconds since origin
     std::atomic<bool> stop{false};
-    double changedAt = 0;
+    double changedAt = 0, changedBy = 0; // the clock read before and after the change
     std::thread presenter([&] {
         while (clock.now() - clock.origin() < 0.6)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         changedAt = clock.now() - clock.origin();
         io.setBandwidth(100 * kMiB);
+        changedBy = clock.now() - clock.origin();
         while (clock.now() - clock.origin() < 1.6)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         stop = true;
@@ -316,9 +311,10 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     const double before = mibIn(0.1, changedAt), after = mibIn(changedAt + 0.2, 1.6);
     qInfo("live change 400 -> 100 MiB/s at %.3f s: %.0f MiB/s before, %.0f MiB/s from 0.2 s after", changedAt,
           before, after);
-    QVERIFY2(before <= 400 * 1.05 && before >= 400 * 0.8,
-             qPrintable(QString("before: %1 MiB/s").arg(before)));
-    QVERIFY2(after <= 100 * 1.08 && after >= 100 * 0.8, qPrintable(QString("after: %1 MiB/s").arg(after)));
+    // Each cap holds while it is set (upper bounds: a loaded machine only lowers a rate; how close to the
+    // cap it comes is bench_emulated_storage's figure, issue 29). The drop shows: after is under 100 MiB/s.
+    QVERIFY2(before <= 400 * 1.05, qPrintable(QString("before: %1 MiB/s").arg(before)));
+    QVERIFY2(after <= 100 * 1.08, qPrintable(QString("after: %1 MiB/s").arg(after)));
 
     const std::vector<StorageChange> log = io.changes();
     QCOMPARE(log.size(), std::size_t(1));
@@ -326,21 +322,24 @@ void TestEmulatedStorage::liveBandwidthChangeTakesEffectAndIsLogged() {
     QCOMPARE(log[0].oldValue, 400.0);
     QCOMPARE(log[0].newValue, 100.0);
     QCOMPARE(log[0].oldText, std::string("400 MiB/s"));
-    QVERIFY2(
-        std::abs(log[0].secondsSinceStart - changedAt) < 0.05,
-        qPrintable(QString("logged at %1 s, changed at %2 s").arg(log[0].secondsSinceStart).arg(changedAt)));
-    QVERIFY(std::abs(log[0].unixTime - (clock.origin() + changedAt)) < 0.05);
+    // Logged with the time of the change: between the clock reads around the call (ordered, not timed).
+    QVERIFY2(log[0].secondsSinceStart >= changedAt - 1e-6 && log[0].secondsSinceStart <= changedBy + 1e-6,
+             qPrintable(QString("logged at %1 s, changed between %2 and %3 s")
+                            .arg(log[0].secondsSinceStart)
+                            .arg(changedAt)
+                            .arg(changedBy)));
+    QVERIFY(log[0].unixTime >= clock.origin() + changedAt - 1e-3 && log[0].unixTime <= clock.origin() + changedBy + 1e-3);
     // Setting the same value again is no change.
     io.setBandwidth(100 * kMiB);
     QCOMPARE(io.changes().size(), std::size_t(1));
 }
 
 void TestEmulatedStorage::slowQueueIsRetimedWhenTheRateRises() {
-    // A 4 MiB request at 2 MiB/s is due after 2 s; at 0.2 s the rate rises to 400 MiB/s. The request
-    // must not wait out its old due time: the change is effective within a second.
+    // A 4 MiB request at 0.05 MiB/s is due after 80 s; at 0.2 s the rate rises to 400 MiB/s. The request
+    // must not wait out its old due time (80 s: a bound no slow machine comes near, issue 29).
     auto dev = std::make_shared<FakeDevice>();
     StorageShape shape;
-    shape.bandwidthBytesPerSecond = 2 * kMiB;
+    shape.bandwidthBytesPerSecond = 0.05 * kMiB;
     EmulatedStorageBackend io(dev, shape, 1);
     const Clock::time_point start = Clock::now();
     std::thread presenter([&] {
@@ -351,8 +350,8 @@ void TestEmulatedStorage::slowQueueIsRetimedWhenTheRateRises() {
     io.pread(3, b.data(), b.size(), 0);
     const double elapsed = secondsSince(start);
     presenter.join();
-    qInfo("4 MiB at 2 MiB/s, raised to 400 MiB/s at 0.2 s: done after %.3f s", elapsed);
-    QVERIFY2(elapsed >= 0.2 && elapsed < 0.6, qPrintable(QString("done after %1 s").arg(elapsed)));
+    qInfo("4 MiB at 0.05 MiB/s, raised to 400 MiB/s at 0.2 s: done after %.3f s", elapsed);
+    QVERIFY2(elapsed >= 0.2 && elapsed < 80, qPrintable(QString("done after %1 s").arg(elapsed)));
     QCOMPARE(io.changes().size(), std::size_t(1));
 }
 
@@ -362,13 +361,15 @@ void TestEmulatedStorage::writesPassThroughUnlessShaped() {
     shape.latency = {LatencyKind::Constant, 20.0, 0};
     EmulatedStorageBackend io(dev, shape, 1);
     char b[16] = {};
-    Clock::time_point t = Clock::now();
     QCOMPARE(io.pwrite(3, b, sizeof b, 0), ssize_t(sizeof b));
-    QVERIFY2(secondsSince(t) < 0.015, "an unshaped write waited for the read latency");
+    // Not shaped: the emulator neither counted it nor waited for it (counted, not timed: issue 29).
+    QCOMPARE(io.stats().requests, std::uint64_t(0));
+    QCOMPARE(io.stats().latencyWaitSeconds, 0.0);
     io.setShapeWrites(true);
-    t = Clock::now();
+    const Clock::time_point t = Clock::now();
     QCOMPARE(io.pwrite(3, b, sizeof b, 0), ssize_t(sizeof b));
-    QVERIFY(secondsSince(t) >= 0.020);
+    QCOMPARE(io.stats().requests, std::uint64_t(1));
+    QVERIFY(secondsSince(t) >= 0.020); // the latency is a floor: a slow machine only adds to it
     QCOMPARE(io.changes().back().parameter, std::string("shape_writes"));
 }
 

@@ -33,17 +33,17 @@ WorkloadConfig tinyConfig(const std::string& folder) {
     return loadWorkloadConfigFromString(yaml, "tiny.yaml").config;
 }
 
-// Blocks in onStep until told that the run's last epoch ended (or a long deadline passes, so that a
-// regression fails the test instead of hanging it).
+// Blocks in onStep until told that the run's last epoch ended (or the hang bound passes, so that a
+// regression fails the test instead of hanging it: the bound only has to outlast a slow run).
 class BlockingObserver final : public EngineObserver {
 public:
     void onStep(const StepEvent& e) override {
         std::unique_lock lock(mutex_);
         if (!released_) {
             ++blockedCalls;
-            if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return released_; })) {
+            if (!cv_.wait_for(lock, std::chrono::milliseconds(testsupport::kHangMs), [&] { return released_; })) {
                 timedOut = true;
-                released_ = true; // once: a regression fails in 20 s rather than hanging for every step
+                released_ = true; // once: a regression fails at the bound rather than hanging for every step
             }
         }
         steps.push_back(e);
@@ -99,13 +99,11 @@ private slots:
                 obs.release();
             }
         };
-        const auto t0 = std::chrono::steady_clock::now();
         const RunOutcome r = runTraining(c, o);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         QCOMPARE(r.status, RunStatus::Complete);
         QCOMPARE(lastEpochEnded, 3);
+        // The last epoch released the observer, not the hang bound (no duration asserted: issue 29).
         QVERIFY2(!obs.timedOut, "the run waited for the observer");
-        QVERIFY2(seconds < 15, "the run waited for the observer");
         QCOMPARE(obs.blockedCalls, 1);
         // Every step still reached the observer (16 files × 2 samples ÷ batch 2 ÷ 2 ranks = 8 steps), and
         // every epoch after all of its steps.

@@ -232,7 +232,7 @@ private slots:
             void onStep(const StepEvent& e) override {
                 std::unique_lock lock(m);
                 if (e.rank >= 2 && !released &&
-                    !cv.wait_for(lock, std::chrono::seconds(20), [&] { return released; }))
+                    !cv.wait_for(lock, std::chrono::milliseconds(testsupport::kHangMs), [&] { return released; }))
                     timedOut = released = true;
                 if (e.rank >= 2) ++remoteSteps;
             }
@@ -283,12 +283,20 @@ private slots:
     void aCancelStopsEveryProcessCleanly() {
         const WorkloadConfig cfg = tinyConfig(data_, 200);
         std::atomic<bool> cancel{false};
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            cancel.store(true);
+        // The cancel comes once process 0 has seen a few steps go by (mid-epoch, as a signal would), not
+        // after a fixed sleep: a slow machine had then not made its first step yet (issue 29).
+        struct CancelAfterSteps final : EngineObserver {
+            std::atomic<bool>* cancel = nullptr;
+            std::atomic<int> seen{0};
+            void onStep(const StepEvent&) override {
+                if (++seen == 3) cancel->store(true);
+            }
+        } canceller;
+        canceller.cancel = &cancel;
+        const auto outs = runProcesses(cfg, 2, 2, [&](int p, EngineOptions& o) {
+            o.cancel = &cancel;
+            if (p == 0) o.observer = &canceller;
         });
-        const auto outs = runProcesses(cfg, 2, 2, [&](int, EngineOptions& o) { o.cancel = &cancel; });
-        canceller.join();
         QCOMPARE(outs[0].status, RunStatus::Cancelled);
         QVERIFY2(outs[0].error.empty(), outs[0].error.c_str());
         QCOMPARE(outs[0].ranks.size(), std::size_t(4));

@@ -72,7 +72,7 @@ QString straceMissing() {
     QProcess p;
     p.start(strace, {QStringLiteral("-f"), QStringLiteral("--seccomp-bpf"), QStringLiteral("-o"), QStringLiteral("/dev/null"),
                      QStringLiteral("true")});
-    if (!p.waitForFinished(30000) || p.exitCode() != 0)
+    if (!p.waitForFinished(testsupport::kHangMs) || p.exitCode() != 0)
         return QStringLiteral("strace cannot trace a process here (ptrace not permitted?): ") + QString::fromUtf8(p.readAllStandardError());
     return {};
 }

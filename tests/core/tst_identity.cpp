@@ -299,7 +299,7 @@ private slots:
         while (epochs() < 1 && p.state() != QProcess::NotRunning && t.elapsed() < 60000) p.waitForFinished(10);
         QVERIFY2(p.state() != QProcess::NotRunning, "the run ended before it could be interrupted");
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitCode(), 1);
         QCOMPARE(readJson(runs / "run-3" / "trainio_run.json")["status"].get<std::string>(), std::string("cancelled"));
 

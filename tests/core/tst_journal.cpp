@@ -113,7 +113,7 @@ private slots:
         const fs::path journal = out / store::kJournalFile;
         QVERIFY(testsupport::waitUntil(p, [&] { return journalLines(journal).total >= 1 + 2 * 5; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitStatus(), QProcess::CrashExit);
         QVERIFY(!fs::exists(out / "summary.json")); // the process wrote nothing at its end
         QVERIFY(store::isInterrupted(out));
@@ -131,7 +131,7 @@ private slots:
         // The header is written (and synced) before the first step.
         QVERIFY(testsupport::waitUntil(p, [&] { return journalLines(journal).total >= 1; }));
         ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         const Lines l = journalLines(journal);
         const int both = std::min(l.epochsOfRank.count(0) ? l.epochsOfRank.at(0) : 0, l.epochsOfRank.count(1) ? l.epochsOfRank.at(1) : 0);
         checkReadBack(out, both);
@@ -169,7 +169,7 @@ private slots:
         QVERIFY2(run["warnings"].dump().find("cut off") != std::string::npos, run["warnings"].dump().c_str());
 
         ::kill(static_cast<pid_t>(p.processId()), SIGINT); // a graceful end: the folder is written, the journal goes
-        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitCode(), 1); // cancelled
         QVERIFY(fs::exists(out / "summary.json"));
         QVERIFY(!fs::exists(journal));

@@ -43,7 +43,7 @@ ProcessResult runProcess(const QString& program, const QStringList& args, const 
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(program, args);
     ProcessResult r;
-    if (!p.waitForStarted(10000)) {
+    if (!p.waitForStarted(testsupport::kHangMs)) {
         r.output = program + QStringLiteral(": cannot start (") + p.errorString() + QStringLiteral(")");
         return r;
     }

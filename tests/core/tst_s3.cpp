@@ -158,12 +158,11 @@ private slots:
                 QStringList args{QString::fromLatin1(cmd), QStringLiteral("--config"), cfg};
                 if (QLatin1String(cmd) == QLatin1String("run")) args << QStringLiteral("--output") << out;
                 args << k.extra;
-                QElapsedTimer t;
-                t.start();
-                const auto r = testsupport::runCli(args, 60000, k.env);
+                // An answer, never a hang (one attempt, 3 s connect, 5 s stall: s3_client.cpp); the bound
+                // only catches a hang, no duration is asserted (issue 29).
+                const auto r = testsupport::runCli(args, testsupport::kHangMs, k.env);
                 const QString label = QStringLiteral("%1 (%2): ").arg(QLatin1String(k.what)).arg(QLatin1String(cmd));
                 QVERIFY2(r.exitCode == 2, qPrintable(label + QString::number(r.exitCode) + " " + r.err));
-                QVERIFY2(t.elapsed() < 15000, qPrintable(label + "took " + QString::number(t.elapsed()) + " ms"));
                 QVERIFY2(r.err.contains(k.mustSay), qPrintable(label + r.err));
                 const QString endpointSaid = k.extra.first().section('=', 1);
                 QVERIFY2(r.err.contains(endpointSaid), qPrintable(label + "does not name the endpoint: " + r.err));

@@ -86,19 +86,14 @@ private slots:
         // After the first epoch (2 ranks × 4 steps) and a step of each rank into the second.
         QVERIFY(testsupport::waitUntil(p, [&] { return countIn(live, kEpoch) >= 1 && countIn(live, kStep) >= 2 * 4 + 2; }));
         const int stepsBefore = countIn(live, kStep);
-        QElapsedTimer t;
-        t.start();
         ::kill(static_cast<pid_t>(p.processId()), sig);
-        QVERIFY(p.waitForFinished(30000));
-        const qint64 ms = t.elapsed();
+        QVERIFY(p.waitForFinished(testsupport::kHangMs)); // the run alone would last 160 s
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 1);
         // Within one step: a step in flight when the signal lands is not completed (compute is
         // interrupted, a batch wait returns), so at most the steps of both ranks that finished
-        // between reading the stream and the kill are added. The time bound is generous (a step is
-        // 0.1 s; the folder is written after it) only to stay stable on loaded CI machines.
+        // between reading the stream and the kill are added: counted, not timed (issue 29).
         QVERIFY2(countIn(live, kStep) <= stepsBefore + 2, qPrintable(QString::number(countIn(live, kStep) - stepsBefore)));
-        QVERIFY2(ms < 5000, qPrintable(QString::number(ms)));
         const json s = readJson(out / "summary.json");
         QCOMPARE(s["trainio_status"].get<std::string>(), std::string("cancelled"));
         QVERIFY(s["epochs"].get<int>() >= 1);
@@ -125,11 +120,10 @@ private slots:
         // trainio.log is written right before summary.json.
         QVERIFY(testsupport::waitUntil(p, [&] { return fs::exists(out / "trainio.log"); }));
         QVERIFY(p.state() != QProcess::NotRunning);
-        QElapsedTimer t;
-        t.start();
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(10000));
-        QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
+        // At once, not after the stalled write: its exit code, and no summary (the stalled write would have
+        // ended with 1 and the summary in place a minute later). No duration asserted (issue 29).
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 128 + SIGINT);
         // Nothing that looks like a result: the summary never got its name.
@@ -154,11 +148,9 @@ private slots:
             return n;
         };
         QVERIFY(testsupport::waitUntil(p, [&] { return finalFiles() >= 4; }));
-        QElapsedTimer t;
-        t.start();
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(30000));
-        QVERIFY2(t.elapsed() < 5000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
+        // Stopped mid-way, not run to its end: the exit code and the files kept say it (not a duration).
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 1);
         QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("cancelled")));

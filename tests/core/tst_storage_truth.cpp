@@ -397,7 +397,7 @@ private slots:
         } else {
             p.start(QStringLiteral(TRAINIO_CLI), args);
         }
-        QVERIFY2(p.waitForFinished(60000), "validate did not finish");
+        QVERIFY2(p.waitForFinished(testsupport::kHangMs), "validate did not finish");
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QCOMPARE(p.exitCode(), 2);
         QVERIFY2(err.contains(QStringLiteral("trainio.cache: drop; expected")) && err.contains(QStringLiteral("root")),

@@ -384,7 +384,7 @@ private slots:
         QVERIFY2(fs::exists(sweepTrialFolderOf(dir, 2)), "the second trial never started");
         QTest::qWait(200);
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 1);
         const json j = readJson(dir / "sweep.json");

@@ -393,7 +393,7 @@ void TestTelemetry::liveSamplerCoversInterval() {
     TelemetrySampler sampler(quietOptions(interval), clock, runStart);
     sampler.start();
     const double started = clock.now() - runStart;
-    QVERIFY(sampler.waitForRows(12, std::chrono::seconds(30)));
+    QVERIFY(sampler.waitForRows(12, std::chrono::milliseconds(testsupport::kHangMs)));
     const double rssSeen = vmRssMiB();
     const double stopping = clock.now() - runStart;
     TelemetryTable t = sampler.stop();
@@ -457,7 +457,7 @@ void TestTelemetry::liveColumnsFollowTheRules() {
     WallClock clock;
     TelemetrySampler sampler(quietOptions(0.05), clock, clock.now());
     sampler.start();
-    QVERIFY(sampler.waitForRows(1, std::chrono::seconds(30)));
+    QVERIFY(sampler.waitForRows(1, std::chrono::milliseconds(testsupport::kHangMs)));
     const TelemetryTable t = sampler.stop();
     std::set<std::string> names;
     for (const auto& c : t.columns)
@@ -549,7 +549,7 @@ void TestTelemetry::liveDiskSeesRealIo() {
         QCOMPARE(::read(fd, buf, block), ssize_t(block));
     ::close(fd);
     const std::size_t seen = sampler.rowCount();
-    QVERIFY(sampler.waitForRows(seen + 2, std::chrono::seconds(30))); // the counters settle after completion
+    QVERIFY(sampler.waitForRows(seen + 2, std::chrono::milliseconds(testsupport::kHangMs))); // the counters settle after completion
     const TelemetryTable t = sampler.stop();
     const int dt = t.columnIndex("interval_s"), rd = t.columnIndex("disk_" + dev + "_read_mib_s"),
               wr = t.columnIndex("disk_" + dev + "_write_mib_s"),
@@ -596,7 +596,7 @@ void TestTelemetry::nvidiaSmiAbsent() {
     o.nvidiaSmi = (fs::path(tmp.path().toStdString()) / "no-such-nvidia-smi").string();
     TelemetrySampler sampler(o, clock, clock.now());
     sampler.start();
-    QVERIFY(sampler.waitForRows(2, std::chrono::seconds(30)));
+    QVERIFY(sampler.waitForRows(2, std::chrono::milliseconds(testsupport::kHangMs)));
     const TelemetryTable t = sampler.stop();
     for (const auto& c : t.columns)
         QVERIFY2(c.name.rfind("gpu", 0) != 0, c.name.c_str());
@@ -621,7 +621,7 @@ void TestTelemetry::nvidiaSmiStandIn() {
     o.nvidiaSmi = smi.string();
     TelemetrySampler sampler(o, clock, clock.now());
     sampler.start();
-    QVERIFY(sampler.waitForRows(2, std::chrono::seconds(30)));
+    QVERIFY(sampler.waitForRows(2, std::chrono::milliseconds(testsupport::kHangMs)));
     const TelemetryTable t = sampler.stop();
     QVERIFY2(t.notes.empty(), t.notes.empty() ? "" : t.notes[0].c_str());
     const int u0 = t.columnIndex("gpu0_util_pct"), m0 = t.columnIndex("gpu0_mem_used_mib"),
@@ -646,10 +646,10 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     TelemetryOptions o = quietOptions(0.05);
     o.nvidiaSmi = hung.string();
     o.gpuTimeoutS = 0.3;
-    const auto t0 = std::chrono::steady_clock::now();
+    // start() returns (a hang would hold the test to CTest's limit); the note says the limit killed it,
+    // not how soon (issue 29).
     TelemetrySampler sampler(o, clock, clock.now());
     sampler.start();
-    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     const TelemetryTable t = sampler.stop();
     QCOMPARE(t.notes.size(), std::size_t(1));
     QVERIFY2(t.notes[0].find("timed out") != std::string::npos, t.notes[0].c_str());
@@ -665,7 +665,7 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     f.nvidiaSmi = flaky.string();
     TelemetrySampler second(f, clock, clock.now());
     second.start();
-    QVERIFY(second.waitForRows(2, std::chrono::seconds(30)));
+    QVERIFY(second.waitForRows(2, std::chrono::milliseconds(testsupport::kHangMs)));
     const TelemetryTable t2 = second.stop();
     const int u0 = t2.columnIndex("gpu0_util_pct");
     QVERIFY(u0 > 0);
@@ -688,7 +688,7 @@ void TestTelemetry::nvidiaSmiHungOrFailing() {
     h.gpuTimeoutS = 0.3;
     TelemetrySampler third(h, clock, clock.now());
     third.start();
-    QVERIFY(third.waitForRows(5, std::chrono::seconds(30)));
+    QVERIFY(third.waitForRows(5, std::chrono::milliseconds(testsupport::kHangMs)));
     const TelemetryTable t3 = third.stop();
     QCOMPARE(testsupport::readText(calls), std::string("x\nx\n")); // the start probe and one hung call
     QCOMPARE(t3.notes.size(), std::size_t(2));

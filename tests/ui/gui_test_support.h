@@ -14,12 +14,14 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
 
 #include <functional>
@@ -148,5 +150,27 @@ inline bool sameNameTwoWorkloads(const QString& root) {
     QFile labels(QDir(root).filePath(QStringLiteral("trainio_labels.json")));
     return labels.open(QIODevice::WriteOnly) && labels.write("{\"system\": \"lab\"}") > 0;
 }
+
+// Keystrokes as the event loop delivers them: each of `values` typed into `edit` over what it holds, one
+// every `intervalMs`, from a timer (each key an edit). tst_responsive_window's burst and its benchmark.
+class Typist {
+public:
+    Typist(QLineEdit* edit, QStringList values, int intervalMs = 30) : edit_(edit), values_(std::move(values)) {
+        timer_.setInterval(intervalMs);
+        QObject::connect(&timer_, &QTimer::timeout, [this] {
+            if (done()) return timer_.stop();
+            edit_->selectAll();
+            QTest::keyClicks(edit_, values_[typed_++]);
+        });
+    }
+    void start() { timer_.start(); }
+    bool done() const { return typed_ == values_.size(); }
+
+private:
+    QLineEdit* edit_;
+    QStringList values_;
+    QTimer timer_;
+    qsizetype typed_ = 0;
+};
 
 } // namespace uitest

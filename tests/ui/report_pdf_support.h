@@ -41,7 +41,7 @@ inline QString runTool(const QString& program, const QStringList& args, bool* ok
     if (exe.isEmpty()) return {};
     QProcess p;
     p.start(exe, args);
-    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) return {};
+    if (!p.waitForFinished(testsupport::kHangMs) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) return {};
     *ok = true;
     return QString::fromUtf8(p.readAllStandardOutput());
 }

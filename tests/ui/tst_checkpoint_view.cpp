@@ -248,7 +248,7 @@ private slots:
         });
         rank.join();
         QCOMPARE(spy.count(), 0); // queued: nothing is delivered until the GUI thread's loop runs
-        QTRY_COMPARE(spy.count(), int(events.size()));
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), int(events.size()), testsupport::kHangMs);
         QCOMPARE(offThread, 0);
         // In order, with every field: the view computes the same bars as when fed directly.
         const auto last = spy.last().first().value<CheckpointEvent>();
@@ -344,7 +344,7 @@ private slots:
             page.setOutputFolder(work.filePath(QStringLiteral("refused")));
             QSignalSpy refused(page.controller(), &RunController::finished);
             QVERIFY(page.startInvocation());
-            QVERIFY(refused.wait(60000));
+            QVERIFY(refused.wait(testsupport::kHangMs));
             const auto r = refused.first().first().value<RunFinish>();
             QCOMPARE(r.preflightProblems.size(), std::size_t(1));
             QVERIFY2(r.preflightProblems[0].found.find("checkpoint.num_checkpoints_read") != std::string::npos,

@@ -94,14 +94,13 @@ private slots:
         // The folder joined the library, as one collocation item holding both workloads' invocations.
         auto* loader = w.findChild<ResultsLibraryLoader*>();
         QTRY_VERIFY_WITH_TIMEOUT(!loader->folderHolding(out).isEmpty() && loader->library() &&
-                                     !loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).empty(),
-                                 20000);
+                                     !loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).empty(), testsupport::kHangMs);
         const auto* colloc = loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).front();
         QCOMPARE(colloc->children.size(), std::size_t(2));
         QVERIFY(colloc->summary.size() >= 3); // what each lost, who lost most, each item
         QVERIFY2(colloc->summary.front().find("against alone runs of collocate --alone") != std::string::npos, colloc->summary.front().c_str());
         // The page adds what the library compares (the same rule, the collocation's own alone runs found there).
-        QTRY_VERIFY_WITH_TIMEOUT(page->summaryText().contains(QStringLiteral("In the results library")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(page->summaryText().contains(QStringLiteral("In the results library")), testsupport::kHangMs);
         QVERIFY2(page->summaryText().contains(QStringLiteral("against alone runs of collocate --alone")), qPrintable(page->summaryText()));
     }
 
@@ -112,9 +111,9 @@ private slots:
         page.setOutputFolder(tmp_.filePath(QStringLiteral("cancelled")));
         QSignalSpy done(&page, &CollocationPage::finished);
         QVERIFY(page.start());
-        QTRY_VERIFY_WITH_TIMEOUT(page.pointCount(0) > 0 && page.pointCount(1) > 0, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(page.pointCount(0) > 0 && page.pointCount(1) > 0, testsupport::kHangMs);
         page.cancel();
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(testsupport::kHangMs));
         QCOMPARE(done.first().at(0).toBool(), false);
         const json c = json::parse(testsupport::readText((tmp_.filePath(QStringLiteral("cancelled/trainio_collocation.json"))).toStdString()));
         QCOMPARE(c["status"].get<std::string>(), std::string("cancelled"));

@@ -11,6 +11,7 @@
 #include "widgets/wheel_guard.h"
 #include "workload/workload_page.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 
 #include <QAction>
 #include <QApplication>
@@ -68,7 +69,7 @@ private slots:
         QWidget* files = page->editorFor(QStringLiteral("dataset.num_files_train"));
         type(files, QStringLiteral("16"));
         QVERIFY2(page->sizingText().contains(QStringLiteral("configured: 16 files")), qPrintable(page->sizingText()));
-        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), testsupport::kHangMs);
         QVERIFY2(model->predictionText().contains(QStringLiteral("Model prediction: AU")), qPrintable(model->predictionText()));
 
         type(files, QStringLiteral("16.5"));
@@ -79,7 +80,7 @@ private slots:
         QVERIFY2(page->sizingText().contains(QStringLiteral("Not sized")) && page->sizingText().contains(QStringLiteral("'16.5'")),
                  qPrintable(page->sizingText()));
         QVERIFY(!page->findChild<QLabel*>(QStringLiteral("ramWarning"))->isVisible());
-        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing(), testsupport::kHangMs);
         QVERIFY2(model->predictionText().contains(QStringLiteral("none")) && model->predictionText().contains(QStringLiteral("invalid")),
                  qPrintable(model->predictionText()));
         QVERIFY(std::isnan(model->predictedAuPercent()));
@@ -87,7 +88,7 @@ private slots:
         type(files, QStringLiteral("32"));
         QVERIFY(page->isValid());
         QVERIFY2(page->sizingText().contains(QStringLiteral("configured: 32 files")), qPrintable(page->sizingText()));
-        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing() && model->predictionText().contains(QStringLiteral("Model prediction: AU")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isComputing() && model->predictionText().contains(QStringLiteral("Model prediction: AU")), testsupport::kHangMs);
     }
 
     // The wheel over a focused byte field steps by one of the unit it shows (512 KiB → 497 KiB in 15
@@ -108,7 +109,7 @@ private slots:
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         record->setFocus();
-        QTRY_VERIFY(record->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(record->hasFocus(), testsupport::kHangMs);
         for (int i = 0; i < 15; ++i) wheel(record, -1);
         QCOMPARE(record->text(), QStringLiteral("497 KiB"));
         QCOMPARE(record->value(), 497.0 * 1024);
@@ -127,7 +128,7 @@ private slots:
         // The user clicks into the field again: it is what the wheel changes now.
         w.workloadPage()->setFocus();
         record->setFocus();
-        QTRY_VERIFY(record->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(record->hasFocus(), testsupport::kHangMs);
         wheel(record, -1);
         QCOMPARE(record->text(), QStringLiteral("499 KiB"));
     }

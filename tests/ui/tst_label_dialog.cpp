@@ -4,6 +4,7 @@
 // moc (Qt 6.4) cannot parse <compare>/<concepts>, which core's aggregate headers pull in.
 #ifndef Q_MOC_RUN
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "library/label_dialog.h"
 #include "library/results_library_loader.h"
 
@@ -112,7 +113,7 @@ private slots:
 
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         loader.reload();
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(loaded.wait(testsupport::kHangMs));
         lib = loader.library();
         QVERIFY(!systemNamed(*lib, "old-rig"));
         const LibraryNode* renamed = systemNamed(*lib, "lab-nvme-01");
@@ -141,7 +142,7 @@ private slots:
 
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         loader.reload();
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(loaded.wait(testsupport::kHangMs));
         const auto again = loader.library()->nodes(NodeKind::Invocation);
         QCOMPARE(again.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(again.front()->itemName), QStringLiteral("page cache, 1 reader"));

@@ -7,6 +7,7 @@
 // (importResults, which reads them), whole — for a folder new to the library and for one inside a library
 // folder that holds other results.
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "import_compare.h"
 
 #include "aggregate/results_import.h"
@@ -108,7 +109,7 @@ private slots:
                                  QDir(lab).filePath(QStringLiteral("cosmoflow"))));
         QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
         QVERIFY(w.libraryLoader()->addFolder(lab));
-        QVERIFY(loaded.wait(60000) || !loaded.isEmpty());
+        QVERIFY(loaded.wait(testsupport::kHangMs) || !loaded.isEmpty());
         QCOMPARE(w.libraryLoader()->library()->imported().runs.size(), std::size_t(5));
         const QString out = QDir(lab).filePath(QStringLiteral("once"));
         std::vector<fs::path> readBack;

@@ -2,6 +2,7 @@
 // folder just added (invocations, groups, skipped files), a folder without results says so, and one
 // folder cannot be added twice under another spelling (trailing slash, symlink, "..", a folder inside).
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "library/results_library_loader.h"
 #include "library/results_page.h"
 #include "models/results_tree_model.h"
@@ -65,7 +66,7 @@ class TestLibraryImport : public QObject {
         bool add(const QString& path) {
             QSignalSpy imported(&loader, &ResultsLibraryLoader::folderImported);
             if (!page.addFolder(path)) return false;
-            return imported.wait(60000) || imported.count() > 0;
+            return imported.wait(testsupport::kHangMs) || imported.count() > 0;
         }
         QString last(Severity s) const {
             for (auto it = notes.rbegin(); it != notes.rend(); ++it)
@@ -155,7 +156,7 @@ private slots:
                                   p.model.data(inv).toString()};
         QSignalSpy loaded(&p.loader, &ResultsLibraryLoader::loaded);
         p.loader.reload(); // what a finished run does
-        QVERIFY(loaded.wait(60000) || !loaded.isEmpty());
+        QVERIFY(loaded.wait(testsupport::kHangMs) || !loaded.isEmpty());
         const QModelIndex current = tree->currentIndex();
         QVERIFY(current.isValid());
         QStringList now;

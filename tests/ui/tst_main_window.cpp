@@ -11,6 +11,7 @@
 #include "library/results_library_loader.h"
 #include "models/results_tree_model.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "workload/workload_page.h"
 
 #include <qcustomplot.h>
@@ -55,7 +56,7 @@ class TestMainWindow : public QObject {
     void loadFixture(MainWindow& w) {
         QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
         QVERIFY(w.openResultsFolder(fixture_));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.libraryLoader()->isLoading() && loaded.count() >= 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.libraryLoader()->isLoading() && loaded.count() >= 1, testsupport::kHangMs);
     }
 
 private slots:
@@ -265,7 +266,7 @@ private slots:
         QCOMPARE(restored.workloadPage()->config().model.name, std::string("cosmoflow"));
         QCOMPARE(restored.workloadPage()->accelerators(), 3ull);
         QCOMPARE(restored.libraryLoader()->folders().size(), 1);
-        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1 && !restored.libraryLoader()->isLoading(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1 && !restored.libraryLoader()->isLoading(), testsupport::kHangMs);
         QCOMPARE(restored.resultsModel()->groupCount(), 39);
     }
 
@@ -273,10 +274,10 @@ private slots:
         MainWindow w;
         w.setTheme(MainWindow::Theme::Dark);
         QCustomPlot* plot = w.comparePage()->auBars();
-        QTRY_VERIFY(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() < 80);
+        QTRY_VERIFY_WITH_TIMEOUT(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() < 80, testsupport::kHangMs);
         QVERIFY(plot->xAxis->tickLabelColor().lightness() > 170);
         w.setTheme(MainWindow::Theme::Light);
-        QTRY_VERIFY(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() > 170);
+        QTRY_VERIFY_WITH_TIMEOUT(plot->toPixmap(200, 150).toImage().pixelColor(2, 2).lightness() > 170, testsupport::kHangMs);
         QVERIFY(plot->xAxis->tickLabelColor().lightness() < 80);
     }
 

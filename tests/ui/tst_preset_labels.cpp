@@ -5,6 +5,7 @@
 #include "workload/preset_labels.h"
 #include "workload/workload_page.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 
 #include "config/config_loader.h"
 
@@ -71,7 +72,7 @@ private slots:
         QVERIFY(box);
         box->showPopup();
         QAbstractItemView* view = box->view();
-        QTRY_VERIFY(view->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(view->isVisible(), testsupport::kHangMs);
         const QFontMetrics fm(view->font());
         QStringList shown;
         for (int i = 1; i < box->count(); ++i) {

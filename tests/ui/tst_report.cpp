@@ -180,7 +180,7 @@ private slots:
                 {QStringLiteral("--report"), QString::fromStdString(lab_.string()), QStringLiteral("--output"), pdf,
                  QStringLiteral("--title"), QStringLiteral("Qualification of lab NVMe"), QStringLiteral("--subtitle"),
                  QStringLiteral("UNet3D-like tiny workload, 2 runs"), QStringLiteral("--notes"), notesFile});
-        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
         QVERIFY(p.waitForFinished(300000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
@@ -201,7 +201,7 @@ private slots:
         const QString never = work_.filePath(QStringLiteral("binary/never.pdf"));
         p.start(QStringLiteral(TRAINIO_GUI), {QStringLiteral("--report"), QString::fromStdString(lab_.string()),
                                                QStringLiteral("--output"), never, QStringLiteral("--notes"), bad});
-        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.waitForFinished(testsupport::kHangMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(!QFileInfo::exists(never));
     }
@@ -901,7 +901,7 @@ private slots:
         QVERIFY(QDir().mkpath(QFileInfo(pdf).path()));
         QProcess p;
         p.start(QStringLiteral(TRAINIO_GUI), {QStringLiteral("--report"), dir, QStringLiteral("--output"), pdf});
-        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
         QVERIFY(p.waitForFinished(300000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const PdfText text = pdfText(pdf);

@@ -1,9 +1,10 @@
-// The window never waits on core work (issue 20, item 4): a 10 ms timer keeps ticking — the GUI thread
-// spends less than 50 ms of its own CPU between two ticks, and no gap reaches 1 s even on a loaded machine — while a burst of workload edits asks for the input-pipeline model's
-// prediction of resnet50_h100 with the lru loader, and while a report of the MLPerf Storage v1.0 and
-// v3.0 fixtures is exported. The prediction shown is that of the last edit (a stale one is dropped), and
-// a cancelled export leaves no file.
+// The window never waits on core work (issue 20, item 4): its event loop keeps turning — counted, not
+// timed (issue 29) — while a burst of workload edits asks for the input-pipeline model's prediction of
+// resnet50_h100 with the lru loader, and while a report of the MLPerf Storage v1.0 and v3.0 fixtures is
+// exported. The prediction shown is that of the last edit (a stale one is dropped), and a cancelled export
+// leaves no file. How long the loop stands still is measured by tests/bench/bench_responsive_window.
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "main_window.h"
 #include "run/model_panel.h"
 #include "report/report_content.h"
@@ -13,10 +14,10 @@
 #include "workload/workload_page.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QPainter>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -25,72 +26,49 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <ctime>
+#include <functional>
+#include <set>
 
 using namespace trainio::ui;
 
 namespace {
 
-double threadCpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-// How long the event loop stood still, between two ticks of a 10 ms timer: in wall time, and in the GUI
-// thread's own CPU time — the work it did without coming back to the loop. On a machine loaded by other
-// programs the wall gap also holds the time the thread waited for a core, which no program can avoid;
-// the CPU gap is the window's own doing, and it is what must stay within a frame.
-class LoopWatch {
+// Counts the turns of the GUI thread's event loop (the ticks of a 2 ms timer) while some work is under way
+// elsewhere, and what the window showed at those turns. Work done on the GUI thread holds the loop: it
+// turns at most once while such work runs, however fast or loaded the machine; work handed to a worker
+// leaves it turning. Counted, never timed (issue 29): the gaps in milliseconds are tests/bench/
+// bench_responsive_window's figures.
+class LoopTurns {
 public:
-    LoopWatch() {
+    explicit LoopTurns(std::function<bool()> underway, std::function<int()> shown = {})
+        : underway_(std::move(underway)), shown_(std::move(shown)) {
         timer_.setTimerType(Qt::PreciseTimer);
-        timer_.setInterval(10);
+        timer_.setInterval(2);
         QObject::connect(&timer_, &QTimer::timeout, [this] {
-            const qint64 now = clock_.elapsed();
-            const double cpu = threadCpuMs();
-            longest_ = std::max(longest_, now - last_);
-            longestCpu_ = std::max(longestCpu_, cpu - lastCpu_);
-            last_ = now;
-            lastCpu_ = cpu;
-            ++ticks_;
+            ++turns_;
+            if (!underway_()) return;
+            ++turnsUnderway_;
+            if (shown_) seen_.insert(shown_());
         });
-        clock_.start();
-        lastCpu_ = threadCpuMs();
         timer_.start();
     }
-    // The gap still open counts too: a loop blocked right now has not ticked.
-    qint64 longestGapMs() const { return std::max(longest_, clock_.elapsed() - last_); }
-    double longestCpuGapMs() const { return std::max(longestCpu_, threadCpuMs() - lastCpu_); }
-    int ticks() const { return ticks_; }
-    qint64 elapsedMs() const { return clock_.elapsed(); }
+    int turnsUnderway() const { return turnsUnderway_; }
+    // The distinct values shown() had at the turns made while the work was under way.
+    int distinctShown() const { return static_cast<int>(seen_.size()); }
     QString describe() const {
-        return QStringLiteral("longest gap %1 ms (GUI thread CPU in a gap: at most %2 ms), %3 ticks in %4 ms, load %5")
-            .arg(longestGapMs())
-            .arg(longestCpuGapMs(), 0, 'f', 1)
-            .arg(ticks_)
-            .arg(elapsedMs())
-            .arg(loadAverage());
-    }
-    static QString loadAverage() {
-        QFile f(QStringLiteral("/proc/loadavg"));
-        return f.open(QIODevice::ReadOnly) ? QString::fromLatin1(f.readLine()).section(QLatin1Char(' '), 0, 0) : QStringLiteral("?");
+        return QStringLiteral("%1 loop turns, %2 of them while the work was under way, %3 distinct values shown then")
+            .arg(turns_)
+            .arg(turnsUnderway_)
+            .arg(seen_.size());
     }
 
 private:
     QTimer timer_;
-    QElapsedTimer clock_;
-    qint64 last_ = 0;
-    qint64 longest_ = 0;
-    double lastCpu_ = 0, longestCpu_ = 0;
-    int ticks_ = 0;
+    std::function<bool()> underway_;
+    std::function<int()> shown_;
+    std::set<int> seen_;
+    int turns_ = 0, turnsUnderway_ = 0;
 };
-
-// What the GUI thread may do between two turns of its loop: a few frames' worth. Before the work moved to
-// workers, a prediction held it for ~1 s and an export for seconds (both CPU on this thread).
-constexpr double kMaxCpuGapMs = 50;
-// A wall-clock stand-still this long is a blocked loop whatever else runs on the machine.
-constexpr qint64 kMaxGapMs = 1000;
 
 trainio::WorkloadConfig resnetLru(double ramTierMiB) {
     return trainio::loadPreset("resnet50_h100", {"++workload.trainio.loader=lru",
@@ -110,7 +88,7 @@ class TestResponsiveWindow : public QObject {
         QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
         QVERIFY(w.openResultsFolder(QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0")));
         QVERIFY(w.openResultsFolder(QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v3.0")));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.libraryLoader()->isLoading() && loaded.count() >= 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.libraryLoader()->isLoading() && loaded.count() >= 1, testsupport::kHangMs);
     }
 
 private slots:
@@ -125,15 +103,13 @@ private slots:
         auto* panel = w.runPage()->findChild<ModelPanel*>(QStringLiteral("modelPanel"));
         QVERIFY(panel);
         const trainio::WorkloadConfig cfg = resnetLru(4096);
-        // What one prediction costs the thread that computes it: before, every keystroke paid it on the GUI thread.
-        QElapsedTimer once;
-        once.start();
+        auto* debounce = panel->findChild<QTimer*>(QStringLiteral("predictionDebounce"));
+        QVERIFY(debounce);
         // The preset's round decides the semantics the form takes on (resnet50_h100: MLPerf v1.0, DLIO 1.0's).
         const QString first = modelPredictionText(cfg, 1, trainio::resolveSemantics(std::nullopt, cfg));
-        qInfo("one prediction of resnet50_h100 + lru: %lld ms", once.elapsed());
         QSignalSpy shown(panel, &ModelPanel::predictionShown);
         form->setConfig(cfg, QStringLiteral("test"));
-        QVERIFY(!shown.isEmpty() || shown.wait(60000));
+        QVERIFY(!shown.isEmpty() || shown.wait(testsupport::kHangMs));
         QCOMPARE(panel->predictionText(), first);
 
         // The emulated device's bandwidth, which the prediction follows (the lru loader stays on).
@@ -141,23 +117,16 @@ private slots:
         QVERIFY(bandwidth);
         // Keystrokes as the event loop delivers them: a value typed every 30 ms, each key an edit.
         // (The faster the device, the more accelerator counts pass and the longer the model searches.)
-        const QStringList values = {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
-                                    QStringLiteral("5000"), QStringLiteral("4000")};
-        qsizetype typed = 0;
-        QTimer typist;
-        typist.setInterval(30);
-        QObject::connect(&typist, &QTimer::timeout, [&] {
-            if (typed == values.size()) return typist.stop();
-            bandwidth->selectAll();
-            QTest::keyClicks(bandwidth, values[typed++]);
-        });
+        uitest::Typist typist(bandwidth, {QStringLiteral("8000"), QStringLiteral("7000"), QStringLiteral("6000"),
+                                          QStringLiteral("5000"), QStringLiteral("4000")});
         shown.clear();
-        LoopWatch watch;
+        // Under way: a prediction past its debounce, i.e. handed to the model (on the GUI thread it would
+        // begin and end within one turn, never seen here).
+        LoopTurns turns([&] { return panel->isComputing() && !debounce->isActive(); });
         typist.start();
-        QTRY_VERIFY_WITH_TIMEOUT(typed == values.size() && !panel->isComputing(), 60000);
-        qInfo("edits and their prediction: %s", qPrintable(watch.describe()));
-        QVERIFY2(watch.longestCpuGapMs() < kMaxCpuGapMs, qPrintable(watch.describe()));
-        QVERIFY2(watch.longestGapMs() < kMaxGapMs, qPrintable(watch.describe()));
+        QTRY_VERIFY_WITH_TIMEOUT(typist.done() && !panel->isComputing(), testsupport::kHangMs);
+        qInfo("edits and their prediction: %s", qPrintable(turns.describe()));
+        QVERIFY2(turns.turnsUnderway() >= 2, qPrintable(turns.describe()));
 
         // The prediction shown is the last edit's, and it is not the one the burst started from.
         QCOMPARE(form->config().trainio.storage.bandwidthMiBs, 4000.0);
@@ -203,10 +172,10 @@ private slots:
         QSignalSpy shown(&panel, &ModelPanel::predictionShown);
         panel.setWorkload(slow, 1, trainio::MetricSemantics::DlioV2);
         QVERIFY(panel.predictionText().contains(QStringLiteral("computing")));
-        QTRY_VERIFY(!debounce->isActive()); // the slow prediction is handed to a worker now
+        QTRY_VERIFY_WITH_TIMEOUT(!debounce->isActive(), testsupport::kHangMs); // the slow prediction is handed to a worker now
         panel.setWorkload(fast, 1, trainio::MetricSemantics::DlioV2);
-        QVERIFY(shown.wait(60000));
-        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000)); // the slow one has ended too
+        QVERIFY(shown.wait(testsupport::kHangMs));
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(testsupport::kHangMs)); // the slow one has ended too
         QCoreApplication::sendPostedEvents();
         QCOMPARE(panel.predictionText(), fastText);
         QCOMPARE(shown.count(), 1);
@@ -218,29 +187,29 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         loadFixtures(w);
         const QString pdf = work_.filePath(QStringLiteral("whole-library.pdf"));
-        LoopWatch watch;
         ReportExporter* exporter = w.exportReport(pdf, ReportOptions{});
         QVERIFY(exporter);
         QSignalSpy done(exporter, &ReportExporter::finished);
-        QProgressDialog* progress = exporter->progressDialog();
+        QPointer<QProgressDialog> progress = exporter->progressDialog();
         QVERIFY(progress && progress->isVisible());
         int maxShown = 0;
-        QTimer look;
-        QObject::connect(&look, &QTimer::timeout, [&] {
-            if (!progress) return;
-            maxShown = std::max(maxShown, progress->value());
-        });
-        look.start(20);
-        QVERIFY(done.wait(300000));
-        look.stop();
-        qInfo("report export: %s", qPrintable(watch.describe()));
+        // Under way: the export started and not finished. The dialog's value is what the user saw advance.
+        LoopTurns turns([&] { return done.isEmpty(); },
+                        [&] {
+                            const int v = progress ? progress->value() : -1;
+                            maxShown = std::max(maxShown, v);
+                            return v;
+                        });
+        QVERIFY(done.wait(300000)); // the whole library, on a loaded ASan build
+        qInfo("report export: %s", qPrintable(turns.describe()));
         QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
         QFile f(pdf);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.read(5), QByteArray("%PDF-"));
         QVERIFY2(maxShown >= 500, qPrintable(QString::number(maxShown))); // the dialog showed it advancing
-        QVERIFY2(watch.longestCpuGapMs() < kMaxCpuGapMs, qPrintable(watch.describe()));
-        QVERIFY2(watch.longestGapMs() < kMaxGapMs, qPrintable(watch.describe()));
+        // The loop kept turning through the export, and the user saw it at several stages of it, not only at
+        // its start and end as a loop the export held would.
+        QVERIFY2(turns.turnsUnderway() >= 10 && turns.distinctShown() >= 4, qPrintable(turns.describe()));
     }
 
     void aCancelledExportLeavesNoFile() {
@@ -256,7 +225,7 @@ private slots:
         QSignalSpy done(exporter, &ReportExporter::finished);
         QProgressDialog* progress = exporter->progressDialog();
         // Once pages are being painted (the temporary file exists), the user cancels in the dialog.
-        QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 450 || !done.isEmpty(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 450 || !done.isEmpty(), testsupport::kHangMs);
         QVERIFY(done.isEmpty());
         // The dialog over the window, for the user guide: TRAINIO_SHOT_DIR=docs/screenshots.
         if (const QString shots = qEnvironmentVariable("TRAINIO_SHOT_DIR"); !shots.isEmpty()) {
@@ -274,7 +243,7 @@ private slots:
         auto* cancel = progress->findChild<QPushButton*>();
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(testsupport::kHangMs));
         QVERIFY(!done.first().at(0).toBool());
         QVERIFY2(done.first().at(1).toString().startsWith(QStringLiteral("Cancelled")), qPrintable(done.first().at(1).toString()));
         QVERIFY(!QFile::exists(pdf));

@@ -5,6 +5,7 @@
 #include "library/results_page.h"
 #include "models/results_tree_model.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -81,7 +82,7 @@ class TestResultsTreeModel : public QObject {
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         QString why;
         QVERIFY2(loader.addFolder(folder, &why), qPrintable(why));
-        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!loader.isLoading() && loaded.count() >= 1, testsupport::kHangMs);
     }
 
     static QModelIndex findKind(const ResultsTreeModel& model, NodeKind kind, const QModelIndex& parent = {}) {
@@ -386,7 +387,7 @@ private slots:
         model.setData(bench, Qt::Checked, Qt::CheckStateRole);
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         loader.reload();
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(loaded.wait(testsupport::kHangMs));
         const auto checked = model.checkedNodes();
         QCOMPARE(checked.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(checked.front()->label), label);
@@ -402,7 +403,7 @@ private slots:
         QSignalSpy loaded(&restored, &ResultsLibraryLoader::loaded);
         restored.restore();
         QCOMPARE(restored.folders().size(), 1);
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(loaded.wait(testsupport::kHangMs));
         QCOMPARE(restored.library()->imported().groups.size(), std::size_t(39));
     }
 
@@ -462,7 +463,7 @@ private slots:
         QObject::connect(&loader, &ResultsLibraryLoader::loaded, &model, &ResultsTreeModel::setLibrary);
         QSignalSpy loaded(&loader, &ResultsLibraryLoader::loaded);
         QVERIFY(loader.addFolder(dir.path()));
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(loaded.wait(testsupport::kHangMs));
         QCOMPARE(loader.library()->imported().skipped.size(), std::size_t(1));
         QCOMPARE(model.rowCount(), 0);
     }

@@ -22,10 +22,29 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
 
 #include <cmath>
 
 using namespace trainio::ui;
+
+namespace {
+
+// The keys (the step axis) of a line of the step AU plot: 0 the total, r + 1 accelerator r.
+QList<double> stepKeys(LivePlots* plots, int line) {
+    QList<double> keys;
+    const auto data = plots->plot(LivePlots::StepAu)->graph(line)->data();
+    for (auto it = data->constBegin(); it != data->constEnd(); ++it) keys << it->key;
+    return keys;
+}
+
+QList<double> expectedStepKeys(int steps) {
+    QList<double> keys;
+    for (int k = 1; k <= steps; ++k) keys << double(k);
+    return keys;
+}
+
+} // namespace
 
 class TestRunPage : public QObject {
     Q_OBJECT
@@ -46,7 +65,7 @@ private slots:
         QSignalSpy finished(&data, &DatasetController::finished);
         QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
         QVERIFY(!data.start(DatasetController::Operation::Generate, cfg_)); // one operation at a time
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QCOMPARE(finished.first().at(1).toBool(), true);
         QVERIFY(progress.count() >= 1);
         const auto last = progress.last().first().value<DatasetProgress>();
@@ -59,7 +78,7 @@ private slots:
         page.setWorkload(cfg_);
         QSignalSpy verified(page.controller(), &DatasetController::finished);
         page.verify();
-        QVERIFY(verified.wait(60000));
+        QVERIFY(verified.wait(testsupport::kHangMs));
         QVERIFY(verified.first().at(1).toBool());
         QVERIFY2(page.lastSummary().startsWith(QStringLiteral("16 files good")), qPrintable(page.lastSummary()));
     }
@@ -99,6 +118,8 @@ private slots:
         const int stepsPerEpoch = 16 / (2 * int(accelerators));
         const int stepsTotal = stepsPerEpoch * epochsTotal;
         QCOMPARE(plots->stepPointCount(), stepsTotal);
+        // Each step at its own place: the invocations one after the other on the axis.
+        for (int g = 0; g <= int(accelerators); ++g) QCOMPARE(stepKeys(plots, g), expectedStepKeys(stepsTotal));
         for (int id = LivePlots::StepAu; id <= LivePlots::StepQueue; ++id) {
             QCustomPlot* p = plots->plot(LivePlots::PlotId(id));
             QCOMPARE(p->graph(0)->dataCount(), stepsTotal);
@@ -112,6 +133,47 @@ private slots:
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-1/summary.json")));
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/runs/run-2/summary.json")));
         QVERIFY(QFileInfo::exists(out + QStringLiteral("/aggregate.json")));
+    }
+
+    // Issue 29: a fresh-Debian ASan run drew 20 of 24 steps. Steps reach the GUI thread through the bridge's
+    // buffer, invocation boundaries through queued calls: a drain made while the window lagged behind took
+    // the next invocation's steps before its invocationStarted, keyed them over the previous invocation's
+    // and lost the steps the boundary cut between two ranks. Here the window is made to lag on purpose: its
+    // thread is held in the warm-up's first epoch until run 1 has written its results (every step of run 1
+    // is then in the bridge); every step must still be drawn once, at its own place on the axis.
+    void aWindowBehindTheRunStillDrawsEveryStepInItsPlace() {
+        RunPage page;
+        page.resize(1200, 800);
+        page.show();
+        constexpr std::uint64_t accelerators = 2;
+        page.setWorkload(cfg_, accelerators, trainio::MetricSemantics::DlioV2, true);
+        const QString out = work_.filePath(QStringLiteral("bench-lagging"));
+        page.setOutputFolder(out);
+        page.setBenchmarkShape(2, 1);
+        QSignalSpy finished(page.controller(), &RunController::finished);
+        const QString runOne = out + QStringLiteral("/runs/run-1/summary.json");
+        bool held = false, runOneWritten = false;
+        connect(page.controller(), &RunController::epochFinished, this, [&] {
+            if (held) return;
+            held = true;
+            // Waits for the event (the file), bounded only against a hang.
+            QElapsedTimer waited;
+            waited.start();
+            while (!(runOneWritten = QFileInfo::exists(runOne)) && waited.elapsed() < testsupport::kHangMs)
+                QThread::msleep(5);
+        });
+        QVERIFY(page.startBenchmark());
+        QVERIFY(finished.wait(testsupport::kHangMs));
+        const auto result = finished.first().first().value<RunFinish>();
+        QVERIFY2(result.complete, qPrintable(result.error));
+        QVERIFY(held);
+        QVERIFY2(runOneWritten, "run 1 did not write its results while the window was held");
+
+        const int stepsTotal = 16 / (2 * int(accelerators)) * int(cfg_.train.epochs) * 3;
+        LivePlots* plots = page.plots();
+        QCOMPARE(plots->stepPointCount(), stepsTotal);
+        for (int g = 0; g <= int(accelerators); ++g)
+            QCOMPARE(stepKeys(plots, g), expectedStepKeys(stepsTotal));
     }
 
     // Issue 13: a nopfs run whose RAM tier holds the whole dataset (16 × 64 KiB = 1 MiB over 2 accelerators,
@@ -179,7 +241,7 @@ private slots:
         QSignalSpy shown(panel, &ModelPanel::predictionShown);
         page.setWorkload(cfg, 1, trainio::MetricSemantics::DlioV2, true);
         QVERIFY(panel->isComputing()); // on a worker, after the debounce
-        QVERIFY(shown.wait(30000));
+        QVERIFY(shown.wait(testsupport::kHangMs));
         QVERIFY2(panel->predictionText().startsWith(QStringLiteral("Model prediction: AU ")), qPrintable(panel->predictionText()));
         QVERIFY(std::isfinite(panel->predictedAuPercent()));
         QVERIFY(panel->comparisonText().isEmpty());
@@ -195,7 +257,7 @@ private slots:
         QVERIFY(finished.wait(120000));
         QVERIFY(finished.first().first().value<RunFinish>().complete);
         QCOMPARE(comparedAtFinish, qsizetype(0));
-        QVERIFY(compared.count() == 1 || compared.wait(30000));
+        QVERIFY(compared.count() == 1 || compared.wait(testsupport::kHangMs));
         auto read = [](const QString& file) {
             QFile f(file);
             return f.open(QIODevice::ReadOnly) ? nlohmann::json::parse(f.readAll().toStdString()) : nlohmann::json();
@@ -210,9 +272,10 @@ private slots:
     }
 
     void cancelStopsWithinAStepAndKeepsTheFolder() {
-        // 2 accelerators, 16 files, batch 2: 4 steps per epoch per rank of 0.2 s each, 10 epochs (8 s):
-        // it cannot finish by itself before the cancel below.
-        constexpr double stepSeconds = 0.2;
+        // 2 accelerators, 16 files, batch 2: 4 steps per epoch per rank of 1 s each, 10 epochs (40 s):
+        // it cannot finish by itself before the cancel below. A long step, so that the window's view of the
+        // run (drained every 100 ms) is behind the engine by less than a step even on a loaded machine.
+        constexpr double stepSeconds = 1.0;
         constexpr std::uint64_t ranks = 2;
         trainio::WorkloadConfig slow = cfg_;
         slow.train.epochs = 10;
@@ -232,21 +295,16 @@ private slots:
         // Cancel in the second epoch, right after a batch of steps arrived.
         QElapsedTimer waited;
         waited.start();
-        while (seen[0] < 6 && finished.isEmpty() && waited.elapsed() < 30000) steps.wait(2000);
+        while (seen[0] < 6 && finished.isEmpty() && waited.elapsed() < testsupport::kHangMs) steps.wait(2000);
         if (!finished.isEmpty())
             QFAIL(qPrintable(QStringLiteral("the run ended before the cancel: ") +
                              finished.first().first().value<RunFinish>().error));
         QVERIFY2(seen[0] >= 6, "the run measured steps");
         seenAtCancel = seen;
-        QElapsedTimer sinceCancel;
-        sinceCancel.start();
         page.cancel();
-        // Stopping takes at most the step in progress (its compute is cut short) and writing the
-        // result files; one step time plus a second for the files is the bound.
-        const qint64 boundMs = qint64(stepSeconds * 1000) + 1000;
-        QVERIFY(finished.wait(int(boundMs) + 10000));
-        const qint64 stopMs = sinceCancel.elapsed();
-        QVERIFY2(stopMs <= boundMs, qPrintable(QStringLiteral("stopped %1 ms after cancel; bound %2 ms").arg(stopMs).arg(boundMs)));
+        // Stopping takes at most the step in progress (its compute is cut short) and writing the result
+        // files: counted below in steps, not timed (issue 29).
+        QVERIFY(finished.wait(testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY(!result.complete);
         QVERIFY(result.cancelled);
@@ -256,7 +314,7 @@ private slots:
 
         // Steps recorded per rank (the step records in <rank>_output.json): everything seen before the
         // cancel, and at most one more (the step that was already on its way when cancel was pressed:
-        // a 0.2 s step cannot start and finish within the cancel's ~30 ms propagation).
+        // a 1 s step cannot start and finish within the cancel's propagation).
         for (std::uint64_t r = 0; r < ranks; ++r) {
             const auto o = nlohmann::json::parse(testsupport::readText(
                 (out + QStringLiteral("/%1_output.json").arg(r)).toStdString()));
@@ -293,7 +351,7 @@ private slots:
             page.setOutputFolder(out);
             QSignalSpy finished(page.controller(), &RunController::finished);
             if (!page.startInvocation()) return false;
-            return finished.wait(60000) && finished.first().first().value<RunFinish>().complete;
+            return finished.wait(testsupport::kHangMs) && finished.first().first().value<RunFinish>().complete;
         };
         {
             RunPage page;

@@ -5,6 +5,7 @@
 #include "workload/data_page.h"
 #include "workload/dataset_controller.h"
 #include "gui_test_support.h"
+#include "testsupport.h"
 #include "main_window.h"
 #include "run/run_controller.h"
 #include "run/run_page.h"
@@ -17,7 +18,6 @@
 #include <QLineEdit>
 #include <QTimer>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -86,7 +86,7 @@ private slots:
         DatasetController data;
         QSignalSpy finished(&data, &DatasetController::finished);
         QVERIFY(data.start(DatasetController::Operation::Generate, cfg_));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.first().at(1).toBool(), qPrintable(finished.first().at(3).toString()));
     }
 
@@ -131,7 +131,7 @@ private slots:
         QSignalSpy notes(&page, &RunPage::notify);
         QSignalSpy written(&page, &RunPage::resultsWritten);
         QVERIFY(benchmark ? page.startBenchmark() : page.startInvocation());
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
 
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY(!result.complete);
@@ -175,7 +175,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy notes(&page, &RunPage::notify);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         bool warned = false;
@@ -194,7 +194,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy messages(page.controller(), &RunController::message);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
         bool cached = false;
         for (const auto& m : messages) cached = cached || m.at(0).toString().contains(QStringLiteral("Most bytes came from the page cache"));
@@ -246,7 +246,7 @@ private slots:
         QSignalSpy progress(page.controller(), &DatasetController::progress);
         QSignalSpy finished(page.controller(), &DatasetController::finished);
         page.generate();
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY(!finished.first().at(1).toBool());
         QVERIFY(!page.controller()->preflightProblems().empty());
         QCOMPARE(progress.count(), 0);
@@ -281,7 +281,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy notes(&page, &RunPage::notify);
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY(backend->firedTotal() > 0); // the fault really happened
 
         const auto result = finished.first().first().value<RunFinish>();
@@ -302,7 +302,7 @@ private slots:
         page.setIoBackend(nullptr);
         page.setOutputFolder(out + QStringLiteral("-again"));
         QVERIFY(page.startInvocation());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testsupport::kHangMs));
         QVERIFY2(finished.last().first().value<RunFinish>().complete, qPrintable(finished.last().first().value<RunFinish>().error));
     }
 
@@ -334,7 +334,7 @@ private slots:
         QCOMPARE(form->config().train.epochs, 9ull);
         auto* autosave = w.findChild<QTimer*>(QStringLiteral("workloadAutosave"));
         QVERIFY(autosave);
-        QTRY_VERIFY_WITH_TIMEOUT(!autosave->isActive(), 10000); // the edit is in the settings
+        QTRY_VERIFY_WITH_TIMEOUT(!autosave->isActive(), testsupport::kHangMs); // the edit is in the settings
         const QString fieldsKey = QStringLiteral("workload/form/fields");
         const QVariantMap saved = QSettings().value(fieldsKey).toMap();
         QCOMPARE(saved.value(QStringLiteral("train.epochs")).toString(), QStringLiteral("9"));
@@ -345,7 +345,7 @@ private slots:
         QSignalSpy steps(page->controller(), &RunController::steps);
         QSignalSpy finished(page->controller(), &RunController::finished);
         QVERIFY(page->startInvocation());
-        QVERIFY(steps.wait(30000));
+        QVERIFY(steps.wait(testsupport::kHangMs));
 
         QAction* quit = w.action(QStringLiteral("quit"));
         QVERIFY(quit);
@@ -357,7 +357,7 @@ private slots:
         QMessageBox* second = visibleBox(w, QStringLiteral("confirmCloseDialog"));
         QVERIFY(second);
         QTest::mouseClick(second->button(QMessageBox::Cancel), Qt::LeftButton);
-        QTRY_VERIFY(!visibleBox(w, QStringLiteral("confirmCloseDialog")));
+        QTRY_VERIFY_WITH_TIMEOUT(!visibleBox(w, QStringLiteral("confirmCloseDialog")), testsupport::kHangMs);
         QVERIFY(w.isVisible());
         QVERIFY(page->isRunning());
         // The form as it was: edited, unsaved; nothing was reverted, so nothing new waits to be saved.
@@ -376,7 +376,7 @@ private slots:
         auto* stop = second->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
         QVERIFY(stop);
         stop->click();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
         QCOMPARE(finished.count(), 1);
         MainWindow next;
         next.restoreSession();
@@ -401,7 +401,7 @@ private slots:
         QSignalSpy steps(page->controller(), &RunController::steps);
         QSignalSpy finished(page->controller(), &RunController::finished);
         QVERIFY(page->startInvocation());
-        QVERIFY(steps.wait(30000));
+        QVERIFY(steps.wait(testsupport::kHangMs));
 
         // Asked; "Cancel" keeps the window and the run.
         QVERIFY(!w.close());
@@ -418,14 +418,12 @@ private slots:
         QVERIFY(box);
         auto* stop = box->findChild<QPushButton*>(QStringLiteral("stopAndClose"));
         QVERIFY(stop);
-        QElapsedTimer clock;
-        clock.start();
         stop->click();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
         QVERIFY(!page->isRunning());
         QCOMPARE(finished.count(), 1);
-        // Within a step (0.2 s of compute) plus writing the folder — far less than the run's 4.8 s.
-        QVERIFY2(clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
+        // The run was stopped, not waited for: cancelled, and fewer steps recorded than the run has (below).
+        // How soon is not asserted (issue 29): a loaded machine decides it.
         QVERIFY(finished.first().first().value<RunFinish>().cancelled);
 
         // The folder keeps what was measured, marked cancelled, with its per-step records.

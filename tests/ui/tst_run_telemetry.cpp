@@ -43,7 +43,7 @@ private slots:
             DatasetController data;
             QSignalSpy done(&data, &DatasetController::finished);
             QVERIFY(data.start(DatasetController::Operation::Generate, cfg));
-            QVERIFY((done.wait(60000) || !done.isEmpty()) && done.first().at(1).toBool());
+            QVERIFY((done.wait(testsupport::kHangMs) || !done.isEmpty()) && done.first().at(1).toBool());
         }
         RunPage page;
         page.resize(1400, 900);

@@ -23,7 +23,6 @@
 
 #include <QComboBox>
 #include <QCheckBox>
-#include <QElapsedTimer>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -68,16 +67,15 @@ class TestS3Pages : public QObject {
         const auto l = c.list(prefix, 1000, &error);
         return l ? l->size() : std::size_t(-1);
     }
-    // Clicks "Test connection" and returns the answer (ok, text) once it arrives.
-    std::pair<bool, QString> testConnection(qint64* clickMs = nullptr) {
+    // Clicks "Test connection" and returns the answer (ok, text) once it arrives; `answeredInClick`: whether
+    // it came while the click was being handled (the check then ran on the GUI thread).
+    std::pair<bool, QString> testConnection(bool* answeredInClick = nullptr) {
         auto* button = workload()->findChild<QPushButton*>(QStringLiteral("testS3Connection"));
         if (!button) return {false, QStringLiteral("no Test connection button")};
         QSignalSpy answered(workload(), &WorkloadPage::connectionChecked);
-        QElapsedTimer t;
-        t.start();
         QTest::mouseClick(button, Qt::LeftButton);
-        if (clickMs) *clickMs = t.elapsed();
-        if (!answered.wait(30000) && answered.isEmpty()) return {false, QStringLiteral("no answer in 30 s")};
+        if (answeredInClick) *answeredInClick = !answered.isEmpty();
+        if (!answered.wait(testsupport::kHangMs) && answered.isEmpty()) return {false, QStringLiteral("no answer")};
         return {answered.first().at(0).toBool(), answered.first().at(1).toString()};
     }
 
@@ -166,10 +164,11 @@ private slots:
         QVERIFY2(!ok && text.contains(QStringLiteral("no such bucket")), qPrintable(text));
         typeInto(lineEditOf(editor("storage.storage_root")), QString::fromStdString(server_.bucket));
         typeInto(lineEditOf(editor("storage.storage_options.endpoint_url")), QStringLiteral("http://127.0.0.1:9"));
-        qint64 clickMs = -1;
-        std::tie(ok, text) = testConnection(&clickMs);
+        // The click returns before the answer (the check runs on a worker): ordered, not timed (issue 29).
+        bool answeredInClick = true;
+        std::tie(ok, text) = testConnection(&answeredInClick);
         QVERIFY2(!ok && text.contains(QStringLiteral("unreachable")) && text.contains(QStringLiteral("127.0.0.1:9")), qPrintable(text));
-        QVERIFY2(clickMs < 1000, qPrintable(QString::number(clickMs)));
+        QVERIFY(!answeredInClick);
         typeInto(lineEditOf(editor("storage.storage_options.endpoint_url")), server_.endpoint);
         QCOMPARE(workload()->config().storage.endpointUrl, server_.endpoint.toStdString());
     }
@@ -181,7 +180,7 @@ private slots:
         auto run = [&](void (DataPage::*op)()) {
             QSignalSpy done(data->controller(), &DatasetController::finished);
             (data->*op)();
-            const bool finished = done.wait(60000) || !done.isEmpty();
+            const bool finished = done.wait(testsupport::kHangMs) || !done.isEmpty();
             return std::make_pair(finished && done.first().at(1).toBool(), finished ? done.first().at(3).toString() : QStringLiteral("timeout"));
         };
         auto [ok, summary] = run(&DataPage::generate);

@@ -130,7 +130,7 @@ private slots:
         action->trigger();
         QVERIFY(asked.contains(QStringLiteral("Trace folder")));
         QCOMPARE(w.currentPage(), int(MainWindow::WorkloadPageIndex));
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(testsupport::kHangMs));
         // Derived on a worker, shown by the GUI thread.
         QVERIFY(panel->lastDerivationThread() != std::thread::id());
         QVERIFY(panel->lastDerivationThread() != std::this_thread::get_id());
@@ -191,7 +191,7 @@ private slots:
         const auto before = page->config().reader.batchSize;
         QSignalSpy failed(w.traceImport(), &TraceImportPanel::failed);
         w.traceImport()->importTrace(work_.filePath(QStringLiteral("clips")));
-        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.wait(testsupport::kHangMs));
         const QString why = failed.first().at(1).toString();
         QVERIFY2(why.contains(QStringLiteral("trainio_trace.json")), qPrintable(why));
         QCOMPARE(w.notifications()->count(NotificationPanel::Severity::Error), 1);
@@ -210,11 +210,11 @@ private slots:
         QVERIFY(page->isModified());
         QSignalSpy done(w.traceImport(), &TraceImportPanel::imported);
         w.traceImport()->importTrace(trace_);
-        QTRY_VERIFY_WITH_TIMEOUT(page->pendingDiscardPrompt() != nullptr, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(page->pendingDiscardPrompt() != nullptr, testsupport::kHangMs);
         QVERIFY(done.isEmpty());
         QCOMPARE(page->config().dataset.filePrefix, std::string("edited"));
         page->pendingDiscardPrompt()->button(QMessageBox::Discard)->click();
-        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, testsupport::kHangMs);
         QCOMPARE(page->config().reader.batchSize, 3u);
     }
 
@@ -224,7 +224,7 @@ private slots:
         MainWindow w;
         QSignalSpy done(w.traceImport(), &TraceImportPanel::imported);
         w.traceImport()->importTrace(trace_);
-        QVERIFY(done.wait(60000));
+        QVERIFY(done.wait(testsupport::kHangMs));
         const QString yaml = work_.filePath(QStringLiteral("derived.yaml"));
         QVERIFY(w.workloadPage()->saveFile(yaml));
         const double jobAu = w.workloadPage()->config().trainio.capturedJob.auPercent;

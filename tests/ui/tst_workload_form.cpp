@@ -410,7 +410,7 @@ private slots:
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         batch->setFocus();
-        QTRY_VERIFY(batch->hasFocus());
+        QTRY_VERIFY_WITH_TIMEOUT(batch->hasFocus(), testsupport::kHangMs);
         wheel(batch, 1);
         QCOMPARE(batch->value(), 8.0);
         QCOMPARE(page->config().reader.batchSize, 8ull);
@@ -439,7 +439,7 @@ private slots:
         QVERIFY(box->isVisible());
         QCOMPARE(page->config().model.name, std::string("resnet50"));
         QTest::mouseClick(box->button(QMessageBox::Cancel), Qt::LeftButton);
-        QTRY_VERIFY(!page->pendingDiscardPrompt());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->pendingDiscardPrompt(), testsupport::kHangMs);
         QCOMPARE(page->config().model.name, std::string("resnet50"));
         QCOMPARE(page->config().reader.readThreads, 6ull);
         QVERIFY(page->isModified());
@@ -448,7 +448,7 @@ private slots:
         page->requestPreset(QStringLiteral("demo"));
         QVERIFY(page->pendingDiscardPrompt());
         QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Save), Qt::LeftButton);
-        QTRY_COMPARE(page->config().model.name, std::string("demo"));
+        QTRY_COMPARE_WITH_TIMEOUT(page->config().model.name, std::string("demo"), testsupport::kHangMs);
         QCOMPARE(trainio::loadWorkloadConfig(path.toStdString()).config.reader.readThreads, 6ull);
 
         // Discard: the edit is gone, the file keeps what it had.
@@ -457,7 +457,7 @@ private slots:
         page->requestOpenFile(path);
         QVERIFY(page->pendingDiscardPrompt());
         QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
-        QTRY_VERIFY(!page->isModified());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isModified(), testsupport::kHangMs);
         QCOMPARE(page->config().reader.readThreads, 6ull);
     }
 
@@ -572,7 +572,7 @@ private slots:
             QVERIFY(w.isVisible());
             QVERIFY(page->pendingDiscardPrompt());
             QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Discard), Qt::LeftButton);
-            QTRY_VERIFY(!w.isVisible());
+            QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
         }
         MainWindow next;
         next.restoreSession();
@@ -616,7 +616,7 @@ private slots:
             type(page->editorFor(QStringLiteral("accelerators")), QStringLiteral("4"));
             // The form reaches the settings shortly after the edit, without closing: a crash keeps it.
             QTRY_VERIFY_WITH_TIMEOUT(QSettings().value(QStringLiteral("workload/form/fields")).toMap()
-                                         .value(QStringLiteral("train.epochs")).toString() == QLatin1String("abc"), 10000);
+                                         .value(QStringLiteral("train.epochs")).toString() == QLatin1String("abc"), testsupport::kHangMs);
         } // destroyed without close(): as after a crash
         MainWindow next;
         next.restoreSession();
@@ -635,7 +635,7 @@ private slots:
         MainWindow w;
         w.show();
         w.restoreSession();
-        QTRY_VERIFY(w.quickStart() && w.quickStart()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(w.quickStart() && w.quickStart()->isVisible(), testsupport::kHangMs);
         QuickStartDialog* quick = w.quickStart();
         QTest::mouseClick(quick->demoButton(), Qt::LeftButton);
         QCOMPARE(w.workloadPage()->config().model.name, std::string("demo"));

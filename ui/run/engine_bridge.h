@@ -2,6 +2,9 @@
 // queued signals for the GUI thread. Step events are far too frequent to signal one by one (tens of
 // thousands per second on a fast disk), so they go into a mutex-protected buffer that the GUI thread
 // drains on a timer; epochs, phases and messages are rare and are signalled directly.
+// A benchmark's invocations follow each other faster than the GUI thread may drain: the steps are held per
+// invocation, and the GUI thread takes an invocation's steps only once it has announced that invocation
+// (the plots key them from its start), so no drain mixes the steps of two invocations.
 #pragma once
 
 #include "engine/engine_observer.h"
@@ -9,6 +12,8 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -27,8 +32,12 @@ public:
     void onEpoch(const EpochEvent& e) override;
     void onMessage(const std::string& text) override;
 
-    // GUI thread: takes every step event buffered since the last call, in arrival order.
-    std::vector<StepEvent> takeSteps();
+    // Worker thread, before an invocation's engine starts (the previous one's steps have all arrived): the
+    // steps from now on belong to a new invocation, whose number (1, 2, …) is returned.
+    std::uint64_t beginInvocation();
+    // GUI thread: takes the step events buffered since the last call that belong to invocations up to
+    // `through` (0: those posted before any beginInvocation), in arrival order; later ones stay held.
+    std::vector<StepEvent> takeSteps(std::uint64_t through = UINT64_MAX);
 
 signals:
     // Emitted from engine threads; connect with the default (auto) connection from GUI-thread objects,
@@ -38,8 +47,13 @@ signals:
     void message(const QString& text);
 
 private:
+    struct Held {
+        std::uint64_t invocation = 0;
+        std::vector<StepEvent> steps;
+    };
     std::mutex mutex_;
-    std::vector<StepEvent> steps_;
+    std::uint64_t invocation_ = 0; // the invocation onStep's events belong to
+    std::deque<Held> held_;        // oldest invocation first
 };
 
 } // namespace trainio::ui

@@ -10,6 +10,8 @@
 
 #include <QMetaObject>
 
+#include <functional>
+
 namespace trainio::ui {
 
 namespace {
@@ -18,7 +20,9 @@ namespace {
 // the GUI thread through queued invocations on the controller.
 class WindowObserver final : public session::SessionObserver {
 public:
-    explicit WindowObserver(RunController* c) : c_(c) {}
+    // onInvocationStart: the controller's own (it marks the boundary in the bridge's steps first).
+    using InvocationStart = std::function<void(const std::string& label, const std::filesystem::path& dir, std::size_t index)>;
+    WindowObserver(RunController* c, InvocationStart onStart) : c_(c), onStart_(std::move(onStart)) {}
     void onMessage(const std::string& text) override { post(QString::fromStdString(text)); }
     void onCheckpointPlan(const checkpoint::CheckpointPlan& plan) override {
         post(QString::fromStdString(checkpoint::checkpointSizeLine(plan)));
@@ -34,12 +38,7 @@ public:
                  .arg(static_cast<double>(gp.bytesDone) / 1048576.0, 0, 'f', 1));
     }
     void onInvocationStart(const std::string& label, const std::filesystem::path& dir, std::size_t index) override {
-        QMetaObject::invokeMethod(
-            c_,
-            [c = c_, l = QString::fromStdString(label), p = QString::fromStdString(dir.string()), i = static_cast<int>(index)] {
-                emit c->invocationStarted(l, p, i);
-            },
-            Qt::QueuedConnection);
+        onStart_(label, dir, index);
     }
     void onInvocationDone(const std::string& label, const std::filesystem::path& dir, const RunOutcome& out) override {
         // What a result must say beside its numbers (page cache served it, client-bound, fallbacks).
@@ -57,6 +56,7 @@ private:
         QMetaObject::invokeMethod(c_, [c = c_, m] { emit c->message(m); }, Qt::QueuedConnection);
     }
     RunController* c_;
+    InvocationStart onStart_;
     double lastShown_ = -1.0;
 };
 
@@ -97,7 +97,8 @@ bool RunController::start(const RunRequest& request) {
     cancel_ = false;
     cancelRequests_ = 0;
     invocationCount_ = request.benchmark ? request.runs + request.warmups : 1;
-    bridge_->takeSteps();
+    bridge_->takeSteps(); // a previous run's leftovers
+    shownInvocation_ = bridge_->beginInvocation();
     const QString dir = QString::fromStdString(request.outputDir.string());
 
     // Callbacks from the worker thread reach the GUI thread only through queued invocations on `this`.
@@ -150,7 +151,21 @@ bool RunController::start(const RunRequest& request) {
                 QMetaObject::invokeMethod(this, [this, epoch, f] { emit epochS3(epoch, f); }, Qt::QueuedConnection);
             };
             io.onCheckpoint = [this](const checkpoint::CheckpointEvent& e) { postCheckpoint(e); };
-            WindowObserver observer(this);
+            // Called on this worker thread between two invocations, when the previous one's steps are all in
+            // the bridge and the next one's engine has not started: the steps from here on are held until the
+            // GUI thread has taken the previous ones and announced this invocation (drainSteps).
+            WindowObserver observer(this, [this](const std::string& label, const std::filesystem::path& d, std::size_t index) {
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, n = bridge_->beginInvocation(), l = QString::fromStdString(label),
+                     p = QString::fromStdString(d.string()), i = static_cast<int>(index)] {
+                        drainSteps(); // the previous invocation's last steps, before its boundary
+                        shownInvocation_ = n;
+                        emit invocationStarted(l, p, i);
+                        drainSteps(); // this one's that came before its announcement
+                    },
+                    Qt::QueuedConnection);
+            });
             session::Session s(sr, observer);
             bool prepared = false;
             try {
@@ -204,7 +219,7 @@ void RunController::postCheckpoint(const checkpoint::CheckpointEvent& e) {
 }
 
 void RunController::drainSteps() {
-    std::vector<StepEvent> batch = bridge_->takeSteps();
+    std::vector<StepEvent> batch = bridge_->takeSteps(shownInvocation_);
     if (!batch.empty()) emit steps(batch);
 }
 

@@ -98,7 +98,9 @@ signals:
     void started(const QString& outputDir); // pre-flight passed, measuring begins
     void invocationStarted(const QString& label, const QString& dir, int index);
     void invocationFinished(const QString& label, const QString& dir, const QString& status, double auPercent);
-    void steps(const std::vector<trainio::StepEvent>& batch); // every 100 ms while steps arrive
+    // Every 100 ms while steps arrive; an invocation's steps only after its invocationStarted, the previous
+    // invocation's all before it (a window that lags behind the run never mixes two invocations).
+    void steps(const std::vector<trainio::StepEvent>& batch);
     void epochFinished(const trainio::EpochEvent& e);
     void phaseChanged(const QString& phase);
     void message(const QString& text);
@@ -130,6 +132,9 @@ private:
     std::atomic<bool> cancel_{false};
     std::atomic<int> cancelRequests_{0}; // MPI runs: 1 = SIGINT, 2 = SIGKILL
     std::uint64_t invocationCount_ = 0;
+    // The bridge's invocation whose start the GUI thread has announced: drainSteps takes no later step, so
+    // the plots never key an invocation's steps before its invocationStarted.
+    std::uint64_t shownInvocation_ = 0;
     std::shared_ptr<EmulatedStorageBackend> storage_;
 };
 
