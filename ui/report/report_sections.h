@@ -20,6 +20,8 @@
 
 namespace trainio::ui::report_sections {
 
+namespace fs = std::filesystem;
+
 using aggregate::GroupAggregate;
 using aggregate::ImportResult;
 using aggregate::InvocationRecord;
