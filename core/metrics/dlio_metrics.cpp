@@ -41,7 +41,7 @@ BlockMetrics blockMetricsV3(const BlockRecord& block, const MetricOptions& opt) 
     const double totalCompute = sumRange(block.compute, cb, ce);
     // :448-453: total_time = end - start - sum(proc[:start]) - sum(proc[stop:])
     const std::size_t n = block.proc.size();
-    const double totalTime = (block.end - block.start) - sumRange(block.proc, 0, pySliceBound(start, n)) -
+    const double totalTime = block.seconds() - sumRange(block.proc, 0, pySliceBound(start, n)) -
                              sumRange(block.proc, pySliceBound(stop, n), n);
     // :461-467: an empty window or a non-positive time gives 0 for both; AU is 0 without compute;
     // throughput counts the steps in the window (no "- 2").
@@ -126,7 +126,7 @@ double populationStdev(const std::vector<double>& v) { return v.empty() ? 0.0 : 
 BlockMetrics blockMetrics(const BlockRecord& block, const MetricOptions& opt) {
     if (opt.semantics == MetricSemantics::DlioV3) return blockMetricsV3(block, opt);
     BlockMetrics m;
-    const double T = block.end - block.start;
+    const double T = block.seconds(); // T: the block's time on DLIO's own clock when known (BlockRecord)
     const std::size_t n = block.compute.size();
     if (opt.semantics == MetricSemantics::DlioV1) {
         const double totalCompute = sumRange(block.compute, 1, n);

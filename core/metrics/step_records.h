@@ -13,6 +13,12 @@ struct BlockRecord {
     double start = 0; // wall clock, seconds since the Unix epoch (µs resolution in files)
     double end = 0;
     std::vector<double> load, compute, proc;
+    // The block's time on the clock its metrics were computed with, when a folder written by DLIO says
+    // it (readStepRecords, from the block's own `au`): DLIO times a block with two time() readings it
+    // never writes and logs start/end as separate readings a moment later (statscounter.py:311/317,
+    // :325/:329). 0: use end - start.
+    double clockSeconds = 0;
+    double seconds() const { return clockSeconds > 0 ? clockSeconds : end - start; }
     std::uint64_t steps() const { return proc.size(); }
 };
 

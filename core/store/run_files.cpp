@@ -282,6 +282,34 @@ double jsonTimestamp(const nlohmann::json& obj, const char* key, const fs::path&
     return t;
 }
 
+// The time DLIO itself measured a block in, from the AU it wrote for it. DLIO computes a block's metrics
+// from two time() readings kept in memory (statscounter.py:311 in start_block, :325 in end_block,
+// argonne-lcf/dlio_benchmark e1919d7; the same lines 332/346 in mlcommons/DLIO_local_changes f6796ed)
+// and writes as the block's start and end separate utcnow() readings taken after them (:317, :329).
+// Whatever runs in between (a garbage collection, the rank preempted on a busy host; more likely in a
+// first epoch whose loader workers are starting) is in the timestamps, not in DLIO's figures: 12 ms of a
+// 1.5 s first epoch of a 2-rank run. DLIO's AU (:404-411; fork :444-469) is
+//   100 × Σ compute[s : end+1] ÷ (T − Σ proc[:s] − Σ proc[end+1:]),  end = steps − 1 − exclude_end (:87)
+// so T follows from the `au` it wrote (json.dump keeps every digit). Used only when it is a time the
+// block can have taken: at least its steps (Σ proc: they run inside the block) and at most its epoch
+// (end_block runs between start_train's and end_train's timestamps, main.py:435-437); else 0 (the
+// timestamps are used). Not for blocks without compute (AU 0 says nothing of the time).
+double clockSecondsFromAu(const BlockRecord& b, double auPercent, std::uint64_t s, std::uint64_t e,
+                          std::uint64_t expectedSteps, double epochSeconds) {
+    if (!(auPercent > 0) || !std::isfinite(auPercent) || expectedSteps < e + 1) return 0;
+    const std::size_t stop = static_cast<std::size_t>(expectedSteps - e); // end + 1
+    double window = 0, excluded = 0, steps = 0;
+    for (std::size_t i = 0; i < b.compute.size(); ++i)
+        if (i >= s && i < stop) window += b.compute[i];
+    for (std::size_t i = 0; i < b.proc.size(); ++i) {
+        steps += b.proc[i];
+        if (i < s || i >= stop) excluded += b.proc[i];
+    }
+    if (!(window > 0)) return 0;
+    const double T = window / (auPercent / 100.0) + excluded;
+    return T >= steps && T <= epochSeconds ? T : 0;
+}
+
 std::vector<double> numberList(const nlohmann::json& j, const fs::path& file, const std::string& where) {
     if (!j.is_array()) throw InputError(file.string() + ": " + where + ": expected a list of seconds");
     std::vector<double> v;
@@ -534,6 +562,12 @@ InvocationData readStepRecords(const fs::path& dir, const fs::path& canonicalRoo
                     throw InputError(statsPath.string() + ": " + ek + "." + bkey + " is missing: expected its start/end");
                 b.start = jsonTimestamp(es[bkey], "start", statsPath, where);
                 b.end = jsonTimestamp(es[bkey], "end", statsPath, where);
+                // A folder DLIO wrote (no trainio_run.json): its block time on DLIO's own clock.
+                if (!run.present && ep.complete)
+                    if (const auto au = eo.value("au", nlohmann::json::object()).value(bkey, nlohmann::json());
+                        au.is_number())
+                        b.clockSeconds = clockSecondsFromAu(b, au.get<double>(), d.excludeStartSteps,
+                                                            d.excludeEndSteps, d.expectedSteps, ep.end - ep.start);
                 ep.blocks.push_back(std::move(b));
             }
             std::sort(ep.blocks.begin(), ep.blocks.end(),

@@ -33,6 +33,25 @@ private:
         return o;
     }
 
+    // Every per-epoch AU and samples/s and the headline figures of `metrics` against DLIO's summary.json.
+    static void compareEveryEpoch(const nlohmann::json& got, const nlohmann::json& want, double rel) {
+        QVERIFY(got.is_object());
+        auto close = [rel](double a, double b) { return std::abs(a - b) <= rel * std::abs(b); };
+        for (const char* key : {"train_au_percentage", "train_throughput_samples_per_second"}) {
+            QCOMPARE(got[key].size(), want[key].size());
+            for (std::size_t e = 0; e < want[key].size(); ++e) {
+                const double a = got[key][e].get<double>(), b = want[key][e].get<double>();
+                QVERIFY2(close(a, b), qPrintable(QStringLiteral("%1[%2]: %3 vs DLIO %4").arg(key).arg(e).arg(a, 0, 'g', 12).arg(b, 0, 'g', 12)));
+            }
+        }
+        for (const char* key : {"train_au_mean_percentage", "train_au_stdev_percentage", "train_throughput_mean_samples_per_second",
+                                "train_throughput_stdev_samples_per_second", "train_io_mean_MB_per_second"}) {
+            const double a = got[key].get<double>(), b = want[key].get<double>();
+            QVERIFY2(std::abs(a - b) <= rel * std::abs(b) + 1e-9, qPrintable(QStringLiteral("%1: %2 vs DLIO %3").arg(key).arg(a, 0, 'g', 12).arg(b, 0, 'g', 12)));
+        }
+        QVERIFY(got["train_au_meet_expectation"] == want["train_au_meet_expectation"]);
+    }
+
 private slots:
     void v2BlockByHand() {
         // 4 steps, T = 10 s. proc = [3, 2, 2, 2]; s = 1, e = 0, expected steps 4.
@@ -193,6 +212,63 @@ private slots:
         }
         QVERIFY(got["train_au_meet_expectation"] == want["train_au_meet_expectation"]);
     }
+    // Issue 30.3: every epoch of every DLIO folder to DLIO's own figures, not within 0.5 %. DLIO times a
+    // block with time() readings it never writes; its per_epoch_stats.json timestamps are read a moment
+    // later, and on a busy host the moment can be long: in epoch_small_np4 (4 ranks, 2 cores) rank 3's first
+    // block ends 84 ms later in the timestamps than on DLIO's clock (0.09-0.65 ms elsewhere). The
+    // tolerance, 1e-6 relative, is below 1 µs on every block here (>= 0.16 s); the timestamps alone are
+    // 1e-4 to 3e-3 off.
+    void dlioEveryEpochToTheMillisecond_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::newRow("np1 256 files") << QStringLiteral("unet3d_256_np1");
+        QTest::newRow("np2 unet3d_small") << QStringLiteral("unet3d_small_np2");
+        QTest::newRow("np2 epoch_small") << QStringLiteral("epoch_small_np2");
+        QTest::newRow("np4 epoch_small") << QStringLiteral("epoch_small_np4");
+    }
+    void dlioEveryEpochToTheMillisecond() {
+        QFETCH(QString, folder);
+        const auto dir = testsupport::fixtures() / "dlio-runs" / folder.toStdString();
+        const auto r = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string())});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        compareEveryEpoch(nlohmann::json::parse(r.out.toStdString()),
+                          nlohmann::json::parse(testsupport::readText(dir / "summary.json"))["metric"], 1e-6);
+    }
+    // A first block whose end was logged 12 ms after DLIO's clock stopped (a GC pass or a preempted rank
+    // between end_block's time() and utcnow()): still DLIO's figures. An `au` no block time can give (more
+    // than the epoch lasted) is not used: the timestamps are, as before.
+    void delayedTimestampIsNotDlioTime() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.filePath(QStringLiteral("run")).toStdString();
+        std::filesystem::copy(testsupport::fixtures() / "dlio-runs" / "unet3d_small_np2", dir,
+                              std::filesystem::copy_options::recursive);
+        const auto want = nlohmann::json::parse(testsupport::readText(dir / "summary.json"))["metric"];
+        auto stats = nlohmann::json::parse(testsupport::readText(dir / "0_per_epoch_stats.json"));
+        // 07:13:55.567688 + 12 ms; the epoch ended at .572761, so move that too (end_train runs after).
+        stats["1"]["block1"]["end"] = "2026-11-22T07:13:55.579688";
+        stats["1"]["end"] = "2026-11-22T07:13:55.584761";
+        testsupport::writeText(dir / "0_per_epoch_stats.json", stats.dump(4));
+        auto metrics = [&] {
+            const auto r = testsupport::runCli({QStringLiteral("metrics"), QString::fromStdString(dir.string())});
+            if (r.exitCode != 0) qWarning("%s", qPrintable(r.err));
+            return r.exitCode == 0 ? nlohmann::json::parse(r.out.toStdString()) : nlohmann::json();
+        };
+        compareEveryEpoch(metrics(), want, 1e-6);
+        if (QTest::currentTestFailed()) return;
+        // Rank 0's first block: compute[1:4] sums to ~0.15 s; an AU of 1 % would mean a 15 s block in a
+        // 0.94 s epoch. So its timestamps count: T = 55.579688 - 54.643076 s, minus proc[0], for (4 - 2)
+        // steps of batch 4; rank 1's block is DLIO's own (its throughput as written).
+        auto out = nlohmann::json::parse(testsupport::readText(dir / "0_output.json"));
+        out["1"]["au"]["block1"] = 1.0;
+        testsupport::writeText(dir / "0_output.json", out.dump(4));
+        const auto got = metrics();
+        QVERIFY(got.is_object());
+        const double rank1 =
+            nlohmann::json::parse(testsupport::readText(dir / "1_output.json"))["1"]["throughput"]["block1"].get<double>();
+        const double tp0 = 8.0 / (0.936612 - out["1"]["proc"]["block1"][0].get<double>()) + rank1;
+        QVERIFY2(std::abs(got["train_throughput_samples_per_second"][0].get<double>() - tp0) <= 1e-6 * tp0,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(got["train_throughput_samples_per_second"][0].get<double>()).arg(tp0)));
+    }
+
     // The fork's own runs (tests/data/dlio-v3-runs: 1 and 2 ranks, and 1 rank with
     // output.metric.exclude_end_steps 2): --semantics v3 reproduces the summary.json it wrote; v2 on the
     // same records keeps AU but counts N − 2 steps, not the window's.
