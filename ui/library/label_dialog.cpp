@@ -1,5 +1,6 @@
 #include "library/label_dialog.h"
 
+#include "widgets/qt_text.h"
 #include "store/labels.h"
 
 #include <QDialogButtonBox>
@@ -21,7 +22,6 @@ using aggregate::NodeKind;
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 const LibraryNode* systemOf(const LibraryNode& node) {
     const LibraryNode* n = &node;
@@ -30,13 +30,13 @@ const LibraryNode* systemOf(const LibraryNode& node) {
 }
 
 // The items of a system: its benchmarks and the run-once invocations that sit directly under a workload.
-void collectItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
+void collectLabelItems(const LibraryNode& n, std::vector<const LibraryNode*>& out) {
     if (aggregate::isLibraryItem(n)) {
         out.push_back(&n);
         return;
     }
     if (n.kind == NodeKind::Invocation || n.kind == NodeKind::Epoch) return;
-    for (const auto& c : n.children) collectItems(*c, out);
+    for (const auto& c : n.children) collectLabelItems(*c, out);
 }
 
 // The folder an item's labels belong in: a TrainIO benchmark's own folder (where its manifest is), a
@@ -69,7 +69,7 @@ std::vector<std::filesystem::path> LabelDialog::targetFolders(const aggregate::R
         if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
     };
     std::vector<const LibraryNode*> items;
-    if (node.kind == NodeKind::System) collectItems(node, items);
+    if (node.kind == NodeKind::System) collectLabelItems(node, items);
     else items.push_back(&node);
     const auto& imp = library.imported();
     for (const LibraryNode* item : items) {

@@ -19,7 +19,7 @@ namespace trainio::ui {
 
 namespace {
 
-QString number(double v, int decimals) { return std::isfinite(v) ? QString::number(v, 'f', decimals) : QStringLiteral("—"); }
+QString fixedOrDash(double v, int decimals) { return std::isfinite(v) ? QString::number(v, 'f', decimals) : QStringLiteral("—"); }
 
 bool completed(const SweepTrial& t) { return t.status == RunStatus::Complete && std::isfinite(t.auMeanPercent); }
 
@@ -86,8 +86,8 @@ QStringList sweepTrialCells(const SweepTrial& t, int order) {
     QString verdict = t.passed ? SweepView::tr("passed") : completed(t) ? SweepView::tr("below the AU line")
                                                                         : QString::fromUtf8(toString(t.status));
     if (!t.error.empty()) verdict += QStringLiteral(": ") + QString::fromStdString(t.error);
-    return {QString::number(order), QString::number(t.accelerators), number(t.auMeanPercent, 2),
-            number(t.samplesPerSecond, 1), number(t.readGibPerSecond, 3), verdict, QString::fromStdString(t.path.string())};
+    return {QString::number(order), QString::number(t.accelerators), fixedOrDash(t.auMeanPercent, 2),
+            fixedOrDash(t.samplesPerSecond, 1), fixedOrDash(t.readGibPerSecond, 3), verdict, QString::fromStdString(t.path.string())};
 }
 
 QString SweepView::summaryText() const { return sweepSummaryHtml(sweep_); }

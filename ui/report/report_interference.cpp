@@ -1,5 +1,6 @@
 #include "report/report_interference.h"
 
+#include "widgets/qt_text.h"
 #include "aggregate/interference.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
@@ -25,7 +26,6 @@ using aggregate::LibraryNode;
 using aggregate::NodeKind;
 
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // A series on the shared time axis: NaN values are gaps (between epochs, between rounds); `step` draws it as
 // a staircase (a value that holds until the next key).

@@ -21,7 +21,6 @@ constexpr double kMarginSideMm = 17.0;
 constexpr double kMarginTopMm = 20.0;
 constexpr double kMarginBottomMm = 18.0;
 constexpr double kPlotGapMm = 4.0;
-const QString kFontFamily = QStringLiteral("DejaVu Sans");
 
 QString styleSheet(double fontPt) {
     return QStringLiteral("body { font-family: '%1'; font-size: %2pt; color: #1d1d1f; }"

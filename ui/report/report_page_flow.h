@@ -25,6 +25,9 @@ class QCustomPlot;
 
 namespace trainio::ui {
 
+// The report's one font family (text and plots alike).
+inline const QString kFontFamily = QStringLiteral("DejaVu Sans");
+
 struct ReportTable {
     QStringList header;                 // HTML cells
     std::vector<QStringList> rows;      // HTML cells

@@ -1,4 +1,5 @@
 #include "report/report_plots.h"
+#include "report/report_page_flow.h"
 
 #include <qcustomplot.h>
 
@@ -10,7 +11,6 @@ namespace trainio::ui {
 
 namespace {
 
-const QString kFontFamily = QStringLiteral("DejaVu Sans");
 const QColor kInk(0x1d, 0x1d, 0x1f);
 const QColor kGrid(0xe3, 0xe8, 0xed);
 const QColor kAxis(0x8a, 0x96, 0xa1);

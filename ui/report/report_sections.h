@@ -4,6 +4,7 @@
 #pragma once
 
 #include "report/report_content.h"
+#include "widgets/qt_text.h"
 #include "report/report_page_flow.h"
 #include "report/report_plots.h"
 #include "aggregate/compare.h"
@@ -30,8 +31,6 @@ using aggregate::LibraryNode;
 using aggregate::MetricAggregate;
 using aggregate::NodeKind;
 using aggregate::NodeMetric;
-
-inline QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // The items of one workload identity, in report order; the workloads in the order their first item appears.
 struct WorkloadItems {

@@ -64,7 +64,7 @@ double roundestIn(double low, double high, double quantum) {
     return std::max(quantum, std::round(mid / quantum) * quantum);
 }
 
-QString number(double v) {
+QString displayNumber(double v) {
     return v >= 100 ? QStringLiteral("%L1").arg(v, 0, 'f', 0) : QString::number(v, 'g', 3);
 }
 
@@ -72,12 +72,12 @@ QString limitText(PresentationView::Limit limit, double v) {
     switch (limit) {
     case PresentationView::Bandwidth:
         if (v <= 0) return QObject::tr("unlimited");
-        return v >= 1024 ? QObject::tr("%1 GiB/s").arg(number(v / 1024.0)) : QObject::tr("%1 MiB/s").arg(number(v));
+        return v >= 1024 ? QObject::tr("%1 GiB/s").arg(displayNumber(v / 1024.0)) : QObject::tr("%1 MiB/s").arg(displayNumber(v));
     case PresentationView::Latency:
         if (v <= 0) return QObject::tr("none");
-        return v < 1 ? QObject::tr("%1 µs").arg(number(v * 1000.0)) : QObject::tr("%1 ms").arg(number(v));
-    case PresentationView::Iops: return v > 0 ? QObject::tr("%1 IOPS").arg(number(v)) : QObject::tr("unlimited");
-    case PresentationView::Inflight: return v > 0 ? QObject::tr("%1 at once").arg(number(v)) : QObject::tr("unlimited");
+        return v < 1 ? QObject::tr("%1 µs").arg(displayNumber(v * 1000.0)) : QObject::tr("%1 ms").arg(displayNumber(v));
+    case PresentationView::Iops: return v > 0 ? QObject::tr("%1 IOPS").arg(displayNumber(v)) : QObject::tr("unlimited");
+    case PresentationView::Inflight: return v > 0 ? QObject::tr("%1 at once").arg(displayNumber(v)) : QObject::tr("unlimited");
     case PresentationView::LimitCount: break;
     }
     return {};

@@ -1,5 +1,6 @@
 #include "run/run_page.h"
 
+#include "widgets/qt_text.h"
 #include "io/s3_backend.h"
 #include "util/page_cache_verdict.h"
 
@@ -71,12 +72,6 @@ std::optional<QString> askSystem(QWidget* parent) {
 RunPage::SystemPrompt& systemPrompt() {
     static RunPage::SystemPrompt prompt = askSystem;
     return prompt;
-}
-
-QString duration(double seconds) {
-    if (!(seconds >= 0) || seconds > 1e7) return QStringLiteral("—");
-    const auto s = static_cast<qint64>(seconds + 0.5);
-    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 } // namespace
@@ -607,7 +602,7 @@ void RunPage::updateStatus() {
         setStatusText(tr("%1 · phase %2 · checkpoint-only · %3 · elapsed %4 · ETA %5")
                              .arg(invocationLabel_.isEmpty() ? tr("starting") : invocationLabel_,
                                   phase_.isEmpty() ? QStringLiteral("—") : phase_, checkpoints_->statusText(),
-                                  duration(elapsed), duration(eta)));
+                                  clockDuration(elapsed), clockDuration(eta)));
         return;
     }
     const double total = static_cast<double>(stepsPerEpoch_ * epochs_ * std::max<std::uint64_t>(1, controller_->invocationCount()));
@@ -621,7 +616,7 @@ void RunPage::updateStatus() {
                          .arg(epochs_)
                          .arg(step_)
                          .arg(stepsPerEpoch_)
-                         .arg(duration(elapsed), duration(eta)));
+                         .arg(clockDuration(elapsed), clockDuration(eta)));
 }
 
 void RunPage::onFinished(const RunFinish& r) {

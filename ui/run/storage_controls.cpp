@@ -25,10 +25,10 @@ double medianMs(const LatencyDistribution& l) {
     }
 }
 
-QString number(double v) { return QString::number(v, 'g', 10); } // 1000000, not 1e+06
+QString plainNumber(double v) { return QString::number(v, 'g', 10); } // 1000000, not 1e+06
 
 QString bandwidthText(double bytesPerSecond) {
-    return bytesPerSecond > 0 ? number(bytesPerSecond / kMiB) : QObject::tr("unlimited");
+    return bytesPerSecond > 0 ? plainNumber(bytesPerSecond / kMiB) : QObject::tr("unlimited");
 }
 
 } // namespace
@@ -133,7 +133,7 @@ void StorageControls::showDevice() {
     updating_ = false;
     shape_->setText(tr("latency %1 · IOPS %2 · in flight %3")
                         .arg(QString::fromStdString(describeLatency(s.latency)),
-                             s.iops > 0 ? number(s.iops) : tr("unlimited"),
+                             s.iops > 0 ? plainNumber(s.iops) : tr("unlimited"),
                              s.maxInflight > 0 ? QString::number(s.maxInflight) : tr("unlimited")));
     emit shown();
 }
@@ -172,7 +172,7 @@ void StorageControls::applyLatency(double ms) {
     }
     if (after == before) return;
     if (!apply([&] { device_->setLatency(after); })) return;
-    emit changed(tr("lat %1→%2 ms").arg(number(medianMs(before)), number(medianMs(after))));
+    emit changed(tr("lat %1→%2 ms").arg(plainNumber(medianMs(before)), plainNumber(medianMs(after))));
 }
 
 void StorageControls::applyIops(double iops) {
@@ -180,7 +180,7 @@ void StorageControls::applyIops(double iops) {
     const double before = device_->shape().iops;
     if (iops == before) return;
     if (!apply([&] { device_->setIops(iops); })) return;
-    auto text = [](double v) { return v > 0 ? number(v) : tr("unlimited"); };
+    auto text = [](double v) { return v > 0 ? plainNumber(v) : tr("unlimited"); };
     emit changed(tr("IOPS %1→%2").arg(text(before), text(iops)));
 }
 

@@ -1,5 +1,6 @@
 #include "workload/data_page.h"
 
+#include "widgets/qt_text.h"
 #include "io/s3_backend.h"
 
 #include "workload/preflight_dialog.h"
@@ -28,12 +29,6 @@ QString operationName(DatasetController::Operation op) {
     case DatasetController::Operation::Clean: return QObject::tr("Clean");
     }
     return {};
-}
-
-QString duration(double seconds) {
-    if (!(seconds >= 0) || seconds > 1e7) return QStringLiteral("—");
-    const auto s = static_cast<qint64>(seconds + 0.5);
-    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 } // namespace
@@ -144,7 +139,7 @@ void DataPage::showProgress(const DatasetProgress& p) {
                        .arg(mib, 0, 'f', 1)
                        .arg(static_cast<double>(p.bytesTotal) / 1048576.0, 0, 'f', 1)
                        .arg(rate, 0, 'f', 1)
-                       .arg(duration(p.seconds), duration(eta)));
+                       .arg(clockDuration(p.seconds), clockDuration(eta)));
 }
 
 void DataPage::onFinished(DatasetController::Operation op, bool ok, bool cancelled, const QString& summary) {

@@ -1,5 +1,6 @@
 #include "workload/trace_import_panel.h"
 
+#include "widgets/qt_text.h"
 #include "widgets/file_dialogs.h"
 #include "workload/workload_page.h"
 
@@ -28,7 +29,6 @@ namespace {
 
 using Severity = NotificationPanel::Severity;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString esc(const std::string& s) { return q(s).toHtmlEscaped(); }
 
 // Where the file list of a trace goes when the trace folder cannot take it: TrainIO's data folder, one
