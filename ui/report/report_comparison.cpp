@@ -1,42 +1,7 @@
 // The comparison, per workload: the table against the baseline and its bar charts.
 #include "report/report_sections.h"
 
-#include "aggregate/compare.h"
-#include "aggregate/identity.h"
-#include "aggregate/results_import.h"
-#include "metrics/dlio_metrics.h"
-#include "report/report_page_flow.h"
-#include "report/report_interference.h"
-#include "report/report_loader.h"
-#include "report/report_capture.h"
-#include "report/report_model.h"
-#include "report/report_plots.h"
-#include "library/sweep_view.h"
-#include "aggregate/step_digest.h"
-#include "telemetry/telemetry_summary.h"
-#include "telemetry/telemetry_table.h"
-#include <qcustomplot.h>
-#include <QSysInfo>
-#include <algorithm>
-#include <cmath>
-#include <exception>
-#include <map>
-#include <memory>
-#include <optional>
-#include <set>
-
-namespace fs = std::filesystem;
-
 namespace trainio::ui::report_sections {
-
-using aggregate::GroupAggregate;
-using aggregate::ImportResult;
-using aggregate::InvocationRecord;
-using aggregate::InvocationStatus;
-using aggregate::LibraryNode;
-using aggregate::MetricAggregate;
-using aggregate::NodeKind;
-using aggregate::NodeMetric;
 
 // ---- the comparison, per workload ----------------------------------------------------------------
 

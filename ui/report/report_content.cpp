@@ -32,15 +32,8 @@ namespace fs = std::filesystem;
 
 namespace trainio::ui {
 
-using aggregate::GroupAggregate;
-using aggregate::ImportResult;
-using aggregate::InvocationRecord;
-using aggregate::InvocationStatus;
-using aggregate::LibraryNode;
-using aggregate::MetricAggregate;
-using aggregate::NodeKind;
-using aggregate::NodeMetric;
-
+// The sections' helpers and the aggregate names they use (report_sections.h).
+using namespace report_sections;
 QString formatNumber(double value, int precision) {
     if (!std::isfinite(value)) return QStringLiteral("n/a");
     return QString::number(value, 'f', precision);
@@ -166,7 +159,6 @@ void reportHeading(ReportPageFlow& flow, const QString& html, int level) {
     flow.addHeading(QStringLiteral("<%1>%2</%1>").arg(tag, html), flow.mm(level == 2 ? 2.0 : 1.2));
 }
 
-using namespace report_sections;
 
 // ---- max-accelerators sweeps ---------------------------------------------------------------------
 

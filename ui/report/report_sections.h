@@ -3,18 +3,36 @@
 // report_item.cpp (one item's detail). Private to ui/report.
 #pragma once
 
-#include "report/report_content.h"
-#include "widgets/qt_text.h"
-#include "report/report_page_flow.h"
-#include "report/report_plots.h"
 #include "aggregate/compare.h"
 #include "aggregate/group_aggregate.h"
+#include "aggregate/identity.h"
 #include "aggregate/results_import.h"
+#include "aggregate/step_digest.h"
+#include "library/sweep_view.h"
+#include "metrics/dlio_metrics.h"
+#include "report/report_capture.h"
+#include "report/report_content.h"
+#include "report/report_interference.h"
+#include "report/report_loader.h"
+#include "report/report_model.h"
+#include "report/report_page_flow.h"
+#include "report/report_plots.h"
+#include "telemetry/telemetry_summary.h"
+#include "telemetry/telemetry_table.h"
+#include "widgets/qt_text.h"
 
 #include <QString>
+#include <QSysInfo>
+#include <qcustomplot.h>
 
+#include <algorithm>
+#include <cmath>
+#include <exception>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
