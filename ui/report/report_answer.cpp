@@ -106,22 +106,8 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
         rest << QStringLiteral("<span class=\"fail\">%1 left out of the headline: more than half an epoch came from the page "
                                "cache, so %2 numbers describe memory</span>")
                     .arg(itemRefs(cacheServed), cacheServed.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
-    if (!leftOutRuns.empty())
-        rest << QStringLiteral("%1 run%2 left out of every number (%3)")
-                    .arg(leftOutRuns.size())
-                    .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
-                    .arg(failedRunsText(imp, leftOutRuns));
-    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
-                                  "<td width=\"70%\" valign=\"top\"><p style=\"font-size: 8pt; color: #17324d;\"><b>%1</b></p>"
-                                  "<p style=\"font-size: 10pt;\">%2:</p></td>"
-                                  "<td width=\"30%\" align=\"right\" valign=\"bottom\"><p style=\"font-size: 17pt; font-weight: 600; "
-                                  "color: #17324d;\">%3</p></td></tr></table>")
-                       .arg(htmlBreakable(w.title), sentence, big);
-    if (!detail.isEmpty()) html += QStringLiteral("<p style=\"font-size: 8pt;\">%1</p>").arg(detail);
-    if (!rest.isEmpty())
-        html += QStringLiteral("<p class=\"muted\" style=\"font-size: 7.5pt;\">%1; all in the comparison below.</p>")
-                    .arg(rest.join(QStringLiteral("; ")));
-    flow.addHtml(html, 9.0);
+    if (!leftOutRuns.empty()) rest << leftOutRunsText(imp, leftOutRuns);
+    headlineBlock(flow, w.title, sentence, big, 70, 17, detail, rest);
 }
 
 // A checkpointing workload (MLPerf Storage v3.0): write and read GiB/s of its best item (the passing one
@@ -174,22 +160,8 @@ void checkpointHeadline(ReportPageFlow& flow, const ReportData& d, const Workloa
     QStringList rest;
     if (w.items.size() > 1) rest << QStringLiteral("%1 items of this workload").arg(w.items.size());
     if (!noRun.empty()) rest << QStringLiteral("%1 without a complete run (%2)").arg(noRun.size()).arg(itemRefs(noRun));
-    if (!leftOutRuns.empty())
-        rest << QStringLiteral("%1 run%2 left out of every number (%3)")
-                    .arg(leftOutRuns.size())
-                    .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
-                    .arg(failedRunsText(imp, leftOutRuns));
-    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
-                                  "<td width=\"62%\" valign=\"top\"><p style=\"font-size: 8pt; color: #17324d;\"><b>%1</b></p>"
-                                  "<p style=\"font-size: 10pt;\">%2:</p></td>"
-                                  "<td width=\"38%\" align=\"right\" valign=\"bottom\"><p style=\"font-size: 13pt; font-weight: 600; "
-                                  "color: #17324d;\">%3</p></td></tr></table>")
-                       .arg(htmlBreakable(w.title), sentence, big);
-    if (!detail.isEmpty()) html += QStringLiteral("<p style=\"font-size: 8pt;\">%1</p>").arg(detail);
-    if (!rest.isEmpty())
-        html += QStringLiteral("<p class=\"muted\" style=\"font-size: 7.5pt;\">%1; all in the comparison below.</p>")
-                    .arg(rest.join(QStringLiteral("; ")));
-    flow.addHtml(html, 9.0);
+    if (!leftOutRuns.empty()) rest << leftOutRunsText(imp, leftOutRuns);
+    headlineBlock(flow, w.title, sentence, big, 62, 13, detail, rest);
 }
 
 // How the numbers were obtained: storage (real or emulated), the page cache's share, the metric
