@@ -491,6 +491,7 @@ void TestConfigKeys::everyKeyHasAnIdentityRole() {
         QVERIFY2(config_keys::roleOf(path) == role, (path + ": " + std::to_string(int(config_keys::roleOf(path)))).c_str());
     // The generated reference says it too.
     QVERIFY(config_keys::markdown().find("| Identity |") != std::string::npos);
-    for (const auto& k : config_keys::json().at("keys"))
+    const auto doc = config_keys::json(); // held: a range over a temporary's member would dangle
+    for (const auto& k : doc.at("keys"))
         QVERIFY2(k.contains("identity") && k.at("identity") != "unclassified", k.dump().c_str());
 }
