@@ -4,13 +4,13 @@
 // two hosts, Open MPI's plm_rsh_agent pointed at a script that starts the "remote" daemon here, in a UTS
 // namespace carrying that host's name). Expected values come from the config (files, batch, ranks) and
 // from the per-rank files the run wrote, never from TrainIO's own summary.
+#include "mpi_launch.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QProcessEnvironment>
 #include <QStandardPaths>
 
 #include <csignal>
@@ -59,30 +59,15 @@ class TstMpi : public QObject {
     fs::path base_, data_, cfg_;
     QString mpirun_;
 
-    // mpirun's own options for every test: root allowed (CI runs as root), more processes than cores,
-    // and three seconds between SIGTERM and SIGKILL instead of one, so that process 0 has time to write
-    // what was measured when a peer is killed on a loaded CI machine (docs/mpi.md).
-    QStringList mpiOptions(int np) const {
-        return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
-                QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
-    }
     void start(QProcess& p, const QStringList& mpiArgs) {
-        const auto extra = testsupport::mpiEnvironment();
-        if (!extra.isEmpty()) {
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            for (const auto& [k, v] : extra) env.insert(k, v);
-            p.setProcessEnvironment(env);
-        }
-        p.setProgram(mpirun_);
-        p.setArguments(mpiArgs);
-        p.start();
+        mpitest::start(p, mpirun_, mpiArgs);
         QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
     }
     Mpi finish(QProcess& p, int timeoutMs = 240000) { return testsupport::finishProgram(p, timeoutMs); }
     Mpi mpi(int np, const QStringList& cliArgs, const QStringList& extraMpi = {}) {
         QProcess p;
         Mpi r;
-        start(p, mpiOptions(np) + extraMpi + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs);
+        start(p, mpitest::options(np) + extraMpi + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs);
         if (p.state() == QProcess::NotRunning) return r;
         return finish(p);
     }
@@ -357,7 +342,7 @@ private slots:
         const fs::path live = base_ / ("stopped-" + std::to_string(how) + ".jsonl");
         const QString tag = QStringLiteral("tst_mpi_%1_%2").arg(QCoreApplication::applicationPid()).arg(how);
         QProcess p;
-        QStringList options = mpiOptions(2);
+        QStringList options = mpitest::options(2);
         if (defaultTeardown) options = {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
         start(p, options + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
                                              QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"),

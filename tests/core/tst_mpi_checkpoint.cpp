@@ -3,6 +3,7 @@
 // Expected values come from outside TrainIO: the files, sizes and checkpoint_size_GB MLCommons' DLIO fork
 // wrote for 2 ranks (docs/peer-checks.md, "DLIO's checkpoints and TrainIO's", run A), the independent
 // transcription of the fork's formulas for 4 ranks (tests/tools/checkpoint_oracle.py), and the config.
+#include "mpi_launch.h"
 #include "testsupport.h"
 
 #include "util/clock.h"
@@ -13,7 +14,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcessEnvironment>
 #include <QStandardPaths>
 
 #include <csignal>
@@ -73,13 +73,8 @@ class TstMpiCheckpoint : public QObject {
     fs::path base_;
     QString mpirun_;
 
-    // As tst_mpi: root allowed, more processes than cores, 3 s between SIGTERM and SIGKILL.
-    QStringList mpiOptions(int np) const {
-        return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
-                QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
-    }
     testsupport::CliResult mpi(int np, const QStringList& cliArgs) {
-        return testsupport::runProgram(mpirun_, mpiOptions(np) + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs, 300000,
+        return testsupport::runProgram(mpirun_, mpitest::options(np) + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs, 300000,
                                        testsupport::mpiEnvironment());
     }
 
@@ -272,18 +267,12 @@ private slots:
         const fs::path ckpt = base_ / "ckptKill", out = base_ / "killed";
         const QString tag = QStringLiteral("tst_mpi_checkpoint_%1").arg(QCoreApplication::applicationPid());
         QProcess p;
-        const auto extra = testsupport::mpiEnvironment();
-        if (!extra.isEmpty()) {
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            for (const auto& [k, v] : extra) env.insert(k, v);
-            p.setProcessEnvironment(env);
-        }
-        p.setProgram(mpirun_);
-        p.setArguments(mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
-                                                   QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
-                       tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
-        p.start();
-        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        mpitest::start(p, mpirun_,
+                       mpitest::options(2) +
+                           QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
+                                       QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
+                           tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
+        QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
         // Strike once the third checkpoint's folder exists (the first two are measured and sent by then).
         QElapsedTimer t;
         t.start();

@@ -48,13 +48,12 @@ QList<double> expectedStepKeys(int steps) {
 
 class TestRunPage : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_;
+    QTemporaryDir& work_ = dirs_.work;
     trainio::WorkloadConfig cfg_;
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
         QVERIFY(work_.isValid());
         cfg_ = uitest::tinyWorkload(work_.filePath(QStringLiteral("data")));
     }

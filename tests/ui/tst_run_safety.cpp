@@ -74,13 +74,12 @@ QMessageBox* visibleBox(QWidget& under, const QString& name) {
 
 class TestRunSafety : public QObject {
     Q_OBJECT
-    QTemporaryDir settingsDir_;
-    QTemporaryDir work_;
+    uitest::TestFolders dirs_;
+    QTemporaryDir& work_ = dirs_.work;
     trainio::WorkloadConfig cfg_;
 
 private slots:
     void initTestCase() {
-        uitest::isolateSettings(settingsDir_);
         QVERIFY(work_.isValid());
         cfg_ = uitest::tinyWorkload(work_.filePath(QStringLiteral("data")));
         DatasetController data;
