@@ -5,6 +5,7 @@
 
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QStringList>
 
 namespace mpitest {
@@ -16,6 +17,11 @@ inline QStringList options(int np) {
     return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
             QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
 }
+
+// Open MPI's mpirun, or empty when it is not installed; a test fails then with kNoMpirun: Open MPI is part of
+// the set-up (packaging/setup-debian.sh), its absence is a broken machine.
+inline QString mpirun() { return QStandardPaths::findExecutable(QStringLiteral("mpirun")); }
+inline constexpr const char* kNoMpirun = "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)";
 
 // Starts mpirun with ARGS in P (the sanitizer builds' environment added: testsupport::mpiEnvironment); the
 // caller checks p.waitForStarted.

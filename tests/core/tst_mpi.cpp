@@ -76,9 +76,8 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         base_ = tmp_.path().toStdString();
-        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
-        // Open MPI is part of the set-up (packaging/setup-debian.sh): its absence is a broken machine.
-        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        mpirun_ = mpitest::mpirun();
+        QVERIFY2(!mpirun_.isEmpty(), mpitest::kNoMpirun);
         data_ = base_ / "data";
         cfg_ = base_ / "mpi.yaml";
         testsupport::writeText(cfg_, yamlFor(data_, 32, 0.002, 2));

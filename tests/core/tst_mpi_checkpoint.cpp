@@ -127,8 +127,8 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         base_ = tmp_.path().toStdString();
-        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
-        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        mpirun_ = mpitest::mpirun();
+        QVERIFY2(!mpirun_.isEmpty(), mpitest::kNoMpirun);
     }
 
     // mpirun -np 2 (one rank each): exactly the files the DLIO fork wrote with NP=2 (names and sizes,

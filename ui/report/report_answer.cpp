@@ -17,6 +17,23 @@ QString answerSubject(const LibraryNode& n) {
     return subject;
 }
 
+// A workload's items as its headline needs them: those with a complete run (in the workload's order), those
+// without one, and the runs left out of the items' aggregates.
+namespace {
+struct HeadlineItems {
+    std::vector<std::size_t> measured, noRun, leftOutRuns;
+};
+HeadlineItems headlineItems(const ReportData& d, const WorkloadItems& w) {
+    HeadlineItems h;
+    for (std::size_t i : w.items) {
+        const ReportItem& it = d.items[i];
+        h.leftOutRuns.insert(h.leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
+        (it.node->hasMetrics ? h.measured : h.noRun).push_back(i);
+    }
+    return h;
+}
+} // namespace
+
 // One workload's headline: a sentence and one figure (the best item above the AU line: most
 // accelerators, then the higher Read GiB/s — the library's "best passing" order), what it rests on, and
 // what was left out. Nothing is averaged across items.
@@ -24,14 +41,11 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
     const auto& imp = d.library->imported();
     std::optional<std::size_t> best, bestBelow;
     std::size_t above = 0, below = 0;
-    std::vector<std::size_t> noRun, leftOutRuns, cacheServed;
-    for (std::size_t i : w.items) {
+    const HeadlineItems items = headlineItems(d, w);
+    const std::vector<std::size_t>&noRun = items.noRun, &leftOutRuns = items.leftOutRuns;
+    std::vector<std::size_t> cacheServed;
+    for (std::size_t i : items.measured) {
         const ReportItem& it = d.items[i];
-        leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
-        if (!it.node->hasMetrics) {
-            noRun.push_back(i);
-            continue;
-        }
         if (it.node->cacheServed) { // its numbers describe memory, not the storage: never the headline
             cacheServed.push_back(i);
             continue;
@@ -115,14 +129,10 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
 void checkpointHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w) {
     const auto& imp = d.library->imported();
     std::optional<std::size_t> best;
-    std::vector<std::size_t> noRun, leftOutRuns;
-    for (std::size_t i : w.items) {
+    const HeadlineItems items = headlineItems(d, w);
+    const std::vector<std::size_t>&noRun = items.noRun, &leftOutRuns = items.leftOutRuns;
+    for (std::size_t i : items.measured) {
         const ReportItem& it = d.items[i];
-        leftOutRuns.insert(leftOutRuns.end(), it.excluded.begin(), it.excluded.end());
-        if (!it.node->hasMetrics) {
-            noRun.push_back(i);
-            continue;
-        }
         if (!best) {
             best = i;
             continue;
