@@ -25,7 +25,9 @@
 #include <QSignalSpy>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QItemSelectionModel>
+#include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QThread>
 
@@ -165,16 +167,42 @@ private slots:
 
         // Per rank, each rank's own bytes / own seconds. Rank 1 wrote 1 GiB in 1.0, 0.5, 0.25 s: 1, 2, 4 GiB/s
         // (mean 7/3 = 2.333, sd sqrt(((-4/3)^2 + (-1/3)^2 + (5/3)^2)/3) = sqrt(14/9) = 1.247); 3 GiB in all.
-        QTableWidget* table = view.rankTable();
+        const CheckpointRankModel* table = view.rankModel();
         QCOMPARE(table->rowCount(), 2);
-        QCOMPARE(table->item(1, CheckpointView::RankCol)->text(), QStringLiteral("1"));
-        QCOMPARE(table->item(1, CheckpointView::WritesCol)->text(), QStringLiteral("3"));
-        QCOMPARE(table->item(1, CheckpointView::WriteGibCol)->text(), QStringLiteral("3.000"));
-        QCOMPARE(table->item(1, CheckpointView::WriteSecondsCol)->text(), QStringLiteral("0.583 ± 0.312"));
-        QCOMPARE(table->item(1, CheckpointView::WriteRateCol)->text(), QStringLiteral("2.333 ± 1.247"));
+        QVERIFY(view.rankTable()->model() == table);
+        QCOMPARE(table->index(1, CheckpointRankModel::RankCol).data().toString(), QStringLiteral("1"));
+        QCOMPARE(table->index(1, CheckpointRankModel::WritesCol).data().toString(), QStringLiteral("3"));
+        QCOMPARE(table->index(1, CheckpointRankModel::WriteGibCol).data().toString(), QStringLiteral("3.000"));
+        QCOMPARE(table->index(1, CheckpointRankModel::WriteSecondsCol).data().toString(), QStringLiteral("0.583 ± 0.312"));
+        QCOMPARE(table->index(1, CheckpointRankModel::WriteRateCol).data().toString(), QStringLiteral("2.333 ± 1.247"));
         // Rank 0 read 0.5 GiB in 0.25, 0.5, 0.5 s: 2, 1, 1 GiB/s (mean 4/3, sd sqrt(2/9) = 0.471).
-        QCOMPARE(table->item(0, CheckpointView::ReadsCol)->text(), QStringLiteral("3"));
-        QCOMPARE(table->item(0, CheckpointView::ReadRateCol)->text(), QStringLiteral("1.333 ± 0.471"));
+        QCOMPARE(table->index(0, CheckpointRankModel::ReadsCol).data().toString(), QStringLiteral("3"));
+        QCOMPARE(table->index(0, CheckpointRankModel::ReadRateCol).data().toString(), QStringLiteral("1.333 ± 0.471"));
+    }
+
+    // The per-rank table is a view over a model: rows appear when a rank first reports (rank 0, then rank 1:
+    // two resets); every later event changes figures in place, so a row the user selected stays selected.
+    void rankRowsChangeInPlace() {
+        CheckpointView view;
+        view.reset(3, 3, /*rankSync=*/false);
+        const auto events = syntheticRun();
+        QSignalSpy resets(view.rankModel(), &QAbstractItemModel::modelReset);
+        QSignalSpy changes(view.rankModel(), &QAbstractItemModel::dataChanged);
+        view.add(events[0]);
+        view.add(events[1]);
+        QCOMPARE(resets.count(), 2);
+        QCOMPARE(view.rankModel()->rowCount(), 2);
+        view.rankTable()->selectRow(1);
+        for (std::size_t i = 2; i < events.size(); ++i) view.add(events[i]);
+        QCOMPARE(resets.count(), 2);
+        QCOMPARE(changes.count(), static_cast<int>(events.size()) - 2);
+        const QModelIndexList selected = view.rankTable()->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.front().data().toString(), QStringLiteral("1"));
+        QCOMPARE(view.rankModel()->index(1, CheckpointRankModel::ReadsCol).data().toString(), QStringLiteral("3"));
+        // A new run empties the table.
+        view.reset(3, 3, false);
+        QCOMPARE(view.rankModel()->rowCount(), 0);
     }
 
     void rankSyncTakesTheSlowestRank() {
@@ -369,10 +397,10 @@ private slots:
         QCOMPARE(view->bars(CheckpointView::Duration, Operation::Write)->dataCount(), 3);
         QCOMPARE(view->bars(CheckpointView::Duration, Operation::Read)->dataCount(), 3);
         QVERIFY2(view->statusText().startsWith(QStringLiteral("Checkpoints written 3/3, read 3/3")), qPrintable(view->statusText()));
-        QCOMPARE(view->rankTable()->rowCount(), 2);
+        QCOMPARE(view->rankModel()->rowCount(), 2);
         for (int r = 0; r < 2; ++r) {
-            QCOMPARE(view->rankTable()->item(r, CheckpointView::WritesCol)->text(), QStringLiteral("3"));
-            QCOMPARE(view->rankTable()->item(r, CheckpointView::ReadsCol)->text(), QStringLiteral("3"));
+            QCOMPARE(view->rankModel()->index(r, CheckpointRankModel::WritesCol).data().toString(), QStringLiteral("3"));
+            QCOMPARE(view->rankModel()->index(r, CheckpointRankModel::ReadsCol).data().toString(), QStringLiteral("3"));
         }
         // Each bar's bytes are the files on disk: the first checkpoint's folder, every rank's files.
         qint64 onDisk = 0;

@@ -147,6 +147,50 @@ private slots:
         QVERIFY2(g.exitCode == 0, qPrintable(g.err));
     }
 
+    // The per-host rows are a model over core's HostTally: rows come with a placement, figures change in
+    // place. Ranks 0, 1 and 3 on host a, 2 on b. Expected values by hand: epoch AU is the mean over the host's
+    // ranks ((90 + 80 + 60) / 3 on a), samples/s their sum; the running AU is per rank Σcompute of the steps
+    // after the first ÷ the wall time since the first ended (rank 0: 0.6 / 1 s, rank 1: 1.0 / 2 s), then the
+    // mean over the ranks that have one.
+    void hostRowsAreAModel() {
+        HostFiguresModel m;
+        QSignalSpy resets(&m, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&m, &QAbstractItemModel::dataChanged);
+        QVERIFY(m.setHosts({"a", "a", "b", "a"}));
+        QVERIFY(!m.setHosts({"a", "a", "b", "a"})); // a benchmark's next invocation: same rows
+        QCOMPARE(resets.count(), 1);
+        QCOMPARE(m.rowCount(), 2);
+        QCOMPARE(m.index(0, HostFiguresModel::HostColumn).data().toString(), QStringLiteral("a"));
+        QCOMPARE(m.index(0, HostFiguresModel::RanksColumn).data().toString(), QStringLiteral("0–1, 3"));
+        QCOMPARE(m.index(1, HostFiguresModel::RanksColumn).data().toString(), QStringLiteral("2"));
+        QVERIFY(m.index(0, HostFiguresModel::EpochAuColumn).data().toString().isEmpty()); // nothing measured yet
+        auto step = [](std::uint64_t rank, std::uint64_t n, double wall, double compute) {
+            trainio::StepEvent e;
+            e.rank = rank;
+            e.step = n;
+            e.stepsPerEpoch = 8;
+            e.wallTime = wall;
+            e.compute = compute;
+            return e;
+        };
+        m.addSteps({step(0, 1, 1.0, 0.5), step(1, 1, 1.0, 0.5), step(0, 2, 2.0, 0.6), step(1, 2, 3.0, 1.0)});
+        QCOMPARE(m.index(0, HostFiguresModel::LiveAuColumn).data().toString(), QStringLiteral("55.0 (epoch 1)"));
+        trainio::EpochEvent e;
+        e.rankAu = {90, 80, 70, 60};
+        e.rankThroughput = {10, 20, 30, 40};
+        m.addEpoch(e);
+        QCOMPARE(m.index(0, HostFiguresModel::EpochAuColumn).data().toString(), QStringLiteral("76.67 (epoch 1)"));
+        QCOMPARE(m.index(0, HostFiguresModel::EpochThroughputColumn).data().toString(), QStringLiteral("70.0"));
+        QCOMPARE(m.index(1, HostFiguresModel::EpochAuColumn).data().toString(), QStringLiteral("70.00 (epoch 1)"));
+        QCOMPARE(resets.count(), 1);
+        QCOMPARE(changes.count(), 2);
+        QVERIFY(m.setHosts({"a", "b"})); // another placement: new rows, no figures
+        QCOMPARE(m.rowCount(), 2);
+        QVERIFY(m.index(0, HostFiguresModel::EpochAuColumn).data().toString().isEmpty());
+        m.clear();
+        QCOMPARE(m.rowCount(), 0);
+    }
+
     // The host list and the hostfile give the argument vector of the contract, one element per argument
     // (a path or a system name with a blank stays one element: nothing is ever parsed by a shell).
     void argumentVectorFromHostList() {
@@ -396,15 +440,16 @@ private slots:
 
         HostTable* table = page.hostTable();
         QVERIFY(table->isVisible());
-        QCOMPARE(table->topLevelItemCount(), 1);
-        QCOMPARE(table->topLevelItem(0)->text(HostTable::RanksColumn), QStringLiteral("0–3"));
+        const HostFiguresModel* rows = table->figures();
+        QCOMPARE(rows->rowCount(), 1);
+        QCOMPARE(rows->index(0, HostFiguresModel::RanksColumn).data().toString(), QStringLiteral("0–3"));
         QCOMPARE(table->tally().hosts().front().ranks.size(), std::size_t(4));
         // The host's figures are the last epoch's, from its ranks: with one host, the job's.
         const auto& h = table->tally().hosts().front();
         QCOMPARE(h.epoch, std::uint64_t(2));
         QVERIFY(std::abs(h.epochAuPercent - o.epochs.back().auPercent) < 1e-9);
         QVERIFY(std::abs(h.epochSamplesPerSecond - o.epochs.back().throughput) < 1e-6 * o.epochs.back().throughput);
-        QVERIFY2(!table->topLevelItem(0)->text(HostTable::EpochAuColumn).isEmpty(), "the AU column is filled");
+        QVERIFY2(!rows->index(0, HostFiguresModel::EpochAuColumn).data().toString().isEmpty(), "the AU column is filled");
         // The workload file written for the processes is gone with the run.
         for (const QFileInfo& f : QDir(work_.path()).entryInfoList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot))
             QVERIFY2(!f.fileName().startsWith(QStringLiteral(".trainio-mpi")), qPrintable(f.filePath()));

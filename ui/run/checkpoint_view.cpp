@@ -9,11 +9,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <set>
 
 namespace trainio::ui {
 
@@ -27,22 +26,10 @@ double valueOf(CheckpointView::PlotId id, const CheckpointBar& b) {
     return id == CheckpointView::Bandwidth ? b.gibPerSecond : b.seconds;
 }
 
-QString meanStdText(const MeanStd& m, int decimals) {
-    if (m.count == 0) return QStringLiteral("—");
-    return QStringLiteral("%1 ± %2").arg(m.mean, 0, 'f', decimals).arg(m.stdev, 0, 'f', decimals);
-}
-
 QString opSummary(const QString& name, const CheckpointSummary& s) {
     if (s.gibPerSecond.count == 0) return QObject::tr("%1: —").arg(name);
     const QString n = s.gibPerSecond.count == 1 ? QObject::tr("1 checkpoint") : QObject::tr("%1 checkpoints").arg(s.gibPerSecond.count);
     return QObject::tr("%1: %2 GiB/s, %3 s (%4)").arg(name, meanStdText(s.gibPerSecond, 3), meanStdText(s.seconds, 3), n);
-}
-
-QTableWidgetItem* cell(const QString& text) {
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return item;
 }
 
 QString sizeText(std::uint64_t bytes) {
@@ -177,13 +164,10 @@ CheckpointView::CheckpointView(QWidget* parent) : QWidget(parent) {
         row->addWidget(p);
     }
     splitter->addWidget(plotsRow);
-    ranks_ = new QTableWidget(0, RankColumnCount, splitter);
+    rankModel_ = new CheckpointRankModel(this);
+    ranks_ = new QTableView(splitter);
     ranks_->setObjectName(QStringLiteral("checkpointRanks"));
-    ranks_->setHorizontalHeaderLabels({tr("Rank"), tr("Writes"), tr("GiB written"), tr("Write s (mean ± sd)"),
-                                       tr("Write GiB/s (mean ± sd)"), tr("Reads"), tr("Read s (mean ± sd)"),
-                                       tr("Read GiB/s (mean ± sd)")});
-    ranks_->horizontalHeaderItem(WriteRateCol)->setToolTip(tr("Per checkpoint, this rank's bytes / its own duration"));
-    ranks_->horizontalHeaderItem(ReadRateCol)->setToolTip(tr("Per checkpoint, this rank's bytes / its own duration"));
+    ranks_->setModel(rankModel_);
     ranks_->verticalHeader()->setVisible(false);
     ranks_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     ranks_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -341,26 +325,7 @@ void CheckpointView::updateTexts() {
         status += tr(" · failed: %1").arg(QString::fromStdString(tally_.errors().back()));
     status_->setText(status);
 
-    const auto writes = tally_.perRank(Operation::Write);
-    const auto reads = tally_.perRank(Operation::Read);
-    std::set<std::uint64_t> ranks;
-    for (const auto& [r, s] : writes) ranks.insert(r);
-    for (const auto& [r, s] : reads) ranks.insert(r);
-    ranks_->setRowCount(static_cast<int>(ranks.size()));
-    int row = 0;
-    for (std::uint64_t r : ranks) {
-        const RankCheckpointStats w = writes.count(r) ? writes.at(r) : RankCheckpointStats{};
-        const RankCheckpointStats rd = reads.count(r) ? reads.at(r) : RankCheckpointStats{};
-        ranks_->setItem(row, RankCol, cell(QString::number(r)));
-        ranks_->setItem(row, WritesCol, cell(QString::number(w.done)));
-        ranks_->setItem(row, WriteGibCol, cell(QString::number(static_cast<double>(w.bytes) / (1024.0 * 1024.0 * 1024.0), 'f', 3)));
-        ranks_->setItem(row, WriteSecondsCol, cell(meanStdText(w.seconds, 3)));
-        ranks_->setItem(row, WriteRateCol, cell(meanStdText(w.gibPerSecond, 3)));
-        ranks_->setItem(row, ReadsCol, cell(QString::number(rd.done)));
-        ranks_->setItem(row, ReadSecondsCol, cell(meanStdText(rd.seconds, 3)));
-        ranks_->setItem(row, ReadRateCol, cell(meanStdText(rd.gibPerSecond, 3)));
-        ++row;
-    }
+    rankModel_->update(tally_);
 }
 
 void CheckpointView::changeEvent(QEvent* event) {

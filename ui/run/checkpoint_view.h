@@ -7,6 +7,7 @@
 #pragma once
 
 #include "checkpoint/checkpoint_plan.h"
+#include "run/checkpoint_rank_model.h"
 #include "run/checkpoint_tally.h"
 #include "config/workload_config.h"
 
@@ -17,7 +18,7 @@ class QCustomPlot;
 class QCPBars;
 class QCPBarsGroup;
 class QLabel;
-class QTableWidget;
+class QTableView;
 
 namespace trainio::ui {
 
@@ -32,10 +33,6 @@ class CheckpointView final : public QWidget {
     Q_OBJECT
 public:
     enum PlotId { Bandwidth, Duration, PlotCount };
-    // Columns of the per-rank table.
-    enum RankColumn {
-        RankCol, WritesCol, WriteGibCol, WriteSecondsCol, WriteRateCol, ReadsCol, ReadSecondsCol, ReadRateCol, RankColumnCount
-    };
 
     explicit CheckpointView(QWidget* parent = nullptr);
 
@@ -51,7 +48,9 @@ public:
     QCPBars* bars(PlotId id, checkpoint::Operation op) const;
     QString summaryText() const;
     QString statusText() const;
-    QTableWidget* rankTable() const { return ranks_; }
+    // The per-rank table: a view over rankModel() (columns CheckpointRankModel::Column).
+    QTableView* rankTable() const { return ranks_; }
+    const CheckpointRankModel* rankModel() const { return rankModel_; }
     static QString plotTitle(PlotId id);
 
 protected:
@@ -79,7 +78,8 @@ private:
     QCPBarsGroup* groups_[PlotCount] = {};
     QLabel* summary_;
     QLabel* status_;
-    QTableWidget* ranks_;
+    CheckpointRankModel* rankModel_;
+    QTableView* ranks_;
 };
 
 } // namespace trainio::ui

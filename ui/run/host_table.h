@@ -1,22 +1,19 @@
-// The Run page's per-host rows of an MPI run: each client host with its ranks, the latest epoch's AU
-// (mean over the host's ranks) and samples/s (sum over them) from the epoch events' per-rank values, and
-// the running AU of the current epoch from the step events — computed by core (session/host_figures.h),
-// shown here. Hidden until a run reports its hosts.
+// The Run page's per-host rows of an MPI run: a view over HostFiguresModel (ui/models) — each client host
+// with its ranks, the latest epoch's AU and samples/s, and the running AU of the current epoch, computed by
+// core (session/host_figures.h). Hidden until a run reports its hosts.
 #pragma once
 
 #include "engine/engine_observer.h"
-#include "session/host_figures.h"
+#include "models/host_figures_model.h"
 
 #include <QStringList>
-#include <QTreeWidget>
+#include <QTreeView>
 
 namespace trainio::ui {
 
-class HostTable final : public QTreeWidget {
+class HostTable final : public QTreeView {
     Q_OBJECT
 public:
-    enum Column { HostColumn, RanksColumn, EpochAuColumn, EpochThroughputColumn, LiveAuColumn, ColumnCount };
-
     explicit HostTable(QWidget* parent = nullptr);
 
     // A run reported where its ranks run: the rows are rebuilt unless it is the same placement as before
@@ -26,12 +23,11 @@ public:
     void addSteps(const std::vector<StepEvent>& batch);
     void addEpoch(const EpochEvent& e);
 
-    const HostTally& tally() const { return tally_; }
+    HostFiguresModel* figures() const { return model_; }
+    const HostTally& tally() const { return model_->tally(); }
 
 private:
-    void showFigures();
-
-    HostTally tally_;
+    HostFiguresModel* model_;
 };
 
 } // namespace trainio::ui
