@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 namespace trainio::telemetry {
-namespace {
+// Named, not anonymous: TelemetrySampler::Sources holds these types, and a class with external linkage must
+// not have members of internal-linkage types (GCC's -Wsubobject-linkage, which fires in unity builds).
+namespace sampler_detail {
 
 
 // One /proc file kept open for the whole run: each sample is one pread at offset 0 (which makes the
@@ -112,7 +114,8 @@ std::vector<std::string> selectNames(const std::vector<T>& seen, const std::vect
     return out;
 }
 
-} // namespace
+} // namespace sampler_detail
+using namespace sampler_detail;
 
 bool isDefaultDisk(const std::string& name, const std::string& sysBlockDir) {
     for (const char* skip : {"loop", "ram", "zram"})
