@@ -254,9 +254,9 @@ static void drain_ring(Ring* r, Out* o) {
             path[k < sizeof path ? k : sizeof path - 1] = 0;
             json_escape(esc, sizeof esc, path);
             n = snprintf(line, sizeof line,
-                         "{\"op\":\"open\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d,\"size\":%llu,\"path\":\"%s\"}\n",
+                         "{\"op\":\"open\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d,\"size\":%llu,\"cpu\":%llu,\"path\":\"%s\"}\n",
                          (unsigned long long)s.t, (unsigned long long)s.dur, (int)g_pid, s.tid, s.fd,
-                         (unsigned long long)s.n, esc);
+                         (unsigned long long)s.n, (unsigned long long)s.addr, esc);
         } else if (s.op == OP_MMAP || s.op == OP_MUNMAP) {
             n = snprintf(line, sizeof line,
                          "{\"op\":\"%s\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d,\"off\":%llu,\"n\":%llu,\"addr\":%llu}\n",
@@ -460,7 +460,13 @@ static void classify(int fd, const char* given, uint64_t t, uint64_t dur) {
     if (any_of(g_prefixes, path, starts_with) || any_of(g_parts, path, contains) || any_of(g_suffixes, path, ends_with))
         return;
     g_fds[fd].data = 1;
-    record(OP_OPEN, fd, t, dur, 0, (uint64_t)st.st_size, 0, path);
+    /* The thread's CPU clock at each sample's open: the derivation tells the CPU a reader spent between two
+     * samples from the time it waited for a core (or idled). Not in the vDSO: one system call per data-file
+     * open only. Carried in the slot's addr, unused by an open. */
+    struct timespec cpu;
+    const uint64_t cpuNs = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+                               ? (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec : 0;
+    record(OP_OPEN, fd, t, dur, 0, (uint64_t)st.st_size, cpuNs, path);
 }
 
 /* Data files are opened read-only: a file opened for writing too is the job's own (shared memory, logs). */

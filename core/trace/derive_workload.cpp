@@ -61,6 +61,7 @@ struct Session {
     std::uint64_t tOpen = 0, tEnd = 0;
     std::uint64_t bytes = 0;  // read or mapped, with repeats
     std::uint64_t ioNs = 0;   // time inside open, read, mmap and close calls
+    std::uint64_t cpuAtOpen = 0; // the thread's CPU clock at its open (0: not recorded)
     bool mapped = false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges; // [begin, end) read or mapped
     std::uint64_t distinct() const {
@@ -125,6 +126,7 @@ Sessions buildSessions(const Trace& tr) {
             s.tOpen = e.t;
             s.tEnd = e.t + e.dur;
             s.ioNs = e.dur;
+            s.cpuAtOpen = e.cpu;
             out.list.push_back(s);
             open[key(e.pid, e.fd)] = out.list.size() - 1;
             break;
@@ -311,23 +313,35 @@ std::optional<DataFormat> formatFromName(const std::string& f) {
     return it->second;
 }
 
-ComputeTime timeOf(double meanS, double stdevS) {
-    ComputeTime t;
-    t.mean = meanS;
-    // A spread under 5 % of the mean is noise of the measurement itself: a constant.
-    if (stdevS > 0.05 * meanS && meanS > 0) {
-        t.distribution = ComputeDistribution::Normal;
-        t.stdev = stdevS;
-    }
-    return t;
-}
+ComputeTime timeOf(double meanS, double stdevS) { return fitTime(meanS, stdevS); }
 
 std::string timeText(const ComputeTime& t) {
+    if (t.distribution == ComputeDistribution::Gamma)
+        return "gamma{shape " + num(t.shape, 4) + ", scale " + num(t.scale, 4) + " s: mean " + num(t.expectedSeconds(), 5) + " s}";
     if (t.distribution == ComputeDistribution::Normal) return "normal{mean " + num(t.mean, 5) + " s, stdev " + num(t.stdev, 4) + " s}";
     return num(t.mean, 5) + " s";
 }
 
 } // namespace
+
+ComputeTime fitTime(double meanS, double stdevS) {
+    ComputeTime t;
+    t.mean = std::max(0.0, meanS);
+    // A spread under 5 % of the mean is noise of the measurement itself: a constant.
+    if (!(stdevS > 0.05 * meanS) || !(meanS > 0)) return t;
+    // Times are positive and, measured on a shared machine, skewed to the right (a wait for a core now and
+    // then): a gamma distribution fitted by moments (shape = mean² / variance, scale = variance / mean)
+    // keeps the job's mean and spread exactly and never draws a negative time. A normal distribution
+    // cannot: when its stdev is near or above its mean, clamping its negative draws at zero raises the
+    // mean (by ~25 % at stdev 1.5 × mean). DLIO's config supports gamma (utils/config.py), so the
+    // derived YAML still runs under DLIO.
+    t.distribution = ComputeDistribution::Gamma;
+    t.scale = stdevS * stdevS / meanS;
+    t.shape = meanS / t.scale;
+    return t;
+}
+
+ComputeTime fitTime(const std::vector<double>& seconds) { return fitTime(mean(seconds), stdev(seconds)); }
 
 DerivedWorkload deriveWorkload(const Trace& tr) {
     DerivedWorkload d;
@@ -688,32 +702,67 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         d.jobSamplesPerSecond = kNaN;
     }
 
-    // ---- per-sample time in the readers (reader.preprocess_time) ----
-    std::vector<double> busy;
+    // ---- per-sample time in the readers (reader.preprocess_time), and the collation per batch ----
+    // Within a batch, a reader's time from a sample's open to the next one's, less the time inside I/O
+    // calls, is its per-sample work as the wall clock saw it: CPU time and, on a machine whose cores the
+    // job oversubscribes, the time it waited for a core. Across a batch boundary the gap also holds the
+    // collation, the hand-over and any idle wait for the next request: only the reader's CPU clock tells
+    // them apart (a reader that idles spends no CPU), so the collation is that gap's CPU less a sample's.
+    std::vector<double> busy, busyCpu, boundaryCpu;
     for (const auto& ep : inEpoch) {
         std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
         for (std::size_t i : ep)
             if (!(hasWorkers && sessions[i].pid == mainPid)) byReader[{sessions[i].pid, sessions[i].tid}].push_back(i);
         for (const auto& [id, list] : byReader)
             for (std::size_t k = 0; k + 1 < list.size(); ++k) {
-                if ((k + 1) % d.batchSize == 0) continue; // the batch's last sample: its collation and hand-over follow
                 const Session& a = sessions[list[k]];
                 const Session& b = sessions[list[k + 1]];
+                const bool cpuKnown = a.cpuAtOpen > 0 && b.cpuAtOpen >= a.cpuAtOpen;
+                const double cpu = cpuKnown ? static_cast<double>(b.cpuAtOpen - a.cpuAtOpen) * 1e-9 : 0;
+                if ((k + 1) % d.batchSize == 0) { // the batch's last sample: its collation and hand-over follow
+                    if (cpuKnown) boundaryCpu.push_back(cpu);
+                    continue;
+                }
                 const double gap = static_cast<double>(b.tOpen - a.tOpen) - static_cast<double>(a.ioNs);
                 busy.push_back(std::max(0.0, gap) * 1e-9);
+                if (cpuKnown) busyCpu.push_back(cpu);
             }
     }
     if (busy.size() >= 2) {
         d.preprocessMean = mean(busy);
         d.preprocessStdev = stdev(busy);
     }
-    add("reader.preprocess_time", timeText(timeOf(d.preprocessMean, d.preprocessStdev)),
+    // CPU vs waiting: the share of a sample's wall time the reader ran on a core.
+    const bool cpuSeen = busyCpu.size() >= 2 && busyCpu.size() == busy.size();
+    if (cpuSeen) {
+        d.preprocessCpuMean = mean(busyCpu);
+        // The collation: a boundary gap's CPU less a sample's, in wall time at the readers' own CPU share.
+        if (!boundaryCpu.empty() && d.preprocessCpuMean > 0) {
+            const double collateCpu = std::max(0.0, mean(boundaryCpu) - d.preprocessCpuMean);
+            const double share = d.preprocessMean > 0 ? std::min(1.0, d.preprocessCpuMean / d.preprocessMean) : 1.0;
+            d.collateMean = share > 0 ? collateCpu / share : collateCpu;
+        }
+    }
+    // The engine has no collation step of its own: a batch's collation is spread over its samples (the
+    // same time per batch in the readers; with the readers binding, the same batches per second).
+    const double perSampleCollate = d.collateMean / static_cast<double>(d.batchSize);
+    const ComputeTime preprocess = timeOf(d.preprocessMean + perSampleCollate, d.preprocessStdev);
+    std::string preBasis =
         busy.size() >= 2
             ? std::to_string(busy.size()) + " samples: a reader's time from a sample's open to its next sample's open in the same "
-              "batch, less the time inside open/read/close; median " + ms(median(busy)) +
-              " (the batch's last sample is left out: its collation and hand-over follow it)"
-            : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0",
-        true);
+              "batch, less the time inside open/read/close: mean " + ms(d.preprocessMean) + ", stdev " + ms(d.preprocessStdev) +
+              ", median " + ms(median(busy)) + " (the batch's last sample is left out: its collation and hand-over follow it)"
+            : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0";
+    if (cpuSeen)
+        preBasis += "; of it the readers' CPU clock " + ms(d.preprocessCpuMean) + " a sample (" +
+                    num(d.preprocessMean > 0 ? 100 * d.preprocessCpuMean / d.preprocessMean : 100, 3) +
+                    " %), the rest waiting for a core: the replay's readers sleep the whole wall time, so the job's "
+                    "contention is replayed once; plus the collation, " + ms(d.collateMean) + " a batch (the CPU between a "
+                    "batch's last sample and the next batch, less a sample's, at the same CPU share) spread over its " +
+                    std::to_string(d.batchSize) + " samples";
+    else
+        preBasis += "; the trace has no CPU clock (an older interposer): no collation time could be told from idle waits";
+    add("reader.preprocess_time", timeText(preprocess), preBasis, true);
 
     // ---- shuffle: does each reader read the files in their sorted order? ----
     std::map<std::uint32_t, std::size_t> rank;
@@ -796,7 +845,7 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     c.reader.fileShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.sampleShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.transferSize = d.transferSize;
-    c.reader.preprocessTime = timeOf(d.preprocessMean, d.preprocessStdev);
+    c.reader.preprocessTime = preprocess;
     c.train.epochs = d.epochs;
     c.train.computationTime = timeOf(d.computeMean, d.computeStdev);
     if (d.mmap) c.trainio.ioEngine = "mmap";
@@ -900,6 +949,17 @@ void writeDerivedWorkload(const DerivedWorkload& derived, const fs::path& yaml) 
     out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
     if (!std::isnan(d.jobAuPercent))
         out << "# The job's own AU: " << num(d.jobAuPercent, 4) << " %, " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
+    out << "# Times (train.computation_time per step, reader.preprocess_time per sample) are the job's wall-clock\n"
+           "# times: a constant when their spread is under 5 % of the mean, else a gamma distribution fitted by\n"
+           "# moments (shape = mean^2 / variance, scale = variance / mean): it keeps the job's mean and stdev and\n"
+           "# never draws a negative time (a normal one clamped at zero would raise the mean). The readers' time\n"
+           "# holds their waits for a core";
+    if (d.preprocessCpuMean > 0)
+        out << " (CPU " << num(d.preprocessCpuMean * 1e3, 3) << " ms of " << num(d.preprocessMean * 1e3, 3)
+            << " ms a sample)";
+    out << ", replayed once by sleeping\n# readers; the collation";
+    if (d.preprocessCpuMean > 0) out << " (" << num(d.collateMean * 1e3, 3) << " ms a batch)";
+    out << " is spread over the batch's samples.\n";
     if (d.dlioNames) {
         out << "# dataset.data_folder is the job's own data: run replays on it.\n";
         out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR, then run with it\n";

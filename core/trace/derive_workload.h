@@ -53,7 +53,9 @@ struct DerivedWorkload {
     std::size_t notReaders = 0;    // processes that read data files only outside the loop's steps (marks only)
     std::string notReadersText;    // which, and why they are not readers (one observation line)
     double computeMean = 0, computeStdev = 0;       // s per step
-    double preprocessMean = 0, preprocessStdev = 0; // s per sample
+    double preprocessMean = 0, preprocessStdev = 0; // s per sample, wall clock (CPU and waiting for a core)
+    double preprocessCpuMean = 0;                   // s per sample on the readers' CPU clock (0: not recorded)
+    double collateMean = 0;                         // s per batch, wall clock (0: not recorded)
     // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of
     // each epoch left out, mean over epochs.
     double jobAuPercent = 0;
@@ -65,6 +67,12 @@ struct DerivedWorkload {
     std::string report;  // the text report (what --report prints)
     std::string summary; // one line
 };
+
+// A measured time (per step, per sample) as the engine draws it: a constant when its spread is under 5 %
+// of its mean, else a gamma distribution fitted by moments (keeps the mean and stdev, draws no negative
+// time; docs/capture.md "Time distributions").
+ComputeTime fitTime(double meanSeconds, double stdevSeconds);
+ComputeTime fitTime(const std::vector<double>& seconds);
 
 // Throws InputError naming the trace folder when it holds no data-file read. The config carries the trace
 // and the job's figures (trainio.captured_job); when the job's files do not follow DLIO's names its
