@@ -62,6 +62,7 @@ struct Session {
     std::uint64_t bytes = 0;  // read or mapped, with repeats
     std::uint64_t ioNs = 0;   // time inside open, read, mmap and close calls
     std::uint64_t cpuAtOpen = 0; // the thread's CPU clock at its open (0: not recorded)
+    std::uint64_t waitAtOpen = 0; // 1 + the thread's time waiting for a core at its open (0: not recorded)
     bool mapped = false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges; // [begin, end) read or mapped
     std::uint64_t distinct() const {
@@ -127,6 +128,7 @@ Sessions buildSessions(const Trace& tr) {
             s.tEnd = e.t + e.dur;
             s.ioNs = e.dur;
             s.cpuAtOpen = e.cpu;
+            s.waitAtOpen = e.runWait;
             out.list.push_back(s);
             open[key(e.pid, e.fd)] = out.list.size() - 1;
             break;
@@ -436,6 +438,13 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         for (const auto& [t, delta] : edges) best = std::max(best, cur += delta);
         d.readThreads = static_cast<std::uint64_t>(std::max(1, best));
     }
+    // The training loop reading on its own main thread loads each batch when it asks for it (PyTorch's
+    // DataLoader with num_workers 0, a plain loop): nothing is read ahead while it computes. Replayed with
+    // read_threads 0 (DLIO's num_workers 0), not with a reader thread that would prefetch.
+    d.synchronous = d.stepsFromMarks && !hasWorkers && !readers.empty() &&
+                    std::all_of(readers.begin(), readers.end(), [&](const auto& r) {
+                        return r.first.first == mainPid && static_cast<int>(r.first.second) == mainPid;
+                    });
     std::set<int> workerPids;
     for (const auto& [id, r] : readers)
         if (id.first != mainPid) workerPids.insert(id.first);
@@ -443,7 +452,10 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         hasWorkers ? std::to_string(workerPids.size()) + " worker process(es) read data, at most " + std::to_string(d.readThreads) +
                          " at once; the training loop is pid " + std::to_string(mainPid) + " (" + mainBasis + ")"
                    : "the training loop (pid " + std::to_string(mainPid) + ", " + mainBasis + ") read the data itself with " +
-                         std::to_string(readers.size()) + " thread(s), at most " + std::to_string(d.readThreads) + " at once");
+                         std::to_string(readers.size()) + " thread(s), at most " + std::to_string(d.readThreads) + " at once" +
+                         (d.synchronous ? ": its main thread, between its requests and the batches' arrivals, so it loads each batch "
+                                          "when it asks for it: read_threads 0 (DLIO's pytorch: DataLoader num_workers 0, no prefetch)"
+                                        : ""));
 
     // ---- epochs: windows in time ----
     std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
@@ -709,6 +721,7 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     // collation, the hand-over and any idle wait for the next request: only the reader's CPU clock tells
     // them apart (a reader that idles spends no CPU), so the collation is that gap's CPU less a sample's.
     std::vector<double> busy, busyCpu, boundaryCpu;
+    std::vector<double> busyWait, boundaryRun; // waiting for a core; running or waiting for a core
     for (const auto& ep : inEpoch) {
         std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
         for (std::size_t i : ep)
@@ -719,13 +732,17 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 const Session& b = sessions[list[k + 1]];
                 const bool cpuKnown = a.cpuAtOpen > 0 && b.cpuAtOpen >= a.cpuAtOpen;
                 const double cpu = cpuKnown ? static_cast<double>(b.cpuAtOpen - a.cpuAtOpen) * 1e-9 : 0;
+                const bool waitKnown = cpuKnown && a.waitAtOpen > 0 && b.waitAtOpen >= a.waitAtOpen;
+                const double wait = waitKnown ? static_cast<double>(b.waitAtOpen - a.waitAtOpen) * 1e-9 : 0;
                 if ((k + 1) % d.batchSize == 0) { // the batch's last sample: its collation and hand-over follow
                     if (cpuKnown) boundaryCpu.push_back(cpu);
+                    if (waitKnown) boundaryRun.push_back(cpu + wait);
                     continue;
                 }
                 const double gap = static_cast<double>(b.tOpen - a.tOpen) - static_cast<double>(a.ioNs);
                 busy.push_back(std::max(0.0, gap) * 1e-9);
                 if (cpuKnown) busyCpu.push_back(cpu);
+                if (waitKnown) busyWait.push_back(wait);
             }
     }
     if (busy.size() >= 2) {
@@ -737,11 +754,38 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     if (cpuSeen) {
         d.preprocessCpuMean = mean(busyCpu);
         // The collation: a boundary gap's CPU less a sample's, in wall time at the readers' own CPU share.
-        if (!boundaryCpu.empty() && d.preprocessCpuMean > 0) {
+        const bool waitSeen = busyWait.size() == busyCpu.size() && !boundaryRun.empty() && boundaryRun.size() == boundaryCpu.size();
+        if (waitSeen) d.preprocessWaitMean = mean(busyWait);
+        if (!d.synchronous && waitSeen) {
+            // Running or waiting for a core, never idle or blocked: a boundary's less a sample's.
+            d.collateMean = std::max(0.0, mean(boundaryRun) - (d.preprocessCpuMean + d.preprocessWaitMean));
+        } else if (!d.synchronous && !boundaryCpu.empty() && d.preprocessCpuMean > 0) {
             const double collateCpu = std::max(0.0, mean(boundaryCpu) - d.preprocessCpuMean);
             const double share = d.preprocessMean > 0 ? std::min(1.0, d.preprocessCpuMean / d.preprocessMean) : 1.0;
             d.collateMean = share > 0 ? collateCpu / share : collateCpu;
         }
+    }
+    // A loop that loads its batches itself computes between them on the same thread: its CPU between a
+    // batch's last sample and the next batch holds the compute too. Its collation is read from the marks
+    // instead: from the batch's last sample (its own work, a sample's mean, done) to the batch's arrival.
+    if (d.synchronous && busy.size() >= 2) {
+        std::vector<std::uint64_t> opens; // the loop's sample opens, by time
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < sessions.size(); ++i)
+            if (sessions[i].pid == mainPid) {
+                opens.push_back(sessions[i].tOpen);
+                which.push_back(i);
+            }
+        std::vector<double> collate;
+        for (const auto& m : tr.marks) {
+            if (m.pid != mainPid || m.op != MarkOp::Batch) continue;
+            const auto it = std::lower_bound(opens.begin(), opens.end(), m.t);
+            if (it == opens.begin()) continue;
+            const Session& last = sessions[which[static_cast<std::size_t>(it - opens.begin()) - 1]];
+            const double after = static_cast<double>(m.t - last.tOpen) * 1e-9 - static_cast<double>(last.ioNs) * 1e-9;
+            collate.push_back(std::max(0.0, after - d.preprocessMean));
+        }
+        if (!collate.empty()) d.collateMean = median(collate);
     }
     // The engine has no collation step of its own: a batch's collation is spread over its samples (the
     // same time per batch in the readers; with the readers binding, the same batches per second).
@@ -755,11 +799,16 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
             : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0";
     if (cpuSeen)
         preBasis += "; of it the readers' CPU clock " + ms(d.preprocessCpuMean) + " a sample (" +
-                    num(d.preprocessMean > 0 ? 100 * d.preprocessCpuMean / d.preprocessMean : 100, 3) +
-                    " %), the rest waiting for a core: the replay's readers sleep the whole wall time, so the job's "
-                    "contention is replayed once; plus the collation, " + ms(d.collateMean) + " a batch (the CPU between a "
-                    "batch's last sample and the next batch, less a sample's, at the same CPU share) spread over its " +
-                    std::to_string(d.batchSize) + " samples";
+                    num(d.preprocessMean > 0 ? 100 * d.preprocessCpuMean / d.preprocessMean : 100, 3) + " %)" +
+                    (d.preprocessWaitMean > 0 ? ", waiting for a core " + ms(d.preprocessWaitMean) : std::string(", the rest waiting")) +
+                    ": the replay's readers sleep the whole wall time, so the job's contention is replayed once (a sleeping "
+                    "reader adds none); plus the collation, " + ms(d.collateMean) + " a batch (" +
+                    (d.synchronous ? "from the batch's last sample to its arrival in the loop, less a sample's work"
+                                   : d.preprocessWaitMean > 0 ? "a reader's time running or waiting for a core between a batch's last "
+                                                                "sample and the next batch, less a sample's"
+                                                              : "the CPU between a batch's last sample and the next batch, less a "
+                                                                "sample's, at the same CPU share") +
+                    ") spread over its " + std::to_string(d.batchSize) + " samples";
     else
         preBasis += "; the trace has no CPU clock (an older interposer): no collation time could be told from idle waits";
     add("reader.preprocess_time", timeText(preprocess), preBasis, true);
@@ -838,10 +887,13 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     }
     c.reader.dataLoader = "pytorch";
     c.reader.batchSize = d.batchSize;
-    c.reader.readThreads = d.readThreads;
-    c.reader.prefetchSize = 2 * d.readThreads;
-    add("reader.prefetch_size", std::to_string(c.reader.prefetchSize),
-        "PyTorch's default prefetch_factor 2 per worker (not visible in the I/O)", true);
+    c.reader.readThreads = d.synchronous ? 0 : d.readThreads;
+    c.reader.prefetchSize = d.synchronous ? 0 : 2 * d.readThreads;
+    if (d.synchronous)
+        add("reader.prefetch_size", "0", "the training loop loads each batch itself when it asks for it: nothing ahead");
+    else
+        add("reader.prefetch_size", std::to_string(c.reader.prefetchSize),
+            "PyTorch's default prefetch_factor 2 per worker (not visible in the I/O)", true);
     c.reader.fileShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.sampleShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.transferSize = d.transferSize;

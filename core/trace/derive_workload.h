@@ -43,7 +43,8 @@ struct DerivedWorkload {
     std::uint64_t sessions = 0; // samples read over the whole job
     double recordMean = 0, recordStdev = 0; // bytes
     std::uint64_t batchSize = 1;
-    std::uint64_t readThreads = 1;
+    std::uint64_t readThreads = 1;   // reader threads seen (the loop's own thread when it reads itself)
+    bool synchronous = false;        // the loop reads on its own main thread: replayed with read_threads 0
     std::uint64_t epochs = 1;
     std::uint64_t stepsPerEpoch = 0;
     std::uint64_t transferSize = 0;
@@ -55,6 +56,7 @@ struct DerivedWorkload {
     double computeMean = 0, computeStdev = 0;       // s per step
     double preprocessMean = 0, preprocessStdev = 0; // s per sample, wall clock (CPU and waiting for a core)
     double preprocessCpuMean = 0;                   // s per sample on the readers' CPU clock (0: not recorded)
+    double preprocessWaitMean = 0;                  // s per sample runnable but waiting for a core (0: not recorded)
     double collateMean = 0;                         // s per batch, wall clock (0: not recorded)
     // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of
     // each epoch left out, mean over epochs.
