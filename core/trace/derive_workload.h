@@ -12,7 +12,10 @@
 //                 samples per epoch / steps; without marks, inferred from the gaps in each reader's sessions
 //   compute       per step: the next request's time − the batch's arrival (the marks' gap)
 //   preprocess    per sample in a reader: from its session's open to the next session's open in the same
-//                 batch, less the time inside read calls (the batch's last sample is not counted)
+//                 batch, less the time inside read calls (the batch's last sample is not counted), plus the
+//                 batch's collation (from the readers' CPU clock and run-queue wait) spread over its samples
+//   times         a gamma distribution fitted by moments when the spread exceeds 5 % of the mean (fitTime)
+//   read_threads  0 when the training loop reads on its own main thread (it loads each batch when asked)
 #pragma once
 
 #include "config/workload_config.h"

@@ -172,6 +172,11 @@ private slots:
     // The shapes of issue 30 (a 2-core machine): which part binds decides the AU.
     void loaderBound() { captureDeriveReplay({"loader-bound", {"--workers", "2", "--preprocess-ms", "1", "--collate-ms", "12", "--compute-ms", "3"}}); }
     void preprocessingBound() { captureDeriveReplay({"preprocessing-bound", {"--workers", "2", "--preprocess-ms", "8", "--compute-ms", "10"}}); }
+    // The issue's case: per-sample times whose stdev exceeds their mean (a normal fit clamped at zero
+    // would raise the mean and slow the replay's readers).
+    void skewedPreprocessing() {
+        captureDeriveReplay({"skewed-preprocessing", {"--workers", "2", "--preprocess-ms", "6", "--skew", "1.2", "--compute-ms", "8"}});
+    }
     void computeBound() { captureDeriveReplay({"compute-bound", {"--workers", "2", "--preprocess-ms", "2", "--compute-ms", "25"}}); }
     void moreProcessesThanCores() { captureDeriveReplay({"more-processes-than-cores", {"--workers", "4", "--preprocess-ms", "6", "--compute-ms", "5"}}); }
     void noLoaderWorkers() { captureDeriveReplay({"no-workers", {"--workers", "0", "--preprocess-ms", "3", "--collate-ms", "1", "--compute-ms", "8"}}); }

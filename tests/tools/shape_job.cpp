@@ -3,14 +3,16 @@
 // Python. C++ so that the tests need no interpreter or numpy on the machine that runs them.
 //
 //   shape_job --data DIR [--workers W] [--batch B] [--epochs E] [--compute-ms C] [--preprocess-ms P]
-//             [--collate-ms K] [--prefetch F]
+//             [--collate-ms K] [--prefetch F] [--skew S]
 //
 // Every epoch reads every regular file of DIR once, in name order, B files a batch. With W > 0 worker
 // processes (fork), batch b goes to worker b % W, which opens, reads and closes each of its files, spends P
 // ms of its own CPU per sample (a decode: CPU work, so workers that outnumber the cores wait for one) and
 // K ms of CPU per batch (the collation), then hands the batch to the training loop through a pipe; the loop
 // keeps F × W batches requested ahead (PyTorch's prefetch_factor) and takes them in order. With W = 0 the
-// loop reads, decodes and collates each batch itself. A step's compute is C ms of sleep (an accelerator:
+// loop reads, decodes and collates each batch itself. With --skew S > 0 a sample's CPU work is drawn from a
+// lognormal distribution of mean P and log-stdev S (seeded per process): most samples are quick, a few take
+// many times the mean (S = 1.2: stdev 1.9 × the mean), as decodes of images of varied sizes do. A step's compute is C ms of sleep (an accelerator:
 // the CPU is free meanwhile).
 //
 // Step marks as trainio_capture.steps writes them (epoch_begin, ask, batch, epoch_end), into
@@ -25,6 +27,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cmath>
+#include <random>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -78,8 +82,16 @@ std::uint64_t readFile(const std::string& path, std::vector<char>& buf) {
 struct Options {
     std::string data;
     int workers = 2, batch = 4, epochs = 2, prefetch = 2;
-    double computeMs = 10, preprocessMs = 0, collateMs = 0;
+    double computeMs = 10, preprocessMs = 0, collateMs = 0, skew = 0;
 };
+
+std::mt19937_64 gRng(1);
+double sampleWorkMs(const Options& o) {
+    if (o.skew <= 0) return o.preprocessMs;
+    // mean of lognormal(mu, s) = exp(mu + s²/2) = P
+    std::lognormal_distribution<double> d(std::log(o.preprocessMs) - o.skew * o.skew / 2, o.skew);
+    return d(gRng);
+}
 
 std::string gMarks;
 void mark(const char* op, int epoch, const std::string& more = {}) {
@@ -112,7 +124,7 @@ bool readAll(int fd, void* p, std::size_t n) {
 void loadBatch(const Options& o, const std::vector<std::string>& files, std::int64_t b, std::vector<char>& buf) {
     for (int i = 0; i < o.batch; ++i) {
         readFile(files[static_cast<std::size_t>(b * o.batch + i)], buf);
-        burnCpu(o.preprocessMs);
+        burnCpu(sampleWorkMs(o));
     }
     burnCpu(o.collateMs);
 }
@@ -132,6 +144,7 @@ int main(int argc, char** argv) {
         else if (k == "--compute-ms") o.computeMs = std::atof(v);
         else if (k == "--preprocess-ms") o.preprocessMs = std::atof(v);
         else if (k == "--collate-ms") o.collateMs = std::atof(v);
+        else if (k == "--skew") o.skew = std::atof(v);
         else {
             std::fprintf(stderr, "shape_job: unknown option %s\n", k.c_str());
             return 2;
@@ -158,6 +171,7 @@ int main(int argc, char** argv) {
         if (::pipe(req) != 0) return 5;
         const pid_t pid = ::fork();
         if (pid == 0) {
+            gRng.seed(static_cast<std::uint64_t>(w) + 2);
             ::close(req[1]);
             ::close(results[0]);
             for (std::int64_t b; readAll(req[0], &b, sizeof b) && b >= 0;) {
