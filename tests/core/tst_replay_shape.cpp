@@ -169,6 +169,30 @@ private slots:
         QVERIFY(std::abs(c.expectedSeconds() - 0.010) < 1e-9);
     }
 
+    // reader.read_threads 0: the training loop loads each batch when it asks for it, so loading and compute
+    // add up (20 ms of preprocessing a batch, 20 ms of compute: AU about 50 %); one reader thread instead
+    // loads the next batch during the compute (AU near 100 %).
+    void readThreadsZeroLoadsInTheLoop() {
+        auto au = [&](int threads) {
+            const fs::path yaml = dir("sync" + std::to_string(threads) + ".yaml");
+            writeText(yaml, "model: {name: sync}\nframework: pytorch\nworkflow: {generate_data: false, train: true}\n"
+                            "dataset: {data_folder: " + data_.string() + ", format: npz, num_files_train: 128, num_samples_per_file: 1, "
+                            "record_length_bytes: 65536}\n"
+                            "reader: {data_loader: pytorch, batch_size: 4, read_threads: " + std::to_string(threads) +
+                            ", prefetch_size: " + std::to_string(threads == 0 ? 0 : 2) + ", preprocess_time: 0.005}\n"
+                            "train: {epochs: 2, computation_time: 0.020}\n");
+            const fs::path run = dir("sync" + std::to_string(threads) + "-run");
+            const CliResult r = runCli({"run", "--config", QString::fromStdString(yaml.string()), "--output", QString::fromStdString(run.string()), "--quiet"});
+            if (!fs::exists(run / "summary.json")) qWarning("%s", qPrintable(r.err));
+            return fs::exists(run / "summary.json") ? summaryMetric(run, "train_au_mean_percentage") : -1.0;
+        };
+        const double sync = au(0), ahead = au(1);
+        qInfo("read_threads 0: AU %.1f %%; read_threads 1: AU %.1f %%", sync, ahead);
+        QVERIFY2(sync > 0 && ahead > 0, "a run failed");
+        QVERIFY2(sync < 65, qPrintable(QString::number(sync)));
+        QVERIFY2(ahead - sync > 20, qPrintable(QString::number(ahead) + " vs " + QString::number(sync)));
+    }
+
     // The shapes of issue 30 (a 2-core machine): which part binds decides the AU.
     void loaderBound() { captureDeriveReplay({"loader-bound", {"--workers", "2", "--preprocess-ms", "1", "--collate-ms", "12", "--compute-ms", "3"}}); }
     void preprocessingBound() { captureDeriveReplay({"preprocessing-bound", {"--workers", "2", "--preprocess-ms", "8", "--compute-ms", "10"}}); }
