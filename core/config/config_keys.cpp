@@ -381,8 +381,9 @@ std::vector<KeyDef> build() {
             .bind(field([](auto& c) -> auto& { return c.reader.batchSize; })));
     add(key("reader.batch_size_eval", Type::Whole).setting().gate("workflow.evaluation").def("1").range(whole(1, 1e7)).unit("samples")
             .means("samples per evaluation step").bind(field([](auto& c) -> auto& { return c.reader.batchSizeEval; })));
-    add(key("reader.read_threads", Type::Whole).setting().def("1").range(whole(1, 1024)).unit("threads")
-            .means("reader threads per accelerator (DLIO's pytorch allows 0, TrainIO does not)")
+    add(key("reader.read_threads", Type::Whole).setting().def("1").range(whole(0, 1024)).unit("threads")
+            .means("reader threads per accelerator; 0: the training loop loads each batch itself when it asks for it, "
+                   "nothing ahead (DLIO's pytorch: DataLoader num_workers 0)")
             .bind(field([](auto& c) -> auto& { return c.reader.readThreads; })));
     add(key("reader.computation_threads", Type::Whole).setting().def("1").range(whole(1, 1024)).unit("threads")
             .means("preprocessing threads").bind(field([](auto& c) -> auto& { return c.reader.computationThreads; })));

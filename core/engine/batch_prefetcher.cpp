@@ -14,7 +14,7 @@ BatchPrefetcher::BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, loade
     : cfg_(cfg), io_(io), source_(source), cancel_(cancel), batch_(std::max<std::uint64_t>(1, cfg.reader.batchSize)),
       window_(source.stagingBatches() > 0 ? source.stagingBatches()
                                           : std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1})),
-      remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
+      synchronous_(cfg.reader.readThreads == 0), remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
     const unsigned n = static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.reader.readThreads));
     threads_.reserve(n);
     for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this, i] { readerLoop(i); });
@@ -35,6 +35,7 @@ void BatchPrefetcher::startEpoch(const std::vector<std::uint64_t>& order, std::u
     steps_ = steps;
     nextTicket_ = 0;
     taken_ = 0;
+    requested_ = 0;
     for (std::uint64_t s = 0; s < window_; ++s) {
         slotBatch_[s] = s < steps ? s : UINT64_MAX;
         remaining_[s] = batch_;
@@ -48,6 +49,7 @@ bool BatchPrefetcher::ticketAvailable() const {
     if (!active_ || failed_.load()) return false;
     const std::uint64_t total = steps_ * batch_;
     if (nextTicket_ >= total) return false;
+    if (synchronous_ && nextTicket_ / batch_ >= requested_) return false;
     return nextTicket_ / batch_ < taken_ + window_;
 }
 
@@ -122,6 +124,10 @@ void BatchPrefetcher::readerLoop(unsigned id) {
 bool BatchPrefetcher::takeBatch(std::uint64_t b) {
     std::unique_lock lock(mutex_);
     const std::uint64_t slot = b % window_;
+    if (synchronous_ && requested_ <= b) {
+        requested_ = b + 1;
+        workCv_.notify_all();
+    }
     // The cancel flag may be set from a signal handler, which cannot notify: re-check it periodically.
     // A failed read still counts its sample off (so waiters wake), which can make the batch look
     // loaded: the failure is checked first, or a batch whose sample was never read would be trained

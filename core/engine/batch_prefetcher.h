@@ -73,6 +73,11 @@ private:
     std::uint64_t steps_ = 0;
     std::uint64_t nextTicket_ = 0; // next sample position in order_
     std::uint64_t taken_ = 0;      // batches handed to the training loop
+    // reader.read_threads 0 (DLIO: PyTorch's DataLoader with num_workers 0): the training loop loads each
+    // batch itself when it asks for it, nothing ahead. One reader thread reads a batch only once the loop
+    // asked for it (requested_), and the loop waits for it: no overlap with compute.
+    const bool synchronous_;
+    std::uint64_t requested_ = 0;  // synchronous: batches the training loop asked for
     std::uint64_t readyAfterTake_ = 0; // written by takeBatch, read by the same (training) thread
     bool active_ = false;
     std::uint64_t epochGen_ = 0; // readers forget their cached file when it changes

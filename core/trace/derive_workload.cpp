@@ -1,10 +1,11 @@
 #include "trace/derive_workload.h"
 
+#include "trace/file_format.h"
+
 #include "config/config_keys.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_generator.h"
 #include "dataset/dataset_layout.h"
-#include "format/crc32c.h"
 #include "util/errors.h"
 #include "util/statistics.h"
 #include "util/units.h"
@@ -61,6 +62,8 @@ struct Session {
     std::uint64_t tOpen = 0, tEnd = 0;
     std::uint64_t bytes = 0;  // read or mapped, with repeats
     std::uint64_t ioNs = 0;   // time inside open, read, mmap and close calls
+    std::uint64_t cpuAtOpen = 0; // the thread's CPU clock at its open (0: not recorded)
+    std::uint64_t waitAtOpen = 0; // 1 + the thread's time waiting for a core at its open (0: not recorded)
     bool mapped = false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges; // [begin, end) read or mapped
     std::uint64_t distinct() const {
@@ -125,6 +128,8 @@ Sessions buildSessions(const Trace& tr) {
             s.tOpen = e.t;
             s.tEnd = e.t + e.dur;
             s.ioNs = e.dur;
+            s.cpuAtOpen = e.cpu;
+            s.waitAtOpen = e.runWait;
             out.list.push_back(s);
             open[key(e.pid, e.fd)] = out.list.size() - 1;
             break;
@@ -174,98 +179,6 @@ Sessions buildSessions(const Trace& tr) {
     return out;
 }
 
-// ---- the files' format ----
-
-std::string sniffFormat(const std::string& path, std::string& basis) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char b[512] = {};
-    in.read(reinterpret_cast<char*>(b), sizeof b);
-    const std::size_t n = static_cast<std::size_t>(in.gcount());
-    const std::string ext = fs::path(path).extension().string();
-    if (n == 0) {
-        basis = path + " could not be read now: the format comes from its extension '" + ext + "'";
-        static const std::map<std::string, std::string> byExt = {{".npz", "npz"}, {".npy", "npy"}, {".tfrecord", "tfrecord"},
-                                                                 {".h5", "hdf5"}, {".hdf5", "hdf5"}, {".jpg", "jpeg"},
-                                                                 {".jpeg", "jpeg"}, {".png", "png"}};
-        auto it = byExt.find(ext);
-        return it == byExt.end() ? "raw" : it->second;
-    }
-    if (n >= 30 && std::memcmp(b, "PK\x03\x04", 4) == 0) {
-        const std::size_t nameLen = b[26] | (b[27] << 8);
-        const std::string name(reinterpret_cast<const char*>(b + 30), std::min<std::size_t>(nameLen, n > 30 ? n - 30 : 0));
-        if (name.size() > 4 && name.substr(name.size() - 4) == ".npy") {
-            basis = "zip magic PK\\x03\\x04 whose first entry is " + name + " (" + path + ")";
-            return "npz";
-        }
-        basis = "a zip archive without .npy entries (" + path + "): read as raw bytes";
-        return "raw";
-    }
-    if (n >= 6 && std::memcmp(b, "\x93NUMPY", 6) == 0) {
-        basis = "magic \\x93NUMPY (" + path + ")";
-        return "npy";
-    }
-    if (n >= 8 && std::memcmp(b, "\x89HDF\r\n\x1a\n", 8) == 0) {
-        basis = "magic \\x89HDF (" + path + ")";
-        return "hdf5";
-    }
-    if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) {
-        basis = "JPEG SOI marker FF D8 FF (" + path + ")";
-        return "jpeg";
-    }
-    if (n >= 8 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0) {
-        basis = "PNG signature (" + path + ")";
-        return "png";
-    }
-    if (n >= 12) {
-        std::uint32_t crc = 0;
-        std::memcpy(&crc, b + 8, 4);
-        if (maskCrc(crc32c(b, 8)) == crc) {
-            basis = "TFRecord framing: the first record's length has a valid masked CRC-32C (" + path + ")";
-            return "tfrecord";
-        }
-    }
-    basis = "no known magic in the first bytes of " + path + ": raw bytes";
-    return "raw";
-}
-
-// The bytes of a file that are the format's own (headers, labels, the zip directory), not records:
-// the file's size less the record array's bytes (npy: the array; npz: its first array, DLIO's x). 0
-// for other formats or when the headers cannot be parsed.
-std::uint64_t formatOverhead(const std::string& path, const std::string& format, std::string& how) {
-    if (format != "npz" && format != "npy") return 0;
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec) return 0;
-    std::ifstream in(path, std::ios::binary);
-    std::vector<unsigned char> b(4096);
-    in.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(b.size()));
-    const std::size_t n = static_cast<std::size_t>(in.gcount());
-    std::size_t at = 0;
-    if (format == "npz") {
-        if (n < 30) return 0;
-        at = 30 + (b[26] | (b[27] << 8)) + (b[28] | (b[29] << 8));
-    }
-    if (at + 12 > n || std::memcmp(b.data() + at, "\x93NUMPY", 6) != 0) return 0;
-    const bool v1 = b[at + 6] == 1;
-    const std::size_t hlen = v1 ? (b[at + 8] | (b[at + 9] << 8)) : (b[at + 8] | (b[at + 9] << 8) | (b[at + 10] << 16));
-    const std::size_t hstart = at + (v1 ? 10 : 12);
-    if (hstart + hlen > n) return 0;
-    const std::string header(reinterpret_cast<const char*>(b.data() + hstart), hlen);
-    static const std::regex descrRe(R"('descr':\s*'[<>|=]?[a-zA-Z]([0-9]+)')");
-    static const std::regex shapeRe(R"('shape':\s*\(([0-9,\s]*)\))");
-    std::smatch dm, sm;
-    if (!std::regex_search(header, dm, descrRe) || !std::regex_search(header, sm, shapeRe)) return 0;
-    std::uint64_t elements = 1;
-    std::istringstream dims(sm[1].str());
-    for (std::string tok; std::getline(dims, tok, ',');)
-        if (tok.find_first_of("0123456789") != std::string::npos) elements *= std::stoull(tok);
-    const std::uint64_t payload = elements * std::stoull(dm[1].str());
-    if (payload > size) return 0;
-    how = std::to_string(size - payload) + " bytes of " + path + " are headers and labels (" + std::to_string(size) +
-          " bytes, its record array " + std::to_string(payload) + ")";
-    return size - payload;
-}
-
 // ---- DLIO's names ----
 
 struct DlioNames {
@@ -311,23 +224,35 @@ std::optional<DataFormat> formatFromName(const std::string& f) {
     return it->second;
 }
 
-ComputeTime timeOf(double meanS, double stdevS) {
-    ComputeTime t;
-    t.mean = meanS;
-    // A spread under 5 % of the mean is noise of the measurement itself: a constant.
-    if (stdevS > 0.05 * meanS && meanS > 0) {
-        t.distribution = ComputeDistribution::Normal;
-        t.stdev = stdevS;
-    }
-    return t;
-}
+ComputeTime timeOf(double meanS, double stdevS) { return fitTime(meanS, stdevS); }
 
 std::string timeText(const ComputeTime& t) {
+    if (t.distribution == ComputeDistribution::Gamma)
+        return "gamma{shape " + num(t.shape, 4) + ", scale " + num(t.scale, 4) + " s: mean " + num(t.expectedSeconds(), 5) + " s}";
     if (t.distribution == ComputeDistribution::Normal) return "normal{mean " + num(t.mean, 5) + " s, stdev " + num(t.stdev, 4) + " s}";
     return num(t.mean, 5) + " s";
 }
 
 } // namespace
+
+ComputeTime fitTime(double meanS, double stdevS) {
+    ComputeTime t;
+    t.mean = std::max(0.0, meanS);
+    // A spread under 5 % of the mean is noise of the measurement itself: a constant.
+    if (!(stdevS > 0.05 * meanS) || !(meanS > 0)) return t;
+    // Times are positive and, measured on a shared machine, skewed to the right (a wait for a core now and
+    // then): a gamma distribution fitted by moments (shape = mean² / variance, scale = variance / mean)
+    // keeps the job's mean and spread exactly and never draws a negative time. A normal distribution
+    // cannot: when its stdev is near or above its mean, clamping its negative draws at zero raises the
+    // mean (by ~25 % at stdev 1.5 × mean). DLIO's config supports gamma (utils/config.py), so the
+    // derived YAML still runs under DLIO.
+    t.distribution = ComputeDistribution::Gamma;
+    t.scale = stdevS * stdevS / meanS;
+    t.shape = meanS / t.scale;
+    return t;
+}
+
+ComputeTime fitTime(const std::vector<double>& seconds) { return fitTime(mean(seconds), stdev(seconds)); }
 
 DerivedWorkload deriveWorkload(const Trace& tr) {
     DerivedWorkload d;
@@ -422,6 +347,13 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         for (const auto& [t, delta] : edges) best = std::max(best, cur += delta);
         d.readThreads = static_cast<std::uint64_t>(std::max(1, best));
     }
+    // The training loop reading on its own main thread loads each batch when it asks for it (PyTorch's
+    // DataLoader with num_workers 0, a plain loop): nothing is read ahead while it computes. Replayed with
+    // read_threads 0 (DLIO's num_workers 0), not with a reader thread that would prefetch.
+    d.synchronous = d.stepsFromMarks && !hasWorkers && !readers.empty() &&
+                    std::all_of(readers.begin(), readers.end(), [&](const auto& r) {
+                        return r.first.first == mainPid && static_cast<int>(r.first.second) == mainPid;
+                    });
     std::set<int> workerPids;
     for (const auto& [id, r] : readers)
         if (id.first != mainPid) workerPids.insert(id.first);
@@ -429,7 +361,10 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         hasWorkers ? std::to_string(workerPids.size()) + " worker process(es) read data, at most " + std::to_string(d.readThreads) +
                          " at once; the training loop is pid " + std::to_string(mainPid) + " (" + mainBasis + ")"
                    : "the training loop (pid " + std::to_string(mainPid) + ", " + mainBasis + ") read the data itself with " +
-                         std::to_string(readers.size()) + " thread(s), at most " + std::to_string(d.readThreads) + " at once");
+                         std::to_string(readers.size()) + " thread(s), at most " + std::to_string(d.readThreads) + " at once" +
+                         (d.synchronous ? ": its main thread, between its requests and the batches' arrivals, so it loads each batch "
+                                          "when it asks for it: read_threads 0 (DLIO's pytorch: DataLoader num_workers 0, no prefetch)"
+                                        : ""));
 
     // ---- epochs: windows in time ----
     std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
@@ -688,32 +623,104 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         d.jobSamplesPerSecond = kNaN;
     }
 
-    // ---- per-sample time in the readers (reader.preprocess_time) ----
-    std::vector<double> busy;
+    // ---- per-sample time in the readers (reader.preprocess_time), and the collation per batch ----
+    // Within a batch, a reader's time from a sample's open to the next one's, less the time inside I/O
+    // calls, is its per-sample work as the wall clock saw it: CPU time and, on a machine whose cores the
+    // job oversubscribes, the time it waited for a core. Across a batch boundary the gap also holds the
+    // collation, the hand-over and any idle wait for the next request: only the reader's CPU clock tells
+    // them apart (a reader that idles spends no CPU), so the collation is that gap's CPU less a sample's.
+    std::vector<double> busy, busyCpu, boundaryCpu;
+    std::vector<double> busyWait, boundaryRun; // waiting for a core; running or waiting for a core
     for (const auto& ep : inEpoch) {
         std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
         for (std::size_t i : ep)
             if (!(hasWorkers && sessions[i].pid == mainPid)) byReader[{sessions[i].pid, sessions[i].tid}].push_back(i);
         for (const auto& [id, list] : byReader)
             for (std::size_t k = 0; k + 1 < list.size(); ++k) {
-                if ((k + 1) % d.batchSize == 0) continue; // the batch's last sample: its collation and hand-over follow
                 const Session& a = sessions[list[k]];
                 const Session& b = sessions[list[k + 1]];
+                const bool cpuKnown = a.cpuAtOpen > 0 && b.cpuAtOpen >= a.cpuAtOpen;
+                const double cpu = cpuKnown ? static_cast<double>(b.cpuAtOpen - a.cpuAtOpen) * 1e-9 : 0;
+                const bool waitKnown = cpuKnown && a.waitAtOpen > 0 && b.waitAtOpen >= a.waitAtOpen;
+                const double wait = waitKnown ? static_cast<double>(b.waitAtOpen - a.waitAtOpen) * 1e-9 : 0;
+                if ((k + 1) % d.batchSize == 0) { // the batch's last sample: its collation and hand-over follow
+                    if (cpuKnown) boundaryCpu.push_back(cpu);
+                    if (waitKnown) boundaryRun.push_back(cpu + wait);
+                    continue;
+                }
                 const double gap = static_cast<double>(b.tOpen - a.tOpen) - static_cast<double>(a.ioNs);
                 busy.push_back(std::max(0.0, gap) * 1e-9);
+                if (cpuKnown) busyCpu.push_back(cpu);
+                if (waitKnown) busyWait.push_back(wait);
             }
     }
     if (busy.size() >= 2) {
         d.preprocessMean = mean(busy);
         d.preprocessStdev = stdev(busy);
     }
-    add("reader.preprocess_time", timeText(timeOf(d.preprocessMean, d.preprocessStdev)),
+    // CPU vs waiting: the share of a sample's wall time the reader ran on a core.
+    const bool cpuSeen = busyCpu.size() >= 2 && busyCpu.size() == busy.size();
+    if (cpuSeen) {
+        d.preprocessCpuMean = mean(busyCpu);
+        // The collation: a boundary gap's CPU less a sample's, in wall time at the readers' own CPU share.
+        const bool waitSeen = busyWait.size() == busyCpu.size() && !boundaryRun.empty() && boundaryRun.size() == boundaryCpu.size();
+        if (waitSeen) d.preprocessWaitMean = mean(busyWait);
+        if (!d.synchronous && waitSeen) {
+            // Running or waiting for a core, never idle or blocked: a boundary's less a sample's.
+            d.collateMean = std::max(0.0, mean(boundaryRun) - (d.preprocessCpuMean + d.preprocessWaitMean));
+        } else if (!d.synchronous && !boundaryCpu.empty() && d.preprocessCpuMean > 0) {
+            const double collateCpu = std::max(0.0, mean(boundaryCpu) - d.preprocessCpuMean);
+            const double share = d.preprocessMean > 0 ? std::min(1.0, d.preprocessCpuMean / d.preprocessMean) : 1.0;
+            d.collateMean = share > 0 ? collateCpu / share : collateCpu;
+        }
+    }
+    // A loop that loads its batches itself computes between them on the same thread: its CPU between a
+    // batch's last sample and the next batch holds the compute too. Its collation is read from the marks
+    // instead: from the batch's last sample (its own work, a sample's mean, done) to the batch's arrival.
+    if (d.synchronous && busy.size() >= 2) {
+        std::vector<std::uint64_t> opens; // the loop's sample opens, by time
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < sessions.size(); ++i)
+            if (sessions[i].pid == mainPid) {
+                opens.push_back(sessions[i].tOpen);
+                which.push_back(i);
+            }
+        std::vector<double> collate;
+        for (const auto& m : tr.marks) {
+            if (m.pid != mainPid || m.op != MarkOp::Batch) continue;
+            const auto it = std::lower_bound(opens.begin(), opens.end(), m.t);
+            if (it == opens.begin()) continue;
+            const Session& last = sessions[which[static_cast<std::size_t>(it - opens.begin()) - 1]];
+            const double after = static_cast<double>(m.t - last.tOpen) * 1e-9 - static_cast<double>(last.ioNs) * 1e-9;
+            collate.push_back(std::max(0.0, after - d.preprocessMean));
+        }
+        if (!collate.empty()) d.collateMean = median(collate);
+    }
+    // The engine has no collation step of its own: a batch's collation is spread over its samples (the
+    // same time per batch in the readers; with the readers binding, the same batches per second).
+    const double perSampleCollate = d.collateMean / static_cast<double>(d.batchSize);
+    const ComputeTime preprocess = timeOf(d.preprocessMean + perSampleCollate, d.preprocessStdev);
+    std::string preBasis =
         busy.size() >= 2
             ? std::to_string(busy.size()) + " samples: a reader's time from a sample's open to its next sample's open in the same "
-              "batch, less the time inside open/read/close; median " + ms(median(busy)) +
-              " (the batch's last sample is left out: its collation and hand-over follow it)"
-            : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0",
-        true);
+              "batch, less the time inside open/read/close: mean " + ms(d.preprocessMean) + ", stdev " + ms(d.preprocessStdev) +
+              ", median " + ms(median(busy)) + " (the batch's last sample is left out: its collation and hand-over follow it)"
+            : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0";
+    if (cpuSeen)
+        preBasis += "; of it the readers' CPU clock " + ms(d.preprocessCpuMean) + " a sample (" +
+                    num(d.preprocessMean > 0 ? 100 * d.preprocessCpuMean / d.preprocessMean : 100, 3) + " %)" +
+                    (d.preprocessWaitMean > 0 ? ", waiting for a core " + ms(d.preprocessWaitMean) : std::string(", the rest waiting")) +
+                    ": the replay's readers sleep the whole wall time, so the job's contention is replayed once (a sleeping "
+                    "reader adds none); plus the collation, " + ms(d.collateMean) + " a batch (" +
+                    (d.synchronous ? "from the batch's last sample to its arrival in the loop, less a sample's work"
+                                   : d.preprocessWaitMean > 0 ? "a reader's time running or waiting for a core between a batch's last "
+                                                                "sample and the next batch, less a sample's"
+                                                              : "the CPU between a batch's last sample and the next batch, less a "
+                                                                "sample's, at the same CPU share") +
+                    ") spread over its " + std::to_string(d.batchSize) + " samples";
+    else
+        preBasis += "; the trace has no CPU clock (an older interposer): no collation time could be told from idle waits";
+    add("reader.preprocess_time", timeText(preprocess), preBasis, true);
 
     // ---- shuffle: does each reader read the files in their sorted order? ----
     std::map<std::uint32_t, std::size_t> rank;
@@ -789,14 +796,17 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     }
     c.reader.dataLoader = "pytorch";
     c.reader.batchSize = d.batchSize;
-    c.reader.readThreads = d.readThreads;
-    c.reader.prefetchSize = 2 * d.readThreads;
-    add("reader.prefetch_size", std::to_string(c.reader.prefetchSize),
-        "PyTorch's default prefetch_factor 2 per worker (not visible in the I/O)", true);
+    c.reader.readThreads = d.synchronous ? 0 : d.readThreads;
+    c.reader.prefetchSize = d.synchronous ? 0 : 2 * d.readThreads;
+    if (d.synchronous)
+        add("reader.prefetch_size", "0", "the training loop loads each batch itself when it asks for it: nothing ahead");
+    else
+        add("reader.prefetch_size", std::to_string(c.reader.prefetchSize),
+            "PyTorch's default prefetch_factor 2 per worker (not visible in the I/O)", true);
     c.reader.fileShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.sampleShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.transferSize = d.transferSize;
-    c.reader.preprocessTime = timeOf(d.preprocessMean, d.preprocessStdev);
+    c.reader.preprocessTime = preprocess;
     c.train.epochs = d.epochs;
     c.train.computationTime = timeOf(d.computeMean, d.computeStdev);
     if (d.mmap) c.trainio.ioEngine = "mmap";
@@ -900,6 +910,17 @@ void writeDerivedWorkload(const DerivedWorkload& derived, const fs::path& yaml) 
     out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
     if (!std::isnan(d.jobAuPercent))
         out << "# The job's own AU: " << num(d.jobAuPercent, 4) << " %, " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
+    out << "# Times (train.computation_time per step, reader.preprocess_time per sample) are the job's wall-clock\n"
+           "# times: a constant when their spread is under 5 % of the mean, else a gamma distribution fitted by\n"
+           "# moments (shape = mean^2 / variance, scale = variance / mean): it keeps the job's mean and stdev and\n"
+           "# never draws a negative time (a normal one clamped at zero would raise the mean). The readers' time\n"
+           "# holds their waits for a core";
+    if (d.preprocessCpuMean > 0)
+        out << " (CPU " << num(d.preprocessCpuMean * 1e3, 3) << " ms of " << num(d.preprocessMean * 1e3, 3)
+            << " ms a sample)";
+    out << ", replayed once by sleeping\n# readers; the collation";
+    if (d.preprocessCpuMean > 0) out << " (" << num(d.collateMean * 1e3, 3) << " ms a batch)";
+    out << " is spread over the batch's samples.\n";
     if (d.dlioNames) {
         out << "# dataset.data_folder is the job's own data: run replays on it.\n";
         out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR, then run with it\n";

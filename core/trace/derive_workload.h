@@ -12,7 +12,10 @@
 //                 samples per epoch / steps; without marks, inferred from the gaps in each reader's sessions
 //   compute       per step: the next request's time − the batch's arrival (the marks' gap)
 //   preprocess    per sample in a reader: from its session's open to the next session's open in the same
-//                 batch, less the time inside read calls (the batch's last sample is not counted)
+//                 batch, less the time inside read calls (the batch's last sample is not counted), plus the
+//                 batch's collation (from the readers' CPU clock and run-queue wait) spread over its samples
+//   times         a gamma distribution fitted by moments when the spread exceeds 5 % of the mean (fitTime)
+//   read_threads  0 when the training loop reads on its own main thread (it loads each batch when asked)
 #pragma once
 
 #include "config/workload_config.h"
@@ -43,7 +46,8 @@ struct DerivedWorkload {
     std::uint64_t sessions = 0; // samples read over the whole job
     double recordMean = 0, recordStdev = 0; // bytes
     std::uint64_t batchSize = 1;
-    std::uint64_t readThreads = 1;
+    std::uint64_t readThreads = 1;   // reader threads seen (the loop's own thread when it reads itself)
+    bool synchronous = false;        // the loop reads on its own main thread: replayed with read_threads 0
     std::uint64_t epochs = 1;
     std::uint64_t stepsPerEpoch = 0;
     std::uint64_t transferSize = 0;
@@ -53,7 +57,10 @@ struct DerivedWorkload {
     std::size_t notReaders = 0;    // processes that read data files only outside the loop's steps (marks only)
     std::string notReadersText;    // which, and why they are not readers (one observation line)
     double computeMean = 0, computeStdev = 0;       // s per step
-    double preprocessMean = 0, preprocessStdev = 0; // s per sample
+    double preprocessMean = 0, preprocessStdev = 0; // s per sample, wall clock (CPU and waiting for a core)
+    double preprocessCpuMean = 0;                   // s per sample on the readers' CPU clock (0: not recorded)
+    double preprocessWaitMean = 0;                  // s per sample runnable but waiting for a core (0: not recorded)
+    double collateMean = 0;                         // s per batch, wall clock (0: not recorded)
     // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of
     // each epoch left out, mean over epochs.
     double jobAuPercent = 0;
@@ -65,6 +72,12 @@ struct DerivedWorkload {
     std::string report;  // the text report (what --report prints)
     std::string summary; // one line
 };
+
+// A measured time (per step, per sample) as the engine draws it: a constant when its spread is under 5 %
+// of its mean, else a gamma distribution fitted by moments (keeps the mean and stdev, draws no negative
+// time; docs/capture.md "Time distributions").
+ComputeTime fitTime(double meanSeconds, double stdevSeconds);
+ComputeTime fitTime(const std::vector<double>& seconds);
 
 // Throws InputError naming the trace folder when it holds no data-file read. The config carries the trace
 // and the job's figures (trainio.captured_job); when the job's files do not follow DLIO's names its

@@ -246,6 +246,8 @@ Trace readTrace(const fs::path& dir) {
             e.addr = whole(j, "addr", where, false);
             if (e.op == Op::Open) {
                 e.size = whole(j, "size", where);
+                e.cpu = whole(j, "cpu", where, false);
+                if (j.contains("wait")) e.runWait = whole(j, "wait", where) + 1;
                 const std::string p = text(j, "path", where);
                 auto [it, added] = pathIndex.emplace(p, static_cast<std::uint32_t>(tr.paths.size()));
                 if (added) tr.paths.push_back(p);

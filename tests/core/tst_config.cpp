@@ -766,14 +766,14 @@ void TestConfig::unreadableFile() {
 void TestConfig::validateConfigOnStruct() {
     WorkloadConfig c = dlioDefaultConfig();
     QVERIFY(validateConfig(c).empty());
-    c.reader.readThreads = 0;
+    c.reader.readThreads = 1025;
     c.train.computationTime.distribution = ComputeDistribution::Normal;
     c.train.computationTime.stdev = -1;
     c.sourcePath = "built.yaml";
     const auto d = validateConfig(c);
     QCOMPARE(d.size(), std::size_t(2));
     QCOMPARE(d[0].key, std::string("reader.read_threads"));
-    QCOMPARE(d[0].message, std::string("built.yaml: reader.read_threads = 0: expected a whole number 1 … 1024"));
+    QCOMPARE(d[0].message, std::string("built.yaml: reader.read_threads = 1025: expected a whole number 0 … 1024"));
     QCOMPARE(d[1].key, std::string("train.computation_time.stdev"));
 
     // Very long names are checked without recursion (std::regex overflowed the stack at ~20,000
