@@ -3,6 +3,7 @@
 // Expected values come from outside TrainIO: the files, sizes and checkpoint_size_GB MLCommons' DLIO fork
 // wrote for 2 ranks (docs/peer-checks.md, "DLIO's checkpoints and TrainIO's", run A), the independent
 // transcription of the fork's formulas for 4 ranks (tests/tools/checkpoint_oracle.py), and the config.
+#include "mpi_support.h"
 #include "testsupport.h"
 
 #include "util/clock.h"
@@ -73,11 +74,7 @@ class TstMpiCheckpoint : public QObject {
     fs::path base_;
     QString mpirun_;
 
-    // As tst_mpi: root allowed, more processes than cores, 3 s between SIGTERM and SIGKILL.
-    QStringList mpiOptions(int np) const {
-        return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
-                QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
-    }
+    static QStringList mpiOptions(int np) { return mpisupport::mpiOptions(np); }
     testsupport::CliResult mpi(int np, const QStringList& cliArgs) {
         return testsupport::runProgram(mpirun_, mpiOptions(np) + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs, 300000,
                                        testsupport::mpiEnvironment());
@@ -272,17 +269,10 @@ private slots:
         const fs::path ckpt = base_ / "ckptKill", out = base_ / "killed";
         const QString tag = QStringLiteral("tst_mpi_checkpoint_%1").arg(QCoreApplication::applicationPid());
         QProcess p;
-        const auto extra = testsupport::mpiEnvironment();
-        if (!extra.isEmpty()) {
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            for (const auto& [k, v] : extra) env.insert(k, v);
-            p.setProcessEnvironment(env);
-        }
-        p.setProgram(mpirun_);
-        p.setArguments(mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
-                                                   QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
-                       tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
-        p.start();
+        mpisupport::startMpirun(p, mpirun_,
+                                mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
+                                                            QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
+                                    tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
         QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
         // Strike once the third checkpoint's folder exists (the first two are measured and sent by then).
         QElapsedTimer t;
@@ -290,15 +280,7 @@ private slots:
         while (!fs::exists(ckpt / "global_epoch1_step3") && t.elapsed() < 120000 && p.state() != QProcess::NotRunning)
             p.waitForFinished(50);
         QVERIFY2(fs::exists(ckpt / "global_epoch1_step3"), "no third checkpoint");
-        pid_t victim = 0;
-        for (const auto& e : fs::directory_iterator("/proc")) {
-            const std::string env = testsupport::readText(e.path() / "environ");
-            if (env.find(("TRAINIO_TEST_TAG=" + tag).toStdString()) != std::string::npos &&
-                env.find(std::string("OMPI_COMM_WORLD_RANK=1") + '\0') != std::string::npos) {
-                victim = static_cast<pid_t>(std::stol(e.path().filename().string()));
-                break;
-            }
-        }
+        const pid_t victim = mpisupport::rankProcess(tag, 1);
         QVERIFY2(victim > 0, "the rank's process not found");
         QCOMPARE(::kill(victim, SIGKILL), 0);
         if (!p.waitForFinished(60000)) {
