@@ -149,6 +149,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // result, never the loss of what was measured.
     for (auto& w : storage.write(dir, ctx.io, ctx.written)) out.warnings.push_back(std::move(w));
     out.warnings.insert(out.warnings.end(), preRunWarnings.begin(), preRunWarnings.end());
+    out.warnings.insert(out.warnings.end(), opt.resultWarnings.begin(), opt.resultWarnings.end());
     if (prediction) {
         try {
             store::writeFileAtomic(dir / store::kModelFile, prediction->dump(2) + "\n", ctx.io, ctx.written);

@@ -263,6 +263,50 @@ private slots:
         }
     }
 
+    // The closed-division rules that depend on processes and hosts (Rules.md 4.6.1, 4.6.2 / Table 3, 4.7.1),
+    // checked before the run and said with its result: llama3-8b needs 8 ranks, every host at least 4 (Table
+    // 3's "minimal 4"; 4.6.2's "more than 4" is the disputed reading, noted for a host of exactly 4), and 10
+    // writes + 10 reads together or 10 + 0 then 0 + 10. Expected from the rules' text, not from the code.
+    void closedDivisionChecksBeforeRunning() {
+        // 2 processes × 1 rank, 1 write, 0 reads: all three rules broken.
+        const fs::path out1 = base_ / "closed1";
+        const auto r1 = mpi(2, QStringList{QStringLiteral("run")} + tinyLlama(base_ / "ckptClosed1", 1, 0) + QStringList{QStringLiteral("--output"), q(out1)});
+        QVERIFY2(r1.exitCode == 0, qPrintable(r1.err)); // said, never refused: open experiments run
+        const QString host = QString::fromStdString(testsupport::readText("/proc/sys/kernel/hostname")).trimmed();
+        const QStringList expected1{QStringLiteral("2 ranks: the closed division requires 8 for llama3-8b"),
+                                    QStringLiteral("host ") + host + QStringLiteral(" runs 2 ranks: the closed division requires at least 4 per host"),
+                                    QStringLiteral("1 write and 0 reads")};
+        const json w1 = readJson(out1 / "trainio_run.json")["warnings"];
+        for (const QString& e : expected1) {
+            // Said twice: before the run, and after its headline with the result.
+            QVERIFY2(r1.err.count(e) == 2, qPrintable(e + QStringLiteral(" not said before the run and with the result: ") + r1.err));
+            // Before the checkpoint plan ran: the finding precedes the first checkpoint line.
+            QVERIFY2(r1.err.indexOf(e) < r1.err.indexOf(QStringLiteral("checkpoint write 1/")), qPrintable(r1.err));
+            bool inResult = false;
+            for (const auto& w : w1) inResult = inResult || QString::fromStdString(w.get<std::string>()).contains(e);
+            QVERIFY2(inResult, qPrintable(e + " not in trainio_run.json: " + QString::fromStdString(w1.dump())));
+        }
+        // 2 processes × 4 ranks, 10 writes and 10 reads: what the closed division asks (8 ranks on one host).
+        const fs::path out8 = base_ / "closed8";
+        const auto r8 = mpi(2, QStringList{QStringLiteral("run")} + tinyLlama(base_ / "ckptClosed8", 10, 10) +
+                                   QStringList{QStringLiteral("--output"), q(out8), QStringLiteral("--accelerators-per-process"), QStringLiteral("4")});
+        QVERIFY2(r8.exitCode == 0, qPrintable(r8.err));
+        QVERIFY2(!r8.err.contains(QStringLiteral("not MLPerf Storage v3.0 closed division")), qPrintable(r8.err));
+        QVERIFY2(r8.err.contains(QStringLiteral("closed division: 8 ranks, as the closed division requires for llama3-8b")), qPrintable(r8.err));
+        for (const auto& w : readJson(out8 / "trainio_run.json")["warnings"])
+            QVERIFY2(w.get<std::string>().find("closed division") == std::string::npos, w.dump().c_str());
+        QVERIFY(testsupport::readText(out8 / "trainio.log").find("closed division: 10 writes then 10 reads") != std::string::npos);
+        // 2 processes × 2 ranks: one host of exactly 4, accepted under Table 3's reading, and the reading said.
+        const fs::path out4 = base_ / "closed4";
+        const auto r4 = mpi(2, QStringList{QStringLiteral("run")} + tinyLlama(base_ / "ckptClosed4", 10, 0) +
+                                   QStringList{QStringLiteral("--output"), q(out4), QStringLiteral("--accelerators-per-process"), QStringLiteral("2")});
+        QVERIFY2(r4.exitCode == 0, qPrintable(r4.err));
+        QVERIFY2(!r4.err.contains(QStringLiteral("per host")), qPrintable(r4.err));
+        QVERIFY2(r4.err.contains(QStringLiteral("exactly 4 ranks")) && r4.err.contains(QStringLiteral("more than 4")), qPrintable(r4.err));
+        QVERIFY2(r4.err.contains(QStringLiteral("the write phase of a split submission")), qPrintable(r4.err));
+        QVERIFY2(r4.err.contains(QStringLiteral("4 ranks: the closed division requires 8")), qPrintable(r4.err));
+    }
+
     // A rank killed while the job checkpoints: mpirun stops the others, the run exits non-zero, and
     // process 0 has written every rank's checkpoints measured until then, marked failed.
     void killedRankKeepsWhatWasMeasured() {
