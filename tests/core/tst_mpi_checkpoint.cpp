@@ -125,6 +125,37 @@ class TstMpiCheckpoint : public QObject {
         for (const auto& [rank, n] : perRank) QCOMPARE(n, writes + reads);
     }
 
+    // A checkpoint-only job of 2 processes writing up to 200 small checkpoints, 0.1 s apart: once checkpoint
+    // `step`'s folder exists, rank `victim` is SIGKILLed; returns when mpirun has ended.
+    void killWhileCheckpointing(const fs::path& ckpt, const fs::path& out, int step, int victim) {
+        const QString tag = QStringLiteral("tst_mpi_checkpoint_%1_%2").arg(QCoreApplication::applicationPid()).arg(victim);
+        QProcess p;
+        mpisupport::startMpirun(p, mpirun_,
+                                mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
+                                                            QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
+                                    tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
+        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
+        const fs::path folder = ckpt / ("global_epoch1_step" + std::to_string(step));
+        QElapsedTimer t;
+        t.start();
+        while (!fs::exists(folder) && t.elapsed() < testsupport::kHangMs && p.state() != QProcess::NotRunning) p.waitForFinished(50);
+        QVERIFY2(fs::exists(folder), folder.string().c_str());
+        const pid_t pid = mpisupport::rankProcess(tag, victim);
+        QVERIFY2(pid > 0, "the rank's process not found");
+        QCOMPARE(::kill(pid, SIGKILL), 0);
+        if (!p.waitForFinished(testsupport::kHangMs)) {
+            p.kill();
+            p.waitForFinished();
+            QFAIL("mpirun did not end after the kill");
+        }
+        lastExit_ = {p.exitStatus(), p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
+    }
+    struct Exit {
+        QProcess::ExitStatus status = QProcess::NormalExit;
+        int code = 0;
+        QString err;
+    } lastExit_;
+
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
@@ -311,28 +342,10 @@ private slots:
     // process 0 has written every rank's checkpoints measured until then, marked failed.
     void killedRankKeepsWhatWasMeasured() {
         const fs::path ckpt = base_ / "ckptKill", out = base_ / "killed";
-        const QString tag = QStringLiteral("tst_mpi_checkpoint_%1").arg(QCoreApplication::applicationPid());
-        QProcess p;
-        mpisupport::startMpirun(p, mpirun_,
-                                mpiOptions(2) + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
-                                                            QStringLiteral(TRAINIO_CLI), QStringLiteral("run")} +
-                                    tinyLlama(ckpt, 200, 0, 0.1) + QStringList{QStringLiteral("--output"), q(out)});
-        QVERIFY2(p.waitForStarted(10000), qPrintable(p.errorString()));
         // Strike once the third checkpoint's folder exists (the first two are measured and sent by then).
-        QElapsedTimer t;
-        t.start();
-        while (!fs::exists(ckpt / "global_epoch1_step3") && t.elapsed() < 120000 && p.state() != QProcess::NotRunning)
-            p.waitForFinished(50);
-        QVERIFY2(fs::exists(ckpt / "global_epoch1_step3"), "no third checkpoint");
-        const pid_t victim = mpisupport::rankProcess(tag, 1);
-        QVERIFY2(victim > 0, "the rank's process not found");
-        QCOMPARE(::kill(victim, SIGKILL), 0);
-        if (!p.waitForFinished(60000)) {
-            p.kill();
-            p.waitForFinished();
-            QFAIL("mpirun did not end within 60 s of the kill");
-        }
-        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() > 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        killWhileCheckpointing(ckpt, out, 3, 1);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(lastExit_.status == QProcess::NormalExit && lastExit_.code > 0, qPrintable(lastExit_.err));
         const json s = readJson(out / "summary.json");
         QVERIFY2(s.is_object() && s.contains("trainio_status"), s.dump().c_str());
         QCOMPARE(readJson(out / "trainio_run.json")["status"].get<std::string>(), std::string("failed"));
@@ -341,6 +354,36 @@ private slots:
             const json e = readJson(out / (std::to_string(rank) + "_per_epoch_stats.json"));
             QVERIFY2(e["1"].contains("save_ckpt1") && e["1"].contains("save_ckpt2"), e.dump().c_str());
         }
+    }
+
+    // Process 0 itself killed (SIGKILL) while the job checkpoints: nothing of the invocation would be written at
+    // the end, so process 0 journals every rank's checkpoint as it gets it (results/journal.h). The folder is
+    // interrupted; `trainio-cli metrics` reads it back with both ranks' checkpoints measured until the kill.
+    void killedProcessZeroLeavesItsCheckpointsInTheJournal() {
+        const fs::path ckpt = base_ / "ckptKill0", out = base_ / "killed0";
+        // Strike once the fourth checkpoint's folder exists: the first three are journalled by then (rank 1's
+        // arrive at the meeting before the fourth starts).
+        killWhileCheckpointing(ckpt, out, 4, 0);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(!fs::exists(out / "summary.json"));
+        QVERIFY(fs::exists(out / "trainio_journal.jsonl"));
+        const auto m = testsupport::runCli({QStringLiteral("metrics"), q(out)});
+        QVERIFY2(m.exitCode == 0, qPrintable(m.err));
+        const json s = readJson(out / "summary.json");
+        QCOMPARE(QString::fromStdString(s.value("trainio_status", std::string())), QStringLiteral("interrupted"));
+        QCOMPARE(readJson(out / "trainio_run.json")["status"].get<std::string>(), std::string("interrupted"));
+        for (int rank = 0; rank < 2; ++rank) {
+            const json e = readJson(out / (std::to_string(rank) + "_per_epoch_stats.json"));
+            for (const char* k : {"save_ckpt1", "save_ckpt2", "save_ckpt3"}) QVERIFY2(e["1"].contains(k), e.dump().c_str());
+        }
+        // The summary's save metrics from rank 0's journalled records (statscounter.py end_run: size / duration).
+        const double size = s["metric"]["checkpoint_size_GB"].get<double>();
+        const json e0 = readJson(out / "0_per_epoch_stats.json");
+        std::vector<double> rates;
+        for (const auto& [k, v] : e0["1"].items())
+            if (k.rfind("save_ckpt", 0) == 0) rates.push_back(size / v["duration"].get<double>());
+        const double mean = s["metric"]["save_checkpoint_io_mean_GB_per_second"].get<double>();
+        QVERIFY2(std::abs(mean - testsupport::meanOf(rates)) <= 1e-3 * mean, s["metric"].dump().c_str());
     }
 };
 

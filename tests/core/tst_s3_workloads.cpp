@@ -366,13 +366,10 @@ private slots:
         const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
         QVERIFY2(!mpirun.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
         const QString wrapper = tmp_.filePath(QStringLiteral("rank1-without-credentials.sh"));
-        testsupport::writeText(wrapper.toStdString(), std::string("#!/bin/sh
-if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then
-"
-                                                                  "  unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE
-fi
-"
-                                                                  "exec \"") + TRAINIO_CLI + "\" \"$@\"\n");
+        testsupport::writeText(wrapper.toStdString(),
+                               std::string("#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then\n"
+                                           "  unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE\nfi\n"
+                                           "exec \"") + TRAINIO_CLI + "\" \"$@\"\n");
         QVERIFY(QFile::setPermissions(wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
         QStringList mpiArgs{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
         for (const auto& [k, v] : env()) mpiArgs += QStringList{QStringLiteral("-x"), k + "=" + v};
