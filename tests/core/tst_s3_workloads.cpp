@@ -374,7 +374,7 @@ private slots:
         QStringList mpiArgs{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
         for (const auto& [k, v] : env()) mpiArgs += QStringList{QStringLiteral("-x"), k + "=" + v};
         const QString host = QString::fromStdString(testsupport::readText("/proc/sys/kernel/hostname")).trimmed();
-        const QString cfg = workload(QStringLiteral("creds.yaml"), "creds", "npz", 4, 1, 4096, 1, server_.endpoint.toStdString());
+        const QString cfg = workload(QStringLiteral("creds.yaml"), "creds", "npz", 8, 1, 4096, 1, server_.endpoint.toStdString());
         const auto gen = cli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
         QVERIFY2(gen.exitCode == 0, qPrintable(said(gen))); // with the keys: rank 0's checks pass
         const QString runOut = tmp_.filePath(QStringLiteral("creds-run")), ckptOut = tmp_.filePath(QStringLiteral("creds-ckpt"));
@@ -392,9 +392,10 @@ private slots:
                                                    120000, env() + testsupport::mpiEnvironment());
             QVERIFY2(r.exitCode == 2, qPrintable(said(r)));
             QCOMPARE(r.err.count(QStringLiteral("error:")), 1);
-            QVERIFY2(r.err.contains(QStringLiteral("process 1 (") + host + QStringLiteral(")")), qPrintable(said(r)));
+            QVERIFY2(r.err.contains(QStringLiteral("process 1: ")) && r.err.contains(QStringLiteral("(host ") + host + QStringLiteral(")")),
+                     qPrintable(said(r)));
             QVERIFY2(r.err.contains(QStringLiteral("AWS_ACCESS_KEY_ID")), qPrintable(said(r)));
-            QVERIFY2(!r.err.contains(QStringLiteral("process 0 (")), qPrintable(said(r))); // process 0 had its keys
+            QVERIFY2(!r.err.contains(QStringLiteral("process 0: ")), qPrintable(said(r))); // process 0 had its keys
             QVERIFY(!QFileInfo::exists(out + QStringLiteral("/summary.json")));
         }
         QVERIFY(objectsUnder("creds/ckpt").empty());
