@@ -9,6 +9,7 @@
 #include "run/collocation_page.h"
 #include "main_window.h"
 #include "library/results_library_loader.h"
+#include "run/mpi_controls.h"
 #include "run/storage_controls.h"
 
 #include "config/config_loader.h"
@@ -17,6 +18,7 @@
 
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
 
@@ -45,6 +47,10 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         uitest::isolateSettings(tmp_);
+        // The processes the page starts under mpirun run this build's trainio-cli; under the ASan stage without
+        // LeakSanitizer (testsupport::mpiEnvironment).
+        qputenv("TRAINIO_CLI", TRAINIO_CLI);
+        for (const auto& [k, v] : testsupport::mpiEnvironment()) qputenv(k.toLocal8Bit().constData(), v.toLocal8Bit());
     }
 
     void twoWorkloadsRunTogetherOnOneDevice() {
@@ -117,6 +123,47 @@ private slots:
         QCOMPARE(done.first().at(0).toBool(), false);
         const json c = json::parse(testsupport::readText((tmp_.filePath(QStringLiteral("cancelled/trainio_collocation.json"))).toStdString()));
         QCOMPARE(c["status"].get<std::string>(), std::string("cancelled"));
+    }
+
+    // Issue 31: the Collocate page launches under MPI as the Run page does — mpirun on localhost with 2 processes
+    // (oversubscribed: 2 cores), each workload's 2 accelerators spread one per process. Both workloads' steps
+    // reach the plot from process 0's live stream, the collocation file is process 0's (2 processes), the
+    // summary names both workloads, and a workload whose accelerators cannot be spread is refused first.
+    void runsUnderMpi() {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("mpirun")).isEmpty(),
+                 "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        CollocationPage page;
+        QSignalSpy said(&page, &CollocationPage::notify);
+        page.addWorkload(QStringLiteral("m"), workloadFile(QStringLiteral("m"), 4, 0.004), 2);
+        page.addWorkload(QStringLiteral("n"), workloadFile(QStringLiteral("n"), 4, 0.004), 1);
+        MpiControls* mpi = page.mpiControls();
+        mpi->setChecked(true);
+        mpi->setHostList(QStringLiteral("localhost"));
+        mpi->setProcessesPerHost(2);
+        mpi->setOversubscribe(true);
+        QVERIFY2(mpi->summaryText().contains(QStringLiteral("2 processes")), qPrintable(mpi->summaryText()));
+        const QString out = tmp_.filePath(QStringLiteral("under-mpi"));
+        page.setOutputFolder(out);
+        QVERIFY(!page.start()); // n's 1 accelerator over 2 processes
+        QVERIFY2(said.last().at(1).toString().contains(QStringLiteral("cannot be spread evenly over 2 MPI processes")),
+                 qPrintable(said.last().at(1).toString()));
+        QVERIFY(!page.isRunning());
+        page.table()->removeRow(1);
+        page.addWorkload(QStringLiteral("n"), workloadFile(QStringLiteral("n"), 4, 0.004), 2);
+        QSignalSpy done(&page, &CollocationPage::finished);
+        QVERIFY(page.start());
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(page.summaryText()));
+        QVERIFY(page.pointCount(0) > 0 && page.pointCount(1) > 0);
+        const json c = json::parse(testsupport::readText((QDir(out).filePath(QStringLiteral("trainio_collocation.json"))).toStdString()));
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        QCOMPARE(c["mpi"]["processes"].get<int>(), 2);
+        for (const char* n : {"m", "n"})
+            QCOMPARE(json::parse(testsupport::readText((QDir(out).filePath(QString::fromLatin1(n) + QStringLiteral("/summary.json"))).toStdString()))
+                         ["num_accelerators"].get<int>(), 2);
+        const QString summary = page.summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("m invocation")) && summary.contains(QStringLiteral("n invocation")), qPrintable(summary));
+        QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral(".trainio-collocate-live.jsonl"))));
     }
 
     // What the CLI refuses, the window refuses with the same words, and starts nothing.

@@ -32,6 +32,7 @@ class QTableWidget;
 
 namespace trainio::ui {
 
+class MpiControls;
 class StorageControls;
 
 class CollocationPage final : public QWidget {
@@ -56,6 +57,8 @@ public:
     QTableWidget* table() const { return table_; }
     QCustomPlot* plot() const { return plot_; }
     StorageControls* storageControls() const { return storage_; }
+    // "MPI (client hosts)": on, Run together starts mpirun … trainio-cli collocate (collocation_mpi.cpp).
+    MpiControls* mpiControls() const { return mpi_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
     QString summaryText() const;
@@ -79,6 +82,10 @@ private:
     void removeSelected();
     void onFinished(const session::CollocationResult& r, const QString& error);
     void addPoint(int w, double t, double au);
+    // Under mpirun: what stops the launch (mpirun, trainio-cli, hosts, each workload's accelerators a multiple
+    // of the processes), in the window's words; then mpirun … trainio-cli collocate on the worker.
+    QString mpiLaunchProblem(const session::CollocationPlan& plan) const;
+    void startUnderMpi(const session::CollocationPlan& plan, const QString& planFile, const QString& dir);
     void post(NotificationPanel::Severity severity, const QString& text);
 
     QTableWidget* table_;
@@ -96,6 +103,7 @@ private:
     QLabel* status_;
     QCustomPlot* plot_;
     StorageControls* storage_;
+    MpiControls* mpi_;
     QPlainTextEdit* summary_;
 
     QString lastDir_;           // the folder of the last collocation that ended
@@ -103,6 +111,7 @@ private:
     QStringList sessionInvocations_; // its invocations' lines
     bool running_ = false;
     std::atomic<bool> cancelFlag_{false};
+    std::atomic<int> mpiCancels_{0}; // under mpirun: 1 stops it gracefully, 2 kills mpirun (session/mpi_job.h)
     std::thread worker_;
     std::shared_ptr<Live> live_;
 };
