@@ -21,6 +21,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -234,8 +235,10 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     connect(remove_, &QPushButton::clicked, this, &CollocationPage::removeSelected);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString d = QFileDialog::getExistingDirectory(this, tr("Output folder"));
-        if (!d.isEmpty()) output_->setText(QDir(d).absolutePath());
+        if (!d.isEmpty()) setOutputFolder(d);
     });
+    connect(output_, &QLineEdit::textEdited, this, [this] { outputChosenByUser_ = true; });
+    output_->setText(suggestedFolder());
     connect(run_, &QPushButton::clicked, this, [this] { start(); });
     connect(cancel_, &QPushButton::clicked, this, &CollocationPage::cancel);
     connect(storage_, &StorageControls::changed, this, [this](const QString& what) { post(Severity::Info, tr("shared device: %1").arg(what)); });
@@ -247,7 +250,23 @@ CollocationPage::~CollocationPage() {
     if (worker_.joinable()) worker_.join();
 }
 
-void CollocationPage::addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS) {
+bool CollocationPage::addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS) {
+    // A workload that brings its own emulated device is refused here, in the page's words (in a collocation the
+    // device is the page's Shared device), not later in the plan's.
+    try {
+        const WorkloadConfig cfg = loadConfigOrPreset(config.toStdString(), {}).config;
+        if (cfg.trainio.storage.any()) {
+            const QString profile = QString::fromStdString(cfg.trainio.storage.profile);
+            post(Severity::Error,
+                 tr("%1 was not added: it brings its own emulated storage (%2), and the workloads of a collocation share one "
+                    "device. Choose that device under \u201cShared device\u201d, and add a copy of the workload without "
+                    "its storage profile.")
+                     .arg(QFileInfo(config).fileName(), profile.isEmpty() ? tr("its own limits") : tr("profile %1").arg(profile)));
+            return false;
+        }
+    } catch (const std::exception&) {
+        // Anything else is said when the plan is checked (Run together).
+    }
     const int row = table_->rowCount();
     table_->insertRow(row);
     QString unique = name;
@@ -268,6 +287,7 @@ void CollocationPage::addWorkload(const QString& name, const QString& config, in
     st->setDecimals(1);
     st->setValue(startAfterS);
     table_->setCellWidget(row, StartCol, st);
+    return true;
 }
 
 void CollocationPage::addRowFromPicker() {
@@ -281,7 +301,10 @@ void CollocationPage::removeSelected() {
     if (row >= 0) table_->removeRow(row);
 }
 
-void CollocationPage::setOutputFolder(const QString& dir) { output_->setText(dir.isEmpty() ? dir : QDir(dir).absolutePath()); }
+void CollocationPage::setOutputFolder(const QString& dir) {
+    output_->setText(dir.isEmpty() ? dir : QDir(dir).absolutePath());
+    outputChosenByUser_ = true;
+}
 void CollocationPage::setSharedProfile(const QString& profile) {
     const int i = profile_->findData(profile);
     profile_->setCurrentIndex(i >= 0 ? i : 0);
@@ -364,7 +387,9 @@ bool CollocationPage::start() {
     running_ = true;
     run_->setEnabled(false);
     cancel_->setEnabled(true);
-    status_->setText(tr("running %1 workloads together…").arg(plan.workloads.size()));
+    // With "alone first" they do not run together yet: the status follows each start (showStarted).
+    status_->setText(alone_->isChecked() ? tr("checking the workloads; each runs alone first…")
+                                         : tr("running %1 workloads together…").arg(plan.workloads.size()));
 
     if (mpi_->isChecked()) {
         startUnderMpi(plan, planFile, abs);
@@ -388,7 +413,8 @@ bool CollocationPage::start() {
         for (const auto& w : plan.workloads) names.push_back(w.name);
         PageObserver obs(
             [this](Severity s, const QString& t) { QMetaObject::invokeMethod(this, [this, s, t] { post(s, t); }, Qt::QueuedConnection); },
-            [live, names, clock](const std::string& workload) {
+            [this, live, names, clock](const std::string& workload) {
+                QMetaObject::invokeMethod(this, [this, w = QString::fromStdString(workload)] { showStarted(w); }, Qt::QueuedConnection);
                 for (std::size_t i = 0; i < names.size(); ++i)
                     if (names[i] == workload) { // a together invocation ("<name> (alone)" ones are not plotted)
                         const double now = clock.now();
@@ -473,6 +499,7 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     post(r.complete ? Severity::Info : Severity::Warning,
          tr("collocation %1: %2").arg(status_->text(), QString::fromStdString(r.file.string())));
     lastDir_ = dir;
+    if (!outputChosenByUser_) output_->setText(suggestedFolder()); // the next collocation goes to a new folder
     if (!dir.isEmpty()) emit resultsWritten(dir);
     emit finished(r.complete, dir);
 }
@@ -568,7 +595,9 @@ void CollocationPage::startUnderMpi(const session::CollocationPlan& plan, const 
                 liveSide->workloads[static_cast<std::size_t>(i)]->offset = now - liveSide->t0.load();
             }
             const QString text = QString::fromStdString(label + ": started");
-            QMetaObject::invokeMethod(this, [this, text] { post(Severity::Info, text); }, Qt::QueuedConnection);
+            const QString workload = QString::fromStdString(label.substr(0, label.find(" \u00b7 ")));
+            QMetaObject::invokeMethod(this, [this, text, workload] { post(Severity::Info, text); showStarted(workload); },
+                                      Qt::QueuedConnection);
         };
         o.onInvocationDone = [this](const std::string& label, const std::string&, const std::string& status, double au) {
             const QString text = QStringLiteral("%1: AU %2 % — %3").arg(QString::fromStdString(label)).arg(au, 0, 'f', 2).arg(QString::fromStdString(status));
@@ -620,6 +649,35 @@ void CollocationPage::startUnderMpi(const session::CollocationPlan& plan, const 
         }
         QMetaObject::invokeMethod(this, [this, r, error] { onFinished(r, error); }, Qt::QueuedConnection);
     });
+}
+
+// The status line while it runs: which workload runs alone first (k of n), then all of them together.
+void CollocationPage::showStarted(const QString& workload) {
+    if (!running_) return;
+    static const QString aloneTag = QStringLiteral(" (alone)");
+    if (workload.endsWith(aloneTag)) {
+        const QString name = workload.left(workload.size() - aloneTag.size());
+        int k = 0;
+        for (int r = 0; r < table_->rowCount(); ++r)
+            if (table_->item(r, NameCol)->text() == name) k = r + 1;
+        status_->setText(tr("%1 alone first (%2 of %3), before they run together…").arg(name).arg(k).arg(table_->rowCount()));
+    } else {
+        status_->setText(tr("running %1 workloads together…").arg(table_->rowCount()));
+    }
+}
+
+QString CollocationPage::statusText() const { return status_->text(); }
+QString CollocationPage::outputFolder() const { return output_->text(); }
+
+// A new folder below the results root each time, until the user chooses one (as the Run page suggests its own).
+void CollocationPage::setResultsRoot(const QString& root) {
+    resultsRoot_ = root;
+    if (!outputChosenByUser_ && !running_) output_->setText(suggestedFolder());
+}
+
+QString CollocationPage::suggestedFolder() const {
+    return QDir(resultsRoot_.isEmpty() ? QDir::homePath() : resultsRoot_)
+        .filePath(QStringLiteral("collocation-%1").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
 } // namespace trainio::ui

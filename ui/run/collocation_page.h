@@ -41,9 +41,14 @@ public:
     explicit CollocationPage(QWidget* parent = nullptr);
     ~CollocationPage() override; // cancels and joins a running collocation
 
-    // A workload row: `config` a preset name or a workload file.
-    void addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS = 0);
+    // A workload row: `config` a preset name or a workload file. False (nothing added, the reason posted) for
+    // a workload that brings its own emulated storage: the collocation's device is the page's.
+    bool addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS = 0);
+    // The user's folder; until one is chosen the page suggests a new one below the results root.
     void setOutputFolder(const QString& dir);
+    QString outputFolder() const;
+    void setResultsRoot(const QString& root);
+    QString statusText() const;
     void setSharedProfile(const QString& profile); // "" = the real storage
     void setBandwidthMiBs(double mibs);            // 0 = the profile's (or no cap)
     void setRounds(int runs, bool alone);
@@ -82,6 +87,8 @@ private:
     void removeSelected();
     void onFinished(const session::CollocationResult& r, const QString& error);
     void addPoint(int w, double t, double au);
+    void showStarted(const QString& workload);
+    QString suggestedFolder() const;
     // Under mpirun: what stops the launch (mpirun, trainio-cli, hosts, each workload's accelerators a multiple
     // of the processes), in the window's words; then mpirun … trainio-cli collocate on the worker.
     QString mpiLaunchProblem(const session::CollocationPlan& plan) const;
@@ -106,6 +113,8 @@ private:
     MpiControls* mpi_;
     QPlainTextEdit* summary_;
 
+    QString resultsRoot_;
+    bool outputChosenByUser_ = false;
     QString lastDir_;           // the folder of the last collocation that ended
     QString sessionSummary_;        // its summary as the collocation itself gave it
     QStringList sessionInvocations_; // its invocations' lines
