@@ -480,6 +480,7 @@ void MainWindow::chooseResultsRoot() {
     if (dir.isEmpty()) return;
     s.setValue(QStringLiteral("run/resultsRoot"), dir);
     run_->setResultsRoot(dir);
+    collocate_->setResultsRoot(dir);
 }
 
 void MainWindow::restoreSession() {
@@ -491,6 +492,7 @@ void MainWindow::restoreSession() {
     QString root = s.value(QStringLiteral("run/resultsRoot")).toString();
     if (root.isEmpty()) root = trainioDataPath(QStringLiteral("results"));
     run_->setResultsRoot(root);
+    collocate_->setResultsRoot(root);
     restoreWorkloadSession(s);
     loader_->restore();
     rebuildRecentMenus();

@@ -38,7 +38,10 @@ const char* kCollocateHelp =
     "points lost and the slowdown with their 95 % CI (runs with runs; without --runs, epochs with epochs), and\n"
     "which workload lost most.\n"
     "Every workload is checked before anything is measured; a cancel (Ctrl+C) or a failing workload stops all.\n"
-    "Not under mpirun yet: each workload's accelerators are threads of this process.\n";
+    "Under mpirun (mpirun -np P trainio-cli collocate …): every process runs every workload with accelerators / P\n"
+    "of its accelerators (each workload's accelerators a multiple of P); process 0 writes DIR. The plan's\n"
+    "device_scope: per_client (default: each process its own device with the storage: limits) or split (one budget\n"
+    "for the job, each process 1/P of the bandwidth, IOPS and in-flight).\n";
 
 // --live-json: every workload's events in one stream, the label naming the workload ("a", "a · run 1/3").
 class LiveStream {
@@ -90,9 +93,9 @@ private:
 
 class CliCollocationObserver final : public session::CollocationObserver {
 public:
-    CliCollocationObserver(bool quiet, LiveStream& live, std::vector<std::unique_ptr<WorkloadLive>>& perWorkload,
+    CliCollocationObserver(bool quiet, bool silent, LiveStream& live, std::vector<std::unique_ptr<WorkloadLive>>& perWorkload,
                            const session::CollocationPlan& plan)
-        : quiet_(quiet), live_(live), perWorkload_(perWorkload), plan_(plan) {}
+        : quiet_(quiet || silent), silent_(silent), live_(live), perWorkload_(perWorkload), plan_(plan) {}
     void onMessage(const std::string& workload, const std::string& text) override {
         say((workload.empty() ? "" : workload + ": ") + text);
         live_.write(live::messageLine((workload.empty() ? "" : workload + ": ") + text));
@@ -105,6 +108,7 @@ public:
     }
     void onInvocationDone(const std::string& workload, const std::string& label, const fs::path& dir,
                           const RunOutcome& out) override {
+        if (silent_) return; // not process 0 of an MPI job
         char line[512];
         std::snprintf(line, sizeof line, "%s %s: AU %.2f %% (±%.2f)  %.1f samples/s  %.1f MiB/s  %s | %s", workload.c_str(),
                       label.c_str(), out.metrics.auMean, out.metrics.auStdev, out.metrics.throughputMean, out.metrics.ioMeanMiB,
@@ -129,7 +133,7 @@ private:
             if (plan_.workloads[i].name == name) return perWorkload_[i].get();
         return nullptr;
     }
-    bool quiet_;
+    bool quiet_, silent_;
     LiveStream& live_;
     std::vector<std::unique_ptr<WorkloadLive>>& perWorkload_;
     const session::CollocationPlan& plan_;
@@ -144,9 +148,6 @@ int runCollocateCommand(const std::vector<std::string>& args) {
             std::fputs(kCollocateHelp, stdout);
             return 0;
         }
-    if (!reportsErrors() || isMultiProcess())
-        throw AgreedInputError("collocate does not run under mpirun yet: run it as one process (each workload's accelerators are "
-                         "threads of it)");
     OptionSpec spec;
     spec.valued = {"--plan", "--output", "--runs", "--warmup", "--live-json"};
     spec.flags = {"--quiet", "--alone"};
@@ -164,13 +165,18 @@ int runCollocateCommand(const std::vector<std::string>& args) {
     std::string cmd = "trainio-cli collocate";
     for (const auto& a : args) cmd += " " + a;
     opt.commandLine = cmd;
-    const session::CollocationPlan plan = session::loadCollocationPlan(*planFile);
-    LiveStream live(p.value("--live-json").value_or(""));
+    opt.comm = communicator();
+    // Under mpirun the plan is read on every process (every host must reach it), and a problem is printed once.
+    session::CollocationPlan plan;
+    session::onEveryProcess(opt.comm, opt.cancel, [&] { plan = session::loadCollocationPlan(*planFile); });
+    const bool zero = reportsErrors(); // process 0 speaks for the job; the others are silent
+    LiveStream live(zero ? p.value("--live-json").value_or("") : "");
     std::vector<std::unique_ptr<WorkloadLive>> perWorkload;
     for (const auto& w : plan.workloads) perWorkload.push_back(std::make_unique<WorkloadLive>(live, w.name));
     if (live.on()) opt.liveObserver = [&](std::size_t w) -> EngineObserver* { return perWorkload[w].get(); };
-    CliCollocationObserver obs(p.has("--quiet"), live, perWorkload, plan);
+    CliCollocationObserver obs(p.has("--quiet"), !zero, live, perWorkload, plan);
     const session::CollocationResult r = session::runCollocation(plan, *output, opt, obs);
+    if (!zero) return r.complete ? 0 : 1;
     for (const auto& x : r.interference)
         std::fprintf(stderr, "%s: AU %.2f %% alone, %.2f %% together (%.2f points lost, 95 %% CI %.2f…%.2f); %.1f → %.1f MiB/s "
                              "(slowdown %.1f %%, CI %.1f…%.1f) over %zu/%zu %s\n",

@@ -421,6 +421,7 @@ const std::atomic<bool>* cancelFlag() { return &g_cancel; }
 void setCommunicator(dist::Communicator* comm) { g_comm = comm; }
 bool reportsErrors() { return isProcessZero(); }
 bool isMultiProcess() { return g_comm != nullptr; }
+dist::Communicator* communicator() { return g_comm; }
 
 int runValidateCommand(const Args& args) {
     if (wantsHelp(args, kValidateHelp)) return 0;

@@ -40,5 +40,7 @@ void setCommunicator(dist::Communicator* comm);
 bool reportsErrors();
 // Under mpirun (any process).
 bool isMultiProcess();
+// The job's processes under mpirun (null otherwise).
+dist::Communicator* communicator();
 
 } // namespace trainio::cli

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ public:
     // Each process gives a string of any length; every process receives all of them in rank order.
     virtual bool allgatherStrings(const std::string& local, std::vector<std::string>& all, const WaitLimits& limits) = 0;
     virtual bool broken() const = 0;
+    // A collective: a communicator over the same processes whose calls never meet this one's (a collocation
+    // runs one per workload, their meetings at the same time: docs/collocation.md, "Under mpirun"). A peer
+    // gone breaks the whole job: this one and every duplicate report broken(). Null when it gave up, or when
+    // the implementation has none.
+    virtual std::unique_ptr<Communicator> duplicate(const WaitLimits& limits) {
+        (void)limits;
+        return nullptr;
+    }
 };
 
 // Every process's contribution to a decision: true on every process when all are ok; `problems` gets the

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
+#include <mutex>
 #include <sched.h>
 #include <string>
 #include <unistd.h>
@@ -37,7 +38,17 @@ void undoDefaultBinding() {
     sched_setaffinity(0, sizeof launcher, &launcher); // threads created from now on inherit it
 }
 
+// Every MPI call of the process, on any communicator, is made under this lock: Open MPI is initialised
+// MPI_THREAD_SERIALIZED, and a collocation's workloads meet at the same time on their own communicators.
+std::mutex g_mpi;
+
 } // namespace
+
+struct MpiCommunicator::Handle {
+    MPI_Comm comm = MPI_COMM_WORLD;
+};
+
+MpiCommunicator::MpiCommunicator() : comm_(std::make_unique<Handle>()) {}
 
 std::unique_ptr<MpiCommunicator> MpiCommunicator::initIfLaunched(int* argc, char*** argv) {
     if (!launchedByMpirun()) return nullptr;
@@ -53,7 +64,33 @@ std::unique_ptr<MpiCommunicator> MpiCommunicator::initIfLaunched(int* argc, char
 }
 
 MpiCommunicator::~MpiCommunicator() {
-    if (!broken_) MPI_Finalize();
+    if (broken()) return; // the job is being torn down: nothing that would wait for a peer
+    std::lock_guard lock(g_mpi);
+    if (world_) MPI_Finalize();
+    else MPI_Comm_free(&comm_->comm);
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::duplicate(const WaitLimits& limits) {
+    if (broken()) return nullptr;
+    std::unique_ptr<MpiCommunicator> c(new MpiCommunicator());
+    c->world_ = false;
+    c->rank_ = rank_;
+    c->size_ = size_;
+    c->jobBroken_ = jobBroken_;
+    MPI_Request req;
+    int rc = 0;
+    {
+        std::lock_guard lock(g_mpi);
+        rc = MPI_Comm_idup(comm_->comm, &c->comm_->comm, &req);
+    }
+    if (rc != MPI_SUCCESS) {
+        broken_ = true;
+        jobBroken_->store(true);
+        return nullptr;
+    }
+    if (!wait(&req, limits)) return nullptr;
+    MPI_Comm_set_errhandler(c->comm_->comm, MPI_ERRORS_RETURN);
+    return c;
 }
 
 // Polls a non-blocking collective: a few microseconds of MPI_Test, then short sleeps (the accelerators'
@@ -65,9 +102,16 @@ bool MpiCommunicator::wait(void* req, const WaitLimits& limits) {
     const auto start = clock::now();
     auto hurriedSince = clock::time_point::max();
     for (unsigned polls = 0;; ++polls) {
+        if (jobBroken_->load()) break; // another communicator of the job gave up on a peer
         int done = 0;
-        if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        int rc = 0;
+        {
+            std::lock_guard lock(g_mpi);
+            rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        }
+        if (rc != MPI_SUCCESS) {
             broken_ = true;
+            jobBroken_->store(true);
             return false;
         }
         if (done) return true;
@@ -85,16 +129,22 @@ bool MpiCommunicator::wait(void* req, const WaitLimits& limits) {
         }
     }
     broken_ = true; // the request stays pending: this process must not make another collective call
+    jobBroken_->store(true);
     return false;
 }
 
 bool MpiCommunicator::allgather(const void* local, std::size_t bytes, void* all, const WaitLimits& limits) {
-    if (broken_) return false;
+    if (broken()) return false;
     if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) return false;
     MPI_Request req;
-    if (MPI_Iallgather(local, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD, &req) !=
-        MPI_SUCCESS) {
+    int rc = 0;
+    {
+        std::lock_guard lock(g_mpi);
+        rc = MPI_Iallgather(local, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, comm_->comm, &req);
+    }
+    if (rc != MPI_SUCCESS) {
         broken_ = true;
+        jobBroken_->store(true);
         return false;
     }
     return wait(&req, limits);
@@ -114,9 +164,15 @@ bool MpiCommunicator::allgatherStrings(const std::string& local, std::vector<std
     }
     std::string buffer(static_cast<std::size_t>(total), '\0');
     MPI_Request req;
-    if (MPI_Iallgatherv(local.data(), static_cast<int>(local.size()), MPI_BYTE, buffer.data(), counts.data(), displs.data(),
-                        MPI_BYTE, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+    int rc = 0;
+    {
+        std::lock_guard lock(g_mpi);
+        rc = MPI_Iallgatherv(local.data(), static_cast<int>(local.size()), MPI_BYTE, buffer.data(), counts.data(), displs.data(),
+                             MPI_BYTE, comm_->comm, &req);
+    }
+    if (rc != MPI_SUCCESS) {
         broken_ = true;
+        jobBroken_->store(true);
         return false;
     }
     if (!wait(&req, limits)) return false;

@@ -5,6 +5,7 @@
 
 #include "dist/communicator.h"
 
+#include <atomic>
 #include <memory>
 
 namespace trainio::dist {
@@ -22,14 +23,22 @@ public:
     int size() const override { return size_; }
     bool allgather(const void* local, std::size_t bytes, void* all, const WaitLimits& limits) override;
     bool allgatherStrings(const std::string& local, std::vector<std::string>& all, const WaitLimits& limits) override;
-    bool broken() const override { return broken_; }
+    bool broken() const override { return broken_ || jobBroken_->load(); }
+    // MPI_Comm_idup. Calls on any of the job's communicators are made under one process-wide lock, so that
+    // several communicators' meetings may run at once under MPI_THREAD_SERIALIZED (a collocation).
+    std::unique_ptr<Communicator> duplicate(const WaitLimits& limits) override;
 
 private:
-    MpiCommunicator() = default;
+    struct Handle;
+    MpiCommunicator();
     bool wait(void* request, const WaitLimits& limits);
 
+    std::unique_ptr<Handle> comm_; // MPI_COMM_WORLD, or a duplicate of it
+    bool world_ = true;
     int rank_ = 0, size_ = 1;
     bool broken_ = false;
+    // Shared by the world communicator and its duplicates: a peer gone breaks every one of them.
+    std::shared_ptr<std::atomic<bool>> jobBroken_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 } // namespace trainio::dist

@@ -182,7 +182,10 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
             sync->onMeeting = [&](const std::vector<dist::SyncSlot>& slots) {
                 for (std::uint64_t g = 0; g < slots.size(); ++g)
                     if (g < first || g >= first + K)
-                        if (const auto rec = takeRecord(slots[g], g)) ckpt.record(*rec);
+                        if (const auto rec = takeRecord(slots[g], g)) {
+                            ckpt.record(*rec);
+                            if (options.onRecord) options.onRecord(*rec);
+                        }
             };
     }
     auto meet = [&](std::uint64_t rank) {
@@ -224,6 +227,7 @@ RunOutcome runCheckpointOnly(const WorkloadConfig& cfg, const CheckpointRunOptio
             if (cfg.checkpoint.rankSync && !meet(rank)) return false;
             rec.end = clock.now();
             ckpt.record(rec);
+            if (options.onRecord && out.writesResults) options.onRecord(rec);
             if (sync) pending[rank - first] = rec;
         }
         return true;

@@ -38,6 +38,10 @@ struct CheckpointRunOptions {
     dist::Communicator* comm = nullptr;
     double commTimeoutSeconds = 120;
     EngineObserver* observer = nullptr; // process 0: the ranks' hosts
+    // Process 0 (the one that writes): every rank's finished checkpoint as it gets it — its own ranks' as they
+    // end, the other processes' at the meeting that brings them — for the run journal (results/journal.h).
+    // Called from the ranks' threads and the meetings' leader: thread-safe.
+    std::function<void(const CheckpointRecord&)> onRecord;
 };
 
 // Runs checkpoint-only mode. Bad input (plan, preflight) throws InputError before any thread starts

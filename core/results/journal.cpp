@@ -48,6 +48,21 @@ json epochJson(std::uint64_t rank, const EpochRecord& e) {
                 {"blocks", blocks}};
 }
 
+json checkpointJson(const checkpoint::CheckpointRecord& c) {
+    return json{{"ckpt", c.op == checkpoint::Operation::Write ? "write" : "read"},
+                {"rank", c.rank},
+                {"index", c.index},
+                {"block", c.block},
+                {"epoch", c.epoch},
+                {"step", c.step},
+                {"start", c.start},
+                {"end", c.end},
+                {"io_seconds", c.ioSeconds},
+                {"storage_seconds", c.storageSeconds},
+                {"bytes", c.bytes},
+                {"complete", c.complete}};
+}
+
 void writeAll(int fd, const std::string& text, const fs::path& path) {
     std::size_t done = 0;
     while (done < text.size()) {
@@ -127,20 +142,32 @@ void RunJournal::epoch(std::uint64_t rank, const EpochRecord& e) {
     cv_.notify_one();
 }
 
+void RunJournal::checkpoint(const checkpoint::CheckpointRecord& r) {
+    {
+        std::lock_guard lock(mutex_);
+        if (finished_) return;
+        pendingCheckpoints_.push_back(r);
+    }
+    cv_.notify_one();
+}
+
 void RunJournal::loop() {
     std::unique_lock lock(mutex_);
     for (;;) {
-        cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+        cv_.wait(lock, [this] { return stop_ || !pending_.empty() || !pendingCheckpoints_.empty(); });
         std::vector<std::pair<std::uint64_t, EpochRecord>> batch;
         batch.swap(pending_);
+        std::vector<checkpoint::CheckpointRecord> checkpoints;
+        checkpoints.swap(pendingCheckpoints_);
         const bool last = stop_;
         lock.unlock();
         std::string failure;
-        if (!batch.empty()) {
+        if (!batch.empty() || !checkpoints.empty()) {
             try {
                 std::string text;
                 for (const auto& [rank, e] : batch)
                     text += epochJson(rank, e).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+                for (const auto& c : checkpoints) text += checkpointJson(c).dump() + "\n";
                 writeAll(fd_, text, path_);
                 // Durable at each epoch end: the ranks post their epoch as it ends, so one batch is (at
                 // most) an epoch's lines.
@@ -151,7 +178,7 @@ void RunJournal::loop() {
         }
         lock.lock();
         if (!failure.empty() && error_.empty()) error_ = failure;
-        if (last && pending_.empty()) return;
+        if (last && pending_.empty() && pendingCheckpoints_.empty()) return;
     }
 }
 
@@ -239,6 +266,26 @@ JournalContents readJournal(const fs::path& dir, std::uintmax_t maxBytes) {
         const std::uint64_t rank = r.count("rank");
         if (rank >= out.ranks.size()) r.bad("\"rank\" " + std::to_string(rank) + ": the journal's header has " +
                                            std::to_string(out.ranks.size()) + " accelerators");
+        if (const auto op = j.find("ckpt"); op != j.end()) {
+            if (!op->is_string() || (*op != "write" && *op != "read")) r.bad("\"ckpt\": expected \"write\" or \"read\"");
+            checkpoint::CheckpointRecord c;
+            c.op = *op == "write" ? checkpoint::Operation::Write : checkpoint::Operation::Read;
+            c.rank = rank;
+            c.index = r.count("index");
+            c.block = r.count("block");
+            c.epoch = r.count("epoch");
+            c.step = r.count("step");
+            c.start = r.number("start");
+            c.end = r.number("end");
+            c.ioSeconds = r.number("io_seconds");
+            c.storageSeconds = r.number("storage_seconds");
+            c.bytes = r.count("bytes");
+            const json& done = r.at("complete");
+            if (!done.is_boolean()) r.bad("\"complete\": expected true or false");
+            c.complete = done.get<bool>();
+            out.checkpoints.push_back(c);
+            continue;
+        }
         EpochRecord e;
         e.epoch = r.count("epoch");
         e.start = r.number("start");
@@ -286,6 +333,62 @@ bool isInterrupted(const fs::path& dir) {
            !fs::exists(fs::symlink_status(dir / kSummaryFile, ec)) && !isRunning(dir);
 }
 
+namespace {
+
+// What every interrupted run read back starts with: its journal's header.
+RunOutcome interruptedOutcome(const JournalContents& j) {
+    RunOutcome out;
+    out.status = RunStatus::Interrupted;
+    out.processes = j.header.processes;
+    out.start = j.header.start;
+    out.end = j.header.start;
+    out.metricOptions.semantics = j.header.semantics;
+    return out;
+}
+
+// ... and ends with: its host, the log's lines and the folder written.
+void writeInterrupted(const fs::path& dir, const WorkloadConfig& cfg, RunOutcome& out, const JournalContents& j) {
+    out.hosts.push_back(HostSummary{j.header.host.hostname, j.header.host.cpuCount, j.header.host.memoryGiB});
+    out.rankHost.assign(j.header.accelerators, 0);
+    if (j.tornTail) out.warnings.push_back("the journal's last line was cut off (ignored)");
+    InvocationContext ctx;
+    ctx.commandLine = j.header.commandLine;
+    ctx.logLines = out.warnings;
+    writeInvocationFolder(dir, cfg, out, j.header.host, ctx);
+}
+
+// A checkpoint-only run read back: every record the journal holds, per rank, with the plan and DLIO's size
+// as the run had them (checkpoint/checkpoint_io.h, Checkpointer::results).
+RunOutcome completeInterruptedCheckpoints(const fs::path& dir, const WorkloadConfig& cfg, const JournalContents& j) {
+    const std::uint64_t R = j.header.accelerators;
+    RunOutcome out = interruptedOutcome(j);
+    out.ranks.resize(R);
+    for (std::uint64_t g = 0; g < R; ++g) out.ranks[g].rank = g;
+    checkpoint::CheckpointResults& c = out.checkpoints;
+    c.enabled = true;
+    c.folder = cfg.checkpoint.folder;
+    c.plan = checkpoint::planCheckpoint(cfg, R);
+    c.sizeGiB = c.plan.dlioCheckpointSizeGiB * c.plan.scale;
+    c.perRank.resize(R);
+    std::uint64_t records = 0;
+    for (const auto& rec : j.checkpoints) {
+        c.perRank[rec.rank].push_back(rec);
+        out.end = std::max(out.end, rec.end);
+        if (rec.op == checkpoint::Operation::Read) out.bytesRead += rec.bytes;
+        ++records;
+    }
+    c.phaseStart = out.start;
+    c.phaseEnd = out.end;
+    out.error = "interrupted: the run stopped without ending (killed, out of memory, power lost or crashed) after " +
+                std::to_string(records) + " checkpoint records of " + std::to_string(R) +
+                " ranks; they were read back from its journal (" + kJournalFile + ")";
+    out.warnings.push_back(out.error);
+    writeInterrupted(dir, cfg, out, j);
+    return out;
+}
+
+} // namespace
+
 RunOutcome completeInterrupted(const fs::path& dir) {
     const fs::path config = dir / configFolders().front() / kConfigFile;
     std::error_code ec;
@@ -298,13 +401,9 @@ RunOutcome completeInterrupted(const fs::path& dir) {
     const WorkloadConfig cfg = loadWorkloadConfig(config.string()).config;
     JournalContents j = readJournal(dir);
     const std::uint64_t R = j.header.accelerators;
+    if (!cfg.workflow.train && cfg.workflow.checkpoint) return completeInterruptedCheckpoints(dir, cfg, j);
 
-    RunOutcome out;
-    out.status = RunStatus::Interrupted;
-    out.processes = j.header.processes;
-    out.start = j.header.start;
-    out.end = j.header.start;
-    out.metricOptions.semantics = j.header.semantics;
+    RunOutcome out = interruptedOutcome(j);
     out.metricOptions.excludeStartSteps = cfg.metric.excludeStartSteps;
     out.metricOptions.excludeEndSteps = cfg.metric.excludeEndSteps;
     out.metricOptions.batchSize = cfg.reader.batchSize;
@@ -330,18 +429,12 @@ RunOutcome completeInterrupted(const fs::path& dir) {
     out.samplesRead = steps * cfg.reader.batchSize;
     out.ranks = std::move(j.ranks);
     out.metrics = invocationMetrics(out.ranks, out.metricOptions, cfg.dataset.recordLength, cfg.metric.au);
-    out.hosts.push_back(HostSummary{j.header.host.hostname, j.header.host.cpuCount, j.header.host.memoryGiB});
-    out.rankHost.assign(R, 0);
     out.error = "interrupted: the run stopped without ending (killed, out of memory, power lost or crashed) after " +
                 std::to_string(common) + " of " + std::to_string(cfg.train.epochs) +
                 " epochs; the completed epochs were read back from its journal (" + kJournalFile + ")";
     out.warnings.push_back(out.error);
     out.warnings.push_back("bytes read and CPU time are not journaled: trainio_run.json's bytes_read and cpu_seconds are 0");
-    if (j.tornTail) out.warnings.push_back("the journal's last line was cut off (ignored)");
-    InvocationContext ctx;
-    ctx.commandLine = j.header.commandLine;
-    ctx.logLines = out.warnings;
-    writeInvocationFolder(dir, cfg, out, j.header.host, ctx);
+    writeInterrupted(dir, cfg, out, j);
     return out;
 }
 

@@ -6,7 +6,9 @@
 // Format (JSON lines, docs/formats.md): a header line {"trainio_journal": 1, …} with what the result
 // files need that the configuration does not say (accelerators, processes, semantics, start, host,
 // command line), then one line per (rank, completed epoch) with that epoch's blocks and per-step load,
-// compute and proc lists — the same numbers <rank>_output.json holds. Lines are written by a writer
+// compute and proc lists — the same numbers <rank>_output.json holds. A checkpoint-only run journals one
+// line per (rank, finished checkpoint) instead: {"ckpt": "write"|"read", "rank", "index", "block", …}, the
+// record <rank>_per_epoch_stats.json's save_ckpt<N>/load_ckpt<N> and trainio_checkpoint.json hold. Lines are written by a writer
 // thread (never in an accelerator's measured window), and made durable with fdatasync at each epoch end.
 // A torn last line (power lost mid-write) is ignored when read back.
 //
@@ -17,6 +19,7 @@
 // normally writes its folder and then removes the journal.
 #pragma once
 
+#include "checkpoint/checkpoint_io.h"
 #include "engine/training_engine.h"
 #include "store/run_folder.h"
 #include "metrics/step_records.h"
@@ -57,6 +60,9 @@ public:
 
     // A rank's completed epoch, from any thread (outside the measured window: after the epoch's end).
     void epoch(std::uint64_t rank, const EpochRecord& e);
+    // A rank's finished checkpoint (checkpoint-only mode; process 0 journals every rank's as it gets it).
+    // Made durable at once: checkpoints are few and each is seconds to minutes of work.
+    void checkpoint(const checkpoint::CheckpointRecord& r);
     // Writes what is queued, syncs, stops the writer. A write error is kept (error()), never thrown: the
     // run goes on and its folder is still written at the end.
     void finish();
@@ -71,6 +77,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable cv_;
     std::vector<std::pair<std::uint64_t, EpochRecord>> pending_; // (rank, epoch) not yet written
+    std::vector<checkpoint::CheckpointRecord> pendingCheckpoints_;
     bool stop_ = false, finished_ = false;
     std::string error_;
     std::thread thread_;
@@ -79,6 +86,7 @@ private:
 struct JournalContents {
     JournalHeader header;
     std::vector<RankRecord> ranks; // ranks[g]: every epoch the journal holds for rank g, in epoch order
+    std::vector<checkpoint::CheckpointRecord> checkpoints; // checkpoint-only mode: every record, in journal order
     bool tornTail = false;         // the last line was cut (ignored)
 };
 
@@ -92,7 +100,8 @@ bool isRunning(const std::filesystem::path& dir);
 // True when `dir` holds a journal, no summary.json, and no live run holds it: the run died before its end.
 bool isInterrupted(const std::filesystem::path& dir);
 
-// Writes the DLIO files of an interrupted run (see above). The epochs that every rank completed count;
+// Writes the DLIO files of an interrupted run (see above). A checkpoint-only run keeps every checkpoint
+// record its journal holds (each rank's save_ckpt/load_ckpt, the summary's metrics from rank 0's). The epochs that every rank completed count;
 // trainio_run.json says "interrupted", how many epochs of how many were measured and that the process
 // died. Throws InputError (no config, unreadable journal) or RunError (cannot write).
 RunOutcome completeInterrupted(const std::filesystem::path& dir);

@@ -83,6 +83,30 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     if (writer) storage.startTelemetry();
     RunOutcome out;
     fs::path journalPath;
+    // The journal (results/journal.h): what is measured on disk as it is measured, so that a run killed at any
+    // instant is read back as interrupted with what it measured. The configuration first: the journal is read
+    // back with it.
+    std::unique_ptr<store::RunJournal> journal;
+    auto openJournal = [&] {
+        if (!writer) return;
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), opt.io.get(), opt.written);
+        store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), opt.io.get(),
+                               opt.written);
+        store::JournalHeader h;
+        h.accelerators = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
+        h.processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
+        h.semantics = opt.semantics;
+        h.start = WallClock().now();
+        h.host = host;
+        h.commandLine = opt.commandLine;
+        journal = std::make_unique<store::RunJournal>(dir, h);
+    };
+    auto closeJournal = [&] {
+        if (!journal) return;
+        journal->finish();
+        if (!journal->error().empty()) preRunWarnings.push_back("the run journal was not kept up: " + journal->error());
+        journalPath = journal->path();
+    };
     if (!cfg.workflow.train && cfg.workflow.checkpoint) {
         // DLIO's checkpoint-only mode (main.py: checkpoint_only when train is off and checkpoint on).
         checkpoint::CheckpointRunOptions co;
@@ -93,7 +117,11 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
         co.comm = opt.comm;
         co.commTimeoutSeconds = opt.commTimeoutSeconds;
         co.observer = opt.observer;
+        // Every rank's checkpoints journalled as process 0 gets them (one line each, durable at once).
+        openJournal();
+        if (journal) co.onRecord = [j = journal.get()](const checkpoint::CheckpointRecord& r) { j->checkpoint(r); };
         out = checkpoint::runCheckpointOnly(cfg, co);
+        closeJournal();
         out.metricOptions.semantics = opt.semantics;
     } else {
         // Checkpoints during training (workflow.checkpoint with train), planned and refused up front.
@@ -111,31 +139,12 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
             ckpt = std::make_unique<checkpoint::Checkpointer>(cfg, std::move(plan), co);
             eo.checkpointer = ckpt.get();
         }
-        // The journal (results/journal.h): every completed epoch on disk as it ends, so that a run killed at
-        // any instant is read back as interrupted with what it measured. The configuration first: the
-        // journal is read back with it.
-        std::unique_ptr<store::RunJournal> journal;
-        if (writer) {
-            store::writeFileAtomic(dir / store::configFolders().front() / store::kConfigFile, toYaml(cfg), opt.io.get(), opt.written);
-            store::writeFileAtomic(dir / store::configFolders().front() / store::kOverridesFile, overridesYaml(cfg), opt.io.get(),
-                                   opt.written);
-            store::JournalHeader h;
-            h.accelerators = opt.accelerators * (opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1);
-            h.processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
-            h.semantics = opt.semantics;
-            h.start = WallClock().now();
-            h.host = host;
-            h.commandLine = opt.commandLine;
-            journal = std::make_unique<store::RunJournal>(dir, h);
-            eo.onEpochRecorded = [j = journal.get()](std::uint64_t rank, const EpochRecord& e) { j->epoch(rank, e); };
-        }
+        // Every completed epoch journalled as it ends.
+        openJournal();
+        if (journal) eo.onEpochRecorded = [j = journal.get()](std::uint64_t rank, const EpochRecord& e) { j->epoch(rank, e); };
         out = runTraining(cfg, eo);
         if (ckpt) out.checkpoints = ckpt->results();
-        if (journal) {
-            journal->finish();
-            if (!journal->error().empty()) preRunWarnings.push_back("the run journal was not kept up: " + journal->error());
-            journalPath = journal->path();
-        }
+        closeJournal();
     }
     if (opt.onStorage) opt.onStorage(nullptr); // the device is gone with the run
     out.warnings = storage.stop();
@@ -149,6 +158,7 @@ RunOutcome runInvocation(const WorkloadConfig& cfg, const fs::path& dir, const I
     // result, never the loss of what was measured.
     for (auto& w : storage.write(dir, ctx.io, ctx.written)) out.warnings.push_back(std::move(w));
     out.warnings.insert(out.warnings.end(), preRunWarnings.begin(), preRunWarnings.end());
+    out.warnings.insert(out.warnings.end(), opt.resultWarnings.begin(), opt.resultWarnings.end());
     if (prediction) {
         try {
             store::writeFileAtomic(dir / store::kModelFile, prediction->dump(2) + "\n", ctx.io, ctx.written);

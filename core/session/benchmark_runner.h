@@ -34,6 +34,9 @@ struct InvocationOptions {
     std::shared_ptr<IoBackend> io;
     std::string commandLine;           // recorded in trainio_run.json
     std::vector<std::string> warnings; // put at the head of the log
+    // Said with the result too (trainio_run.json "warnings", the CLI after the headline): the closed-division
+    // findings of a checkpoint-only run (engine/checkpoint_closed_division.h).
+    std::vector<std::string> resultWarnings;
     // Written to trainio_labels.json in the invocation folder (a run once) or the benchmark folder
     // (a benchmark) when any field is set: the system name the run/benchmark controls ask for.
     aggregate::Labels labels;

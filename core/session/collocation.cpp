@@ -3,6 +3,7 @@
 #include "aggregate/interference.h"
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"
+#include "dist/communicator.h"
 #include "io/storage_profile.h"
 #include "io/emulated_storage.h"
 #include "io/io_backend.h"
@@ -11,6 +12,7 @@
 #include "store/run_folder.h"
 #include "util/clock.h"
 #include "util/errors.h"
+#include "util/host_info.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -100,8 +102,18 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
     if (!root.IsMap()) planError(file, "expected a map with `workloads:` (a list of two or more) and optionally `storage:`");
     for (const auto& kv : root) {
         const std::string key = kv.first.Scalar();
-        if (key != "workloads" && key != "storage")
-            planError(file, "unknown key '" + key + "'" + where(kv.first) + "; expected workloads or storage");
+        if (key != "workloads" && key != "storage" && key != "device_scope")
+            planError(file, "unknown key '" + key + "'" + where(kv.first) + "; expected workloads, storage or device_scope");
+    }
+    if (root["device_scope"]) {
+        plan.deviceScope = scalarText(file, root["device_scope"], "device_scope");
+        if (plan.deviceScope != "per_client" && plan.deviceScope != "split")
+            planError(file, "device_scope = '" + plan.deviceScope + "'" + where(root["device_scope"]) +
+                                ": expected per_client (under mpirun every process its own device with the storage: limits) or "
+                                "split (one budget for the job: each of P processes gets 1/P of the bandwidth, IOPS and in-flight)");
+        if (!root["storage"])
+            planError(file, "device_scope" + where(root["device_scope"]) + ": no `storage:` section (device_scope says how the "
+                                                                              "shared emulated device is divided under mpirun)");
     }
     if (root["storage"]) flattenStorage(file, root["storage"], "storage", plan.storageOverrides);
     const YAML::Node list = root["workloads"];
@@ -163,6 +175,16 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
     }
     plan.storage = plan.workloads.front().resolved.trainio.storage;
     return plan;
+}
+
+StorageShape deviceOfProcess(const CollocationPlan& plan, std::uint64_t processes) {
+    StorageShape shape = storageShapeFor(plan.storage);
+    if (plan.deviceScope != "split" || processes <= 1) return shape;
+    const double p = static_cast<double>(processes);
+    shape.bandwidthBytesPerSecond /= p;
+    shape.iops /= p;
+    if (shape.maxInflight > 0) shape.maxInflight = std::max(1u, static_cast<unsigned>(shape.maxInflight / processes));
+    return shape;
 }
 
 namespace {
@@ -249,7 +271,8 @@ private:
 
 store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
                                        const std::vector<std::unique_ptr<WorkloadObserver>>& obs, const std::string& status,
-                                       double start, double end, const ordered_json& processIo) {
+                                       double start, double end, const ordered_json& processIo, const ordered_json& mpi) {
+    const std::uint64_t processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
     store::CollocationFile f;
     f.plan = plan.file.string();
     f.commandLine = opt.commandLine;
@@ -260,8 +283,8 @@ store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::pa
     f.warmups = opt.runs > 0 ? opt.warmups : 0;
     for (std::size_t i = 0; i < plan.workloads.size(); ++i) {
         const CollocatedWorkload& w = plan.workloads[i];
-        f.trainingThreads += w.accelerators;
-        f.readerThreads += w.accelerators * w.resolved.reader.readThreads;
+        f.trainingThreads += w.accelerators / processes; // what each process hosts
+        f.readerThreads += w.accelerators / processes * w.resolved.reader.readThreads;
         store::CollocationMember m;
         m.name = w.name;
         m.path = w.name; // relative to the collocation's folder: the folder can move
@@ -282,9 +305,14 @@ store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::pa
     if (plan.sharedDevice()) {
         f.sharedStorage = storageShapeJson(storageShapeFor(plan.storage));
         f.sharedStorage["profile"] = plan.storage.profile.empty() ? ordered_json() : ordered_json(plan.storage.profile);
+        if (opt.comm) {
+            f.sharedStorage["device_scope"] = plan.deviceScope;
+            f.sharedStorage["per_process"] = storageShapeJson(deviceOfProcess(plan, processes));
+        }
     }
     f.cpus = std::thread::hardware_concurrency();
     f.processIo = processIo;
+    f.mpi = mpi;
     return f;
 }
 
@@ -311,19 +339,51 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     std::condition_variable cv;
     std::barrier<> rounds(static_cast<std::ptrdiff_t>(n));
 
+    // Under mpirun every process runs every workload with accelerators / processes of its accelerators, each
+    // workload meeting its peers on its own communicator (their meetings overlap); only process 0 writes.
+    const std::uint64_t processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
+    const bool writer = !opt.comm || opt.comm->rank() == 0;
+    for (const auto& w : plan.workloads)
+        if (w.accelerators % processes != 0)
+            throw AgreedInputError(plan.file.string() + ": workload '" + w.name + "': accelerators = " + std::to_string(w.accelerators) +
+                                   " under mpirun with " + std::to_string(processes) + " processes: expected a multiple of " +
+                                   std::to_string(processes) + " (each process hosts accelerators / processes of them)");
+    ordered_json mpi = ordered_json::object();
+    std::vector<std::unique_ptr<dist::Communicator>> comms; // outlive the sessions that use them
+    if (opt.comm) {
+        dist::WaitLimits limits;
+        limits.hurry = opt.cancel;
+        std::vector<std::string> hosts;
+        if (!opt.comm->allgatherStrings(readHostInfo().hostname, hosts, limits))
+            throw RunError("collocate: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        for (std::size_t i = 0; i < n; ++i) {
+            comms.push_back(opt.comm->duplicate(limits));
+            if (!comms.back()) throw RunError("collocate: no communicator for workload '" + plan.workloads[i].name + "' (a process did not answer)");
+        }
+        mpi["processes"] = processes;
+        mpi["hosts"] = hosts; // process p's host at [p]
+        mpi["device_scope"] = plan.sharedDevice() ? ordered_json(plan.deviceScope) : ordered_json();
+        ordered_json per = ordered_json::object();
+        for (const auto& w : plan.workloads) per[w.name] = w.accelerators / processes;
+        mpi["accelerators_per_process"] = per;
+        mpi["note"] = "every process runs every workload with accelerators / processes of its accelerators (ranks p*K … p*K+K-1); "
+                      "threads, cpus and process_io are process 0's";
+    }
+    auto commOf = [&](std::size_t i) { return comms.empty() ? nullptr : comms[i].get(); };
+
     std::shared_ptr<EmulatedStorageBackend> device;
     if (plan.sharedDevice())
-        device = std::make_shared<EmulatedStorageBackend>(makePosixBackend(), storageShapeFor(plan.storage),
+        device = std::make_shared<EmulatedStorageBackend>(makePosixBackend(), deviceOfProcess(plan, processes),
                                                           plan.workloads.front().resolved.train.seed, WallClock());
 
     // Every workload is checked (and its dataset generated when asked) before anything is measured.
     std::vector<std::unique_ptr<WorkloadObserver>> obs;
     std::vector<std::unique_ptr<Session>> sessions;
-    std::uint64_t training = 0, readers = 0;
+    std::uint64_t training = 0, readers = 0; // this process's
     for (std::size_t i = 0; i < n; ++i) {
         const CollocatedWorkload& w = plan.workloads[i];
-        training += w.accelerators;
-        readers += w.accelerators * w.resolved.reader.readThreads;
+        training += w.accelerators / processes;
+        readers += w.accelerators / processes * w.resolved.reader.readThreads;
         obs.push_back(std::make_unique<WorkloadObserver>(w, observer, rounds, stop, m, cv));
         SessionRequest req;
         req.config = w.resolved;
@@ -334,6 +394,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         req.warmups = opt.warmups;
         req.invocation.cancel = &stop;
         req.invocation.io = device;
+        req.invocation.comm = commOf(i);
         req.invocation.observer = opt.liveObserver ? opt.liveObserver(i) : nullptr;
         req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ")";
         req.invocation.collocatedWith = othersOf(plan, i);
@@ -371,6 +432,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
             req.warmups = opt.warmups;
             req.invocation.cancel = opt.cancel;
             req.invocation.io = device;
+            req.invocation.comm = commOf(i);
             req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
             const SessionResult r = Session(req, *aloneObs.back()).run();
             res.aloneInvocations.push_back(aloneObs.back()->done);
@@ -384,11 +446,17 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     observer.onMessage("", "collocation: " + std::to_string(n) + " workloads, " + std::to_string(training) +
                                " training threads and " + std::to_string(readers) + " reader threads on " +
                                std::to_string(std::thread::hardware_concurrency()) + " CPUs" +
-                               (device ? ", one shared emulated device" : ", the real storage"));
-    fs::create_directories(dir);
+                               (processes > 1 ? " in each of " + std::to_string(processes) + " processes" : "") +
+                               (!device                       ? ", the real storage"
+                                : processes == 1              ? ", one shared emulated device"
+                                : plan.deviceScope == "split" ? ", one emulated device split over the processes"
+                                                              : ", one shared emulated device per process"));
     const WallClock clock;
     const double start = clock.now();
-    store::writeCollocationFile(collocationFile(plan, dir, opt, {}, "running", start, 0, ordered_json::object()), dir);
+    if (writer) {
+        fs::create_directories(dir);
+        store::writeCollocationFile(collocationFile(plan, dir, opt, {}, "running", start, 0, ordered_json::object(), mpi), dir);
+    }
 
     // The collocation's page-cache share: the process's counters over every workload's files.
     std::vector<std::string> files;
@@ -459,7 +527,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     }
     res.cancelled = !res.complete && res.error.empty() && opt.cancel && opt.cancel->load();
     const std::string status = res.complete ? "complete" : res.cancelled ? "cancelled" : "failed";
-    store::CollocationFile file = collocationFile(plan, dir, opt, obs, status, start, end, processIo);
+    store::CollocationFile file = collocationFile(plan, dir, opt, obs, status, start, end, processIo, mpi);
     file.error = res.error;
     if (opt.alone) {
         for (std::size_t i = 0; i < n; ++i) {
@@ -472,7 +540,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         file.interference = res.interference;
         file.lostMost = res.lostMost;
     }
-    store::writeCollocationFile(file, dir);
+    if (writer) store::writeCollocationFile(file, dir);
     return res;
 }
 

@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+namespace trainio::dist {
+class Communicator;
+}
+
 namespace trainio::session {
 
 struct CollocatedWorkload {
@@ -39,7 +43,15 @@ struct CollocationPlan {
     std::vector<std::string> storageOverrides;
     StorageEmulationSection storage; // as resolved (equal in every workload)
     bool sharedDevice() const { return storage.any(); }
+    // Under mpirun, what the shared device is across the job's processes (plan key `device_scope`,
+    // docs/collocation.md "Under mpirun"): "per_client" — every process (client) has its own device with the
+    // plan's limits, as a run's trainio.storage is per client; "split" — one budget for the whole job, each
+    // of P processes getting 1/P of the bandwidth, IOPS and in-flight slots (latency unchanged).
+    std::string deviceScope = "per_client";
 };
+
+// The device one process reads through: the plan's, or its 1/processes share with device_scope: split.
+StorageShape deviceOfProcess(const CollocationPlan& plan, std::uint64_t processes);
 
 // Reads and checks a plan: at least two workloads, names, known keys, each workload's config loaded with
 // its overrides (errors name the plan, the workload and the key). Throws InputError.
@@ -59,6 +71,10 @@ struct CollocationOptions {
     std::function<void(std::shared_ptr<EmulatedStorageBackend>)> onStorage;
     // Live events of workload w's invocations (null: none), called on the invocations' pump threads.
     std::function<EngineObserver*(std::size_t w)> liveObserver;
+    // Under mpirun (docs/collocation.md, "Under mpirun"): every process runs every workload with
+    // accelerators / processes of its accelerators, each workload on its own duplicate of this communicator;
+    // only process 0 writes. Null: one process.
+    dist::Communicator* comm = nullptr;
 };
 
 // What the collocation reports, from the workloads' threads (each call names its workload).

@@ -64,11 +64,13 @@ bool dispatch(const MpiJobOptions& o, std::string_view text) {
     const auto e = live::parseLine(text);
     if (!e) return false;
     EngineObserver* obs = o.observer;
+    // A workload's own lines (a collocation): to its observer.
+    EngineObserver* own = o.observerFor ? o.observerFor(e->label) : obs;
     using K = live::Event::Kind;
     switch (e->kind) {
-    case K::Phase: if (obs) obs->onPhase(e->text); break;
-    case K::Step: if (obs) obs->onStep(e->step); break;
-    case K::Epoch: if (obs) obs->onEpoch(e->epoch); break;
+    case K::Phase: if (own) own->onPhase(e->text); break;
+    case K::Step: if (own) own->onStep(e->step); break;
+    case K::Epoch: if (own) own->onEpoch(e->epoch); break;
     case K::Hosts: if (obs) obs->onHosts(e->hosts); break;
     case K::Message: if (obs) obs->onMessage(e->text); break;
     case K::InvocationStarted: if (o.onInvocationStart) o.onInvocationStart(e->label, e->dir); break;

@@ -27,6 +27,9 @@ struct MpiJobOptions {
     std::vector<std::string> arguments;  // after the program name (dist::mpirunArguments)
     std::string liveJson;                // the --live-json FILE of the arguments, followed as it grows
     EngineObserver* observer = nullptr;  // phases, steps, epochs, messages, hosts
+    // Set: the observer of the phase, step and epoch lines of each label instead (a collocation's stream names
+    // its workload in every line: "a", "a · run 1/3"); null from it: the line is not handed on.
+    std::function<EngineObserver*(const std::string& label)> observerFor;
     // The invocation events of the stream (label "" for a single run).
     std::function<void(const std::string& label, const std::string& dir)> onInvocationStart;
     std::function<void(const std::string& label, const std::string& dir, const std::string& status, double au)>

@@ -2,6 +2,7 @@
 
 #include "engine/checkpoint_run.h"
 #include "dist/communicator.h"
+#include "engine/checkpoint_closed_division.h"
 #include "aggregate/step_digest.h"
 #include "store/run_folder.h"
 #include "util/host_info.h"
@@ -169,6 +170,32 @@ void Session::check(const PreflightRequest& pr, const WorkloadConfig& cfg) {
     checkEverywhere(cfg, pr, req_.invocation.comm, req_.invocation.cancel, obs_, req_.extraChecks);
 }
 
+// The closed-division rules of a checkpoint-only run that depend on its processes and hosts, before it runs:
+// every process names its host (one collective under mpirun), process 0 says what it found, the findings go
+// with the result (trainio_run.json "warnings") and the notes to the head of each invocation's log.
+void Session::closedDivision(const WorkloadConfig& cfg) {
+    dist::Communicator* comm = req_.invocation.comm;
+    const std::string me = readHostInfo().hostname;
+    std::vector<std::string> hosts{me};
+    if (comm && !comm->allgatherStrings(me, hosts, limitsFor(req_.invocation.cancel)))
+        throw RunError("the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+    std::vector<std::pair<std::string, std::uint64_t>> perHost; // in the order of the hosts' first process
+    for (const auto& h : hosts) {
+        auto it = std::find_if(perHost.begin(), perHost.end(), [&](const auto& p) { return p.first == h; });
+        if (it == perHost.end()) perHost.emplace_back(h, 0), it = perHost.end() - 1;
+        it->second += req_.invocation.accelerators;
+    }
+    const checkpoint::ClosedDivisionCheck c = checkpoint::checkClosedDivision(cfg, req_.accelerators, perHost);
+    for (const auto& f : c.findings) {
+        req_.invocation.resultWarnings.push_back("not MLPerf Storage v3.0 closed division: " + f);
+        if (isProcessZero(comm)) obs_.onMessage("warning: not MLPerf Storage v3.0 closed division: " + f);
+    }
+    for (const auto& n : c.notes) {
+        logNotes_.push_back("closed division: " + n);
+        if (isProcessZero(comm)) obs_.onMessage("closed division: " + n);
+    }
+}
+
 bool Session::prepare() {
     const WorkloadConfig& cfg = req_.config;
     if (req_.mode == SessionMode::Benchmark && !nothingToMeasure()) {
@@ -188,6 +215,7 @@ bool Session::prepare() {
         if (req_.mode == SessionMode::Benchmark) warnings_ = runWarnings(cfg, req_.accelerators, req_.invocation.semantics);
         if (isProcessZero(comm))
             for (const auto& w : warnings_) obs_.onMessage("warning: " + w);
+        closedDivision(cfg);
         onEveryProcess(comm, req_.invocation.cancel, [&] {
             if (isProcessZero(comm) && req_.mode == SessionMode::Run && fs::exists(req_.output / store::kSummaryFile))
                 throw PreflightFailed("--output " + req_.output.string() + ": already holds a result (summary.json); expected a new folder",
@@ -235,6 +263,7 @@ SessionResult Session::measure() {
     }
     InvocationOptions io = req_.invocation;
     io.warnings = warnings_; // at the head of each invocation's log too
+    io.warnings.insert(io.warnings.end(), logNotes_.begin(), logNotes_.end());
     if (req_.mode == SessionMode::Run) {
         res.resultFolder = req_.output;
         obs_.onInvocationStart("invocation", req_.output, 0);

@@ -141,11 +141,13 @@ private:
     bool checkpointOnly() const;
     PreflightRequest preflightRequest(bool generateFirst) const;
     void check(const PreflightRequest& req, const WorkloadConfig& cfg);
+    void closedDivision(const WorkloadConfig& cfg);
 
     SessionRequest req_;
     SessionObserver& obs_;
     std::shared_ptr<store::WrittenFiles> written_;
     std::vector<std::string> warnings_;
+    std::vector<std::string> logNotes_; // information for the head of each invocation's log
     bool cancelledWhilePreparing_ = false;
 };
 

@@ -62,6 +62,7 @@ ordered_json collocationJson(const CollocationFile& c) {
     j["shared_storage"] = c.sharedStorage;
     j["threads"] = {{"training", c.trainingThreads}, {"readers", c.readerThreads}, {"cpus", c.cpus}};
     j["process_io"] = c.processIo;
+    if (!c.mpi.empty()) j["mpi"] = c.mpi;
     if (c.hasInterference) {
         ordered_json list = ordered_json::array();
         for (const auto& x : c.interference) list.push_back(interferenceJson(x));
@@ -156,6 +157,7 @@ CollocationFile readCollocationFile(const fs::path& file, const fs::path& canoni
         c.cpus = count(*t, "cpus", "threads.");
     }
     if (const auto p = j.find("process_io"); p != j.end() && p->is_object()) c.processIo = *p;
+    if (const auto m = j.find("mpi"); m != j.end() && m->is_object()) c.mpi = *m;
     if (const auto in = j.find("interference"); in != j.end() && in->is_object()) {
         c.hasInterference = true;
         c.lostMost = text(*in, "lost_most", "interference.", false);

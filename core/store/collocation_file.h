@@ -55,6 +55,8 @@ struct CollocationFile {
     nlohmann::ordered_json sharedStorage = nlohmann::ordered_json::object(); // {} = the real storage
     std::uint64_t trainingThreads = 0, readerThreads = 0, cpus = 0;
     nlohmann::ordered_json processIo = nlohmann::ordered_json::object();
+    // Under mpirun: {"processes", "hosts", "device_scope", "note"}; {} (not written) for one process.
+    nlohmann::ordered_json mpi = nlohmann::ordered_json::object();
     bool hasInterference = false;
     std::vector<CollocationInterference> interference;
     std::string lostMost;

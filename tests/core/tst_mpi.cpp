@@ -4,13 +4,14 @@
 // two hosts, Open MPI's plm_rsh_agent pointed at a script that starts the "remote" daemon here, in a UTS
 // namespace carrying that host's name). Expected values come from the config (files, batch, ranks) and
 // from the per-rank files the run wrote, never from TrainIO's own summary.
-#include "mpi_launch.h"
+#include "mpi_support.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcessEnvironment>
 #include <QStandardPaths>
 
 #include <csignal>
@@ -59,15 +60,16 @@ class TstMpi : public QObject {
     fs::path base_, data_, cfg_;
     QString mpirun_;
 
+    static QStringList mpiOptions(int np) { return mpisupport::mpiOptions(np); }
     void start(QProcess& p, const QStringList& mpiArgs) {
-        mpitest::start(p, mpirun_, mpiArgs);
+        mpisupport::startMpirun(p, mpirun_, mpiArgs);
         QVERIFY2(p.waitForStarted(testsupport::kHangMs), qPrintable(p.errorString()));
     }
     Mpi finish(QProcess& p, int timeoutMs = 240000) { return testsupport::finishProgram(p, timeoutMs); }
     Mpi mpi(int np, const QStringList& cliArgs, const QStringList& extraMpi = {}) {
         QProcess p;
         Mpi r;
-        start(p, mpitest::options(np) + extraMpi + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs);
+        start(p, mpiOptions(np) + extraMpi + QStringList{QStringLiteral(TRAINIO_CLI)} + cliArgs);
         if (p.state() == QProcess::NotRunning) return r;
         return finish(p);
     }
@@ -76,8 +78,9 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         base_ = tmp_.path().toStdString();
-        mpirun_ = mpitest::mpirun();
-        QVERIFY2(!mpirun_.isEmpty(), mpitest::kNoMpirun);
+        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        // Open MPI is part of the set-up (packaging/setup-debian.sh): its absence is a broken machine.
+        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
         data_ = base_ / "data";
         cfg_ = base_ / "mpi.yaml";
         testsupport::writeText(cfg_, yamlFor(data_, 32, 0.002, 2));
@@ -341,7 +344,7 @@ private slots:
         const fs::path live = base_ / ("stopped-" + std::to_string(how) + ".jsonl");
         const QString tag = QStringLiteral("tst_mpi_%1_%2").arg(QCoreApplication::applicationPid()).arg(how);
         QProcess p;
-        QStringList options = mpitest::options(2);
+        QStringList options = mpiOptions(2);
         if (defaultTeardown) options = {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
         start(p, options + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_TEST_TAG=") + tag,
                                              QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"),
@@ -350,16 +353,7 @@ private slots:
         // Wait for the first epoch to end (process 0's live stream), then strike.
         QVERIFY2(testsupport::waitForFirstEpoch(p, live), "no epoch ended");
         if (killRank) {
-            // The rank-1 process: its environment has our tag and OMPI_COMM_WORLD_RANK=1.
-            pid_t victim = 0;
-            for (const auto& e : fs::directory_iterator("/proc")) {
-                const std::string env = testsupport::readText(e.path() / "environ");
-                if (env.find(("TRAINIO_TEST_TAG=" + tag).toStdString()) != std::string::npos &&
-                    env.find("OMPI_COMM_WORLD_RANK=" + std::to_string(victimRank) + '\0') != std::string::npos) {
-                    victim = static_cast<pid_t>(std::stol(e.path().filename().string()));
-                    break;
-                }
-            }
+            const pid_t victim = mpisupport::rankProcess(tag, victimRank);
             QVERIFY2(victim > 0, "the rank's process not found");
             QCOMPARE(::kill(victim, SIGKILL), 0);
         } else {
@@ -403,13 +397,16 @@ private slots:
         QCOMPARE(unwritable.exitCode, 2);
         QCOMPARE(unwritable.err.count(QStringLiteral("error:")), 1);
         QVERIFY2(unwritable.err.contains(QStringLiteral("/proc/trainio-cannot-write")), qPrintable(unwritable.err));
-        // A collocation (issue 23) runs its workloads as threads of one process: refused under mpirun, once.
+        // A collocation under mpirun spreads each workload's accelerators over the processes (issue 31): one
+        // accelerator cannot be spread over 2 processes, refused once, naming the plan, the workload and the key.
         testsupport::writeText(base_ / "plan.yaml", "workloads:\n  - {name: a, config: " + cfg_.string() + "}\n  - {name: b, config: " +
                                                        cfg_.string() + "}\n");
         const Mpi collocate = mpi(2, {"collocate", "--plan", q(base_ / "plan.yaml"), "--output", q(base_ / "colloc")});
         QCOMPARE(collocate.exitCode, 2);
         QCOMPARE(collocate.err.count(QStringLiteral("error:")), 1);
-        QVERIFY2(collocate.err.contains(QStringLiteral("collocate does not run under mpirun")), qPrintable(collocate.err));
+        QVERIFY2(collocate.err.contains(q(base_ / "plan.yaml")) && collocate.err.contains(QStringLiteral("workload 'a'")) &&
+                     collocate.err.contains(QStringLiteral("accelerators = 1 under mpirun with 2 processes")),
+                 qPrintable(collocate.err));
         QVERIFY(!fs::exists(base_ / "colloc"));
     }
 };

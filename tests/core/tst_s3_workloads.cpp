@@ -357,6 +357,50 @@ private slots:
         QVERIFY2(m.at("load_checkpoint_io_mean_GB_per_second").get<double>() > 0, m.dump().c_str());
     }
 
+    // Pre-flight on every rank (issue 31): under mpirun -np 2, rank 1's environment lacks the credentials (a
+    // wrapper unsets them for OMPI_COMM_WORLD_RANK=1 only). Training and checkpointing on S3 both stop before
+    // anything runs (exit 2, said once by process 0), the problem naming process 1 and its host, and nothing is
+    // written: no result folder, no checkpoint object.
+    void preflightOnEveryRankNamesTheRankWithoutCredentials() {
+        if (!server_.skipReason.isEmpty()) QSKIP(qPrintable(server_.skipReason));
+        const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        QVERIFY2(!mpirun.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        const QString wrapper = tmp_.filePath(QStringLiteral("rank1-without-credentials.sh"));
+        testsupport::writeText(wrapper.toStdString(),
+                               std::string("#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then\n"
+                                           "  unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE\nfi\n"
+                                           "exec \"") + TRAINIO_CLI + "\" \"$@\"\n");
+        QVERIFY(QFile::setPermissions(wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        QStringList mpiArgs{QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("-np"), QStringLiteral("2")};
+        for (const auto& [k, v] : env()) mpiArgs += QStringList{QStringLiteral("-x"), k + "=" + v};
+        const QString host = QString::fromStdString(testsupport::readText("/proc/sys/kernel/hostname")).trimmed();
+        const QString cfg = workload(QStringLiteral("creds.yaml"), "creds", "npz", 8, 1, 4096, 1, server_.endpoint.toStdString());
+        const auto gen = cli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
+        QVERIFY2(gen.exitCode == 0, qPrintable(said(gen))); // with the keys: rank 0's checks pass
+        const QString runOut = tmp_.filePath(QStringLiteral("creds-run")), ckptOut = tmp_.filePath(QStringLiteral("creds-ckpt"));
+        const QList<QPair<QStringList, QString>> cases{
+            {{QStringLiteral("run"), QStringLiteral("--config"), cfg, QStringLiteral("--output"), runOut}, runOut},
+            {{QStringLiteral("run"), QStringLiteral("--config"), QStringLiteral("llama3_8b"),
+              QStringLiteral("++workload.trainio.checkpoint_scale=0.0005"), QStringLiteral("++workload.checkpoint.num_checkpoints_write=1"),
+              QStringLiteral("++workload.checkpoint.num_checkpoints_read=0"),
+              QStringLiteral("++workload.checkpoint.checkpoint_folder=creds/ckpt"), QStringLiteral("++workload.storage.storage_type=s3"),
+              QStringLiteral("++workload.storage.storage_root=") + QString::fromStdString(server_.bucket),
+              QStringLiteral("++workload.storage.storage_options.endpoint_url=") + server_.endpoint, QStringLiteral("--output"), ckptOut},
+             ckptOut}};
+        for (const auto& [args, out] : cases) {
+            const auto r = testsupport::runProgram(mpirun, mpiArgs + QStringList{wrapper} + args + QStringList{QStringLiteral("--quiet")},
+                                                   120000, env() + testsupport::mpiEnvironment());
+            QVERIFY2(r.exitCode == 2, qPrintable(said(r)));
+            QCOMPARE(r.err.count(QStringLiteral("error:")), 1);
+            QVERIFY2(r.err.contains(QStringLiteral("process 1: ")) && r.err.contains(QStringLiteral("(host ") + host + QStringLiteral(")")),
+                     qPrintable(said(r)));
+            QVERIFY2(r.err.contains(QStringLiteral("AWS_ACCESS_KEY_ID")), qPrintable(said(r)));
+            QVERIFY2(!r.err.contains(QStringLiteral("process 0: ")), qPrintable(said(r))); // process 0 had its keys
+            QVERIFY(!QFileInfo::exists(out + QStringLiteral("/summary.json")));
+        }
+        QVERIFY(objectsUnder("creds/ckpt").empty());
+    }
+
     // A streamed object (OpenOptions::streaming, as checkpoints write) is a multipart upload of 8 MiB parts,
     // never whole in memory, and reads back byte for byte; out-of-order writes are refused.
     void streamedObjectIsMultipart() {

@@ -9,6 +9,7 @@
 #include "run/collocation_page.h"
 #include "main_window.h"
 #include "library/results_library_loader.h"
+#include "run/mpi_controls.h"
 #include "run/storage_controls.h"
 
 #include "config/config_loader.h"
@@ -16,9 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include <QListWidget>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
 
 #include <qcustomplot.h>
 
@@ -45,6 +49,10 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         uitest::isolateSettings(tmp_);
+        // The processes the page starts under mpirun run this build's trainio-cli; under the ASan stage without
+        // LeakSanitizer (testsupport::mpiEnvironment).
+        qputenv("TRAINIO_CLI", TRAINIO_CLI);
+        for (const auto& [k, v] : testsupport::mpiEnvironment()) qputenv(k.toLocal8Bit().constData(), v.toLocal8Bit());
     }
 
     void twoWorkloadsRunTogetherOnOneDevice() {
@@ -117,6 +125,105 @@ private slots:
         QCOMPARE(done.first().at(0).toBool(), false);
         const json c = json::parse(testsupport::readText((tmp_.filePath(QStringLiteral("cancelled/trainio_collocation.json"))).toStdString()));
         QCOMPARE(c["status"].get<std::string>(), std::string("cancelled"));
+    }
+
+    // Issue 31: the Collocate page launches under MPI as the Run page does — mpirun on localhost with 2 processes
+    // (oversubscribed: 2 cores), each workload's 2 accelerators spread one per process. Both workloads' steps
+    // reach the plot from process 0's live stream, the collocation file is process 0's (2 processes), the
+    // summary names both workloads, and a workload whose accelerators cannot be spread is refused first.
+    void runsUnderMpi() {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("mpirun")).isEmpty(),
+                 "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        CollocationPage page;
+        QSignalSpy said(&page, &CollocationPage::notify);
+        page.addWorkload(QStringLiteral("m"), workloadFile(QStringLiteral("m"), 4, 0.004), 2);
+        page.addWorkload(QStringLiteral("n"), workloadFile(QStringLiteral("n"), 4, 0.004), 1);
+        MpiControls* mpi = page.mpiControls();
+        mpi->setChecked(true);
+        mpi->setHostList(QStringLiteral("localhost"));
+        mpi->setProcessesPerHost(2);
+        mpi->setOversubscribe(true);
+        QVERIFY2(mpi->summaryText().contains(QStringLiteral("2 processes")), qPrintable(mpi->summaryText()));
+        const QString out = tmp_.filePath(QStringLiteral("under-mpi"));
+        page.setOutputFolder(out);
+        QVERIFY(!page.start()); // n's 1 accelerator over 2 processes
+        QVERIFY2(said.last().at(1).toString().contains(QStringLiteral("cannot be spread evenly over 2 MPI processes")),
+                 qPrintable(said.last().at(1).toString()));
+        QVERIFY(!page.isRunning());
+        page.table()->removeRow(1);
+        page.addWorkload(QStringLiteral("n"), workloadFile(QStringLiteral("n"), 4, 0.004), 2);
+        QSignalSpy done(&page, &CollocationPage::finished);
+        QVERIFY(page.start());
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(page.summaryText()));
+        QVERIFY(page.pointCount(0) > 0 && page.pointCount(1) > 0);
+        const json c = json::parse(testsupport::readText((QDir(out).filePath(QStringLiteral("trainio_collocation.json"))).toStdString()));
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        QCOMPARE(c["mpi"]["processes"].get<int>(), 2);
+        for (const char* n : {"m", "n"})
+            QCOMPARE(json::parse(testsupport::readText((QDir(out).filePath(QString::fromLatin1(n) + QStringLiteral("/summary.json"))).toStdString()))
+                         ["num_accelerators"].get<int>(), 2);
+        const QString summary = page.summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("m invocation")) && summary.contains(QStringLiteral("n invocation")), qPrintable(summary));
+        QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral(".trainio-collocate-live.jsonl"))));
+        mpi->setChecked(false); // remembered: the other functions run in one process
+    }
+
+    // Issue 32 item 9: a default output folder (a new one below the results root until the user picks one),
+    // and a workload that brings its own emulated storage refused on adding it, in the page's words.
+    void defaultFolderAndAWorkloadWithItsOwnStorage() {
+        MainWindow w;
+        CollocationPage* page = w.collocationPage();
+        const QString first = page->outputFolder();
+        QVERIFY2(first.contains(QStringLiteral("/collocation-")) && QDir::isAbsolutePath(first), qPrintable(first));
+        const QString root = tmp_.filePath(QStringLiteral("root"));
+        page->setResultsRoot(root);
+        QVERIFY2(page->outputFolder().startsWith(root + QStringLiteral("/collocation-")), qPrintable(page->outputFolder()));
+        page->setOutputFolder(tmp_.filePath(QStringLiteral("mine")));
+        page->setResultsRoot(tmp_.filePath(QStringLiteral("other")));
+        QCOMPARE(page->outputFolder(), tmp_.filePath(QStringLiteral("mine"))); // the user's choice stays
+
+        trainio::WorkloadConfig own = uitest::tinyWorkload(tmp_.filePath(QStringLiteral("data-own")), 16, 2, 0.001);
+        own.trainio.storage.profile = "nvme";
+        const QString file = tmp_.filePath(QStringLiteral("own-device.yaml"));
+        testsupport::writeText(file.toStdString(), trainio::toYaml(own));
+        QSignalSpy said(page, &CollocationPage::notify);
+        QVERIFY(!page->addWorkload(QStringLiteral("own"), file, 1));
+        QCOMPARE(page->table()->rowCount(), 0);
+        const QString text = said.last().at(1).toString();
+        QVERIFY2(text.contains(QStringLiteral("own-device.yaml")) && text.contains(QStringLiteral("profile nvme")) &&
+                     text.contains(QStringLiteral("Shared device")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("plan.yaml")) && !text.contains(QStringLiteral("trainio-cli")), qPrintable(text));
+        QVERIFY(page->addWorkload(QStringLiteral("plain"), workloadFile(QStringLiteral("plain"), 2, 0.001), 1));
+    }
+
+    // Issue 32 item 9: the status line says which workload runs alone first while the alone runs go, then
+    // that they run together.
+    void statusLineDuringTheAloneRuns() {
+        CollocationPage page;
+        page.mpiControls()->setChecked(false); // remembered on from runsUnderMpi: this one runs in one process
+        page.addWorkload(QStringLiteral("s"), workloadFile(QStringLiteral("s"), 6, 0.01), 1);
+        page.addWorkload(QStringLiteral("t"), workloadFile(QStringLiteral("t"), 6, 0.01), 1);
+        page.setRounds(0, true);
+        page.setOutputFolder(tmp_.filePath(QStringLiteral("status")));
+        QStringList seen;
+        QTimer probe;
+        connect(&probe, &QTimer::timeout, this, [&] {
+            if (seen.isEmpty() || seen.last() != page.statusText()) seen << page.statusText();
+        });
+        probe.start(5);
+        QSignalSpy done(&page, &CollocationPage::finished);
+        QVERIFY(page.start());
+        QVERIFY(done.wait(120000));
+        probe.stop();
+        const QString all = seen.join(QStringLiteral(" | "));
+        QVERIFY2(all.contains(QStringLiteral("s alone first (1 of 2)")) && all.contains(QStringLiteral("t alone first (2 of 2)")),
+                 qPrintable(all));
+        // (QStringList::indexOf wants the whole line to match.) Together only after the last alone run started.
+        const int together = seen.indexOf(QRegularExpression(QStringLiteral("running 2 workloads together.*")));
+        QVERIFY2(together >= 0, qPrintable(all));
+        QVERIFY2(together > seen.indexOf(QRegularExpression(QStringLiteral("t alone first.*"))), qPrintable(all));
     }
 
     // What the CLI refuses, the window refuses with the same words, and starts nothing.

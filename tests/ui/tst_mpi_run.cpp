@@ -530,6 +530,55 @@ private slots:
         QVERIFY2(processesWriting(out) == 0, "a process of the killed job is still running");
     }
 
+    // Checkpointing under MPI from the Run page (issue 31): no longer refused by the window's pre-flight; the
+    // small llama of tst_mpi_checkpoint, checkpoint-only, 2 processes × 1 accelerator on localhost: both ranks'
+    // save_ckpt/load_ckpt in process 0's folder and each rank's files in the checkpoint folder.
+    void checkpointOverMpi() {
+        const QString ckpt = work_.filePath(QStringLiteral("ckpt"));
+        const trainio::WorkloadConfig llama =
+            trainio::loadConfigOrPreset("llama3_8b", {"++workload.model.num_layers=4", "++workload.model.transformer.vocab_size=1000",
+                                                      "++workload.model.transformer.hidden_size=256",
+                                                      "++workload.model.transformer.ffn_hidden_size=1024",
+                                                      "++workload.model.transformer.num_attention_heads=8",
+                                                      "++workload.model.transformer.num_kv_heads=2",
+                                                      "++workload.checkpoint.checkpoint_folder=" + ckpt.toStdString(),
+                                                      "++workload.checkpoint.num_checkpoints_write=2",
+                                                      "++workload.checkpoint.num_checkpoints_read=1"})
+                .config;
+        QVERIFY(llama.workflow.checkpoint && !llama.workflow.train);
+        RunPage page;
+        page.setWorkload(llama, 2, trainio::MetricSemantics::DlioV3, true);
+        MpiControls* mpi = page.mpiControls();
+        mpi->setChecked(true);
+        mpi->setHostList(QStringLiteral("localhost"));
+        mpi->setProcessesPerHost(2);
+        mpi->setAcceleratorsPerProcess(1);
+        mpi->setOversubscribe(true);
+        const QString out = work_.filePath(QStringLiteral("ckpt-run"));
+        page.setOutputFolder(out);
+        Observed o;
+        follow(page, o);
+        QVERIFY(page.startInvocation());
+        QVERIFY2(waitFor(o, 180000), "the MPI checkpoint run did not end within 3 minutes");
+        QVERIFY2(o.finish.complete, qPrintable(o.finish.error));
+        const json summary = readJson(out + QStringLiteral("/summary.json"));
+        QCOMPARE(summary["num_accelerators"].get<int>(), 2);
+        QVERIFY2(summary["metric"]["checkpoint_size_GB"].get<double>() > 0, summary.dump().c_str());
+        for (int rank = 0; rank < 2; ++rank) {
+            const json e = readJson(out + QStringLiteral("/%1_per_epoch_stats.json").arg(rank));
+            QVERIFY2(e["1"].contains("save_ckpt1") && e["1"].contains("save_ckpt2") && e["1"].contains("load_ckpt1"), e.dump().c_str());
+        }
+        // ZeRO 3: every rank writes its own files into each checkpoint's folder (DLIO's names carry the rank).
+        int rank0 = 0, rank1 = 0;
+        for (const auto& e : fs::recursive_directory_iterator(ckpt.toStdString())) {
+            const std::string name = e.path().filename().string();
+            if (name.rfind("zero_pp_rank_0_", 0) == 0) ++rank0;
+            if (name.rfind("zero_pp_rank_1_", 0) == 0) ++rank1;
+        }
+        // 2 checkpoints × (model states + optimizer states) per rank, as the fork names them.
+        QVERIFY2(rank0 == 4 && rank1 == 4, qPrintable(QStringLiteral("rank 0: %1 files, rank 1: %2").arg(rank0).arg(rank1)));
+    }
+
     // Pre-flight: without mpirun on PATH nothing starts, and the problem names the package to install.
     void missingMpirunIsAPreflightProblem() {
         const QByteArray path = qgetenv("PATH");

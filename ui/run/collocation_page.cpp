@@ -2,10 +2,17 @@
 
 #include "widgets/notification_panel.h"
 #include "plots/plot_theme.h"
+#include "run/mpi_controls.h"
+#include "run/run_controller.h"
 #include "run/storage_controls.h"
 
 #include "config/config_loader.h"
+#include "dist/mpi_launch.h"
 #include "engine/engine_observer.h"
+#include "session/mpi_job.h"
+#include "store/collocation_file.h"
+#include "store/run_folder.h"
+#include "telemetry/gpu_query.h"
 #include "io/storage_profile.h"
 #include "util/clock.h"
 #include "util/errors.h"
@@ -14,6 +21,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -34,6 +42,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <unistd.h>
 #include <deque>
 #include <mutex>
 
@@ -177,6 +186,9 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     roundsRow->addStretch(1);
     form->addRow(tr("Rounds:"), roundsRow);
     layout->addWidget(shared);
+    mpi_ = new MpiControls(this, QStringLiteral("collocate/mpi/enabled"));
+    mpi_->setProcessesOnly();
+    layout->addWidget(mpi_);
 
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run together"), this);
@@ -223,8 +235,10 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     connect(remove_, &QPushButton::clicked, this, &CollocationPage::removeSelected);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString d = QFileDialog::getExistingDirectory(this, tr("Output folder"));
-        if (!d.isEmpty()) output_->setText(QDir(d).absolutePath());
+        if (!d.isEmpty()) setOutputFolder(d);
     });
+    connect(output_, &QLineEdit::textEdited, this, [this] { outputChosenByUser_ = true; });
+    output_->setText(suggestedFolder());
     connect(run_, &QPushButton::clicked, this, [this] { start(); });
     connect(cancel_, &QPushButton::clicked, this, &CollocationPage::cancel);
     connect(storage_, &StorageControls::changed, this, [this](const QString& what) { post(Severity::Info, tr("shared device: %1").arg(what)); });
@@ -232,10 +246,27 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
 
 CollocationPage::~CollocationPage() {
     cancelFlag_ = true;
+    mpiCancels_ = 2; // mpirun killed at once: nobody is left to read its folder
     if (worker_.joinable()) worker_.join();
 }
 
-void CollocationPage::addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS) {
+bool CollocationPage::addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS) {
+    // A workload that brings its own emulated device is refused here, in the page's words (in a collocation the
+    // device is the page's Shared device), not later in the plan's.
+    try {
+        const WorkloadConfig cfg = loadConfigOrPreset(config.toStdString(), {}).config;
+        if (cfg.trainio.storage.any()) {
+            const QString profile = QString::fromStdString(cfg.trainio.storage.profile);
+            post(Severity::Error,
+                 tr("%1 was not added: it brings its own emulated storage (%2), and the workloads of a collocation share one "
+                    "device. Choose that device under \u201cShared device\u201d, and add a copy of the workload without "
+                    "its storage profile.")
+                     .arg(QFileInfo(config).fileName(), profile.isEmpty() ? tr("its own limits") : tr("profile %1").arg(profile)));
+            return false;
+        }
+    } catch (const std::exception&) {
+        // Anything else is said when the plan is checked (Run together).
+    }
     const int row = table_->rowCount();
     table_->insertRow(row);
     QString unique = name;
@@ -256,6 +287,7 @@ void CollocationPage::addWorkload(const QString& name, const QString& config, in
     st->setDecimals(1);
     st->setValue(startAfterS);
     table_->setCellWidget(row, StartCol, st);
+    return true;
 }
 
 void CollocationPage::addRowFromPicker() {
@@ -269,7 +301,10 @@ void CollocationPage::removeSelected() {
     if (row >= 0) table_->removeRow(row);
 }
 
-void CollocationPage::setOutputFolder(const QString& dir) { output_->setText(dir.isEmpty() ? dir : QDir(dir).absolutePath()); }
+void CollocationPage::setOutputFolder(const QString& dir) {
+    output_->setText(dir.isEmpty() ? dir : QDir(dir).absolutePath());
+    outputChosenByUser_ = true;
+}
 void CollocationPage::setSharedProfile(const QString& profile) {
     const int i = profile_->findData(profile);
     profile_->setCurrentIndex(i >= 0 ? i : 0);
@@ -329,6 +364,11 @@ bool CollocationPage::start() {
         post(Severity::Error, QString::fromStdString(e.what()));
         return false;
     }
+    const QString mpiProblem = mpi_->isChecked() ? mpiLaunchProblem(plan) : QString();
+    if (!mpiProblem.isEmpty()) {
+        post(Severity::Error, mpiProblem);
+        return false;
+    }
     // The live side: one plot series and one step observer per workload.
     plot_->clearGraphs();
     live_ = std::make_shared<Live>();
@@ -347,8 +387,14 @@ bool CollocationPage::start() {
     running_ = true;
     run_->setEnabled(false);
     cancel_->setEnabled(true);
-    status_->setText(tr("running %1 workloads together…").arg(plan.workloads.size()));
+    // With "alone first" they do not run together yet: the status follows each start (showStarted).
+    status_->setText(alone_->isChecked() ? tr("checking the workloads; each runs alone first…")
+                                         : tr("running %1 workloads together…").arg(plan.workloads.size()));
 
+    if (mpi_->isChecked()) {
+        startUnderMpi(plan, planFile, abs);
+        return true;
+    }
     session::CollocationOptions opt;
     opt.runs = static_cast<std::uint64_t>(runs_->value());
     opt.warmups = opt.runs > 0 ? 1 : 0;
@@ -367,7 +413,8 @@ bool CollocationPage::start() {
         for (const auto& w : plan.workloads) names.push_back(w.name);
         PageObserver obs(
             [this](Severity s, const QString& t) { QMetaObject::invokeMethod(this, [this, s, t] { post(s, t); }, Qt::QueuedConnection); },
-            [live, names, clock](const std::string& workload) {
+            [this, live, names, clock](const std::string& workload) {
+                QMetaObject::invokeMethod(this, [this, w = QString::fromStdString(workload)] { showStarted(w); }, Qt::QueuedConnection);
                 for (std::size_t i = 0; i < names.size(); ++i)
                     if (names[i] == workload) { // a together invocation ("<name> (alone)" ones are not plotted)
                         const double now = clock.now();
@@ -391,6 +438,7 @@ bool CollocationPage::start() {
 void CollocationPage::cancel() {
     if (!running_) return;
     cancelFlag_ = true;
+    ++mpiCancels_;
     status_->setText(tr("cancelling every workload…"));
 }
 
@@ -421,12 +469,12 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     for (std::size_t i = 0; i < r.invocations.size(); ++i)
         for (const auto& inv : r.invocations[i])
             if (!inv.warmup)
-                lines << QStringLiteral("%1 %2: AU %3 %, %4 MiB/s (%5)")
+                lines << (std::isnan(inv.mibPerSecond) ? QStringLiteral("%1 %2: AU %3 %%4 (%5)") : QStringLiteral("%1 %2: AU %3 %, %4 MiB/s (%5)"))
                              .arg(inv.path.parent_path().filename() == "runs" ? QString::fromStdString(inv.path.parent_path().parent_path().filename().string())
                                                                               : QString::fromStdString(inv.path.filename().string()),
                                   QString::fromStdString(inv.label))
                              .arg(inv.auPercent, 0, 'f', 2)
-                             .arg(inv.mibPerSecond, 0, 'f', 1)
+                             .arg(std::isnan(inv.mibPerSecond) ? QString() : QString::number(inv.mibPerSecond, 'f', 1))
                              .arg(QString::fromStdString(inv.status));
     sessionInvocations_ = lines;
     for (const auto& x : r.interference)
@@ -451,6 +499,7 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     post(r.complete ? Severity::Info : Severity::Warning,
          tr("collocation %1: %2").arg(status_->text(), QString::fromStdString(r.file.string())));
     lastDir_ = dir;
+    if (!outputChosenByUser_) output_->setText(suggestedFolder()); // the next collocation goes to a new folder
     if (!dir.isEmpty()) emit resultsWritten(dir);
     emit finished(r.complete, dir);
 }
@@ -472,6 +521,163 @@ void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary
         summary_->setPlainText(lines.join(QLatin1Char('\n')));
         return;
     }
+}
+
+// Under mpirun (docs/collocation.md, "Under mpirun"): what stops the launch, in the window's words.
+QString CollocationPage::mpiLaunchProblem(const session::CollocationPlan& plan) const {
+    QString problem;
+    if (!mpi_->launch(&problem)) return tr("MPI (client hosts): %1").arg(problem);
+    if (telemetry::findExecutable("mpirun").empty())
+        return tr("mpirun was not found: install Open MPI (the openmpi-bin package) to run the collocation on client hosts");
+    if (RunController::cliProgram().isEmpty())
+        return tr("trainio-cli, which every MPI process runs, was not found beside this program");
+    const std::uint64_t processes = mpi_->totalProcesses();
+    for (const auto& w : plan.workloads)
+        if (processes == 0 || w.accelerators % processes != 0)
+            return tr("Workload %1 has %2 accelerators, which cannot be spread evenly over %3 MPI processes: give it a "
+                      "multiple of %3")
+                .arg(QString::fromStdString(w.name))
+                .arg(w.accelerators)
+                .arg(processes);
+    return {};
+}
+
+// mpirun … trainio-cli collocate --plan PLAN --output DIR --live-json L on the worker thread; process 0's live
+// lines drive the same plot as in one process (each line names its workload), and at the end the
+// collocation's file, written by process 0, becomes the summary.
+void CollocationPage::startUnderMpi(const session::CollocationPlan& plan, const QString& planFile, const QString& dir) {
+    dist::MpiLaunch launch = *mpi_->launch();
+    if (::geteuid() == 0) launch.allowRunAsRoot = true; // Open MPI refuses root without it
+    const std::size_t hosts = dist::launchHosts(launch).size();
+    std::vector<std::string> args = dist::mpirunOptions(launch, hosts);
+    const std::string live = (std::filesystem::path(dir.toStdString()) / ".trainio-collocate-live.jsonl").string();
+    std::error_code ec;
+    std::filesystem::remove(live, ec);
+    for (const std::string& a : {RunController::cliProgram().toStdString(), std::string("collocate"), std::string("--plan"),
+                                 planFile.toStdString(), std::string("--output"), dir.toStdString(), std::string("--quiet"),
+                                 std::string("--live-json"), live})
+        args.push_back(a);
+    if (runs_->value() > 0) {
+        args.push_back("--runs");
+        args.push_back(std::to_string(runs_->value()));
+        args.push_back("--warmup");
+        args.push_back("1");
+    }
+    if (alone_->isChecked()) args.push_back("--alone");
+    mpiCancels_ = 0;
+    status_->setText(tr("running %1 workloads together on %2 MPI processes…").arg(plan.workloads.size()).arg(mpi_->totalProcesses()));
+    if (worker_.joinable()) worker_.join();
+    auto liveSide = live_;
+    worker_ = std::thread([this, plan, args, live, dir, liveSide] {
+        std::vector<std::string> names;
+        for (const auto& w : plan.workloads) names.push_back(w.name);
+        auto indexOf = [names](const std::string& label) -> int {
+            const std::string name = label.substr(0, label.find(" \u00b7 "));
+            for (std::size_t i = 0; i < names.size(); ++i)
+                if (names[i] == name) return static_cast<int>(i);
+            return -1;
+        };
+        const WallClock clock;
+        dist::MpiJobOptions o;
+        o.mpirun = telemetry::findExecutable("mpirun");
+        o.arguments = args;
+        o.liveJson = live;
+        o.cancelRequests = &mpiCancels_;
+        o.observerFor = [liveSide, indexOf](const std::string& label) -> EngineObserver* {
+            const int i = indexOf(label);
+            return i < 0 ? nullptr : liveSide->workloads[static_cast<std::size_t>(i)].get();
+        };
+        o.onInvocationStart = [this, liveSide, indexOf, clock](const std::string& label, const std::string&) {
+            if (const int i = indexOf(label); i >= 0) { // a together invocation ("<name> (alone)" ones are not plotted)
+                const double now = clock.now();
+                double unset = 0;
+                liveSide->t0.compare_exchange_strong(unset, now);
+                liveSide->workloads[static_cast<std::size_t>(i)]->offset = now - liveSide->t0.load();
+            }
+            const QString text = QString::fromStdString(label + ": started");
+            const QString workload = QString::fromStdString(label.substr(0, label.find(" \u00b7 ")));
+            QMetaObject::invokeMethod(this, [this, text, workload] { post(Severity::Info, text); showStarted(workload); },
+                                      Qt::QueuedConnection);
+        };
+        o.onInvocationDone = [this](const std::string& label, const std::string&, const std::string& status, double au) {
+            const QString text = QStringLiteral("%1: AU %2 % — %3").arg(QString::fromStdString(label)).arg(au, 0, 'f', 2).arg(QString::fromStdString(status));
+            QMetaObject::invokeMethod(this, [this, text, status] { post(status == "complete" ? Severity::Info : Severity::Warning, text); },
+                                      Qt::QueuedConnection);
+        };
+        const dist::MpiJobResult job = dist::runMpiJob(o);
+        std::error_code ec;
+        std::filesystem::remove(live, ec);
+        // The collocation's file, as process 0 wrote it: the summary's figures.
+        session::CollocationResult r;
+        QString error;
+        const std::filesystem::path file = std::filesystem::path(dir.toStdString()) / store::kCollocationFile;
+        if (!job.started) {
+            error = QString::fromStdString(job.startError);
+        } else if (!std::filesystem::exists(file, ec)) {
+            error = tr("mpirun ended (exit %1) before the collocation started:\n%2")
+                        .arg(job.exitCode)
+                        .arg(QString::fromStdString(job.otherOutput).trimmed());
+        } else {
+            try {
+                const store::CollocationFile f = store::readCollocationFile(file);
+                r.file = file;
+                r.complete = job.exitCode == 0 && f.status == "complete";
+                r.cancelled = !r.complete && (f.status == "cancelled" || job.interrupted);
+                r.error = r.complete || r.cancelled ? std::string() : (f.error.empty() ? job.otherOutput : f.error);
+                for (const auto& m : f.workloads) {
+                    std::vector<session::CollocatedInvocation> invs;
+                    for (const auto& e : m.invocations) {
+                        session::CollocatedInvocation inv;
+                        inv.label = e.label;
+                        inv.path = e.path;
+                        inv.start = e.start;
+                        inv.end = e.end;
+                        inv.status = e.status;
+                        inv.auPercent = e.auPercent;
+                        inv.mibPerSecond = NAN; // in each invocation's summary.json (the library reads it)
+                        inv.bytesRead = e.bytesRead;
+                        inv.warmup = e.label.rfind("warm-up", 0) == 0;
+                        invs.push_back(std::move(inv));
+                    }
+                    r.invocations.push_back(std::move(invs));
+                }
+                r.interference = f.interference;
+                r.lostMost = f.lostMost;
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(e.what());
+            }
+        }
+        QMetaObject::invokeMethod(this, [this, r, error] { onFinished(r, error); }, Qt::QueuedConnection);
+    });
+}
+
+// The status line while it runs: which workload runs alone first (k of n), then all of them together.
+void CollocationPage::showStarted(const QString& workload) {
+    if (!running_) return;
+    static const QString aloneTag = QStringLiteral(" (alone)");
+    if (workload.endsWith(aloneTag)) {
+        const QString name = workload.left(workload.size() - aloneTag.size());
+        int k = 0;
+        for (int r = 0; r < table_->rowCount(); ++r)
+            if (table_->item(r, NameCol)->text() == name) k = r + 1;
+        status_->setText(tr("%1 alone first (%2 of %3), before they run together…").arg(name).arg(k).arg(table_->rowCount()));
+    } else {
+        status_->setText(tr("running %1 workloads together…").arg(table_->rowCount()));
+    }
+}
+
+QString CollocationPage::statusText() const { return status_->text(); }
+QString CollocationPage::outputFolder() const { return output_->text(); }
+
+// A new folder below the results root each time, until the user chooses one (as the Run page suggests its own).
+void CollocationPage::setResultsRoot(const QString& root) {
+    resultsRoot_ = root;
+    if (!outputChosenByUser_ && !running_) output_->setText(suggestedFolder());
+}
+
+QString CollocationPage::suggestedFolder() const {
+    return QDir(resultsRoot_.isEmpty() ? QDir::homePath() : resultsRoot_)
+        .filePath(QStringLiteral("collocation-%1").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
 } // namespace trainio::ui

@@ -32,6 +32,7 @@ class QTableWidget;
 
 namespace trainio::ui {
 
+class MpiControls;
 class StorageControls;
 
 class CollocationPage final : public QWidget {
@@ -40,9 +41,14 @@ public:
     explicit CollocationPage(QWidget* parent = nullptr);
     ~CollocationPage() override; // cancels and joins a running collocation
 
-    // A workload row: `config` a preset name or a workload file.
-    void addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS = 0);
+    // A workload row: `config` a preset name or a workload file. False (nothing added, the reason posted) for
+    // a workload that brings its own emulated storage: the collocation's device is the page's.
+    bool addWorkload(const QString& name, const QString& config, int accelerators, double startAfterS = 0);
+    // The user's folder; until one is chosen the page suggests a new one below the results root.
     void setOutputFolder(const QString& dir);
+    QString outputFolder() const;
+    void setResultsRoot(const QString& root);
+    QString statusText() const;
     void setSharedProfile(const QString& profile); // "" = the real storage
     void setBandwidthMiBs(double mibs);            // 0 = the profile's (or no cap)
     void setRounds(int runs, bool alone);
@@ -56,6 +62,8 @@ public:
     QTableWidget* table() const { return table_; }
     QCustomPlot* plot() const { return plot_; }
     StorageControls* storageControls() const { return storage_; }
+    // "MPI (client hosts)": on, Run together starts mpirun … trainio-cli collocate (collocation_mpi.cpp).
+    MpiControls* mpiControls() const { return mpi_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
     QString summaryText() const;
@@ -79,6 +87,12 @@ private:
     void removeSelected();
     void onFinished(const session::CollocationResult& r, const QString& error);
     void addPoint(int w, double t, double au);
+    void showStarted(const QString& workload);
+    QString suggestedFolder() const;
+    // Under mpirun: what stops the launch (mpirun, trainio-cli, hosts, each workload's accelerators a multiple
+    // of the processes), in the window's words; then mpirun … trainio-cli collocate on the worker.
+    QString mpiLaunchProblem(const session::CollocationPlan& plan) const;
+    void startUnderMpi(const session::CollocationPlan& plan, const QString& planFile, const QString& dir);
     void post(NotificationPanel::Severity severity, const QString& text);
 
     QTableWidget* table_;
@@ -96,13 +110,17 @@ private:
     QLabel* status_;
     QCustomPlot* plot_;
     StorageControls* storage_;
+    MpiControls* mpi_;
     QPlainTextEdit* summary_;
 
+    QString resultsRoot_;
+    bool outputChosenByUser_ = false;
     QString lastDir_;           // the folder of the last collocation that ended
     QString sessionSummary_;        // its summary as the collocation itself gave it
     QStringList sessionInvocations_; // its invocations' lines
     bool running_ = false;
     std::atomic<bool> cancelFlag_{false};
+    std::atomic<int> mpiCancels_{0}; // under mpirun: 1 stops it gracefully, 2 kills mpirun (session/mpi_job.h)
     std::thread worker_;
     std::shared_ptr<Live> live_;
 };

@@ -19,7 +19,6 @@ namespace trainio::ui {
 
 namespace {
 
-const QString kEnabledKey = QStringLiteral("run/mpi/enabled");
 const QString kSourceKey = QStringLiteral("run/mpi/source"); // "hosts" or "hostfile"
 const QString kHostsKey = QStringLiteral("run/mpi/hosts");
 const QString kHostfileKey = QStringLiteral("run/mpi/hostfile");
@@ -30,7 +29,7 @@ constexpr int kHostListIndex = 0, kHostfileIndex = 1;
 
 } // namespace
 
-MpiControls::MpiControls(QWidget* parent) : QGroupBox(tr("MPI (client hosts)"), parent) {
+MpiControls::MpiControls(QWidget* parent, const QString& enabledKey) : QGroupBox(tr("MPI (client hosts)"), parent), enabledKey_(enabledKey) {
     setObjectName(QStringLiteral("mpiControls"));
     setCheckable(true);
     setChecked(false);
@@ -57,7 +56,8 @@ MpiControls::MpiControls(QWidget* parent) : QGroupBox(tr("MPI (client hosts)"), 
     row->addSpacing(8);
     // A labelled count of 1 … 1024.
     auto count = [this, row](const QString& label, const char* name, const QString& tip) {
-        row->addWidget(new QLabel(label, this));
+        acceleratorsLabel_ = new QLabel(label, this); // the last one made: accelerators per process
+        row->addWidget(acceleratorsLabel_);
         auto* box = new QSpinBox(this);
         box->setObjectName(QLatin1String(name));
         box->setRange(1, 1024);
@@ -90,7 +90,7 @@ MpiControls::MpiControls(QWidget* parent) : QGroupBox(tr("MPI (client hosts)"), 
         processes_->setValue(s.value(kProcessesKey, 1).toInt());
         accelerators_->setValue(s.value(kAcceleratorsKey, 1).toInt());
         oversubscribe_->setChecked(s.value(kOversubscribeKey, false).toBool());
-        setChecked(s.value(kEnabledKey, false).toBool());
+        setChecked(s.value(enabledKey_, false).toBool());
         restoring_ = false;
     }
 
@@ -151,6 +151,23 @@ std::uint64_t MpiControls::totalAccelerators() const {
     }
 }
 
+void MpiControls::setProcessesOnly() {
+    processesOnly_ = true;
+    accelerators_->setValue(1);
+    accelerators_->hide();
+    acceleratorsLabel_->hide();
+    setToolTip(tr("Run as mpirun … trainio-cli collocate on client hosts (Open MPI): every process runs every workload "
+                  "with its accelerators ÷ processes, process 0 writes the results (docs/collocation.md, \"Under mpirun\")"));
+    refresh();
+}
+
+std::uint64_t MpiControls::totalProcesses() const {
+    const auto l = launch();
+    if (!l) return 0;
+    const std::size_t hosts = l->hostfile.empty() ? l->hosts.size() : dist::readHostfile(l->hostfile).size();
+    return static_cast<std::uint64_t>(hosts) * l->processesPerHost;
+}
+
 QString MpiControls::summaryText() const {
     QString problem;
     const auto l = launch(&problem);
@@ -159,6 +176,10 @@ QString MpiControls::summaryText() const {
     auto counted = [](std::uint64_t n, const QString& one, const QString& many) {
         return (n == 1 ? one : many).arg(n);
     };
+    if (processesOnly_)
+        return tr("%1 × %2 = %3: each workload's accelerators spread over them")
+            .arg(counted(hosts, tr("%1 host"), tr("%1 hosts")), counted(l->processesPerHost, tr("%1 process"), tr("%1 processes")),
+                 counted(hosts * l->processesPerHost, tr("%1 process"), tr("%1 processes")));
     return tr("%1 × %2 × %3 = %4")
         .arg(counted(hosts, tr("%1 host"), tr("%1 hosts")), counted(l->processesPerHost, tr("%1 process"), tr("%1 processes")),
              counted(l->acceleratorsPerProcess, tr("%1 accelerator"), tr("%1 accelerators")),
@@ -191,7 +212,7 @@ void MpiControls::refresh() {
 
 void MpiControls::save() const {
     QSettings s;
-    s.setValue(kEnabledKey, isChecked());
+    s.setValue(enabledKey_, isChecked());
     s.setValue(kSourceKey, usesHostfile() ? QStringLiteral("hostfile") : QStringLiteral("hosts"));
     s.setValue(kHostsKey, hostList_);
     s.setValue(kHostfileKey, hostfile_);

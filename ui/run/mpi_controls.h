@@ -22,7 +22,13 @@ namespace trainio::ui {
 class MpiControls final : public QGroupBox {
     Q_OBJECT
 public:
-    explicit MpiControls(QWidget* parent = nullptr);
+    // `enabledKey`: where "on" is remembered (each page its own); the hosts and counts are shared.
+    explicit MpiControls(QWidget* parent = nullptr, const QString& enabledKey = QStringLiteral("run/mpi/enabled"));
+    // The Collocate page: no accelerators per process (each workload's own count is spread over the
+    // processes); the summary counts hosts × processes.
+    void setProcessesOnly();
+    // hosts × P, or 0 while the fields do not form a launch.
+    std::uint64_t totalProcesses() const;
 
     // The launch as the fields give it, or nullopt with the problem in words (a bad host entry, an
     // unreadable hostfile, too few slots).
@@ -56,6 +62,9 @@ private:
     QToolButton* browse_;
     QSpinBox* processes_;
     QSpinBox* accelerators_;
+    QLabel* acceleratorsLabel_ = nullptr;
+    QString enabledKey_;
+    bool processesOnly_ = false;
     QCheckBox* oversubscribe_;
     QLabel* summary_;
     QString hostList_, hostfile_; // the text of the mode not shown

@@ -13,7 +13,7 @@ namespace trainio::ui {
 
 // Adds to `checked` what stops an MPI launch before anything runs: the hosts (host list or hostfile
 // unreadable or malformed, fewer slots than processes), mpirun absent (naming openmpi-bin), trainio-cli
-// absent, and a checkpointing workload (not supported under mpirun yet).
+// absent. A checkpointing workload runs (each process checks the checkpoint folder itself).
 void addMpiPreflight(const RunRequest& request, PreflightResult& checked);
 
 // How the run ended, from mpirun's end and the statuses the result folder records (read by the importer,

@@ -1,0 +1,50 @@
+// What the tests that run trainio-cli under Open MPI's mpirun share (tst_mpi, tst_mpi_checkpoint,
+// tst_mpi_collocation): mpirun's options and the process of one rank, found by a tag the test exported.
+#pragma once
+
+#include "testsupport.h"
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+#include <filesystem>
+#include <string>
+#include <sys/types.h>
+
+namespace mpisupport {
+
+// Root allowed (CI runs as root), more processes than cores, and three seconds between SIGTERM and SIGKILL
+// instead of one, so that process 0 has time to write what was measured when a peer is killed on a loaded
+// CI machine (docs/mpi.md).
+inline QStringList mpiOptions(int np) {
+    return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
+            QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
+}
+
+// Starts mpirun with the tests' environment (testsupport::mpiEnvironment) added.
+inline void startMpirun(QProcess& p, const QString& mpirun, const QStringList& args) {
+    const auto extra = testsupport::mpiEnvironment();
+    if (!extra.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const auto& [k, v] : extra) env.insert(k, v);
+        p.setProcessEnvironment(env);
+    }
+    p.setProgram(mpirun);
+    p.setArguments(args);
+    p.start();
+}
+
+// The process of rank `rank` of a job started with `-x TRAINIO_TEST_TAG=<tag>`: its environment has the tag
+// and OMPI_COMM_WORLD_RANK=<rank>. 0 when there is none.
+inline pid_t rankProcess(const QString& tag, int rank) {
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string env = testsupport::readText(e.path() / "environ");
+        if (env.find(("TRAINIO_TEST_TAG=" + tag).toStdString()) != std::string::npos &&
+            env.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0') != std::string::npos)
+            return static_cast<pid_t>(std::stol(e.path().filename().string()));
+    }
+    return 0;
+}
+
+} // namespace mpisupport
