@@ -6,7 +6,9 @@
 
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QStringList>
+#include <QTemporaryDir>
 
 #include <filesystem>
 #include <string>
@@ -20,6 +22,17 @@ namespace mpisupport {
 inline QStringList mpiOptions(int np) {
     return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--oversubscribe"), QStringLiteral("--mca"),
             QStringLiteral("odls_base_sigkill_timeout"), QStringLiteral("3"), QStringLiteral("-np"), QString::number(np)};
+}
+
+// A suite's set-up: its temporary folder (as `base`) and Open MPI's mpirun (as `mpirun`). Returns what is
+// missing, empty when nothing is: Open MPI is part of the set-up (packaging/setup-debian.sh), so its absence
+// is a broken machine and fails the suite.
+inline QString prepare(const QTemporaryDir& tmp, std::filesystem::path& base, QString& mpirun) {
+    if (!tmp.isValid()) return QStringLiteral("no temporary folder: ") + tmp.errorString();
+    base = tmp.path().toStdString();
+    mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+    if (mpirun.isEmpty()) return QStringLiteral("mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+    return {};
 }
 
 // Starts mpirun with the tests' environment (testsupport::mpiEnvironment) added.

@@ -4,6 +4,7 @@
 // MiB/s add up to at most (+5 %) while each gets less than alone, staggered starts, rounds that start
 // together with --runs, a cancel (SIGINT) and a SIGKILL mid-collocation, and each workload's result saying
 // its process counters were shared. Expected figures come from the plan and the device, not from the code.
+#include "collocation_support.h"
 #include "testsupport.h"
 
 #include "model/collocation_model.h"
@@ -21,20 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using collocationtest::mibPerSecond;
+using collocationtest::workloadYaml;
+
 json readJson(const fs::path& p) { return json::parse(testsupport::readText(p)); }
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
-
-std::string workloadYaml(const fs::path& data, int files, int recordKiB, int epochs, double compute) {
-    return "model: {name: col}\nframework: pytorch\nworkflow: {generate_data: True, train: True}\n"
-           "dataset: {data_folder: " + data.string() + ", format: npz, num_files_train: " + std::to_string(files) +
-           ", num_samples_per_file: 1, record_length_bytes: " + std::to_string(recordKiB * 1024) +
-           "}\nreader: {batch_size: 2, read_threads: 2, data_loader: pytorch}\ntrain: {epochs: " + std::to_string(epochs) +
-           ", computation_time: " + std::to_string(compute) + "}\nmetric: {au: 0.5}\n";
-}
-
-double mibPerSecond(const fs::path& invocation) {
-    return readJson(invocation / "summary.json")["metric"]["train_io_mean_MB_per_second"].get<double>();
-}
 
 double meanOf(const json& list) {
     double sum = 0;
@@ -206,19 +198,9 @@ private slots:
         const fs::path p = plan("rounds.yaml", "workloads:\n  - {name: a, config: " + a + "}\n  - {name: b, config: " + b + "}\n");
         const fs::path out = base_ / "rounds";
         const auto r = collocate(p, out, {QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1")});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const json c = readJson(out / "trainio_collocation.json");
-        const json& ia = c["workloads"][0]["invocations"];
-        const json& ib = c["workloads"][1]["invocations"];
-        QCOMPARE(ia.size(), std::size_t(3));
-        QCOMPARE(ib.size(), std::size_t(3));
-        for (std::size_t k = 0; k < 3; ++k) {
-            // b is slower (10 ms compute): a's round k+1 waits for b's round k to end.
-            if (k > 0) QVERIFY(ia[k]["start"].get<double>() >= ib[k - 1]["end"].get<double>() - 0.05);
-            QVERIFY(std::abs(ia[k]["start"].get<double>() - ib[k]["start"].get<double>()) < 0.5);
-        }
+        collocationtest::checkRoundsStartTogether(r, out, 3); // b is slower (10 ms compute)
+        if (QTest::currentTestFailed()) return;
         for (const char* n : {"a", "b"}) {
-            QVERIFY(fs::exists(out / n / "trainio_benchmark.json"));
             QVERIFY(fs::exists(out / n / "runs" / "run-2" / "summary.json"));
             QVERIFY(fs::exists(out / n / "warmup" / "summary.json"));
         }
@@ -234,13 +216,11 @@ private slots:
             QStringList extra{QStringLiteral("--alone")};
             if (runs) extra << QStringLiteral("--runs") << QStringLiteral("2") << QStringLiteral("--warmup") << QStringLiteral("0");
             const auto r = collocate(p, out, extra);
-            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            const json c = readJson(out / "trainio_collocation.json");
-            const json& list = c["interference"]["workloads"];
-            QCOMPARE(list.size(), std::size_t(2));
-            double most = -1;
+            json c;
             std::string lost;
-            for (const auto& x : list) {
+            collocationtest::readInterference(r, out, 2, c, lost);
+            if (QTest::currentTestFailed()) return;
+            for (const auto& x : c["interference"]["workloads"]) {
                 const std::string name = x["name"].get<std::string>();
                 QCOMPARE(x["unit"].get<std::string>(), std::string(runs ? "runs" : "epochs of one invocation"));
                 QCOMPARE(x["n_alone"].get<std::size_t>(), std::size_t(2)); // 2 runs, or 2 epochs
@@ -256,9 +236,7 @@ private slots:
                 QVERIFY(x["au_points_lost_ci95"][1].get<double>() >= x["au_points_lost"].get<double>());
                 QVERIFY(x["rule"].get<std::string>().find(runs ? "Welch" : "not independent runs") != std::string::npos);
                 QVERIFY(fs::exists(out / "alone" / name / (runs ? "trainio_benchmark.json" : "summary.json")));
-                if (x["au_points_lost"].get<double>() > most) most = x["au_points_lost"].get<double>(), lost = name;
             }
-            QCOMPARE(c["interference"]["lost_most"].get<std::string>(), lost);
             QVERIFY(r.err.contains(QStringLiteral("lost most: ") + QString::fromStdString(lost)));
 
             // The library: one collocation item holding the two workloads' items (named with whom they ran);

@@ -12,7 +12,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcessEnvironment>
-#include <QStandardPaths>
 
 #include <csignal>
 #include <set>
@@ -76,11 +75,8 @@ class TstMpi : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        base_ = tmp_.path().toStdString();
-        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
-        // Open MPI is part of the set-up (packaging/setup-debian.sh): its absence is a broken machine.
-        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        const QString missing = mpisupport::prepare(tmp_, base_, mpirun_);
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
         data_ = base_ / "data";
         cfg_ = base_ / "mpi.yaml";
         testsupport::writeText(cfg_, yamlFor(data_, 32, 0.002, 2));

@@ -15,7 +15,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcessEnvironment>
-#include <QStandardPaths>
 
 #include <csignal>
 #include <map>
@@ -158,10 +157,8 @@ class TstMpiCheckpoint : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        base_ = tmp_.path().toStdString();
-        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
-        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        const QString missing = mpisupport::prepare(tmp_, base_, mpirun_);
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
     }
 
     // mpirun -np 2 (one rank each): exactly the files the DLIO fork wrote with NP=2 (names and sizes,

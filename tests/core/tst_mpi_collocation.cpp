@@ -5,13 +5,13 @@
 // one budget for the job; per_client: each process its own device), rounds started together, each workload
 // against itself alone — plus a rank killed mid-collocation: the job stops, nothing hangs, and what was
 // measured survives. Expected figures come from the plan and the device, not from the code under test.
+#include "collocation_support.h"
 #include "mpi_support.h"
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
-#include <QStandardPaths>
 
 #include <csignal>
 
@@ -20,20 +20,11 @@ using nlohmann::json;
 
 namespace {
 
+using collocationtest::mibPerSecond;
+using collocationtest::workloadYaml;
+
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 json readJson(const fs::path& p) { return json::parse(testsupport::readText(p), nullptr, false); }
-
-std::string workloadYaml(const fs::path& data, int files, int recordKiB, int epochs, double compute) {
-    return "model: {name: col}\nframework: pytorch\nworkflow: {generate_data: True, train: True}\n"
-           "dataset: {data_folder: " + data.string() + ", format: npz, num_files_train: " + std::to_string(files) +
-           ", num_samples_per_file: 1, record_length_bytes: " + std::to_string(recordKiB * 1024) +
-           "}\nreader: {batch_size: 2, read_threads: 2, data_loader: pytorch}\ntrain: {epochs: " + std::to_string(epochs) +
-           ", computation_time: " + std::to_string(compute) + "}\nmetric: {au: 0.5}\n";
-}
-
-double mibPerSecond(const fs::path& invocation) {
-    return readJson(invocation / "summary.json")["metric"]["train_io_mean_MB_per_second"].get<double>();
-}
 
 } // namespace
 
@@ -73,10 +64,8 @@ class TstMpiCollocation : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        base_ = tmp_.path().toStdString();
-        mpirun_ = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
-        QVERIFY2(!mpirun_.isEmpty(), "mpirun not found: install openmpi-bin (packaging/setup-debian.sh)");
+        const QString missing = mpisupport::prepare(tmp_, base_, mpirun_);
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
     }
 
     // Two workloads of 2 accelerators each on a 100 MiB/s device, under mpirun -np 2 (each process hosts one
@@ -131,13 +120,11 @@ private slots:
                                                   ", accelerators: 2}\nstorage: {bandwidth_mib_s: 100}\ndevice_scope: split\n");
         const fs::path out = base_ / "alone";
         const auto r = collocate(p, out, {QStringLiteral("--alone")});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const json c = readJson(out / "trainio_collocation.json");
-        const json& list = c["interference"]["workloads"];
-        QCOMPARE(list.size(), std::size_t(2));
-        double most = -1;
+        json c;
         std::string lost;
-        for (const auto& x : list) {
+        collocationtest::readInterference(r, out, 2, c, lost);
+        if (QTest::currentTestFailed()) return;
+        for (const auto& x : c["interference"]["workloads"]) {
             const std::string name = x["name"].get<std::string>();
             QCOMPARE(x["n_alone"].get<std::size_t>(), std::size_t(3)); // 3 epochs of one invocation
             QVERIFY2(x["slowdown_percent"].get<double>() > 10, x.dump().c_str());
@@ -145,9 +132,7 @@ private slots:
             QVERIFY2(std::abs(x["mib_s_alone"].get<double>() - mibPerSecond(out / "alone" / name)) < 1e-6, x.dump().c_str());
             QVERIFY2(std::abs(x["mib_s_together"].get<double>() - mibPerSecond(out / name)) < 1e-6, x.dump().c_str());
             checkWorkloadFolder(out / "alone" / name, 2);
-            if (x["au_points_lost"].get<double>() > most) most = x["au_points_lost"].get<double>(), lost = name;
         }
-        QCOMPARE(c["interference"]["lost_most"].get<std::string>(), lost);
         QCOMPARE(r.err.count(QStringLiteral("lost most: ")), 1);
     }
 
@@ -158,18 +143,9 @@ private slots:
                                                    ", accelerators: 2}\n");
         const fs::path out = base_ / "rounds";
         const auto r = collocate(p, out, {QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--warmup"), QStringLiteral("1")});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const json c = readJson(out / "trainio_collocation.json");
-        const json& ia = c["workloads"][0]["invocations"];
-        const json& ib = c["workloads"][1]["invocations"];
-        QCOMPARE(ia.size(), std::size_t(3));
-        QCOMPARE(ib.size(), std::size_t(3));
-        for (std::size_t k = 0; k < 3; ++k) {
-            if (k > 0) QVERIFY(ia[k]["start"].get<double>() >= ib[k - 1]["end"].get<double>() - 0.05);
-            QVERIFY(std::abs(ia[k]["start"].get<double>() - ib[k]["start"].get<double>()) < 0.5);
-        }
+        collocationtest::checkRoundsStartTogether(r, out, 3); // b is slower (10 ms compute)
+        if (QTest::currentTestFailed()) return;
         for (const char* n : {"a", "b"}) {
-            QVERIFY(fs::exists(out / n / "trainio_benchmark.json"));
             checkWorkloadFolder(out / n / "runs" / "run-2", 2);
             checkWorkloadFolder(out / n / "warmup", 2);
         }
