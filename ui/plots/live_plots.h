@@ -78,7 +78,7 @@ private:
     void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
     // A vertical line at x with its label on text row `row` (from the top of the axes), the text to the
     // right (AlignLeft) or to the left (AlignRight) of the line.
-    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
+    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style,
                   Qt::Alignment side);
     // Puts every mark label on its text row, in pixels from the top of the axes (before each replot).
     void placeMarkLabels(QCustomPlot* p);
