@@ -309,8 +309,8 @@ void LivePlots::fitLegend(QCustomPlot* p) {
 }
 
 void LivePlots::placeMarkLabels(QCustomPlot* p) {
-    // Up to six rows; on the percent axes (AU, hit ratio, CPU busy: data never above 105) the rows stand
-    // above the data, so no label covers a curve or sits on the 100 % line.
+    // Up to six rows, standing above the data: on the percent axes (AU, hit ratio, CPU busy) above 105 %,
+    // on the step plots above their highest point, so no label covers a curve or sits on the 100 % line.
     layOutMarkLabels(p, 6, p->property("markDataTop").toDouble());
 }
 
@@ -378,7 +378,10 @@ void LivePlots::addSteps(const std::vector<StepEvent>& events) {
             // Nothing but zeros (an empty prefetch queue, loads too short to time) is drawn on 0…1, not on a
             // micro-scale whose tick labels read "1·10⁻⁶"; the queue counts whole batches, so never below 1.
             const double least = id == StepQueue || upper <= 0 ? 1.0 : 1e-9;
-            if (found) p->yAxis->setRange(0, std::max(upper * 1.08, least));
+            if (found) {
+                p->yAxis->setRange(0, std::max(upper * 1.08, least));
+                p->setProperty("markDataTop", p->yAxis->range().upper); // the labels stand above the data
+            }
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }

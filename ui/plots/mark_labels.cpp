@@ -5,12 +5,27 @@
 #include <QFontMetricsF>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace trainio::ui {
 
 namespace {
 const char* const kSideProperty = "markSide";
+
+// The y axis's ticks up to the data's top only: the band the labels stand in carries no numbers (an AU
+// axis reads up to 100, not 150).
+class CappedTicker final : public QCPAxisTicker {
+public:
+    double cap = 0;
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [this](double t) { return t > cap * (1 + 1e-9) + 1e-12; }), ticks.end());
+        return ticks;
+    }
+};
 } // namespace
 
 void setMarkLabel(QCPItemText* text, Qt::Alignment side) {
@@ -51,7 +66,9 @@ void layOutMarkLabels(QCustomPlot* p, int maxRows, double dataTop) {
             for (const auto& [left, align] : sides) {
                 const QRectF r(left, top, size.width(), size.height());
                 if (r.left() < area.left() || r.right() > area.right()) continue;
-                if (std::any_of(placed.begin(), placed.end(), [&](const QRectF& o) { return o.intersects(r); })) continue;
+                // A few pixels apart, so that two labels either side of one line do not read as one.
+                const QRectF clear = r.adjusted(-4, 0, 4, 0);
+                if (std::any_of(placed.begin(), placed.end(), [&](const QRectF& o) { return o.intersects(clear); })) continue;
                 placed.push_back(r);
                 rowsUsed = std::max(rowsUsed, row + 1);
                 t->setPositionAlignment(align | Qt::AlignTop);
@@ -69,6 +86,13 @@ void layOutMarkLabels(QCustomPlot* p, int maxRows, double dataTop) {
         if (band < area.height() * 0.5) {
             const double upper = range.lower + (dataTop - range.lower) * area.height() / (area.height() - band);
             if (std::abs(upper - range.upper) > 1e-9) p->yAxis->setRange(range.lower, upper);
+            auto capped = p->yAxis->ticker().dynamicCast<CappedTicker>();
+            if (!capped) {
+                capped.reset(new CappedTicker);
+                capped->setTickCount(p->yAxis->ticker()->tickCount());
+                p->yAxis->setTicker(capped);
+            }
+            capped->cap = dataTop;
         }
     }
 }
