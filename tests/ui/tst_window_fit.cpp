@@ -89,11 +89,6 @@ private slots:
         w.restoreSession();
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        if (qEnvironmentVariableIsSet("TRAINIO_FIT_DEBUG"))
-            for (QWidget* c : w.findChildren<QWidget*>())
-                if (c->isVisible() && (c->minimumSizeHint().width() > 600 || c->minimumSizeHint().height() > 500 || c->minimumWidth() > 600 || c->minimumHeight() > 400))
-                    qInfo("%s %s min %dx%d hint %dx%d", c->metaObject()->className(), qPrintable(c->objectName()), c->minimumWidth(), c->minimumHeight(),
-                          c->minimumSizeHint().width(), c->minimumSizeHint().height());
         QVERIFY2(room.contains(w.frameGeometry()), qPrintable(rectText(w.frameGeometry()) + QStringLiteral(" on ") + rectText(room)));
 
         w.workloadPage()->setConfig(cfg, QStringLiteral("test"));

@@ -243,7 +243,6 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     timeOffset_ = lastTimeKey_ = 0;
     deviceLabel_.clear();
     markers_.clear();
-    invocationLabels_ = 0;
     series_.reset(ranks_, batchSize);
     rebuildGraphs();
     for (QCustomPlot* p : plots_) {
@@ -267,7 +266,6 @@ void LivePlots::beginInvocation(const QString& label) {
     const QColor c = palette().color(QPalette::PlaceholderText);
     // Invocations can be a step or an epoch apart: their labels find free rows (placeMarkLabels), so that
     // "warm-up", "run 1/3", "run 2/3" never print over each other.
-    ++invocationLabels_;
     for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall})
         drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine, Qt::AlignLeft);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
