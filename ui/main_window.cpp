@@ -42,6 +42,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -151,7 +153,17 @@ MainWindow::MainWindow(QWidget* parent)
         item->setSizeHint(QSize(140, 40));
     }
     stack_ = new QStackedWidget(this);
-    for (QWidget* w : std::initializer_list<QWidget*>{workload_, data_, run_, results_, compare_, collocate_}) stack_->addWidget(w);
+    // Each page in a scroll area of its own (issue 32, item 5): a stack takes the largest minimum of all its
+    // pages, so one wide page held the window wider than a 1280-px screen; now a page larger than the
+    // window scrolls, nothing is pushed off-screen and nothing is squeezed under its minimum into overprint.
+    for (QWidget* w : std::initializer_list<QWidget*>{workload_, data_, run_, results_, compare_, collocate_}) {
+        auto* area = new QScrollArea(stack_);
+        area->setObjectName(w->objectName().isEmpty() ? QString() : w->objectName() + QStringLiteral("Scroll"));
+        area->setFrameShape(QFrame::NoFrame);
+        area->setWidgetResizable(true);
+        area->setWidget(w);
+        stack_->addWidget(area);
+    }
     auto* central = new QWidget(this);
     auto* row = new QHBoxLayout(central);
     row->setContentsMargins(4, 4, 4, 4);
@@ -207,6 +219,29 @@ MainWindow::MainWindow(QWidget* parent)
         workload_->setDerivedAccelerators(true, run_->mpiControls()->totalAccelerators());
     syncWorkload();
     resize(1440, 900);
+    fitToScreen();
+}
+
+void MainWindow::fitToScreen() {
+    if (isMaximized() || isFullScreen()) return;
+    QScreen* s = screen();
+    if (!s) return;
+    const QRect room = s->availableGeometry();
+    // The window manager's frame, where there is one yet (none before the first show).
+    const QRect inner = geometry();
+    const QRect outer = frameGeometry();
+    const QMargins frame(inner.left() - outer.left(), inner.top() - outer.top(), outer.right() - inner.right(),
+                         outer.bottom() - inner.bottom());
+    const QSize size = inner.size().boundedTo(room.size().shrunkBy(frame));
+    QPoint at = inner.topLeft();
+    at.setX(std::clamp(at.x(), room.left() + frame.left(), std::max(room.left() + frame.left(), room.right() + 1 - frame.right() - size.width())));
+    at.setY(std::clamp(at.y(), room.top() + frame.top(), std::max(room.top() + frame.top(), room.bottom() + 1 - frame.bottom() - size.height())));
+    if (QRect(at, size) != inner) setGeometry(QRect(at, size));
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    fitToScreen();
 }
 
 MainWindow::~MainWindow() = default;
@@ -222,7 +257,10 @@ void MainWindow::addResultsFolder(const QString& dir, std::shared_ptr<const stor
     }
 }
 
-QWidget* MainWindow::pageWidget(Page page) const { return stack_->widget(page); }
+QWidget* MainWindow::pageWidget(Page page) const {
+    auto* area = qobject_cast<QScrollArea*>(stack_->widget(page));
+    return area ? area->widget() : nullptr;
+}
 int MainWindow::currentPage() const { return stack_->currentIndex(); }
 void MainWindow::showPage(int page) { sidebar_->setCurrentRow(std::clamp(page, 0, PageCount - 1)); }
 
@@ -486,6 +524,7 @@ void MainWindow::chooseResultsRoot() {
 void MainWindow::restoreSession() {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    fitToScreen(); // saved on a larger screen, perhaps
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     const QString themeName = s.value(QStringLiteral("ui/theme"), QStringLiteral("System")).toString();
     setTheme(themeName == QLatin1String("Dark") ? Theme::Dark : themeName == QLatin1String("Light") ? Theme::Light : Theme::System);

@@ -85,8 +85,13 @@ public slots:
     bool exportData(const QString& path); // .csv or .json, by suffix
     bool openResultsFolder(const QString& path);
 
+    // Keeps the window inside its screen's available area (issue 32, item 5): no larger than it and
+    // nowhere off it, e.g. a geometry saved on a larger screen restored on a 1280×720 one.
+    void fitToScreen();
+
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 

@@ -251,7 +251,8 @@ void ScreenshotTour::storageDemo(int profileIndex) {
 
 // The presentation view (F11) during a demo on the nvme profile (docs/user-guide.md, "Presenting a run"):
 // the accelerators busy; then every limit dragged to an hdd's (250 MiB/s, 8 ms, 200 IOPS, 32 in flight) and
-// the AU falling; then dragged back to nvme's and the AU recovering. A picture of each, full screen.
+// the AU falling (and the Run page behind it); then back to nvme's with its profile button and the AU
+// recovering. A picture of each, full screen.
 void ScreenshotTour::presentationDemo() {
     WorkloadConfig cfg = demoConfig_;
     cfg.trainio.storage = StorageEmulationSection{};
@@ -286,7 +287,11 @@ void ScreenshotTour::presentationDemo() {
                               dragTo(250, 8, 200, 32);
                           } else if (*stage == 1) {
                               saveWidget(view, QStringLiteral("presentation-hdd"));
-                              dragTo(6500, 0.085, 1e6, 128);
+                              // The Run page behind it, its plots marking the four changes (issue 32, item 6).
+                              save(QStringLiteral("run-storage-change"));
+                              // Back to nvme's exact limits in one click (issue 32, item 8), as a presenter does.
+                              for (QPushButton* b : view->profileButtons())
+                                  if (b->text() == QLatin1String("nvme")) b->click();
                           } else {
                               saveWidget(view, QStringLiteral("presentation-recovered"));
                               disconnect(*epochs);

@@ -429,6 +429,51 @@ private slots:
         disjointInside(epochLabels, epochs->axisRect()->rect());
     }
 
+    // Issue 32, item 6: on a Run page 1280 px wide (five plots abreast), five storage changes at the same
+    // step near the left edge and three invocation labels: every label shown stands clear of the others,
+    // inside the axes (none clipped at the left axis), and above the 100 % line, so none covers the AU
+    // curve ("warm-up" and "run 3/3" included); the newest change is always shown.
+    void changeLabelsStandAboveTheAuCurve() {
+        LivePlots plots;
+        plots.resize(1280, 400);
+        plots.reset(1, 1, 90.0);
+        plots.beginInvocation(QStringLiteral("warm-up"));
+        feed(plots, 1, 2, 1);
+        plots.beginInvocation(QStringLiteral("run 1/3"));
+        feed(plots, 1, 2, 1);
+        const QStringList changes = {QStringLiteral("bw 6.35 GiB/s → 250 MiB/s"), QStringLiteral("lat 85 µs → 8 ms"),
+                                     QStringLiteral("IOPS 1,000,000 → 200"), QStringLiteral("in flight 128 → 32"),
+                                     QStringLiteral("→ hdd profile")};
+        for (const QString& c : changes) plots.addMarker(c);
+        plots.beginInvocation(QStringLiteral("run 3/3"));
+        feed(plots, 1, 30, 1);
+        plots.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plots));
+        QCustomPlot* p = plots.plot(LivePlots::StepAu);
+        p->replot(QCustomPlot::rpImmediateRefresh);
+        p->replot(QCustomPlot::rpImmediateRefresh); // the range the labels asked for, then the labels at it
+        const QRectF axes = p->axisRect()->rect();
+        const double line100 = p->yAxis->coordToPixel(100);
+        std::vector<std::pair<QString, QRectF>> shown;
+        for (int i = 0; i < p->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->visible())
+                shown.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
+        QVERIFY2(std::any_of(shown.begin(), shown.end(), [&](const auto& l) { return l.first == changes.last(); }),
+                 "the newest change is not shown");
+        QVERIFY2(shown.size() >= 3, qPrintable(QString::number(shown.size())));
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            const auto& [text, r] = shown[i];
+            QVERIFY2(r.left() >= axes.left() && r.right() <= axes.right() + 1 && r.top() >= axes.top(),
+                     qPrintable(text + QStringLiteral(" leaves the axes")));
+            QVERIFY2(r.bottom() <= line100, qPrintable(QStringLiteral("%1 reaches down to %2 px, the 100 % line is at %3 px")
+                                                           .arg(text)
+                                                           .arg(r.bottom())
+                                                           .arg(line100)));
+            for (std::size_t j = i + 1; j < shown.size(); ++j)
+                QVERIFY2(!r.intersects(shown[j].second), qPrintable(text + QStringLiteral(" over ") + shown[j].first));
+        }
+    }
+
     // All-zero series (an empty prefetch queue, a stall of 0) get a plain 0…1 axis, not one whose tick
     // labels read "1·10⁻⁶" (issue 21).
     void zeroSeriesHavePlainAxes() {

@@ -16,6 +16,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPainter>
 #include <QPointer>
 #include <QProgressDialog>
@@ -210,6 +211,37 @@ private slots:
         // The loop kept turning through the export, and the user saw it at several stages of it, not only at
         // its start and end as a loop the export held would.
         QVERIFY2(turns.turnsUnderway() >= 10 && turns.distinctShown() >= 4, qPrintable(turns.describe()));
+    }
+
+    // Issue 32, item 7: the export's progress dialog was window-modal and every click and key sent to the
+    // window during an export was lost. Now a click on the page list and a page shortcut, sent through the
+    // window system as the user's would be, reach the window while the export is under way.
+    void theWindowTakesInputDuringAnExport() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        loadFixtures(w);
+        w.showPage(MainWindow::WorkloadPageIndex);
+        ReportExporter* exporter = w.exportReport(work_.filePath(QStringLiteral("during.pdf")), ReportOptions{});
+        QVERIFY(exporter);
+        QSignalSpy done(exporter, &ReportExporter::finished);
+        QVERIFY(exporter->progressDialog()->isVisible());
+        // A click on the Results entry of the page list, through the window (a modal dialog blocks it there).
+        auto* pages = w.findChild<QListWidget*>(QStringLiteral("pageList"));
+        QVERIFY(pages);
+        const QRect results = pages->visualItemRect(pages->item(MainWindow::ResultsPageIndex));
+        const QPoint at = pages->viewport()->mapTo(&w, results.center());
+        QTest::mouseClick(w.windowHandle(), Qt::LeftButton, {}, at);
+        QVERIFY2(done.isEmpty(), "the export ended before the click: the test proves nothing");
+        QCOMPARE(w.currentPage(), int(MainWindow::ResultsPageIndex));
+        // A key: Ctrl+1 (the Workload page), to the active main window.
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(w.windowHandle(), Qt::Key_1, Qt::ControlModifier);
+        QVERIFY2(done.isEmpty(), "the export ended before the key: the test proves nothing");
+        QCOMPARE(w.currentPage(), int(MainWindow::WorkloadPageIndex));
+        QVERIFY(done.wait(300000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
     }
 
     void aCancelledExportLeavesNoFile() {

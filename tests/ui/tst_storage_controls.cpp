@@ -195,13 +195,13 @@ private slots:
         QCOMPARE(changes[0].parameter, std::string("bandwidth_mib_s"));
         QCOMPARE(changes[0].oldValue, 1.0);
         QCOMPARE(changes[0].newValue, 20.0);
-        QCOMPARE(page.plots()->markers(), QStringList{QStringLiteral("bw 1→20 MiB/s")});
+        QCOMPARE(page.plots()->markers(), QStringList{QStringLiteral("bw 1 MiB/s → 20 MiB/s")});
         // A device without latency gets a constant one.
         strip->latencyBox()->setValue(2);
         QCOMPARE(dev->shape().latency, (trainio::LatencyDistribution{trainio::LatencyKind::Constant, 2.0, 0.0}));
         QCOMPARE(dev->changes().size(), std::size_t(2));
         QCOMPARE(dev->changes()[1].parameter, std::string("latency_ms"));
-        QCOMPARE(page.plots()->markers().value(1), QStringLiteral("lat 0→2 ms"));
+        QCOMPARE(page.plots()->markers().value(1), QStringLiteral("lat none → 2 ms"));
 
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
         const auto result = finished.first().first().value<RunFinish>();
@@ -261,7 +261,7 @@ private slots:
         QCOMPARE(changes.size(), std::size_t(2));
         QCOMPARE(changes[0].parameter, std::string("max_inflight"));
         QCOMPARE(changes[1].parameter, std::string("iops"));
-        QCOMPARE(page.plots()->markers(), (QStringList{QStringLiteral("in flight unlimited→1"), QStringLiteral("IOPS 10→unlimited")}));
+        QCOMPARE(page.plots()->markers(), (QStringList{QStringLiteral("in flight unlimited → 1"), QStringLiteral("IOPS 10 → unlimited")}));
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
         QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
     }

@@ -1,5 +1,6 @@
 #include "plots/live_plots.h"
 
+#include "plots/mark_labels.h"
 #include "plots/plot_theme.h"
 
 #include <qcustomplot.h>
@@ -109,7 +110,8 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
         const auto id = static_cast<PlotId>(i);
         auto* p = new QCustomPlot(this);
         p->setObjectName(QStringLiteral("livePlot%1").arg(i));
-        p->setMinimumSize(220, 160);
+        // Five abreast within a 1280-px window beside the page list (issue 32, item 5).
+        p->setMinimumSize(190, 160);
         p->plotLayout()->insertRow(0);
         auto* title = new QCPTextElement(p, plotTitle(id), QFont(font().family(), font().pointSize(), QFont::Bold));
         p->plotLayout()->addElement(0, 0, title);
@@ -124,6 +126,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
             ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
             p->xAxis->setTicker(ticker);
         }
+        if (id == StepAu || id == EpochAu || id == EpochHit || id == Telemetry) p->setProperty("markDataTop", 105.0);
         connect(p, &QCustomPlot::beforeReplot, this, [this, p] {
             placeMarkLabels(p);
             fitLegend(p);
@@ -240,7 +243,6 @@ void LivePlots::reset(std::uint64_t ranks, std::uint64_t batchSize, double auThr
     timeOffset_ = lastTimeKey_ = 0;
     deviceLabel_.clear();
     markers_.clear();
-    invocationLabels_ = 0;
     series_.reset(ranks_, batchSize);
     rebuildGraphs();
     for (QCustomPlot* p : plots_) {
@@ -262,27 +264,24 @@ void LivePlots::beginInvocation(const QString& label) {
     timeOffset_ = lastTimeKey_;
     // A dotted line where each invocation of a benchmark begins, labelled with its name.
     const QColor c = palette().color(QPalette::PlaceholderText);
-    // Invocations can be a step or an epoch apart: their labels take turns on three rows, so that
+    // Invocations can be a step or an epoch apart: their labels find free rows (placeMarkLabels), so that
     // "warm-up", "run 1/3", "run 2/3" never print over each other.
-    const int row = invocationLabels_++ % 3;
     for (PlotId id : {EpochAu, EpochMib, EpochHit, EpochStall})
-        drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine, row, Qt::AlignLeft);
+        drawMark(plot(id), epochOffset_ + 0.5, label, c, Qt::DotLine, Qt::AlignLeft);
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
-        drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine, row, Qt::AlignLeft);
-    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine, row, Qt::AlignLeft);
+        drawMark(plot(id), series_.lastKey() + 0.5, label, c, Qt::DotLine, Qt::AlignLeft);
+    drawMark(plot(Telemetry), timeOffset_, label, c, Qt::DotLine, Qt::AlignLeft);
 }
 
 double LivePlots::addMarker(const QString& label) {
     // Dashed and coloured, so a storage change is not mistaken for an invocation boundary.
     const double x = series_.lastKey() + 0.5;
     // Storage changes come at the newest step, at the right end of the axis: their labels stand to the
-    // left of the line (never clipped by the edge), on rows of their own below the invocation labels,
-    // taking turns so that changes a few steps apart never print over each other.
-    const int row = 3 + static_cast<int>(markers_.size() % 4);
+    // left of the line where the axes leave room, on the first row free of other labels (placeMarkLabels).
     for (PlotId id : {StepAu, StepLoad, StepSamples, StepMib, StepQueue})
-        drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, row, Qt::AlignRight);
+        drawMark(plot(id), x, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, Qt::AlignRight);
     // On the telemetry plot at the latest row's time: where the change fell on the run's time axis.
-    drawMark(plot(Telemetry), lastTimeKey_, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, row, Qt::AlignRight);
+    drawMark(plot(Telemetry), lastTimeKey_, label, QColor(0xd3, 0x54, 0x00), Qt::DashLine, Qt::AlignRight);
     markers_ << label;
     replotAll();
     return x;
@@ -308,31 +307,21 @@ void LivePlots::fitLegend(QCustomPlot* p) {
 }
 
 void LivePlots::placeMarkLabels(QCustomPlot* p) {
-    const double height = p->axisRect()->height();
-    if (height <= 0) return;
-    for (int i = 0; i < p->itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(p->item(i));
-        if (!t) continue;
-        const QVariant row = t->property("markRow");
-        if (!row.isValid()) continue;
-        const double line = QFontMetricsF(t->font()).height() + 2;
-        t->position->setCoords(t->position->key(), (2 + row.toInt() * line) / height);
-    }
+    // Up to six rows, standing above the data: on the percent axes (AU, hit ratio, CPU busy) above 105 %,
+    // on the step plots above their highest point, so no label covers a curve or sits on the 100 % line.
+    layOutMarkLabels(p, 6, p->property("markDataTop").toDouble());
 }
 
-void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
+void LivePlots::drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style,
                          Qt::Alignment side) {
     auto* line = new QCPItemStraightLine(p);
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
     line->setPen(QPen(color, 1, style));
     auto* text = new QCPItemText(p);
-    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    // Its row is kept in pixels (a line of text each), placed before every replot by placeMarkLabels: a
-    // fraction of the axes would crowd the rows on a short plot and spread them on a tall one.
-    text->setProperty("markRow", row);
+    // Its row is found before every replot (placeMarkLabels): the first free one from the top, in pixels.
+    setMarkLabel(text, side);
     text->position->setCoords(x, 0.0);
-    text->setPositionAlignment(side | Qt::AlignTop);
     text->setPadding(QMargins(2, 0, 2, 0));
     text->setText(label);
     text->setColor(color);
@@ -387,7 +376,10 @@ void LivePlots::addSteps(const std::vector<StepEvent>& events) {
             // Nothing but zeros (an empty prefetch queue, loads too short to time) is drawn on 0…1, not on a
             // micro-scale whose tick labels read "1·10⁻⁶"; the queue counts whole batches, so never below 1.
             const double least = id == StepQueue || upper <= 0 ? 1.0 : 1e-9;
-            if (found) p->yAxis->setRange(0, std::max(upper * 1.08, least));
+            if (found) {
+                p->yAxis->setRange(0, std::max(upper * 1.08, least));
+                p->setProperty("markDataTop", p->yAxis->range().upper); // the labels stand above the data
+            }
         }
         p->replot(QCustomPlot::rpQueuedReplot);
     }

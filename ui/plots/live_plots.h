@@ -78,9 +78,9 @@ private:
     void syncGraph(QCPGraph* graph, const SeriesEnvelope& envelope);
     // A vertical line at x with its label on text row `row` (from the top of the axes), the text to the
     // right (AlignLeft) or to the left (AlignRight) of the line.
-    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style, int row,
+    void drawMark(QCustomPlot* p, double x, const QString& label, const QColor& color, Qt::PenStyle style,
                   Qt::Alignment side);
-    // Puts every mark label on its text row, in pixels from the top of the axes (before each replot).
+    // Lays every mark label out clear of the others and above the data (layOutMarkLabels, before each replot).
     void placeMarkLabels(QCustomPlot* p);
     // Sets the legend's entries per row to what the plot's width holds at full names (before each replot).
     void fitLegend(QCustomPlot* p);
@@ -98,7 +98,6 @@ private:
     QCPItemStraightLine* thresholdLine_ = nullptr;
     class ThresholdLegendItem* thresholdItem_ = nullptr; // in the AU-per-epoch legend
     QStringList markers_;
-    int invocationLabels_ = 0;
     double timeOffset_ = 0;  // telemetry: the previous invocations' length, so a benchmark's axis continues
     double lastTimeKey_ = 0;
     QString deviceLabel_;

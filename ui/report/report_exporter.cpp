@@ -37,7 +37,10 @@ ReportExporter::ReportExporter(std::shared_ptr<const aggregate::ResultsLibrary> 
     dialog_->setWindowTitle(tr("Export report"));
     dialog_->setLabelText(tr("Laying out %1…").arg(QFileInfo(pdfPath).fileName()));
     dialog_->setRange(0, 1000);
-    dialog_->setWindowModality(Qt::WindowModal);
+    // Not modal (issue 32, item 7): the window stays usable while the worker writes — pages, the library,
+    // a run — and the exporter keeps its own copy of the library and items, so nothing the user does there
+    // changes the report under way. Only this dialog's Cancel stops it.
+    dialog_->setWindowModality(Qt::NonModal);
     dialog_->setMinimumDuration(0);
     dialog_->setAutoClose(false);
     dialog_->setAutoReset(false);

@@ -1,7 +1,7 @@
 // File ▸ Export report without freezing the window: the report's layout and painting (ReportPdfJob, ~90 %
 // of the time) run on a worker thread; each figure (a QCustomPlot, a widget) is made and drawn on the GUI
-// thread in an event-loop turn of its own while the worker waits for it. A window-modal progress dialog
-// shows how far it is and cancels; a cancelled or failed export leaves no file (temporary file + rename).
+// thread in an event-loop turn of its own while the worker waits for it. A progress dialog (not modal:
+// the window takes clicks and keys meanwhile) shows how far it is and cancels; a cancelled or failed export leaves no file (temporary file + rename).
 #pragma once
 
 #include "run/latest_job.h"

@@ -1,6 +1,8 @@
 #include "run/presentation_view.h"
 
+#include "plots/mark_labels.h"
 #include "plots/plot_theme.h"
+#include "io/storage_profile.h"
 #include "run/storage_controls.h"
 
 #include <qcustomplot.h>
@@ -11,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QPainter>
+#include <QPushButton>
 #include <QScreen>
 #include <QShortcut>
 #include <QSlider>
@@ -25,7 +28,6 @@ namespace trainio::ui {
 namespace {
 
 constexpr int kMinPixelSize = 8;
-constexpr std::size_t kChartMeanSteps = 16; // the chart's line: the mean of the total AU over this many steps
 const QColor kPassColor(0x3d, 0xd6, 0x8c);
 const QColor kFailColor(0xff, 0x9f, 0x1c);
 const QColor kMarkerColor(0xff, 0x6b, 0x3d);
@@ -64,24 +66,7 @@ double roundestIn(double low, double high, double quantum) {
     return std::max(quantum, std::round(mid / quantum) * quantum);
 }
 
-QString displayNumber(double v) {
-    return v >= 100 ? QStringLiteral("%L1").arg(v, 0, 'f', 0) : QString::number(v, 'g', 3);
-}
-
-QString limitText(PresentationView::Limit limit, double v) {
-    switch (limit) {
-    case PresentationView::Bandwidth:
-        if (v <= 0) return QObject::tr("unlimited");
-        return v >= 1024 ? QObject::tr("%1 GiB/s").arg(displayNumber(v / 1024.0)) : QObject::tr("%1 MiB/s").arg(displayNumber(v));
-    case PresentationView::Latency:
-        if (v <= 0) return QObject::tr("none");
-        return v < 1 ? QObject::tr("%1 µs").arg(displayNumber(v * 1000.0)) : QObject::tr("%1 ms").arg(displayNumber(v));
-    case PresentationView::Iops: return v > 0 ? QObject::tr("%1 IOPS").arg(displayNumber(v)) : QObject::tr("unlimited");
-    case PresentationView::Inflight: return v > 0 ? QObject::tr("%1 at once").arg(displayNumber(v)) : QObject::tr("unlimited");
-    case PresentationView::LimitCount: break;
-    }
-    return {};
-}
+QString limitText(PresentationView::Limit limit, double v) { return deviceLimitText(static_cast<DeviceLimit>(limit), v); }
 
 QString percent(std::optional<double> v) { return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QStringLiteral("—"); }
 
@@ -258,13 +243,14 @@ PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
     figures->addLayout(delivered, 3);
     layout->addLayout(figures, 1);
 
-    // The run so far: the total AU (a moving mean) per step, the pass line, the storage changes.
+    // The run so far: the total AU of the last seconds (the bar's figure) per step, the pass line, the storage changes.
     chart_ = new QCustomPlot(this);
     chart_->setObjectName(QStringLiteral("presentationChart"));
     chart_->addGraph();
     chart_->xAxis->setLabel(tr("step"));
     chart_->yAxis->setLabel(tr("AU %"));
     chart_->yAxis->setRange(0, 105);
+    connect(chart_, &QCustomPlot::beforeReplot, this, [this] { layOutMarkLabels(chart_, 3, 105); });
     layout->addWidget(chart_);
 
     // The emulated device's limits.
@@ -273,11 +259,19 @@ PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
     auto* sliders = new QGridLayout;
     const QString names[LimitCount] = {tr("Bandwidth"), tr("Latency (median)"), tr("IOPS"), tr("Requests in flight")};
     const QString samples[LimitCount] = {tr("88,888 GiB/s"), tr("888 µs"), tr("8,888,888 IOPS"), tr("8,888 at once")};
+    // Captions in one size (issue 32, item 8): each fits the longest of them (and of the values) in a
+    // column as wide as the others, so all four come out at the same pixel size.
+    QString longestName, longestSample;
+    for (int i = 0; i < LimitCount; ++i) {
+        if (names[i].size() > longestName.size()) longestName = names[i];
+        if (samples[i].size() > longestSample.size()) longestSample = samples[i];
+    }
     for (int i = 0; i < LimitCount; ++i) {
         const auto limit = static_cast<Limit>(i);
-        sliderNames_[i] = new FitLabel(this);
+        sliderNames_[i] = new FitLabel(this, longestName);
+        sliderNames_[i]->setObjectName(QStringLiteral("presentationLimitName%1").arg(i));
         sliderNames_[i]->setText(names[i]);
-        sliderValues_[i] = new FitLabel(this, samples[i]);
+        sliderValues_[i] = new FitLabel(this, longestSample);
         sliderValues_[i]->setObjectName(QStringLiteral("presentationLimitValue%1").arg(i));
         sliderValues_[i]->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
         auto* s = new QSlider(Qt::Horizontal, this);
@@ -299,7 +293,34 @@ PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
         connect(s, &QSlider::valueChanged, this, [this, limit] { applySlider(limit); });
     }
     sliders->setHorizontalSpacing(32);
+    for (int i = 0; i < LimitCount; ++i) sliders->setColumnStretch(i, 1);
     layout->addLayout(sliders);
+
+    // One click to a storage profile's exact limits (issue 32, item 8): a slider stands for a round value
+    // near where it is let go (dragging back to nvme gave 6.64 GiB/s, 133 in flight), a profile's button
+    // gives the device the profile's own numbers, its latency distribution included.
+    auto* profiles = new QHBoxLayout;
+    profilesCaption_ = new FitLabel(this);
+    profilesCaption_->setText(tr("Storage profile:"));
+    profiles->addWidget(profilesCaption_, 2);
+    for (const std::string& name : storageProfileNames()) {
+        try {
+            const StorageProfile profile = loadStorageProfile(name);
+            auto* button = new QPushButton(QString::fromStdString(name), this);
+            button->setObjectName(QStringLiteral("presentationProfile_%1").arg(QString::fromStdString(name)));
+            button->setToolTip(tr("Give the emulated device the %1 profile's limits now: %2")
+                                   .arg(QString::fromStdString(name), QString::fromStdString(describeStorageShape(profile.shape))));
+            button->setFocusPolicy(Qt::NoFocus);
+            connect(button, &QPushButton::clicked, this, [this, shape = profile.shape, name = button->text()] {
+                if (strip_) strip_->applyShape(shape, name);
+            });
+            profiles->addWidget(button, 1);
+            profileButtons_.push_back(button);
+        } catch (const std::exception&) {
+            // A profile file that does not read is named where it is chosen (the workload form); not offered here.
+        }
+    }
+    layout->addLayout(profiles);
 
     if (strip_) {
         connect(strip_, &StorageControls::shown, this, &PresentationView::syncSliders);
@@ -364,7 +385,8 @@ double PresentationView::valueAt(Limit limit, int position) {
 
 void PresentationView::syncSliders() {
     const bool device = strip_ && strip_->device();
-    slidersCaption_->setText(device ? tr("Emulated storage — drag a limit to change the device now")
+    for (QPushButton* b : profileButtons_) b->setEnabled(device);
+    slidersCaption_->setText(device ? tr("Emulated storage — drag a limit or pick a profile to change the device now")
                                     : tr("Emulated storage: none in this run (its limits can be changed during a run through one)"));
     for (int i = 0; i < LimitCount; ++i) {
         const auto limit = static_cast<Limit>(i);
@@ -396,9 +418,6 @@ void PresentationView::reset(std::uint64_t ranks, std::uint64_t batchSize, doubl
     figures_.reset(ranks_);
     steps_.reset(ranks_, batchSize);
     auLine_.clear();
-    recentAu_.assign(kChartMeanSteps, 0);
-    recentNext_ = 0;
-    recentSum_ = 0;
     epochRankAu_.clear();
     epochAu_.reset();
     markers_.clear();
@@ -473,14 +492,11 @@ void PresentationView::beginInvocation(const QString& label) {
 
 void PresentationView::addSteps(const std::vector<StepEvent>& events) {
     if (events.empty()) return;
+    // The chart's line is the total bar's figure (issue 32, item 6): the AU of the last seconds' steps
+    // (LiveFigures), at the newest step, not a moving mean over a number of steps that lags the bars.
     figures_.add(events);
-    for (const StepPoint& t : steps_.add(events).total) {
-        recentSum_ += t.auPercent - recentAu_[recentNext_];
-        recentAu_[recentNext_] = t.auPercent;
-        recentNext_ = (recentNext_ + 1) % recentAu_.size();
-        const double n = std::min<double>(static_cast<double>(auLine_.received() + 1), static_cast<double>(recentAu_.size()));
-        auLine_.add(t.key, recentSum_ / n);
-    }
+    const StepSeries::Output out = steps_.add(events);
+    if (const std::optional<double> au = figures_.totalAu(); au && !out.total.empty()) auLine_.add(out.total.back().key, *au);
     dirty_ = true;
 }
 
@@ -503,10 +519,10 @@ void PresentationView::drawMarker(double x, const QString& label) {
     line->point2->setCoords(x, 1);
     line->setPen(QPen(kMarkerColor, 3, Qt::DashLine));
     auto* text = new QCPItemText(chart_);
-    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    // Four rows in turn, from the top: changes a few steps apart never print over each other.
-    text->position->setCoords(x, 0.02 + 0.16 * static_cast<double>((markers_.size() - 1) % 4));
-    text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    // Left of its line where there is room, on the first free row above the data (layOutMarkLabels before
+    // each replot): changes a few steps apart never print over each other or over the AU line.
+    setMarkLabel(text, Qt::AlignRight);
+    text->position->setCoords(x, 0);
     text->setPadding(QMargins(4, 1, 4, 1));
     text->setText(label);
     text->setColor(kMarkerColor);
@@ -581,6 +597,10 @@ void PresentationView::scaleFonts() {
         g.name->setPixelSize(px(22));
         g.value->setPixelSize(px(26));
     }
+    profilesCaption_->setPixelSize(px(22));
+    QFont buttonFont = font();
+    buttonFont.setPixelSize(std::max(kMinPixelSize, px(20)));
+    for (QPushButton* b : profileButtons_) b->setFont(buttonFont);
     for (int i = 0; i < LimitCount; ++i) {
         sliderNames_[i]->setPixelSize(px(22));
         sliderValues_[i]->setPixelSize(px(26));
@@ -599,7 +619,10 @@ void PresentationView::scaleFonts() {
                                  "QSlider::handle:horizontal { width: %3px; margin: -%4px 0; background: #f2f2f2; "
                                  "border-radius: %5px; }"
                                  "QSlider::handle:horizontal:disabled { background: #666; }"
-                                 "QSlider { min-height: %6px; }")
+                                 "QSlider { min-height: %6px; }"
+                                 "QPushButton { color: #f2f2f2; background: #3a3f4a; border: 1px solid #56b4e9; "
+                                 "border-radius: %2px; padding: %2px %4px; }"
+                                 "QPushButton:disabled { color: #666; border-color: #555; }")
                       .arg(px(10))
                       .arg(px(5))
                       .arg(px(30))

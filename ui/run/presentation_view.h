@@ -26,6 +26,7 @@
 class QCustomPlot;
 class QDoubleSpinBox;
 class QGridLayout;
+class QPushButton;
 class QSlider;
 class QTimer;
 
@@ -108,6 +109,9 @@ public:
     std::vector<AuBar*> rankBars() const;
     const QStringList& markers() const { return markers_; }
     QCustomPlot* chart() const { return chart_; }
+    // The storage profiles' buttons (one click to a profile's exact limits), in name order.
+    const std::vector<QPushButton*>& profileButtons() const { return profileButtons_; }
+    FitLabel* sliderName(Limit limit) const { return sliderNames_[limit]; }
     // The slider position of a limit's value, and the value at a position (log scales; an end stands for
     // "unlimited" / "none").
     static int positionOf(Limit limit, double value);
@@ -136,9 +140,6 @@ private:
     LiveFigures figures_;
     StepSeries steps_;
     SeriesEnvelope auLine_;
-    std::vector<double> recentAu_; // the last steps' total AU, for the chart's moving mean
-    std::size_t recentNext_ = 0;
-    double recentSum_ = 0;
     std::uint64_t ranks_ = 1;
     double threshold_ = 90;
     std::vector<double> epochRankAu_;
@@ -171,6 +172,8 @@ private:
     std::array<FitLabel*, LimitCount> sliderNames_{};
     std::array<FitLabel*, LimitCount> sliderValues_{};
     std::array<QSlider*, LimitCount> sliders_{};
+    FitLabel* profilesCaption_;
+    std::vector<QPushButton*> profileButtons_;
     QTimer* refreshTimer_;
 };
 

@@ -5,10 +5,12 @@
 #include "util/units.h"
 
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainio::ui {
@@ -25,13 +27,35 @@ double medianMs(const LatencyDistribution& l) {
     }
 }
 
-QString plainNumber(double v) { return QString::number(v, 'g', 10); } // 1000000, not 1e+06
+// Up to three significant digits below 100, whole numbers with group separators from 100 up.
+QString displayNumber(double v) {
+    return v >= 100 ? QStringLiteral("%L1").arg(v, 0, 'f', 0) : QString::number(v, 'g', 3);
+}
 
-QString bandwidthText(double bytesPerSecond) {
-    return bytesPerSecond > 0 ? plainNumber(bytesPerSecond / kMiB) : QObject::tr("unlimited");
+// "bw 6.35 GiB/s → 250 MiB/s", "IOPS 1,000,000 → 65": the name, then the values as the sliders show them.
+QString changeText(const QString& name, DeviceLimit limit, double before, double after) {
+    return QStringLiteral("%1 %2 → %3").arg(name, deviceLimitText(limit, before, false), deviceLimitText(limit, after, false));
 }
 
 } // namespace
+
+QString deviceLimitText(DeviceLimit limit, double v, bool withUnit) {
+    switch (limit) {
+    case DeviceLimit::Bandwidth:
+        if (v <= 0) return QObject::tr("unlimited");
+        return v >= 1024 ? QObject::tr("%1 GiB/s").arg(displayNumber(v / 1024.0)) : QObject::tr("%1 MiB/s").arg(displayNumber(v));
+    case DeviceLimit::Latency:
+        if (v <= 0) return QObject::tr("none");
+        return v < 1 ? QObject::tr("%1 µs").arg(displayNumber(v * 1000.0)) : QObject::tr("%1 ms").arg(displayNumber(v));
+    case DeviceLimit::Iops:
+        if (v <= 0) return QObject::tr("unlimited");
+        return withUnit ? QObject::tr("%1 IOPS").arg(displayNumber(v)) : displayNumber(v);
+    case DeviceLimit::Inflight:
+        if (v <= 0) return QObject::tr("unlimited");
+        return withUnit ? QObject::tr("%1 at once").arg(displayNumber(v)) : displayNumber(v);
+    }
+    return {};
+}
 
 StorageControls::StorageControls(QWidget* parent) : QWidget(parent) {
     auto* row = new QHBoxLayout(this);
@@ -77,6 +101,9 @@ StorageControls::StorageControls(QWidget* parent) : QWidget(parent) {
     row->addWidget(binding_);
     shape_ = new QLabel(this);
     shape_->setObjectName(QStringLiteral("storageShape"));
+    shape_->setTextFormat(Qt::PlainText);
+    shape_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // no minimum width of its own
+    shape_->installEventFilter(this);
     row->addWidget(shape_, 1);
     bindingTimer_ = new QTimer(this);
     bindingTimer_->setInterval(500);
@@ -131,11 +158,21 @@ void StorageControls::showDevice() {
     iops_->setValue(s.iops);
     inflight_->setValue(static_cast<double>(s.maxInflight));
     updating_ = false;
-    shape_->setText(tr("latency %1 · IOPS %2 · in flight %3")
-                        .arg(QString::fromStdString(describeLatency(s.latency)),
-                             s.iops > 0 ? plainNumber(s.iops) : tr("unlimited"),
-                             s.maxInflight > 0 ? QString::number(s.maxInflight) : tr("unlimited")));
+    shapeText_ = tr("latency %1 · IOPS %2 · in flight %3")
+                     .arg(QString::fromStdString(describeLatency(s.latency)), deviceLimitText(DeviceLimit::Iops, s.iops, false),
+                          deviceLimitText(DeviceLimit::Inflight, s.maxInflight, false));
+    shape_->setToolTip(shapeText_);
+    elideShape();
     emit shown();
+}
+
+void StorageControls::elideShape() {
+    shape_->setText(shape_->fontMetrics().elidedText(shapeText_, Qt::ElideRight, std::max(0, shape_->contentsRect().width())));
+}
+
+bool StorageControls::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == shape_ && event->type() == QEvent::Resize) elideShape();
+    return QWidget::eventFilter(watched, event);
 }
 
 bool StorageControls::apply(const std::function<void()>& set) {
@@ -150,13 +187,26 @@ bool StorageControls::apply(const std::function<void()>& set) {
     return true;
 }
 
+bool StorageControls::applyShape(const StorageShape& shape, const QString& name) {
+    if (!device_) return false;
+    StorageShape target = shape;
+    target.shapeWrites = device_->shape().shapeWrites; // a profile says nothing about this run's checkpoints
+    if (target == device_->shape()) {
+        showDevice();
+        return true;
+    }
+    if (!apply([&] { device_->setShape(target); })) return false;
+    emit changed(tr("→ %1 profile").arg(name));
+    return true;
+}
+
 void StorageControls::applyBandwidth(double mibs) {
     if (!device_) return;
     const double before = device_->shape().bandwidthBytesPerSecond;
     const double after = mibs * kMiB;
     if (after == before) return;
     if (!apply([&] { device_->setBandwidth(after); })) return;
-    emit changed(tr("bw %1→%2 MiB/s").arg(bandwidthText(before), bandwidthText(after)));
+    emit changed(changeText(tr("bw"), DeviceLimit::Bandwidth, before / kMiB, after / kMiB));
 }
 
 void StorageControls::applyLatency(double ms) {
@@ -172,7 +222,7 @@ void StorageControls::applyLatency(double ms) {
     }
     if (after == before) return;
     if (!apply([&] { device_->setLatency(after); })) return;
-    emit changed(tr("lat %1→%2 ms").arg(plainNumber(medianMs(before)), plainNumber(medianMs(after))));
+    emit changed(changeText(tr("lat"), DeviceLimit::Latency, medianMs(before), medianMs(after)));
 }
 
 void StorageControls::applyIops(double iops) {
@@ -180,8 +230,7 @@ void StorageControls::applyIops(double iops) {
     const double before = device_->shape().iops;
     if (iops == before) return;
     if (!apply([&] { device_->setIops(iops); })) return;
-    auto text = [](double v) { return v > 0 ? plainNumber(v) : tr("unlimited"); };
-    emit changed(tr("IOPS %1→%2").arg(text(before), text(iops)));
+    emit changed(changeText(tr("IOPS"), DeviceLimit::Iops, before, iops));
 }
 
 void StorageControls::applyInflight(double requests) {
@@ -190,8 +239,7 @@ void StorageControls::applyInflight(double requests) {
     const auto after = static_cast<unsigned>(std::lround(requests));
     if (after == before) return;
     if (!apply([&] { device_->setMaxInflight(after); })) return;
-    auto text = [](unsigned v) { return v > 0 ? QString::number(v) : tr("unlimited"); };
-    emit changed(tr("in flight %1→%2").arg(text(before), text(after)));
+    emit changed(changeText(tr("in flight"), DeviceLimit::Inflight, before, after));
 }
 
 } // namespace trainio::ui

@@ -19,6 +19,14 @@ class QTimer;
 
 namespace trainio::ui {
 
+// The limits of an emulated device a presenter changes, in the order of the presentation view's sliders.
+enum class DeviceLimit { Bandwidth, Latency, Iops, Inflight };
+// A limit's value as the presentation view's sliders and every storage-change label show it (issue 32,
+// item 6: one formatting for both): bandwidth in MiB/s → "250 MiB/s", "6.35 GiB/s"; latency (median) in
+// ms → "85 µs", "13 ms"; "1,000,000 IOPS"; "128 at once"; 0 → "unlimited" (latency: "none").
+// `withUnit` false leaves out the unit of IOPS and in flight (the label names the limit): "1,000,000".
+QString deviceLimitText(DeviceLimit limit, double value, bool withUnit = true);
+
 class StorageControls final : public QWidget {
     Q_OBJECT
 public:
@@ -39,9 +47,14 @@ public:
     // Where updateBinding() reads the AU of the recent steps (the Run page: its live figures); unset or
     // nullopt: only the device's counters are weighed.
     void setAuSource(std::function<std::optional<double>()> source) { auSource_ = std::move(source); }
+    // Gives the device every limit of `shape` exactly (bandwidth, latency distribution, IOPS, in flight;
+    // whether writes are shaped stays as it is), each change logged by the device, and one marker
+    // "→ NAME profile". False (and refused()) when the device refuses it; true also when nothing changed.
+    bool applyShape(const StorageShape& shape, const QString& name);
 
 signals:
-    // A change the device accepted, in words for a plot marker: "bw 500→100 MiB/s", "lat 2→10 ms".
+    // A change the device accepted, in words for a plot marker, its numbers as deviceLimitText writes
+    // them: "bw 500 → 100 MiB/s", "lat 85 µs → 13 ms", "IOPS 1,000,000 → 65", "→ hdd profile".
     void changed(const QString& label);
     // A change the device refused (InputError text).
     void refused(const QString& text);
@@ -51,8 +64,14 @@ signals:
     // What limited the run in the last reading ("IOPS", "compute (storage idle)"; empty: not the device).
     void bindingChanged(const QString& limit);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void showDevice();
+    // The description in the room the strip leaves it, elided at the end (the whole of it in the tooltip):
+    // it never sets the window's minimum width (issue 32, item 5).
+    void elideShape();
     // Runs a device setter; false (and refused()) when it throws.
     bool apply(const std::function<void()>& set);
     void applyBandwidth(double mibs);
@@ -66,6 +85,7 @@ private:
     QDoubleSpinBox* iops_;
     QDoubleSpinBox* inflight_;
     QLabel* shape_;
+    QString shapeText_;
     QLabel* binding_;
     QTimer* bindingTimer_;
     std::function<std::optional<double>()> auSource_;

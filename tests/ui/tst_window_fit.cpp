@@ -1,0 +1,161 @@
+// The main window fits the room's screen (issue 32, item 5): at 1280×720 and at 1366×768 — two screens of
+// the offscreen platform, configured here — a geometry saved on a larger screen is restored inside the
+// screen, and while a run on emulated storage runs (its "Emulated storage" strip shown, with its long
+// description) the window does not grow past the screen: its minimum size fits, every top-level widget
+// lies inside the screen, "Present" and the plots lie inside the window, and no two widgets of a layout on
+// the Run page overlap (nothing overprinted).
+#include "gui_test_support.h"
+#include "testsupport.h"
+#include "main_window.h"
+#include "plots/live_plots.h"
+#include "run/run_controller.h"
+#include "run/run_page.h"
+#include "run/storage_controls.h"
+#include "workload/workload_page.h"
+
+#include <QApplication>
+#include <QLayout>
+#include <QPushButton>
+#include <QScreen>
+#include <QSignalSpy>
+#include <QTemporaryFile>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+using namespace trainio::ui;
+
+namespace {
+
+// Widgets of one layout that overlap one another on `root` (each pair named), empty when none do.
+QStringList overlaps(QWidget* root) {
+    QStringList out;
+    for (QLayout* layout : root->findChildren<QLayout*>()) {
+        std::vector<QWidget*> shown;
+        for (int i = 0; i < layout->count(); ++i)
+            if (QWidget* w = layout->itemAt(i)->widget(); w && w->isVisibleTo(root) && !w->geometry().isEmpty()) shown.push_back(w);
+        for (std::size_t i = 0; i < shown.size(); ++i)
+            for (std::size_t j = i + 1; j < shown.size(); ++j)
+                if (shown[i]->geometry().intersects(shown[j]->geometry()))
+                    out << QStringLiteral("%1 %2 over %3 %4")
+                               .arg(QString::fromLatin1(shown[i]->metaObject()->className()), shown[i]->objectName(),
+                                    QString::fromLatin1(shown[j]->metaObject()->className()), shown[j]->objectName());
+    }
+    return out;
+}
+
+QString rectText(const QRect& r) { return QStringLiteral("%1×%2 at (%3,%4)").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y()); }
+
+} // namespace
+
+class TestWindowFit : public QObject {
+    Q_OBJECT
+    uitest::TestFolders dirs_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dirs_.work.isValid());
+        QCOMPARE(QGuiApplication::screens().size(), 2);
+    }
+
+    void theWindowFitsTheScreenDuringARun_data() {
+        QTest::addColumn<int>("width");
+        QTest::newRow("1280x720") << 1280;
+        QTest::newRow("1366x768") << 1366;
+    }
+
+    void theWindowFitsTheScreenDuringARun() {
+        QFETCH(int, width);
+        const int screen = width;
+        QScreen* target = nullptr;
+        for (QScreen* s : QGuiApplication::screens())
+            if (s->geometry().width() == width) target = s;
+        QVERIFY(target);
+        const QRect room = target->availableGeometry();
+        QSettings().clear();
+        {
+            // A geometry saved on a large screen (1700×1100): restored here, it must come inside this one.
+            MainWindow big;
+            big.setScreen(target);
+            big.setGeometry(QRect(room.topLeft() + QPoint(40, 40), QSize(1700, 1100)));
+            QSettings().setValue(QStringLiteral("window/geometry"), big.saveGeometry());
+            QSettings().setValue(QStringLiteral("ui/quickStartShown"), true);
+        }
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("fit%1").arg(screen)), 16, 30);
+        QVERIFY(uitest::generateDataset(cfg));
+        cfg.trainio.storage.bandwidthMiBs = 1; // 1 s an epoch: running while the window is looked at
+        MainWindow w;
+        w.setScreen(target);
+        w.restoreSession();
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY2(room.contains(w.frameGeometry()), qPrintable(rectText(w.frameGeometry()) + QStringLiteral(" on ") + rectText(room)));
+
+        w.workloadPage()->setConfig(cfg, QStringLiteral("test"));
+        RunPage* run = w.runPage();
+        run->setOutputFolder(dirs_.work.filePath(QStringLiteral("fit-run%1").arg(screen)));
+        w.showPage(MainWindow::RunPageIndex);
+        QSignalSpy finished(run->controller(), &RunController::finished);
+        QSignalSpy device(run->controller(), &RunController::storageChanged);
+        QVERIFY(run->startInvocation());
+        QVERIFY2(device.wait(testsupport::kHangMs) || !device.isEmpty(), "the run reports its emulated device");
+        QTRY_VERIFY_WITH_TIMEOUT(run->storageControls()->isVisible(), testsupport::kHangMs);
+        run->storageControls()->bandwidthBox()->setValue(1.5); // a storage change, marked on the plots
+        QCOMPARE(run->plots()->markers().size(), 1);
+        // The pending relayouts (which grew the window) done, then looked at while running.
+        for (int i = 0; i < 3; ++i) {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QCoreApplication::processEvents();
+        }
+        QVERIFY2(finished.isEmpty(), qPrintable(QStringLiteral("the run ended before the window was looked at: ") +
+                                                (finished.isEmpty() ? QString() : finished.first().first().value<RunFinish>().error)));
+
+        const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QVERIFY2(min.width() <= room.width() && min.height() <= room.height(),
+                 qPrintable(QStringLiteral("minimum %1×%2 on %3").arg(min.width()).arg(min.height()).arg(rectText(room))));
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (top->isVisible())
+                QVERIFY2(room.contains(top->frameGeometry()),
+                         qPrintable(QStringLiteral("%1 %2 at %3 off %4")
+                                        .arg(QString::fromLatin1(top->metaObject()->className()), top->objectName(),
+                                             rectText(top->frameGeometry()), rectText(room))));
+        // What the presenter needs lies inside the window.
+        std::vector<QWidget*> needed = {run->presentButton(), run->storageControls()};
+        for (int i = 0; i < LivePlots::PlotCount; ++i) needed.push_back(run->plots()->plot(static_cast<LivePlots::PlotId>(i)));
+        for (QWidget* n : needed) {
+            QVERIFY(n->isVisible());
+            const QRect inWindow(n->mapTo(&w, QPoint(0, 0)), n->size());
+            QVERIFY2(w.rect().contains(inWindow), qPrintable(n->objectName() + QStringLiteral(" at ") + rectText(inWindow) +
+                                                             QStringLiteral("; the Run page's minimum: %1×%2")
+                                                                 .arg(run->minimumSizeHint().width())
+                                                                 .arg(run->minimumSizeHint().height())));
+        }
+        const QStringList over = overlaps(run);
+        QVERIFY2(over.isEmpty(), qPrintable(over.join(QStringLiteral("; "))));
+        // The two-axis telemetry plot: its axes have room for their labels (none squeezed under its minimum).
+        QCustomPlot* telemetry = run->plots()->plot(LivePlots::Telemetry);
+        QVERIFY2(telemetry->width() >= telemetry->minimumWidth() && telemetry->height() >= telemetry->minimumHeight(),
+                 qPrintable(rectText(telemetry->geometry())));
+
+        run->cancel();
+        QVERIFY(finished.wait(120000) || !finished.isEmpty());
+    }
+};
+
+int main(int argc, char** argv) {
+    // Two screens: 1280×720 and, to its right, 1366×768 (the offscreen platform's configuration file).
+    QTemporaryFile config;
+    if (!config.open()) return 1;
+    config.write(R"({"screens": [
+        {"name": "small", "x": 0, "y": 0, "width": 1280, "height": 720, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+        {"name": "laptop", "x": 1280, "y": 0, "width": 1366, "height": 768, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+    ]})");
+    config.flush();
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.fileName().toLocal8Bit());
+    QApplication app(argc, argv);
+    TestWindowFit test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_window_fit.moc"
