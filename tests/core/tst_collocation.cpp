@@ -269,7 +269,7 @@ private slots:
             // The library compares with the collocation's own alone runs and finds what the collocation found.
             const json* node = collocationNode(t);
             QVERIFY(node);
-            for (const auto& x : list) {
+            for (const auto& x : c["interference"]["workloads"]) {
                 const json* w = interferenceOf(*node, x["name"].get<std::string>());
                 QVERIFY2(w && (*w)["compared"].get<bool>(), node->dump().c_str());
                 QVERIFY((*w)["alone_from_collocate"].get<bool>());
