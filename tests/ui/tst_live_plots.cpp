@@ -3,6 +3,7 @@
 // keeps its meaning. SeriesEnvelope is checked against a brute-force computation over the same points.
 #include "plots/live_plots.h"
 #include "plots/series_envelope.h"
+#include "mark_label_checks.h"
 
 #include <qcustomplot.h>
 
@@ -452,26 +453,7 @@ private slots:
         QCustomPlot* p = plots.plot(LivePlots::StepAu);
         p->replot(QCustomPlot::rpImmediateRefresh);
         p->replot(QCustomPlot::rpImmediateRefresh); // the range the labels asked for, then the labels at it
-        const QRectF axes = p->axisRect()->rect();
-        const double line100 = p->yAxis->coordToPixel(100);
-        std::vector<std::pair<QString, QRectF>> shown;
-        for (int i = 0; i < p->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->visible())
-                shown.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
-        QVERIFY2(std::any_of(shown.begin(), shown.end(), [&](const auto& l) { return l.first == changes.last(); }),
-                 "the newest change is not shown");
-        QVERIFY2(shown.size() >= 3, qPrintable(QString::number(shown.size())));
-        for (std::size_t i = 0; i < shown.size(); ++i) {
-            const auto& [text, r] = shown[i];
-            QVERIFY2(r.left() >= axes.left() && r.right() <= axes.right() + 1 && r.top() >= axes.top(),
-                     qPrintable(text + QStringLiteral(" leaves the axes")));
-            QVERIFY2(r.bottom() <= line100, qPrintable(QStringLiteral("%1 reaches down to %2 px, the 100 % line is at %3 px")
-                                                           .arg(text)
-                                                           .arg(r.bottom())
-                                                           .arg(line100)));
-            for (std::size_t j = i + 1; j < shown.size(); ++j)
-                QVERIFY2(!r.intersects(shown[j].second), qPrintable(text + QStringLiteral(" over ") + shown[j].first));
-        }
+        uitest::checkMarkLabels(p, changes.last(), 3);
     }
 
     // All-zero series (an empty prefetch queue, a stall of 0) get a plain 0…1 axis, not one whose tick

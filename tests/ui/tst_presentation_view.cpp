@@ -14,6 +14,7 @@
 #include "run/storage_controls.h"
 #include "workload/workload_page.h"
 #include "gui_test_support.h"
+#include "mark_label_checks.h"
 #include "testsupport.h"
 
 #include <QApplication>
@@ -446,25 +447,7 @@ private slots:
         QVERIFY(!data->isEmpty());
         QCOMPARE((data->constEnd() - 1)->value, bar);
 
-        const QRectF axes = chart->axisRect()->rect();
-        const double line100 = chart->yAxis->coordToPixel(100);
-        std::vector<std::pair<QString, QRectF>> shown;
-        for (int i = 0; i < chart->itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(chart->item(i)); t && t->visible())
-                shown.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
-        QVERIFY2(std::any_of(shown.begin(), shown.end(), [&](const auto& l) { return l.first == changes.last(); }),
-                 "the newest change is not shown");
-        for (std::size_t i = 0; i < shown.size(); ++i) {
-            const auto& [text, r] = shown[i];
-            QVERIFY2(r.left() >= axes.left() && r.right() <= axes.right() + 1 && r.top() >= axes.top(),
-                     qPrintable(text + QStringLiteral(" leaves the axes")));
-            QVERIFY2(r.bottom() <= line100, qPrintable(QStringLiteral("%1 reaches down to %2 px, the 100 % line is at %3 px")
-                                                           .arg(text)
-                                                           .arg(r.bottom())
-                                                           .arg(line100)));
-            for (std::size_t j = i + 1; j < shown.size(); ++j)
-                QVERIFY2(!r.intersects(shown[j].second), qPrintable(text + QStringLiteral(" over ") + shown[j].first));
-        }
+        uitest::checkMarkLabels(chart, changes.last());
     }
 
     // Every text of the view fits its place (no clipped label) at 1280×720 and 1920×1080, for one, eight,
