@@ -199,6 +199,10 @@ MainWindow::MainWindow(QWidget* parent)
         for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
     });
     connect(model_, &ResultsTreeModel::checkedChanged, this, &MainWindow::updateCompare);
+    // The checked items come back after a restart (QSettings "library/checked").
+    model_->restoreChecked(QSettings().value(QStringLiteral("library/checked")).toStringList());
+    connect(model_, &ResultsTreeModel::checkedChanged, this,
+            [this] { QSettings().setValue(QStringLiteral("library/checked"), model_->checkedKeys()); });
     connect(model_, &QAbstractItemModel::modelReset, this, &MainWindow::updateCompare);
 
     buildMenus();
