@@ -24,6 +24,9 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -414,6 +417,68 @@ private slots:
         wheel(batch, 1);
         QCOMPARE(batch->value(), 8.0);
         QCOMPARE(page->config().reader.batchSize, 8ull);
+    }
+
+    // Issue 32 item 11: Ctrl+S saves a workload back to its file (no dialog); a name typed without ".yaml"
+    // is saved as name.yaml; Save as (Ctrl+Shift+S) onto an existing file asks, and Enter — the default
+    // button — replaces it, the action the user chose.
+    void ctrlSSavesBackAndSaveAsAddsYamlAndReplaces() {
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->loadPresetNamed(QStringLiteral("resnet50_a100")));
+        QTemporaryDir dir;
+        int asked = 0;
+        setFileDialogHook([&](const QString&, const QString&) {
+            ++asked;
+            return dir.filePath(QStringLiteral("mine")); // typed without .yaml
+        });
+        QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier); // a preset: no file yet, so it asks
+        QCOMPARE(asked, 1);
+        const QString yaml = dir.filePath(QStringLiteral("mine.yaml"));
+        QVERIFY(QFileInfo::exists(yaml));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("mine"))));
+        QCOMPARE(page->currentFile(), yaml);
+
+        type(quantity(page, "reader.read_threads"), QStringLiteral("6"));
+        QVERIFY(page->isModified());
+        QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier); // back to its file, no question
+        QCOMPARE(asked, 1);
+        QVERIFY(!page->isModified());
+        QCOMPARE(trainio::loadWorkloadConfig(yaml.toStdString()).config.reader.readThreads, 6ull);
+
+        // Save as, with the real dialog: "mine" typed onto mine.yaml, then Enter on the question.
+        setFileDialogHook({});
+        type(quantity(page, "reader.read_threads"), QStringLiteral("3"));
+        QString question, defaultButton;
+        bool typed = false;
+        QTimer driver;
+        driver.setInterval(50);
+        connect(&driver, &QTimer::timeout, this, [&] {
+            QWidget* modal = QApplication::activeModalWidget();
+            if (auto* dialog = qobject_cast<QFileDialog*>(modal); dialog && !typed) {
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                if (!name) return;
+                typed = true;
+                name->selectAll();
+                QTest::keyClicks(name, dir.filePath(QStringLiteral("mine")));
+                QTest::keyClick(name, Qt::Key_Return);
+            } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+                question = box->text();
+                defaultButton = box->defaultButton() ? box->defaultButton()->text() : QString();
+                QTest::keyClick(box, Qt::Key_Return);
+            }
+        });
+        driver.start();
+        QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        driver.stop();
+        QVERIFY(typed);
+        QVERIFY2(question.contains(QStringLiteral("mine.yaml already exists")), qPrintable(question));
+        QCOMPARE(defaultButton, QStringLiteral("Replace"));
+        QCOMPARE(trainio::loadWorkloadConfig(yaml.toStdString()).config.reader.readThreads, 3ull);
+        QVERIFY(!page->isModified());
     }
 
     void unsavedEditsAreNotReplacedWithoutAsking() {

@@ -559,6 +559,7 @@ void WorkloadPage::setDerivedConfig(const WorkloadConfig& cfg, const QString& so
     presetName_.clear();
     presetBox_->setCurrentIndex(0);
     setConfig(cfg, source);
+    setModified(true); // in no file yet: quitting or loading another asks first
 }
 
 void WorkloadPage::addSidePane(QWidget* pane) {
@@ -803,12 +804,18 @@ void WorkloadPage::openWithDialog() {
 
 void WorkloadPage::saveWithDialog() { saveWithDialogNow(); }
 
+void WorkloadPage::saveAsWithDialog() { saveAsWithDialogNow(); }
+
 bool WorkloadPage::saveWithDialogNow() {
-    // A file already saved is saved again where it is; a new one starts in the folder last used.
-    const QString path = currentFile_.isEmpty()
-                             ? saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
-                                            QString::fromStdString(config_.model.name) + QStringLiteral(".yaml"), tr("DLIO workload (*.yaml)"))
-                             : QFileDialog::getSaveFileName(this, tr("Save workload"), currentFile_, tr("DLIO workload (*.yaml)"));
+    // A workload from a file is saved back to it; a new one (a preset, a trace's) asks where.
+    return currentFile_.isEmpty() ? saveAsWithDialogNow() : saveFile(currentFile_);
+}
+
+bool WorkloadPage::saveAsWithDialogNow() {
+    // Starts at the workload's own file, else in the folder last used; "name" typed is saved as name.yaml.
+    const QString path = saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
+                                      currentFile_.isEmpty() ? QString::fromStdString(config_.model.name) + QStringLiteral(".yaml") : currentFile_,
+                                      tr("DLIO workload (*.yaml)"), QStringLiteral("yaml"));
     return !path.isEmpty() && saveFile(path);
 }
 
