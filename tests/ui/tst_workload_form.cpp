@@ -162,7 +162,7 @@ private slots:
         QLabel* label = errorLabel(page, "model.parallelism.zero_stage");
         QVERIFY(zero && label);
         ::type(zero, QStringLiteral("4"));
-        QCOMPARE(label->text(), QStringLiteral("model.parallelism.zero_stage: '4' is not allowed: expected a whole number 0 … 3"));
+        QCOMPARE(label->text(), QStringLiteral("'4' is not allowed: expected a whole number 0 … 3 (model.parallelism.zero_stage)"));
         QVERIFY(!page->isValid());
         ::type(zero, QStringLiteral("3"));
         QCOMPARE(page->config().model.parallelism.zeroStage, std::int64_t(3));
@@ -217,7 +217,8 @@ private slots:
         QCOMPARE(page->config().trainio.loader.ramTierMiB, 64.0);
         QVERIFY(!page->isValid());
         QVERIFY(hasError("trainio.ram_tier_mib"));
-        QVERIFY2(ramError->text().startsWith(QStringLiteral("trainio.ram_tier_mib = 64: expected 0 with trainio.loader: plain")),
+        QVERIFY2(ramError->text().startsWith(QStringLiteral("expected 0 with trainio.loader: plain")) &&
+                     ramError->text().endsWith(QStringLiteral("(trainio.ram_tier_mib = 64)")),
                  qPrintable(ramError->text()));
         QVERIFY(ramError->isVisibleTo(page));
         QVERIFY(!page->editorFor(QStringLiteral("trainio.ram_tier_mib"))->styleSheet().isEmpty());
@@ -274,12 +275,14 @@ private slots:
         QVERIFY(!label->isVisible());
 
         type(epochs, QStringLiteral("-3"));
-        QCOMPARE(label->text(), QStringLiteral("train.epochs: '-3' is not allowed: expected a whole number 1 … 1000000"));
+        // Issue 32 item 11: the line leads with the problem; the key it is about comes last.
+        QCOMPARE(label->text(), QStringLiteral("'-3' is not allowed: expected a whole number 1 … 1000000 (train.epochs)"));
         QVERIFY(label->isVisible());
         QCOMPARE(page->config().train.epochs, 5ull); // the last accepted value, not 3
         QVERIFY(!page->isValid());
         auto* list = page->findChild<QListWidget*>(QStringLiteral("diagnostics"));
-        QCOMPARE(list->item(0)->text(), label->text());
+        // The list of every problem names the key first (it is not beside its field).
+        QCOMPARE(list->item(0)->text(), QStringLiteral("train.epochs: '-3' is not allowed: expected a whole number 1 … 1000000"));
 
         paste(epochs, QStringLiteral("1e99"));
         QVERIFY(label->text().contains(QStringLiteral("'1e99' is not allowed")));
@@ -457,7 +460,9 @@ private slots:
         QTimer driver;
         driver.setInterval(50);
         connect(&driver, &QTimer::timeout, this, [&] {
-            QWidget* modal = QApplication::activeModalWidget();
+            QWidget* modal = nullptr; // the visible dialog (another suite's window may hold the focus)
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (top->isVisible() && (qobject_cast<QFileDialog*>(top) || top->objectName() == QStringLiteral("replaceQuestion"))) modal = top;
             if (auto* dialog = qobject_cast<QFileDialog*>(modal); dialog && !typed) {
                 auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
                 if (!name) return;

@@ -46,6 +46,19 @@ namespace trainio::ui {
 
 namespace {
 
+// The line under a field leads with the problem; the key (and value) it is about, which the field beside
+// it already shows, comes last: "train.epochs: '-3' is not allowed: expected …" → "'-3' is not allowed:
+// expected … (train.epochs)"; "trainio.ram_tier_mib = 64: expected 0 …" → "expected 0 … (trainio.ram_tier_mib = 64)".
+QString problemFirst(const QString& problem, const QString& key) {
+    QString head;
+    if (problem.startsWith(key + QStringLiteral(": "))) head = key;
+    else if (problem.startsWith(key + QStringLiteral(" = ")))
+        if (const qsizetype colon = problem.indexOf(QStringLiteral(": "), key.size() + 3); colon > 0) head = problem.left(colon);
+    if (head.isEmpty()) return problem;
+    return QStringLiteral("%1 (%2)").arg(problem.mid(head.size() + 2), head);
+}
+
+
 // The line under a field for its error (in a line reserved whether the message shows or not, so that a
 // message appearing never moves the form under the mouse: issue 21). One line: a long message is elided here and
 // whole in the tooltip and in the list on the side; text() is the whole message.
@@ -640,6 +653,7 @@ void WorkloadPage::showDiagnostics() {
                 problem = QString::fromStdString(d.message);
                 problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
             }
+        problem = problemFirst(problem, it.key());
         it.value()->setText(problem);
         it.value()->setToolTip(problem);
         it.value()->setVisible(!problem.isEmpty());
