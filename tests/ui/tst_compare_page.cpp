@@ -375,6 +375,10 @@ private slots:
         const QModelIndexList selected = t->selectionModel()->selectedRows();
         QCOMPARE(selected.size(), 1);
         QCOMPARE(cellText(t, selected.front().row(), ComparePage::ItemColumn), QString::fromStdString(unet1_->itemName));
+        if (const QString shots = qEnvironmentVariable("TRAINIO_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            QTest::qWait(200);
+            QVERIFY(page.grab().save(QDir(shots).filePath(QStringLiteral("compare-sorted.png"))));
+        }
     }
 
     void plotsNameTheItemsAndExportTheirLabels() {

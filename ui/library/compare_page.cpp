@@ -335,10 +335,14 @@ void ComparePage::rebuildTable() {
     table_->resizeColumnsToContents();
     // Long item names wrap at their " · " rather than push the deltas out of sight (no eliding: the
     // column is as wide as the longest part).
+    // Measured in bold (the baseline's name is bold), so that no part breaks inside itself.
+    QFont bold = table_->font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
     int itemWidth = 0;
     for (const auto& row : result_.rows)
         for (const QString& part : QString::fromStdString(row.label).split(QStringLiteral(" · ")))
-            itemWidth = std::max(itemWidth, table_->fontMetrics().horizontalAdvance(part + QStringLiteral(" ·")) + 16);
+            itemWidth = std::max(itemWidth, boldMetrics.horizontalAdvance(part + QStringLiteral(" ·")) + 16);
     table_->setColumnWidth(ItemColumn, std::min(table_->columnWidth(ItemColumn), std::max(itemWidth, 150)));
     // The statements are spanned after the columns are sized, so that their length does not widen the
     // first delta column.
