@@ -211,6 +211,10 @@ MainWindow::MainWindow(QWidget* parent)
         for (const QString& f : folders) rememberRecent(QStringLiteral("recent/results"), f);
     });
     connect(model_, &ResultsTreeModel::checkedChanged, this, &MainWindow::updateCompare);
+    // The checked items come back after a restart (QSettings "library/checked").
+    model_->restoreChecked(QSettings().value(QStringLiteral("library/checked")).toStringList());
+    connect(model_, &ResultsTreeModel::checkedChanged, this,
+            [this] { QSettings().setValue(QStringLiteral("library/checked"), model_->checkedKeys()); });
     connect(model_, &QAbstractItemModel::modelReset, this, &MainWindow::updateCompare);
 
     buildMenus();
@@ -281,7 +285,8 @@ void MainWindow::buildMenus() {
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     make(file, QStringLiteral("openConfig"), tr("&Open workload…"), {QKeySequence::Open}, [this] { workload_->openWithDialog(); }, QStyle::SP_DialogOpenButton);
-    make(file, QStringLiteral("saveConfig"), tr("&Save workload…"), {QKeySequence::Save}, [this] { workload_->saveWithDialog(); }, QStyle::SP_DialogSaveButton);
+    make(file, QStringLiteral("saveConfig"), tr("&Save workload"), {QKeySequence::Save}, [this] { workload_->saveWithDialog(); }, QStyle::SP_DialogSaveButton);
+    make(file, QStringLiteral("saveConfigAs"), tr("Save workload &as…"), {QKeySequence(tr("Ctrl+Shift+S"))}, [this] { workload_->saveAsWithDialog(); });
     recentConfigs_ = file->addMenu(tr("Recent workloads"));
     // A captured job's trace (trainio-cli capture) as a workload, its observation report beside the form.
     make(file, QStringLiteral("importTrace"), tr("&Import a trace…"), {}, [this] {
@@ -321,7 +326,10 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     make(file, QStringLiteral("resultsRoot"), tr("Results root folder…"), {}, [this] { chooseResultsRoot(); });
     file->addSeparator();
-    make(file, QStringLiteral("quit"), tr("&Quit"), {QKeySequence::Quit}, [this] { close(); });
+    // Ctrl+Q on every platform (Qt's Quit binding is empty where the platform theme follows Windows').
+    QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
+    if (!quitKeys.contains(QKeySequence(tr("Ctrl+Q")))) quitKeys << QKeySequence(tr("Ctrl+Q"));
+    make(file, QStringLiteral("quit"), tr("&Quit"), quitKeys, [this] { close(); });
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     make(runMenu, QStringLiteral("runOnce"), tr("&Run once"), {QKeySequence(tr("Ctrl+R"))}, [this] {
@@ -567,9 +575,9 @@ void MainWindow::buildWorkloadActions(QMenu* fileMenu, QMenu* helpMenu) {
     shrink->setObjectName(QStringLiteral("shrinkToFit"));
     shrink->setToolTip(tr("Fewer training files so that the dataset fits this machine and an epoch takes about a minute"));
     connect(shrink, &QAction::triggered, this, &MainWindow::shrinkWorkloadToMachine);
-    // After "Save workload…": it edits the workload.
+    // After "Save workload as…": it edits the workload.
     const QList<QAction*> fileActions = fileMenu->actions();
-    fileMenu->insertAction(fileActions.size() > 2 ? fileActions.at(2) : nullptr, shrink);
+    fileMenu->insertAction(fileActions.size() > 3 ? fileActions.at(3) : nullptr, shrink);
 
     auto* guide = new QAction(tr("User guide"), this);
     guide->setObjectName(QStringLiteral("userGuide"));

@@ -24,7 +24,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QScrollArea>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <QTest>
 
@@ -56,6 +56,19 @@ std::pair<double, double> bounds(QString text) {
     if (parts.size() != 2) return {NAN, NAN};
     return {QLocale().toDouble(parts[0]), QLocale().toDouble(parts[1])};
 }
+
+// A cell of a view's model as the user reads it (display text unless another role is asked).
+QString cellText(const QAbstractItemView* view, int row, int column, int role = Qt::DisplayRole) {
+    return view->model()->index(row, column).data(role).toString();
+}
+
+QString headerText(const QTableView* view, int column) { return view->model()->headerData(column, Qt::Horizontal).toString(); }
+
+// A tiny DLIO workload (16 files of 64 KiB, 2 epochs) that `trainio-cli benchmark` runs in seconds.
+const char* kTinyConfig = "model:\n  name: tinycompare\nframework: pytorch\nworkflow:\n  generate_data: False\n"
+                          "  train: True\ndataset:\n  data_folder: %1\n  format: npz\n  num_files_train: 16\n"
+                          "  num_samples_per_file: 1\n  record_length_bytes: 65536\nreader:\n  data_loader: pytorch\n"
+                          "  batch_size: 2\n  read_threads: 2\ntrain:\n  epochs: 2\n  computation_time: 0.002\nmetric:\n  au: 0.5\n";
 
 QList<QCPBars*> barsOf(QCustomPlot* p) {
     QList<QCPBars*> out;
@@ -97,21 +110,21 @@ private slots:
     void crossWorkloadRowSaysWhyAndHasNoDelta() {
         ComparePage page;
         show(page, {unet1_, resnet_});
-        QTableWidget* t = page.deltaTable();
-        QCOMPARE(t->rowCount(), 2);
-        QCOMPARE(t->item(1, ComparePage::ItemColumn)->text(), QString::fromStdString(resnet_->itemName));
-        const QString why = t->item(1, ComparePage::DeltaColumn)->text();
+        QTableView* t = page.deltaTable();
+        QCOMPARE(t->model()->rowCount(), 2);
+        QCOMPARE(cellText(t, 1, ComparePage::ItemColumn), QString::fromStdString(resnet_->itemName));
+        const QString why = cellText(t, 1, ComparePage::DeltaColumn);
         QVERIFY2(why.startsWith(QStringLiteral("not comparable: ")), qPrintable(why));
         QVERIFY2(why.contains(QStringLiteral("resnet50")) && why.contains(QStringLiteral("unet3d")), qPrintable(why));
         // The reason replaces every delta and CI cell of the row; the values are hidden too.
         QCOMPARE(t->columnSpan(1, ComparePage::DeltaColumn), ComparePage::ColumnCount - ComparePage::DeltaColumn);
-        for (int m = 0; m < 3; ++m) QCOMPARE(t->item(1, ComparePage::ValueColumn + m)->text(), QStringLiteral("—"));
+        for (int m = 0; m < 3; ++m) QCOMPARE(cellText(t, 1, ComparePage::ValueColumn + m), QStringLiteral("—"));
         QCOMPARE(barsOf(page.samplesBars()).size(), 1); // the baseline's bar only
 
         // Compare anyway: the values appear, the deltas do not.
         page.compareAnywayToggle()->setChecked(true);
-        QVERIFY(t->item(1, ComparePage::ValueColumn + 1)->text().contains(QStringLiteral(" ± ")));
-        QVERIFY(t->item(1, ComparePage::DeltaColumn)->text().startsWith(QStringLiteral("not comparable: ")));
+        QVERIFY(cellText(t, 1, ComparePage::ValueColumn + 1).contains(QStringLiteral(" ± ")));
+        QVERIFY(cellText(t, 1, ComparePage::DeltaColumn).startsWith(QStringLiteral("not comparable: ")));
         QCOMPARE(barsOf(page.samplesBars()).size(), 2);
     }
 
@@ -119,15 +132,15 @@ private slots:
         ComparePage page;
         show(page, {unet1_, unet2_});
         QVERIFY(page.perAcceleratorToggle()->isChecked());
-        QVERIFY(page.deltaTable()->horizontalHeaderItem(ComparePage::ValueColumn + 1)->text().contains(QStringLiteral("per accelerator")));
+        QVERIFY(headerText(page.deltaTable(), ComparePage::ValueColumn + 1).contains(QStringLiteral("per accelerator")));
         // 2 accelerators: the row shows the benchmark's mean over its runs halved.
         const double expected = testsupport::meanOf(unet2_->samplesPerSecond.values) / 2.0;
-        const double shown = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
+        const double shown = QLocale().toDouble(cellText(page.deltaTable(), 1, ComparePage::ValueColumn + 1).section(QStringLiteral(" ± "), 0, 0));
         QVERIFY2(std::abs(shown - expected) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(expected)));
 
         QTest::mouseClick(page.perAcceleratorToggle(), Qt::LeftButton);
         QVERIFY(!page.perAcceleratorToggle()->isChecked());
-        const double total = QLocale().toDouble(page.deltaTable()->item(1, ComparePage::ValueColumn + 1)->text().section(QStringLiteral(" ± "), 0, 0));
+        const double total = QLocale().toDouble(cellText(page.deltaTable(), 1, ComparePage::ValueColumn + 1).section(QStringLiteral(" ± "), 0, 0));
         QVERIFY(std::abs(total - testsupport::meanOf(unet2_->samplesPerSecond.values)) <= 0.05 + 1e-9);
         show(page, {unet2_, unet1_}); // new items: the user's "off" stays
         QVERIFY(!page.perAcceleratorToggle()->isChecked());
@@ -136,12 +149,12 @@ private slots:
     void welchCiColumnIsCentredOnTheDifference() {
         ComparePage page;
         show(page, {unet1_, unet2_});
-        QTableWidget* t = page.deltaTable();
-        QVERIFY(t->horizontalHeaderItem(ComparePage::CiColumn)->text().contains(QStringLiteral("Welch")));
-        QVERIFY(t->horizontalHeaderItem(ComparePage::ValueColumn)->text().contains(QStringLiteral("mean ± sd\nover runs")));
-        QCOMPARE(t->item(0, ComparePage::DeltaColumn)->text(), QStringLiteral("baseline"));
+        QTableView* t = page.deltaTable();
+        QVERIFY(headerText(t, ComparePage::CiColumn).contains(QStringLiteral("Welch")));
+        QVERIFY(headerText(t, ComparePage::ValueColumn).contains(QStringLiteral("mean ± sd\nover runs")));
+        QCOMPARE(cellText(t, 0, ComparePage::DeltaColumn), QStringLiteral("baseline"));
         // AU is never divided per accelerator: the CI's centre is the difference of the run means.
-        const QString ci = t->item(1, ComparePage::CiColumn)->text();
+        const QString ci = cellText(t, 1, ComparePage::CiColumn);
         const auto [low, high] = bounds(ci);
         const double diff = testsupport::meanOf(unet2_->au.values) - testsupport::meanOf(unet1_->au.values);
         QVERIFY2(std::isfinite(low) && low < high, qPrintable(ci));
@@ -149,7 +162,7 @@ private slots:
         QCOMPARE(ci.contains(QStringLiteral("within noise")), low <= 0 && high >= 0);
         const double pct = 100.0 * diff / testsupport::meanOf(unet1_->au.values);
         // "+1.20 points\n(+1.3 %)": the difference in AU points, then relative to the baseline (issue 21).
-        const QString deltaText = t->item(1, ComparePage::DeltaColumn)->text();
+        const QString deltaText = cellText(t, 1, ComparePage::DeltaColumn);
         QVERIFY2(std::abs(QLocale().toDouble(deltaText.section(QLatin1Char(' '), 0, 0)) - diff) <= 0.0051, qPrintable(deltaText));
         QVERIFY2(deltaText.section(QLatin1Char(' '), 1, 1).startsWith(QStringLiteral("points")), qPrintable(deltaText));
         const QString relative = deltaText.section(QLatin1Char('('), 1).section(QLatin1Char(' '), 0, 0);
@@ -158,7 +171,7 @@ private slots:
 
         // An item against itself: a difference of 0, within noise.
         show(page, {unet1_, unet1_});
-        QVERIFY(t->item(1, ComparePage::CiColumn)->text().contains(QStringLiteral("within noise")));
+        QVERIFY(cellText(t, 1, ComparePage::CiColumn).contains(QStringLiteral("within noise")));
     }
 
     // Issue 21: every delta says its unit — AU in points, the others in theirs — and its share of the
@@ -166,18 +179,18 @@ private slots:
     void everyDeltaHasItsUnit() {
         ComparePage page;
         show(page, {unet1_, unet2_});
-        QTableWidget* t = page.deltaTable();
+        QTableView* t = page.deltaTable();
         const QString units[] = {QStringLiteral("points"), QStringLiteral("samples/s"), QStringLiteral("GiB/s"), QStringLiteral("MiB/s")};
-        QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn)->text().contains(QStringLiteral("% of baseline")));
+        QVERIFY(headerText(t, ComparePage::DeltaColumn).contains(QStringLiteral("% of baseline")));
         for (int m = 0; m < 4; ++m) {
-            const QString delta = t->item(1, ComparePage::DeltaColumn + m)->text();
-            const QString ci = t->item(1, ComparePage::CiColumn + m)->text();
+            const QString delta = cellText(t, 1, ComparePage::DeltaColumn + m);
+            const QString ci = cellText(t, 1, ComparePage::CiColumn + m);
             // (samples/s etc. may say "per accelerator": the unit core gives, whatever follows it.)
             QVERIFY2(delta.section(QLatin1Char('\n'), 0, 0).section(QLatin1Char(' '), 1).startsWith(units[m]), qPrintable(delta));
             QVERIFY2(delta.section(QLatin1Char('\n'), 1).startsWith(QLatin1Char('(')) && delta.endsWith(QStringLiteral(" %)")), qPrintable(delta));
             QVERIFY2(ci.section(QLatin1Char('\n'), 0, 0).section(QStringLiteral("] "), 1).startsWith(units[m]), qPrintable(ci));
-            QVERIFY2(t->horizontalHeaderItem(ComparePage::DeltaColumn + m)->text().contains(units[m]),
-                     qPrintable(t->horizontalHeaderItem(ComparePage::DeltaColumn + m)->text()));
+            QVERIFY2(headerText(t, ComparePage::DeltaColumn + m).contains(units[m]),
+                     qPrintable(headerText(t, ComparePage::DeltaColumn + m)));
         }
     }
 
@@ -201,8 +214,8 @@ private slots:
         QTest::qWait(100);
         QCOMPARE(window.size(), before);
         QVERIFY(window.minimumSizeHint().height() <= 720);
-        QTableWidget* t = page->deltaTable();
-        QCOMPARE(t->rowCount(), static_cast<int>(nodes.size()));
+        QTableView* t = page->deltaTable();
+        QCOMPARE(t->model()->rowCount(), static_cast<int>(nodes.size()));
         // The table's viewport shows at least two full rows (it scrolls for the rest).
         QVERIFY2(t->viewport()->height() >= 2 * t->rowHeight(0) && t->viewport()->height() >= 60,
                  qPrintable(QStringLiteral("table viewport %1 px, first row %2 px").arg(t->viewport()->height()).arg(t->rowHeight(0))));
@@ -226,36 +239,36 @@ private slots:
         QVERIFY(run->au.values.size() >= 2); // its epochs
         ComparePage page;
         show(page, {unet1_, run});
-        QTableWidget* t = page.deltaTable();
+        QTableView* t = page.deltaTable();
         for (int m = 0; m < 3; ++m) {
-            const QString ci = t->item(1, ComparePage::CiColumn + m)->text();
+            const QString ci = cellText(t, 1, ComparePage::CiColumn + m);
             QVERIFY2(ci.contains(QStringLiteral("differ in kind")) && !ci.contains(QLatin1Char('[')) && !ci.contains(QStringLiteral("noise")),
                      qPrintable(ci));
-            QVERIFY(t->item(1, ComparePage::CiColumn + m)->toolTip().contains(QStringLiteral("run means")));
-            QVERIFY(t->item(1, ComparePage::DeltaColumn + m)->text().endsWith(QStringLiteral(" %)")));
+            QVERIFY(cellText(t, 1, ComparePage::CiColumn + m, Qt::ToolTipRole).contains(QStringLiteral("run means")));
+            QVERIFY(cellText(t, 1, ComparePage::DeltaColumn + m).endsWith(QStringLiteral(" %)")));
         }
         show(page, {unet1_, unet2_}); // benchmark with benchmark: a CI again
-        QVERIFY(t->item(1, ComparePage::CiColumn)->text().startsWith(QLatin1Char('[')));
+        QVERIFY(cellText(t, 1, ComparePage::CiColumn).startsWith(QLatin1Char('[')));
     }
 
     // Issue 9 item 4: MiB/s per accelerator beside samples/s (and Read GiB/s), from the published reports.
     void mibPerAcceleratorColumn() {
         ComparePage page;
         show(page, {unet1_, unet2_});
-        QTableWidget* t = page.deltaTable();
+        QTableView* t = page.deltaTable();
         const int mib = ComparePage::ValueColumn + 3;
-        QVERIFY2(t->horizontalHeaderItem(mib)->text().contains(QStringLiteral("MiB/s\nper accelerator")),
-                 qPrintable(t->horizontalHeaderItem(mib)->text()));
+        QVERIFY2(headerText(t, mib).contains(QStringLiteral("MiB/s\nper accelerator")),
+                 qPrintable(headerText(t, mib)));
         QFile report(kJuice + QStringLiteral("/unet3d-2acc/mlperf_storage_report.json"));
         QVERIFY(report.open(QIODevice::ReadOnly));
         const double published = QJsonDocument::fromJson(report.readAll()).object()[QStringLiteral("overall")].toObject()
                                      [QStringLiteral("train_throughput_mean_MB_per_second")].toDouble();
         QVERIFY(published > 0);
-        const double shown = QLocale().toDouble(t->item(1, mib)->text().section(QStringLiteral(" ± "), 0, 0));
+        const double shown = QLocale().toDouble(cellText(t, 1, mib).section(QStringLiteral(" ± "), 0, 0));
         QVERIFY2(std::abs(shown - published / 2) <= 0.05 + 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(published / 2)));
         // Its delta and CI columns follow the other metrics'.
-        QVERIFY(t->horizontalHeaderItem(ComparePage::DeltaColumn + 3)->text().contains(QStringLiteral("Bandwidth")));
-        QVERIFY(t->item(1, ComparePage::CiColumn + 3)->text().startsWith(QLatin1Char('[')));
+        QVERIFY(headerText(t, ComparePage::DeltaColumn + 3).contains(QStringLiteral("Bandwidth")));
+        QVERIFY(cellText(t, 1, ComparePage::CiColumn + 3).startsWith(QLatin1Char('[')));
     }
 
     // Issue 9 item 5: two workloads MLPerf calls unet3d_h100 (146 MB and 3 MB samples) have names that say
@@ -269,12 +282,103 @@ private slots:
         QVERIFY(big && small);
         ComparePage page;
         page.setItems(lib, compareItems(*lib, {big, small}));
-        QTableWidget* t = page.deltaTable();
-        QCOMPARE(t->item(0, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 139.8 MiB/sample · 2 accelerators"));
-        QCOMPARE(t->item(1, ComparePage::ItemColumn)->text(), QStringLiteral("lab · unet3d_h100 · 3.0 MiB/sample · 2 accelerators"));
-        const QString why = t->item(1, ComparePage::DeltaColumn)->text();
+        QTableView* t = page.deltaTable();
+        QCOMPARE(cellText(t, 0, ComparePage::ItemColumn), QStringLiteral("lab · unet3d_h100 · 139.8 MiB/sample · 2 accelerators"));
+        QCOMPARE(cellText(t, 1, ComparePage::ItemColumn), QStringLiteral("lab · unet3d_h100 · 3.0 MiB/sample · 2 accelerators"));
+        const QString why = cellText(t, 1, ComparePage::DeltaColumn);
         QVERIFY2(why.contains(QStringLiteral("record length")), qPrintable(why));
-        QCOMPARE(page.findChild<QComboBox*>(QStringLiteral("baseline"))->itemText(1), t->item(1, ComparePage::ItemColumn)->text());
+        QCOMPARE(page.findChild<QComboBox*>(QStringLiteral("baseline"))->itemText(1), cellText(t, 1, ComparePage::ItemColumn));
+    }
+
+    // Issue 32 item 10: the default baseline is the user's own newest benchmark, not the first item (a
+    // published result that sorts first); a baseline the user picks stays while it is among the items.
+    void defaultBaselineIsTheUsersNewestBenchmark() {
+        QTemporaryDir work;
+        const QString cfg = work.filePath(QStringLiteral("tiny.yaml"));
+        testsupport::writeText(cfg.toStdString(), QString::fromLatin1(kTinyConfig).arg(work.filePath(QStringLiteral("data"))).toStdString());
+        const auto gen = testsupport::runCli({QStringLiteral("datagen"), QStringLiteral("--config"), cfg, QStringLiteral("--quiet")});
+        QVERIFY2(gen.exitCode == 0, qPrintable(gen.err));
+        for (const char* name : {"older", "newer"}) { // one after the other: "newer" starts later
+            const auto r = testsupport::runCli({QStringLiteral("benchmark"), QStringLiteral("--config"), cfg, QStringLiteral("--output"),
+                                                work.filePath(QString::fromLatin1(name)), QStringLiteral("--runs"), QStringLiteral("2"),
+                                                QStringLiteral("--quiet")},
+                                               300000);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        }
+        const auto lib = std::make_shared<aggregate::ResultsLibrary>(aggregate::importResults(
+            {std::filesystem::path(kJuice.toStdString()), work.filePath(QStringLiteral("older")).toStdString(),
+             work.filePath(QStringLiteral("newer")).toStdString()}));
+        const LibraryNode* older = benchmarkIn(*lib, work.filePath(QStringLiteral("older")));
+        const LibraryNode* newer = benchmarkIn(*lib, work.filePath(QStringLiteral("newer")));
+        const LibraryNode* published = benchmarkIn(*lib, kJuice + QStringLiteral("/unet3d-1acc"));
+        QVERIFY(older && newer && published);
+
+        ComparePage page;
+        page.resize(1280, 720);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setItems(lib, compareItems(*lib, {published, older, newer}));
+        auto* baseline = page.findChild<QComboBox*>(QStringLiteral("baseline"));
+        QCOMPARE(baseline->currentIndex(), 2);
+        QCOMPARE(cellText(page.deltaTable(), 2, ComparePage::DeltaColumn), QStringLiteral("baseline"));
+        QVERIFY(cellText(page.deltaTable(), 0, ComparePage::DeltaColumn) != QStringLiteral("baseline"));
+        // Other items, the newest own benchmark elsewhere: it is still the default.
+        page.setItems(lib, compareItems(*lib, {newer, published, older}));
+        QCOMPARE(baseline->currentIndex(), 0);
+
+        // The user picks the older one (keys on the combo box, as a user would): it stays when items change.
+        baseline->setFocus();
+        QTest::keyClick(baseline, Qt::Key_Down);
+        QTest::keyClick(baseline, Qt::Key_Down);
+        QCOMPARE(baseline->currentText(), QString::fromStdString(older->itemName));
+        page.setItems(lib, compareItems(*lib, {published, newer, older}));
+        QCOMPARE(baseline->currentIndex(), 2);
+        QCOMPARE(cellText(page.deltaTable(), 2, ComparePage::DeltaColumn), QStringLiteral("baseline"));
+    }
+
+    // Issue 29: the table is an item model the user sorts by clicking a header; each row keeps its item
+    // number, its statement spans the delta columns wherever the row lands, and the selected row stays
+    // selected.
+    void clickingAHeaderSortsAndKeepsSpansAndSelection() {
+        ComparePage page;
+        page.resize(1280, 720);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        show(page, {unet1_, unet2_, resnet_});
+        QTableView* t = page.deltaTable();
+        QVERIFY(qobject_cast<CompareTableModel*>(t->model()));
+        page.compareAnywayToggle()->setChecked(true);
+        // Select the first row (unet3d, 1 accelerator) with a click.
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualRect(t->model()->index(0, ComparePage::ItemColumn)).center());
+        QCOMPARE(t->selectionModel()->selectedRows().size(), 1);
+        // Samples/s per accelerator, one click: ascending; resnet50 (10 accelerators) and the unet3d rows by value.
+        QHeaderView* header = t->horizontalHeader();
+        const int samples = ComparePage::ValueColumn + 1;
+        const auto valueAt = [&](int row) { return QLocale().toDouble(cellText(t, row, samples).section(QStringLiteral(" ± "), 0, 0)); };
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(header->sectionViewportPosition(samples) + header->sectionSize(samples) / 2, header->height() / 2));
+        const Qt::SortOrder first = header->sortIndicatorOrder();
+        QCOMPARE(header->sortIndicatorSection(), samples);
+        for (int r = 1; r < 3; ++r)
+            QVERIFY2(first == Qt::AscendingOrder ? valueAt(r - 1) <= valueAt(r) : valueAt(r - 1) >= valueAt(r),
+                     qPrintable(QStringLiteral("%1 then %2").arg(valueAt(r - 1)).arg(valueAt(r))));
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(header->sectionViewportPosition(samples) + header->sectionSize(samples) / 2, header->height() / 2));
+        QVERIFY(header->sortIndicatorOrder() != first);
+        for (int r = 1; r < 3; ++r) QVERIFY(first == Qt::AscendingOrder ? valueAt(r - 1) >= valueAt(r) : valueAt(r - 1) <= valueAt(r));
+        // Every row: its number is its item's, the statement rows span the deltas, the selection is on unet3d-1acc.
+        for (int r = 0; r < 3; ++r) {
+            const int item = cellText(t, r, ComparePage::IndexColumn).toInt() - 1;
+            const LibraryNode* node = std::vector<const LibraryNode*>{unet1_, unet2_, resnet_}[static_cast<std::size_t>(item)];
+            QCOMPARE(cellText(t, r, ComparePage::ItemColumn), QString::fromStdString(node->itemName));
+            const bool statement = node != unet2_; // the baseline and the other workload
+            QCOMPARE(t->columnSpan(r, ComparePage::DeltaColumn), statement ? ComparePage::ColumnCount - ComparePage::DeltaColumn : 1);
+        }
+        const QModelIndexList selected = t->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(cellText(t, selected.front().row(), ComparePage::ItemColumn), QString::fromStdString(unet1_->itemName));
+        if (const QString shots = qEnvironmentVariable("TRAINIO_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            QTest::qWait(200);
+            QVERIFY(page.grab().save(QDir(shots).filePath(QStringLiteral("compare-sorted.png"))));
+        }
     }
 
     void plotsNameTheItemsAndExportTheirLabels() {

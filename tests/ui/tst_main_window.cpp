@@ -9,6 +9,7 @@
 #include "widgets/quantity_spin_box.h"
 #include "report/report_exporter.h"
 #include "library/results_library_loader.h"
+#include "library/results_page.h"
 #include "models/results_tree_model.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
@@ -27,11 +28,16 @@
 #include <QSignalSpy>
 #include <QComboBox>
 #include <QLineEdit>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTest>
 
 using namespace trainio::ui;
 using Severity = NotificationPanel::Severity;
+
+namespace {
+// A cell of a view's model as the user reads it.
+QString cellText(const QAbstractItemView* view, int row, int column) { return view->model()->index(row, column).data().toString(); }
+} // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -200,13 +206,13 @@ private slots:
         QCOMPARE(compare->items().size(), std::size_t(2));
         QCOMPARE(compare->auBars()->plottableCount() >= 2, true);
         QCOMPARE(compare->epochPlot()->graphCount(), 2);
-        QTableWidget* table = compare->deltaTable();
-        QCOMPARE(table->rowCount(), 2);
+        QTableView* table = compare->deltaTable();
+        QCOMPARE(table->model()->rowCount(), 2);
         compare->setBaseline(0);
-        QCOMPARE(table->item(0, ComparePage::DeltaColumn)->text(), QStringLiteral("baseline"));
+        QCOMPARE(cellText(table, 0, ComparePage::DeltaColumn), QStringLiteral("baseline"));
         // AU (never divided per accelerator): the delta in % of the baseline's mean over its runs.
         const double pct = 100.0 * (checked[1]->au.mean - checked[0]->au.mean) / checked[0]->au.mean;
-        const QString shown = table->item(1, ComparePage::DeltaColumn)->text();
+        const QString shown = cellText(table, 1, ComparePage::DeltaColumn);
         QVERIFY2(std::abs(QLocale().toDouble(shown.section(QLatin1Char(' '), 0, 0)) - pct) <= 0.051,
                  qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(pct)));
 
@@ -268,6 +274,45 @@ private slots:
         QCOMPARE(restored.libraryLoader()->folders().size(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1 && !restored.libraryLoader()->isLoading(), testsupport::kHangMs);
         QCOMPARE(restored.resultsModel()->groupCount(), 39);
+    }
+
+    // Issue 32 item 10: the items checked in the Results tree (checked with the space bar, as a user does)
+    // are checked again after a restart, and Compare shows them.
+    void checkedItemsComeBackAfterARestart() {
+        QStringList names;
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            loadFixture(w);
+            w.showPage(MainWindow::ResultsPageIndex);
+            auto* tree = w.resultsPage()->findChild<QTreeView*>(QStringLiteral("resultsTree"));
+            QVERIFY(tree);
+            ResultsTreeModel* model = w.resultsModel();
+            // The first benchmark of the first two workloads of the first system.
+            const QModelIndex system = model->index(0, 0);
+            QVERIFY(model->rowCount(system) >= 2);
+            for (int wl = 0; wl < 2; ++wl) {
+                const QModelIndex bench = model->index(0, 0, model->index(wl, 0, system));
+                tree->expand(bench.parent());
+                tree->setCurrentIndex(bench);
+                tree->setFocus();
+                QTest::keyClick(tree, Qt::Key_Space);
+                QCOMPARE(bench.data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+                names << QString::fromStdString(model->node(bench)->itemName);
+            }
+            QCOMPARE(w.comparePage()->items().size(), std::size_t(2));
+            w.close();
+        }
+        MainWindow restored;
+        restored.restoreSession();
+        QTRY_VERIFY_WITH_TIMEOUT(restored.libraryLoader()->folders().size() == 1 && !restored.libraryLoader()->isLoading() &&
+                                     restored.comparePage()->items().size() == 2,
+                                 testsupport::kHangMs);
+        QStringList shown;
+        for (const auto& item : restored.comparePage()->items()) shown << item.label;
+        QCOMPARE(shown, names);
+        QCOMPARE(int(restored.resultsModel()->checkedNodes().size()), 2);
     }
 
     void darkThemeRecoloursPlots() {

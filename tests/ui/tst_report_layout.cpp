@@ -816,6 +816,30 @@ private slots:
         QVERIFY(QFileInfo(png).size() > 0);
     }
 
+    // Issue 29: the report is built from one stylesheet (report_page_flow.cpp's, applied to every block):
+    // no section file carries an inline style="…" attribute; a look is a class of that stylesheet.
+    void sectionsUseTheOneStylesheet() {
+        const QDir dir(QStringLiteral(TRAINIO_SOURCE_DIR "/ui/report"));
+        const QStringList files = dir.entryList({QStringLiteral("*.cpp"), QStringLiteral("*.h")}, QDir::Files);
+        QVERIFY(files.size() >= 10);
+        static const QRegularExpression inlineStyle(QStringLiteral("\\bstyle=\\\\?\""));
+        QStringList found;
+        for (const QString& name : files) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+            for (int i = 0; i < lines.size(); ++i)
+                if (inlineStyle.match(lines[i]).hasMatch()) found << QStringLiteral("%1:%2").arg(name).arg(i + 1);
+        }
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QStringLiteral(", "))));
+        // The classes the sections use are in the stylesheet.
+        QFile flow(dir.filePath(QStringLiteral("report_page_flow.cpp")));
+        QVERIFY(flow.open(QIODevice::ReadOnly));
+        const QString sheet = QString::fromUtf8(flow.readAll());
+        for (const char* cls : {".subtitle", ".caption", ".aside", ".account", ".grid", ".headline-title", ".figure-large", ".detail"})
+            QVERIFY2(sheet.contains(QString::fromLatin1(cls) + QStringLiteral(" {")), cls);
+    }
+
     void noDetailOption() {
         const auto a = ui::parseGuiArguments({QStringLiteral("--report"), QString::fromStdString(testsupport::fixtures().string()),
                                               QStringLiteral("--output"), QStringLiteral("x.pdf"), QStringLiteral("--no-detail")});

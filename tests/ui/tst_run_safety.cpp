@@ -348,7 +348,8 @@ private slots:
 
         QAction* quit = w.action(QStringLiteral("quit"));
         QVERIFY(quit);
-        QCOMPARE(quit->shortcut(), QKeySequence(QKeySequence::Quit));
+        // Ctrl+Q whatever the platform theme (Qt's Quit binding is empty under some, offscreen's among them).
+        QVERIFY(quit->shortcuts().contains(QKeySequence(QStringLiteral("Ctrl+Q"))));
         quit->trigger();
         QMessageBox* first = form->pendingDiscardPrompt();
         QVERIFY(first);

@@ -201,6 +201,30 @@ private slots:
         QVERIFY(!w.traceImport()->isVisible());
     }
 
+    // Issue 32 item 11: a workload derived from a trace is in no file: Ctrl+Q asks before quitting (Cancel
+    // keeps the window and the workload); once saved, Ctrl+Q quits without a question.
+    void quittingAsksWhileTheDerivedWorkloadIsUnsaved() {
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy done(w.traceImport(), &TraceImportPanel::imported);
+        w.traceImport()->importTrace(trace_);
+        QVERIFY(done.wait(testsupport::kHangMs));
+        WorkloadPage* page = w.workloadPage();
+        QVERIFY(page->isModified());
+        QTest::keyClick(&w, Qt::Key_Q, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(page->pendingDiscardPrompt() != nullptr, testsupport::kHangMs);
+        QTest::mouseClick(page->pendingDiscardPrompt()->button(QMessageBox::Cancel), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->pendingDiscardPrompt(), testsupport::kHangMs);
+        QVERIFY(w.isVisible());
+        QCOMPARE(page->config().reader.batchSize, 3u);
+        QVERIFY(page->saveFile(work_.filePath(QStringLiteral("quit.yaml"))));
+        QTest::keyClick(&w, Qt::Key_Q, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), testsupport::kHangMs);
+        QVERIFY(!page->pendingDiscardPrompt());
+    }
+
     // Unsaved edits are asked about before the derived workload replaces them.
     void unsavedEditsAreAskedAbout() {
         MainWindow w;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace trainio::ui {
 
@@ -22,7 +23,40 @@ QString labelOf(const LibraryNode& n) {
     return label;
 }
 
+// The newest start among the runs at or below `n` that TrainIO made ("" when none).
+std::string newestOwnStart(const aggregate::ResultsLibrary& library, const LibraryNode& n) {
+    std::string newest;
+    if (n.run) {
+        const aggregate::InvocationRecord& r = library.imported().runs.at(*n.run);
+        if (aggregate::isTrainioRun(r) && r.start > newest) newest = r.start.empty() ? std::string(" ") : r.start;
+    }
+    if (n.kind != NodeKind::Invocation)
+        for (const auto& c : n.children)
+            if (c->kind == NodeKind::Invocation && !c->warmup) newest = std::max(newest, newestOwnStart(library, *c));
+    return newest;
+}
+
 } // namespace
+
+std::size_t defaultBaseline(const aggregate::ResultsLibrary& library, const std::vector<CompareItem>& items) {
+    std::optional<std::size_t> best;
+    std::string bestStart;
+    bool bestIsBenchmark = false;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const LibraryNode* n = items[i].node;
+        if (!n || !n->hasMetrics) continue;
+        const std::string start = newestOwnStart(library, *n);
+        if (start.empty()) continue;
+        const bool benchmark = n->kind == NodeKind::Benchmark;
+        // A benchmark before a single run; among equals the newest (the first of equally new ones).
+        if (!best || (benchmark && !bestIsBenchmark) || (benchmark == bestIsBenchmark && start > bestStart)) {
+            best = i;
+            bestStart = start;
+            bestIsBenchmark = benchmark;
+        }
+    }
+    return best.value_or(0);
+}
 
 std::vector<CompareItem> compareItems(const aggregate::ResultsLibrary& library, const std::vector<const LibraryNode*>& nodes) {
     std::vector<CompareItem> out;

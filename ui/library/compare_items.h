@@ -22,4 +22,9 @@ struct CompareItem {
 std::vector<CompareItem> compareItems(const aggregate::ResultsLibrary& library,
                                       const std::vector<const aggregate::LibraryNode*>& nodes);
 
+// The baseline Compare starts from: the user's own newest benchmark among the items (a benchmark of
+// runs TrainIO made, newest by its runs' start), else the user's own newest run, else the first item —
+// not whatever sorts first (a published result).
+std::size_t defaultBaseline(const aggregate::ResultsLibrary& library, const std::vector<CompareItem>& items);
+
 } // namespace trainio::ui

@@ -12,11 +12,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPainter>
-#include <QPixmap>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -32,32 +30,10 @@ namespace {
 
 // CompareRow::metrics' order: AU, samples/s, Read GiB/s, MiB/s. The table shows all four; the first three
 // have bars (MiB/s is Read GiB/s × 1024, a bar of its own would repeat it).
-constexpr int kMetrics = 4;
 constexpr int kBarMetrics = 3;
 
-QString metricName(int which) {
-    return which == 0 ? QObject::tr("AU") : which == 1 ? QObject::tr("Throughput") : which == 2 ? QObject::tr("Read B/W") : QObject::tr("Bandwidth");
-}
-
-QString defaultUnit(int which) {
-    return which == 0 ? QStringLiteral("%") : which == 1 ? QObject::tr("samples/s") : which == 2 ? QObject::tr("GiB/s") : QObject::tr("MiB/s");
-}
-
-// A difference's unit: AU % differs in points (percentage points), the others in their own unit.
-// In the cells "per accelerator" is "/acc." (the header says it in full).
-QString deltaUnit(int which, const QString& unit) {
-    return which == 0 ? QObject::tr("points") : QString(unit).replace(QObject::tr(" per accelerator"), QObject::tr("/acc."));
-}
-
-int decimalsOf(int which) { return which == 0 ? 2 : which == 1 ? 1 : which == 2 ? 3 : 1; }
-
-QString fmt(double v, int decimals) { return std::isfinite(v) ? QLocale().toString(v, 'f', decimals) : QStringLiteral("—"); }
-// "+1.2", "-0.3", and "0.0" for what rounds to zero (never "-0.0").
-QString signedFmt(double v, int decimals) {
-    const double rounded = std::round(v * std::pow(10.0, decimals)) / std::pow(10.0, decimals);
-    if (rounded == 0.0) return fmt(0.0, decimals);
-    return (v > 0 ? QStringLiteral("+") : QString()) + fmt(v, decimals);
-}
+QString metricName(int which) { return CompareTableModel::metricName(which); }
+QString defaultUnit(int which) { return CompareTableModel::defaultUnit(which); }
 
 // Legends sit below the plot, as wide as it: long item names wrap at their " · " separators rather
 // than being clipped.
@@ -173,8 +149,15 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     auto* tableBox = new QWidget(vsplit);
     auto* tableLayout = new QVBoxLayout(tableBox);
     tableLayout->setContentsMargins(0, 0, 0, 0);
-    table_ = new QTableWidget(tableBox);
+    model_ = new CompareTableModel(this);
+    table_ = new QTableView(tableBox);
     table_->setObjectName(QStringLiteral("deltaTable"));
+    table_->setModel(model_);
+    table_->setSortingEnabled(true);
+    table_->horizontalHeader()->setSortIndicator(CompareTableModel::IndexColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // A sort moves rows: the statements spanning the delta columns move with theirs.
+    connect(model_, &QAbstractItemModel::layoutChanged, this, &ComparePage::applySpans);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(true);
@@ -190,6 +173,7 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(vsplit, 1);
 
     connect(baseline_, &QComboBox::currentIndexChanged, this, &ComparePage::recompute);
+    connect(baseline_, &QComboBox::activated, this, [this](int index) { chosenBaseline_ = baseline_->itemText(index); });
     connect(perAccelerator_, &QCheckBox::clicked, this, [this](bool on) {
         perAcceleratorChoice_ = on; // the user's choice wins over the default from here on
         recompute();
@@ -202,18 +186,24 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
 void ComparePage::setItems(std::shared_ptr<const aggregate::ResultsLibrary> library, std::vector<CompareItem> items) {
     library_ = std::move(library); // keeps the nodes the items point to alive
     items_ = std::move(items);
-    const int keep = baseline_->currentIndex();
+    // The baseline the user chose while it is among the items, else the user's own newest benchmark.
+    int baseline = library_ ? static_cast<int>(defaultBaseline(*library_, items_)) : 0;
+    for (int i = 0; i < static_cast<int>(items_.size()); ++i)
+        if (!chosenBaseline_.isEmpty() && items_[static_cast<std::size_t>(i)].label == chosenBaseline_) baseline = i;
     baseline_->blockSignals(true);
     baseline_->clear();
     for (const CompareItem& it : items_) baseline_->addItem(it.label);
-    baseline_->setCurrentIndex(keep >= 0 && keep < static_cast<int>(items_.size()) ? keep : 0);
+    baseline_->setCurrentIndex(items_.empty() ? -1 : baseline);
     baseline_->blockSignals(false);
     hint_->setText(items_.empty() ? tr("Check results in the Results page to compare them.")
                                   : tr("%n item(s) checked", nullptr, static_cast<int>(items_.size())));
     recompute();
 }
 
-void ComparePage::setBaseline(int index) { baseline_->setCurrentIndex(index); }
+void ComparePage::setBaseline(int index) {
+    chosenBaseline_ = baseline_->itemText(index);
+    baseline_->setCurrentIndex(index);
+}
 
 void ComparePage::recompute() {
     result_ = {};
@@ -334,126 +324,29 @@ void ComparePage::rebuildPlots() {
 }
 
 void ComparePage::rebuildTable() {
-    const QString over = spreadOver(items_);
-    QStringList headers{tr("#"), tr("Item"), tr("n")};
-    QStringList units;
-    for (int m = 0; m < kMetrics; ++m) {
-        QString unit = defaultUnit(m);
-        for (const auto& row : result_.rows)
-            if (row.metrics.size() > static_cast<std::size_t>(m)) {
-                unit = QString::fromStdString(row.metrics[static_cast<std::size_t>(m)].unit);
-                break;
-            }
-        units << unit;
-        QString brokenUnit = unit;
-        brokenUnit.replace(QStringLiteral(" per "), QStringLiteral("\nper "));
-        headers << tr("%1\n%2\nmean ± sd\nover %3").arg(metricName(m), brokenUnit, over);
-    }
-    for (int m = 0; m < kMetrics; ++m)
-        headers << tr("Δ %1\nvs baseline\nin %2\n(% of baseline)").arg(metricName(m), m == 0 ? tr("points") : units[m]);
-    for (int m = 0; m < kMetrics; ++m) headers << tr("Δ %1\n95 % CI (Welch)\nin %2").arg(metricName(m), m == 0 ? tr("points") : units[m]);
-    table_->clear();
-    table_->clearSpans();
-    table_->setColumnCount(static_cast<int>(headers.size()));
-    table_->setHorizontalHeaderLabels(headers);
-    table_->setRowCount(static_cast<int>(result_.rows.size()));
+    CompareTableModel::Colors colors;
     const bool dark = isDarkPalette(palette());
-    const QColor better = dark ? QColor(0x81c784) : QColor(0x1b5e20);
-    const QColor worse = dark ? QColor(0xef9a9a) : QColor(0xb71c1c);
-    const QColor muted = palette().color(QPalette::Disabled, QPalette::Text);
-    std::vector<std::pair<int, QString>> spans;
-    for (int r = 0; r < static_cast<int>(result_.rows.size()); ++r) {
-        const aggregate::CompareRow& row = result_.rows[static_cast<std::size_t>(r)];
-        auto put = [&](int col, const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
-            auto* cell = new QTableWidgetItem(text);
-            cell->setTextAlignment(align);
-            table_->setItem(r, col, cell);
-            return cell;
-        };
-        {
-            QPixmap swatch(10, 10);
-            swatch.fill(seriesColor(r, palette()));
-            put(IndexColumn, QString::number(r + 1))->setIcon(QIcon(swatch));
-        }
-        auto* name = put(ItemColumn, QString::fromStdString(row.label), Qt::AlignLeft | Qt::AlignVCenter);
-        if (row.node) name->setToolTip(QString::fromStdString(row.node->path.string()));
-        if (row.baseline) {
-            QFont f = name->font();
-            f.setBold(true);
-            name->setFont(f);
-        }
-        put(CountColumn, row.metrics.empty() ? QString() : QString::number(row.metrics.front().value.n));
-        for (int m = 0; m < kMetrics && m < static_cast<int>(row.metrics.size()); ++m) {
-            const aggregate::NodeMetric& v = row.metrics[static_cast<std::size_t>(m)].value;
-            const int d = decimalsOf(m);
-            if (!row.valuesShown) {
-                put(ValueColumn + m, QStringLiteral("—"))->setToolTip(tr("Not comparable: check \"Compare anyway\" to see the values"));
-                continue;
-            }
-            auto* cell = put(ValueColumn + m, v.n > 1 ? QStringLiteral("%1 ± %2").arg(fmt(v.mean, d), fmt(v.stdev, d)) : fmt(v.mean, d));
-            if (std::isfinite(v.ci95.low))
-                cell->setToolTip(tr("95 % CI of the mean [%1, %2], n = %3").arg(fmt(v.ci95.low, d), fmt(v.ci95.high, d)).arg(v.n));
-        }
-        if (row.baseline || !row.comparable) {
-            // One statement across the delta columns: the baseline, or why there is no delta. Put in
-            // after the columns are sized, so that its length does not widen the first delta column.
-            spans.emplace_back(r, row.baseline ? tr("baseline") : tr("not comparable: %1").arg(QString::fromStdString(row.reason)));
-            if (!row.baseline) table_->item(r, ItemColumn)->setToolTip(spans.back().second);
-            continue;
-        }
-        for (int m = 0; m < kMetrics && m < static_cast<int>(row.metrics.size()); ++m) {
-            const auto& metric = row.metrics[static_cast<std::size_t>(m)];
-            if (!metric.delta) {
-                put(DeltaColumn + m, QStringLiteral("—"));
-                put(CiColumn + m, QStringLiteral("—"));
-                continue;
-            }
-            const aggregate::MetricDelta& delta = *metric.delta;
-            const int d = decimalsOf(m);
-            // Units on every delta, as the PDF: AU differs in points (of AU %), the others in their unit, and
-            // each also relative to the baseline in % ("+1.20 points" is not "+1.2 %").
-            const QString absolute = QStringLiteral("%1 %2").arg(signedFmt(delta.absolute, d), deltaUnit(m, units[m]));
-            auto* pct = put(DeltaColumn + m, std::isfinite(delta.percent)
-                                                 ? tr("%1\n(%2 %)").arg(absolute, signedFmt(delta.percent, 1))
-                                                 : absolute);
-            pct->setToolTip(tr("%1 against the baseline%2")
-                                .arg(absolute, std::isfinite(delta.percent) ? tr(", %1 % of its value").arg(signedFmt(delta.percent, 1)) : QString()));
-            QString ci;
-            if (!delta.ciNote.empty()) {
-                ci = tr("— differ in kind");
-            } else if (!delta.withinNoise) {
-                ci = tr("— (n < 2)");
-            } else {
-                ci = QStringLiteral("[%1, %2] %3").arg(signedFmt(delta.ci95.low, d), signedFmt(delta.ci95.high, d), deltaUnit(m, units[m]));
-                if (*delta.withinNoise) ci += tr("\nwithin noise");
-            }
-            auto* ciCell = put(CiColumn + m, ci);
-            ciCell->setToolTip(!delta.ciNote.empty()
-                                   ? tr("No CI: the items %1 (runs compare with runs, epochs with epochs)").arg(QString::fromStdString(delta.ciNote))
-                                   : tr("95 % confidence interval of the difference of means (Welch's t, unequal variances); "
-                                        "\"within noise\" when it contains 0"));
-            const QColor c = delta.withinNoise.value_or(true) ? muted : delta.absolute > 0 ? better : worse;
-            pct->setForeground(c);
-            ciCell->setForeground(c);
-        }
-    }
+    colors.better = dark ? QColor(0x81c784) : QColor(0x1b5e20);
+    colors.worse = dark ? QColor(0xef9a9a) : QColor(0xb71c1c);
+    colors.muted = palette().color(QPalette::Disabled, QPalette::Text);
+    for (int i = 0; i < static_cast<int>(result_.rows.size()); ++i) colors.series.push_back(seriesColor(i, palette()));
+    table_->clearSpans();
+    model_->setResult(result_, spreadOver(items_), colors);
     table_->resizeColumnsToContents();
     // Long item names wrap at their " · " rather than push the deltas out of sight (no eliding: the
     // column is as wide as the longest part).
+    // Measured in bold (the baseline's name is bold), so that no part breaks inside itself.
+    QFont bold = table_->font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
     int itemWidth = 0;
     for (const auto& row : result_.rows)
         for (const QString& part : QString::fromStdString(row.label).split(QStringLiteral(" · ")))
-            itemWidth = std::max(itemWidth, table_->fontMetrics().horizontalAdvance(part + QStringLiteral(" ·")) + 16);
+            itemWidth = std::max(itemWidth, boldMetrics.horizontalAdvance(part + QStringLiteral(" ·")) + 16);
     table_->setColumnWidth(ItemColumn, std::min(table_->columnWidth(ItemColumn), std::max(itemWidth, 150)));
-    for (const auto& [r, text] : spans) {
-        auto* cell = new QTableWidgetItem(text);
-        cell->setTextAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        cell->setToolTip(text);
-        if (!result_.rows[static_cast<std::size_t>(r)].baseline) cell->setForeground(worse);
-        table_->setItem(r, DeltaColumn, cell);
-        table_->setSpan(r, DeltaColumn, 1, 2 * kMetrics);
-    }
-    table_->resizeRowsToContents();
+    // The statements are spanned after the columns are sized, so that their length does not widen the
+    // first delta column.
+    applySpans();
     table_->horizontalHeader()->setStretchLastSection(false);
     QString note = tr("± is the population standard deviation over a benchmark's complete runs (an invocation's epochs). "
                       "Δ CI: the 95 % confidence interval of the difference of means (Welch); \"within noise\" when it contains 0. "
@@ -462,6 +355,13 @@ void ComparePage::rebuildTable() {
     if (result_.perAccelerator) note += tr(" Samples/s, GiB/s and MiB/s are per accelerator.");
     if (!error_.isEmpty()) note = tr("Cannot compare: %1").arg(error_);
     note_->setText(note);
+}
+
+void ComparePage::applySpans() {
+    table_->clearSpans();
+    for (int r = 0; r < model_->rowCount(); ++r)
+        if (model_->spansDeltas(r)) table_->setSpan(r, DeltaColumn, 1, ColumnCount - DeltaColumn);
+    table_->resizeRowsToContents();
 }
 
 QCustomPlot* ComparePage::currentPlot() const {

@@ -10,6 +10,7 @@
 #ifndef Q_MOC_RUN
 #include "aggregate/compare.h"
 #include "library/compare_items.h"
+#include "models/compare_table_model.h"
 #endif
 
 #include <QWidget>
@@ -22,16 +23,24 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QScrollArea;
-class QTableWidget;
+class QTableView;
 
 namespace trainio::ui {
 
 class ComparePage final : public QWidget {
     Q_OBJECT
 public:
-    // Table columns: the values, then the deltas (Δ %), then their 95 % CIs, per metric (AU, samples/s,
-    // Read GiB/s, MiB/s — CompareRow::metrics' order).
-    enum Column { IndexColumn, ItemColumn, CountColumn, ValueColumn, DeltaColumn = ValueColumn + 4, CiColumn = DeltaColumn + 4, ColumnCount = CiColumn + 4 };
+    // Table columns (CompareTableModel's): the values, then the deltas (Δ %), then their 95 % CIs, per
+    // metric (AU, samples/s, Read GiB/s, MiB/s — CompareRow::metrics' order).
+    enum Column {
+        IndexColumn = CompareTableModel::IndexColumn,
+        ItemColumn = CompareTableModel::ItemColumn,
+        CountColumn = CompareTableModel::CountColumn,
+        ValueColumn = CompareTableModel::ValueColumn,
+        DeltaColumn = CompareTableModel::DeltaColumn,
+        CiColumn = CompareTableModel::CiColumn,
+        ColumnCount = CompareTableModel::ColumnCount
+    };
 
     explicit ComparePage(QWidget* parent = nullptr);
 
@@ -44,7 +53,8 @@ public:
     QCustomPlot* samplesBars() const { return bars_[1]; }
     QCustomPlot* gibBars() const { return bars_[2]; }
     QCustomPlot* epochPlot() const { return epochs_; }
-    QTableWidget* deltaTable() const { return table_; }
+    QTableView* deltaTable() const { return table_; }
+    CompareTableModel* deltaModel() const { return model_; }
     QCheckBox* perAcceleratorToggle() const { return perAccelerator_; }
     QCheckBox* compareAnywayToggle() const { return compareAnyway_; }
     void setBaseline(int index);
@@ -58,19 +68,22 @@ private:
     void recompute();
     void rebuildPlots();
     void rebuildTable();
+    void applySpans();
 
     std::shared_ptr<const aggregate::ResultsLibrary> library_;
     std::vector<CompareItem> items_;
     aggregate::CompareResult result_;
     std::optional<bool> perAcceleratorChoice_; // the user's; nullopt = core's default
     QString error_;                            // compare() refused the items
+    QString chosenBaseline_;                   // the item the user made the baseline (its label), "" = the default
     QCustomPlot* bars_[3];
     QCustomPlot* epochs_;
     QComboBox* baseline_;
     QCheckBox* perAccelerator_;
     QCheckBox* compareAnyway_;
     QComboBox* epochMetric_;
-    QTableWidget* table_;
+    CompareTableModel* model_;
+    QTableView* table_;
     QLabel* hint_;
     QLabel* note_;
     QLabel* legend_; // one legend for every plot on screen

@@ -103,16 +103,35 @@ void ResultsTreeModel::setLibrary(std::shared_ptr<const aggregate::ResultsLibrar
     library_ = std::move(library);
     checks_.clear();
     endResetModel();
-    if (!library_ || wasChecked.isEmpty()) return;
+    if (!library_ || (wasChecked.isEmpty() && restore_.isEmpty())) return;
     std::vector<const LibraryNode*> stack{&library_->root()};
+    std::vector<const LibraryNode*> restored;
     while (!stack.empty()) {
         const LibraryNode* n = stack.back();
         stack.pop_back();
         if (n != &library_->root() && wasChecked.contains(keyOf(n))) checks_[n] = Qt::Checked;
+        if (n != &library_->root() && restore_.contains(keyOf(n))) restored.push_back(n);
         for (const auto& c : n->children) stack.push_back(c.get());
     }
-    for (auto it = checks_.cbegin(); it != checks_.cend(); ++it) updateAncestors(it.key());
+    for (const LibraryNode* n : restored) setSubtree(n, Qt::Checked);
+    const auto checked = checks_.keys();
+    for (const LibraryNode* n : checked) updateAncestors(n);
     emit checkedChanged();
+}
+
+QStringList ResultsTreeModel::checkedKeys() const {
+    QSet<QString> keys = restore_;
+    for (auto it = checks_.cbegin(); it != checks_.cend(); ++it)
+        if (it.value() == Qt::Checked && !(it.key()->parent && it.key()->parent->parent && checkState(it.key()->parent) == Qt::Checked))
+            keys.insert(keyOf(it.key()));
+    QStringList out(keys.cbegin(), keys.cend());
+    out.sort();
+    return out;
+}
+
+void ResultsTreeModel::restoreChecked(const QStringList& keys) {
+    restore_ = QSet<QString>(keys.cbegin(), keys.cend());
+    if (library_) setLibrary(library_);
 }
 
 QString ResultsTreeModel::keyOf(const LibraryNode* node) const {
@@ -328,6 +347,7 @@ bool ResultsTreeModel::setData(const QModelIndex& index, const QVariant& value, 
     const LibraryNode* n = node(index);
     if (!n || !index.isValid()) return false;
     const auto state = static_cast<Qt::CheckState>(value.toInt()) == Qt::Unchecked ? Qt::Unchecked : Qt::Checked;
+    restore_.clear(); // the user's checks from here on
     setSubtree(n, state);
     updateAncestors(n);
     emit checkedChanged();
@@ -367,6 +387,7 @@ void ResultsTreeModel::updateAncestors(const LibraryNode* n) {
 
 void ResultsTreeModel::setAllChecked(bool checked) {
     if (!library_) return;
+    restore_.clear();
     for (const auto& c : library_->root().children) setSubtree(c.get(), checked ? Qt::Checked : Qt::Unchecked);
     emit checkedChanged();
 }

@@ -13,6 +13,8 @@
 
 #include <QAbstractItemModel>
 #include <QHash>
+#include <QSet>
+#include <QStringList>
 
 #include <memory>
 
@@ -58,6 +60,11 @@ public:
     // wholly checked. Excluded invocations come only when checked on their own.
     std::vector<const aggregate::LibraryNode*> checkedNodes() const;
     void setAllChecked(bool checked);
+    // The checks as keys that survive a restart (kind, label and folder of each node up from the top; only
+    // the highest checked node of a checked subtree), with any restored keys not found yet; and the
+    // checks to restore: applied to this library and the next ones until the user changes a check.
+    QStringList checkedKeys() const;
+    void restoreChecked(const QStringList& keys);
     int groupCount() const;
     int runCount() const; // measured invocations (warm-ups excluded)
 
@@ -91,6 +98,7 @@ private:
 
     std::shared_ptr<const aggregate::ResultsLibrary> library_;
     QHash<const aggregate::LibraryNode*, Qt::CheckState> checks_;
+    QSet<QString> restore_; // restoreChecked's keys, until the user checks or unchecks something
 };
 
 } // namespace trainio::ui

@@ -121,7 +121,7 @@ void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadI
                                "cache, so %2 numbers describe memory</span>")
                     .arg(itemRefs(cacheServed), cacheServed.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
     if (!leftOutRuns.empty()) rest << leftOutRunsText(imp, leftOutRuns);
-    headlineBlock(flow, w.title, sentence, big, 70, 17, detail, rest);
+    headlineBlock(flow, w.title, sentence, big, 70, FigureSize::Large, detail, rest);
 }
 
 // A checkpointing workload (MLPerf Storage v3.0): write and read GiB/s of its best item (the passing one
@@ -171,7 +171,7 @@ void checkpointHeadline(ReportPageFlow& flow, const ReportData& d, const Workloa
     if (w.items.size() > 1) rest << QStringLiteral("%1 items of this workload").arg(w.items.size());
     if (!noRun.empty()) rest << QStringLiteral("%1 without a complete run (%2)").arg(noRun.size()).arg(itemRefs(noRun));
     if (!leftOutRuns.empty()) rest << leftOutRunsText(imp, leftOutRuns);
-    headlineBlock(flow, w.title, sentence, big, 62, 13, detail, rest);
+    headlineBlock(flow, w.title, sentence, big, 62, FigureSize::Medium, detail, rest);
 }
 
 // How the numbers were obtained: storage (real or emulated), the page cache's share, the metric
@@ -251,7 +251,7 @@ void provenanceLines(ReportPageFlow& flow, const ReportData& d) {
                      .arg(leftOutRuns.size() == 1 ? QString() : QStringLiteral("s"))
                      .arg(failedRunsText(imp, leftOutRuns), itemRefs(leftOut));
     // One block: the whole account moves to the next page rather than half of it.
-    flow.addHtml(QStringLiteral("<p style=\"margin-bottom: 3px;\">%1</p>").arg(lines.join(QStringLiteral("</p><p style=\"margin-bottom: 3px;\">"))), 8.0);
+    flow.addHtml(QStringLiteral("<p class=\"account\">%1</p>").arg(lines.join(QStringLiteral("</p><p class=\"account\">"))), 8.0);
 }
 
 std::vector<const LibraryNode*> reportSystems(const ReportData& d, bool* unnamed) {
@@ -278,7 +278,7 @@ void answerPage(ReportPageFlow& flow, const ReportData& d) {
     flow.addHtml(QStringLiteral("<h1>%1</h1>").arg(htmlText(d.title)));
     if (!o.subtitle.trimmed().isEmpty()) {
         flow.addSpace(flow.mm(1));
-        flow.addHtml(QStringLiteral("<p style=\"font-size: 12pt; color: #33475b;\">%1</p>").arg(htmlText(o.subtitle.trimmed())), 12.0);
+        flow.addHtml(QStringLiteral("<p class=\"subtitle\">%1</p>").arg(htmlText(o.subtitle.trimmed())), 12.0);
     }
     flow.addSpace(flow.mm(1));
     flow.addHtml(QStringLiteral("<p class=\"muted\">%1 item%2 · generated %3 by TrainIO %4 · accelerator utilization (AU) "

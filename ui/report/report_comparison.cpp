@@ -47,7 +47,7 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
     }
     if (threshold) caption += QStringLiteral(" AU line: %1.").arg(htmlNoBreak(formatNumber(*threshold, 0) + QStringLiteral(" %")));
     // The caption is part of the heading: both stay with the table's first rows.
-    flow.addHeading(QStringLiteral("<h3>%1</h3><p class=\"muted\" style=\"font-size: 7.5pt;\">%2</p>").arg(htmlText(w.title), caption),
+    flow.addHeading(QStringLiteral("<h3>%1</h3><p class=\"caption\">%2</p>").arg(htmlText(w.title), caption),
                     flow.mm(1.2));
 
     ReportTable t;

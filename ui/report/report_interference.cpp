@@ -134,7 +134,7 @@ void collocationSection(ReportPageFlow& flow, const ReportData& d, std::size_t c
 
     const QString title = node ? q(node->label) : QStringLiteral("collocation");
     flow.ensureSpace(flow.mm(70));
-    reportHeading(flow, QStringLiteral("Interference <span class=\"muted\" style=\"font-weight: normal;\">— %1</span>").arg(htmlBreakable(title)), 2);
+    reportHeading(flow, QStringLiteral("Interference <span class=\"aside\">— %1</span>").arg(htmlBreakable(title)), 2);
 
     // What ran, where, when.
     QStringList names, staggered;

@@ -330,7 +330,7 @@ void configurationTables(ReportPageFlow& flow, const ReportData& d, const Report
          r.auThresholdPercent ? formatNumber(*r.auThresholdPercent, 0) + QStringLiteral(" % (") + htmlText(q(r.auThresholdSource)) + QStringLiteral(")")
                               : QStringLiteral("unknown")},
     };
-    reportHeading(flow, QStringLiteral("#%1 %2 <span class=\"muted\" style=\"font-weight: normal;\">— run %3</span>")
+    reportHeading(flow, QStringLiteral("#%1 %2 <span class=\"aside\">— run %3</span>")
                             .arg(index + 1)
                             .arg(htmlBreakable(it.name), htmlText(q(r.runName))),
                   3);
@@ -425,7 +425,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         flow.addSpace(flow.mm(4));
     }
 
-    reportHeading(flow, QStringLiteral("Runs <span class=\"muted\" style=\"font-weight: normal;\">— complete, then excluded "
+    reportHeading(flow, QStringLiteral("Runs <span class=\"aside\">— complete, then excluded "
                                  "(with the reason), then warm-up</span>"), 3);
     flow.addTable(ckpt ? checkpointRunTable(imp, it) : runTable(imp, it));
     flow.addSpace(flow.mm(4));

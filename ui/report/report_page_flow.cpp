@@ -32,7 +32,18 @@ QString styleSheet(double fontPt) {
                           ".pass { color: #1e7b34; font-weight: 600; }"
                           ".fail { color: #b3261e; font-weight: 600; }"
                           "th { background-color: #e4ebf2; color: #17324d; font-weight: 600; }"
-                          "td, th { padding: 2px 4px; }")
+                          "td, th { padding: 2px 4px; }"
+                          // The report's sections use these classes, never inline styles (issue 29).
+                          ".subtitle { font-size: 12pt; color: #33475b; }"              // page 1, under the title
+                          ".caption { font-size: 7.5pt; color: #5f6b76; }"              // under a heading, a table's intro
+                          ".aside { font-weight: normal; color: #5f6b76; }"             // a heading's muted tail
+                          ".account { margin-bottom: 3px; }"                            // lines of an account (runs left out)
+                          ".grid { border-color: #c5cfd8; border-style: solid; }"      // tables: hairline grid
+                          ".headline-title { font-size: 8pt; color: #17324d; }"         // a headline block's workload
+                          ".headline-question { font-size: 10pt; }"                     // … its sentence
+                          ".figure-large { font-size: 17pt; font-weight: 600; color: #17324d; }" // … its figure
+                          ".figure-medium { font-size: 13pt; font-weight: 600; color: #17324d; }"
+                          ".detail { font-size: 8pt; }")
         .arg(kFontFamily)
         .arg(fontPt);
 }
@@ -246,7 +257,7 @@ void ReportPageFlow::addHtml(const QString& html, double fontPt) {
 QString ReportPageFlow::tableHtml(const ReportTable& t, std::size_t from, std::size_t to) const {
     // cellspacing 0 + a 1 px border draws hairline grid lines; Qt's rich text has no border-collapse.
     QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"3\" border=\"0\" "
-                                  "style=\"border-color: #c5cfd8; border-style: solid;\">");
+                                  "class=\"grid\">");
     auto cell = [&](const QString& tag, const QString& content, std::size_t column, const QString& bg) {
         QString attrs;
         if (column < t.widthsPercent.size()) attrs += QStringLiteral(" width=\"%1%\"").arg(t.widthsPercent[column]);

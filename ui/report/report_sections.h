@@ -78,10 +78,11 @@ QString failedRunsText(const ImportResult& imp, const std::vector<std::size_t>& 
 // "2 runs left out of every number (…)".
 QString leftOutRunsText(const ImportResult& imp, const std::vector<std::size_t>& runs);
 // One workload's headline on page 1: its title and sentence on the left (sentencePercent of the width), the
-// figure on the right in bigPt, then the detail line and what was left out — the training and the
-// checkpointing headline alike.
+// figure on the right (the stylesheet's .figure-large 17 pt or .figure-medium 13 pt), then the detail line
+// and what was left out — the training and the checkpointing headline alike.
+enum class FigureSize { Large, Medium };
 void headlineBlock(ReportPageFlow& flow, const QString& title, const QString& sentence, const QString& big,
-                   int sentencePercent, int bigPt, const QString& detail, const QStringList& rest);
+                   int sentencePercent, FigureSize size, const QString& detail, const QStringList& rest);
 QString answerSubject(const LibraryNode& n);
 void trainingHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w);
 void checkpointHeadline(ReportPageFlow& flow, const ReportData& d, const WorkloadItems& w);

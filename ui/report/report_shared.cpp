@@ -176,20 +176,19 @@ QString leftOutRunsText(const ImportResult& imp, const std::vector<std::size_t>&
 }
 
 void headlineBlock(ReportPageFlow& flow, const QString& title, const QString& sentence, const QString& big,
-                   int sentencePercent, int bigPt, const QString& detail, const QStringList& rest) {
+                   int sentencePercent, FigureSize size, const QString& detail, const QStringList& rest) {
     // The widths and size first, then the texts in one pass (a text's own "%1" is never read as a marker).
     QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"0\"><tr>"
-                                  "<td width=\"%1%\" valign=\"top\"><p style=\"font-size: 8pt; color: #17324d;\"><b>%4</b></p>"
-                                  "<p style=\"font-size: 10pt;\">%5:</p></td>"
-                                  "<td width=\"%2%\" align=\"right\" valign=\"bottom\"><p style=\"font-size: %3pt; font-weight: 600; "
-                                  "color: #17324d;\">%6</p></td></tr></table>")
+                                  "<td width=\"%1%\" valign=\"top\"><p class=\"headline-title\"><b>%4</b></p>"
+                                  "<p class=\"headline-question\">%5:</p></td>"
+                                  "<td width=\"%2%\" align=\"right\" valign=\"bottom\"><p class=\"%3\">%6</p></td></tr></table>")
                        .arg(sentencePercent)
                        .arg(100 - sentencePercent)
-                       .arg(bigPt)
+                       .arg(size == FigureSize::Large ? QStringLiteral("figure-large") : QStringLiteral("figure-medium"))
                        .arg(htmlBreakable(title), sentence, big);
-    if (!detail.isEmpty()) html += QStringLiteral("<p style=\"font-size: 8pt;\">%1</p>").arg(detail);
+    if (!detail.isEmpty()) html += QStringLiteral("<p class=\"detail\">%1</p>").arg(detail);
     if (!rest.isEmpty())
-        html += QStringLiteral("<p class=\"muted\" style=\"font-size: 7.5pt;\">%1; all in the comparison below.</p>")
+        html += QStringLiteral("<p class=\"caption\">%1; all in the comparison below.</p>")
                     .arg(rest.join(QStringLiteral("; ")));
     flow.addHtml(html, 9.0);
 }

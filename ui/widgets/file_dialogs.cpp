@@ -3,6 +3,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QCoreApplication>
 #include <QSettings>
 #include <QStandardPaths>
@@ -42,9 +44,21 @@ void rememberDialogFolder(const QString& purpose, const QString& chosen) {
 }
 
 QString saveFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& suggestedName,
-                     const QString& filter) {
-    const QString start = QDir(dialogStart(purpose, QDir::homePath())).filePath(suggestedName);
-    const QString chosen = hook() ? hook()(caption, start) : QFileDialog::getSaveFileName(parent, caption, start, filter);
+                     const QString& filter, const QString& defaultSuffix) {
+    const QString start = QFileInfo(suggestedName).isAbsolute() ? suggestedName : QDir(dialogStart(purpose, QDir::homePath())).filePath(suggestedName);
+    QString chosen = hook() ? hook()(caption, start)
+                            : QFileDialog::getSaveFileName(parent, caption, start, filter, nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!chosen.isEmpty() && !defaultSuffix.isEmpty() && QFileInfo(chosen).suffix().isEmpty()) chosen += QLatin1Char('.') + defaultSuffix;
+    if (!chosen.isEmpty() && !hook() && QFileInfo::exists(chosen)) {
+        QMessageBox box(QMessageBox::Question, caption, QObject::tr("%1 already exists. Replace it?").arg(QFileInfo(chosen).fileName()),
+                        QMessageBox::NoButton, parent);
+        box.setObjectName(QStringLiteral("replaceQuestion"));
+        QPushButton* replace = box.addButton(QObject::tr("Replace"), QMessageBox::AcceptRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(replace); // what the user chose by saving
+        box.exec();
+        if (box.clickedButton() != replace) return {};
+    }
     rememberDialogFolder(purpose, chosen);
     return chosen;
 }

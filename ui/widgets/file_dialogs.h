@@ -26,8 +26,11 @@ void rememberDialogFolder(const QString& purpose, const QString& chosen);
 
 // QFileDialog's static functions, started at dialogStart(purpose, …) (a save dialog keeps the suggested
 // file name), remembering the folder of what was chosen.
+// `defaultSuffix` ("yaml") is added to a name typed without one. A file that exists is replaced only when
+// the user says so: the question's default button is Replace, the action the user chose (Qt's own
+// question defaults to No); with a hook there is no question.
 QString saveFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& suggestedName,
-                     const QString& filter);
+                     const QString& filter, const QString& defaultSuffix = {});
 QString openFileName(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir,
                      const QString& filter);
 QString existingFolder(QWidget* parent, const QString& purpose, const QString& caption, const QString& fallbackDir = {});

@@ -46,6 +46,19 @@ namespace trainio::ui {
 
 namespace {
 
+// The line under a field leads with the problem; the key (and value) it is about, which the field beside
+// it already shows, comes last: "train.epochs: '-3' is not allowed: expected …" → "'-3' is not allowed:
+// expected … (train.epochs)"; "trainio.ram_tier_mib = 64: expected 0 …" → "expected 0 … (trainio.ram_tier_mib = 64)".
+QString problemFirst(const QString& problem, const QString& key) {
+    QString head;
+    if (problem.startsWith(key + QStringLiteral(": "))) head = key;
+    else if (problem.startsWith(key + QStringLiteral(" = ")))
+        if (const qsizetype colon = problem.indexOf(QStringLiteral(": "), key.size() + 3); colon > 0) head = problem.left(colon);
+    if (head.isEmpty()) return problem;
+    return QStringLiteral("%1 (%2)").arg(problem.mid(head.size() + 2), head);
+}
+
+
 // The line under a field for its error (in a line reserved whether the message shows or not, so that a
 // message appearing never moves the form under the mouse: issue 21). One line: a long message is elided here and
 // whole in the tooltip and in the list on the side; text() is the whole message.
@@ -559,6 +572,7 @@ void WorkloadPage::setDerivedConfig(const WorkloadConfig& cfg, const QString& so
     presetName_.clear();
     presetBox_->setCurrentIndex(0);
     setConfig(cfg, source);
+    setModified(true); // in no file yet: quitting or loading another asks first
 }
 
 void WorkloadPage::addSidePane(QWidget* pane) {
@@ -639,6 +653,7 @@ void WorkloadPage::showDiagnostics() {
                 problem = QString::fromStdString(d.message);
                 problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
             }
+        problem = problemFirst(problem, it.key());
         it.value()->setText(problem);
         it.value()->setToolTip(problem);
         it.value()->setVisible(!problem.isEmpty());
@@ -803,12 +818,18 @@ void WorkloadPage::openWithDialog() {
 
 void WorkloadPage::saveWithDialog() { saveWithDialogNow(); }
 
+void WorkloadPage::saveAsWithDialog() { saveAsWithDialogNow(); }
+
 bool WorkloadPage::saveWithDialogNow() {
-    // A file already saved is saved again where it is; a new one starts in the folder last used.
-    const QString path = currentFile_.isEmpty()
-                             ? saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
-                                            QString::fromStdString(config_.model.name) + QStringLiteral(".yaml"), tr("DLIO workload (*.yaml)"))
-                             : QFileDialog::getSaveFileName(this, tr("Save workload"), currentFile_, tr("DLIO workload (*.yaml)"));
+    // A workload from a file is saved back to it; a new one (a preset, a trace's) asks where.
+    return currentFile_.isEmpty() ? saveAsWithDialogNow() : saveFile(currentFile_);
+}
+
+bool WorkloadPage::saveAsWithDialogNow() {
+    // Starts at the workload's own file, else in the folder last used; "name" typed is saved as name.yaml.
+    const QString path = saveFileName(this, QStringLiteral("workload"), tr("Save workload"),
+                                      currentFile_.isEmpty() ? QString::fromStdString(config_.model.name) + QStringLiteral(".yaml") : currentFile_,
+                                      tr("DLIO workload (*.yaml)"), QStringLiteral("yaml"));
     return !path.isEmpty() && saveFile(path);
 }
 

@@ -100,7 +100,10 @@ public slots:
     void requestPreset(const QString& name);
     void requestOpenFile(const QString& path);
     void openWithDialog();
+    // Save (Ctrl+S): back to the workload's own file, else asks where (as Save as).
     void saveWithDialog();
+    // Save as (Ctrl+Shift+S): always asks where, starting at the workload's own file.
+    void saveAsWithDialog();
 
 signals:
     void configChanged();
@@ -138,6 +141,7 @@ private:
     // folders come back.
     void storageKindSwitched(const StorageSection& before, const std::string& dataBefore, const std::string& checkpointBefore);
     bool saveWithDialogNow();
+    bool saveAsWithDialogNow();
 
     WorkloadConfig config_;
     WorkloadConfig clean_; // as last loaded or saved
