@@ -117,11 +117,11 @@ private slots:
                                      << "train.epochs = 1e99: expected a whole number 1 … 1000000";
         QTest::newRow("negative epochs") << "++workload.train.epochs=-3" << "train.epochs = -3: expected a whole number 1 … 1000000";
         QTest::newRow("not a number") << "++workload.reader.read_threads=abc-12x"
-                                      << "reader.read_threads = 'abc-12x': expected a whole number 1 … 1024";
+                                      << "reader.read_threads = 'abc-12x': expected a whole number 0 … 1024";
         QTest::newRow("fraction batch") << "++workload.reader.batch_size=1.5"
                                         << "reader.batch_size = 1.5: expected a whole number 1 … 10000000";
         QTest::newRow("too many threads") << "++workload.reader.read_threads=5000"
-                                          << "reader.read_threads = 5000: expected a whole number 1 … 1024";
+                                          << "reader.read_threads = 5000: expected a whole number 0 … 1024";
         QTest::newRow("week of compute") << "++workload.train.computation_time=604800"
                                          << "train.computation_time = 604800: expected a number of seconds 0 … 86400";
         QTest::newRow("au over 1") << "++workload.metric.au=90" << "metric.au = 90: expected a fraction > 0 and <= 1";
