@@ -470,6 +470,10 @@ private slots:
                 name->selectAll();
                 QTest::keyClicks(name, dir.filePath(QStringLiteral("mine")));
                 QTest::keyClick(name, Qt::Key_Return);
+            } else if (dialog) {
+                // Still open: on a loaded machine the name's completer popped up and took the Return (and put
+                // "mine.yaml" in the field); the user presses it again.
+                if (auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"))) QTest::keyClick(name, Qt::Key_Return);
             } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
                 question = box->text();
                 defaultButton = box->defaultButton() ? box->defaultButton()->text() : QString();
