@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cstring>
+#include <ctime>
 #include <sstream>
 
 namespace trainio::dist {
@@ -58,7 +59,11 @@ void ProcessSync::relayStep() {
     while (head - relayTail_.load(std::memory_order_acquire) >= kRelayDepth) std::this_thread::yield();
     std::copy(every_.begin(), every_.end(), relayRing_[head % kRelayDepth].begin());
     relayHead_.store(head + 1, std::memory_order_release);
-    wakeRelay();
+    // The relay is not woken for every step: it wakes every kRelayPeriodMs by itself and drains what is there.
+    // A wake per step (a futex call here, a context switch on a core an accelerator or a reader needs) cost
+    // 3 AU points on a 2-core client (mpirun -np 2 × 2 accelerators, CosmoFlow's step: 90.3 % with the
+    // bookkeeping on the leader, 87.4 % with a wake per step). Half a ring behind, the leader wakes it.
+    if (head + 1 - relayTail_.load(std::memory_order_acquire) >= kRelayDepth / 2) wakeRelay();
 }
 
 void ProcessSync::wakeRelay() {
@@ -66,8 +71,9 @@ void ProcessSync::wakeRelay() {
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&relaySignal_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-void ProcessSync::relayCatchUp() const {
+void ProcessSync::relayCatchUp() {
     if (!relay_.joinable()) return;
+    if (relayTail_.load(std::memory_order_acquire) != relayHead_.load(std::memory_order_relaxed)) wakeRelay();
     while (relayTail_.load(std::memory_order_acquire) != relayHead_.load(std::memory_order_relaxed))
         std::this_thread::yield();
 }
@@ -81,7 +87,8 @@ void ProcessSync::relayLoop() {
         std::uint32_t tail = relayTail_.load(std::memory_order_relaxed);
         if (tail == head) {
             if (relayEnd_.load(std::memory_order_acquire)) return;
-            syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&relaySignal_), FUTEX_WAIT_PRIVATE, signal, nullptr,
+            const timespec period{0, kRelayPeriodMs * 1000000L};
+            syscall(SYS_futex, reinterpret_cast<const std::uint32_t*>(&relaySignal_), FUTEX_WAIT_PRIVATE, signal, &period,
                     nullptr, 0);
             continue;
         }

@@ -88,7 +88,7 @@ private:
     // The relay: step meetings copied into a ring of preallocated slot vectors by the leader (no allocation,
     // no lock), delivered to onMeeting by relayLoop() on its own thread.
     void relayStep();
-    void relayCatchUp() const;
+    void relayCatchUp();
     void relayLoop();
     void wakeRelay();
     void release(bool ended);
@@ -114,6 +114,7 @@ private:
     std::atomic<std::uint64_t> meetings_{0};
     std::string remoteError_;
     static constexpr std::size_t kRelayDepth = 64; // meetings the relay may be behind before the leader waits
+    static constexpr long kRelayPeriodMs = 20;     // the relay drains the ring this often unless woken sooner
     std::vector<std::vector<SyncSlot>> relayRing_;
     std::atomic<std::uint32_t> relayHead_{0}; // meetings handed over (leader)
     std::atomic<std::uint32_t> relayTail_{0}; // meetings delivered (relay)
