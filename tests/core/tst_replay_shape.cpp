@@ -100,36 +100,49 @@ class TestReplayShape : public QObject {
         QStringList args; // shape_job's options
     };
 
-    // Captures the job, derives the workload with the CLI, replays it; compares AU and samples/s.
+    // Captures the job, derives the workload with the CLI, replays it — three times, job and replay alternating —
+    // and compares the medians of AU and samples/s (one job run against one replay on a loaded 2-core machine
+    // missed the 10 % by 0.2 % once in a full suite run: each side's own spread is of that order).
     void captureDeriveReplay(const Shape& s) {
-        const fs::path trace = dir(std::string(s.name) + "-trace");
-        QStringList args{"capture", "--output", QString::fromStdString(trace.string()), "--", QStringLiteral(SHAPE_JOB),
-                         "--data", QString::fromStdString((data_ / "train").string()), "--batch", "4", "--epochs", "3"};
-        args << s.args;
-        const CliResult c = runCli(args, 300000);
-        QVERIFY2(c.exitCode == 0, qPrintable(c.err + c.out));
-        const double jobAu = auFromMarks(trace);
-        QVERIFY2(jobAu > 0, "the job wrote no step marks");
-        const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
-        QVERIFY(d.stepsFromMarks);
-        QCOMPARE(d.batchSize, 4u);
-        QVERIFY2(std::abs(d.jobAuPercent - jobAu) < 0.01, qPrintable(QString::number(d.jobAuPercent) + " vs " + QString::number(jobAu)));
-        const fs::path yaml = dir(std::string(s.name) + ".yaml");
-        const CliResult w = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output", QString::fromStdString(yaml.string())});
-        QVERIFY2(w.exitCode == 0, qPrintable(w.err));
-        const fs::path run = dir(std::string(s.name) + "-replay");
-        const CliResult r = runCli({"run", "--config", QString::fromStdString(yaml.string()), "--output", QString::fromStdString(run.string()), "--quiet"});
-        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err)); // 1: below the AU line, still complete
-        QVERIFY2(fs::exists(run / "summary.json"), qPrintable(r.err));
-        const double au = summaryMetric(run, "train_au_mean_percentage");
-        const double rate = summaryMetric(run, "train_throughput_mean_samples_per_second");
-        qInfo("%s: job AU %.1f %%, %.1f samples/s; replay AU %.1f %%, %.1f samples/s (readers %llu, preprocess %.2f ms/sample "
-              "of which CPU %.2f, collation %.2f ms/batch, compute %.2f ms/step)",
-              s.name, jobAu, d.jobSamplesPerSecond, au, rate, static_cast<unsigned long long>(d.readThreads), d.preprocessMean * 1e3,
-              d.preprocessCpuMean * 1e3, d.collateMean * 1e3, d.computeMean * 1e3);
-        QVERIFY2(std::abs(au - jobAu) <= 5.0, qPrintable(QStringLiteral("%1: replay AU %2 vs job AU %3").arg(s.name).arg(au).arg(jobAu)));
-        QVERIFY2(std::abs(rate - d.jobSamplesPerSecond) <= 0.10 * d.jobSamplesPerSecond,
-                 qPrintable(QStringLiteral("%1: replay %2 samples/s vs job %3").arg(s.name).arg(rate).arg(d.jobSamplesPerSecond)));
+        std::vector<double> jobAus, jobRates, aus, rates;
+        for (int trial = 0; trial < 3; ++trial) {
+            const std::string tag = std::string(s.name) + "-" + std::to_string(trial);
+            const fs::path trace = dir(tag + "-trace");
+            QStringList args{"capture", "--output", QString::fromStdString(trace.string()), "--", QStringLiteral(SHAPE_JOB),
+                             "--data", QString::fromStdString((data_ / "train").string()), "--batch", "4", "--epochs", "3"};
+            args << s.args;
+            const CliResult c = runCli(args, 300000);
+            QVERIFY2(c.exitCode == 0, qPrintable(c.err + c.out));
+            const double jobAu = auFromMarks(trace);
+            QVERIFY2(jobAu > 0, "the job wrote no step marks");
+            const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
+            QVERIFY(d.stepsFromMarks);
+            QCOMPARE(d.batchSize, 4u);
+            QVERIFY2(std::abs(d.jobAuPercent - jobAu) < 0.01, qPrintable(QString::number(d.jobAuPercent) + " vs " + QString::number(jobAu)));
+            const fs::path yaml = dir(tag + ".yaml");
+            const CliResult w = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output", QString::fromStdString(yaml.string())});
+            QVERIFY2(w.exitCode == 0, qPrintable(w.err));
+            const fs::path run = dir(tag + "-replay");
+            const CliResult r = runCli({"run", "--config", QString::fromStdString(yaml.string()), "--output", QString::fromStdString(run.string()), "--quiet"});
+            QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err)); // 1: below the AU line, still complete
+            QVERIFY2(fs::exists(run / "summary.json"), qPrintable(r.err));
+            jobAus.push_back(jobAu);
+            jobRates.push_back(d.jobSamplesPerSecond);
+            aus.push_back(summaryMetric(run, "train_au_mean_percentage"));
+            rates.push_back(summaryMetric(run, "train_throughput_mean_samples_per_second"));
+            qInfo("%s: job AU %.1f %%, %.1f samples/s; replay AU %.1f %%, %.1f samples/s (readers %llu, preprocess %.2f ms/sample "
+                  "of which CPU %.2f, collation %.2f ms/batch, compute %.2f ms/step)",
+                  tag.c_str(), jobAu, d.jobSamplesPerSecond, aus.back(), rates.back(), static_cast<unsigned long long>(d.readThreads),
+                  d.preprocessMean * 1e3, d.preprocessCpuMean * 1e3, d.collateMean * 1e3, d.computeMean * 1e3);
+        }
+        const auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        const double jobAu = median(jobAus), jobRate = median(jobRates), au = median(aus), rate = median(rates);
+        QVERIFY2(std::abs(au - jobAu) <= 5.0, qPrintable(QStringLiteral("%1: replay AU %2 vs job AU %3 (medians of 3)").arg(s.name).arg(au).arg(jobAu)));
+        QVERIFY2(std::abs(rate - jobRate) <= 0.10 * jobRate,
+                 qPrintable(QStringLiteral("%1: replay %2 samples/s vs job %3 (medians of 3)").arg(s.name).arg(rate).arg(jobRate)));
     }
 
 private slots:
