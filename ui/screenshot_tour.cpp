@@ -41,7 +41,6 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QTreeView>
-#include <QTreeWidget>
 
 #include <algorithm>
 #include <iterator>
@@ -237,7 +236,7 @@ void ScreenshotTour::storageDemo(int profileIndex) {
                                 if (e.epoch + 1 < e.epochs) return;
                                 disconnect(*whileRunning);
                                 // The epochs' rows (AU, share from the page cache) as they arrive, the latest in view.
-                                if (auto* list = window_->runPage()->findChild<QTreeWidget*>(QStringLiteral("invocationList")))
+                                if (auto* list = window_->runPage()->findChild<QTreeView*>(QStringLiteral("invocationList")))
                                     list->scrollToBottom();
                                 save(QStringLiteral("storage-") + profile);
                             });

@@ -28,7 +28,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTreeWidget>
+#include <QTreeView>
 
 using namespace trainio::ui;
 using Severity = NotificationPanel::Severity;
@@ -290,9 +290,9 @@ private slots:
         QVERIFY2(statusText(page).startsWith(QStringLiteral("Run failed: ")), qPrintable(statusText(page)));
         QVERIFY2(statusText(page).contains(reason), qPrintable(statusText(page)));
         // No invocation row keeps saying "running".
-        auto* list = page.findChild<QTreeWidget*>(QStringLiteral("invocationList"));
-        QCOMPARE(list->topLevelItemCount(), 1);
-        QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("failed"));
+        auto* list = page.findChild<QTreeView*>(QStringLiteral("invocationList"));
+        QCOMPARE(list->model()->rowCount(), 1);
+        QCOMPARE(list->model()->index(0, 1).data().toString(), QStringLiteral("failed"));
         bool shown = false;
         for (const auto& n : notes)
             shown = shown || (n.at(0).value<Severity>() == Severity::Error && n.at(1).toString().contains(reason));

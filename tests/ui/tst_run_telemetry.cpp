@@ -16,7 +16,8 @@
 
 #include <QSignalSpy>
 #include <QTest>
-#include <QTreeWidget>
+#include <QAbstractItemModelTester>
+#include <QTreeView>
 
 #include <cmath>
 
@@ -62,6 +63,11 @@ private slots:
         connect(page.controller(), &RunController::epochCache, this, [&](quint64 epoch, double) {
             if (epoch == 3) rowsWhenLastEpochEnded = page.plots()->telemetryPointCount();
         });
+        // The invocation list's model, checked by Qt's own model tester at every change the run makes (rows
+        // appended under an invocation, figures changed in place): a wrong index or signal fails the test.
+        auto* list = page.findChild<QTreeView*>(QStringLiteral("invocationList"));
+        QVERIFY(list);
+        QAbstractItemModelTester tester(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page.startInvocation());
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
         const auto result = finished.first().first().value<RunFinish>();
@@ -98,25 +104,23 @@ private slots:
         const auto& epochs = io.at("epochs");
         QCOMPARE(epochs.size(), std::size_t(3));
         QCOMPARE(cache.size(), 3);
-        auto* list = page.findChild<QTreeWidget*>(QStringLiteral("invocationList"));
-        QVERIFY(list);
-        QCOMPARE(list->topLevelItemCount(), 1);
-        QTreeWidgetItem* inv = list->topLevelItem(0);
-        QCOMPARE(inv->childCount(), 3);
+        const QAbstractItemModel* m = list->model();
+        QCOMPARE(m->rowCount(), 1);
+        const QModelIndex inv = m->index(0, 0);
+        QCOMPARE(m->rowCount(inv), 3);
         bool anyCached = false;
         for (int e = 0; e < 3; ++e) {
             const double expected = epochs[std::size_t(e)].at("percent_from_cache").get<double>();
             QCOMPARE(cache.at(e).at(0).toULongLong(), quint64(e + 1));
             QCOMPARE(cache.at(e).at(1).toDouble(), expected);
-            QTreeWidgetItem* row = inv->child(e);
-            QCOMPARE(row->text(0), QStringLiteral("epoch %1").arg(e + 1));
-            const QString text = row->text(3);
+            QCOMPARE(m->index(e, 0, inv).data().toString(), QStringLiteral("epoch %1").arg(e + 1));
+            const QString text = m->index(e, 3, inv).data().toString();
             QVERIFY2(text.startsWith(QStringLiteral("%1 %").arg(std::lround(expected))), qPrintable(text));
             const bool note = text.contains(QStringLiteral("mostly from the page cache: AU and MiB/s describe memory"));
             QCOMPARE(note, expected > 50.0);
-            QCOMPARE(row->foreground(3).color() == QColor(0xc0392b), expected > 50.0);
+            QCOMPARE(m->index(e, 3, inv).data(Qt::ForegroundRole).value<QColor>() == QColor(0xc0392b), expected > 50.0);
             anyCached = anyCached || expected > 50.0;
-            QVERIFY2(!row->text(2).isEmpty(), "the epoch's AU is on its row");
+            QVERIFY2(!m->index(e, 2, inv).data().toString().isEmpty(), "the epoch's AU is on its row");
         }
         // Just-written files read with the default cache control (keep): the cache serves the later
         // epochs (the acceptance test's own claim, tst_storage_truth), so the red note is exercised.

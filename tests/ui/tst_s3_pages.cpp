@@ -29,7 +29,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalSpy>
-#include <QTreeWidget>
+#include <QTreeView>
 
 using namespace trainio::ui;
 using nlohmann::json;
@@ -217,20 +217,22 @@ private slots:
         const json io = json::parse(testsupport::readText((out + QStringLiteral("/trainio_io.json")).toStdString()));
         const json& epochs = io.at("s3").at("epochs");
         QCOMPARE(epochs.size(), std::size_t{2});
-        auto* list = run->findChild<QTreeWidget*>(QStringLiteral("invocationList"));
-        QVERIFY(list && list->topLevelItemCount() == 1);
-        QCOMPARE(list->headerItem()->text(3), QStringLiteral("S3 requests"));
-        QTreeWidgetItem* inv = list->topLevelItem(0);
-        QCOMPARE(inv->childCount(), 2);
+        auto* list = run->findChild<QTreeView*>(QStringLiteral("invocationList"));
+        QVERIFY(list && list->model()->rowCount() == 1);
+        const QAbstractItemModel* m = list->model();
+        QCOMPARE(m->headerData(3, Qt::Horizontal).toString(), QStringLiteral("S3 requests"));
+        const QModelIndex inv = m->index(0, 0);
+        QCOMPARE(m->rowCount(inv), 2);
+        QVERIFY2(list->isExpanded(inv), "the invocation opens as its epochs arrive");
         for (int e = 0; e < 2; ++e) {
-            const QString cell = inv->child(e)->text(3);
+            const QString cell = m->index(e, 3, inv).data().toString();
             const auto gets = epochs.at(e).at("gets").get<std::uint64_t>();
             QVERIFY(gets >= std::uint64_t(files_));
             QVERIFY2(cell.startsWith(QStringLiteral("%L1 GETs, ").arg(gets)) && cell.contains(QStringLiteral("%1 MiB delivered").arg(
                          static_cast<double>(epochs.at(e).at("bytes_delivered").get<std::uint64_t>()) / 1048576.0, 0, 'f', 1)),
                      qPrintable(cell + " / " + QString::fromStdString(epochs.at(e).dump())));
         }
-        QVERIFY2(strip->text().contains(QStringLiteral("epoch 2: ") + inv->child(1)->text(3)), qPrintable(strip->text()));
+        QVERIFY2(strip->text().contains(QStringLiteral("epoch 2: ") + m->index(1, 3, inv).data().toString()), qPrintable(strip->text()));
         // The telemetry plot's storage line is what the objects came over (loopback here), not a disk.
         QCustomPlot* telemetry = run->plots()->plot(LivePlots::Telemetry);
         QVERIFY(run->plots()->telemetryPointCount() >= 1);

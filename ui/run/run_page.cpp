@@ -10,6 +10,7 @@
 
 #include "run/checkpoint_view.h"
 #include "run/host_table.h"
+#include "models/invocation_tree_model.h"
 #include "plots/live_plots.h"
 #include "run/mpi_controls.h"
 #include "plots/plot_theme.h"
@@ -18,6 +19,7 @@
 #include "run/storage_controls.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -37,7 +39,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -53,8 +55,12 @@ const QString kRunsKey = QStringLiteral("run/runs");
 const QString kWarmupsKey = QStringLiteral("run/warmups");
 const QString kSystemAskedKey = QStringLiteral("run/systemAsked"); // the user answered the prompt with no name
 constexpr int kRememberedSystems = 20;
-// Columns of the invocation list.
-constexpr int kAuColumn = 2, kCacheColumn = 3;
+// The invocation list's "From page cache" heading, explained.
+QString cacheToolTip() {
+    return QCoreApplication::translate("RunPage", "Per epoch: the share of the bytes the readers delivered that the process did not "
+                                                  "read from storage (/proc/self/io), i.e. served by the page cache "
+                                                  "(docs/cache-honesty.md)");
+}
 
 std::optional<QString> askSystem(QWidget* parent) {
     bool ok = false;
@@ -194,13 +200,17 @@ RunPage::RunPage(QWidget* parent)
     views_->addTab(checkpoints_, tr("Checkpoints"));
     checkpoints_->setObjectName(QStringLiteral("checkpointView"));
     splitter->addWidget(views_);
-    invocations_ = new QTreeWidget;
+    invocations_ = new QTreeView;
     invocations_->setObjectName(QStringLiteral("invocationList"));
     // Invocations, each with a row per epoch as it ends: its AU and how much of it the page cache served.
-    invocations_->setHeaderLabels({tr("Invocation"), tr("Status"), tr("AU %"), tr("From page cache"), tr("Folder")});
-    invocations_->headerItem()->setToolTip(kCacheColumn, tr("Per epoch: the share of the bytes the readers delivered that the "
-                                                            "process did not read from storage (/proc/self/io), i.e. "
-                                                            "served by the page cache (docs/cache-honesty.md)"));
+    invocationModel_ = new InvocationTreeModel(invocations_);
+    invocationModel_->setServedHeader(tr("From page cache"), cacheToolTip());
+    invocations_->setModel(invocationModel_);
+    invocations_->setUniformRowHeights(true);
+    // An epoch's row shows as it arrives: its invocation opens.
+    connect(invocationModel_, &QAbstractItemModel::rowsInserted, invocations_, [this](const QModelIndex& parent) {
+        if (parent.isValid()) invocations_->expand(parent);
+    });
     invocations_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // Below the plots: the invocations and, for an MPI run, its hosts side by side.
     auto* lists = new QSplitter(Qt::Horizontal, splitter);
@@ -273,20 +283,14 @@ RunPage::RunPage(QWidget* parent)
         plots_->beginInvocation(label);
         presentation_->beginInvocation(label);
         checkpoints_->beginInvocation(label);
-        auto* item = new QTreeWidgetItem(invocations_, {label, tr("running"), QString(), QString(), dir});
-        item->setData(0, Qt::UserRole, dir);
+        invocationModel_->addInvocation(label, dir);
         updateStatus();
     });
     connect(controller_, &RunController::invocationFinished, this,
             [this](const QString&, const QString& dir, const QString& status, double au) {
-                for (int i = invocations_->topLevelItemCount() - 1; i >= 0; --i) {
-                    QTreeWidgetItem* item = invocations_->topLevelItem(i);
-                    if (item->data(0, Qt::UserRole).toString() != dir) continue;
-                    item->setText(1, status);
-                    // Checkpoint-only mode has no training steps, hence no AU (core reports 0).
-                    item->setText(kAuColumn, checkpointOnly(runConfig_) ? tr("— (checkpoint-only)") : QString::number(au, 'f', 2));
-                    break;
-                }
+                // Checkpoint-only mode has no training steps, hence no AU (core reports 0).
+                invocationModel_->finishInvocation(dir, status, checkpointOnly(runConfig_) ? tr("— (checkpoint-only)")
+                                                                                          : QString::number(au, 'f', 2));
             });
     setRunning(false);
     updateViews();
@@ -447,7 +451,7 @@ bool RunPage::start(bool benchmark) {
 }
 
 void RunPage::clearView() {
-    invocations_->clear();
+    invocationModel_->clear();
     hosts_->clearHosts();
     plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
     presentation_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0, runTitle());
@@ -517,30 +521,18 @@ void RunPage::onEpoch(const EpochEvent& e) {
     plots_->addEpoch(e);
     presentation_->addEpoch(e);
     hosts_->addEpoch(e);
-    if (QTreeWidgetItem* item = epochItem(e.epoch)) item->setText(kAuColumn, QString::number(e.auPercent, 'f', 2));
+    invocationModel_->setEpochAu(e.epoch, QString::number(e.auPercent, 'f', 2));
     epochs_ = e.epochs;
     updateStatus();
 }
 
-QTreeWidgetItem* RunPage::epochItem(std::uint64_t epoch) {
-    QTreeWidgetItem* inv = invocations_->topLevelItem(invocations_->topLevelItemCount() - 1);
-    if (!inv) return nullptr;
-    for (int i = 0; i < inv->childCount(); ++i)
-        if (inv->child(i)->data(0, Qt::UserRole).toULongLong() == epoch) return inv->child(i);
-    auto* item = new QTreeWidgetItem(inv, {tr("epoch %1").arg(epoch)});
-    item->setData(0, Qt::UserRole, QVariant::fromValue<qulonglong>(epoch));
-    inv->setExpanded(true);
-    return item;
-}
-
 void RunPage::onEpochCache(quint64 epoch, double percent) {
-    QTreeWidgetItem* item = epochItem(epoch);
-    if (!item) return;
     if (std::isnan(percent)) {
-        item->setText(kCacheColumn, tr("unknown (/proc/self/io unreadable)"));
+        invocationModel_->setEpochServed(epoch, tr("unknown (/proc/self/io unreadable)"));
         return;
     }
     QString text = tr("%1 %").arg(percent, 0, 'f', 0);
+    QColor alarm;
     // The epoch's measured share decides, in core's terms (util/page_cache_verdict.h), as the result's warning.
     if (pageCacheVerdict(PageCacheEvidence{runConfig_.trainio.cache, {percent}, false, false}).warning) {
         // Under an emulated device the reads are shaped as that device would serve them whatever the cache
@@ -549,16 +541,16 @@ void RunPage::onEpochCache(quint64 epoch, double percent) {
             text += tr(" — under the emulated device, which shapes the reads");
         } else {
             text += tr(" — mostly from the page cache: AU and MiB/s describe memory, not the storage");
-            item->setForeground(kCacheColumn, isDarkPalette(palette()) ? QColor(0xff6b6b) : QColor(0xc0392b));
+            alarm = isDarkPalette(palette()) ? QColor(0xff6b6b) : QColor(0xc0392b);
         }
     }
-    item->setText(kCacheColumn, text);
-    item->setToolTip(kCacheColumn, text);
+    invocationModel_->setEpochServed(epoch, text, alarm);
 }
 
 void RunPage::showObjectStorage() {
     const bool s3 = runConfig_.storage.isS3();
-    invocations_->headerItem()->setText(kCacheColumn, s3 ? tr("S3 requests") : tr("From page cache"));
+    invocationModel_->setServedHeader(s3 ? tr("S3 requests") : tr("From page cache"),
+                                      s3 ? tr("Per epoch: the S3 requests the readers made and what they delivered") : cacheToolTip());
     s3Strip_->setVisible(s3);
     if (!s3) return;
     s3Location_ = QString::fromStdString(s3DatasetLocation(runConfig_));
@@ -577,10 +569,7 @@ void RunPage::onEpochS3(quint64 epoch, const S3EpochFigures& f) {
                                 .arg(f.retries)
                                 .arg(f.failures ? tr(", %L1 failed").arg(f.failures) : QString());
     s3Strip_->setText(tr("Object storage: %1 — epoch %2: %3").arg(s3Location_).arg(epoch).arg(figures));
-    if (QTreeWidgetItem* item = epochItem(epoch)) {
-        item->setText(kCacheColumn, figures);
-        item->setToolTip(kCacheColumn, figures);
-    }
+    invocationModel_->setEpochServed(epoch, figures);
 }
 
 void RunPage::setStatusText(const QString& text) {
@@ -624,8 +613,7 @@ void RunPage::onFinished(const RunFinish& r) {
     // Rows of invocations that never reported their end (a write error thrown after the measurement,
     // a cancel between invocations) must not keep saying "running".
     const QString ended = r.cancelled ? tr("cancelled") : r.complete ? tr("complete") : tr("failed");
-    for (int i = 0; i < invocations_->topLevelItemCount(); ++i)
-        if (QTreeWidgetItem* item = invocations_->topLevelItem(i); item->text(1) == tr("running")) item->setText(1, ended);
+    invocationModel_->endRunning(ended);
     status_->setToolTip(QString());
     if (!r.preflightProblems.empty()) {
         const QString what = benchmark_ ? tr("Benchmark") : tr("Run");

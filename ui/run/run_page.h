@@ -20,8 +20,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace trainio::ui {
 
@@ -29,6 +28,7 @@ class ModelPanel;
 
 class CheckpointView;
 class HostTable;
+class InvocationTreeModel;
 class LivePlots;
 class MpiControls;
 class PresentationView;
@@ -113,7 +113,6 @@ private:
     void showObjectStorage();
     // The running invocation's row for an epoch (made on first use: the epoch's AU and its cache figure
     // arrive in either order).
-    QTreeWidgetItem* epochItem(std::uint64_t epoch);
     void onFinished(const RunFinish& r);
     void onCheckpoint(const checkpoint::CheckpointEvent& e);
     // Which views the workload needs (training plots, checkpoint view) and the checkpoint's planned size.
@@ -168,7 +167,8 @@ private:
     PresentationView* presentation_;
     QLabel* status_;
     QProgressBar* progress_;
-    QTreeWidget* invocations_;
+    QTreeView* invocations_;
+    InvocationTreeModel* invocationModel_;
 
     QElapsedTimer clock_;
     QString invocationLabel_;
