@@ -48,6 +48,24 @@ inline void startMpirun(QProcess& p, const QString& mpirun, const QStringList& a
     p.start();
 }
 
+// Open MPI's remote-launch path without a network: a hostfile naming `hosts` (slotsEach slots each), daemons started
+// by an rsh agent script here, each in a UTS namespace carrying its host's name, so that the processes on
+// each "host" report that host name. Returns mpirun's options for it (written into `dir`).
+inline QStringList remoteHostsOptions(const std::filesystem::path& dir, const QStringList& hosts, int slotsEach) {
+    const std::filesystem::path agent = dir / "agent.sh";
+    testsupport::writeText(agent, "#!/bin/sh\n"
+                                  "while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done\n"
+                                  "host=$1; shift\n"
+                                  "exec unshare --uts sh -c \"hostname $host; $*\"\n");
+    std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+    const std::filesystem::path hostfile = dir / "hostfile";
+    std::string text;
+    for (const QString& h : hosts) text += h.toStdString() + " slots=" + std::to_string(slotsEach) + "\n";
+    testsupport::writeText(hostfile, text);
+    return {QStringLiteral("--allow-run-as-root"), QStringLiteral("--hostfile"), QString::fromStdString(hostfile.string()),
+            QStringLiteral("--mca"), QStringLiteral("plm_rsh_agent"), QString::fromStdString(agent.string())};
+}
+
 // The process of rank `rank` of a job started with `-x TRAINIO_TEST_TAG=<tag>`: its environment has the tag
 // and OMPI_COMM_WORLD_RANK=<rank>. 0 when there is none.
 inline pid_t rankProcess(const QString& tag, int rank) {

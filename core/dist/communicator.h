@@ -44,6 +44,14 @@ public:
         (void)limits;
         return nullptr;
     }
+    // A collective over every process: a communicator over the processes that pass member = true (their
+    // ranks in the order of this one's), for a collocated workload placed on some hosts only. Null on a
+    // process that is not a member; on a member, null when it gave up (broken()). All members: duplicate().
+    virtual std::unique_ptr<Communicator> subset(bool member, const WaitLimits& limits) {
+        (void)member;
+        (void)limits;
+        return nullptr;
+    }
 };
 
 // Every process's contribution to a decision: true on every process when all are ok; `problems` gets the

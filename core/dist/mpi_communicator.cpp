@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace trainio::dist {
 
@@ -90,6 +91,46 @@ std::unique_ptr<Communicator> MpiCommunicator::duplicate(const WaitLimits& limit
     }
     if (!wait(&req, limits)) return nullptr;
     MPI_Comm_set_errhandler(c->comm_->comm, MPI_ERRORS_RETURN);
+    return c;
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::subset(bool member, const WaitLimits& limits) {
+    if (broken()) return nullptr;
+    const int tag = 0x7000 + subsets_++;
+    std::vector<char> in(static_cast<std::size_t>(size_));
+    const char mine = member ? 1 : 0;
+    if (!allgather(&mine, 1, in.data(), limits)) return nullptr;
+    std::vector<int> ranks;
+    for (int p = 0; p < size_; ++p)
+        if (in[static_cast<std::size_t>(p)]) ranks.push_back(p);
+    if (static_cast<int>(ranks.size()) == size_) return duplicate(limits);
+    if (!member) return nullptr;
+    std::unique_ptr<MpiCommunicator> c(new MpiCommunicator());
+    c->world_ = false;
+    c->jobBroken_ = jobBroken_;
+    int rc = 0;
+    {
+        // MPI_Comm_create_group has no non-blocking form: it is called right after every process answered
+        // the allgather above, by the members only, before anything runs (a member killed in between would
+        // hold the others here until mpirun ends the job).
+        std::lock_guard lock(g_mpi);
+        MPI_Group all, group;
+        MPI_Comm_group(comm_->comm, &all);
+        MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &group);
+        rc = MPI_Comm_create_group(comm_->comm, group, tag, &c->comm_->comm);
+        MPI_Group_free(&group);
+        MPI_Group_free(&all);
+        if (rc == MPI_SUCCESS) {
+            MPI_Comm_set_errhandler(c->comm_->comm, MPI_ERRORS_RETURN);
+            MPI_Comm_rank(c->comm_->comm, &c->rank_);
+            MPI_Comm_size(c->comm_->comm, &c->size_);
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        broken_ = true;
+        jobBroken_->store(true);
+        return nullptr;
+    }
     return c;
 }
 

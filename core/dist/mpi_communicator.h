@@ -27,6 +27,8 @@ public:
     // MPI_Comm_idup. Calls on any of the job's communicators are made under one process-wide lock, so that
     // several communicators' meetings may run at once under MPI_THREAD_SERIALIZED (a collocation).
     std::unique_ptr<Communicator> duplicate(const WaitLimits& limits) override;
+    // Who is in, agreed by an allgather (abortable); then MPI_Comm_create_group among the members only.
+    std::unique_ptr<Communicator> subset(bool member, const WaitLimits& limits) override;
 
 private:
     struct Handle;
@@ -37,6 +39,7 @@ private:
     bool world_ = true;
     int rank_ = 0, size_ = 1;
     bool broken_ = false;
+    int subsets_ = 0; // subset() calls so far: every process makes them in the same order (the group's tag)
     // Shared by the world communicator and its duplicates: a peer gone breaks every one of them.
     std::shared_ptr<std::atomic<bool>> jobBroken_ = std::make_shared<std::atomic<bool>>(false);
 };

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -126,9 +127,10 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
         CollocatedWorkload w;
         for (const auto& kv : n) {
             const std::string key = kv.first.Scalar();
-            if (key != "name" && key != "config" && key != "accelerators" && key != "overrides" && key != "start_after_s")
+            if (key != "name" && key != "config" && key != "accelerators" && key != "overrides" && key != "start_after_s" &&
+                key != "hosts")
                 planError(file, "workloads: unknown key '" + key + "'" + where(kv.first) +
-                                    "; expected name, config, accelerators, overrides, start_after_s");
+                                    "; expected name, config, accelerators, overrides, start_after_s, hosts");
         }
         if (!n["name"]) planError(file, "workloads" + where(n) + ": a workload without `name`");
         w.name = scalarText(file, n["name"], "name");
@@ -144,6 +146,20 @@ CollocationPlan loadCollocationPlan(const fs::path& file) {
             w.accelerators = static_cast<std::uint64_t>(a);
         }
         if (n["start_after_s"]) w.startAfterS = numberAt(file, n["start_after_s"], ctx + "start_after_s", 0);
+        if (const YAML::Node h = n["hosts"]) {
+            // A host name as the processes report it (gethostname): letters, digits, '.', '-', '_'.
+            if (!h.IsSequence() || h.size() == 0)
+                planError(file, ctx + "hosts" + where(h) + ": expected a list of one or more host names (where the workload runs under mpirun)");
+            for (const auto& x : h) {
+                const std::string name = scalarText(file, x, ctx + "hosts");
+                bool ok = !name.empty() && name.size() <= 253;
+                for (unsigned char c : name) ok = ok && (std::isalnum(c) || c == '.' || c == '-' || c == '_');
+                if (!ok) planError(file, ctx + "hosts: '" + name + "'" + where(x) + ": expected a host name (letters, digits, '.', '-', '_')");
+                if (std::find(w.hosts.begin(), w.hosts.end(), name) != w.hosts.end())
+                    planError(file, ctx + "hosts: '" + name + "'" + where(x) + ": named twice");
+                w.hosts.push_back(name);
+            }
+        }
         if (const YAML::Node o = n["overrides"]) {
             if (!o.IsSequence()) planError(file, ctx + "overrides" + where(o) + ": expected a list of ++workload.section.key=value");
             for (const auto& x : o) w.overrides.push_back(scalarText(file, x, ctx + "overrides"));
@@ -203,6 +219,43 @@ CollocatedInvocation invocationOf(const std::string& label, const fs::path& dir,
     inv.bytesRead = out.bytesRead;
     inv.warmup = label.rfind("warm-up", 0) == 0;
     return inv;
+}
+
+// A workload's invocations as they travel from its first process to the others (under mpirun, when the
+// workload runs on some hosts only); NaN travels as null.
+ordered_json invocationsJson(const std::vector<CollocatedInvocation>& v) {
+    ordered_json a = ordered_json::array();
+    for (const auto& i : v)
+        a.push_back({{"label", i.label}, {"path", i.path.string()}, {"start", i.start}, {"end", i.end}, {"status", i.status},
+                     {"au", i.auPercent}, {"mib", i.mibPerSecond}, {"au_epochs", i.auPerEpoch}, {"mib_epochs", i.mibPerEpoch},
+                     {"bytes", i.bytesRead}, {"warmup", i.warmup}});
+    return a;
+}
+
+std::vector<CollocatedInvocation> invocationsFrom(const ordered_json& a) {
+    const auto num = [](const ordered_json& x) { return x.is_number() ? x.get<double>() : NAN; };
+    const auto nums = [&](const ordered_json& x) {
+        std::vector<double> v;
+        for (const auto& e : x) v.push_back(num(e));
+        return v;
+    };
+    std::vector<CollocatedInvocation> out;
+    for (const auto& j : a) {
+        CollocatedInvocation i;
+        i.label = j.at("label").get<std::string>();
+        i.path = j.at("path").get<std::string>();
+        i.start = num(j.at("start"));
+        i.end = num(j.at("end"));
+        i.status = j.at("status").get<std::string>();
+        i.auPercent = num(j.at("au"));
+        i.mibPerSecond = num(j.at("mib"));
+        i.auPerEpoch = nums(j.at("au_epochs"));
+        i.mibPerEpoch = nums(j.at("mib_epochs"));
+        i.bytesRead = j.at("bytes").get<std::uint64_t>();
+        i.warmup = j.at("warmup").get<bool>();
+        out.push_back(std::move(i));
+    }
+    return out;
 }
 
 // What one workload's alone session did (CollocationOptions::alone).
@@ -269,9 +322,20 @@ private:
     std::condition_variable& cv_;
 };
 
+// Which processes run each workload (plan key `hosts`; all of them without it) and how many of its
+// accelerators each hosts.
+struct Placement {
+    std::vector<std::vector<int>> processes; // per workload, in rank order
+    std::vector<std::uint64_t> perProcess;   // per workload: accelerators / its processes
+    bool on(std::size_t w, int process) const {
+        return std::find(processes[w].begin(), processes[w].end(), process) != processes[w].end();
+    }
+};
+
 store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::path& dir, const CollocationOptions& opt,
-                                       const std::vector<std::unique_ptr<WorkloadObserver>>& obs, const std::string& status,
-                                       double start, double end, const ordered_json& processIo, const ordered_json& mpi) {
+                                       const Placement& placed, const std::vector<std::vector<CollocatedInvocation>>& done,
+                                       const std::string& status, double start, double end, const ordered_json& processIo,
+                                       const ordered_json& mpi) {
     const std::uint64_t processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
     store::CollocationFile f;
     f.plan = plan.file.string();
@@ -283,17 +347,19 @@ store::CollocationFile collocationFile(const CollocationPlan& plan, const fs::pa
     f.warmups = opt.runs > 0 ? opt.warmups : 0;
     for (std::size_t i = 0; i < plan.workloads.size(); ++i) {
         const CollocatedWorkload& w = plan.workloads[i];
-        f.trainingThreads += w.accelerators / processes; // what each process hosts
-        f.readerThreads += w.accelerators / processes * w.resolved.reader.readThreads;
+        if (placed.on(i, 0)) { // what process 0 hosts
+            f.trainingThreads += placed.perProcess[i];
+            f.readerThreads += placed.perProcess[i] * w.resolved.reader.readThreads;
+        }
         store::CollocationMember m;
         m.name = w.name;
         m.path = w.name; // relative to the collocation's folder: the folder can move
         m.config = w.configSource;
         m.accelerators = w.accelerators;
         m.startAfterS = w.startAfterS;
-        m.status = obs.empty() || obs[i]->done.empty() ? status : "complete";
-        if (!obs.empty())
-            for (const auto& inv : obs[i]->done) {
+        m.status = done.empty() || done[i].empty() ? status : "complete";
+        if (!done.empty())
+            for (const auto& inv : done[i]) {
                 m.invocations.push_back(
                     {inv.label, inv.path.lexically_relative(dir), inv.start, inv.end, inv.status, inv.auPercent, inv.bytesRead});
                 if (!(m.start <= inv.start)) m.start = inv.start;
@@ -337,54 +403,135 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     std::atomic<bool> stop{false};
     std::mutex m;
     std::condition_variable cv;
-    std::barrier<> rounds(static_cast<std::ptrdiff_t>(n));
 
-    // Under mpirun every process runs every workload with accelerators / processes of its accelerators, each
-    // workload meeting its peers on its own communicator (their meetings overlap); only process 0 writes.
+    // Under mpirun every process runs every workload, or the workloads placed on its host (plan key `hosts`),
+    // with accelerators / (the workload's processes) of its accelerators; each workload meets its peers on its
+    // own communicator (their meetings overlap); process 0 writes the collocation's file, each workload's
+    // first process its folder.
     const std::uint64_t processes = opt.comm ? static_cast<std::uint64_t>(opt.comm->size()) : 1;
-    const bool writer = !opt.comm || opt.comm->rank() == 0;
-    for (const auto& w : plan.workloads)
-        if (w.accelerators % processes != 0)
+    const int me = opt.comm ? opt.comm->rank() : 0;
+    const bool writer = me == 0;
+    dist::WaitLimits limits;
+    limits.hurry = opt.cancel;
+    std::vector<std::string> hosts{readHostInfo().hostname};
+    if (opt.comm && !opt.comm->allgatherStrings(hosts.front(), hosts, limits))
+        throw RunError("collocate: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+    Placement placed;
+    for (std::size_t i = 0; i < n; ++i) {
+        const CollocatedWorkload& w = plan.workloads[i];
+        std::vector<int> on;
+        for (int p = 0; p < static_cast<int>(processes); ++p)
+            if (!opt.comm || w.hosts.empty() ||
+                std::find(w.hosts.begin(), w.hosts.end(), hosts[static_cast<std::size_t>(p)]) != w.hosts.end())
+                on.push_back(p);
+        if (on.empty()) {
+            std::string named, job;
+            for (const auto& h : w.hosts) named += (named.empty() ? "" : ", ") + h;
+            for (const auto& h : std::set<std::string>(hosts.begin(), hosts.end())) job += (job.empty() ? "" : ", ") + h;
+            throw AgreedInputError(plan.file.string() + ": workload '" + w.name + "': hosts: " + named +
+                                   ": no process of the MPI job runs there; its processes run on " + job +
+                                   " (host names as the processes report them: gethostname)");
+        }
+        if (w.accelerators % on.size() != 0)
             throw AgreedInputError(plan.file.string() + ": workload '" + w.name + "': accelerators = " + std::to_string(w.accelerators) +
-                                   " under mpirun with " + std::to_string(processes) + " processes: expected a multiple of " +
-                                   std::to_string(processes) + " (each process hosts accelerators / processes of them)");
+                                   " under mpirun with " + std::to_string(on.size()) + " processes" +
+                                   (w.hosts.empty() ? std::string() : " on its hosts") + ": expected a multiple of " +
+                                   std::to_string(on.size()) + " (each process hosts accelerators / processes of them)");
+        placed.perProcess.push_back(w.accelerators / on.size());
+        placed.processes.push_back(std::move(on));
+    }
+    for (int p = 0; p < static_cast<int>(processes); ++p) {
+        bool any = false;
+        for (std::size_t i = 0; i < n; ++i) any = any || placed.on(i, p);
+        if (!any)
+            throw AgreedInputError(plan.file.string() + ": process " + std::to_string(p) + " (host " + hosts[static_cast<std::size_t>(p)] +
+                                   ") runs no workload of the plan: name its host in a workload's `hosts`, or leave it out of the job");
+    }
+    if (!opt.comm)
+        for (const auto& w : plan.workloads)
+            if (!w.hosts.empty())
+                observer.onMessage(w.name, "hosts: not used in one process (every workload runs here); it places the "
+                                           "workload under mpirun");
     ordered_json mpi = ordered_json::object();
     std::vector<std::unique_ptr<dist::Communicator>> comms; // outlive the sessions that use them
+    std::vector<bool> local(n, true);                        // the workloads this process runs
     if (opt.comm) {
-        dist::WaitLimits limits;
-        limits.hurry = opt.cancel;
-        std::vector<std::string> hosts;
-        if (!opt.comm->allgatherStrings(readHostInfo().hostname, hosts, limits))
-            throw RunError("collocate: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
         for (std::size_t i = 0; i < n; ++i) {
-            comms.push_back(opt.comm->duplicate(limits));
-            if (!comms.back()) throw RunError("collocate: no communicator for workload '" + plan.workloads[i].name + "' (a process did not answer)");
+            local[i] = placed.on(i, me);
+            comms.push_back(opt.comm->subset(local[i], limits));
+            if (local[i] && !comms.back())
+                throw RunError("collocate: no communicator for workload '" + plan.workloads[i].name + "' (a process did not answer)");
         }
         mpi["processes"] = processes;
         mpi["hosts"] = hosts; // process p's host at [p]
         mpi["device_scope"] = plan.sharedDevice() ? ordered_json(plan.deviceScope) : ordered_json();
-        ordered_json per = ordered_json::object();
-        for (const auto& w : plan.workloads) per[w.name] = w.accelerators / processes;
+        ordered_json per = ordered_json::object(), where = ordered_json::object();
+        for (std::size_t i = 0; i < n; ++i) {
+            per[plan.workloads[i].name] = placed.perProcess[i];
+            where[plan.workloads[i].name] = placed.processes[i];
+        }
         mpi["accelerators_per_process"] = per;
-        mpi["note"] = "every process runs every workload with accelerators / processes of its accelerators (ranks p*K … p*K+K-1); "
-                      "threads, cpus and process_io are process 0's";
+        mpi["placement"] = where; // the processes that run each workload
+        mpi["note"] = "each workload runs on its processes (every process, or those on the plan's hosts) with accelerators / "
+                      "processes of its accelerators each; threads, cpus and process_io are process 0's";
     }
     auto commOf = [&](std::size_t i) { return comms.empty() ? nullptr : comms[i].get(); };
+    std::size_t localCount = 0;
+    for (std::size_t i = 0; i < n; ++i) localCount += local[i] ? 1 : 0;
+    std::barrier<> rounds(static_cast<std::ptrdiff_t>(localCount));
+    // Under mpirun, after each workload's alone run: every process agrees before the next starts (a workload
+    // placed on some hosts must not overlap the next one's alone run), and learns of a failure anywhere.
+    // Returns the problems said anywhere (each "process P (host): …" under mpirun).
+    auto agreeAll = [&](const std::string& problem) -> std::vector<std::string> {
+        if (!opt.comm) return problem.empty() ? std::vector<std::string>{} : std::vector<std::string>{problem};
+        std::vector<std::string> problems;
+        if (!dist::agree(*opt.comm, problem, problems, limits))
+            throw RunError("collocate: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
+        return problems;
+    };
+    static const std::string kCancelled = "cancelled by the user";
+    auto onlyCancels = [&](const std::vector<std::string>& problems) {
+        return std::all_of(problems.begin(), problems.end(), [&](const std::string& p) {
+            return p.size() >= kCancelled.size() && p.compare(p.size() - kCancelled.size(), kCancelled.size(), kCancelled) == 0;
+        });
+    };
 
     std::shared_ptr<EmulatedStorageBackend> device;
     if (plan.sharedDevice())
         device = std::make_shared<EmulatedStorageBackend>(makePosixBackend(), deviceOfProcess(plan, processes),
                                                           plan.workloads.front().resolved.train.seed, WallClock());
 
-    // Every workload is checked (and its dataset generated when asked) before anything is measured.
-    std::vector<std::unique_ptr<WorkloadObserver>> obs;
-    std::vector<std::unique_ptr<Session>> sessions;
+    // Every workload is checked (and its dataset generated when asked) before anything is measured: each by
+    // the processes that run it, one workload after the other (two workloads may share a dataset folder), and
+    // under mpirun every process agrees after each (a problem anywhere stops all).
+    std::vector<std::unique_ptr<WorkloadObserver>> obs(n);
+    std::vector<std::unique_ptr<Session>> sessions(n);
     std::uint64_t training = 0, readers = 0; // this process's
+    std::exception_ptr failedHere;
+    std::string problemHere;
+    bool cancelledHere = false;
+    // After each workload's check: true when every process was cancelled; throws what failed anywhere.
+    auto checkedTogether = [&]() -> bool {
+        const auto anywhere = agreeAll(failedHere ? problemHere : cancelledHere ? kCancelled : "");
+        if (anywhere.empty()) return false;
+        if (failedHere) std::rethrow_exception(failedHere);
+        if (onlyCancels(anywhere)) {
+            res.cancelled = true;
+            return true;
+        }
+        for (const auto& p : anywhere)
+            if (!onlyCancels({p})) throw AgreedInputError(p);
+        return true;
+    };
     for (std::size_t i = 0; i < n; ++i) {
+        if (!local[i]) {
+            checkedTogether();
+            continue;
+        }
         const CollocatedWorkload& w = plan.workloads[i];
-        training += w.accelerators / processes;
-        readers += w.accelerators / processes * w.resolved.reader.readThreads;
-        obs.push_back(std::make_unique<WorkloadObserver>(w, observer, rounds, stop, m, cv));
+        training += placed.perProcess[i];
+        readers += placed.perProcess[i] * w.resolved.reader.readThreads;
+        obs[i] = std::make_unique<WorkloadObserver>(w, observer, rounds, stop, m, cv);
         SessionRequest req;
         req.config = w.resolved;
         req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
@@ -398,55 +545,64 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         req.invocation.observer = opt.liveObserver ? opt.liveObserver(i) : nullptr;
         req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ")";
         req.invocation.collocatedWith = othersOf(plan, i);
-        sessions.push_back(std::make_unique<Session>(req, *obs.back()));
+        sessions[i] = std::make_unique<Session>(req, *obs[i]);
         try {
-            if (!sessions.back()->prepare() || (opt.cancel && opt.cancel->load())) {
-                res.cancelled = true;
-                return res;
-            }
+            if (!sessions[i]->prepare() || (opt.cancel && opt.cancel->load())) cancelledHere = true;
         } catch (const PreflightFailed& e) {
             std::vector<PreflightProblem> problems = e.problems;
             const std::string ctx = plan.file.string() + ": workload '" + w.name + "': ";
             for (auto& p : problems) p.subject = ctx + p.subject;
-            throw PreflightFailed(ctx + e.what(), problems);
+            failedHere = std::make_exception_ptr(PreflightFailed(ctx + e.what(), problems));
+            problemHere = ctx + e.what();
         } catch (const InputError& e) {
-            throw InputError(plan.file.string() + ": workload '" + w.name + "': " + e.what());
+            problemHere = plan.file.string() + ": workload '" + w.name + "': " + e.what();
+            failedHere = std::make_exception_ptr(InputError(problemHere));
+        } catch (const std::exception& e) { // generation failed: said as the workload's, on every process
+            problemHere = plan.file.string() + ": workload '" + w.name + "': " + e.what();
+            failedHere = std::make_exception_ptr(RunError(problemHere));
         }
+        if (checkedTogether()) return res;
     }
     // Each workload alone first, one after the other, on the same storage.
-    std::vector<std::unique_ptr<AloneObserver>> aloneObs;
+    std::vector<std::unique_ptr<AloneObserver>> aloneObs(n);
+    std::vector<std::vector<CollocatedInvocation>> aloneDone(n);
     if (opt.alone) {
         for (std::size_t i = 0; i < n; ++i) {
             const CollocatedWorkload& w = plan.workloads[i];
-            aloneObs.push_back(std::make_unique<AloneObserver>(w, observer));
-            SessionRequest req;
-            req.config = w.resolved;
-            // Checked and generated above by the workload's own session, before anything was measured. The config
-            // stays the workload's (generate_data too), so that alone and together are one benchmark identity.
-            req.preflight = false;
-            req.generateHere = false;
-            req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
-            req.output = dir / store::kAloneFolder / w.name;
-            req.accelerators = w.accelerators;
-            req.runs = opt.runs;
-            req.warmups = opt.warmups;
-            req.invocation.cancel = opt.cancel;
-            req.invocation.io = device;
-            req.invocation.comm = commOf(i);
-            req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
-            const SessionResult r = Session(req, *aloneObs.back()).run();
-            res.aloneInvocations.push_back(aloneObs.back()->done);
-            if (!r.complete) {
-                res.cancelled = r.cancelled;
-                res.error = r.cancelled ? "" : "workload '" + w.name + "' alone: " + r.error;
+            std::string failed;
+            if (local[i]) {
+                aloneObs[i] = std::make_unique<AloneObserver>(w, observer);
+                SessionRequest req;
+                req.config = w.resolved;
+                // Checked and generated above by the workload's own session, before anything was measured. The config
+                // stays the workload's (generate_data too), so that alone and together are one benchmark identity.
+                req.preflight = false;
+                req.generateHere = false;
+                req.mode = opt.runs > 0 ? SessionMode::Benchmark : SessionMode::Run;
+                req.output = dir / store::kAloneFolder / w.name;
+                req.accelerators = w.accelerators;
+                req.runs = opt.runs;
+                req.warmups = opt.warmups;
+                req.invocation.cancel = opt.cancel;
+                req.invocation.io = device;
+                req.invocation.comm = commOf(i);
+                req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
+                const SessionResult r = Session(req, *aloneObs[i]).run();
+                aloneDone[i] = aloneObs[i]->done;
+                if (!r.complete) failed = r.cancelled ? kCancelled : "workload '" + w.name + "' alone: " + r.error;
+            }
+            if (const auto anywhere = agreeAll(failed); !anywhere.empty()) {
+                res.aloneInvocations = aloneDone;
+                res.cancelled = onlyCancels(anywhere);
+                res.error = res.cancelled ? "" : !failed.empty() && !onlyCancels({failed}) ? failed : anywhere.front();
                 return res;
             }
         }
     }
-    observer.onMessage("", "collocation: " + std::to_string(n) + " workloads, " + std::to_string(training) +
+    observer.onMessage("", "collocation: " + std::to_string(localCount) + " workloads, " + std::to_string(training) +
                                " training threads and " + std::to_string(readers) + " reader threads on " +
                                std::to_string(std::thread::hardware_concurrency()) + " CPUs" +
-                               (processes > 1 ? " in each of " + std::to_string(processes) + " processes" : "") +
+                               (processes > 1 ? " in process " + std::to_string(me) + " of " + std::to_string(processes) : "") +
                                (!device                       ? ", the real storage"
                                 : processes == 1              ? ", one shared emulated device"
                                 : plan.deviceScope == "split" ? ", one emulated device split over the processes"
@@ -455,7 +611,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     const double start = clock.now();
     if (writer) {
         fs::create_directories(dir);
-        store::writeCollocationFile(collocationFile(plan, dir, opt, {}, "running", start, 0, ordered_json::object(), mpi), dir);
+        store::writeCollocationFile(collocationFile(plan, dir, opt, placed, {}, "running", start, 0, ordered_json::object(), mpi), dir);
     }
 
     // The collocation's page-cache share: the process's counters over every workload's files.
@@ -483,7 +639,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     std::vector<std::string> thrown(n);
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
+        if (local[i]) threads.emplace_back([&, i] {
             try {
                 results[i] = sessions[i]->measure();
             } catch (const std::exception& e) {
@@ -504,7 +660,8 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
 
     std::vector<std::uint64_t> delivered(n, 0);
     for (std::size_t i = 0; i < n; ++i)
-        for (const auto& inv : obs[i]->done) delivered[i] += inv.bytesRead;
+        if (local[i])
+            for (const auto& inv : obs[i]->done) delivered[i] += inv.bytesRead;
     const EpochIoRecord io = meter.endEpoch(1, delivered);
     ordered_json processIo;
     std::uint64_t total = 0;
@@ -518,16 +675,53 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     processIo["percent_from_cache"] = pct ? ordered_json(*pct) : ordered_json();
     processIo["note"] = "the process's read counters over the whole collocation, every workload together";
 
+    // What each workload did: here for the workloads this process runs; under mpirun each workload's first
+    // process speaks for it, and its figures reach every process (process 0 writes them).
+    std::vector<std::vector<CollocatedInvocation>> done(n);
+    std::vector<std::string> errors(n);
+    std::vector<bool> complete(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!local[i]) continue;
+        done[i] = obs[i]->done;
+        const std::string& why = !thrown[i].empty() ? thrown[i] : obs[i]->error;
+        if (!why.empty()) errors[i] = "workload '" + plan.workloads[i].name + "': " + why;
+        complete[i] = results[i].complete;
+    }
+    if (opt.comm) {
+        ordered_json mine = ordered_json::object();
+        for (std::size_t i = 0; i < n; ++i)
+            if (local[i] && comms[i] && comms[i]->rank() == 0)
+                mine[std::to_string(i)] = {{"done", invocationsJson(done[i])}, {"alone", invocationsJson(aloneDone[i])},
+                                           {"error", errors[i]}, {"complete", complete[i]}};
+        std::vector<std::string> all;
+        if (opt.comm->allgatherStrings(mine.dump(), all, limits)) {
+            for (std::size_t p = 0; p < all.size(); ++p) {
+                if (static_cast<int>(p) == me) continue;
+                const ordered_json theirs = ordered_json::parse(all[p]);
+                for (const auto& [key, v] : theirs.items()) {
+                    const std::size_t i = std::stoul(key);
+                    if (i >= n || local[i]) continue;
+                    done[i] = invocationsFrom(v.at("done"));
+                    aloneDone[i] = invocationsFrom(v.at("alone"));
+                    errors[i] = v.at("error").get<std::string>();
+                    complete[i] = v.at("complete").get<bool>();
+                }
+            }
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (!local[i] && !complete[i] && errors[i].empty() && done[i].empty())
+                errors[i] = "workload '" + plan.workloads[i].name + "': its processes did not report at the end (killed, hung or gone)";
+    }
     res.complete = true;
     for (std::size_t i = 0; i < n; ++i) {
-        res.invocations.push_back(obs[i]->done);
-        if (!thrown[i].empty() && res.error.empty()) res.error = "workload '" + plan.workloads[i].name + "': " + thrown[i];
-        if (!obs[i]->error.empty() && res.error.empty()) res.error = "workload '" + plan.workloads[i].name + "': " + obs[i]->error;
-        if (!results[i].complete) res.complete = false;
+        res.invocations.push_back(done[i]);
+        if (!errors[i].empty() && res.error.empty()) res.error = errors[i];
+        if (!complete[i]) res.complete = false;
     }
+    res.aloneInvocations = aloneDone;
     res.cancelled = !res.complete && res.error.empty() && opt.cancel && opt.cancel->load();
     const std::string status = res.complete ? "complete" : res.cancelled ? "cancelled" : "failed";
-    store::CollocationFile file = collocationFile(plan, dir, opt, obs, status, start, end, processIo, mpi);
+    store::CollocationFile file = collocationFile(plan, dir, opt, placed, done, status, start, end, processIo, mpi);
     file.error = res.error;
     if (opt.alone) {
         for (std::size_t i = 0; i < n; ++i) {

@@ -32,6 +32,9 @@ struct CollocatedWorkload {
     std::uint64_t accelerators = 1;
     std::vector<std::string> overrides; // Hydra-style, as for --config
     double startAfterS = 0;             // after the round's start
+    // Under mpirun, the hosts the workload runs on (plan key `hosts`, a list of host names as the processes
+    // report them): its accelerators are spread over the processes on those hosts only. Empty: every process.
+    std::vector<std::string> hosts;
     WorkloadConfig resolved;            // loaded, overrides and the plan's storage applied, validated
 };
 

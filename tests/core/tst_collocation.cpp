@@ -110,9 +110,33 @@ private slots:
         check("workloads:\n  - {name: a, config: " + a + ", overrides: ['++workload.trainio.cache=drop']}\n  - {name: c, config: " +
                   b + "}\n",
               {"workload 'a'", "trainio.cache = drop"});
+        // `hosts` (placement under mpirun): a list of host names, each once.
+        check("workloads:\n  - {name: a, config: " + a + ", hosts: node1}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "hosts", "list of one or more host names"});
+        check("workloads:\n  - {name: a, config: " + a + ", hosts: []}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "hosts", "list of one or more host names"});
+        check("workloads:\n  - {name: a, config: " + a + ", hosts: ['node 1']}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "hosts: 'node 1'", "expected a host name"});
+        check("workloads:\n  - {name: a, config: " + a + ", hosts: [n1, n1]}\n  - {name: c, config: " + b + "}\n",
+              {"workload 'a'", "hosts: 'n1'", "named twice"});
         // A workload that cannot form a step: 16 files, batch 2, 16 accelerators → no step per accelerator.
         check("workloads:\n  - {name: big, config: " + a + ", accelerators: 16}\n  - {name: c, config: " + b + "}\n",
               {"workload 'big'"});
+    }
+
+    // `hosts` places a workload under mpirun only: in one process every workload runs here, and that is said.
+    void hostsInOneProcessAreSaid() {
+        const std::string a = workload("ha"), b = workload("hb");
+        const fs::path p = plan("hosts.yaml", "workloads:\n  - {name: a, config: " + a + ", hosts: [node7]}\n"
+                                              "  - {name: b, config: " + b + "}\n");
+        const fs::path out = base_ / "hosts-one";
+        const auto r = testsupport::runCli(QStringList{QStringLiteral("collocate"), QStringLiteral("--plan"), q(p),
+                                                       QStringLiteral("--output"), q(out)});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("a: hosts: not used in one process (every workload runs here)")), qPrintable(r.err));
+        const json c = readJson(out / "trainio_collocation.json");
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        QVERIFY2(!c.contains("mpi") || c["mpi"].empty(), c.dump().c_str());
     }
 
     // Two workloads on one emulated 100 MiB/s device: their windows overlap, their delivered MiB/s add up

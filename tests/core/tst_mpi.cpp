@@ -246,19 +246,10 @@ private slots:
     // The remote-launch path without a network: two hosts in a hostfile, daemons started by an rsh agent
     // script, each in a UTS namespace named after its host; per-host arrays have one slot per host.
     void twoHostsThroughTheRshAgent() {
-        const fs::path agent = base_ / "agent.sh";
-        testsupport::writeText(agent, "#!/bin/sh\n"
-                                      "while [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done\n"
-                                      "host=$1; shift\n"
-                                      "exec unshare --uts sh -c \"hostname $host; $*\"\n");
-        fs::permissions(agent, fs::perms::owner_all);
-        const fs::path hosts = base_ / "hosts";
-        testsupport::writeText(hosts, "hosta slots=2\nhostb slots=2\n");
         const fs::path out = base_ / "twohosts";
         QProcess p;
-        start(p, QStringList{QStringLiteral("--allow-run-as-root"), QStringLiteral("--hostfile"), q(hosts), QStringLiteral("--mca"),
-                             QStringLiteral("plm_rsh_agent"), q(agent), QStringLiteral("-np"), QStringLiteral("4"),
-                             QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"), q(cfg_),
+        start(p, mpisupport::remoteHostsOptions(base_, {QStringLiteral("hosta"), QStringLiteral("hostb")}, 2) +
+                     QStringList{QStringLiteral("-np"), QStringLiteral("4"), QStringLiteral(TRAINIO_CLI), QStringLiteral("run"), QStringLiteral("--config"), q(cfg_),
                              QStringLiteral("--output"), q(out), QStringLiteral("--quiet")});
         const Mpi r = finish(p);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));

@@ -52,6 +52,17 @@ class TstMpiCollocation : public QObject {
                                            extra,
                                        300000, testsupport::mpiEnvironment());
     }
+    // Two "hosts" of this machine (mpisupport::remoteHostsOptions): process 0 on host ha, process 1 on hb, so
+    // that a plan's `hosts` places workloads as it would on two client hosts.
+    testsupport::CliResult collocateOnTwoHosts(const fs::path& planFile, const fs::path& out, const QStringList& extra = {}) {
+        return testsupport::runProgram(mpirun_,
+                                       mpisupport::remoteHostsOptions(base_, {QStringLiteral("ha"), QStringLiteral("hb")}, 1) +
+                                           QStringList{QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral(TRAINIO_CLI),
+                                                       QStringLiteral("collocate"), QStringLiteral("--plan"), q(planFile),
+                                                       QStringLiteral("--output"), q(out), QStringLiteral("--quiet")} +
+                                           extra,
+                                       300000, testsupport::mpiEnvironment());
+    }
     // What every workload folder of a collocation under mpirun -np 2 holds: the job's ranks (`ranks` in all,
     // each process's share), every rank's files, written once by process 0.
     void checkWorkloadFolder(const fs::path& dir, int ranks) {
@@ -168,6 +179,76 @@ private slots:
         QCOMPARE(s.exitCode, 2);
         QCOMPARE(s.err.count(QStringLiteral("error:")), 1);
         QVERIFY2(s.err.contains(q(scope)) && s.err.contains(QStringLiteral("device_scope = 'per_host'")), qPrintable(s.err));
+    }
+
+    // Workloads placed on named hosts (plan key `hosts`): a's 2 accelerators on host ha (process 0), b's 1
+    // on host hb (process 1), both reading one dataset folder (generated once, before anything runs). Each
+    // workload's folder is written by its own process and holds only its ranks; trainio_collocation.json
+    // (process 0) has both, the placement, and with --alone each workload alone one after the other across
+    // the hosts, then together.
+    void workloadsOnNamedHosts() {
+        const std::string a = workload("pa", 16, 256, 3, 0.004);
+        testsupport::writeText(base_ / "pb.yaml", testsupport::readText(base_ / a)); // the same dataset folder
+        const fs::path p = plan("placed.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 2, hosts: [ha]}\n"
+                                               "  - {name: b, config: pb.yaml, accelerators: 1, hosts: [hb]}\n");
+        const fs::path out = base_ / "placed";
+        const auto r = collocateOnTwoHosts(p, out, {QStringLiteral("--alone")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.out.trimmed(), q(out / "trainio_collocation.json"));
+        const json c = readJson(out / "trainio_collocation.json");
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        QVERIFY2(c["mpi"]["hosts"] == json::parse(R"(["ha", "hb"])"), c["mpi"].dump().c_str());
+        QVERIFY2(c["mpi"]["placement"] == json::parse(R"({"a": [0], "b": [1]})"), c["mpi"].dump().c_str());
+        QVERIFY2(c["mpi"]["accelerators_per_process"] == json::parse(R"({"a": 2, "b": 1})"), c["mpi"].dump().c_str());
+        QCOMPARE(c["threads"]["training"].get<int>(), 2); // process 0 hosts a's two accelerators only
+        const std::pair<const char*, int> expected[] = {{"a", 2}, {"b", 1}};
+        for (const auto& [name, ranks] : expected)
+            for (const fs::path& dir : {out / name, out / "alone" / name}) {
+                const json s = readJson(dir / "summary.json");
+                QVERIFY2(s.is_object(), dir.string().c_str());
+                QCOMPARE(s["num_accelerators"].get<int>(), ranks);
+                QVERIFY(fs::exists(dir / (std::to_string(ranks - 1) + "_output.json")));
+                QVERIFY(!fs::exists(dir / (std::to_string(ranks) + "_output.json")));
+                const json run = readJson(dir / "trainio_run.json");
+                QCOMPARE(run["processes"].get<int>(), 1);
+                QVERIFY2(run["hosts"] == json::array({std::string(name) == "a" ? "ha" : "hb"}), run["hosts"].dump().c_str());
+            }
+        // Together: their invocations overlap. Alone: one after the other, though on different processes.
+        const json& wa = c["workloads"][0];
+        const json& wb = c["workloads"][1];
+        QCOMPARE(wb["invocations"].size(), std::size_t(1));
+        QVERIFY(wa["start"].get<double>() < wb["end"].get<double>() && wb["start"].get<double>() < wa["end"].get<double>());
+        QVERIFY2(readJson(out / "alone" / "a" / "summary.json")["end"].get<std::string>() <=
+                     readJson(out / "alone" / "b" / "summary.json")["start"].get<std::string>(),
+                 "the alone runs overlapped");
+        QCOMPARE(c["interference"]["workloads"].size(), std::size_t(2));
+        for (const auto& x : c["interference"]["workloads"]) {
+            const std::string name = x["name"].get<std::string>();
+            // b's figures reached process 0 from process 1: the same as b's own folders say.
+            QVERIFY2(std::abs(x["mib_s_alone"].get<double>() - mibPerSecond(out / "alone" / name)) < 1e-6, x.dump().c_str());
+            QVERIFY2(std::abs(x["mib_s_together"].get<double>() - mibPerSecond(out / name)) < 1e-6, x.dump().c_str());
+        }
+    }
+
+    // Placement refused before anything runs, once, in the plan's words: a host no process runs on (the job's
+    // hosts named), and a process that would run nothing.
+    void badPlacement() {
+        const std::string a = workload("qa"), b = workload("qb");
+        const fs::path nowhere = plan("nowhere.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 1, hosts: [ha]}\n"
+                                                      "  - {name: b, config: " + b + ", accelerators: 1, hosts: [hc]}\n");
+        const auto r = collocateOnTwoHosts(nowhere, base_ / "nowhere");
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err.count(QStringLiteral("error:")), 1);
+        QVERIFY2(r.err.contains(q(nowhere)) && r.err.contains(QStringLiteral("workload 'b': hosts: hc: no process of the MPI job runs there")) &&
+                     r.err.contains(QStringLiteral("run on ha, hb")),
+                 qPrintable(r.err));
+        QVERIFY(!fs::exists(base_ / "nowhere"));
+        const fs::path idle = plan("idle.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 1, hosts: [ha]}\n"
+                                                "  - {name: b, config: " + b + ", accelerators: 1, hosts: [ha]}\n");
+        const auto s = collocateOnTwoHosts(idle, base_ / "idle");
+        QCOMPARE(s.exitCode, 2);
+        QCOMPARE(s.err.count(QStringLiteral("error:")), 1);
+        QVERIFY2(s.err.contains(QStringLiteral("process 1 (host hb) runs no workload of the plan")), qPrintable(s.err));
     }
 
     // Rank 1 killed (SIGKILL) while both workloads run: mpirun ends the job within the hang bound, process 0
