@@ -267,7 +267,9 @@ void TelemetrySampler::run() {
 void TelemetrySampler::sampleOnce() {
     Sources& s = *src_;
     s.read(s.cur);
-    const double t = clock_.now() - runStartUnix_;
+    // The row's time is the instant its counters were read (the same instant `interval_s` is measured from):
+    // consecutive rows' times differ by exactly their interval, however long the reads took.
+    const double t = clock_.at(s.cur.when) - runStartUnix_;
     parseMeminfo(s.meminfo.read(), s.mem);
     const double rssPages = static_cast<double>(parseStatmResidentPages(s.statm.read()));
     const Reading& a = s.prev;

@@ -13,8 +13,10 @@ WallClock::WallClock()
     : originSteady_(std::chrono::steady_clock::now()),
       originWall_(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
-double WallClock::now() const {
-    return originWall_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - originSteady_).count();
+double WallClock::now() const { return at(std::chrono::steady_clock::now()); }
+
+double WallClock::at(std::chrono::steady_clock::time_point t) const {
+    return originWall_ + std::chrono::duration<double>(t - originSteady_).count();
 }
 
 std::string isoTimestamp(double unixSeconds) {

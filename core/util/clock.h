@@ -12,6 +12,8 @@ public:
     WallClock();
     // Seconds since the Unix epoch.
     double now() const;
+    // A steady-clock instant on this clock (seconds since the Unix epoch).
+    double at(std::chrono::steady_clock::time_point t) const;
     double origin() const { return originWall_; }
 
 private:
