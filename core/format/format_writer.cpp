@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 namespace trainio {
@@ -129,6 +130,24 @@ private:
 // would bypass the IoBackend (fault injection) and the generator's naming of temporaries. The x.npy
 // payload is a function source too, generated as libzip pulls it, so a 150 MB record is never held
 // in memory at all. libzip computes the zip CRC-32 and writes ZIP64 fields when an entry needs them.
+
+// libzip 1.7 (Debian 12) fills two function-local statics on the first zip_open_from_source of the process
+// without a lock (`needed_support_read`, then `needed_support_write`): a second thread that comes between
+// the two reads the write mask as -1, takes our writable source for read-only and fails "Read-only
+// archive" (seen on a fresh 2-vCPU Debian: datagen's first npz files, written by parallel threads). The
+// first call is made once, alone, on a throwaway in-memory archive, before any generator thread's.
+void primeLibzip() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        zip_error_t err;
+        zip_error_init(&err);
+        if (zip_source_t* src = zip_source_buffer_create(nullptr, 0, 0, &err)) {
+            if (zip_t* za = zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &err)) zip_discard(za); // frees src
+            else zip_source_free(src);
+        }
+        zip_error_fini(&err);
+    });
+}
 
 struct ArchiveSink {
     IoBackend& io;
@@ -340,6 +359,7 @@ WriteOutcome writeNpz(IoBackend& io, const DataFileSpec& spec, const std::string
         throw RunError(std::string(what) + " " + path + ": " + detail);
     };
 
+    primeLibzip();
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* archiveSrc = zip_source_function_create(archiveCallback, &sink, &err);
