@@ -13,6 +13,7 @@
 #include "util/host_info.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <unistd.h>
@@ -127,6 +128,12 @@ int main(int argc, char** argv) {
         return 0;
     }
     trainio::cli::installSignalHandlers();
+    if (const std::string problem = trainio::dist::meetingTimeoutProblem(); !problem.empty()) {
+        // Before MPI starts: under mpirun every process refuses, and process 0 alone says why.
+        const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+        if (!rank || std::string(rank) == "0") std::fprintf(stderr, "error: %s\n", problem.c_str());
+        return 2;
+    }
     // Under mpirun only: MPI is initialised when Open MPI's launcher started this process.
     std::unique_ptr<trainio::dist::MpiCommunicator> comm;
     std::string who;

@@ -19,10 +19,19 @@
 
 namespace trainio::dist {
 
+// How long a meeting waits for a peer before it takes the peer as gone: 120 s, or TRAINIO_MPI_TIMEOUT_S
+// (seconds, > 0; docs/mpi.md) for clusters whose processes start or meet slower. meetingTimeoutProblem():
+// what is wrong with TRAINIO_MPI_TIMEOUT_S (the command refuses to start), empty when unset or valid.
+double meetingTimeoutSeconds();
+std::string meetingTimeoutProblem();
+
 struct WaitLimits {
-    double timeoutSeconds = 120;             // a peer that has not answered by then is taken as gone
+    double timeoutSeconds = meetingTimeoutSeconds(); // a peer that has not answered by then is taken as gone
     const std::atomic<bool>* hurry = nullptr; // set: give up after hurryGraceSeconds instead
     double hurryGraceSeconds = 0.3;
+    // The sleep between polls once the first few found nothing: short for a step's meeting (its wait is
+    // measured), longer for a wait on other processes' whole work (a collocation's placed workloads).
+    double idleSleepSeconds = 20e-6;
 };
 
 class Communicator {

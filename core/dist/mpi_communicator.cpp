@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -165,7 +166,8 @@ bool MpiCommunicator::wait(void* req, const WaitLimits& limits) {
         if (polls < 64) {
             sched_yield();
         } else {
-            const timespec ts{0, 20'000}; // 20 µs
+            const double idle = std::clamp(limits.idleSleepSeconds, 1e-6, 0.1); // 20 µs by default
+            const timespec ts{0, static_cast<long>(idle * 1e9)};
             nanosleep(&ts, nullptr);
         }
     }

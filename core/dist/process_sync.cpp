@@ -1,6 +1,8 @@
 #include "dist/process_sync.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <climits>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -10,6 +12,23 @@
 #include <sstream>
 
 namespace trainio::dist {
+
+std::string meetingTimeoutProblem() {
+    const char* text = std::getenv("TRAINIO_MPI_TIMEOUT_S");
+    if (!text) return {};
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (*text == '\0' || end == nullptr || *end != '\0' || !(v > 0) || !std::isfinite(v))
+        return std::string("TRAINIO_MPI_TIMEOUT_S = '") + text + "': expected a number of seconds > 0 (how long a meeting of "
+                                                               "the MPI job waits for a process before taking it as gone)";
+    return {};
+}
+
+double meetingTimeoutSeconds() {
+    if (!meetingTimeoutProblem().empty()) return 120; // refused by the command before anything runs
+    const char* text = std::getenv("TRAINIO_MPI_TIMEOUT_S");
+    return text ? std::strtod(text, nullptr) : 120;
+}
 
 namespace {
 

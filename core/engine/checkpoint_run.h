@@ -36,7 +36,7 @@ struct CheckpointRunOptions {
     // Under mpirun (docs/mpi.md, "Checkpoints"): process p runs ranks p·K … p·K + K − 1 of the job's P × K,
     // meets the others at DLIO's barriers, and process 0 gets every rank's records with the meetings.
     dist::Communicator* comm = nullptr;
-    double commTimeoutSeconds = 120;
+    double commTimeoutSeconds = dist::meetingTimeoutSeconds();
     EngineObserver* observer = nullptr; // process 0: the ranks' hosts
     // Process 0 (the one that writes): every rank's finished checkpoint as it gets it — its own ranks' as they
     // end, the other processes' at the meeting that brings them — for the run journal (results/journal.h).

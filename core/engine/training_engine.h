@@ -47,7 +47,7 @@ struct EngineOptions {
     // accelerators, ranks comm->rank() × accelerators … + accelerators − 1 of comm->size() × accelerators.
     // Null: a single process.
     dist::Communicator* comm = nullptr;
-    double commTimeoutSeconds = 120; // a meeting a peer has not reached by then fails the run
+    double commTimeoutSeconds = dist::meetingTimeoutSeconds(); // a meeting a peer has not reached by then fails the run
 };
 
 // A client host of the run, as summary.json's per-host arrays need it.

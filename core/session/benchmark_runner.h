@@ -27,7 +27,7 @@ struct InvocationOptions {
     // A multi-process run under mpirun (docs/mpi.md); null: one process. Only process 0 writes results;
     // the others run the same invocations and write nothing.
     dist::Communicator* comm = nullptr;
-    double commTimeoutSeconds = 120;
+    double commTimeoutSeconds = dist::meetingTimeoutSeconds();
     MetricSemantics semantics = MetricSemantics::DlioV2;
     EngineObserver* observer = nullptr;
     const std::atomic<bool>* cancel = nullptr;

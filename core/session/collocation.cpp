@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -481,11 +482,18 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
     std::barrier<> rounds(static_cast<std::ptrdiff_t>(localCount));
     // Under mpirun, after each workload's alone run: every process agrees before the next starts (a workload
     // placed on some hosts must not overlap the next one's alone run), and learns of a failure anywhere.
+    // These meetings wait for other processes' whole work (a placed workload's check, generation, alone run,
+    // or its end): no time bound (a process that dies ends the job through mpirun; a cancel still hurries
+    // them), and a poll every 2 ms instead of every 20 µs, so that a waiting process leaves the cores to the
+    // workloads still running on its host.
+    dist::WaitLimits patient = limits;
+    patient.timeoutSeconds = std::numeric_limits<double>::infinity();
+    patient.idleSleepSeconds = 0.002;
     // Returns the problems said anywhere (each "process P (host): …" under mpirun).
     auto agreeAll = [&](const std::string& problem) -> std::vector<std::string> {
         if (!opt.comm) return problem.empty() ? std::vector<std::string>{} : std::vector<std::string>{problem};
         std::vector<std::string> problems;
-        if (!dist::agree(*opt.comm, problem, problems, limits))
+        if (!dist::agree(*opt.comm, problem, problems, patient))
             throw RunError("collocate: the processes of the MPI job did not all answer (one is missing, hung or was killed)");
         return problems;
     };
@@ -694,7 +702,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
                 mine[std::to_string(i)] = {{"done", invocationsJson(done[i])}, {"alone", invocationsJson(aloneDone[i])},
                                            {"error", errors[i]}, {"complete", complete[i]}};
         std::vector<std::string> all;
-        if (opt.comm->allgatherStrings(mine.dump(), all, limits)) {
+        if (opt.comm->allgatherStrings(mine.dump(), all, patient)) {
             for (std::size_t p = 0; p < all.size(); ++p) {
                 if (static_cast<int>(p) == me) continue;
                 const ordered_json theirs = ordered_json::parse(all[p]);

@@ -230,6 +230,39 @@ private slots:
         }
     }
 
+    // Placed workloads of very different lengths: process 1's (b, about 0.3 s) waits at the end for process
+    // 0's (a, about 6 s), and for a's alone run before its own, far longer than a meeting waits for a peer
+    // (TRAINIO_MPI_TIMEOUT_S=2 here, 120 s by default): those waits are on other processes' whole work, and
+    // never give up on a process that is still working.
+    void placedWorkloadsOfDifferentLengths() {
+        const std::string a = workload("la", 16, 64, 15, 0.05), b = workload("lb", 8, 64, 1, 0.001);
+        const fs::path p = plan("lengths.yaml", "workloads:\n  - {name: a, config: " + a + ", accelerators: 1, hosts: [ha]}\n"
+                                                "  - {name: b, config: " + b + ", accelerators: 1, hosts: [hb]}\n");
+        const fs::path out = base_ / "lengths";
+        const auto r = testsupport::runProgram(
+            mpirun_,
+            mpisupport::remoteHostsOptions(base_, {QStringLiteral("ha"), QStringLiteral("hb")}, 1) +
+                QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_MPI_TIMEOUT_S=2"), QStringLiteral("-np"), QStringLiteral("2"),
+                            QStringLiteral(TRAINIO_CLI), QStringLiteral("collocate"), QStringLiteral("--plan"), q(p),
+                            QStringLiteral("--output"), q(out), QStringLiteral("--quiet"), QStringLiteral("--alone")},
+            300000, testsupport::mpiEnvironment());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const json c = readJson(out / "trainio_collocation.json");
+        QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
+        const double lengthA = c["workloads"][0]["end"].get<double>() - c["workloads"][0]["start"].get<double>();
+        const double lengthB = c["workloads"][1]["end"].get<double>() - c["workloads"][1]["start"].get<double>();
+        QVERIFY2(lengthA > 2 * 2 && lengthB < 2, qPrintable(QStringLiteral("a %1 s, b %2 s").arg(lengthA).arg(lengthB)));
+        // The timeout itself is checked, and a bad value refused before anything runs.
+        const auto bad = testsupport::runProgram(mpirun_,
+                                                 mpiOptions() + QStringList{QStringLiteral("-x"), QStringLiteral("TRAINIO_MPI_TIMEOUT_S=soon"),
+                                                                            QStringLiteral(TRAINIO_CLI), QStringLiteral("collocate"),
+                                                                            QStringLiteral("--plan"), q(p), QStringLiteral("--output"),
+                                                                            q(base_ / "lengths-bad")},
+                                                 60000, testsupport::mpiEnvironment());
+        QVERIFY(bad.exitCode != 0);
+        QCOMPARE(bad.err.count(QStringLiteral("error: TRAINIO_MPI_TIMEOUT_S = 'soon': expected a number of seconds > 0")), 1);
+    }
+
     // Placement refused before anything runs, once, in the plan's words: a host no process runs on (the job's
     // hosts named), and a process that would run nothing.
     void badPlacement() {
