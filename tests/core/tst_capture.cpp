@@ -4,6 +4,7 @@
 // Expected values come from the job's own parameters (its command line) and from its step marks, read
 // here independently of the derivation.
 #include "testsupport.h"
+#include "capture_support.h"
 
 #include "aggregate/results_import.h"
 #include "config/config_loader.h"
@@ -28,6 +29,9 @@
 
 namespace fs = std::filesystem;
 using namespace testsupport;
+using capturetest::figuresFromMarks;
+using capturetest::MarkFigures;
+using capturetest::summaryMetric;
 
 namespace {
 
@@ -40,52 +44,6 @@ bool pythonHas(const QString& module) {
     QProcess p;
     p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import ") + module});
     return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
-
-// The job's own AU from its marks (DLIO >= 2: the first step of each epoch left out, mean over epochs)
-// and its mean compute per step, computed here from marks.<pid>.jsonl.
-struct MarkFigures {
-    double au = 0;
-    double computeMean = 0;
-    int steps = 0;
-};
-MarkFigures figuresFromMarks(const fs::path& dir) {
-    std::map<std::uint64_t, std::vector<nlohmann::json>> byEpoch;
-    for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().filename().string().rfind("marks.", 0) != 0) continue;
-        std::istringstream in(readText(e.path()));
-        for (std::string line; std::getline(in, line);) {
-            auto j = nlohmann::json::parse(line);
-            if (j["op"] == "ask" || j["op"] == "batch") byEpoch[j["epoch"].get<std::uint64_t>()].push_back(j);
-        }
-    }
-    MarkFigures f;
-    std::vector<double> aus, computes;
-    for (auto& [epoch, ms] : byEpoch) {
-        std::sort(ms.begin(), ms.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["t"].get<std::uint64_t>() < b["t"].get<std::uint64_t>(); });
-        double c = 0, p = 0;
-        int k = 0;
-        for (std::size_t i = 1; i + 1 < ms.size(); ++i) {
-            if (ms[i]["op"] != "batch") continue;
-            const double wait = (ms[i]["t"].get<double>() - ms[i - 1]["t"].get<double>()) * 1e-9;
-            const double compute = (ms[i + 1]["t"].get<double>() - ms[i]["t"].get<double>()) * 1e-9;
-            computes.push_back(compute);
-            if (k++ > 0) {
-                c += compute;
-                p += compute + wait;
-            }
-        }
-        f.steps += k;
-        aus.push_back(100 * c / p);
-    }
-    f.au = meanOf(aus);
-    f.computeMean = meanOf(computes);
-    return f;
-}
-
-double summaryMetric(const fs::path& runDir, const char* key) {
-    const auto j = nlohmann::json::parse(readText(runDir / "summary.json"));
-    return j["metric"][key].get<double>();
 }
 
 } // namespace
@@ -142,11 +100,7 @@ private slots:
             qWarning("python3-torch is not installed: the PyTorch DataLoader jobs of this suite are SKIPPED "
                      "(packaging/setup-debian.sh --tests installs it)");
         data_ = dir("data");
-        writeText(dir("gen.yaml"), "model: {name: capjob}\nframework: pytorch\n"
-                                   "workflow: {generate_data: true, train: false}\n"
-                                   "dataset: {data_folder: " + data_.string() + ", format: npz, num_files_train: 64, "
-                                   "num_samples_per_file: 1, record_length_bytes: 262144}\n");
-        const CliResult g = datagen(QString::fromStdString(dir("gen.yaml").string()));
+        const CliResult g = testsupport::generateNpz(dir("gen.yaml"), "capjob", data_, 64, 262144);
         QVERIFY2(g.exitCode == 0, qPrintable(g.err));
     }
 

@@ -5,6 +5,7 @@
 // and samples/s are held to the job's. The job's AU is recomputed here from its step marks; the fit of the
 // derived time distributions is checked on skewed data generated here.
 #include "testsupport.h"
+#include "capture_support.h"
 
 #include "engine/compute_emulator.h"
 #include "trace/derive_workload.h"
@@ -26,40 +27,12 @@ using namespace testsupport;
 
 namespace {
 
-// The job's AU from its marks (DLIO >= 2: the first step of each epoch left out, mean over epochs).
+// The job's AU from its marks (capture_support.h); -1 when it left none.
 double auFromMarks(const fs::path& dir) {
-    std::map<std::uint64_t, std::vector<nlohmann::json>> byEpoch;
-    for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().filename().string().rfind("marks.", 0) != 0) continue;
-        std::istringstream in(readText(e.path()));
-        for (std::string line; std::getline(in, line);) {
-            auto j = nlohmann::json::parse(line);
-            if (j["op"] == "ask" || j["op"] == "batch") byEpoch[j["epoch"].get<std::uint64_t>()].push_back(j);
-        }
-    }
-    std::vector<double> aus;
-    for (auto& [epoch, ms] : byEpoch) {
-        std::sort(ms.begin(), ms.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["t"].get<std::uint64_t>() < b["t"].get<std::uint64_t>(); });
-        double c = 0, p = 0;
-        int k = 0;
-        for (std::size_t i = 1; i + 1 < ms.size(); ++i) {
-            if (ms[i]["op"] != "batch") continue;
-            const double wait = (ms[i]["t"].get<double>() - ms[i - 1]["t"].get<double>()) * 1e-9;
-            const double compute = (ms[i + 1]["t"].get<double>() - ms[i]["t"].get<double>()) * 1e-9;
-            if (k++ > 0) {
-                c += compute;
-                p += compute + wait;
-            }
-        }
-        aus.push_back(100 * c / p);
-    }
-    return aus.empty() ? -1 : meanOf(aus);
+    const capturetest::MarkFigures f = capturetest::figuresFromMarks(dir);
+    return f.epochs == 0 ? -1 : f.au;
 }
-
-double summaryMetric(const fs::path& runDir, const char* key) {
-    const auto j = nlohmann::json::parse(readText(runDir / "summary.json"));
-    return j["metric"][key].get<double>();
-}
+using capturetest::summaryMetric;
 
 // Skewed positive times (lognormal, stdev above the mean as the 7.4 ± 11.3 ms), seeded.
 std::vector<double> skewedTimes(double median, double sigma, std::size_t n, std::uint32_t seed) {
@@ -149,11 +122,7 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         data_ = dir("data");
-        writeText(dir("gen.yaml"), "model: {name: shapejob}\nframework: pytorch\n"
-                                   "workflow: {generate_data: true, train: false}\n"
-                                   "dataset: {data_folder: " + data_.string() + ", format: npz, num_files_train: 128, "
-                                   "num_samples_per_file: 1, record_length_bytes: 65536}\n");
-        const CliResult g = datagen(QString::fromStdString(dir("gen.yaml").string()));
+        const CliResult g = testsupport::generateNpz(dir("gen.yaml"), "shapejob", data_, 128, 65536);
         QVERIFY2(g.exitCode == 0, qPrintable(g.err));
     }
 
