@@ -572,14 +572,13 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         if (checkedTogether()) return res;
     }
     // Each workload alone first, one after the other, on the same storage.
-    std::vector<std::unique_ptr<AloneObserver>> aloneObs(n);
     std::vector<std::vector<CollocatedInvocation>> aloneDone(n);
     if (opt.alone) {
         for (std::size_t i = 0; i < n; ++i) {
             const CollocatedWorkload& w = plan.workloads[i];
             std::string failed;
             if (local[i]) {
-                aloneObs[i] = std::make_unique<AloneObserver>(w, observer);
+                AloneObserver aloneObs(w, observer);
                 SessionRequest req;
                 req.config = w.resolved;
                 // Checked and generated above by the workload's own session, before anything was measured. The config
@@ -595,8 +594,8 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
                 req.invocation.io = device;
                 req.invocation.comm = commOf(i);
                 req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
-                const SessionResult r = Session(req, *aloneObs[i]).run();
-                aloneDone[i] = aloneObs[i]->done;
+                const SessionResult r = Session(req, aloneObs).run();
+                aloneDone[i] = aloneObs.done;
                 if (!r.complete) failed = r.cancelled ? kCancelled : "workload '" + w.name + "' alone: " + r.error;
             }
             if (const auto anywhere = agreeAll(failed); !anywhere.empty()) {
