@@ -6,6 +6,7 @@
 #pragma once
 
 #include "config/workload_config.h"
+#include "util/page_cache_verdict.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,9 +109,11 @@ struct SizingAdvice {
     std::string text; // a short human summary of the above
 };
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes);
-// For a dataset that fits in RAM, before it is run: whether the page cache can serve it under trainio.cache
-// `cacheControl` (keep: yes; fadvise and drop: what they do before each epoch instead), one or two sentences
-// (util/page_cache_verdict.h's words).
-std::string cacheServiceText(const std::string& cacheControl);
+// For a dataset that fits in RAM, before it is run: whether the page cache can serve it (a warning) and the
+// sentence saying so, from what the workload configures — trainio.cache (keep: yes; fadvise and drop: what
+// they do before each epoch instead), an emulated device (trainio.storage: it shapes every read whatever the
+// cache holds) or an object store (no page cache between the readers and the objects). One decision and its
+// words for every front (util/page_cache_verdict.h).
+PageCacheVerdict pageCacheBeforeRun(const WorkloadConfig& cfg);
 
 } // namespace trainio

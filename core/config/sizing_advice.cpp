@@ -8,10 +8,9 @@
 
 namespace trainio {
 
-std::string cacheServiceText(const std::string& cacheControl) {
-    // Before a run nothing is measured: what trainio.cache does decides (util/page_cache_verdict.h, the
-    // words every front uses).
-    return pageCacheVerdict(PageCacheEvidence{cacheControl, {}, false, false}).text;
+PageCacheVerdict pageCacheBeforeRun(const WorkloadConfig& cfg) {
+    // Before a run nothing is measured: what the workload configures decides.
+    return pageCacheVerdict(PageCacheEvidence{cfg.trainio.cache, {}, cfg.storage.isS3(), cfg.trainio.storage.any()});
 }
 
 SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators, double clientRamBytes) {
@@ -37,7 +36,7 @@ SizingAdvice sizingAdvice(const WorkloadConfig& cfg, std::uint64_t accelerators,
              ", client RAM " + gb(clientRamBytes) + ".";
     if (cfg.dataset.numFilesTrain < a.filesNeeded)
         a.text += " The configured dataset is smaller than MLPerf Storage requires.";
-    if (a.fitsInRam) a.text += " The dataset fits in RAM. " + cacheServiceText(cfg.trainio.cache);
+    if (a.fitsInRam) a.text += " The dataset fits in RAM. " + pageCacheBeforeRun(cfg).text;
     return a;
 }
 

@@ -72,7 +72,7 @@ std::vector<nlohmann::json> reportsOfEveryProcess(dist::Communicator& comm, cons
 
 void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Communicator* comm,
                      const std::atomic<bool>* cancel, SessionObserver& observer,
-                     const std::function<void(PreflightResult&)>& extraChecks) {
+                     const std::function<void(PreflightResult&)>& extraChecks, PreflightSaid* said) {
     if (!isProcessZero(comm)) req.output.clear(); // under mpirun only process 0 writes results
     if (comm) {
         req.process = static_cast<std::uint64_t>(comm->rank());
@@ -82,8 +82,11 @@ void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Comm
         PreflightResult r = preflight(cfg, req);
         if (extraChecks) extraChecks(r);
         if (isProcessZero(comm)) {
-            for (const auto& f : r.figures) observer.onMessage(f); // information, said as such (no "warning:")
-            for (const auto& w : r.warnings) observer.onMessage("warning: " + w);
+            if (!said || !said->figures)
+                for (const auto& f : r.figures) observer.onMessage(f); // information, said as such (no "warning:")
+            for (const auto& w : r.warnings)
+                if (!said || said->warnings.insert(w).second) observer.onMessage("warning: " + w);
+            if (said) said->figures = true;
         }
         if (r.ok()) return;
         // The CLI prints the words, the GUI shows `problems` in its dialog.
@@ -167,7 +170,7 @@ PreflightRequest Session::preflightRequest(bool generateFirst) const {
 }
 
 void Session::check(const PreflightRequest& pr, const WorkloadConfig& cfg) {
-    checkEverywhere(cfg, pr, req_.invocation.comm, req_.invocation.cancel, obs_, req_.extraChecks);
+    checkEverywhere(cfg, pr, req_.invocation.comm, req_.invocation.cancel, obs_, req_.extraChecks, &said_);
 }
 
 // The closed-division rules of a checkpoint-only run that depend on its processes and hosts, before it runs:

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,13 @@ struct SessionResult {
     aggregate::ImportResult records(const aggregate::ImportOptions& options = {}, const std::filesystem::path& root = {}) const;
 };
 
+// What a session's pre-flight said already: its figures (the S3 memory budget, whose "this process" share
+// moves between two checks) once, each warning once.
+struct PreflightSaid {
+    bool figures = false;
+    std::set<std::string> warnings;
+};
+
 class Session {
 public:
     Session(SessionRequest request, SessionObserver& observer);
@@ -149,13 +157,16 @@ private:
     std::vector<std::string> warnings_;
     std::vector<std::string> logNotes_; // information for the head of each invocation's log
     bool cancelledWhilePreparing_ = false;
+    PreflightSaid said_; // a dataset checked again after its generation: its figures and warnings not said twice
 };
 
+
 // The pre-flight on every process (under mpirun only process 0 checks the output folder, which only it
-// writes); process 0's warnings go to the observer as "warning: …". Throws PreflightFailed.
+// writes); process 0's figures go to the observer as they are, its warnings as "warning: …" — each once
+// when `said` keeps what was said before. Throws PreflightFailed.
 void checkEverywhere(const WorkloadConfig& cfg, PreflightRequest req, dist::Communicator* comm,
                      const std::atomic<bool>* cancel, SessionObserver& observer,
-                     const std::function<void(PreflightResult&)>& extraChecks = {});
+                     const std::function<void(PreflightResult&)>& extraChecks = {}, PreflightSaid* said = nullptr);
 
 // The dataset generation of `datagen` and workflow.generate_data: under mpirun process 0 prepares the
 // folder, then every process writes its share of the files (as DLIO's ranks do) and the totals of every

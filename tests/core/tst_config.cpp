@@ -714,6 +714,17 @@ void TestConfig::sizingAdviceNumbers() {
     const std::string drop = sizingAdvice(evicting, 8, 137438953472.0).text;
     QVERIFY2(!contains(drop, "can serve it") && contains(drop, "drop_caches"), drop.c_str());
     QVERIFY(contains(u.text, "can serve it")); // keep (the default)
+    // An emulated device (a storage profile, or a cap of its own) shapes every read whatever the page cache
+    // holds: under keep too, the advice says so instead of "can serve it" (issue 32 item 11).
+    for (const char* which : {"profile", "bandwidth"}) {
+        WorkloadConfig emulated = loadPreset("unet3d_a100").config;
+        emulated.trainio.cache = "keep";
+        if (std::string(which) == "profile") emulated.trainio.storage.profile = "nvme";
+        else emulated.trainio.storage.bandwidthMiBs = 500;
+        const std::string text = sizingAdvice(emulated, 8, 137438953472.0).text;
+        QVERIFY2(!contains(text, "can serve it") && contains(text, "emulated device"), text.c_str());
+        QVERIFY(!pageCacheBeforeRun(emulated).warning);
+    }
 }
 
 void TestConfig::badCorpus_data() {

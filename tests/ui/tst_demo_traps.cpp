@@ -10,15 +10,19 @@
 #include "run/run_page.h"
 #include "widgets/wheel_guard.h"
 #include "workload/workload_page.h"
+#include "workload/data_page.h"
 #include "gui_test_support.h"
 #include "testsupport.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QHash>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QSignalSpy>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -236,6 +240,78 @@ private slots:
         QVERIFY2(!warning->text().contains(QStringLiteral("can serve it")), qPrintable(warning->text()));
         QVERIFY2(warning->text().contains(QStringLiteral("fadvise")) && warning->text().contains(QStringLiteral("before each epoch")),
                  qPrintable(warning->text()));
+    }
+
+    // The same warning follows the storage profile picked in the form (issue 32 item 11): an emulated device
+    // shapes every read whatever the page cache holds, so a dataset that fits in RAM is no warning then;
+    // back to "none", the page cache can serve it again.
+    void ramWarningFollowsTheStorageProfile() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("p")));
+        cfg.trainio.cache = "keep";
+        page->setConfig(cfg, QStringLiteral("test"));
+        auto* warning = page->findChild<QLabel*>(QStringLiteral("ramWarning"));
+        QVERIFY(warning && warning->isVisible());
+        QVERIFY2(warning->text().contains(QStringLiteral("can serve it")), qPrintable(warning->text()));
+        auto* profile = qobject_cast<QComboBox*>(page->editorFor(QStringLiteral("trainio.storage.profile")));
+        QVERIFY(profile);
+        const int nvme = profile->findText(QStringLiteral("nvme"));
+        QVERIFY(nvme > 0);
+        // Picked as a user picks: the drop-down opened with the keyboard, moved to the entry, Enter.
+        profile->setFocus();
+        profile->setCurrentIndex(0);
+        while (profile->currentIndex() != nvme) QTest::keyClick(profile, Qt::Key_Down);
+        QCOMPARE(page->config().trainio.storage.profile, std::string("nvme"));
+        QVERIFY(warning->isVisible());
+        QVERIFY2(!warning->text().contains(QStringLiteral("can serve it")) && !warning->text().contains(QStringLiteral("⚠")) &&
+                     warning->text().contains(QStringLiteral("emulated device")),
+                 qPrintable(warning->text()));
+        while (profile->currentIndex() != 0) QTest::keyClick(profile, Qt::Key_Up);
+        QVERIFY(page->config().trainio.storage.profile.empty());
+        QVERIFY2(warning->text().contains(QStringLiteral("can serve it")), qPrintable(warning->text()));
+    }
+
+    // The Data page's status line is about the dataset shown above it (issue 32 item 11): after generating
+    // into one folder, another folder is "not checked here", and the first one's line comes back with it. A
+    // workload changed while an operation runs is shown once the operation ends (its progress was about the
+    // first folder).
+    void dataPageStatusFollowsTheDataLocation() {
+        MainWindow w;
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        DataPage* data = w.dataPage();
+        const QString first = dirs_.work.filePath(QStringLiteral("loc-a"));
+        const QString second = dirs_.work.filePath(QStringLiteral("loc-b"));
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(first, 4, 1);
+        page->setConfig(cfg, QStringLiteral("test"));
+        QVERIFY2(data->statusText().startsWith(QStringLiteral("Not generated")), qPrintable(data->statusText()));
+        QSignalSpy done(data->controller(), &DatasetController::finished);
+        data->generate();
+        // Changed while the generation runs: the page stays on the folder being generated.
+        trainio::WorkloadConfig other = cfg;
+        other.dataset.dataFolder = second.toStdString();
+        page->setConfig(other, QStringLiteral("test"));
+        QVERIFY(done.wait(testsupport::kHangMs) || !done.isEmpty());
+        QVERIFY(done.first().at(1).toBool());
+        // Now the other folder, with a status of its own.
+        auto shows = [&](const QString& dir) {
+            for (QLabel* l : data->findChildren<QLabel*>())
+                if (l->text() == QDir::toNativeSeparators(dir)) return true;
+            return false;
+        };
+        QVERIFY(shows(second));
+        QVERIFY2(data->statusText().startsWith(QStringLiteral("Not generated")), qPrintable(data->statusText()));
+        auto* bar = data->findChild<QProgressBar*>(QStringLiteral("datasetProgress"));
+        QVERIFY(bar);
+        QCOMPARE(bar->value(), 0);
+        // Back to the generated folder: its line again.
+        page->setConfig(cfg, QStringLiteral("test"));
+        QVERIFY(shows(first));
+        QVERIFY2(data->statusText().startsWith(QStringLiteral("Generation finished")),
+                 qPrintable(data->statusText()));
+        QCOMPARE(bar->value(), bar->maximum());
     }
 };
 

@@ -94,6 +94,16 @@ DataPage::DataPage(QWidget* parent) : QWidget(parent), controller_(new DatasetCo
 }
 
 void DataPage::setWorkload(const WorkloadConfig& cfg) {
+    // While an operation runs, the page stays on the dataset it works on (its progress is about that one).
+    if (controller_->isBusy()) {
+        pending_ = cfg;
+        return;
+    }
+    pending_.reset();
+    show(cfg);
+}
+
+void DataPage::show(const WorkloadConfig& cfg) {
     config_ = cfg;
     if (cfg.storage.isS3()) {
         folder_->setText(QString::fromStdString(s3DatasetLocation(cfg))); // objects of a bucket (docs/s3.md)
@@ -109,7 +119,19 @@ void DataPage::setWorkload(const WorkloadConfig& cfg) {
                         .arg(QString::fromUtf8(toString(cfg.dataset.format)))
                         .arg(cfg.dataset.numSubfoldersTrain)
                         .arg(fileBytes * static_cast<double>(cfg.dataset.numFilesTrain) / 1048576.0, 0, 'f', 1));
+    // The status line follows the dataset (issue 32 item 11): what was said about the one shown before is
+    // kept for it, and this one's own status comes back.
+    const QString key = folder_->text() + QLatin1Char('\n') + shape_->text();
+    if (key == datasetKey_) return;
+    if (!datasetKey_.isEmpty()) statusByDataset_.insert(datasetKey_, Status{rate_->text(), bar_->value()});
+    datasetKey_ = key;
+    const Status s = statusByDataset_.value(
+        key, Status{tr("Not generated, verified or cleaned from here since TrainIO started: Verify checks what this location holds."), 0});
+    rate_->setText(s.line);
+    bar_->setValue(s.bar);
 }
+
+QString DataPage::statusText() const { return rate_->text(); }
 
 void DataPage::generate() { begin(DatasetController::Operation::Generate); }
 void DataPage::verify() { begin(DatasetController::Operation::Verify); }
@@ -158,6 +180,11 @@ void DataPage::onFinished(DatasetController::Operation op, bool ok, bool cancell
     rate_->setText(last.contains(QLatin1String("MiB/s")) ? head + QStringLiteral(" — ") + last : head + QLatin1Char('.'));
     log_->appendPlainText(QStringLiteral("[%1] %2: %3").arg(QTime::currentTime().toString(), head, summary));
     emit notify(ok ? Severity::Info : (cancelled ? Severity::Warning : Severity::Error), head + QStringLiteral(": ") + summary);
+    if (pending_) { // the workload changed during the operation: its dataset now
+        const WorkloadConfig next = *pending_;
+        pending_.reset();
+        show(next);
+    }
 }
 
 void DataPage::setBusy(bool busy) {

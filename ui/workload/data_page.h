@@ -6,7 +6,10 @@
 #include "workload/dataset_controller.h"
 #include "widgets/notification_panel.h"
 
+#include <QHash>
 #include <QWidget>
+
+#include <optional>
 
 class QLabel;
 class QPlainTextEdit;
@@ -23,6 +26,8 @@ public:
     void setWorkload(const WorkloadConfig& cfg);
     DatasetController* controller() const { return controller_; }
     QString lastSummary() const { return lastSummary_; }
+    // The status line: about the dataset shown above it (its location and shape), never about another one.
+    QString statusText() const;
 
 public slots:
     void generate();
@@ -38,6 +43,17 @@ private:
     void showProgress(const DatasetProgress& p);
     void onFinished(DatasetController::Operation op, bool ok, bool cancelled, const QString& summary);
     void setBusy(bool busy);
+    void show(const WorkloadConfig& cfg);
+
+    // What the page last said about a dataset (its location and shape): the line and the bar. Shown again
+    // when the workload comes back to it; a dataset the page has not touched is "not checked here".
+    struct Status {
+        QString line;
+        int bar = 0;
+    };
+    QString datasetKey_;
+    QHash<QString, Status> statusByDataset_;
+    std::optional<WorkloadConfig> pending_; // a workload changed while an operation runs: shown when it ends
 
     WorkloadConfig config_;
     DatasetController* controller_;

@@ -59,12 +59,12 @@ QString problemFirst(const QString& problem, const QString& key) {
 }
 
 
-// The line under a field for its error (in a line reserved whether the message shows or not, so that a
-// message appearing never moves the form under the mouse: issue 21). One line: a long message is elided here and
-// whole in the tooltip and in the list on the side; text() is the whole message.
-class FieldErrorLabel final : public QLabel {
+// One line of the form that a message appearing or changing never moves: the line under a field for its error
+// (reserved whether the message shows or not: issue 21) and Test connection's answer (issue 32 item 11). A long
+// message is elided here and whole in the tooltip (and, for errors, in the list on the side); text() is whole.
+class OneLineLabel final : public QLabel {
 public:
-    explicit FieldErrorLabel(QWidget* parent) : QLabel(parent) {
+    explicit OneLineLabel(QWidget* parent) : QLabel(parent) {
         setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
         setWordWrap(false);
     }
@@ -274,7 +274,7 @@ QWidget* WorkloadPage::buildForm() {
                 auto* line = new QWidget(box);
                 auto* lineLayout = new QHBoxLayout(line);
                 lineLayout->setContentsMargins(0, 0, 0, 0);
-                auto* error = new FieldErrorLabel(line);
+                auto* error = new OneLineLabel(line);
                 error->setObjectName(fields[i].dlioKey + QStringLiteral("/error"));
                 error->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
                 lineLayout->addWidget(error);
@@ -290,10 +290,8 @@ QWidget* WorkloadPage::buildForm() {
             testConnection_->setObjectName(QStringLiteral("testS3Connection"));
             testConnection_->setToolTip(tr("Resolve the credentials and send one signed request to the bucket, as the "
                                            "pre-flight does (a few seconds at most); the secret is never shown"));
-            connectionResult_ = new QLabel(box);
+            connectionResult_ = new OneLineLabel(box);
             connectionResult_->setObjectName(QStringLiteral("s3ConnectionResult"));
-            connectionResult_->setWordWrap(true);
-            connectionResult_->setTextInteractionFlags(Qt::TextSelectableByMouse);
             fl->addRow(testConnection_, connectionResult_);
             connect(testConnection_, &QPushButton::clicked, this, &WorkloadPage::testS3Connection);
         }
@@ -522,6 +520,7 @@ void WorkloadPage::testS3Connection() {
     if (connectionCheck_.joinable()) return; // one at a time (joined when its answer arrives)
     testConnection_->setEnabled(false);
     connectionResult_->setText(tr("Testing…"));
+    connectionResult_->setToolTip(QString());
     connectionCheck_ = std::thread([this, cfg = config_] {
         const S3ConnectionCheck r = checkS3Connection(cfg);
         QMetaObject::invokeMethod(
@@ -531,6 +530,7 @@ void WorkloadPage::testS3Connection() {
                 testConnection_->setEnabled(true);
                 const QString text = QString::fromStdString(r.text);
                 connectionResult_->setText((r.ok ? QStringLiteral("✔ ") : QStringLiteral("✖ ")) + text);
+                connectionResult_->setToolTip(connectionResult_->text()); // whole, where the line elides it
                 connectionResult_->setStyleSheet(r.ok ? QString() : QStringLiteral("QLabel { color: #c0392b; }"));
                 emit connectionChecked(r.ok, text);
             },
@@ -721,10 +721,12 @@ void WorkloadPage::updateSizing() {
             .arg(config_.dataset.numFilesTrain)
             .arg(humanBytes(advice_.datasetBytes))
             .arg(QString::fromStdString(advice_.text)));
-    // Only with trainio.cache keep can the page cache serve the epochs; fadvise and drop evict it before
-    // each epoch, and the line says what that means for this run, as information, not a warning (core's
-    // decision and words: util/page_cache_verdict.h).
-    const bool keep = pageCacheVerdict(PageCacheEvidence{config_.trainio.cache, {}, false, false}).warning;
+    // Only with trainio.cache keep, and no emulated device shaping the reads, can the page cache serve the
+    // epochs; fadvise and drop evict it before each epoch, and the line says what that means for this run, as
+    // information, not a warning (core's decision and words: util/page_cache_verdict.h). It follows the
+    // storage profile picked (issue 32 item 11).
+    const PageCacheVerdict cache = pageCacheBeforeRun(config_);
+    const bool keep = cache.warning;
     ramWarning_->setStyleSheet(keep ? QStringLiteral("QLabel { color: white; background: #b03a2e; padding: 6px; border-radius: 3px; }")
                                     : QStringLiteral("QLabel { padding: 6px; border: 1px solid palette(mid); border-radius: 3px; }"));
     ramWarning_->setText(
@@ -734,7 +736,7 @@ void WorkloadPage::updateSizing() {
                    .arg(advice_.filesNeeded)
              : tr("The dataset (%1) fits in the client RAM (%2). %3 MLPerf Storage still asks for at least %L4 files.")
                    .arg(humanBytes(advice_.datasetBytes), humanBytes(advice_.clientRamBytes),
-                        QString::fromStdString(cacheServiceText(config_.trainio.cache)))
+                        QString::fromStdString(cache.text))
                    .arg(advice_.filesNeeded));
     ramWarning_->setVisible(advice_.fitsInRam);
 }
