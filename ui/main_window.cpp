@@ -182,6 +182,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(data_, &DataPage::notify, notifications_, &NotificationPanel::post);
     connect(run_, &RunPage::notify, notifications_, &NotificationPanel::post);
     connect(collocate_, &CollocationPage::notify, notifications_, &NotificationPanel::post);
+    // A collocation runs on the system the Run page names (asked once, as for a run): filed under it.
+    collocate_->setSystemSource([this] { return run_->systemForRun(); });
     connect(results_, &ResultsPage::notify, notifications_, &NotificationPanel::post);
     connect(notifications_, &NotificationPanel::posted, this, [this](Severity s, const QString& text) {
         statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), s == Severity::Error ? 15000 : 6000);

@@ -67,4 +67,20 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spe
     return out;
 }
 
+aggregate::Labels labelsFrom(const ParsedArgs& p) {
+    aggregate::Labels l;
+    auto text = [&](const char* opt, std::string& out) {
+        const auto v = p.value(opt);
+        if (!v) return;
+        if (v->empty() || v->find_first_not_of(" \t") == std::string::npos)
+            throw InputError(std::string(opt) + " = '': expected a non-empty name");
+        for (unsigned char c : *v)
+            if (c < 0x20 || c == 0x7f) throw InputError(std::string(opt) + " = '" + *v + "': control characters are not allowed");
+        out = *v;
+    };
+    text("--system", l.system);
+    text("--description", l.description);
+    return l;
+}
+
 } // namespace trainio::cli

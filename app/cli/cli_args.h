@@ -2,6 +2,8 @@
 // ++workload.k=v overrides and positionals. Unknown options are bad input (exit 2).
 #pragma once
 
+#include "store/invocation_record.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -34,5 +36,9 @@ struct ParsedArgs {
 
 // Throws trainio::InputError with a message naming the offending argument.
 ParsedArgs parseArgs(const std::vector<std::string>& args, const OptionSpec& spec);
+
+// --system NAME / --description TEXT (run, benchmark, collocate): written to trainio_labels.json beside the
+// results (docs/aggregation.md). InputError for an empty name or a control character.
+aggregate::Labels labelsFrom(const ParsedArgs& p);
 
 } // namespace trainio::cli

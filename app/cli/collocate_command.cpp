@@ -18,7 +18,7 @@ namespace {
 
 const char* kCollocateHelp =
     "Usage: trainio-cli collocate --plan PLAN.yaml --output DIR [--runs N --warmup W] [--alone] [--quiet]\n"
-    "                             [--live-json FILE]\n"
+    "                             [--live-json FILE] [--system NAME] [--description TEXT]\n"
     "Runs two or more workloads at once in this process, each on its own accelerators, readers and barrier,\n"
     "on the same storage: the real one, or the plan's `storage:` — ONE emulated device every workload reads\n"
     "through (trainio.storage keys: profile, bandwidth_mib_s, latency_ms, iops, max_inflight).\n"
@@ -37,6 +37,8 @@ const char* kCollocateHelp =
     "trainio_collocation.json's \"interference\" gives, per workload, AU and MiB/s alone and together, the AU\n"
     "points lost and the slowdown with their 95 % CI (runs with runs; without --runs, epochs with epochs), and\n"
     "which workload lost most.\n"
+    "--system NAME (and --description TEXT): the system the collocation ran on, in trainio_labels.json of every\n"
+    "workload's folder, so that the library files the collocation under it (else under DIR's name).\n"
     "Every workload is checked before anything is measured; a cancel (Ctrl+C) or a failing workload stops all.\n"
     "Under mpirun (mpirun -np P trainio-cli collocate …): every process runs every workload with accelerators / P\n"
     "of its accelerators (each workload's accelerators a multiple of P); process 0 writes DIR. The plan's\n"
@@ -149,7 +151,7 @@ int runCollocateCommand(const std::vector<std::string>& args) {
             return 0;
         }
     OptionSpec spec;
-    spec.valued = {"--plan", "--output", "--runs", "--warmup", "--live-json"};
+    spec.valued = {"--plan", "--output", "--runs", "--warmup", "--live-json", "--system", "--description"};
     spec.flags = {"--quiet", "--alone"};
     const ParsedArgs p = parseArgs(args, spec);
     const auto planFile = p.value("--plan");
@@ -162,6 +164,7 @@ int runCollocateCommand(const std::vector<std::string>& args) {
     if (p.value("--warmup") && opt.runs == 0) throw InputError("--warmup W needs --runs N (rounds of a collocated benchmark)");
     opt.cancel = cancelFlag();
     opt.alone = p.has("--alone");
+    opt.labels = labelsFrom(p);
     std::string cmd = "trainio-cli collocate";
     for (const auto& a : args) cmd += " " + a;
     opt.commandLine = cmd;

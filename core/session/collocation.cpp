@@ -553,6 +553,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
         req.invocation.observer = opt.liveObserver ? opt.liveObserver(i) : nullptr;
         req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ")";
         req.invocation.collocatedWith = othersOf(plan, i);
+        req.invocation.labels = opt.labels;
         sessions[i] = std::make_unique<Session>(req, *obs[i]);
         try {
             if (!sessions[i]->prepare() || (opt.cancel && opt.cancel->load())) cancelledHere = true;
@@ -594,6 +595,7 @@ CollocationResult runCollocation(const CollocationPlan& plan, const fs::path& di
                 req.invocation.io = device;
                 req.invocation.comm = commOf(i);
                 req.invocation.commandLine = opt.commandLine + " (workload " + w.name + ", alone)";
+                req.invocation.labels = opt.labels;
                 const SessionResult r = Session(req, aloneObs).run();
                 aloneDone[i] = aloneObs.done;
                 if (!r.complete) failed = r.cancelled ? kCancelled : "workload '" + w.name + "' alone: " + r.error;

@@ -78,6 +78,9 @@ struct CollocationOptions {
     // accelerators / processes of its accelerators, each workload on its own duplicate of this communicator;
     // only process 0 writes. Null: one process.
     dist::Communicator* comm = nullptr;
+    // The system the collocation ran on (--system, the window's system name): in every workload's folder,
+    // together and alone, so that the library files the collocation under it (trainio_labels.json).
+    aggregate::Labels labels;
 };
 
 // What the collocation reports, from the workloads' threads (each call names its workload).

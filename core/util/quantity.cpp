@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -212,6 +213,43 @@ std::string format(double value, Kind kind) {
         }
     }
     return shortest(value);
+}
+
+std::string formatForReading(double value, Kind kind, bool* exact) {
+    if (exact) *exact = true;
+    const std::string plain = format(value, kind);
+    if (kind == Kind::Bytes) {
+        // A bare number is bytes to the parser, but not to a reader: the unit is said.
+        const bool hasUnit = plain.find(' ') != std::string::npos;
+        return hasUnit || !std::isfinite(value) ? plain : plain + " B";
+    }
+    if (kind != Kind::Seconds || !std::isfinite(value) || value == 0) return plain;
+    std::size_t digits = 0;
+    for (char c : plain) {
+        if (c == 'e' || c == 'E') break;
+        if (c >= '1' && c <= '9') ++digits;
+        else if (c == '0' && digits > 0) ++digits;
+    }
+    if (digits <= 6) return plain; // "0.05", "0.002", "1.5": as typed and exact
+    if (exact) *exact = false;
+    const double a = std::fabs(value);
+    const char* unit = a >= 1 ? "s" : a >= 1e-3 ? "ms" : "\xc2\xb5s"; // µs
+    const double scaled = a >= 1 ? value : a >= 1e-3 ? value * 1e3 : value * 1e6;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", scaled);
+    std::string text = buf;
+    if (text.find('e') != std::string::npos) return plain; // beyond 10^4 of the unit: the plain form
+    return text + " " + unit;
+}
+
+std::string approximateBytes(double bytes) {
+    static constexpr std::array<const char*, 6> names = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (!std::isfinite(bytes) || bytes < 1024) return {};
+    int k = 0;
+    while (k < 5 && bytes >= std::ldexp(1.0, 10 * (k + 2))) ++k;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "\xe2\x89\x88 %.1f %s", bytes / std::ldexp(1.0, 10 * (k + 1)), names[static_cast<std::size_t>(k)]); // ≈
+    return buf;
 }
 
 } // namespace trainio::quantity

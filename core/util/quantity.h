@@ -51,4 +51,12 @@ std::string describe(Kind kind, const Limits& limits);
 std::string format(double value, Kind kind);
 std::string formatWhole(std::uint64_t value, Kind kind);
 
+// Text for a person to read, which format() is not always: bytes always with a unit ("146600628 B" where no
+// binary unit divides them: exact still), a time whose exact form is long ("0.05066255668571429") rounded to
+// four significant digits in a unit that keeps it above 1 ("50.66 ms"); otherwise format()'s text. Equal to
+// format() whenever that is short, so it parses back exactly; `exact`, when given, says whether it does.
+std::string formatForReading(double value, Kind kind, bool* exact = nullptr);
+// About how much `bytes` is, in the largest binary unit below it: "≈ 139.8 MiB"; empty below 1 KiB.
+std::string approximateBytes(double bytes);
+
 } // namespace trainio::quantity

@@ -175,6 +175,29 @@ private slots:
         QCOMPARE(*quantity::parse(quantity::formatWhole(std::uint64_t{3} << 50, Kind::Bytes), Kind::Bytes,
                                   quantity::Limits{0, 1e19, true, false}).whole, std::uint64_t{3} << 50);
     }
+
+    // Text for reading (issue 32 item 11: a byte field showed "146600628", a time "0.05066255668571429").
+    void readableText() {
+        const quantity::Limits bytes{0, 1e15, true, false};
+        bool exact = false;
+        QCOMPARE(quantity::formatForReading(146600628, Kind::Bytes, &exact), std::string("146600628 B"));
+        QVERIFY(exact);
+        QCOMPARE(*quantity::parse("146600628 B", Kind::Bytes, bytes).whole, 146600628ull); // the unit parses back
+        QCOMPARE(quantity::formatForReading(4194304, Kind::Bytes), std::string("4 MiB"));
+        QCOMPARE(quantity::formatForReading(100, Kind::Bytes), std::string("100 B"));
+        QCOMPARE(quantity::formatForReading(0.05066255668571429, Kind::Seconds, &exact), std::string("50.66 ms"));
+        QVERIFY(!exact);
+        QCOMPARE(quantity::formatForReading(0.0000251234567891, Kind::Seconds), std::string("25.12 \xc2\xb5s"));
+        QCOMPARE(quantity::formatForReading(3.0000012345678, Kind::Seconds), std::string("3 s"));
+        QCOMPARE(quantity::formatForReading(0.05, Kind::Seconds, &exact), std::string("0.05")); // short: as it was, exact
+        QVERIFY(exact);
+        QCOMPARE(quantity::formatForReading(0.002, Kind::Seconds), std::string("0.002"));
+        QCOMPARE(quantity::formatForReading(0.123456789, Kind::Real), std::string("0.123456789")); // not a time
+        QCOMPARE(quantity::approximateBytes(146600628), std::string("\xe2\x89\x88 139.8 MiB")); // 146600628 / 2^20 = 139.808
+        QCOMPARE(quantity::approximateBytes(1536), std::string("\xe2\x89\x88 1.5 KiB"));
+        QCOMPARE(quantity::approximateBytes(3.5 * 1073741824.0), std::string("\xe2\x89\x88 3.5 GiB"));
+        QVERIFY(quantity::approximateBytes(1000).empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestQuantity)

@@ -7,6 +7,7 @@
 #include "testsupport.h"
 
 #include "run/collocation_page.h"
+#include "run/run_page.h"
 #include "main_window.h"
 #include "library/results_library_loader.h"
 #include "run/mpi_controls.h"
@@ -64,6 +65,7 @@ private slots:
         QCOMPARE(sidebar->item(MainWindow::CollocatePageIndex)->text(), QStringLiteral("Collocate"));
         CollocationPage* page = w.collocationPage();
         QCOMPARE(w.pageWidget(MainWindow::CollocatePageIndex), static_cast<QWidget*>(page));
+        w.runPage()->setSystemName(QStringLiteral("colloc-lab"));
         page->addWorkload(QStringLiteral("a"), workloadFile(QStringLiteral("a"), 6, 0.004), 2);
         page->addWorkload(QStringLiteral("a"), workloadFile(QStringLiteral("b"), 6, 0.004), 1); // the name is made unique
         QCOMPARE(page->table()->item(1, 0)->text(), QStringLiteral("a_2"));
@@ -95,6 +97,24 @@ private slots:
         QCOMPARE(c["status"].get<std::string>(), std::string("complete"));
         QCOMPARE(c["shared_storage"]["bandwidth_mib_s"].get<double>(), 60.0);
         QCOMPARE(c["interference"]["workloads"].size(), std::size_t(2));
+        // The answer as a chart (issue 32 item 9): per workload its AU alone and together, and the points it
+        // lost, as trainio_collocation.json has them.
+        InterferenceChart* chart = page->interferenceChart();
+        QVERIFY(chart->isVisible());
+        QCOMPARE(chart->workloads().size(), std::size_t(2));
+        QCOMPARE(chart->aloneBars()->dataCount(), 2);
+        QCOMPARE(chart->togetherBars()->dataCount(), 2);
+        for (int i = 0; i < 2; ++i) {
+            const json& x = c["interference"]["workloads"][static_cast<std::size_t>(i)];
+            QCOMPARE(chart->workloads()[static_cast<std::size_t>(i)].name, QString::fromStdString(x["name"].get<std::string>()));
+            QCOMPARE(chart->aloneBars()->data()->at(i)->value, x["au_alone_percent"].get<double>());
+            QCOMPARE(chart->togetherBars()->data()->at(i)->value, x["au_together_percent"].get<double>());
+            const double lost = x["au_points_lost"].get<double>();
+            const QString label = chart->lossLabel(static_cast<std::size_t>(i));
+            QVERIFY2(label.startsWith((lost >= 0 ? QStringLiteral("−") : QStringLiteral("+")) + QString::number(std::fabs(lost), 'f', 2) +
+                                      QStringLiteral(" AU points")),
+                     qPrintable(label));
+        }
         const QString summary = page->summaryText();
         QVERIFY2(summary.contains(QStringLiteral("a_2")) && summary.contains(QStringLiteral("AU points lost")) &&
                      summary.contains(QStringLiteral("lost most")),
@@ -104,12 +124,24 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!loader->folderHolding(out).isEmpty() && loader->library() &&
                                      !loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).empty(), testsupport::kHangMs);
         const auto* colloc = loader->library()->nodes(trainio::aggregate::NodeKind::Collocation).front();
+        // Filed under the system the Run page names (issue 32 item 9), not under a system named after the
+        // output folder; the alone runs are of that system too.
+        QVERIFY(colloc->parent && colloc->parent->kind == trainio::aggregate::NodeKind::System);
+        QCOMPARE(colloc->parent->label, std::string("colloc-lab"));
+        for (const auto* sys : loader->library()->nodes(trainio::aggregate::NodeKind::System))
+            QVERIFY2(sys->label == "colloc-lab", sys->label.c_str());
         QCOMPARE(colloc->children.size(), std::size_t(2));
         QVERIFY(colloc->summary.size() >= 3); // what each lost, who lost most, each item
         QVERIFY2(colloc->summary.front().find("against alone runs of collocate --alone") != std::string::npos, colloc->summary.front().c_str());
         // The page adds what the library compares (the same rule, the collocation's own alone runs found there).
         QTRY_VERIFY_WITH_TIMEOUT(page->summaryText().contains(QStringLiteral("In the results library")), testsupport::kHangMs);
         QVERIFY2(page->summaryText().contains(QStringLiteral("against alone runs of collocate --alone")), qPrintable(page->summaryText()));
+        // The chart then draws the library's comparison: both workloads compared, figures finite.
+        QCOMPARE(chart->workloads().size(), std::size_t(2));
+        for (const auto& x : chart->workloads())
+            QVERIFY2(std::isfinite(x.auAlone) && std::isfinite(x.auTogether) && x.why.isEmpty(), qPrintable(x.name + QStringLiteral(": ") + x.why));
+        if (const QString shots = qEnvironmentVariable("TRAINIO_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(w.grab().save(shots + QStringLiteral("/collocation-chart.png")));
     }
 
     void cancelStopsEveryWorkload() {

@@ -25,7 +25,9 @@
 #include <QSignalSpy>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -312,6 +314,55 @@ private slots:
         QVERIFY2(data->statusText().startsWith(QStringLiteral("Generation finished")),
                  qPrintable(data->statusText()));
         QCOMPARE(bar->value(), bar->maximum());
+    }
+
+    // Byte fields say their unit and about how much they are; a time derived to 17 digits reads as a person
+    // writes it (issue 32 item 11: "146600628", "0.05066255668571429"). What the form holds stays exact, and
+    // so does a saved and restored session.
+    void bytesAndTimesReadAsAPersonWritesThem() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        WorkloadPage* page = w.workloadPage();
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("u")));
+        cfg.dataset.recordLength = 146600628;
+        cfg.train.computationTime.mean = 0.05066255668571429;
+        page->setConfig(cfg, QStringLiteral("test"));
+        w.showPage(MainWindow::WorkloadPageIndex);
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* size = qobject_cast<QuantitySpinBox*>(page->editorFor(QStringLiteral("dataset.record_length_bytes")));
+        auto* compute = qobject_cast<QuantitySpinBox*>(page->editorFor(QStringLiteral("train.computation_time")));
+        QVERIFY(size && compute);
+        QApplication::processEvents();
+        QCOMPARE(size->text(), QStringLiteral("146600628 B"));
+        QCOMPARE(size->approximateSize(), QStringLiteral("≈ 139.8 MiB")); // 146600628 / 1048576 = 139.808
+        // … on the line under the field, where an error would be.
+        auto* line = page->findChild<QLabel*>(QStringLiteral("dataset.record_length_bytes/error"));
+        QVERIFY(line && line->isVisible());
+        QCOMPARE(line->text(), QStringLiteral("≈ 139.8 MiB"));
+        QCOMPARE(compute->text(), QStringLiteral("50.66 ms"));
+        QCOMPARE(page->config().dataset.recordLength, 146600628.0);
+        QCOMPARE(page->config().train.computationTime.mean, 0.05066255668571429); // exact, not 0.05066
+        // A size in a binary unit needs no hint; a typed size gets one as it is typed.
+        type(size, QStringLiteral("4 MiB"));
+        QCOMPARE(size->approximateSize(), QString());
+        QVERIFY(!line->isVisible());
+        type(size, QStringLiteral("3000000"));
+        QCOMPARE(size->approximateSize(), QStringLiteral("≈ 2.9 MiB"));
+        QCOMPARE(line->text(), QStringLiteral("≈ 2.9 MiB"));
+        QCOMPARE(page->config().dataset.recordLength, 3000000.0);
+        // The session keeps the exact time, not the rounded text.
+        QTemporaryDir dir;
+        QSettings saved(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat);
+        page->saveSession(saved);
+        saved.sync();
+        MainWindow other;
+        QVERIFY(other.workloadPage()->restoreSession(saved));
+        QCOMPARE(other.workloadPage()->config().train.computationTime.mean, 0.05066255668571429);
+        QCOMPARE(other.workloadPage()->config().dataset.recordLength, 3000000.0);
+        // Typed over, the text is the user's, parsed as typed.
+        type(compute, QStringLiteral("50.66 ms"));
+        QCOMPARE(page->config().train.computationTime.mean, 0.05066);
     }
 };
 

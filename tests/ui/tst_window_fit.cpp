@@ -44,6 +44,13 @@ QStringList overlaps(QWidget* root) {
     return out;
 }
 
+// The offscreen platform's screen `width` pixels wide (configured in main below).
+QScreen* screenOfWidth(int width) {
+    for (QScreen* s : QGuiApplication::screens())
+        if (s->geometry().width() == width) return s;
+    return nullptr;
+}
+
 QString rectText(const QRect& r) { return QStringLiteral("%1×%2 at (%3,%4)").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y()); }
 
 } // namespace
@@ -67,9 +74,7 @@ private slots:
     void theWindowFitsTheScreenDuringARun() {
         QFETCH(int, width);
         const int screen = width;
-        QScreen* target = nullptr;
-        for (QScreen* s : QGuiApplication::screens())
-            if (s->geometry().width() == width) target = s;
+        QScreen* target = screenOfWidth(width);
         QVERIFY(target);
         const QRect room = target->availableGeometry();
         QSettings().clear();
@@ -139,6 +144,42 @@ private slots:
 
         run->cancel();
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
+    }
+
+    // The Collocate page before anything ran (issue 32 item 9): at the room's screens its AU plot keeps the
+    // height it asks for (it was squeezed under the forms), nothing overlaps, and the page's bottom is reached
+    // by scrolling, not by shrinking.
+    void collocatePageFitsTheRoom_data() { theWindowFitsTheScreenDuringARun_data(); }
+    void collocatePageFitsTheRoom() {
+        QFETCH(int, width);
+        QScreen* target = screenOfWidth(width);
+        QVERIFY(target);
+        const QRect room = target->availableGeometry();
+        QSettings().clear();
+        QSettings().setValue(QStringLiteral("ui/quickStartShown"), true);
+        MainWindow w;
+        w.setScreen(target);
+        w.setGeometry(room);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showPage(MainWindow::CollocatePageIndex);
+        for (int i = 0; i < 3; ++i) {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QCoreApplication::processEvents();
+        }
+        QWidget* page = w.pageWidget(MainWindow::CollocatePageIndex);
+        auto* plot = page->findChild<QCustomPlot*>(QStringLiteral("collocationPlot"));
+        QVERIFY(plot && plot->isVisible());
+        QVERIFY2(plot->height() >= plot->minimumHeight() && plot->height() >= 200 && plot->width() >= 400,
+                 qPrintable(rectText(plot->geometry())));
+        // What is drawn, not only the widget: the axes span the plot (they were drawn 50 px wide in a wide plot).
+        const QRect axes = plot->axisRect()->rect();
+        QVERIFY2(axes.width() >= plot->width() / 2 && axes.height() >= 100,
+                 qPrintable(QStringLiteral("axes %1 in a plot %2").arg(rectText(axes), rectText(plot->geometry()))));
+        const QStringList over = overlaps(page);
+        QVERIFY2(over.isEmpty(), qPrintable(over.join(QStringLiteral("; "))));
+        if (const QString shots = qEnvironmentVariable("TRAINIO_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(w.grab().save(shots + QStringLiteral("/collocate-empty-%1.png").arg(width)));
     }
 };
 

@@ -144,13 +144,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
     // AU of epochs, whose low ones are what a demo is about): every legend goes under the axes, where it
     // hides no data (an inset legend hid exactly the low-AU epochs).
     for (QCustomPlot* t : {plot(Telemetry), plot(EpochHit), plot(EpochAu)}) {
-        t->legend->setVisible(true);
         t->legend->setFont(QFont(font().family(), std::max(6, font().pointSize() - 2)));
-        t->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         // (Entries a row: as many as fit, fitLegend before each replot.)
-        t->axisRect()->insetLayout()->take(t->legend);
-        t->plotLayout()->addElement(2, 0, t->legend);
-        t->plotLayout()->setRowStretchFactor(2, 0.001);
+        placeLegendBelow(t, 2);
     }
     reset(1, 1, 90.0);
 }

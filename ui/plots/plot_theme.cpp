@@ -91,4 +91,27 @@ void applyProjectorPlotTheme(QCustomPlot* plot, int pixelSize) {
     plot->legend->setFont(small);
 }
 
+void placeLegendBelow(QCustomPlot* plot, int row) {
+    plot->legend->setVisible(true);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    if (plot->axisRect()->insetLayout()->elements(false).contains(plot->legend)) plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(row, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(row, 0.001);
+}
+
+void syncLegendBelow(QCustomPlot* plot, int row) {
+    QCPLayoutGrid* layout = plot->plotLayout();
+    const bool placed = layout->elements(false).contains(plot->legend);
+    if (plot->legend->itemCount() > 0 && !placed) {
+        placeLegendBelow(plot, row);
+    } else if (plot->legend->itemCount() == 0 && placed) {
+        layout->take(plot->legend);
+        layout->simplify(); // its empty row goes
+    } else if (!placed && plot->axisRect()->insetLayout()->elements(false).contains(plot->legend)) {
+        plot->axisRect()->insetLayout()->take(plot->legend); // (the inset default) never over the data
+        plot->legend->setVisible(true);
+        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    }
+}
+
 } // namespace trainio::ui

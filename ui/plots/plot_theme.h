@@ -16,6 +16,14 @@ void applyPlotTheme(QCustomPlot* plot, const QPalette& palette);
 // variants on dark backgrounds).
 QColor seriesColor(int index, const QPalette& palette);
 
+// The plot's legend in its own row `row` under the axes (where it hides no data), entries filled along the row.
+void placeLegendBelow(QCustomPlot* plot, int row);
+// The same, for a plot whose series come and go: the legend's row is there only while it has entries.
+// QCustomPlot caps a layout column at its elements' smallest maximum width, and an empty legend's is its
+// margins: the axes of a plot with no series yet were drawn 50 px wide in a 1000 px plot (issue 32 item 9).
+// Call after adding or removing series.
+void syncLegendBelow(QCustomPlot* plot, int row);
+
 // True when the palette's window colour is dark.
 bool isDarkPalette(const QPalette& palette);
 

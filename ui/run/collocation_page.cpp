@@ -1,4 +1,5 @@
 #include "run/collocation_page.h"
+#include "run/interference_chart.h"
 
 #include "widgets/notification_panel.h"
 #include "plots/plot_theme.h"
@@ -208,15 +209,18 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     plot_->setObjectName(QStringLiteral("collocationPlot"));
     plot_->setMinimumHeight(220);
     applyPlotTheme(plot_, palette());
-    plot_->xAxis->setLabel(tr("time since the workloads started together (s)"));
+    plot_->xAxis->setLabel(tr("seconds since the workloads started together"));
     plot_->yAxis->setLabel(tr("AU % (last 32 steps)"));
     plot_->yAxis->setRange(0, 105);
-    plot_->legend->setVisible(true);
-    plot_->plotLayout()->addElement(1, 0, plot_->legend); // under the axes: never over the data
-    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    syncLegendBelow(plot_, 1); // under the axes once it has entries
     plot_->legend->setWrap(6);
-    layout->addWidget(plot_, 1);
+    // The live AU over time, and once the collocation has its figures, beside it the answer: each workload
+    // alone against together with what it lost (hidden until then, the time plot takes the width).
+    chart_ = new InterferenceChart(this);
+    auto* plots = new QHBoxLayout;
+    plots->addWidget(plot_, 1);
+    plots->addWidget(chart_, 1);
+    layout->addLayout(plots, 1);
 
     summary_ = new QPlainTextEdit(this);
     summary_->setReadOnly(true);
@@ -348,6 +352,12 @@ bool CollocationPage::start() {
         post(Severity::Error, tr("A collocation runs two or more workloads: add another."));
         return false;
     }
+    system_.clear();
+    if (systemSource_) {
+        const std::optional<QString> system = systemSource_();
+        if (!system) return false; // the question was cancelled: nothing starts
+        system_ = system->trimmed();
+    }
     const QString abs = QDir(dir).absolutePath();
     QDir().mkpath(abs);
     const QString planFile = QDir(abs).filePath(QStringLiteral("plan.yaml"));
@@ -381,8 +391,10 @@ bool CollocationPage::start() {
         w->index = static_cast<int>(i);
         live_->workloads.push_back(std::move(w));
     }
+    syncLegendBelow(plot_, 1);
     plot_->replot();
     summary_->clear();
+    chart_->setWorkloads({});
     cancelFlag_ = false;
     running_ = true;
     run_->setEnabled(false);
@@ -399,6 +411,7 @@ bool CollocationPage::start() {
     opt.runs = static_cast<std::uint64_t>(runs_->value());
     opt.warmups = opt.runs > 0 ? 1 : 0;
     opt.alone = alone_->isChecked();
+    opt.labels.system = system_.toStdString();
     opt.cancel = &cancelFlag_;
     opt.commandLine = "trainio (desktop): collocate --plan " + planFile.toStdString();
     auto live = live_;
@@ -485,6 +498,9 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
                      .arg(x.auPointsLostHigh, 0, 'f', 2)
                      .arg(x.slowdownPercent, 0, 'f', 1)
                      .arg(QString::fromStdString(x.unit));
+    std::vector<InterferenceChart::Workload> bars;
+    for (const auto& x : r.interference) bars.push_back(chartFigures(x, {}));
+    chart_->setWorkloads(std::move(bars));
     if (!r.lostMost.empty()) lines << tr("lost most: %1").arg(QString::fromStdString(r.lostMost));
     if (!r.error.empty()) lines << tr("error: %1").arg(QString::fromStdString(r.error));
     sessionSummary_ = lines.join(QLatin1Char('\n'));
@@ -504,6 +520,23 @@ void CollocationPage::onFinished(const session::CollocationResult& r, const QStr
     emit finished(r.complete, dir);
 }
 
+// One workload's figures as the chart draws them; not compared (`why` set): its together side only.
+InterferenceChart::Workload CollocationPage::chartFigures(const store::CollocationInterference& x, const QString& why) {
+    InterferenceChart::Workload w;
+    w.name = QString::fromStdString(x.name);
+    w.auTogether = x.auTogether;
+    if (!why.isEmpty()) {
+        w.why = why;
+        return w;
+    }
+    w.auAlone = x.auAlone;
+    w.pointsLost = x.auPointsLost;
+    w.lostLow = x.auPointsLostLow;
+    w.lostHigh = x.auPointsLostHigh;
+    w.slowdownPercent = x.slowdownPercent;
+    return w;
+}
+
 void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary> library) {
     if (!library || lastDir_.isEmpty() || running_) return;
     const auto& found = library->imported().collocations;
@@ -517,8 +550,14 @@ void CollocationPage::setLibrary(std::shared_ptr<const aggregate::ResultsLibrary
         lines << (lost.empty() ? tr("In the results library, against alone runs of the same benchmark identity:")
                                : tr("In the results library, against alone runs of the same benchmark identity (lost most: %1):")
                                      .arg(QString::fromStdString(lost)));
-        for (const auto& w : library->interference(c).workloads) lines << QString::fromStdString(aggregate::interferenceLine(w));
+        std::vector<InterferenceChart::Workload> bars;
+        for (const auto& w : library->interference(c).workloads) {
+            lines << QString::fromStdString(aggregate::interferenceLine(w));
+            bars.push_back(chartFigures(w.figures, w.compared ? QString() : QString::fromStdString(w.why)));
+            bars.back().name = QString::fromStdString(w.name);
+        }
         summary_->setPlainText(lines.join(QLatin1Char('\n')));
+        chart_->setWorkloads(std::move(bars));
         return;
     }
 }
@@ -564,6 +603,10 @@ void CollocationPage::startUnderMpi(const session::CollocationPlan& plan, const 
         args.push_back("1");
     }
     if (alone_->isChecked()) args.push_back("--alone");
+    if (!system_.isEmpty()) {
+        args.push_back("--system");
+        args.push_back(system_.toStdString());
+    }
     mpiCancels_ = 0;
     status_->setText(tr("running %1 workloads together on %2 MPI processes…").arg(plan.workloads.size()).arg(mpi_->totalProcesses()));
     if (worker_.joinable()) worker_.join();

@@ -11,10 +11,13 @@
 #include "io/emulated_storage.h"
 #include "widgets/notification_panel.h"
 #include "session/collocation.h"
+#include "run/interference_chart.h"
 
 #include <QWidget>
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -53,6 +56,12 @@ public:
     void setBandwidthMiBs(double mibs);            // 0 = the profile's (or no cap)
     void setRounds(int runs, bool alone);
 
+    // Where the name of the system under test comes from when a collocation starts (the main window: the Run
+    // page's system, asked once as for a run); nullopt from it: the user cancelled, nothing starts. The name goes
+    // to every workload's trainio_labels.json, so the library files the collocation under that system.
+    using SystemSource = std::function<std::optional<QString>()>;
+    void setSystemSource(SystemSource source) { systemSource_ = std::move(source); }
+
     // The plan as YAML (what Run writes to DIR/plan.yaml).
     QString planYaml() const;
     bool start();   // false: nothing started (the reason went to notify())
@@ -61,6 +70,8 @@ public:
 
     QTableWidget* table() const { return table_; }
     QCustomPlot* plot() const { return plot_; }
+    // Alone against together per workload, once the collocation's figures (or the library's) are there.
+    InterferenceChart* interferenceChart() const { return chart_; }
     StorageControls* storageControls() const { return storage_; }
     // "MPI (client hosts)": on, Run together starts mpirun … trainio-cli collocate (collocation_mpi.cpp).
     MpiControls* mpiControls() const { return mpi_; }
@@ -94,6 +105,7 @@ private:
     QString mpiLaunchProblem(const session::CollocationPlan& plan) const;
     void startUnderMpi(const session::CollocationPlan& plan, const QString& planFile, const QString& dir);
     void post(NotificationPanel::Severity severity, const QString& text);
+    static InterferenceChart::Workload chartFigures(const store::CollocationInterference& x, const QString& why);
 
     QTableWidget* table_;
     QComboBox* preset_;
@@ -109,11 +121,14 @@ private:
     QPushButton* cancel_;
     QLabel* status_;
     QCustomPlot* plot_;
+    InterferenceChart* chart_;
     StorageControls* storage_;
     MpiControls* mpi_;
     QPlainTextEdit* summary_;
 
     QString resultsRoot_;
+    SystemSource systemSource_;
+    QString system_; // the system of the collocation being run
     bool outputChosenByUser_ = false;
     QString lastDir_;           // the folder of the last collocation that ended
     QString sessionSummary_;        // its summary as the collocation itself gave it

@@ -48,6 +48,9 @@ public:
     // (trainio_labels.json). Past names are remembered (QSettings "run/systems").
     QString systemName() const;
     void setSystemName(const QString& name);
+    // The system name for the next run (or collocation), asking once when there is none; nullopt when the
+    // user cancelled.
+    std::optional<QString> systemForRun();
     QComboBox* systemCombo() const { return system_; }
 
     // Asked once, before a run, when the system name is empty: returns the name (empty: run without
@@ -125,8 +128,6 @@ private:
     void setRunning(bool running);
     // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
     void clearView();
-    // The system name for the next run, asking once when there is none; nullopt when the user cancelled.
-    std::optional<QString> systemForRun();
     void rememberSystem(const QString& name);
     // "system · workload · N accelerators" of the current run, the presentation view's title.
     QString runTitle() const;

@@ -37,21 +37,42 @@ void QuantitySpinBox::setValue(double v) {
     value_ = v;
     whole_.reset();
     error_.clear();
-    lineEdit()->setText(QString::fromStdString(quantity::format(v, kind_)));
-    update();
+    bool exact = true;
+    const QString shown = QString::fromStdString(quantity::formatForReading(v, kind_, &exact));
+    display(shown, exact ? QString() : QString::fromStdString(quantity::format(v, kind_)));
 }
 
 void QuantitySpinBox::setWholeValue(std::uint64_t v) {
     value_ = static_cast<double>(v);
     whole_ = v;
     error_.clear();
-    lineEdit()->setText(QString::fromStdString(quantity::formatWhole(v, kind_)));
+    QString text = QString::fromStdString(quantity::formatWhole(v, kind_));
+    if (kind_ == quantity::Kind::Bytes && !text.contains(QLatin1Char(' '))) text += QStringLiteral(" B"); // exact, with its unit
+    display(text, {});
+}
+
+void QuantitySpinBox::display(const QString& text, const QString& exact) {
+    shown_ = text;
+    exact_ = exact;
+    lineEdit()->setText(text);
     update();
+}
+
+QString QuantitySpinBox::exactText() const {
+    const QString now = lineEdit()->text();
+    return now == shown_ && !exact_.isEmpty() ? exact_ : now;
 }
 
 void QuantitySpinBox::setTypedText(const QString& text) {
     lineEdit()->setText(text);
     reparse();
+}
+
+// "146600628 B" says its value exactly but not its size: "≈ 139.8 MiB" says that.
+QString QuantitySpinBox::approximateSize() const {
+    static const QRegularExpression inBytes(QStringLiteral("^\\s*[0-9]+\\s*[bB]?\\s*$")); // "146600628", "146600628 B"
+    if (kind_ != quantity::Kind::Bytes || !error_.isEmpty() || !inBytes.match(lineEdit()->text()).hasMatch()) return {};
+    return QString::fromStdString(quantity::approximateBytes(value_));
 }
 
 void QuantitySpinBox::reparse() {

@@ -36,6 +36,13 @@ public:
     void setWholeValue(std::uint64_t v);
     // Replaces the text as if typed (for a restored session): parsed, may leave the field in error.
     void setTypedText(const QString& text);
+    // The text shown is for reading (quantity::formatForReading: bytes with their unit, a long time rounded to
+    // "50.66 ms"); this is the text that parses back to exactly value() while the user has not edited it
+    // (what a saved session keeps), else what the user typed.
+    QString exactText() const;
+    // About how much a size typed or shown in bytes is ("≈ 139.8 MiB"); empty for other kinds, sizes in a
+    // unit of their own, below 1 KiB and text in error. The form shows it under the field.
+    QString approximateSize() const;
 
     QValidator::State validate(QString& input, int& pos) const override;
     void fixup(QString& input) const override;
@@ -51,6 +58,7 @@ protected:
 
 private:
     void reparse();
+    void display(const QString& text, const QString& exact);
 
     QString key_;
     quantity::Kind kind_;
@@ -59,6 +67,8 @@ private:
     double value_ = 0;
     std::optional<std::uint64_t> whole_;
     QString error_;
+    QString shown_; // the text last set for value_ (not typed)
+    QString exact_; // its exact form when shown_ is rounded; empty when shown_ is exact
 };
 
 } // namespace trainio::ui

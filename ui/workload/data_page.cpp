@@ -100,10 +100,10 @@ void DataPage::setWorkload(const WorkloadConfig& cfg) {
         return;
     }
     pending_.reset();
-    show(cfg);
+    showDataset(cfg);
 }
 
-void DataPage::show(const WorkloadConfig& cfg) {
+void DataPage::showDataset(const WorkloadConfig& cfg) {
     config_ = cfg;
     if (cfg.storage.isS3()) {
         folder_->setText(QString::fromStdString(s3DatasetLocation(cfg))); // objects of a bucket (docs/s3.md)
@@ -183,7 +183,7 @@ void DataPage::onFinished(DatasetController::Operation op, bool ok, bool cancell
     if (pending_) { // the workload changed during the operation: its dataset now
         const WorkloadConfig next = *pending_;
         pending_.reset();
-        show(next);
+        showDataset(next);
     }
 }
 

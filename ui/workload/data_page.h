@@ -43,7 +43,7 @@ private:
     void showProgress(const DatasetProgress& p);
     void onFinished(DatasetController::Operation op, bool ok, bool cancelled, const QString& summary);
     void setBusy(bool busy);
-    void show(const WorkloadConfig& cfg);
+    void showDataset(const WorkloadConfig& cfg);
 
     // What the page last said about a dataset (its location and shape): the line and the bar. Shown again
     // when the workload comes back to it; a dataset the page has not touched is "not checked here".

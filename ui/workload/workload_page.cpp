@@ -400,7 +400,7 @@ void WorkloadPage::userEdited() {
 
 QString WorkloadPage::editorText(std::size_t i) const {
     QWidget* w = editorByField_[i];
-    if (auto* q = qobject_cast<QuantitySpinBox*>(w)) return q->text();
+    if (auto* q = qobject_cast<QuantitySpinBox*>(w)) return q->exactText(); // what parses back to the value (a long time is shown rounded)
     if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text();
     if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked() ? QStringLiteral("true") : QStringLiteral("false");
     if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentText();
@@ -654,9 +654,14 @@ void WorkloadPage::showDiagnostics() {
                 problem = problem.mid(std::max<qsizetype>(0, problem.indexOf(it.key() + QStringLiteral(" = "))));
             }
         problem = problemFirst(problem, it.key());
-        it.value()->setText(problem);
+        // No problem: the line says about how much a size in bytes is ("146600628 B": "≈ 139.8 MiB", issue 32
+        // item 11).
+        QString note;
+        if (auto* q = qobject_cast<QuantitySpinBox*>(editors_.value(it.key())); q && problem.isEmpty()) note = q->approximateSize();
+        it.value()->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("QLabel { color: #c0392b; }"));
+        it.value()->setText(problem.isEmpty() ? note : problem);
         it.value()->setToolTip(problem);
-        it.value()->setVisible(!problem.isEmpty());
+        it.value()->setVisible(!problem.isEmpty() || !note.isEmpty());
     }
     for (const auto& d : errors_) {
         auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical),
