@@ -226,6 +226,28 @@ private slots:
             QVERIFY2(legend->text().contains(QStringLiteral("<b>%1</b>").arg(i + 1)), qPrintable(QString::number(i + 1)));
         QVERIFY(scroll->height() < legend->heightForWidth(scroll->viewport()->width())); // it scrolls
         QVERIFY(scroll->height() <= 6 * legend->fontMetrics().lineSpacing());
+        // The bars' item numbers never run together (issue 32 item 10): every labelled tick's text clear of
+        // the next one's, item 1 labelled — at this width and in a narrower window (the numbers thinned again).
+        for (int width : {1280, 640}) {
+        window.resize(width, 720);
+        QTest::qWait(50);
+        for (QCustomPlot* p : {page->auBars(), page->samplesBars(), page->gibBars()}) {
+            p->replot();
+            auto ticker = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
+            QVERIFY(ticker);
+            const QFontMetrics fm(p->xAxis->tickLabelFont());
+            QVERIFY(ticker->ticks().contains(1.0));
+            double lastRight = -1e9;
+            for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it) {
+                const double x = p->xAxis->coordToPixel(it.key());
+                const double half = fm.horizontalAdvance(it.value()) / 2.0;
+                QVERIFY2(x - half >= lastRight + 2, qPrintable(QStringLiteral("%1: '%2' at %3 px runs into the label before (ends at %4 px)")
+                                                                  .arg(p->objectName(), it.value()).arg(x).arg(lastRight)));
+                lastRight = x + half;
+            }
+            QVERIFY2(ticker->ticks().size() >= 3, qPrintable(QString::number(ticker->ticks().size())));
+        }
+        }
     }
 
     // Issue 19, item 7: one of the benchmark's own invocations (its epochs) against the benchmark (its run

@@ -726,9 +726,35 @@ private slots:
             QVERIFY2(cell(sps / 2, 2).match(text.spaced).hasMatch(), qPrintable(QString::fromStdString(dir.string()) + QStringLiteral(" samples/s per acc. ") + fixed(sps / 2, 2)));
         }
 
+        auto squeeze = [](QString t) { return t.remove(QRegularExpression(QStringLiteral("[\\s\\x{00A0}\\x{200B}-]"))); };
+        // Item 10: the same reason for several items is said once, naming them all ("#2, #3: …").
+        {
+            const fs::path nvme2 = root / "nvme2";
+            QVERIFY(runInvocation(nvmeCfg, nvme2, two).status == RunStatus::Complete);
+            const aggregate::ResultsLibrary three(aggregate::importResults({real, nvme, nvme2}));
+            auto in = [&](const fs::path& dir) {
+                return findNode(three.root(), [&](const aggregate::LibraryNode& n) {
+                    return aggregate::isLibraryItem(n) && fs::weakly_canonical(n.path) == fs::weakly_canonical(dir);
+                });
+            };
+            const aggregate::LibraryNode *r = in(real), *a = in(nvme), *b = in(nvme2);
+            QVERIFY(r && a && b && a != b);
+            const auto rows = aggregate::compare({r, a, b}, co).rows;
+            QVERIFY(!rows[1].comparable && !rows[2].comparable);
+            // Core names both items in each reason; the report says it once for both.
+            const QString first = QString::fromStdString(rows[1].reason);
+            QVERIFY2(first.startsWith(QStringLiteral("emulated vs real storage: ")) && first.contains(QString::fromStdString(a->itemName)),
+                     qPrintable(first));
+            const QString once = work_.filePath(QStringLiteral("out/issue32-once.pdf"));
+            QVERIFY2(ui::writeReportPdf(three, {r, a, b}, {}, once, &error), qPrintable(error));
+            const QString all = squeeze(pdfText(once).spaced);
+            const QString reason = squeeze(QStringLiteral("#2, #3: emulated vs real storage: each went through emulated nvme, #1 through real storage"));
+            QVERIFY2(all.count(reason) == 1, qPrintable(QStringLiteral("%1 times: %2 in %3").arg(all.count(reason)).arg(reason, all.mid(all.indexOf(QStringLiteral("Notcompared")), 600))));
+            QCOMPARE(all.count(squeeze(QStringLiteral("emulated vs real storage"))), 1);
+        }
+
         // Item 2: page 1's answer names how its number was obtained, in the same sentence (compared without
         // white space: the sentence wraps where the page wants, a URL at its zero-width break points).
-        auto squeeze = [](QString t) { return t.remove(QRegularExpression(QStringLiteral("[\\s\\x{00A0}\\x{200B}-]"))); };
         auto answer = [&](const aggregate::LibraryNode* n, const QString& name) {
             const QString file = work_.filePath(QStringLiteral("out/issue32-answer-%1.pdf").arg(name));
             QString why;

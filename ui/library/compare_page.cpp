@@ -122,6 +122,7 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     for (int i = 0; i < kBarMetrics; ++i) {
         bars_[i] = makePlot(plots);
         bars_[i]->setObjectName(QStringLiteral("compareBars%1").arg(i));
+        bars_[i]->installEventFilter(this); // resized: the item numbers thinned for the new width
     }
     epochs_ = makePlot(plots);
     epochs_->setObjectName(QStringLiteral("compareEpochs"));
@@ -226,18 +227,41 @@ void ComparePage::recompute() {
     rebuildTable();
 }
 
+void ComparePage::labelItemTicks(QCustomPlot* p) const {
+    const int n = static_cast<int>(result_.rows.size());
+    const QFontMetrics fm(p->xAxis->tickLabelFont());
+    const QMargins m = p->axisRect()->margins(); // the axes' room beside the ticks, from the last layout
+    const int room = std::max(1, p->width() - m.left() - m.right());
+    const double perItem = static_cast<double>(room) / std::max(1, n);
+    const double needed = fm.horizontalAdvance(QString::number(std::max(1, n))) + fm.horizontalAdvance(QStringLiteral("  "));
+    int step = 1;
+    for (int nice : {1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000})
+        if ((step = nice) * perItem >= needed) break;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 1; i <= n; i += step) ticker->addTick(i, QString::number(i));
+    p->xAxis->setTicker(ticker);
+}
+
+bool ComparePage::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize)
+        for (QCustomPlot* p : bars_)
+            if (watched == p) {
+                labelItemTicks(p);
+                p->replot(QCustomPlot::rpQueuedReplot);
+            }
+    return QWidget::eventFilter(watched, event);
+}
+
 void ComparePage::rebuildPlots() {
     const QPalette pal = palette();
     const int n = static_cast<int>(result_.rows.size());
     for (int m = 0; m < kBarMetrics; ++m) {
         QCustomPlot* p = bars_[m];
         p->clearPlottables();
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         double top = 0;
         QString unit;
         for (int i = 0; i < n; ++i) {
             const aggregate::CompareRow& row = result_.rows[static_cast<std::size_t>(i)];
-            ticker->addTick(i + 1, QString::number(i + 1));
             if (!row.valuesShown || row.metrics.size() <= static_cast<std::size_t>(m)) continue;
             const aggregate::CompareMetric& metric = row.metrics[static_cast<std::size_t>(m)];
             unit = QString::fromStdString(metric.unit);
@@ -262,9 +286,9 @@ void ComparePage::rebuildPlots() {
         }
         if (unit.isEmpty()) unit = defaultUnit(m);
         setTitle(p, tr("%1 (%2): mean, error bars 95 % CI").arg(metricName(m), unit));
-        p->xAxis->setTicker(ticker);
         p->xAxis->setLabel(tr("item (# as in the legend)"));
         p->xAxis->setRange(0.3, std::max(1, n) + 0.7);
+        labelItemTicks(p);
         p->yAxis->setLabel(unit);
         p->yAxis->setRange(0, top > 0 ? top * 1.12 : 1); // bar axes start at zero
         applyPlotTheme(p, pal);

@@ -63,9 +63,13 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void recompute();
+    // The bar plots' item numbers: every k-th, k such that no two run together at the plot's width
+    // (58 items in a third of 1280 px ran together: issue 32 item 10); again when a plot is resized.
+    void labelItemTicks(QCustomPlot* plot) const;
     void rebuildPlots();
     void rebuildTable();
     void applySpans();
