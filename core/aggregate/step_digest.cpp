@@ -131,13 +131,30 @@ StepDigest digestStepRecords(const store::InvocationData& data, std::size_t maxP
         }
         digest.ranks.push_back(std::move(out));
     }
-    if (!data.ranks.empty())
+    if (!data.ranks.empty()) {
+        double step = 0;
         for (const auto& e : data.ranks.front().epochs) {
             digest.epochStart.push_back(e.start);
             digest.epochEnd.push_back(e.end);
+            for (const auto& b : e.blocks) {
+                if (b.end > b.start && !b.proc.empty()) digest.blocks.push_back({b.start, b.end, step + 1, b.proc.size()});
+                step += static_cast<double>(b.proc.size());
+            }
         }
+    }
     auOverTime(data, maxPoints / 2, digest);
     return digest;
+}
+
+std::optional<double> stepAt(const StepDigest& digest, double unixTime) {
+    // A block's steps are stretched evenly over it (as auOverTime spreads them); between blocks (an epoch's
+    // barrier, the pause between epochs) the moment belongs to the next block's first step.
+    for (const auto& b : digest.blocks) {
+        if (unixTime < b.start) return b.firstStep;
+        if (unixTime <= b.end)
+            return b.firstStep + (unixTime - b.start) / (b.end - b.start) * static_cast<double>(b.steps);
+    }
+    return std::nullopt; // after the last step (or no blocks)
 }
 
 } // namespace trainio::aggregate

@@ -7,6 +7,7 @@
 #include "store/written_files.h"
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace trainio::aggregate {
@@ -19,6 +20,11 @@ StepDigest digestStepRecords(const store::InvocationData& records, std::size_t m
 // into their digest as the importer would make it (default bounds and points), which `written` then holds
 // instead of them. Records that cannot be digested are left as they are (the importer says why).
 void digestHeldStepRecords(store::WrittenFiles& written, const std::filesystem::path& runDir);
+
+// The step (as the digest's loadStep/auStep number them, fractional inside a step) at `unixTime` on the first
+// rank: where a moment (a live storage change) is drawn on the per-step plots. nullopt after the last step or
+// without blocks (records from before the digest kept them).
+std::optional<double> stepAt(const StepDigest& digest, double unixTime);
 
 // Replaces runs of consecutive points by their mean (keys too) so that the series has at most maxPoints
 // points; *binOut gets the larger of itself and the run length used. For plots of long series.

@@ -69,6 +69,14 @@ struct StepDigest {
     // block's steps are stretched to fill the block (the barrier's wait is in no step), each step's compute
     // spread evenly over its stretch; so a block's windows average to its compute ÷ wall time.
     std::vector<double> epochStart, epochEnd;
+    // The first rank's blocks on the wall clock (seconds since the Unix epoch) with the step number (as in
+    // loadStep/auStep) of each block's first step and its step count: where a moment falls among the steps.
+    struct Block {
+        double start = 0, end = 0;
+        double firstStep = 0;
+        std::size_t steps = 0;
+    };
+    std::vector<Block> blocks;
     double auWindowS = 0;
     std::vector<double> auTime, auTimePercent; // window middles (seconds since the Unix epoch), AU %
 };

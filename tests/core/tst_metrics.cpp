@@ -6,6 +6,7 @@
 
 #include "config/config_loader.h"
 #include "metrics/dlio_metrics.h"
+#include "aggregate/step_digest.h"
 
 #include <nlohmann/json.hpp>
 #include <cmath>
@@ -402,6 +403,39 @@ private slots:
         }
         QVERIFY2(checked >= 6, qPrintable(QString::number(checked))); // SAMSUNG unet3d: warm-up + 5 runs
     }
+    // Where a moment (a live storage change) falls among the steps of the per-step plots: blocks of the first
+    // rank, numbered on from epoch to epoch, each block's steps spread evenly over its wall time.
+    void stepAtPlacesMomentsAmongTheSteps() {
+        store::InvocationData data;
+        RankRecord rank;
+        auto block = [](double start, double end, std::size_t steps) {
+            BlockRecord b;
+            b.start = start;
+            b.end = end;
+            b.proc.assign(steps, (end - start) / static_cast<double>(steps));
+            b.load.assign(steps, 0.0);
+            b.compute.assign(steps, 0.0);
+            return b;
+        };
+        EpochRecord e1, e2;
+        e1.start = 1000;
+        e1.end = 1010;
+        e1.blocks = {block(1000, 1010, 10)};      // steps 1-10, one a second
+        e2.start = 1020;
+        e2.end = 1024;
+        e2.blocks = {block(1020, 1024, 4)};       // steps 11-14 after a 10 s pause
+        rank.epochs = {e1, e2};
+        data.ranks = {rank};
+        const aggregate::StepDigest d = aggregate::digestStepRecords(data);
+        QCOMPARE(d.blocks.size(), std::size_t(2));
+        QCOMPARE(*aggregate::stepAt(d, 999), 1.0);    // before the first step: at it
+        QCOMPARE(*aggregate::stepAt(d, 1000), 1.0);
+        QCOMPARE(*aggregate::stepAt(d, 1005), 6.0);   // half way through 10 steps from step 1
+        QCOMPARE(*aggregate::stepAt(d, 1015), 11.0);  // between epochs: the next epoch's first step
+        QCOMPARE(*aggregate::stepAt(d, 1022), 13.0);  // half way through steps 11-14
+        QVERIFY(!aggregate::stepAt(d, 1030));         // after the last step
+    }
+
     void metricsOnMissingFolderIsBadInput() {
         const auto r = testsupport::runCli({QStringLiteral("metrics"), QStringLiteral("/nonexistent/trainio")});
         QCOMPARE(r.exitCode, 2);

@@ -553,7 +553,9 @@ private slots:
         QVERIFY(runInvocation(cfg, run, opt).status == RunStatus::Complete);
         const auto changes = nlohmann::json::parse(testsupport::readText(run / "trainio_io.json")).at("storage").at("changes");
         QCOMPARE(changes.size(), std::size_t(2));
-        const aggregate::ResultsLibrary lib(aggregate::importResults({run}));
+        aggregate::ImportOptions withSteps;
+        withSteps.stepDigests = true; // the per-step plots, where the changes are marked
+        const aggregate::ResultsLibrary lib(aggregate::importResults({run}, withSteps));
         const auto items = lib.nodes(aggregate::NodeKind::Invocation);
         QCOMPARE(items.size(), std::size_t(1));
         const QString pdf = work_.filePath(QStringLiteral("out/emulated.pdf"));
@@ -564,8 +566,16 @@ private slots:
                                             "device, not the page cache beneath it. From the page cache beneath it, per epoch:");
         QVERIFY2(text.hasWords(line), qPrintable(line + QStringLiteral(" not in: ") + text.spaced.left(3000)));
         QVERIFY2(!text.hasWords(QStringLiteral("describe memory")), "an emulated run is not flagged as measuring the page cache");
-        QVERIFY(text.hasWords(QStringLiteral("Emulated storage (hdd) changed during this run (time in s since the run's start)")));
-        QVERIFY(text.hasWords(QStringLiteral("Time (s) Parameter")));
+        QVERIFY(text.hasWords(QStringLiteral("Emulated storage (hdd) changed during this run (time in s since the run's start; # as marked on the per-step plots)")));
+        // Numbered as marked on the per-step plots, each with its step: both were made as the run started, so
+        // at step 1 (before the first step). (pdftotext reads the two-line header's cells out of order.)
+        const QString table = text.spaced.mid(text.spaced.indexOf(QStringLiteral("as marked on the per-step plots")), 500);
+        const QString first = QString::fromStdString(changes[0].at("parameter").get<std::string>());
+        const QString second = QString::fromStdString(changes[1].at("parameter").get<std::string>());
+        QVERIFY2(table.contains(QStringLiteral("Step")) && table.contains(QStringLiteral(" 1 ") + first) &&
+                     table.contains(QStringLiteral("2 ") + fixed(changes[1].at("seconds_since_start").get<double>(), 2) + QStringLiteral(" 1 ") + second),
+                 qPrintable(table));
+        QVERIFY2(text.hasWords(QStringLiteral("AU per step")), "the per-step plots, where the changes are marked, are in the report");
         for (const auto& c : changes) {
             QVERIFY2(text.hasNumber(fixed(c.at("seconds_since_start").get<double>(), 2)), c.dump().c_str());
             QVERIFY2(text.hasIdentifier(QString::fromStdString(c.at("parameter").get<std::string>())), c.dump().c_str());

@@ -1,4 +1,5 @@
 // One item's detail: per-epoch plots, steps and accelerators, telemetry, statistics, configuration.
+#include "aggregate/step_digest.h"
 #include "report/report_sections.h"
 
 namespace trainio::ui::report_sections {
@@ -61,24 +62,39 @@ void epochPlots(ReportPageFlow& flow, const ReportData& d, const ReportItem& it)
     flow.addSpace(flow.mm(3));
 }
 
+// Each live change's step on the per-step plots (aggregate::stepAt), labelled with its number in the table.
+std::vector<KeyMark> changeMarks(const InvocationRecord& run) {
+    std::vector<KeyMark> marks;
+    if (!run.steps) return marks;
+    for (std::size_t c = 0; c < run.storageChanges.size(); ++c)
+        if (const auto step = aggregate::stepAt(*run.steps, run.storageChanges[c].unixTime))
+            marks.push_back({*step, QString::number(c + 1)});
+    return marks;
+}
+
 // The live changes of the run's emulated storage (trainio_io.json storage.changes), under its step plots:
-// when, what, from and to, in the device's own words. Nothing when the run made none.
+// number (as marked on the plots), when, what, from and to, in the device's own words. Nothing when the run
+// made none.
 void storageChangesTable(ReportPageFlow& flow, const InvocationRecord& run) {
     if (run.storageChanges.empty()) return;
-    flow.addHtml(QStringLiteral("<p>Emulated storage (%1) changed during this run (time in s since the run's start); the steps "
+    flow.addHtml(QStringLiteral("<p>Emulated storage (%1) changed during this run (time in s since the run's start; # as marked on the per-step plots); the steps "
                                 "after each time ran on the new value:</p>")
                      .arg(htmlText(run.storageProfile.empty() ? QStringLiteral("no profile") : q(run.storageProfile))),
                  8.0);
     flow.addSpace(flow.mm(1));
     ReportTable t;
-    t.header = {QStringLiteral("Time (s)"), QStringLiteral("Parameter"), QStringLiteral("From"),
-                QStringLiteral("To")};
-    t.widthsPercent = {12, 20, 34, 34};
-    t.alignRight = {true, false, false, false};
-    for (const StorageChange& c : run.storageChanges)
-        t.rows.push_back({formatNumber(c.secondsSinceStart, 2), htmlText(q(c.parameter)),
+    t.header = {QStringLiteral("#"), QStringLiteral("Time (s)"), QStringLiteral("Step"), QStringLiteral("Parameter"),
+                QStringLiteral("From"), QStringLiteral("To")};
+    t.widthsPercent = {5, 11, 9, 19, 28, 28};
+    t.alignRight = {true, true, true, false, false, false};
+    int number = 0;
+    for (const StorageChange& c : run.storageChanges) {
+        const auto step = run.steps ? aggregate::stepAt(*run.steps, c.unixTime) : std::nullopt;
+        t.rows.push_back({QString::number(++number), formatNumber(c.secondsSinceStart, 2),
+                          step ? QString::number(static_cast<long long>(std::floor(*step))) : QStringLiteral("–"), htmlText(q(c.parameter)),
                           htmlBreakable(q(c.oldText.empty() ? std::to_string(c.oldValue) : c.oldText)),
                           htmlBreakable(q(c.newText.empty() ? std::to_string(c.newValue) : c.newText))});
+    }
     flow.addTable(t);
     flow.addSpace(flow.mm(2));
 }
@@ -131,10 +147,12 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
         au.push_back({name, rank.auPercent, rank.auStep, false, false});
     }
     const int widthPx = static_cast<int>((flow.contentWidth() - flow.mm(6)) / 2 / flow.plotScale());
+    // The live storage changes where they happened among the steps, numbered as the table below numbers them.
+    const std::vector<KeyMark> marks = changeMarks(*rep);
     auto p1 = linePlot(QStringLiteral("Load time per step"), QStringLiteral("step"), QStringLiteral("ms"), load,
-                       std::nullopt, true, widthPx);
+                       std::nullopt, true, widthPx, false, marks);
     auto p2 = linePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
-                       au, itemThreshold(imp, it), true, widthPx);
+                       au, itemThreshold(imp, it), true, widthPx, false, marks);
     const std::size_t bin = data->binSteps;
     flow.addHtml(QStringLiteral("<p>%1%2.</p>")
                      .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),

@@ -142,7 +142,7 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
 
 std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
-                                          bool valueFromZero, int widthPx, bool wholeKeys) {
+                                          bool valueFromZero, int widthPx, bool wholeKeys, const std::vector<KeyMark>& marks) {
     auto plot = basePlot(title);
     double low = std::numeric_limits<double>::infinity();
     double high = -std::numeric_limits<double>::infinity();
@@ -202,6 +202,43 @@ std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& k
     plot->xAxis->setLabel(keyLabel);
     plot->yAxis->setLabel(valueLabel);
     niceValueRange(plot->yAxis, low, high, valueFromZero);
+    // Marks: a dotted line over the whole height and the label just above the axes (outside the data, so it
+    // covers no line); labels closer than their width go a row higher, never over each other.
+    if (!marks.empty()) {
+        const double span = plot->xAxis->range().size();
+        const double pxPerKey = span > 0 ? (widthPx - 60.0) / span : 0.0;
+        const QFont font = pixelFont(8, true);
+        const QFontMetricsF fm(font);
+        std::vector<double> rowEnd; // per row, the right edge (px) of its last label
+        int rows = 0;
+        for (const KeyMark& m : marks) {
+            auto* line = new QCPItemStraightLine(plot.get());
+            line->setPen(QPen(kAxis, 1.0, Qt::DotLine));
+            line->point1->setCoords(m.key, 0.0);
+            line->point2->setCoords(m.key, 1.0);
+            const double x = (m.key - plot->xAxis->range().lower) * pxPerKey;
+            const double w = fm.horizontalAdvance(m.label) + 4;
+            std::size_t row = 0;
+            while (row < rowEnd.size() && x - w / 2 < rowEnd[row]) ++row;
+            if (row == rowEnd.size()) rowEnd.push_back(0);
+            rowEnd[row] = x + w / 2;
+            rows = std::max(rows, static_cast<int>(row) + 1);
+            auto* text = new QCPItemText(plot.get());
+            text->setClipToAxisRect(false);
+            text->setFont(font);
+            text->setColor(kInk);
+            text->setText(m.label);
+            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            text->position->setCoords(m.key, 0.0); // the top edge of the axes
+            text->setPadding(QMargins(0, 0, 0, static_cast<int>(fm.height() * static_cast<double>(row)) + 1));
+        }
+        // Room above the axes for the label rows.
+        QMargins margins = plot->axisRect()->minimumMargins();
+        margins.setTop(static_cast<int>(std::ceil(fm.height() * rows)) + 4);
+        plot->axisRect()->setMinimumMargins(margins);
+    }
     plot->yAxis->ticker()->setTickCount(4);
     if (!(epochKeys || wholeKeys)) plot->xAxis->ticker()->setTickCount(std::clamp(widthPx / 90, 3, 6));
 
@@ -236,8 +273,8 @@ PlotFactory barPlot(const QString& title, const QString& valueLabel, const std::
 
 PlotFactory linePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                      const std::vector<LineSeries>& series, std::optional<double> threshold, bool valueFromZero,
-                     int widthPx, bool wholeKeys) {
-    return [=] { return makeLinePlot(title, keyLabel, valueLabel, series, threshold, valueFromZero, widthPx, wholeKeys); };
+                     int widthPx, bool wholeKeys, const std::vector<KeyMark>& marks) {
+    return [=] { return makeLinePlot(title, keyLabel, valueLabel, series, threshold, valueFromZero, widthPx, wholeKeys, marks); };
 }
 
 } // namespace trainio::ui

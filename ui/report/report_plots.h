@@ -42,15 +42,23 @@ struct LineSeries {
 // Lines over epochs (keys 1…n, integer ticks) or over any keys (wholeKeys: counts, integer ticks, a
 // little room beside the first and last point); the legend below the axes, in as many columns as its
 // longest entry allows in `widthPx` (the plot's width on the page), so no entry is clipped.
+// A moment marked on a line plot's key axis: a dotted vertical line and its label at the top (a storage
+// change's number on the per-step plots, as its table row numbers it).
+struct KeyMark {
+    double key = 0;
+    QString label;
+};
+
 std::unique_ptr<QCustomPlot> makeLinePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                                           const std::vector<LineSeries>& series, std::optional<double> threshold,
-                                          bool valueFromZero, int widthPx, bool wholeKeys = false);
+                                          bool valueFromZero, int widthPx, bool wholeKeys = false,
+                                          const std::vector<KeyMark>& marks = {});
 
 // The same figures made later, on the GUI thread, by the page flow (recordPlot): the arguments are copied.
 PlotFactory barPlot(const QString& title, const QString& valueLabel, const std::vector<BarItem>& bars, const QColor& colour);
 PlotFactory linePlot(const QString& title, const QString& keyLabel, const QString& valueLabel,
                      const std::vector<LineSeries>& series, std::optional<double> threshold, bool valueFromZero,
-                     int widthPx, bool wholeKeys = false);
+                     int widthPx, bool wholeKeys = false, const std::vector<KeyMark>& marks = {});
 
 // Distinguishable on white and in greyscale print (Tableau 10).
 QColor seriesColour(std::size_t index);
