@@ -570,10 +570,9 @@ private slots:
         // Numbered as marked on the per-step plots, each with its step: both were made as the run started, so
         // at step 1 (before the first step). (pdftotext reads the two-line header's cells out of order.)
         const QString table = text.spaced.mid(text.spaced.indexOf(QStringLiteral("as marked on the per-step plots")), 500);
-        const QString first = QString::fromStdString(changes[0].at("parameter").get<std::string>());
-        const QString second = QString::fromStdString(changes[1].at("parameter").get<std::string>());
-        QVERIFY2(table.contains(QStringLiteral("Step")) && table.contains(QStringLiteral(" 1 ") + first) &&
-                     table.contains(QStringLiteral("2 ") + fixed(changes[1].at("seconds_since_start").get<double>(), 2) + QStringLiteral(" 1 ") + second),
+        auto param = [&](std::size_t c) { return QString::fromStdString(changes[c].at("parameter").get<std::string>()); };
+        QVERIFY2(table.contains(QStringLiteral("Step")) && table.contains(QStringLiteral(" 1 ") + param(0)) &&
+                     table.contains(QStringLiteral("2 ") + fixed(changes[1].at("seconds_since_start").get<double>(), 2) + QStringLiteral(" 1 ") + param(1)),
                  qPrintable(table));
         QVERIFY2(text.hasWords(QStringLiteral("AU per step")), "the per-step plots, where the changes are marked, are in the report");
         for (const auto& c : changes) {
@@ -757,8 +756,8 @@ private slots:
                      qPrintable(first));
             const QString once = work_.filePath(QStringLiteral("out/issue32-once.pdf"));
             QVERIFY2(ui::writeReportPdf(three, {r, a, b}, {}, once, &error), qPrintable(error));
-            const QString all = squeeze(pdfText(once).spaced);
-            const QString reason = squeeze(QStringLiteral("#2, #3: emulated vs real storage: each went through emulated nvme, #1 through real storage"));
+            const QString all = squeeze(pdfText(once).spaced), reason = squeeze(QStringLiteral(
+                "#2, #3: emulated vs real storage: each went through emulated nvme, #1 through real storage"));
             QVERIFY2(all.count(reason) == 1, qPrintable(QStringLiteral("%1 times: %2 in %3").arg(all.count(reason)).arg(reason, all.mid(all.indexOf(QStringLiteral("Notcompared")), 600))));
             QCOMPARE(all.count(squeeze(QStringLiteral("emulated vs real storage"))), 1);
         }
