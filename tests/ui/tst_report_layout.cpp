@@ -242,6 +242,10 @@ LayoutFindings checkLayout(const std::vector<Page>& pages) {
             if (lowest && lowest->box.height() >= kHeadingHeight) {
                 ++f.strandedHeadings;
                 note(QStringLiteral("%1 ends with the heading \"%2\"").arg(at, lineText(page, *lowest)));
+            } else if (lowest && lineText(page, *lowest).trimmed().endsWith(QLatin1Char(':'))) {
+                // Nor the sentence that introduces a table or plots ("… ran on the new value:"): issue 32 item 10.
+                ++f.strandedHeadings;
+                note(QStringLiteral("%1 ends with the intro \"%2\", its table or plots on the next page").arg(at, lineText(page, *lowest)));
             }
             const double used = (bodyBottom - kTop) / (page.height - kBottom - kTop);
             if (used < 0.25) {
@@ -753,6 +757,15 @@ private slots:
         QVERIFY2(f.overlaps >= 1, qPrintable(f.summary()));
         QVERIFY2(f.outside >= 2, qPrintable(f.summary())); // the stray word, and page 2's footer says "Page 1"
         QCOMPARE(f.brokenNumbers, 2);
+        // A page whose last line introduces what is on the next one.
+        Page intro;
+        intro.width = 595;
+        intro.height = 842;
+        page = intro;
+        add(60, 100, QStringLiteral("text"), 1);
+        add(60, 700, QStringLiteral("ran on the new value:"), 2);
+        add(60, 812, QStringLiteral("Generated on x Page 1 of 2"), 3);
+        QCOMPARE(checkLayout({page, intro}).strandedHeadings, 1);
     }
 
     // … and the figure checks find a long bar label, an axis title longer than its axis and colliding

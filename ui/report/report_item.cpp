@@ -77,11 +77,10 @@ std::vector<KeyMark> changeMarks(const InvocationRecord& run) {
 // made none.
 void storageChangesTable(ReportPageFlow& flow, const InvocationRecord& run) {
     if (run.storageChanges.empty()) return;
-    flow.addHtml(QStringLiteral("<p>Emulated storage (%1) changed during this run (time in s since the run's start; # as marked on the per-step plots); the steps "
+    flow.addHeading(QStringLiteral("<p>Emulated storage (%1) changed during this run (time in s since the run's start; # as marked on the per-step plots); the steps "
                                 "after each time ran on the new value:</p>")
-                     .arg(htmlText(run.storageProfile.empty() ? QStringLiteral("no profile") : q(run.storageProfile))),
-                 8.0);
-    flow.addSpace(flow.mm(1));
+                        .arg(htmlText(run.storageProfile.empty() ? QStringLiteral("no profile") : q(run.storageProfile))),
+                    flow.mm(1), 8.0); // the table's intro stays with it
     ReportTable t;
     t.header = {QStringLiteral("#"), QStringLiteral("Time (s)"), QStringLiteral("Step"), QStringLiteral("Parameter"),
                 QStringLiteral("From"), QStringLiteral("To")};
@@ -154,10 +153,10 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
     auto p2 = linePlot(QStringLiteral("AU per step (compute ÷ step time)"), QStringLiteral("step"), QStringLiteral("AU %"),
                        au, itemThreshold(imp, it), true, widthPx, false, marks);
     const std::size_t bin = data->binSteps;
-    flow.addHtml(QStringLiteral("<p>%1%2.</p>")
-                     .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
-                 8.0);
-    flow.addSpace(flow.mm(1));
+    // The plots' intro stays with them (never alone at a page's foot).
+    flow.addHeading(QStringLiteral("<p>%1%2.</p>")
+                        .arg(which, bin > 1 ? QStringLiteral("; each point is the mean of %1 consecutive steps").arg(bin) : QString()),
+                    flow.mm(1), 8.0);
     flow.addPlots({p1, p2}, flow.mm(58));
     flow.addSpace(flow.mm(2));
     storageChangesTable(flow, *rep);
@@ -166,11 +165,10 @@ void stepAndAcceleratorSection(ReportPageFlow& flow, const ReportData& d, const 
                          .arg(load.size())
                          .arg(data->ranks.size()),
                      7.0);
-    flow.addHtml(QStringLiteral("<p class=\"muted\">AU per accelerator from the same records, as DLIO computes it for "
-                                "each rank (compute ÷ the epoch's time, first %1 step(s) excluded).</p>")
-                     .arg(data->excludeStartSteps),
-                 7.0);
-    flow.addSpace(flow.mm(1));
+    flow.addHeading(QStringLiteral("<p class=\"muted\">AU per accelerator from the same records, as DLIO computes it for "
+                                   "each rank (compute ÷ the epoch's time, first %1 step(s) excluded).</p>")
+                        .arg(data->excludeStartSteps),
+                    flow.mm(1), 7.0);
     flow.addTable(ranks);
     flow.addSpace(flow.mm(4));
 }

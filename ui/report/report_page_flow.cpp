@@ -112,7 +112,7 @@ void ReportPageFlow::newPage() {
 }
 
 void ReportPageFlow::ensureSpace(double height) {
-    if (!pendingHeading_.isEmpty()) {
+    if (!pending_.empty()) {
         placeHeading(height);
         return;
     }
@@ -120,27 +120,28 @@ void ReportPageFlow::ensureSpace(double height) {
 }
 
 void ReportPageFlow::addSpace(double height) {
-    if (!pendingHeading_.isEmpty()) {
-        pendingHeadingSpace_ += height;
+    if (!pending_.empty()) {
+        pending_.back().spaceAfter += height;
         return;
     }
     y_ = std::min(y_ + height, bottom_);
 }
 
-void ReportPageFlow::addHeading(const QString& html, double spaceAfter) {
-    placeHeading(0); // two headings in a row: the first goes with the second
-    pendingHeading_ = html;
-    pendingHeadingSpace_ = spaceAfter;
+void ReportPageFlow::addHeading(const QString& html, double spaceAfter, double fontPt) {
+    pending_.push_back({html, spaceAfter, fontPt}); // with any heading before it: all go with what follows
 }
 
 void ReportPageFlow::placeHeading(double next) {
-    if (pendingHeading_.isEmpty()) return;
-    const QString html = std::exchange(pendingHeading_, QString());
-    const double h = measureHtml(html, contentWidth(), 9.0) + pendingHeadingSpace_;
+    if (pending_.empty()) return;
+    const std::vector<PendingHeading> headings = std::exchange(pending_, {});
+    double h = 0;
+    for (const auto& p : headings) h += measureHtml(p.html, contentWidth(), p.fontPt) + p.spaceAfter;
     next = std::min(next, (bottom_ - top_) - h); // what is taller than a page starts at the top of one
     if (y_ > top_ && y_ + h + next > bottom_) newPage();
-    drawHtml(html, left_, y_, contentWidth(), 9.0);
-    y_ += h;
+    for (const auto& p : headings) {
+        drawHtml(p.html, left_, y_, contentWidth(), p.fontPt);
+        y_ += measureHtml(p.html, contentWidth(), p.fontPt) + p.spaceAfter;
+    }
 }
 
 void ReportPageFlow::paintChrome() {

@@ -78,8 +78,10 @@ public:
     // between its lines (never drawn past the text area).
     void addHtml(const QString& html, double fontPt = 9.0);
     // A heading: drawn together with the start of the next block (its first lines, the header and first
-    // rows of a table, a row of plots), so that a heading never ends a page.
-    void addHeading(const QString& html, double spaceAfter);
+    // rows of a table, a row of plots), so that a heading never ends a page. Also for the sentence that
+    // introduces a table or plots (at its own `fontPt`): never left alone at a page's foot. Headings in a row
+    // (a section's heading, then an intro) all go with the block after them.
+    void addHeading(const QString& html, double spaceAfter, double fontPt = 9.0);
     // A table; splits between rows when it does not fit, repeating the header row.
     void addTable(const ReportTable& table);
     // Plots side by side across the content width, each `height` high, drawn as vectors.
@@ -124,8 +126,13 @@ private:
     PlotPainter plotPainter_;
     std::vector<PlotRequest> requests_;
     Progress progress_;
-    QString pendingHeading_;
-    double pendingHeadingSpace_ = 0;
+    // Headings (and table or plot intros) not drawn yet: they go on the page of what follows them, together.
+    struct PendingHeading {
+        QString html;
+        double spaceAfter = 0;
+        double fontPt = 9.0;
+    };
+    std::vector<PendingHeading> pending_;
 };
 
 // Makes the figure of `request` and draws it, as vectors, with the painter set up for it. GUI thread only
