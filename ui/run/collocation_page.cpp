@@ -209,7 +209,7 @@ CollocationPage::CollocationPage(QWidget* parent) : QWidget(parent) {
     plot_->setObjectName(QStringLiteral("collocationPlot"));
     plot_->setMinimumHeight(220);
     applyPlotTheme(plot_, palette());
-    plot_->xAxis->setLabel(tr("seconds since the workloads started together"));
+    plot_->xAxis->setLabel(tr("time together (s)"));
     plot_->yAxis->setLabel(tr("AU % (last 32 steps)"));
     plot_->yAxis->setRange(0, 105);
     syncLegendBelow(plot_, 1); // under the axes once it has entries
