@@ -193,23 +193,24 @@ std::string describe(Kind kind, const Limits& limits) {
     return range;
 }
 
+// 1024^1 … 1024^6, one table for the writers below.
+constexpr std::array<const char*, 6> kBinaryUnits = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+
 std::string formatWhole(std::uint64_t value, Kind kind) {
-    static constexpr std::array<const char*, 6> names = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (kind == Kind::Bytes && value >= 1024)
         for (int k = 6; k >= 1; --k) {
             const std::uint64_t unit = std::uint64_t{1} << (10 * k);
-            if (value % unit == 0) return std::to_string(value / unit) + " " + names[static_cast<std::size_t>(k - 1)];
+            if (value % unit == 0) return std::to_string(value / unit) + " " + kBinaryUnits[static_cast<std::size_t>(k - 1)];
         }
     return std::to_string(value);
 }
 
 std::string format(double value, Kind kind) {
     if (kind == Kind::Bytes && value >= 1024 && value == std::floor(value) && value < 0x1p60) {
-        static constexpr std::array<const char*, 5> names = {"KiB", "MiB", "GiB", "TiB", "PiB"};
         for (int k = 5; k >= 1; --k) {
             const double unit = std::ldexp(1.0, 10 * k);
             const double n = value / unit;
-            if (n == std::floor(n)) return shortest(n) + " " + names[static_cast<std::size_t>(k - 1)];
+            if (n == std::floor(n)) return shortest(n) + " " + kBinaryUnits[static_cast<std::size_t>(k - 1)];
         }
     }
     return shortest(value);
@@ -243,12 +244,11 @@ std::string formatForReading(double value, Kind kind, bool* exact) {
 }
 
 std::string approximateBytes(double bytes) {
-    static constexpr std::array<const char*, 6> names = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (!std::isfinite(bytes) || bytes < 1024) return {};
     int k = 0;
     while (k < 5 && bytes >= std::ldexp(1.0, 10 * (k + 2))) ++k;
     char buf[64];
-    std::snprintf(buf, sizeof buf, "\xe2\x89\x88 %.1f %s", bytes / std::ldexp(1.0, 10 * (k + 1)), names[static_cast<std::size_t>(k)]); // ≈
+    std::snprintf(buf, sizeof buf, "\xe2\x89\x88 %.1f %s", bytes / std::ldexp(1.0, 10 * (k + 1)), kBinaryUnits[static_cast<std::size_t>(k)]); // ≈
     return buf;
 }
 

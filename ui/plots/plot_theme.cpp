@@ -108,9 +108,7 @@ void syncLegendBelow(QCustomPlot* plot, int row) {
         layout->take(plot->legend);
         layout->simplify(); // its empty row goes
     } else if (!placed && plot->axisRect()->insetLayout()->elements(false).contains(plot->legend)) {
-        plot->axisRect()->insetLayout()->take(plot->legend); // (the inset default) never over the data
-        plot->legend->setVisible(true);
-        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot->axisRect()->insetLayout()->take(plot->legend); // empty, out of QCustomPlot's default inset place
     }
 }
 
