@@ -770,6 +770,27 @@ private slots:
 
     // … and the figure checks find a long bar label, an axis title longer than its axis and colliding
     // tick labels on figures made for it.
+    // Small values on a bar plot's bottom axis (a loader's stalls of 0.3 ms under a sanitizer): the last
+    // number stood past the figure's edge at 0.00028 and neighbouring numbers touched below 280 px. Drawn as
+    // the report draws them, every tick label fits, at every width a report uses and narrower.
+    void smallBarValuesKeepTheirNumbersInside() {
+        PlotFindings f;
+        QImage image(600, 200, QImage::Format_ARGB32);
+        for (double high : {0.00025, 0.000262, 0.000275, 0.00028, 0.00029, 0.0028, 0.28, 28.0, 2.8e6})
+            for (int w : {160, 200, 240, 280, 360, 480})
+                for (int nb : {1, 3}) {
+                    std::vector<ui::BarItem> b;
+                    for (int i = 0; i < nb; ++i)
+                        b.push_back({QStringLiteral("#%1").arg(i + 1), high * (1.0 - 0.1 * i), high * (0.9 - 0.1 * i),
+                                     high * (1.0 - 0.1 * i), std::nullopt});
+                    QCPPainter painter(&image);
+                    ui::paintPlot({ui::barPlot(QStringLiteral("Stall, epochs 2–3"), QStringLiteral("s"), b, Qt::blue), w, 120},
+                                  painter, [&](QCustomPlot& plot, int pw, int ph) { checkPlot(plot, pw, ph, f); });
+                }
+        QCOMPARE(f.plots, 9 * 6 * 2);
+        QVERIFY2(f.problems.isEmpty(), qPrintable(f.problems.join(QLatin1Char('\n'))));
+    }
+
     void figureCheckFindsFaults() {
         PlotFindings f;
         auto bars = ui::makeBarPlot(QStringLiteral("t"), QStringLiteral("an axis title far longer than this narrow figure is wide"),

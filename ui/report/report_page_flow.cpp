@@ -1,4 +1,5 @@
 #include "report/report_page_flow.h"
+#include "report/report_plots.h"
 
 #include <qcustomplot.h>
 
@@ -361,6 +362,7 @@ void ReportPageFlow::addPlots(const std::vector<PlotFactory>& plots, double heig
 void paintPlot(const PlotRequest& request, QCPPainter& painter, const ReportPageFlow::PlotObserver& observer) {
     const std::unique_ptr<QCustomPlot> plot = request.make();
     plot->resize(request.widthPx, request.heightPx);
+    fitTickLabels(*plot, request.widthPx, request.heightPx);
     plot->toPainter(&painter, request.widthPx, request.heightPx);
     if (observer) observer(*plot, request.widthPx, request.heightPx);
 }

@@ -70,6 +70,47 @@ void niceValueRange(QCPAxis* axis, double low, double high, bool fromZero) {
 
 } // namespace
 
+void fitTickLabels(QCustomPlot& plot, int widthPx, int heightPx) {
+    constexpr double kGapPx = 4.0; // between neighbouring numbers
+    plot.setViewport(QRect(0, 0, widthPx, heightPx));
+    for (int round = 0; round < 8; ++round) {
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        bool changed = false;
+        for (QCPAxis* axis : plot.axisRect()->axes()) {
+            if (axis->orientation() != Qt::Horizontal || !axis->visible() || !axis->tickLabels()) continue;
+            const QFontMetricsF fm(axis->tickLabelFont());
+            const QVector<double> ticks = axis->tickVector();
+            const QVector<QString> labels = axis->tickVectorLabels();
+            const QRect area = plot.axisRect()->rect();
+            double previousRight = -std::numeric_limits<double>::infinity();
+            bool crowded = false;
+            double overLeft = 0.0, overRight = 0.0;
+            for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+                const double centre = axis->coordToPixel(ticks[i]);
+                if (centre < area.left() - 0.5 || centre > area.right() + 0.5) continue;
+                const double half = fm.horizontalAdvance(labels[i]) / 2.0;
+                if (centre - half < previousRight + kGapPx) crowded = true;
+                previousRight = centre + half;
+                overLeft = std::max(overLeft, -(centre - half));
+                overRight = std::max(overRight, centre + half - static_cast<double>(widthPx));
+            }
+            const int count = axis->ticker()->tickCount();
+            if (crowded && count > 2) {
+                axis->ticker()->setTickCount(count - 1);
+                changed = true;
+            }
+            if (overLeft > 0.0 || overRight > 0.0) {
+                QMargins m = plot.axisRect()->minimumMargins();
+                m.setLeft(std::max(m.left(), plot.axisRect()->margins().left() + static_cast<int>(std::ceil(overLeft)) + 1));
+                m.setRight(std::max(m.right(), plot.axisRect()->margins().right() + static_cast<int>(std::ceil(overRight)) + 1));
+                plot.axisRect()->setMinimumMargins(m);
+                changed = true;
+            }
+        }
+        if (!changed) return;
+    }
+}
+
 QColor seriesColour(std::size_t index) {
     static const QColor palette[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
                                      QColor(0xb0, 0x7a, 0xa1), QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48),

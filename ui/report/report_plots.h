@@ -60,6 +60,11 @@ PlotFactory linePlot(const QString& title, const QString& keyLabel, const QStrin
                      const std::vector<LineSeries>& series, std::optional<double> threshold, bool valueFromZero,
                      int widthPx, bool wholeKeys = false, const std::vector<KeyMark>& marks = {});
 
+// Lays `plot` out at its size on the page and makes its horizontal axes' numbers fit: fewer ticks while
+// neighbouring labels would touch, and margin for an end label that would stand past the figure's edge
+// (QCustomPlot sizes margins for a bottom axis' label height, never for its overhang at the ends).
+void fitTickLabels(QCustomPlot& plot, int widthPx, int heightPx);
+
 // Distinguishable on white and in greyscale print (Tableau 10).
 QColor seriesColour(std::size_t index);
 
