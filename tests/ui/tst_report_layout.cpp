@@ -130,20 +130,32 @@ bool isUnit(const QString& w) {
 
 struct LayoutFindings {
     QStringList problems;
-    int overlaps = 0, outside = 0, brokenNumbers = 0, strandedHeadings = 0, emptyPages = 0;
+    int overlaps = 0, outside = 0, brokenNumbers = 0, brokenNames = 0, strandedHeadings = 0, emptyPages = 0;
     QString summary() const {
         return QStringLiteral("%1 overprinted word pairs, %2 words outside the text area, %3 numbers broken from their ± or unit, "
-                              "%4 headings ending a page, %5 near-empty pages")
+                              "%4 short name parts broken across lines, %5 headings ending a page, %6 near-empty pages")
             .arg(overlaps)
             .arg(outside)
             .arg(brokenNumbers)
+            .arg(brokenNames)
             .arg(strandedHeadings)
             .arg(emptyPages);
     }
-    bool clean() const { return overlaps + outside + brokenNumbers + strandedHeadings + emptyPages == 0; }
+    bool clean() const { return overlaps + outside + brokenNumbers + brokenNames + strandedHeadings + emptyPages == 0; }
 };
 
-LayoutFindings checkLayout(const std::vector<Page>& pages) {
+// The words of items' names short enough to stay whole on a line (ui::htmlBreakable): "unet3d_h100", not
+// "Cray_ClusterStor_E1000_10xHDR200_1host"; only words that hold a '_' (a hyphen is a break).
+QStringList wholeNameParts(const std::vector<QString>& names) {
+    static const QRegularExpression separator(QStringLiteral("_"));
+    QStringList parts;
+    for (const QString& name : names)
+        for (const QString& part : name.split(QLatin1Char(' ')))
+            if (part.size() <= 20 && part.contains(separator) && !parts.contains(part)) parts << part;
+    return parts;
+}
+
+LayoutFindings checkLayout(const std::vector<Page>& pages, const QStringList& wholeParts = {}) {
     LayoutFindings f;
     auto note = [&](const QString& s) {
         if (f.problems.size() < 25) f.problems << s;
@@ -227,6 +239,19 @@ LayoutFindings checkLayout(const std::vector<Page>& pages) {
                     ++f.brokenNumbers;
                     note(QStringLiteral("%1: \"%2 ± %3\" is cut (a value ± its spread has one precision)").arg(at, *leftWord, *rightWord));
                 }
+            }
+            // A short part of an item's name ending this line and going on at the start of the next.
+            if (li + 1 < page.lines.size() && !ws.empty() && !page.lines[li + 1].words.empty()) {
+                const QString& end = page.words[static_cast<std::size_t>(ws.back())].text;
+                const QString& start = page.words[static_cast<std::size_t>(page.lines[li + 1].words.front())].text;
+                for (const QString& part : wholeParts)
+                    for (qsizetype k = 1; k < part.size(); ++k)
+                        if (end.endsWith(part.left(k)) && start.startsWith(part.mid(k)) &&
+                            (end.size() == k || !end.at(end.size() - k - 1).isLetterOrNumber())) {
+                            ++f.brokenNames;
+                            note(QStringLiteral("%1: \"%2\" broken into \"%3\" / \"%4\"").arg(at, part, end, start));
+                            k = part.size();
+                        }
             }
             // A unit starting a line whose block's previous line ends with a number.
             if (li > 0 && !ws.empty() && page.lines[li - 1].block == line.block && isUnit(page.words[static_cast<std::size_t>(ws.front())].text) &&
@@ -464,7 +489,9 @@ class TestReportLayout : public QObject {
             QVERIFY2(ui::writeReportPdf(library, items, options, pdf, &error, observe), qPrintable(error));
             Written out{pdf, readBoxes(pdf), {}, items.size()};
             QVERIFY2(!out.pages.empty(), qPrintable(QStringLiteral("pdftotext -bbox-layout read nothing from %1").arg(pdf)));
-            out.layout = checkLayout(out.pages);
+            std::vector<QString> names;
+            for (const auto* it : items) names.push_back(QString::fromStdString(it->itemName.empty() ? it->label : it->itemName));
+            out.layout = checkLayout(out.pages, wholeNameParts(names));
             reports_[key] = out;
         }
     }
@@ -766,10 +793,24 @@ private slots:
         add(60, 700, QStringLiteral("ran on the new value:"), 2);
         add(60, 812, QStringLiteral("Generated on x Page 1 of 2"), 3);
         QCOMPARE(checkLayout({page, intro}).strandedHeadings, 1);
+        // An item's name broken inside a short part ("unet3d_" / "h100"); a long part may break inside, and
+        // a break after " · " is right.
+        page = intro;
+        add(60, 100, QStringLiteral("unet3d_"), 1);
+        add(60, 111, QStringLiteral("h100"), 1);
+        add(60, 200, QStringLiteral("Cray_C500_4xHDR200_"), 2);
+        add(60, 211, QStringLiteral("1host"), 2);
+        add(60, 300, QStringLiteral("\u00B7"), 3);
+        add(60, 311, QStringLiteral("resnet50_h100"), 3);
+        add(60, 812, QStringLiteral("Generated on x Page 1 of 1"), 4);
+        const QStringList parts = wholeNameParts({QStringLiteral("Cray_C500_4xHDR200_1host \u00B7 unet3d_h100 \u00B7 2 accelerators"),
+                                                  QStringLiteral("Cray_C500_4xHDR200_1host \u00B7 resnet50_h100 \u00B7 20 accelerators")});
+        QCOMPARE(parts, QStringList({QStringLiteral("unet3d_h100"), QStringLiteral("resnet50_h100")}));
+        const LayoutFindings names = checkLayout({page}, parts);
+        QCOMPARE(names.brokenNames, 1);
+        QVERIFY2(names.problems.join(QLatin1Char(' ')).contains(QLatin1String("\"unet3d_h100\" broken")), qPrintable(names.problems.join(QLatin1Char(' '))));
     }
 
-    // … and the figure checks find a long bar label, an axis title longer than its axis and colliding
-    // tick labels on figures made for it.
     // Small values on a bar plot's bottom axis (a loader's stalls of 0.3 ms under a sanitizer): the last
     // number stood past the figure's edge at 0.00028 and neighbouring numbers touched below 280 px. Drawn as
     // the report draws them, every tick label fits, at every width a report uses and narrower.
@@ -791,6 +832,8 @@ private slots:
         QVERIFY2(f.problems.isEmpty(), qPrintable(f.problems.join(QLatin1Char('\n'))));
     }
 
+    // … and the figure checks find a long bar label, an axis title longer than its axis and colliding
+    // tick labels on figures made for it.
     void figureCheckFindsFaults() {
         PlotFindings f;
         auto bars = ui::makeBarPlot(QStringLiteral("t"), QStringLiteral("an axis title far longer than this narrow figure is wide"),

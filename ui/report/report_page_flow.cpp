@@ -78,13 +78,26 @@ QString htmlNoBreak(const QString& text) {
 }
 
 QString htmlBreakable(const QString& text) {
-    QString out = htmlText(text);
-    // A zero-width space is a line-break opportunity that prints as nothing.
-    out.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
-    out.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
-    // … but not inside a unit ("MiB/s", "KiB/sample", "samples/s").
+    // A part of a path or name this long cannot stay whole in a table's column: it breaks inside, after
+    // its '_'; a shorter one ("unet3d_h100") stays whole. (A hyphen is a break wherever it is: a word
+    // joiner after it would end up in the PDF's text, and "alone-a" would no longer be found.)
+    constexpr qsizetype kLongPart = 20;
+    QStringList words;
+    for (const QString& word : text.split(QLatin1Char(' '))) {
+        QStringList parts;
+        for (const QString& part : word.split(QLatin1Char('/'))) {
+            QString html = part.toHtmlEscaped();
+            // A zero-width space is a line-break opportunity that prints as nothing.
+            if (part.size() > kLongPart) html.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
+            parts << html;
+        }
+        words << parts.join(QStringLiteral("/\u200B"));
+    }
+    QString out = joinUnits(words.join(QLatin1Char(' ')));
+    // No break inside a unit ("MiB/s", "KiB/sample", "samples/s"), nor before the dot between a name's parts.
     static const QRegularExpression inUnit(QStringLiteral("(iB|samples)/\u200B(s\\b|sample)"));
     out.replace(inUnit, QStringLiteral("\\1/\\2"));
+    out.replace(QStringLiteral(" \u00B7"), QStringLiteral("\u00A0\u00B7"));
     return out;
 }
 

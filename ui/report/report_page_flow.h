@@ -142,7 +142,9 @@ void paintPlot(const PlotRequest& request, QCPPainter& painter, const ReportPage
 // The report's typeface at a print size, without ligatures.
 QFont reportFont(double pointSize);
 
-// Escapes text for HTML and lets long identifiers (paths, system names) wrap after '/' and '_'.
+// Escapes text for HTML. htmlBreakable also lets paths and names ("Cray_C500_4xHDR200_1host · unet3d_h100")
+// wrap at their spaces (after a " · ", never before) and after each '/'; inside a part between those only
+// when the part is too long to stay whole on a line of a narrow column (after '_'; a hyphen is a break).
 QString htmlText(const QString& text);
 QString htmlBreakable(const QString& text);
 // Escaped text that never breaks across lines: a number with its unit ("141.2 GiB/s"), "88.60 ± 24.27".
