@@ -6,7 +6,9 @@
 // the Run page overlap (nothing overprinted).
 #include "gui_test_support.h"
 #include "testsupport.h"
+#include "library/results_library_loader.h"
 #include "main_window.h"
+#include "models/results_tree_model.h"
 #include "plots/live_plots.h"
 #include "run/run_controller.h"
 #include "run/run_page.h"
@@ -16,6 +18,8 @@
 #include <QApplication>
 #include <QLayout>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QScreen>
 #include <QSignalSpy>
 #include <QTemporaryFile>
@@ -49,6 +53,23 @@ QScreen* screenOfWidth(int width) {
     for (QScreen* s : QGuiApplication::screens())
         if (s->geometry().width() == width) return s;
     return nullptr;
+}
+
+// The widgets under `page` whose own minimum width is widest, widest first: what holds a page wide.
+QString widestMinimums(QWidget* page, int over) {
+    std::vector<std::pair<int, QWidget*>> wide;
+    for (QWidget* w : page->findChildren<QWidget*>())
+        if (w->isVisibleTo(page)) {
+            const int m = std::max(w->minimumSizeHint().width(), w->minimumWidth());
+            if (m > over) wide.emplace_back(m, w);
+        }
+    std::sort(wide.begin(), wide.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    QStringList out;
+    for (std::size_t i = 0; i < wide.size() && i < 8; ++i)
+        out << QStringLiteral("%1 %2 (%3 px)")
+                   .arg(QString::fromLatin1(wide[i].second->metaObject()->className()), wide[i].second->objectName())
+                   .arg(wide[i].first);
+    return out.join(QStringLiteral(", "));
 }
 
 QString rectText(const QRect& r) { return QStringLiteral("%1×%2 at (%3,%4)").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y()); }
@@ -144,6 +165,61 @@ private slots:
 
         run->cancel();
         QVERIFY(finished.wait(120000) || !finished.isEmpty());
+    }
+
+    // Every page, with a library of published results loaded and items checked, fits the window's width:
+    // none scrolls sideways at 1280×720 (the Results page's details and the Compare page's hint were cut
+    // at the right, issue 32 item 5).
+    void noPageScrollsSideways_data() { theWindowFitsTheScreenDuringARun_data(); }
+    void noPageScrollsSideways() {
+        QFETCH(int, width);
+        QScreen* target = screenOfWidth(width);
+        QVERIFY(target);
+        QSettings().clear();
+        QSettings().setValue(QStringLiteral("ui/quickStartShown"), true);
+        MainWindow w;
+        w.setScreen(target);
+        w.setGeometry(target->availableGeometry());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Each page before anything is loaded (the Compare page's hint says what to do) and after.
+        const auto noneSideways = [&w](const char* when) {
+            for (int page = 0; page < MainWindow::PageCount; ++page) {
+                w.showPage(page);
+                for (int i = 0; i < 3; ++i) {
+                    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                    QCoreApplication::processEvents();
+                }
+                QWidget* shown = w.pageWidget(static_cast<MainWindow::Page>(page));
+                auto* area = qobject_cast<QScrollArea*>(shown->parentWidget()->parentWidget());
+                QVERIFY(area);
+                const int room = area->viewport()->width();
+                QVERIFY2(area->horizontalScrollBar()->maximum() == 0,
+                         qPrintable(QStringLiteral("%6: page %1 (%2) is %3 px wide in %4 px: %5")
+                                        .arg(page)
+                                        .arg(QString::fromLatin1(shown->metaObject()->className()))
+                                        .arg(shown->width())
+                                        .arg(room)
+                                        .arg(widestMinimums(shown, room / 2))
+                                        .arg(QLatin1String(when))));
+            }
+        };
+        noneSideways("empty");
+        if (QTest::currentTestFailed()) return;
+        QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
+        QVERIFY(w.libraryLoader()->addFolder(QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0")));
+        QVERIFY(loaded.wait(testsupport::kHangMs) || !loaded.isEmpty());
+        // Three items of two workloads checked (a comparison with its table and legend).
+        ResultsTreeModel* model = w.resultsModel();
+        int checked = 0;
+        for (int s = 0; s < model->rowCount() && checked < 3; ++s) {
+            const QModelIndex sys = model->index(s, 0);
+            for (int k = 0; k < model->rowCount(sys) && checked < 3; ++k)
+                if (model->rowCount(model->index(k, 0, sys)) > 0)
+                    checked += model->setData(model->index(0, 0, model->index(k, 0, sys)), Qt::Checked, Qt::CheckStateRole) ? 1 : 0;
+        }
+        QCOMPARE(checked, 3);
+        noneSideways("with three items checked");
     }
 
     // The Collocate page before anything ran (issue 32 item 9): at the room's screens its AU plot keeps the

@@ -2,6 +2,7 @@
 
 #include "plots/plot_export.h"
 #include "plots/plot_theme.h"
+#include "widgets/one_line_label.h"
 
 #include <qcustomplot.h>
 
@@ -111,7 +112,8 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     epochMetric_ = new QComboBox(this);
     epochMetric_->addItems({tr("AU %"), tr("MiB/s")});
     bar->addWidget(epochMetric_);
-    hint_ = new QLabel(this);
+    // Elided in a narrow window (it held the page 1202 px wide at 1280×720), whole in its tooltip.
+    hint_ = new OneLineLabel(this);
     bar->addWidget(hint_, 1);
     layout->addLayout(bar);
 
@@ -198,6 +200,7 @@ void ComparePage::setItems(std::shared_ptr<const aggregate::ResultsLibrary> libr
     baseline_->blockSignals(false);
     hint_->setText(items_.empty() ? tr("Check results in the Results page to compare them.")
                                   : tr("%n item(s) checked", nullptr, static_cast<int>(items_.size())));
+    hint_->setToolTip(hint_->text());
     recompute();
 }
 

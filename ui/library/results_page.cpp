@@ -1,6 +1,7 @@
 #include "library/results_page.h"
 
 #include "widgets/file_dialogs.h"
+#include "widgets/one_line_label.h"
 
 #include "library/label_dialog.h"
 #include "library/results_library_loader.h"
@@ -56,7 +57,7 @@ ResultsPage::ResultsPage(ResultsLibraryLoader* loader, ResultsTreeModel* model, 
     labels_->setToolTip(tr("Name and describe the selected system, benchmark or invocation (system name, the storage "
                            "under test, notes, item name); saved as trainio_labels.json beside the results"));
     for (QPushButton* b : {add, remove, reload, checkAll, uncheckAll, labels_}) bar->addWidget(b);
-    summary_ = new QLabel(this);
+    summary_ = new OneLineLabel(this);
     summary_->setObjectName(QStringLiteral("librarySummary"));
     bar->addWidget(summary_, 1);
     layout->addLayout(bar);
@@ -251,7 +252,8 @@ void ResultsPage::onLoaded() {
     QString dupTip;
     for (const auto& d : imp.duplicates)
         dupTip += tr("%1 is %2\n").arg(QString::fromStdString(d.path.string()), QString::fromStdString(d.kept.string()));
-    summary_->setToolTip(dupTip.isEmpty() ? QString() : tr("Reached twice, counted once:\n") + dupTip.trimmed());
+    // Whole in the tooltip: the line is elided in a narrow window.
+    summary_->setToolTip(summary_->text() + (dupTip.isEmpty() ? QString() : tr("\n\nReached twice, counted once:\n") + dupTip.trimmed()));
     skipped_->clear();
     for (const auto& s : imp.skipped) {
         auto* item = new QTreeWidgetItem(skipped_, {QString::fromStdString(s.path.string()), QString::fromStdString(s.reason)});

@@ -6,6 +6,7 @@
 #include "io/s3_backend.h"
 #include "metrics/dlio_metrics.h"
 #include "widgets/file_dialogs.h"
+#include "widgets/one_line_label.h"
 #include "widgets/quantity_spin_box.h"
 #include "util/errors.h"
 #include "util/host_info.h"
@@ -57,28 +58,6 @@ QString problemFirst(const QString& problem, const QString& key) {
     if (head.isEmpty()) return problem;
     return QStringLiteral("%1 (%2)").arg(problem.mid(head.size() + 2), head);
 }
-
-
-// One line of the form that a message appearing or changing never moves: the line under a field for its error
-// (reserved whether the message shows or not: issue 21) and Test connection's answer (issue 32 item 11). A long
-// message is elided here and whole in the tooltip (and, for errors, in the list on the side); text() is whole.
-class OneLineLabel final : public QLabel {
-public:
-    explicit OneLineLabel(QWidget* parent) : QLabel(parent) {
-        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-        setWordWrap(false);
-    }
-    QSize sizeHint() const override { return {0, fontMetrics().height()}; }
-    QSize minimumSizeHint() const override { return sizeHint(); }
-
-protected:
-    void paintEvent(QPaintEvent*) override {
-        QPainter painter(this);
-        painter.setPen(palette().color(QPalette::WindowText));
-        const QRect room = contentsRect();
-        painter.drawText(room, Qt::AlignLeft | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, room.width()));
-    }
-};
 
 
 QString sectionTitle(const QString& s) {
