@@ -8,6 +8,8 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -69,7 +71,9 @@ int main(int argc, char* argv[]) {
         QSettings::setDefaultFormat(QSettings::IniFormat);
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
         trainio::ui::MainWindow window;
-        window.resize(1440, 900);
+        // The whole screen, as a presenter's window: QT_QPA_PLATFORM=offscreen:configfile=… with a 1280×720
+        // or 1600×1000 screen gives the pictures at that size (docs/screenshots/README.md).
+        window.setGeometry(QGuiApplication::primaryScreen()->availableGeometry());
         window.show();
         trainio::ui::ScreenshotTour tour(&window, parsed.screenshotDir, parsed.paths);
         QObject::connect(&tour, &trainio::ui::ScreenshotTour::finished, &app, [](int code) { QApplication::exit(code); });
