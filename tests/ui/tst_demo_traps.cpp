@@ -279,6 +279,26 @@ private slots:
     // into one folder, another folder is "not checked here", and the first one's line comes back with it. A
     // workload changed while an operation runs is shown once the operation ends (its progress was about the
     // first folder).
+    // The Data page's shape line counts as a person writes ("× 1 samples" was on the 1280×720 screenshot).
+    void datasetShapeCountsAgreeWithTheirNouns() {
+        MainWindow w;
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dirs_.work.filePath(QStringLiteral("shape")), 1, 1);
+        cfg.dataset.numFilesTrain = 1;
+        cfg.dataset.numSamplesPerFile = 1;
+        cfg.dataset.numSubfoldersTrain = 1;
+        w.workloadPage()->setConfig(cfg, QStringLiteral("test"));
+        auto* shape = w.dataPage()->findChild<QLabel*>(QStringLiteral("datasetShape"));
+        QVERIFY(shape);
+        QVERIFY2(shape->text().startsWith(QStringLiteral("1 training file × 1 sample of ")) && shape->text().contains(QStringLiteral(", 1 subfolder — ")),
+                 qPrintable(shape->text()));
+        cfg.dataset.numFilesTrain = 1200;
+        cfg.dataset.numSamplesPerFile = 2;
+        cfg.dataset.numSubfoldersTrain = 0;
+        w.workloadPage()->setConfig(cfg, QStringLiteral("test"));
+        QVERIFY2(shape->text().startsWith(QStringLiteral("%L1 training files × 2 samples of ").arg(1200)) && shape->text().contains(QStringLiteral(", 0 subfolders — ")),
+                 qPrintable(shape->text()));
+    }
+
     void dataPageStatusFollowsTheDataLocation() {
         MainWindow w;
         w.show();

@@ -40,6 +40,7 @@ DataPage::DataPage(QWidget* parent) : QWidget(parent), controller_(new DatasetCo
     folder_ = new QLabel(info);
     folder_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     shape_ = new QLabel(info);
+    shape_->setObjectName(QStringLiteral("datasetShape"));
     shape_->setWordWrap(true);
     form->addRow(tr("Folder:"), folder_);
     form->addRow(tr("Shape:"), shape_);
@@ -111,13 +112,17 @@ void DataPage::showDataset(const WorkloadConfig& cfg) {
         folder_->setText(QDir::toNativeSeparators(QString::fromStdString(cfg.dataset.dataFolder)));
     }
     const double fileBytes = cfg.dataset.recordLength * static_cast<double>(cfg.dataset.numSamplesPerFile);
-    shape_->setText(tr("%L1 training files × %L2 samples of %L3 bytes (± %L4), format %5, %6 subfolders — about %7 MiB")
-                        .arg(cfg.dataset.numFilesTrain)
-                        .arg(cfg.dataset.numSamplesPerFile)
+    // Counts agree with their nouns ("× 1 sample", "1 subfolder").
+    const auto count = [](std::uint64_t n, const QString& one, const QString& many) {
+        return QStringLiteral("%L1 %2").arg(n).arg(n == 1 ? one : many);
+    };
+    shape_->setText(tr("%1 × %2 of %L3 bytes (± %L4), format %5, %6 — about %7 MiB")
+                        .arg(count(cfg.dataset.numFilesTrain, tr("training file"), tr("training files")))
+                        .arg(count(cfg.dataset.numSamplesPerFile, tr("sample"), tr("samples")))
                         .arg(cfg.dataset.recordLength, 0, 'f', 0)
                         .arg(cfg.dataset.recordLengthStdev, 0, 'f', 0)
                         .arg(QString::fromUtf8(toString(cfg.dataset.format)))
-                        .arg(cfg.dataset.numSubfoldersTrain)
+                        .arg(count(cfg.dataset.numSubfoldersTrain, tr("subfolder"), tr("subfolders")))
                         .arg(fileBytes * static_cast<double>(cfg.dataset.numFilesTrain) / 1048576.0, 0, 'f', 1));
     // The status line follows the dataset (issue 32 item 11): what was said about the one shown before is
     // kept for it, and this one's own status comes back.
