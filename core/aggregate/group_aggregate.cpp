@@ -7,6 +7,7 @@
 // numpy std (population) over the runs. It dumps with json.dump(default=str), which is why the
 // numpy integer train_num_accelerators appears as a string in every published report.
 #include "aggregate/group_aggregate.h"
+#include "aggregate/advisories.h"
 
 #include "aggregate/results_import.h"
 #include "config/config_keys.h"
@@ -443,6 +444,18 @@ ordered_json toJson(const InvocationRecord& r) {
     j["epoch_percent_from_cache"] = r.epochPercentFromCache;
     j["warnings"] = r.warnings;
     j["kind"] = benchmarkTypeName(r.type);
+    // How it was made and what the advisory ledger knows against it (issue 33; advisories.h).
+    const RunProvenance made = provenanceOf(r);
+    j["provenance"] = ordered_json{{"tool", made.tool}, {"version", made.version.empty() ? ordered_json() : ordered_json(made.version)},
+                                   {"date", made.date.empty() ? ordered_json() : ordered_json(made.date)}};
+    ordered_json advisories = ordered_json::array();
+    for (const AdvisoryMatch& m : matchAdvisories(defaultAdvisoryLedger(), made))
+        advisories.push_back(ordered_json{{"fixed_in", m.advisory->tool + " " + m.advisory->fixedIn},
+                                          {"certain", m.certain},
+                                          {"effect", m.advisory->effect},
+                                          {"refs", m.advisory->refs},
+                                          {"text", m.text}});
+    j["advisories"] = std::move(advisories);
     if (r.type == BenchmarkType::Checkpointing) {
         j["save_checkpoint_io_mean_GB_per_second"] = numberOrNull(r.checkpointWriteGiBps); // NaN → null: did not write
         j["save_checkpoint_duration_mean_seconds"] = numberOrNull(r.checkpointWriteSeconds);
@@ -500,6 +513,23 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     }
     ordered_json runs = ordered_json::array();
     for (std::size_t i : g.runs) runs.push_back(toJson(imp.runs[i]));
+    // The group's advisories: each known defect once, with how many of its measured runs it may touch
+    // (issue 33: a badge on the item).
+    ordered_json advisories = ordered_json::array();
+    for (const auto& run : runs)
+        for (const auto& a : run["advisories"]) {
+            auto same = std::find_if(advisories.begin(), advisories.end(),
+                                     [&](const ordered_json& x) { return x["fixed_in"] == a["fixed_in"] && x["effect"] == a["effect"]; });
+            if (same == advisories.end()) {
+                ordered_json entry = a;
+                entry["runs"] = 1;
+                advisories.push_back(std::move(entry));
+            } else {
+                (*same)["runs"] = (*same)["runs"].get<int>() + 1;
+                (*same)["certain"] = (*same)["certain"].get<bool>() || a["certain"].get<bool>();
+            }
+        }
+    j["advisories"] = std::move(advisories);
     j["runs"] = std::move(runs);
     ordered_json warm = ordered_json::array();
     for (std::size_t i : g.warmups) warm.push_back(toJson(imp.runs[i]));

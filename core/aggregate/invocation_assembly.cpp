@@ -172,6 +172,7 @@ std::optional<AssembledRun> assembleInvocation(RunFolder run, const store::FileS
     r.status = tr.status;
     r.statusReason = tr.reason;
     r.warnings = tr.warnings;
+    r.toolVersion = tr.trainioVersion;
     store::readIoFile(runDir, run.canonicalRoot, bounds, r, files);
     store::readModelFile(runDir, run.canonicalRoot, bounds, r, files);
     store::readTelemetryFile(runDir, run.canonicalRoot, bounds, options.stepDigests, r, files);

@@ -8,7 +8,7 @@
 namespace trainio {
 namespace {
 
-std::string number(double v) {
+std::string boundText(double v) {
     if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e19) {
         char buf[32];
         auto r = std::to_chars(buf, buf + sizeof buf, static_cast<unsigned long long>(std::fabs(v)));
@@ -37,8 +37,8 @@ std::string ValueRange::describe() const {
     case ValueUnit::Milliseconds: what = "a number of milliseconds"; break;
     case ValueUnit::Fraction: what = "a fraction"; break;
     }
-    std::string s = minExclusive ? what + " > " + number(min) + " and <= " + number(max)
-                                 : what + " " + number(min) + " … " + number(max);
+    std::string s = minExclusive ? what + " > " + boundText(min) + " and <= " + boundText(max)
+                                 : what + " " + boundText(min) + " … " + boundText(max);
     if (unit == ValueUnit::Fraction) s += " (0.90 = 90 %)";
     if (note) s += std::string(", ") + note;
     return s;

@@ -183,6 +183,8 @@ struct InvocationRecord {
     std::string metadataAccelerator;      // *_metadata.json "accelerator" (mlpstorage), "" when none
     std::int64_t metadataProcesses = 0;   // *_metadata.json "num_processes"
     std::string systemInfo;               // *_metadata.json system_info, described in one line ("" when none)
+    bool metadataRead = false;            // an mlpstorage *_metadata.json was read beside the summary
+    std::string toolVersion;              // trainio_run.json trainio_version ("" when not recorded: advisories.h)
 
     // Per-step records, summarised (ImportOptions::stepDigests; complete measured training invocations of
     // one host folder): null when not read, when the folder has none, or when they could not be read

@@ -607,6 +607,7 @@ RunRecord readRunRecord(const fs::path& dir, const fs::path& canonicalRoot, cons
     if (const auto w = j->find("warnings"); w != j->end() && w->is_array())
         for (const auto& x : *w)
             if (x.is_string()) out.warnings.push_back(x.get<std::string>());
+    if (const auto v = j->find("trainio_version"); v != j->end() && v->is_string()) out.trainioVersion = v->get<std::string>();
     if (const auto sem = j->find("semantics"); sem != j->end())
         out.semantics = sem->is_string() ? sem->get<std::string>() : sem->dump();
     if (const auto steps = j->find("steps_per_epoch"); steps != j->end() && steps->is_number_unsigned())
@@ -744,6 +745,7 @@ void readMetadataFiles(const fs::path& runDir, const fs::path& canonicalRoot, co
             r.notes.push_back(it->path().string() + ": " + (why.empty() ? "not a JSON object" : why) + " (metadata ignored)");
             continue;
         }
+        r.metadataRead = true;
         r.metadataAccelerator = stringAt(*j, "accelerator");
         if (const json* n = find(*j, "num_processes"); n && n->is_number_integer()) r.metadataProcesses = n->get<std::int64_t>();
         const json* si = find(*j, "system_info");

@@ -105,6 +105,7 @@ struct RunRecord {
     std::vector<std::string> warnings;
     std::optional<std::string> semantics;        // "v1", "v2", "v3" as written (absent before the key existed)
     std::optional<std::uint64_t> stepsPerEpoch;  // steps_per_epoch
+    std::string trainioVersion;                  // trainio_version ("" when absent)
     std::string unreadable;                      // "<file>: <why>" when present but not readable (status Failed)
 };
 // A run whose own record cannot be read cannot be vouched for: status Failed with the reason.
