@@ -1,4 +1,6 @@
 #include "aggregate/results_library.h"
+#include "aggregate/advisories.h"
+#include "util/errors.h"
 
 #include "aggregate/identity.h"
 #include "aggregate/results_import.h"
@@ -404,6 +406,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         inv.notes = r.labels.notes;
         inv.bytesSource = bytesSourceText(imported_, {ri}, &inv.maxPercentFromCache, &inv.cacheServed);
         inv.telemetrySummary = telemetrySummaryText(imported_, {ri}, &inv.clientBound);
+        inv.advisories = advisoryTexts(imported_, {ri});
         std::tie(inv.storage, inv.liveChanges) = storageOf(imported_, {ri});
         inv.s3 = s3Of(imported_, {ri});
         // Under a benchmark the base names the device already; the run adds its own live changes.
@@ -553,6 +556,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
 
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
         bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
+        bench.advisories = advisoryTexts(imported_, g.runs);
         for (std::size_t ri : g.warmups) addInvocation(bench, ri, benchmarkNames[gi]);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
         std::vector<std::size_t> measured = g.runs;
@@ -772,6 +776,26 @@ std::string predictionNotComparable(const InvocationRecord& r) {
     const std::size_t n = r.storageChanges.size();
     return "its storage was changed live " + std::to_string(n) + (n == 1 ? " time" : " times") + " (first at " + first +
            "); the prediction is for the device it started with";
+}
+
+std::vector<std::string> advisoryTexts(const ImportResult& imported, const std::vector<std::size_t>& runs) {
+    const AdvisoryLedger* ledger = nullptr;
+    try {
+        ledger = &defaultAdvisoryLedger();
+    } catch (const InputError& e) {
+        return {std::string("advisories unknown: ") + e.what()};
+    }
+    std::vector<std::pair<std::string, std::size_t>> seen; // sentence, runs it touches
+    for (std::size_t ri : runs)
+        for (const AdvisoryMatch& m : matchAdvisories(*ledger, provenanceOf(imported.runs.at(ri)))) {
+            auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == m.text; });
+            if (it == seen.end()) seen.emplace_back(m.text, 1);
+            else ++it->second;
+        }
+    std::vector<std::string> out;
+    for (const auto& [text, n] : seen)
+        out.push_back(n == runs.size() ? text : "in " + std::to_string(n) + " of " + std::to_string(runs.size()) + " runs: " + text);
+    return out;
 }
 
 std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound) {

@@ -84,6 +84,9 @@ struct LibraryNode {
     std::optional<double> maxPercentFromCache; // highest per-epoch % of bytes not read from storage (complete runs)
     bool cacheServed = false;            // bytesSource warns: an epoch of a run without emulated storage had > 50 % from the cache
     NodeBadge badge;
+    // invocation/benchmark: known defects of the tool that measured it (advisories.h), one sentence each;
+    // a benchmark's say in how many of its measured runs ("in 3 of 5 runs: …") when not all.
+    std::vector<std::string> advisories;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::vector<std::string> notSubmission; // benchmark nodes not meant as a submission: the MLPerf Storage rules
                                             // they would not meet (GroupAggregate::notSubmission), no violation
@@ -160,6 +163,9 @@ std::string bytesSourceText(const ImportResult& imported, const std::vector<std:
 // invocation's telemetry::summaryText, or for several the range of their mean CPU busy % and read MiB/s
 // and how many were client-bound. "" when none has telemetry. *clientBound: any was.
 std::string telemetrySummaryText(const ImportResult& imported, const std::vector<std::size_t>& runs, bool* clientBound = nullptr);
+// The advisories of `runs` (advisories.h), each once: its sentence, prefixed "in K of N runs: " when it
+// touches only some of them. An unreadable ledger is said as one sentence, not thrown.
+std::vector<std::string> advisoryTexts(const ImportResult& imported, const std::vector<std::size_t>& runs);
 
 // Why the model's prediction of a run (made before it, for the device it started with) is not compared
 // with what it measured: its emulated device sat over an object store (the model knows the device, not the

@@ -86,6 +86,11 @@ void CompareTableModel::build(const QString& over) {
         name.align = Qt::AlignLeft | Qt::AlignVCenter;
         name.bold = row.baseline;
         if (row.node) name.toolTip = QString::fromStdString(row.node->path.string());
+        if (row.node && !row.node->advisories.empty()) {
+            // The advisories' badge (issue 33): after the name, the sentences in the tooltip.
+            name.text += row.node->advisories.size() == 1 ? tr("  ⚑ 1 advisory") : tr("  ⚑ %1 advisories").arg(row.node->advisories.size());
+            for (const auto& a : row.node->advisories) name.toolTip += QStringLiteral("\nadvisory: ") + QString::fromStdString(a);
+        }
         if (!row.metrics.empty()) {
             cells[CountColumn].text = QString::number(row.metrics.front().value.n);
             cells[CountColumn].sortKey = static_cast<double>(row.metrics.front().value.n);
@@ -112,7 +117,7 @@ void CompareTableModel::build(const QString& over) {
             statement.align = Qt::AlignLeft | Qt::AlignVCenter;
             if (!row.baseline) {
                 statement.foreground = colors_.worse;
-                name.toolTip = statement.text;
+                name.toolTip = statement.text + QLatin1Char('\n') + name.toolTip;
             }
             continue;
         }

@@ -234,6 +234,33 @@ QStringList ResultsTreeModel::violations(const LibraryNode& n) {
     return out;
 }
 
+QString ResultsTreeModel::advisoriesHtml(const LibraryNode& n) {
+    if (n.advisories.empty()) return {};
+    QString items;
+    for (const auto& sentence : n.advisories) items += QStringLiteral("<li>") + QString::fromStdString(sentence).toHtmlEscaped() + QStringLiteral("</li>");
+    return tr("Advisories (known defects of the tool that measured it):<ul>%1</ul>").arg(items);
+}
+
+QString ResultsTreeModel::checksTip(const LibraryNode& node) {
+    const LibraryNode* n = &node;
+    const QStringList v = violations(*n);
+    if (n->warmup) return tr("Warm-up invocation: shown, excluded from every statistic.");
+    if (!v.isEmpty()) {
+        QString items;
+        for (const QString& sentence : v) items += QStringLiteral("<li>") + sentence.toHtmlEscaped() + QStringLiteral("</li>");
+        return tr("MLPerf Storage rule checks failed:<ul>%1</ul>").arg(items);
+    }
+    if (!n->badge.evaluated) return tr("Nothing to check here (no AU threshold known).");
+    if (n->badge.passed && !n->notSubmission.empty()) {
+        QString items;
+        for (const auto& sentence : n->notSubmission)
+            items += QStringLiteral("<li>") + QString::fromStdString(sentence).toHtmlEscaped() + QStringLiteral("</li>");
+        return tr("AU met the threshold; %1:<ul>%2</ul>")
+            .arg(QString::fromStdString(aggregate::notSubmissionText(n->notSubmission.size())).toHtmlEscaped(), items);
+    }
+    return n->badge.passed ? tr("AU met the threshold; every rule check passed.") : tr("AU below the threshold.");
+}
+
 QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
     const LibraryNode* n = index.isValid() ? node(index) : nullptr;
     if (!n) return {};
@@ -266,12 +293,17 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             return n->excluded ? tr("%1 · excluded").arg(name) : name;
         }
         if (col == ChecksColumn) {
-            if (n->warmup) return tr("warm-up");
-            if (!n->badge.evaluated) return tr("not checked");
-            if (n->badge.violations) return tr("%n violation(s)", nullptr, static_cast<int>(n->badge.violations));
+            // The advisories' badge (issue 33): known defects of the tool that measured it, beside the checks.
+            const QString advised = n->advisories.empty()
+                                        ? QString()
+                                        : n->advisories.size() == 1 ? tr(" · 1 advisory")
+                                                                    : tr(" · %1 advisories").arg(n->advisories.size());
+            if (n->warmup) return tr("warm-up") + advised;
+            if (!n->badge.evaluated) return tr("not checked") + advised;
+            if (n->badge.violations) return tr("%n violation(s)", nullptr, static_cast<int>(n->badge.violations)) + advised;
             // A benchmark not meant as a submission: the rules it would not meet are not failures.
-            if (n->badge.passed && !n->notSubmission.empty()) return tr("pass · not a submission");
-            return n->badge.passed ? tr("pass") : tr("fail");
+            if (n->badge.passed && !n->notSubmission.empty()) return tr("pass · not a submission") + advised;
+            return (n->badge.passed ? tr("pass") : tr("fail")) + advised;
         }
         return {};
     case Qt::DecorationRole:
@@ -296,22 +328,8 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
         }
         if (col == StatusColumn) return statusText(*n).toHtmlEscaped();
         if (col == ChecksColumn) {
-            const QStringList v = violations(*n);
-            if (n->warmup) return tr("Warm-up invocation: shown, excluded from every statistic.");
-            if (!v.isEmpty()) {
-                QString items;
-                for (const QString& sentence : v) items += QStringLiteral("<li>") + sentence.toHtmlEscaped() + QStringLiteral("</li>");
-                return tr("MLPerf Storage rule checks failed:<ul>%1</ul>").arg(items);
-            }
-            if (!n->badge.evaluated) return tr("Nothing to check here (no AU threshold known).");
-            if (n->badge.passed && !n->notSubmission.empty()) {
-                QString items;
-                for (const auto& sentence : n->notSubmission)
-                    items += QStringLiteral("<li>") + QString::fromStdString(sentence).toHtmlEscaped() + QStringLiteral("</li>");
-                return tr("AU met the threshold; %1:<ul>%2</ul>")
-                    .arg(QString::fromStdString(aggregate::notSubmissionText(n->notSubmission.size())).toHtmlEscaped(), items);
-            }
-            return n->badge.passed ? tr("AU met the threshold; every rule check passed.") : tr("AU below the threshold.");
+            const QString advisories = advisoriesHtml(*n);
+            return advisories + checksTip(*n);
         }
         if (col == NameColumn)
             return QStringLiteral("%1: %2%3%4")

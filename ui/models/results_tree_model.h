@@ -86,6 +86,9 @@ public:
     // "complete", or the items below counted by status ("3 complete · 1 failed") for system and workload rows.
     static QString itemStatusCounts(const aggregate::LibraryNode& n);
     static QStringList violations(const aggregate::LibraryNode& node);
+    // The Checks column's tooltip: the advisories (issue 33) and the rule checks.
+    static QString advisoriesHtml(const aggregate::LibraryNode& node);
+    static QString checksTip(const aggregate::LibraryNode& node);
 
 signals:
     void checkedChanged();

@@ -87,6 +87,12 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
         else if (!it.excluded.empty())
             name += QStringLiteral("<br/><span class=\"muted\">%1 excluded: %2</span>").arg(it.excluded.size()).arg(failedRunsText(imp, it.excluded));
         if (const auto ok = aboveLine(imp, it); ok && !*ok) name += QStringLiteral(" <span class=\"fail\">below the AU line</span>");
+        // The advisories' badge (issue 33): how many known defects may touch it; their sentences in the item's
+        // detail and the appendix.
+        if (!n.advisories.empty())
+            name += QStringLiteral("<br/><span class=\"fail\">%1 advisor%2</span> <span class=\"muted\">(known defects of the tool that measured it)</span>")
+                        .arg(n.advisories.size())
+                        .arg(n.advisories.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"));
         QStringList cells{QString::number(i + 1), name, QString::number(n.accelerators)};
         if (!n.hasMetrics) {
             cells << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–");

@@ -392,6 +392,12 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
                           htmlNoBreak(QStringLiteral("%1 accelerator%2").arg(n.accelerators).arg(n.accelerators == 1 ? QString() : QStringLiteral("s"))),
                           kind, folderBelow(n.path, commonFolder(d))),
                  8.5);
+    if (!n.advisories.empty()) {
+        // Known defects of the tool that measured it (issue 33; resources/advisories/ledger.json cites each).
+        QString list;
+        for (const auto& a : n.advisories) list += QStringLiteral("<li>%1</li>").arg(htmlBreakable(q(a)));
+        flow.addHtml(QStringLiteral("<p><span class=\"fail\">Advisories</span> (known defects of the tool that measured it):</p><ul>%1</ul>").arg(list), 8.5);
+    }
     if (!n.description.empty() || !n.notes.empty()) {
         flow.addSpace(flow.mm(1));
         QString html;
