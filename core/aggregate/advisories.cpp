@@ -186,4 +186,19 @@ std::vector<AdvisoryMatch> matchAdvisories(const AdvisoryLedger& ledger, const R
     return out;
 }
 
+std::vector<RunsAdvisory> matchAdvisoriesOfRuns(const AdvisoryLedger& ledger, const std::vector<RunProvenance>& runs) {
+    std::vector<RunsAdvisory> out;
+    for (const RunProvenance& run : runs)
+        for (AdvisoryMatch& m : matchAdvisories(ledger, run)) {
+            auto same = std::find_if(out.begin(), out.end(), [&](const RunsAdvisory& x) { return x.match.advisory == m.advisory; });
+            if (same == out.end()) {
+                out.push_back({std::move(m), 1});
+            } else {
+                ++same->runs;
+                same->match.certain = same->match.certain || m.certain;
+            }
+        }
+    return out;
+}
+
 } // namespace trainio::aggregate

@@ -61,6 +61,13 @@ struct AdvisoryMatch {
     std::string text;     // one sentence for a badge's tooltip, the report and the JSON
 };
 std::vector<AdvisoryMatch> matchAdvisories(const AdvisoryLedger& ledger, const RunProvenance& run);
+// The advisories of several runs (a benchmark's), each known defect once: the first run's sentence, whether
+// any run is certainly affected, and how many of the runs it may touch.
+struct RunsAdvisory {
+    AdvisoryMatch match;
+    std::size_t runs = 0;
+};
+std::vector<RunsAdvisory> matchAdvisoriesOfRuns(const AdvisoryLedger& ledger, const std::vector<RunProvenance>& runs);
 // The ledger at advisoryLedgerPath(), read once; its InputError again on every call when it is unreadable.
 const AdvisoryLedger& defaultAdvisoryLedger();
 

@@ -413,6 +413,14 @@ ordered_json mlperfReport(const ImportResult& imp, const RunGroup& group) {
     return report;
 }
 
+static ordered_json advisoryJson(const AdvisoryMatch& m) {
+    return ordered_json{{"fixed_in", m.advisory->tool + " " + m.advisory->fixedIn},
+                        {"certain", m.certain},
+                        {"effect", m.advisory->effect},
+                        {"refs", m.advisory->refs},
+                        {"text", m.text}};
+}
+
 ordered_json toJson(const InvocationRecord& r) {
     ordered_json j;
     j["path"] = r.path.string();
@@ -449,12 +457,7 @@ ordered_json toJson(const InvocationRecord& r) {
     j["provenance"] = ordered_json{{"tool", made.tool}, {"version", made.version.empty() ? ordered_json() : ordered_json(made.version)},
                                    {"date", made.date.empty() ? ordered_json() : ordered_json(made.date)}};
     ordered_json advisories = ordered_json::array();
-    for (const AdvisoryMatch& m : matchAdvisories(defaultAdvisoryLedger(), made))
-        advisories.push_back(ordered_json{{"fixed_in", m.advisory->tool + " " + m.advisory->fixedIn},
-                                          {"certain", m.certain},
-                                          {"effect", m.advisory->effect},
-                                          {"refs", m.advisory->refs},
-                                          {"text", m.text}});
+    for (const AdvisoryMatch& m : matchAdvisories(defaultAdvisoryLedger(), made)) advisories.push_back(advisoryJson(m));
     j["advisories"] = std::move(advisories);
     if (r.type == BenchmarkType::Checkpointing) {
         j["save_checkpoint_io_mean_GB_per_second"] = numberOrNull(r.checkpointWriteGiBps); // NaN → null: did not write
@@ -515,20 +518,14 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     for (std::size_t i : g.runs) runs.push_back(toJson(imp.runs[i]));
     // The group's advisories: each known defect once, with how many of its measured runs it may touch
     // (issue 33: a badge on the item).
+    std::vector<RunProvenance> made;
+    for (std::size_t i : g.runs) made.push_back(provenanceOf(imp.runs[i]));
     ordered_json advisories = ordered_json::array();
-    for (const auto& run : runs)
-        for (const auto& a : run["advisories"]) {
-            auto same = std::find_if(advisories.begin(), advisories.end(),
-                                     [&](const ordered_json& x) { return x["fixed_in"] == a["fixed_in"] && x["effect"] == a["effect"]; });
-            if (same == advisories.end()) {
-                ordered_json entry = a;
-                entry["runs"] = 1;
-                advisories.push_back(std::move(entry));
-            } else {
-                (*same)["runs"] = (*same)["runs"].get<int>() + 1;
-                (*same)["certain"] = (*same)["certain"].get<bool>() || a["certain"].get<bool>();
-            }
-        }
+    for (const RunsAdvisory& a : matchAdvisoriesOfRuns(defaultAdvisoryLedger(), made)) {
+        ordered_json entry = advisoryJson(a.match);
+        entry["runs"] = a.runs;
+        advisories.push_back(std::move(entry));
+    }
     j["advisories"] = std::move(advisories);
     j["runs"] = std::move(runs);
     ordered_json warm = ordered_json::array();

@@ -785,16 +785,12 @@ std::vector<std::string> advisoryTexts(const ImportResult& imported, const std::
     } catch (const InputError& e) {
         return {std::string("advisories unknown: ") + e.what()};
     }
-    std::vector<std::pair<std::string, std::size_t>> seen; // sentence, runs it touches
-    for (std::size_t ri : runs)
-        for (const AdvisoryMatch& m : matchAdvisories(*ledger, provenanceOf(imported.runs.at(ri)))) {
-            auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == m.text; });
-            if (it == seen.end()) seen.emplace_back(m.text, 1);
-            else ++it->second;
-        }
+    std::vector<RunProvenance> made;
+    for (std::size_t ri : runs) made.push_back(provenanceOf(imported.runs.at(ri)));
     std::vector<std::string> out;
-    for (const auto& [text, n] : seen)
-        out.push_back(n == runs.size() ? text : "in " + std::to_string(n) + " of " + std::to_string(runs.size()) + " runs: " + text);
+    for (const RunsAdvisory& a : matchAdvisoriesOfRuns(*ledger, made))
+        out.push_back(a.runs == runs.size() ? a.match.text
+                                            : "in " + std::to_string(a.runs) + " of " + std::to_string(runs.size()) + " runs: " + a.match.text);
     return out;
 }
 
