@@ -133,7 +133,8 @@ private slots:
         // MLPerf Storage v1.0's published runs (2024): before the 3.0 line, nothing said.
         r = testsupport::runCli({QStringLiteral("aggregate"), QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0"), QStringLiteral("--format"), QStringLiteral("json")});
         QCOMPARE(r.exitCode, 0);
-        for (const auto& g : json::parse(r.out.toStdString())["groups"]) {
+        const json v1 = json::parse(r.out.toStdString());  // kept: a range-for over a temporary's member dangles
+        for (const auto& g : v1["groups"]) {
             QVERIFY(g["advisories"].empty());
             for (const auto& run : g["runs"]) QVERIFY(run["advisories"].empty());
         }
