@@ -265,8 +265,8 @@ static void drain_ring(Ring* r, Out* o) {
                          kOpNames[s.op], (unsigned long long)s.t, (unsigned long long)s.dur, (int)g_pid, s.tid, s.fd,
                          (unsigned long long)s.off, (unsigned long long)s.n, (unsigned long long)s.addr);
         } else if (s.op == OP_CLOSE) {
-            n = snprintf(line, sizeof line, "{\"op\":\"close\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d}\n",
-                         (unsigned long long)s.t, (unsigned long long)s.dur, (int)g_pid, s.tid, s.fd);
+            n = snprintf(line, sizeof line, "{\"op\":\"close\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d,\"cpu\":%llu}\n",
+                         (unsigned long long)s.t, (unsigned long long)s.dur, (int)g_pid, s.tid, s.fd, (unsigned long long)s.addr);
         } else if (s.op > 0 && s.op <= OP_FREAD) {
             n = snprintf(line, sizeof line,
                          "{\"op\":\"%s\",\"t\":%llu,\"dur\":%llu,\"pid\":%d,\"tid\":%u,\"fd\":%d,\"off\":%llu,\"n\":%llu}\n",
@@ -734,13 +734,20 @@ EXPORT int munmap(void* addr, size_t len) {
     return r;
 }
 
+/* The thread's CPU clock after a data file's close (the close event's "cpu"): with the open's, the CPU a
+ * sample took inside its session (reads, and a parse between them) and outside it (decode, transforms). */
+static uint64_t thread_cpu_ns(void) {
+    struct timespec cpu;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0 ? (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec : 0;
+}
+
 EXPORT int close(int fd) {
     ENSURE(real_close);
     if (!is_data(fd)) return real_close(fd);
     g_fds[fd].data = 0;
     const uint64_t t = now_ns();
     const int r = real_close(fd);
-    record(OP_CLOSE, fd, t, now_ns() - t, 0, 0, 0, NULL);
+    record(OP_CLOSE, fd, t, now_ns() - t, 0, 0, thread_cpu_ns(), NULL);
     return r;
 }
 
@@ -786,6 +793,6 @@ EXPORT int fclose(FILE* f) {
     g_fds[fd].data = 0;
     const uint64_t t = now_ns();
     const int r = real_fclose(f);
-    record(OP_CLOSE, fd, t, now_ns() - t, 0, 0, 0, NULL);
+    record(OP_CLOSE, fd, t, now_ns() - t, 0, 0, thread_cpu_ns(), NULL);
     return r;
 }

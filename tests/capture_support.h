@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QProcess>
+#include <QString>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -16,6 +19,16 @@
 namespace capturetest {
 
 namespace fs = std::filesystem;
+
+// The real PyTorch job (tests/tools/capture_job.py) and the interpreter that has python3-torch.
+inline const QString kPython = QStringLiteral("/usr/bin/python3");
+inline const QString kJob = QStringLiteral(TRAINIO_SOURCE_DIR "/tests/tools/capture_job.py");
+
+inline bool pythonHas(const QString& module) {
+    QProcess p;
+    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import ") + module});
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
 
 // The job's own AU from its marks (DLIO >= 2: the first step of each epoch left out, mean over epochs)
 // and its mean compute per step, computed here from marks.<pid>.jsonl.

@@ -61,19 +61,30 @@ std::string num(double d) {
     return buf;
 }
 
-// reader.preprocess_time as canonical text (a number, or a distribution's keys as computation_time's);
-// "" when it is absent or zero everywhere (DLIO's default: no preprocessing).
-std::string preprocessTime(const std::map<std::string, std::string>& c) {
+// A time key appended to the identity only when set (reader.preprocess_time, trainio.handover_time) as
+// canonical text (a number, or a distribution's keys as computation_time's); "" when it is absent or zero
+// everywhere (DLIO's default: none). `section` is the key's section with its dot ("reader.").
+std::string optionalTime(const std::map<std::string, std::string>& c, const std::string& section, const std::string& name) {
+    const std::string key = section + name;
     std::string pt;
     bool nonZero = false;
     for (const auto& [k, v] : c) {
-        const bool member = k.rfind("reader.preprocess_time.", 0) == 0 || k == "reader.preprocess_time_stdev";
-        if (k != "reader.preprocess_time" && !member) continue;
-        if (k == "reader.preprocess_time") pt += v;
-        else pt += (pt.empty() ? "" : ",") + k.substr(std::string("reader.").size()) + ":" + v;
-        if (k != "reader.preprocess_time.type") nonZero = nonZero || store::parseFiniteNumber(v).value_or(1.0) != 0.0;
+        const bool member = k.rfind(key + ".", 0) == 0 || k == key + "_stdev";
+        if (k != key && !member) continue;
+        if (k == key) pt += v;
+        else pt += (pt.empty() ? "" : ",") + k.substr(section.size()) + ":" + v;
+        if (k != key + ".type") nonZero = nonZero || store::parseFiniteNumber(v).value_or(1.0) != 0.0;
     }
     return nonZero ? pt : std::string();
+}
+// The identity fields appended only when set: their zero where absent.
+const std::vector<std::string>& optionalFields() {
+    static const std::vector<std::string> f = {"preprocess_time", "preprocess_cpu_time", "handover_time"};
+    return f;
+}
+bool optionalField(const std::string& field) {
+    const auto& f = optionalFields();
+    return std::find(f.begin(), f.end(), field) != f.end();
 }
 
 // The workload identity's fields, in key order. DLIO's defaults stand in for keys a config leaves out
@@ -105,7 +116,11 @@ std::vector<std::pair<std::string, std::string>> workloadFields(const Invocation
     // reader.preprocess_time (DLIO's per-sample work in the readers, a captured job's decode) is slept where
     // the reads are: a different time is a different workload, as a different computation time is.
     // Appended only when it is not zero, so that every key of a workload without it stays what it was.
-    if (const std::string pt = preprocessTime(c); !pt.empty()) f.emplace_back("preprocess_time", pt);
+    if (const std::string pt = optionalTime(c, "reader.", "preprocess_time"); !pt.empty()) f.emplace_back("preprocess_time", pt);
+    // trainio.handover_time (a captured PyTorch job's batch hand-over in the loop) is waited on every step.
+    // trainio.preprocess_cpu_time (its CPU work per sample, run on a core) likewise.
+    if (const std::string ct = optionalTime(c, "trainio.", "preprocess_cpu_time"); !ct.empty()) f.emplace_back("preprocess_cpu_time", ct);
+    if (const std::string ht = optionalTime(c, "trainio.", "handover_time"); !ht.empty()) f.emplace_back("handover_time", ht);
     // Appended only for checkpointing, so that every training key stays what it was before v3.0.
     if (r.type == BenchmarkType::Checkpointing) {
         f.emplace_back("benchmark_type", benchmarkTypeName(r.type));
@@ -274,6 +289,8 @@ std::string workloadDistinction(const std::string& key, const std::vector<std::s
         {"batch_size", [](const std::string& v) { return "batch " + v; }},
         {"computation_time", [](const std::string& v) { return "compute " + v; }},
         {"preprocess_time", [](const std::string& v) { return "preprocess " + v; }},
+        {"preprocess_cpu_time", [](const std::string& v) { return "preprocess CPU " + v; }},
+        {"handover_time", [](const std::string& v) { return "hand-over " + v; }},
         {"au_threshold_percent", [](const std::string& v) { return "AU " + v + " %"; }},
         {"model", [](const std::string& v) { return v; }},
         {"accelerator", [](const std::string& v) { return v; }},
@@ -288,7 +305,7 @@ std::string workloadDistinction(const std::string& key, const std::vector<std::s
         const std::string& field = entry.first;
         const auto& phrase = entry.second;
         // A field appended only when set (preprocess_time) is its zero where absent, not unknown.
-        const std::string absent = field == "preprocess_time" ? "0" : "?";
+        const std::string absent = optionalField(field) ? "0" : "?";
         const auto value = mine.count(field) ? mine[field] : absent;
         const bool differs = std::any_of(others.begin(), others.end(), [&](const auto& o) {
             const auto it = o.find(field);
@@ -311,11 +328,14 @@ std::string whyNotComparable(const std::string& workloadKeyA, const std::string&
         {"batch_size", "batch size"},
         {"computation_time", "computation time"},
         {"preprocess_time", "preprocess time"},
+        {"preprocess_cpu_time", "preprocess CPU time"},
+        {"handover_time", "batch hand-over time"},
         {"au_threshold_percent", "AU threshold"},
     };
     auto a = split(workloadKeyA), b = split(workloadKeyB);
     std::string why;
-    if (!a.count("preprocess_time") != !b.count("preprocess_time")) (a.count("preprocess_time") ? b : a)["preprocess_time"] = "0";
+    for (const auto& f : optionalFields())
+        if (!a.count(f) != !b.count(f)) (a.count(f) ? b : a)[f] = "0";
     for (const auto& [k, word] : words) {
         if (a[k] == b[k]) continue;
         const bool bytes = k.rfind("record_length", 0) == 0;

@@ -620,6 +620,24 @@ std::vector<KeyDef> build() {
             .origin("TrainIO").def("0").range(whole(0, 1e6, "0 for no limit")).unit("requests")
             .means("requests in flight at once on the device (0 = no limit)")
             .bind(field([](auto& c) -> auto& { return c.trainio.storage.maxInflight; })));
+    add(key("trainio.handover_time", Type::TimeSpec, K::TimeSpec).workload().origin("TrainIO").def("0")
+            .range(seconds(0, kMaxSeconds)).unit("s")
+            .means("the training loop's time to receive a batch its loader has ready (a captured PyTorch job's unpickling "
+                   "from a worker's queue), per step, counted as waiting for data: a number, or a distribution map as "
+                   "train.computation_time")
+            .bind(field([](auto& c) -> auto& { return c.trainio.handoverTime.mean; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+    add(key("trainio.preprocess_cpu_time", Type::TimeSpec, K::TimeSpec).workload().origin("TrainIO").def("0")
+            .range(seconds(0, kMaxSeconds)).unit("s")
+            .means("CPU work per sample run on a core by the reader after each read, before reader.preprocess_time is "
+                   "slept (a captured job's decode and collation): a number, or a distribution map as train.computation_time")
+            .bind(field([](auto& c) -> auto& { return c.trainio.preprocessCpuTime.mean; }))
+            .flags(CustomRead | CustomWrite | CustomCheck));
+    add(key("trainio.whole_batches", Type::Bool).setting().origin("TrainIO").def("false")
+            .means("each reader builds whole batches, handed out in turn (reader k of W: batches k, k + W, ...), as "
+                   "PyTorch's DataLoader workers do; false: the readers share every batch's samples")
+            .bind(field([](auto& c) -> auto& { return c.trainio.wholeBatches; }))
+            .flags(OmitWhenEmpty));
     // The loader policy (issue 13, docs/loader.md); capacities are per emulated accelerator.
     add(key("trainio.loader", Type::Choice).setting()
             .origin("TrainIO").def("plain").choices({"plain", "lru", "nopfs"})

@@ -820,10 +820,10 @@ private:
         if (YAML::Node ts = get(root, "reader.transfer_size"); ts.IsDefined() && !ts.IsNull())
             set(r.transferSize, readWhole(root, "reader.transfer_size"));
 
-        readTime(root, "train.computation_time", c.train.computationTime);
-        readTime(root, "evaluation.eval_time", c.evaluation.evalTime);
-        readTime(root, "reader.preprocess_time", c.reader.preprocessTime);
-
+        for (auto [key, time] : {std::pair{"train.computation_time", &c.train.computationTime}, {"evaluation.eval_time", &c.evaluation.evalTime},
+                                 {"reader.preprocess_time", &c.reader.preprocessTime}, {"trainio.handover_time", &c.trainio.handoverTime},
+                                 {"trainio.preprocess_cpu_time", &c.trainio.preprocessCpuTime}})
+            readTime(root, key, *time);
         // v1.0 spells the model size checkpoint.model_size; later DLIO model.model_size_bytes (which wins).
         auto& k = c.checkpoint;
         if (auto v = readNumber(root, "model.model_size_bytes", "model.model_size_bytes")) {

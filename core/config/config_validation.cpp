@@ -112,6 +112,8 @@ std::vector<Issue> checkRanges(const WorkloadConfig& c) {
     checkTime(c.train.computationTime, "train.computation_time", out);
     checkTime(c.evaluation.evalTime, "evaluation.eval_time", out);
     checkTime(c.reader.preprocessTime, "reader.preprocess_time", out);
+    checkTime(c.trainio.handoverTime, "trainio.handover_time", out);
+    checkTime(c.trainio.preprocessCpuTime, "trainio.preprocess_cpu_time", out);
     if (c.checkpoint.folder.empty() && c.workflow.checkpoint)
         out.push_back({"checkpoint.checkpoint_folder", "''", "a folder path when workflow.checkpoint is on"});
     if (c.model.parallelism.data == 0)

@@ -85,6 +85,10 @@ ordered_json workloadJson(const WorkloadConfig& c) {
     w["train"]["computation_time"] = timeJson(c.train.computationTime);
     w["evaluation"]["eval_time"] = timeJson(c.evaluation.evalTime);
     w["reader"]["preprocess_time"] = timeJson(c.reader.preprocessTime);
+    // TrainIO's own: written only when there is one, so that every other workload's YAML stays as it was.
+    if (c.trainio.handoverTime.expectedSeconds() > 0) w["trainio"]["handover_time"] = timeJson(c.trainio.handoverTime);
+    if (c.trainio.preprocessCpuTime.expectedSeconds() > 0)
+        w["trainio"]["preprocess_cpu_time"] = timeJson(c.trainio.preprocessCpuTime);
     // DLIO's default data_loader is the string "tensorflow", which its framework check never matches;
     // written out, the same value becomes the enum and DLIO refuses it with framework pytorch (the
     // fork's utils/config.py lines 209, 386-388). Left out, it reads back as the same default.

@@ -204,6 +204,19 @@ struct TrainioSection {
     // An MLPerf Storage submission attempt: its rules fail the result when not met (trainio.submission).
     bool submission = false;
     CapturedJobSection capturedJob;
+    // The training loop's time to receive a batch its loader has ready (PyTorch's DataLoader: the batch
+    // unpickled from a worker's queue, its shared-memory tensors mapped), per step, counted as waiting for
+    // data: slept by the loop after each batch is taken. Derived from a captured job (docs/capture.md
+    // "The batch hand-over"); 0 (none) otherwise, as in DLIO's own loop.
+    ComputeTime handoverTime;
+    // A captured job's CPU work per sample in its loader's workers (decode, transforms, the collation's
+    // share), run on a core by the reader after each read, before it sleeps reader.preprocess_time (the
+    // rest of the job's time per sample, blocked): on a machine whose cores the readers outnumber, the
+    // replay waits for a core as the job did, no more (docs/capture.md "CPU time and waiting"). 0: none.
+    ComputeTime preprocessCpuTime;
+    // Each reader builds whole batches, handed out in turn (reader k of W: batches k, k + W, …), as PyTorch's
+    // DataLoader workers do; false (DLIO-style here): the readers share every batch's samples.
+    bool wholeBatches = false;
 };
 
 // DLIO's storage section (docs/s3.md): where the dataset and the checkpoints live. local_fs/parallel_fs

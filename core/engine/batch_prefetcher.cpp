@@ -14,7 +14,8 @@ BatchPrefetcher::BatchPrefetcher(const WorkloadConfig& cfg, IoBackend& io, loade
     : cfg_(cfg), io_(io), source_(source), cancel_(cancel), batch_(std::max<std::uint64_t>(1, cfg.reader.batchSize)),
       window_(source.stagingBatches() > 0 ? source.stagingBatches()
                                           : std::max<std::uint64_t>({cfg.reader.prefetchSize, cfg.reader.readThreads, 1})),
-      synchronous_(cfg.reader.readThreads == 0), remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
+      synchronous_(cfg.reader.readThreads == 0), wholeBatches_(cfg.trainio.wholeBatches && cfg.reader.readThreads > 1),
+      ownTicket_(std::max<std::uint64_t>(1, cfg.reader.readThreads), 0), remaining_(window_, 0), slotBatch_(window_, UINT64_MAX) {
     const unsigned n = static_cast<unsigned>(std::max<std::uint64_t>(1, cfg.reader.readThreads));
     threads_.reserve(n);
     for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this, i] { readerLoop(i); });
@@ -34,6 +35,7 @@ void BatchPrefetcher::startEpoch(const std::vector<std::uint64_t>& order, std::u
     order_ = &order;
     steps_ = steps;
     nextTicket_ = 0;
+    for (std::size_t r = 0; r < ownTicket_.size(); ++r) ownTicket_[r] = r * batch_;
     taken_ = 0;
     requested_ = 0;
     for (std::uint64_t s = 0; s < window_; ++s) {
@@ -45,12 +47,21 @@ void BatchPrefetcher::startEpoch(const std::vector<std::uint64_t>& order, std::u
     workCv_.notify_all();
 }
 
-bool BatchPrefetcher::ticketAvailable() const {
+bool BatchPrefetcher::ticketAvailable(unsigned id) const {
     if (!active_ || failed_.load()) return false;
     const std::uint64_t total = steps_ * batch_;
-    if (nextTicket_ >= total) return false;
-    if (synchronous_ && nextTicket_ / batch_ >= requested_) return false;
-    return nextTicket_ / batch_ < taken_ + window_;
+    const std::uint64_t next = wholeBatches_ ? ownTicket_[id] : nextTicket_;
+    if (next >= total) return false;
+    if (synchronous_ && next / batch_ >= requested_) return false;
+    return next / batch_ < taken_ + window_;
+}
+
+std::uint64_t BatchPrefetcher::takeTicket(unsigned id) {
+    if (!wholeBatches_) return nextTicket_++;
+    const std::uint64_t t = ownTicket_[id]++;
+    // Past its batch's last sample: on to its next batch, W batches on.
+    if (ownTicket_[id] % batch_ == 0) ownTicket_[id] += (ownTicket_.size() - 1) * batch_;
+    return t;
 }
 
 void BatchPrefetcher::readerLoop(unsigned id) {
@@ -64,8 +75,11 @@ void BatchPrefetcher::readerLoop(unsigned id) {
     // reader.preprocess_time: DLIO's FormatReader.preprocess() sleeps a draw of it after every sample, in
     // the reader that read it. Each reader draws from its own stream (the seed and its index).
     const ComputeTime& pre = cfg_.reader.preprocessTime;
-    const bool preprocesses = pre.distribution != ComputeDistribution::Constant || pre.mean > 0;
+    const ComputeTime& preCpu = cfg_.trainio.preprocessCpuTime; // run on a core first (a captured job's CPU work)
+    const bool burns = preCpu.expectedSeconds() > 0;
+    const bool preprocesses = burns || pre.distribution != ComputeDistribution::Constant || pre.mean > 0;
     ComputeEmulator preprocess(pre, cfg_.train.seed ^ (0x9e3779b97f4a7c15ull * (id + 1)));
+    ComputeEmulator preprocessCpu(preCpu, cfg_.train.seed ^ (0xc2b2ae3d27d4eb4full * (id + 1)));
     // Readers run as SCHED_BATCH with the default slice: they do not preempt the training loop when
     // they wake up, so the emulator's own reading does not steal the emulated accelerator's time. A reader
     // that emulates preprocessing stands for a loader worker that sleeps and wakes per sample: as
@@ -78,9 +92,9 @@ void BatchPrefetcher::readerLoop(unsigned id) {
         bool newEpoch = false;
         {
             std::unique_lock lock(mutex_);
-            workCv_.wait(lock, [&] { return shutdown_ || ticketAvailable(); });
+            workCv_.wait(lock, [&] { return shutdown_ || ticketAvailable(id); });
             if (shutdown_) return;
-            ticket = nextTicket_++;
+            ticket = takeTicket(id);
             ++busy_;
             newEpoch = seenGen != epochGen_;
             seenGen = epochGen_;
@@ -96,6 +110,7 @@ void BatchPrefetcher::readerLoop(unsigned id) {
             try {
                 bytesRead_.fetch_add(source_.fetch(sample, *reader), std::memory_order_relaxed);
                 samplesRead_.fetch_add(1, std::memory_order_relaxed);
+                if (burns) ComputeEmulator::burn(preprocessCpu.draw(), &cancel_);
                 if (preprocesses) ComputeEmulator::wait(preprocess.draw(), &cancel_);
             } catch (const std::exception& e) {
                 ok = false;
@@ -152,7 +167,7 @@ bool BatchPrefetcher::takeBatch(std::uint64_t b) {
     // Wake only as many readers as there are new samples to read: waking them all makes a herd that
     // preempts the training loop on small machines, and every µs it loses is an AU point lost.
     if (next < steps_) {
-        if (batch_ >= threads_.size()) workCv_.notify_all();
+        if (batch_ >= threads_.size() || wholeBatches_) workCv_.notify_all(); // whole batches: one reader's turn
         else
             for (std::uint64_t i = 0; i < batch_; ++i) workCv_.notify_one();
     }

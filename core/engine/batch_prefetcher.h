@@ -56,7 +56,8 @@ public:
 
 private:
     void readerLoop(unsigned id);
-    bool ticketAvailable() const;
+    bool ticketAvailable(unsigned id) const;
+    std::uint64_t takeTicket(unsigned id); // under the lock, after ticketAvailable(id)
 
     const WorkloadConfig& cfg_;
     IoBackend& io_;
@@ -77,6 +78,10 @@ private:
     // batch itself when it asks for it, nothing ahead. One reader thread reads a batch only once the loop
     // asked for it (requested_), and the loop waits for it: no overlap with compute.
     const bool synchronous_;
+    // trainio.whole_batches: reader k builds whole batches k, k + W, k + 2W, … (W readers), as PyTorch's
+    // DataLoader workers do, instead of every reader taking the next sample of any batch.
+    const bool wholeBatches_;
+    std::vector<std::uint64_t> ownTicket_; // whole batches: each reader's next sample position
     std::uint64_t requested_ = 0;  // synchronous: batches the training loop asked for
     std::uint64_t readyAfterTake_ = 0; // written by takeBatch, read by the same (training) thread
     bool active_ = false;

@@ -90,4 +90,25 @@ bool ComputeEmulator::wait(double seconds, const std::atomic<bool>* cancel) {
     return true;
 }
 
+namespace {
+std::int64_t threadCpuNs() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+} // namespace
+
+bool ComputeEmulator::burn(double cpuSeconds, const std::atomic<bool>* cancel) {
+    if (cpuSeconds <= 0.0) return !(cancel && cancel->load(std::memory_order_relaxed));
+    const std::int64_t until = threadCpuNs() + static_cast<std::int64_t>(cpuSeconds * 1e9);
+    // Work the compiler cannot drop; the thread's own CPU clock, read every ~20 µs of it, says when enough
+    // ran (time spent waiting for a core is not counted: that is the contention the replay reproduces).
+    volatile std::uint64_t sink = 0x9e3779b97f4a7c15ull;
+    for (std::uint32_t i = 0;; ++i) {
+        for (int k = 0; k < 2000; ++k) sink = sink * 6364136223846793005ull + 1442695040888963407ull;
+        if (threadCpuNs() >= until) return true;
+        if ((i & 63) == 0 && cancel && cancel->load(std::memory_order_relaxed)) return false;
+    }
+}
+
 } // namespace trainio

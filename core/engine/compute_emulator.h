@@ -22,6 +22,10 @@ public:
     // Waits `seconds` from now; returns early (false) if `cancel` becomes true. Checks cancel at least
     // every 20 ms so that a long compute step still stops promptly.
     static bool wait(double seconds, const std::atomic<bool>* cancel = nullptr);
+    // Runs on this thread's core until its CPU clock has advanced `cpuSeconds` (a captured job's per-sample
+    // CPU work, trainio.preprocess_cpu_time): on a busy machine it takes longer than that in wall time, as
+    // the job's did. Returns early (false) if `cancel` becomes true.
+    static bool burn(double cpuSeconds, const std::atomic<bool>* cancel = nullptr);
 
 private:
     ComputeTime time_;

@@ -198,6 +198,10 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
     loader::SampleSource source(cfg, io, rank, run.ranks, run.runSeed, run.stop);
     BatchPrefetcher prefetcher(cfg, io, source, run.stop);
     ComputeEmulator compute(cfg.train.computationTime, mixSeed(cfg.train.seed, 0xC0117E, rank));
+    // trainio.handover_time: the loop's time to receive a batch that is ready (a captured PyTorch job's
+    // unpickling), slept after the batch is taken, so it is in the step's load (waiting for data), not compute.
+    const bool handsOver = cfg.trainio.handoverTime.expectedSeconds() > 0;
+    ComputeEmulator handover(cfg.trainio.handoverTime, mixSeed(cfg.train.seed, 0x4A4D0, rank));
     std::vector<std::uint64_t> order;
     const StopFlag shouldStop{run};
     const bool v1 = run.opt.semantics == MetricSemantics::DlioV1;
@@ -260,6 +264,7 @@ void runRank(SharedRun& run, std::uint64_t rank, RankRecord& record, IoBackend& 
                 if (prefetcher.failed()) run.fail(prefetcher.error());
                 break;
             }
+            if (handsOver && !ComputeEmulator::wait(handover.draw(), &run.stop)) break; // cancelled: not recorded
             const double t1 = run.clock.now();
             const double drawn = compute.draw();
             const bool finished = ComputeEmulator::wait(drawn, &run.stop);

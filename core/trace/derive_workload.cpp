@@ -1,5 +1,7 @@
 #include "trace/derive_workload.h"
 
+#include "trace/batch_handover.h"
+
 #include "trace/file_format.h"
 
 #include "config/config_keys.h"
@@ -21,6 +23,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -63,6 +66,7 @@ struct Session {
     std::uint64_t bytes = 0;  // read or mapped, with repeats
     std::uint64_t ioNs = 0;   // time inside open, read, mmap and close calls
     std::uint64_t cpuAtOpen = 0; // the thread's CPU clock at its open (0: not recorded)
+    std::uint64_t cpuAtClose = 0; // and at its close (0: not recorded; older traces)
     std::uint64_t waitAtOpen = 0; // 1 + the thread's time waiting for a core at its open (0: not recorded)
     bool mapped = false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges; // [begin, end) read or mapped
@@ -168,6 +172,7 @@ Sessions buildSessions(const Trace& tr) {
                 Session& s = out.list[it->second];
                 s.ioNs += e.dur;
                 s.tEnd = std::max(s.tEnd, e.t + e.dur);
+                s.cpuAtClose = e.cpu;
                 open.erase(it);
             }
             break;
@@ -631,6 +636,8 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     // them apart (a reader that idles spends no CPU), so the collation is that gap's CPU less a sample's.
     std::vector<double> busy, busyCpu, boundaryCpu;
     std::vector<double> busyWait, boundaryRun; // waiting for a core; running or waiting for a core
+    std::vector<double> busyBlocked;           // neither running nor waiting for a core (a sleep, a lock, a page fault)
+    std::vector<double> busyWork;              // CPU outside the I/O calls: what the replay's reader runs (its own reads cost their own)
     for (const auto& ep : inEpoch) {
         std::map<std::pair<int, std::uint32_t>, std::vector<std::size_t>> byReader;
         for (std::size_t i : ep)
@@ -643,6 +650,9 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 const double cpu = cpuKnown ? static_cast<double>(b.cpuAtOpen - a.cpuAtOpen) * 1e-9 : 0;
                 const bool waitKnown = cpuKnown && a.waitAtOpen > 0 && b.waitAtOpen >= a.waitAtOpen;
                 const double wait = waitKnown ? static_cast<double>(b.waitAtOpen - a.waitAtOpen) * 1e-9 : 0;
+                // A reader's first batch of an epoch holds its start-up (PyTorch starts its workers anew every
+                // epoch: imports, first allocations): not a sample's work, left out when there are later batches.
+                if (k < d.batchSize && list.size() >= 2 * d.batchSize) continue;
                 if ((k + 1) % d.batchSize == 0) { // the batch's last sample: its collation and hand-over follow
                     if (cpuKnown) boundaryCpu.push_back(cpu);
                     if (waitKnown) boundaryRun.push_back(cpu + wait);
@@ -652,6 +662,15 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 busy.push_back(std::max(0.0, gap) * 1e-9);
                 if (cpuKnown) busyCpu.push_back(cpu);
                 if (waitKnown) busyWait.push_back(wait);
+                // The CPU outside the I/O calls: after the close (decode, transforms), and inside the session less
+                // its I/O calls' time (a parse between reads; on page-cache reads those calls are CPU themselves).
+                // Without the close's CPU clock (older traces) all of it: the replay's reads then count twice.
+                const bool closeKnown = cpuKnown && a.cpuAtClose >= a.cpuAtOpen && b.cpuAtOpen >= a.cpuAtClose;
+                const double work = closeKnown ? static_cast<double>(b.cpuAtOpen - a.cpuAtClose) * 1e-9 +
+                                                     std::max(0.0, static_cast<double>(a.cpuAtClose - a.cpuAtOpen) - static_cast<double>(a.ioNs)) * 1e-9
+                                               : cpu;
+                if (waitKnown) busyWork.push_back(work);
+                if (waitKnown) busyBlocked.push_back(std::max(0.0, gap * 1e-9 - wait - work));
             }
     }
     if (busy.size() >= 2) {
@@ -666,8 +685,13 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
         const bool waitSeen = busyWait.size() == busyCpu.size() && !boundaryRun.empty() && boundaryRun.size() == boundaryCpu.size();
         if (waitSeen) d.preprocessWaitMean = mean(busyWait);
         if (!d.synchronous && waitSeen) {
-            // Running or waiting for a core, never idle or blocked: a boundary's less a sample's.
-            d.collateMean = std::max(0.0, mean(boundaryRun) - (d.preprocessCpuMean + d.preprocessWaitMean));
+            // The CPU and the rest told apart: the replay's readers run the CPU on a core (waiting for one as
+            // the job's did when they outnumber the cores, and only then) and sleep the rest. The collation is
+            // CPU: a boundary's less a sample's.
+            d.cpuBurned = true;
+            d.preprocessBlockedMean = mean(busyBlocked);
+            d.preprocessWorkMean = mean(busyWork);
+            d.collateMean = std::max(0.0, mean(boundaryCpu) - d.preprocessCpuMean);
         } else if (!d.synchronous && !boundaryCpu.empty() && d.preprocessCpuMean > 0) {
             const double collateCpu = std::max(0.0, mean(boundaryCpu) - d.preprocessCpuMean);
             const double share = d.preprocessMean > 0 ? std::min(1.0, d.preprocessCpuMean / d.preprocessMean) : 1.0;
@@ -699,14 +723,22 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     // The engine has no collation step of its own: a batch's collation is spread over its samples (the
     // same time per batch in the readers; with the readers binding, the same batches per second).
     const double perSampleCollate = d.collateMean / static_cast<double>(d.batchSize);
-    const ComputeTime preprocess = timeOf(d.preprocessMean + perSampleCollate, d.preprocessStdev);
+    const ComputeTime preprocess = d.cpuBurned ? timeOf(d.preprocessBlockedMean, stdev(busyBlocked))
+                                               : timeOf(d.preprocessMean + perSampleCollate, d.preprocessStdev);
+    const ComputeTime preprocessCpu = d.cpuBurned ? timeOf(d.preprocessWorkMean + perSampleCollate, stdev(busyWork)) : ComputeTime{};
     std::string preBasis =
         busy.size() >= 2
             ? std::to_string(busy.size()) + " samples: a reader's time from a sample's open to its next sample's open in the same "
               "batch, less the time inside open/read/close: mean " + ms(d.preprocessMean) + ", stdev " + ms(d.preprocessStdev) +
               ", median " + ms(median(busy)) + " (the batch's last sample is left out: its collation and hand-over follow it)"
             : "too few samples in a batch to tell (batch size " + std::to_string(d.batchSize) + "): 0";
-    if (cpuSeen)
+    if (d.cpuBurned)
+        preBasis += "; of it the readers' CPU clock " + ms(d.preprocessCpuMean) + " a sample (" + ms(d.preprocessWorkMean) +
+                    " outside the I/O calls), waiting for a core " +
+                    ms(d.preprocessWaitMean) + ", neither (blocked or asleep) " + ms(d.preprocessBlockedMean) +
+                    ": the replay's readers sleep the last (this key) and run the CPU on a core (trainio.preprocess_cpu_time), "
+                    "so they wait for a core as the job's did where they outnumber the cores, and only there";
+    else if (cpuSeen)
         preBasis += "; of it the readers' CPU clock " + ms(d.preprocessCpuMean) + " a sample (" +
                     num(d.preprocessMean > 0 ? 100 * d.preprocessCpuMean / d.preprocessMean : 100, 3) + " %)" +
                     (d.preprocessWaitMean > 0 ? ", waiting for a core " + ms(d.preprocessWaitMean) : std::string(", the rest waiting")) +
@@ -721,6 +753,59 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     else
         preBasis += "; the trace has no CPU clock (an older interposer): no collation time could be told from idle waits";
     add("reader.preprocess_time", timeText(preprocess), preBasis, true);
+    if (d.cpuBurned)
+        add("trainio.preprocess_cpu_time", timeText(preprocessCpu),
+            std::to_string(busyWork.size()) + " samples: a reader's CPU clock from a sample's open to its next sample's open in the "
+            "same batch, outside the I/O calls (the replay's reads cost their own): mean " + ms(d.preprocessWorkMean) + ", stdev " +
+            ms(stdev(busyWork)) + "; plus the collation, " +
+            ms(d.collateMean) + " of CPU a batch (between a batch's last sample and the next batch, less a sample's), spread "
+            "over its " + std::to_string(d.batchSize) + " samples; run on a core by the replay's readers after each read");
+
+    // ---- the batch hand-over in the loop (trainio.handover_time, batch_handover.h) ----
+    ComputeTime handover;
+    if (d.stepsFromMarks && hasWorkers && !d.synchronous) {
+        // Also tells whether the workers built whole batches in turn (batch k by worker k mod W).
+        std::map<int, std::uint64_t> started; // reader processes in the order they were started
+        for (const auto& p : tr.processes) started[p.pid] = p.t;
+        std::map<std::uint64_t, HandoverEpoch> byEpoch;
+        for (const auto& m : tr.marks) {
+            if (m.pid != mainPid || (m.op != MarkOp::Ask && m.op != MarkOp::Batch)) continue;
+            auto& v = m.op == MarkOp::Ask ? byEpoch[m.epoch].ask : byEpoch[m.epoch].arrival;
+            if (v.size() <= m.step) v.resize(m.step + 1, 0);
+            v[m.step] = m.t;
+        }
+        std::vector<HandoverEpoch> epochs;
+        std::size_t w = 0;
+        for (auto& [e, he] : byEpoch) {
+            if (w >= inEpoch.size()) break;
+            std::map<std::tuple<std::uint64_t, int, std::uint32_t>, std::vector<std::size_t>> byReader;
+            for (std::size_t i : inEpoch[w]) byReader[{started[sessions[i].pid], sessions[i].pid, sessions[i].tid}].push_back(i);
+            for (const auto& [id, list] : byReader) {
+                auto& ends = he.batchEnds.emplace_back();
+                for (std::size_t k = 0; k + d.batchSize <= list.size(); k += d.batchSize) {
+                    HandoverEpoch::BatchEnd end;
+                    for (std::size_t j = k; j < k + d.batchSize; ++j) end.closed = std::max(end.closed, sessions[list[j]].tEnd);
+                    const Session& last = sessions[list[k + d.batchSize - 1]];
+                    end.done = std::max(end.closed, last.tOpen + last.ioNs + static_cast<std::uint64_t>(d.preprocessMean * 1e9));
+                    ends.push_back(end);
+                }
+            }
+            epochs.push_back(std::move(he));
+            ++w;
+        }
+        const HandoverEstimate h = estimateHandover(epochs, d.collateMean);
+        d.wholeBatches = h.usable && d.readThreads > 1;
+        if (h.usable) {
+            d.handoverMean = mean(h.seconds);
+            d.handoverStdev = stdev(h.seconds);
+            handover = timeOf(d.handoverMean, d.handoverStdev);
+        }
+        add("trainio.handover_time", h.usable ? timeText(handover) : "0",
+            h.basis + (h.usable ? ": mean " + ms(d.handoverMean) + ", stdev " + ms(d.handoverStdev) + ", median " +
+                                      ms(median(h.seconds)) + "; the replay's loop sleeps it after taking each batch, as waiting for data"
+                                : std::string(": none replayed")),
+            !h.usable);
+    }
 
     // ---- shuffle: does each reader read the files in their sorted order? ----
     std::map<std::uint32_t, std::size_t> rank;
@@ -798,6 +883,11 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     c.reader.batchSize = d.batchSize;
     c.reader.readThreads = d.synchronous ? 0 : d.readThreads;
     c.reader.prefetchSize = d.synchronous ? 0 : 2 * d.readThreads;
+    c.trainio.wholeBatches = d.wholeBatches;
+    if (d.wholeBatches)
+        add("trainio.whole_batches", "true",
+            "each batch's samples were read by one worker, batch k by worker k mod " + std::to_string(d.readThreads) +
+                " (PyTorch's DataLoader): the replay's readers build whole batches in the same turn");
     if (d.synchronous)
         add("reader.prefetch_size", "0", "the training loop loads each batch itself when it asks for it: nothing ahead");
     else
@@ -807,6 +897,8 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
     c.reader.sampleShuffle = d.shuffled ? ShuffleMode::Seed : ShuffleMode::Off;
     c.reader.transferSize = d.transferSize;
     c.reader.preprocessTime = preprocess;
+    c.trainio.preprocessCpuTime = preprocessCpu;
+    c.trainio.handoverTime = handover;
     c.train.epochs = d.epochs;
     c.train.computationTime = timeOf(d.computeMean, d.computeStdev);
     if (d.mmap) c.trainio.ioEngine = "mmap";
@@ -873,73 +965,6 @@ DerivedWorkload deriveWorkload(const Trace& tr) {
                 std::to_string(d.batchSize) + ", " + std::to_string(d.readThreads) + " reader(s), compute " + ms(d.computeMean) +
                 "/step, preprocess " + ms(d.preprocessMean) + "/sample" + (d.stepsFromMarks ? "" : ", steps inferred");
     return d;
-}
-
-std::string jobVersusReplay(const DerivedWorkload& d, double au, double sps) {
-    JobVersusReplay j;
-    j.stepsFromMarks = d.stepsFromMarks;
-    j.jobAuPercent = d.jobAuPercent;
-    j.jobSamplesPerSecond = d.jobSamplesPerSecond;
-    j.replayAuPercent = au;
-    j.replaySamplesPerSecond = sps;
-    return jobVersusReplayText(j);
-}
-
-fs::path fileListPathFor(const fs::path& yaml) {
-    fs::path p = yaml;
-    p.replace_extension(".files.txt");
-    return p;
-}
-
-bool attachFileList(DerivedWorkload& d, const fs::path& listPath) {
-    if (d.dlioNames) return false;
-    std::error_code ec;
-    const fs::path abs = fs::absolute(listPath, ec).lexically_normal();
-    writeFileList(abs, d.dataFiles,
-                  "The training files of the job captured in " + d.config.trainio.capturedJob.trace +
-                      " (trainio-cli workload --from-trace, docs/capture.md):\none path a line, in name order; "
-                      "trainio.file_list of the workload names this file.");
-    d.config.dataset.fileList = abs.string();
-    return true;
-}
-
-void writeDerivedWorkload(const DerivedWorkload& derived, const fs::path& yaml) {
-    DerivedWorkload d = derived;
-    if (!d.dlioNames && d.config.dataset.fileList.empty()) attachFileList(d, fileListPathFor(yaml));
-    std::ostringstream out;
-    out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
-    if (!std::isnan(d.jobAuPercent))
-        out << "# The job's own AU: " << num(d.jobAuPercent, 4) << " %, " << num(d.jobSamplesPerSecond, 5) << " samples/s\n";
-    out << "# Times (train.computation_time per step, reader.preprocess_time per sample) are the job's wall-clock\n"
-           "# times: a constant when their spread is under 5 % of the mean, else a gamma distribution fitted by\n"
-           "# moments (shape = mean^2 / variance, scale = variance / mean): it keeps the job's mean and stdev and\n"
-           "# never draws a negative time (a normal one clamped at zero would raise the mean). The readers' time\n"
-           "# holds their waits for a core";
-    if (d.preprocessCpuMean > 0)
-        out << " (CPU " << num(d.preprocessCpuMean * 1e3, 3) << " ms of " << num(d.preprocessMean * 1e3, 3)
-            << " ms a sample)";
-    out << ", replayed once by sleeping\n# readers; the collation";
-    if (d.preprocessCpuMean > 0) out << " (" << num(d.collateMean * 1e3, 3) << " ms a batch)";
-    out << " is spread over the batch's samples.\n";
-    if (d.dlioNames) {
-        out << "# dataset.data_folder is the job's own data: run replays on it.\n";
-        out << "# Another storage: trainio-cli datagen --config THIS ++workload.dataset.data_folder=DIR, then run with it\n";
-    } else {
-        out << "# The job's files do not follow DLIO's names: trainio.file_list lists them (one path a line), and run\n"
-               "# replays on them where they are. Another storage: clear the list and name a folder for datagen,\n"
-               "#   trainio-cli datagen --config THIS ++workload.trainio.file_list= ++workload.dataset.data_folder=DIR\n"
-               "#   trainio-cli run --config THIS ++workload.trainio.file_list= ++workload.dataset.data_folder=DIR\n";
-    }
-    out << toYaml(d.config);
-    const fs::path tmp = yaml.string() + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << out.str();
-        if (!f.flush()) throw InputError(yaml.string() + ": cannot write: " + errnoText(errno));
-    }
-    std::error_code ec;
-    fs::rename(tmp, yaml, ec);
-    if (ec) throw InputError(yaml.string() + ": cannot write: " + ec.message());
 }
 
 } // namespace trainio::trace

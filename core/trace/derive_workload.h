@@ -16,6 +16,7 @@
 //                 batch's collation (from the readers' CPU clock and run-queue wait) spread over its samples
 //   times         a gamma distribution fitted by moments when the spread exceeds 5 % of the mean (fitTime)
 //   read_threads  0 when the training loop reads on its own main thread (it loads each batch when asked)
+//   hand-over     per step in the loop: the batch's arrival − max(request, done in its reader) (batch_handover.h)
 #pragma once
 
 #include "config/workload_config.h"
@@ -61,6 +62,11 @@ struct DerivedWorkload {
     double preprocessCpuMean = 0;                   // s per sample on the readers' CPU clock (0: not recorded)
     double preprocessWaitMean = 0;                  // s per sample runnable but waiting for a core (0: not recorded)
     double collateMean = 0;                         // s per batch, wall clock (0: not recorded)
+    double preprocessBlockedMean = 0;               // s per sample neither running nor waiting for a core
+    double preprocessWorkMean = 0;                  // s per sample of CPU outside the I/O calls
+    bool wholeBatches = false; // batch k built whole by worker k mod W (trainio.whole_batches)
+    bool cpuBurned = false; // the CPU told from the rest: trainio.preprocess_cpu_time run on a core, the rest slept
+    double handoverMean = 0, handoverStdev = 0;     // s per step in the loop: a ready batch's hand-over (0: none)
     // The job's own figures from its step marks (NaN without marks): DLIO ≥ 2 semantics, first step of
     // each epoch left out, mean over epochs.
     double jobAuPercent = 0;

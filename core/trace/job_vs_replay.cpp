@@ -20,16 +20,19 @@ const std::string* resolvedValue(const aggregate::InvocationRecord& r, const std
 }
 
 // The keys a trace decides (derive_workload.cpp), in every DLIO generation's spelling; the two times with
-// their distributions' members (train.computation_time.mean, reader.preprocess_time.stdev, …).
+// their distributions' members (train.computation_time.mean, reader.preprocess_time.stdev, …), and the
+// loop's batch hand-over.
 bool traceDecided(const std::string& key) {
     static const std::set<std::string> keys = {
         "dataset.format", "dataset.num_files_train", "dataset.num_samples_per_file", "dataset.record_length",
         "dataset.record_length_bytes", "dataset.record_length_stdev", "dataset.record_length_bytes_stdev",
         "reader.batch_size", "reader.read_threads", "reader.transfer_size", "reader.file_shuffle",
         "reader.sample_shuffle", "reader.preprocess_time", "reader.preprocess_time_stdev", "train.computation_time",
-        "train.computation_time_stdev", "trainio.io_engine"};
+        "train.computation_time_stdev", "trainio.io_engine", "trainio.handover_time",
+        "trainio.preprocess_cpu_time", "trainio.whole_batches"};
     if (keys.count(key)) return true;
-    for (const char* d : {"reader.preprocess_time.", "train.computation_time."})
+    for (const char* d : {"reader.preprocess_time.", "train.computation_time.", "trainio.handover_time.",
+                          "trainio.preprocess_cpu_time."})
         if (key.rfind(d, 0) == 0) return true;
     return false;
 }

@@ -244,6 +244,7 @@ Trace readTrace(const fs::path& dir) {
             e.off = whole(j, "off", where, false);
             e.n = whole(j, "n", where, false);
             e.addr = whole(j, "addr", where, false);
+            if (e.op == Op::Close) e.cpu = whole(j, "cpu", where, false);
             if (e.op == Op::Open) {
                 e.size = whole(j, "size", where);
                 e.cpu = whole(j, "cpu", where, false);

@@ -74,7 +74,7 @@ struct IoEvent {
     std::uint64_t n = 0;    // bytes read or mapped
     std::uint64_t size = 0; // open: the file's size
     std::uint64_t addr = 0; // mmap, munmap
-    std::uint64_t cpu = 0;  // open: the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) after it; 0 unknown
+    std::uint64_t cpu = 0;  // open, close: the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, ns) after it; 0 unknown
     std::uint64_t runWait = 0; // open: 1 + its time runnable but waiting for a core (schedstat, ns); 0 unknown
     std::uint32_t path = UINT32_MAX; // open: index into Trace::paths
 };

@@ -35,16 +35,11 @@ using capturetest::summaryMetric;
 
 namespace {
 
-const QString kPython = QStringLiteral("/usr/bin/python3");
-const QString kJob = QStringLiteral(TRAINIO_SOURCE_DIR "/tests/tools/capture_job.py");
+using capturetest::kJob;
+using capturetest::kPython;
+using capturetest::pythonHas;
 constexpr double kRecord = 262144; // the dataset's record_length_bytes
 constexpr int kFiles = 64;
-
-bool pythonHas(const QString& module) {
-    QProcess p;
-    p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import ") + module});
-    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
 
 } // namespace
 

@@ -8,6 +8,7 @@
 #include "capture_support.h"
 
 #include "engine/compute_emulator.h"
+#include "trace/batch_handover.h"
 #include "trace/derive_workload.h"
 #include "trace/trace_reader.h"
 
@@ -21,6 +22,8 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <regex>
+#include <set>
 
 namespace fs = std::filesystem;
 using namespace testsupport;
@@ -70,8 +73,11 @@ class TestReplayShape : public QObject {
 
     struct Shape {
         const char* name;
-        QStringList args; // shape_job's options
+        QStringList args;   // the job's options
+        bool torch = false; // the real PyTorch job (capture_job.py: a DataLoader), else shape_job
+        unsigned batch = 4;
     };
+    int torchSkips_ = 0;
 
     // Captures the job, derives the workload with the CLI, replays it — three times, job and replay alternating —
     // and compares the medians of AU and samples/s (one job run against one replay on a loaded 2-core machine
@@ -81,8 +87,9 @@ class TestReplayShape : public QObject {
         for (int trial = 0; trial < 3; ++trial) {
             const std::string tag = std::string(s.name) + "-" + std::to_string(trial);
             const fs::path trace = dir(tag + "-trace");
-            QStringList args{"capture", "--output", QString::fromStdString(trace.string()), "--", QStringLiteral(SHAPE_JOB),
-                             "--data", QString::fromStdString((data_ / "train").string()), "--batch", "4", "--epochs", "3"};
+            QStringList args{"capture", "--output", QString::fromStdString(trace.string()), "--"};
+            args << (s.torch ? QStringList{capturetest::kPython, capturetest::kJob, "--marker"} : QStringList{QStringLiteral(SHAPE_JOB)});
+            args << "--data" << QString::fromStdString((data_ / "train").string()) << "--batch" << "4" << "--epochs" << "3";
             args << s.args;
             const CliResult c = runCli(args, 300000);
             QVERIFY2(c.exitCode == 0, qPrintable(c.err + c.out));
@@ -90,7 +97,7 @@ class TestReplayShape : public QObject {
             QVERIFY2(jobAu > 0, "the job wrote no step marks");
             const auto d = trainio::trace::deriveWorkload(trainio::trace::readTrace(trace));
             QVERIFY(d.stepsFromMarks);
-            QCOMPARE(d.batchSize, 4u);
+            QCOMPARE(d.batchSize, static_cast<std::uint64_t>(s.batch));
             QVERIFY2(std::abs(d.jobAuPercent - jobAu) < 0.01, qPrintable(QString::number(d.jobAuPercent) + " vs " + QString::number(jobAu)));
             const fs::path yaml = dir(tag + ".yaml");
             const CliResult w = runCli({"workload", "--from-trace", QString::fromStdString(trace.string()), "--output", QString::fromStdString(yaml.string())});
@@ -186,6 +193,102 @@ private slots:
     void computeBound() { captureDeriveReplay({"compute-bound", {"--workers", "2", "--preprocess-ms", "2", "--compute-ms", "25"}}); }
     void moreProcessesThanCores() { captureDeriveReplay({"more-processes-than-cores", {"--workers", "4", "--preprocess-ms", "6", "--compute-ms", "5"}}); }
     void noLoaderWorkers() { captureDeriveReplay({"no-workers", {"--workers", "0", "--preprocess-ms", "3", "--collate-ms", "1", "--compute-ms", "8"}}); }
+
+    // The hand-over per step (trace/batch_handover.h) on hand-made epochs, times in ms: 2 readers, batches of
+    // which reader 1's closes come first (started second: the fit puts it at position 0).
+    void handoverFromHandMadeSteps() {
+        using trainio::trace::HandoverEpoch;
+        const auto ms = [](double v) { return static_cast<std::uint64_t>(v * 1e6); };
+        HandoverEpoch ep;
+        // steps 0..5: ask, arrival
+        const double ask[] = {1000, 1010, 1020, 1030, 1040, 1050}, arrival[] = {1008, 1012, 1023, 1033, 1048, 1052};
+        for (int k = 0; k < 6; ++k) {
+            ep.ask.push_back(ms(ask[k]));
+            ep.arrival.push_back(ms(arrival[k]));
+        }
+        // listed in start order: reader A made steps 1, 3, 5; reader B steps 0, 2, 4 (closed, done)
+        ep.batchEnds.push_back({{ms(1005), ms(1006)}, {ms(1015), ms(1016)}, {ms(1049), ms(1050)}});
+        ep.batchEnds.push_back({{ms(1004), ms(1005)}, {ms(1014), ms(1015)}, {ms(1045), ms(1046)}});
+        const auto h = trainio::trace::estimateHandover({ep}, 0.001); // collation 1 ms
+        QVERIFY2(h.usable, h.basis.c_str());
+        QCOMPARE(h.steps, std::size_t(5)); // step 0 left out
+        QCOMPARE(h.unmatched, std::size_t(0));
+        // step 1: A's batch 0 ready 1007 < ask 1010 → 2; step 2: B's batch 1 ready 1016 < 1020 → 3; step 3: A's
+        // batch 1 ready 1017 < 1030 → 3; step 4: B's batch 2 ready 1047 > ask 1040 → 1048 − 1047 = 1; step 5: A's
+        // batch 2 ready 1051 > 1050 → 1052 − 1051 = 1.
+        const std::vector<double> want = {2, 3, 3, 1, 1};
+        QCOMPARE(h.seconds.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(std::abs(h.seconds[i] * 1e3 - want[i]) < 1e-6, qPrintable(QString::number(h.seconds[i] * 1e3)));
+        QCOMPARE(h.readyBeforeAsk, std::size_t(3));
+        // Batches that arrive before their reader closed them fit no order: not measured.
+        HandoverEpoch bad = ep;
+        for (auto& ends : bad.batchEnds)
+            for (auto& e : ends) e.closed = e.done = ms(1100);
+        QVERIFY(!trainio::trace::estimateHandover({bad}, 0.001).usable);
+    }
+
+    // trainio.whole_batches: the replay, itself captured, reads every batch with one reader, batch k by reader
+    // k mod 2 in turn; without it the two readers share a batch's samples.
+    void wholeBatchesAreEachReadByOneReader() {
+        for (const bool whole : {true, false}) {
+            const fs::path yaml = dir(whole ? "whole.yaml" : "shared.yaml");
+            writeText(yaml, "model: {name: whole}\nframework: pytorch\nworkflow: {generate_data: false, train: true}\n"
+                            "dataset: {data_folder: " + data_.string() + ", format: npz, num_files_train: 128, num_samples_per_file: 1, "
+                            "record_length_bytes: 65536}\n"
+                            "reader: {data_loader: pytorch, batch_size: 4, read_threads: 2, prefetch_size: 4, preprocess_time: 0.002}\n"
+                            "train: {epochs: 1, computation_time: 0.001}\ntrainio: {whole_batches: " + (whole ? "true" : "false") + "}\n");
+            const fs::path trace = dir(whole ? "whole-trace" : "shared-trace");
+            const CliResult r = runCli({"capture", "--output", QString::fromStdString(trace.string()), "--no-python", "--", QStringLiteral(TRAINIO_CLI),
+                                        "run", "--config", QString::fromStdString(yaml.string()), "--output",
+                                        QString::fromStdString(dir(whole ? "whole-run" : "shared-run").string()), "--quiet"},
+                                       180000);
+            QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+            const auto tr = trainio::trace::readTrace(trace);
+            // Each file's last open (by time) is the epoch's read; the pre-flight checks read some before.
+            std::map<int, std::uint32_t> readerOfFile;
+            const std::regex name(R"(img_(\d+)_of_128\.npz$)");
+            for (const auto& e : tr.events) {
+                std::smatch m;
+                if (e.op == trainio::trace::Op::Open && std::regex_search(tr.paths[e.path], m, name)) readerOfFile[std::stoi(m[1])] = e.tid;
+            }
+            std::map<int, std::set<std::uint32_t>> readersOf; // batch → reader threads
+            for (const auto& [file, tid] : readerOfFile) readersOf[file / 4].insert(tid);
+            QCOMPARE(readersOf.size(), std::size_t(32));
+            int shared = 0;
+            std::set<std::uint32_t> all;
+            for (const auto& [b, tids] : readersOf) {
+                shared += tids.size() > 1;
+                all.insert(tids.begin(), tids.end());
+                if (whole && b > 0) QVERIFY2(readersOf[b - 1] != tids, qPrintable(QStringLiteral("batches %1 and %2: one reader").arg(b - 1).arg(b)));
+            }
+            QCOMPARE(all.size(), std::size_t(2));
+            if (whole) QCOMPARE(shared, 0);
+            else QVERIFY2(shared > 0, "no batch shared by the two readers");
+        }
+    }
+
+    // The issue's own job: a PyTorch DataLoader, 2 worker processes, batch 4, npz files, a fixed compute per
+    // step — where the loader binds (3 ms: the loop's hand-over of each batch is most of its wait) and where
+    // compute binds (25 ms); and 3 workers building batches of 8, which outnumber the cores.
+    void torchLoaderBinds() { torchShape({"torch-3ms", {"--workers", "2", "--compute-ms", "3"}, true}); }
+    void torchComputeBinds() { torchShape({"torch-25ms", {"--workers", "2", "--compute-ms", "25"}, true}); }
+    void torchThreeWorkersBatch8() { torchShape({"torch-3-workers-batch-8", {"--workers", "3", "--batch", "8", "--compute-ms", "5"}, true, 8}); }
+
+    void cleanupTestCase() {
+        if (torchSkips_ > 0)
+            qWarning("%d PyTorch job shape(s) SKIPPED: python3-torch is not installed (packaging/setup-debian.sh --tests)", torchSkips_);
+    }
+
+private:
+    void torchShape(const Shape& s) {
+        static const bool torch = capturetest::pythonHas(QStringLiteral("torch"));
+        if (!torch) {
+            ++torchSkips_;
+            QSKIP("python3-torch is not installed: the PyTorch DataLoader job cannot run");
+        }
+        captureDeriveReplay(s);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReplayShape)

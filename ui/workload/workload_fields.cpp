@@ -256,7 +256,8 @@ std::vector<WorkloadField> buildFields() {
                                    {"output.metric.exclude_end_steps", "Exclude end steps"}});
 
     const QString s = QStringLiteral("trainio");
-    add(s, {{"trainio.io_engine", "I/O engine"}, {"trainio.io_depth", "I/O depth"}, {"trainio.cache", "Cache control"}});
+    add(s, {{"trainio.io_engine", "I/O engine"}, {"trainio.io_depth", "I/O depth"}, {"trainio.cache", "Cache control"},
+            {"trainio.preprocess_cpu_time", "Preprocess CPU per sample"}, {"trainio.handover_time", "Batch hand-over"}});
     f.push_back(storageProfileField(s));
     add(s, {{"trainio.storage.bandwidth_mib_s", "Bandwidth cap"},
             {"trainio.storage.latency_ms.type", "Latency"},
