@@ -81,7 +81,7 @@ std::string efficiencyText(const Efficiency& e, bool compact) {
     return out;
 }
 
-std::vector<std::string> efficiencySources(const Efficiency& e) {
+std::vector<std::string> efficiencySources(const Efficiency& e, const std::filesystem::path& below) {
     std::vector<std::string> out;
     for (const FigureInfo& f : kFigures) {
         const SystemFigure& figure = e.figures.*(f.figure);
@@ -91,7 +91,9 @@ std::vector<std::string> efficiencySources(const Efficiency& e) {
         }
         std::string line = std::string(f.name) + " " + significant(*figure.value) + " " + f.unit;
         if (f.divisor != 1.0) line += " (" + significant(*figure.value / f.divisor) + " TiB)";
-        out.push_back(line + ", from " + figure.file.string() + (figure.key.empty() ? "" : ": " + figure.key));
+        const auto rel = below.empty() ? std::filesystem::path() : figure.file.lexically_relative(below);
+        const bool inside = !rel.empty() && *rel.begin() != "..";
+        out.push_back(line + ", from " + (inside ? rel : figure.file).string() + (figure.key.empty() ? "" : ": " + figure.key));
     }
     return out;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ nlohmann::ordered_json efficiencyJson(const Efficiency& e);
 // "0.412 GiB/s per usable TiB · 2.10 GiB/s per kW · 1.70 GiB/s per U" (compact: "0.412/TiB · 2.10/kW · 1.70/U",
 // for a table cell); "" when no efficiency is known.
 std::string efficiencyText(const Efficiency& e, bool compact = false);
-// One line per figure, with its source: "usable capacity 37339 GiB (36.46 TiB), from <file>: <key>"; a
-// figure not given says so ("power: not given (trainio_labels.json power_kw, or the systems file)").
-std::vector<std::string> efficiencySources(const Efficiency& e);
+// One line per figure, with its source: "usable capacity 37339 GiB (36.5 TiB), from <file>: <key>" (the file
+// relative to `below` when it lies inside it); a figure not given says so ("power: not given (power_kw in
+// trainio_labels.json, or the MLPerf systems file)").
+std::vector<std::string> efficiencySources(const Efficiency& e, const std::filesystem::path& below = {});
 
 } // namespace trainio::aggregate

@@ -402,7 +402,7 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         // GiB/s per usable TiB, per kW, per rack unit (issue 33), and each figure with its source.
         const std::string text = aggregate::efficiencyText(n.efficiency);
         QString list;
-        for (const auto& line : aggregate::efficiencySources(n.efficiency)) list += QStringLiteral("<li>%1</li>").arg(htmlBreakable(q(line)));
+        for (const auto& line : aggregate::efficiencySources(n.efficiency, commonFolder(d))) list += QStringLiteral("<li>%1</li>").arg(htmlBreakable(q(line)));
         flow.addHtml(QStringLiteral("<p><b>Efficiency</b> %1</p><ul>%2</ul>")
                          .arg(text.empty() ? QStringLiteral("<span class=\"muted\">not known: no read GiB/s</span>") : htmlText(q(text)), list),
                      8.5);
