@@ -47,7 +47,7 @@ Exit codes: 0 ok, 2 bad input (a PATH that holds no benchmark or several, N out 
 
 constexpr const char* kLabelHelp =
     R"(Usage: trainio-cli label DIR [--system NAME] [--description TEXT] [--notes TEXT] [--name TEXT]
-                       [--replace]
+                       [--usable-capacity-gib N] [--power-kw N] [--rack-units N] [--replace]
 
 Writes DIR/trainio_labels.json, the labels the importer reads back for everything below DIR (the
 nearest file wins key by key; --name names DIR's own item only):
@@ -58,11 +58,21 @@ nearest file wins key by key; --name names DIR's own item only):
   --notes TEXT          free text
   --name TEXT           the item's own name in tables, plots and reports (default
                         "system · workload · N accelerators")
+  --usable-capacity-gib N  the system's usable capacity in GiB (key usable_capacity_GiB)
+  --power-kw N          the system's power in kW (key power_kw)
+  --rack-units N        the rack units the system takes (key rack_units)
+                        These three make the efficiency (docs/aggregation.md, "Efficiency": Read GiB/s per
+                        usable TiB, per kW, per rack unit) and win over an MLPerf systems file's; each a
+                        positive number, else nothing is written (exit code 2).
   --replace             drop the keys not given (default: keep what the file already says)
 
 DIR must exist and hold results (a summary.json at or below it). Prints the file written.
 Exit codes: 0 written, 2 bad input, 1 the file could not be written.
 )";
+
+// The label flags of the system's figures and the labels file keys they set.
+constexpr std::pair<const char*, const char*> kFigureFlags[] = {
+    {"--usable-capacity-gib", "usable_capacity_GiB"}, {"--power-kw", "power_kw"}, {"--rack-units", "rack_units"}};
 
 std::string describeItem(const aggregate::LibraryNode& n) {
     return n.itemName + " (" + aggregate::nodeKindName(n.kind) + ", " + n.path.string() + ")";
@@ -144,7 +154,10 @@ int runCompareCommand(const std::vector<std::string>& args) {
 int runLabelCommand(const std::vector<std::string>& args) {
     try {
         const ParsedArgs parsed = parseArgs(
-            args, OptionSpec{{"--system", "--description", "--notes", "--name"}, {"--help", "-h", "--replace"}, false, true});
+            args, OptionSpec{{"--system", "--description", "--notes", "--name", "--usable-capacity-gib", "--power-kw", "--rack-units"},
+                             {"--help", "-h", "--replace"},
+                             false,
+                             true});
         if (parsed.has("--help") || parsed.has("-h")) {
             std::cout << kLabelHelp;
             return 0;
@@ -169,8 +182,19 @@ int runLabelCommand(const std::vector<std::string>& args) {
         labels.description = parsed.value("--description").value_or("");
         labels.notes = parsed.value("--notes").value_or("");
         labels.name = parsed.value("--name").value_or("");
-        if (labels.system.empty() && labels.description.empty() && labels.notes.empty() && labels.name.empty())
-            throw InputError("label needs at least one of --system, --description, --notes, --name with a value");
+        bool anyFigure = false;
+        for (const auto& [flag, key] : kFigureFlags) {
+            const auto text = parsed.value(flag);
+            if (!text) continue;
+            for (const auto& k : store::systemFigureKeys())
+                if (std::string(k.key) == key)
+                    labels.figures.*(k.member) = aggregate::SystemFigure{
+                        store::parseSystemFigure((dir / store::kLabelsFile).string() + " (" + flag + ")", key, *text), {}, key};
+            anyFigure = true;
+        }
+        if (labels.system.empty() && labels.description.empty() && labels.notes.empty() && labels.name.empty() && !anyFigure)
+            throw InputError("label needs at least one of --system, --description, --notes, --name, --usable-capacity-gib, "
+                             "--power-kw, --rack-units with a value");
         store::writeLabelsFile(dir, labels, parsed.has("--replace"));
         const auto written = store::readLabelsFile(dir);
         std::cout << "wrote " << (dir / store::kLabelsFile).string() << '\n';
@@ -180,6 +204,8 @@ int runLabelCommand(const std::vector<std::string>& args) {
                                              {"notes", &written->notes},
                                              {"name", &written->name}})
                 if (!value->empty()) std::cout << "  " << key << ": " << *value << '\n';
+            for (const auto& k : store::systemFigureKeys())
+                if (const auto& v = (written->figures.*(k.member)).value) std::cout << "  " << k.key << ": " << *v << '\n';
         }
         return 0;
     } catch (const InputError& e) {

@@ -345,6 +345,7 @@ GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Re
         a.samplesPerSecond = aggregateMetric("train_throughput_samples_per_second", "samples/s", {}, reduction);
         a.mibPerSecond = aggregateMetric("train_throughput_MB_per_second", "MiB/s", {}, reduction);
         setChecks(a, imp, group);
+        a.efficiency = efficiencyOf(NAN, group.systemFigures); // no read GiB/s: the figures alone
         return a;
     }
     a.au = aggregateMetric("train_au_percentage", "%", collect(imp, group.runs, &InvocationRecord::auMeanPercent), reduction);
@@ -376,6 +377,7 @@ GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Re
         a.perEpoch.push_back(std::move(ea));
     }
     setChecks(a, imp, group);
+    a.efficiency = efficiencyOf(a.mibPerSecond.values.empty() ? NAN : readGibPerSecond(a), group.systemFigures);
     if (group.existingReport) a.reportAgrees = compareWithReport(imp, group, *group.existingReport).empty();
     return a;
 }
@@ -527,6 +529,8 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
         advisories.push_back(std::move(entry));
     }
     j["advisories"] = std::move(advisories);
+    // GiB/s per usable TiB, per kW, per rack unit, and the system's figures used with their sources (issue 33).
+    j["efficiency"] = efficiencyJson(a.efficiency);
     j["runs"] = std::move(runs);
     ordered_json warm = ordered_json::array();
     for (std::size_t i : g.warmups) warm.push_back(toJson(imp.runs[i]));

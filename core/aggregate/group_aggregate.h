@@ -3,6 +3,7 @@
 // Storage v1.0 report generator writes) and aggregate.json (TrainIO's full statistics).
 #pragma once
 
+#include "aggregate/efficiency.h"
 #include "store/invocation_record.h"
 #include "util/statistics.h"
 #include "io/io_backend.h"
@@ -49,6 +50,7 @@ struct GroupAggregate {
     MetricAggregate checkpointWriteSeconds; // metric.save_checkpoint_duration_mean_seconds
     MetricAggregate checkpointReadSeconds;  // metric.load_checkpoint_duration_mean_seconds
     MetricAggregate checkpointSizeGiB;      // metric.checkpoint_size_GB
+    Efficiency efficiency;            // Read GiB/s over the system's usable capacity, power, rack units (efficiency.h)
     std::vector<std::string> checks;  // checks that failed, one sentence each (ruleFindings: failed)
     std::vector<std::string> notes;   // what could not be checked, quirks tolerated
     bool submission = false;          // the runs were meant as an MLPerf Storage submission (isSubmissionAttempt)

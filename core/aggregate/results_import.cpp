@@ -382,9 +382,12 @@ void assembleAndGroup(PendingRuns& pending, const store::FileSource& files, cons
             g.system = r.labels.system;
             g.systemDescription = r.labels.description;
             if (g.system.empty()) g.system = store::mlperfSystemName(g.path);
+            // The system's figures (efficiency): each from the labels, else from the systems file.
+            g.systemFigures = r.labels.figures;
             if (const auto sys = store::findSystemFile(g.path, rp.root)) {
                 g.systemFile = *sys;
                 if (g.systemDescription.empty()) g.systemDescription = store::describeSystemFile(*sys, rp.canonicalRoot);
+                store::fillMissingFigures(g.systemFigures, store::readSystemFigures(*sys, rp.canonicalRoot));
             }
             if (g.system.empty()) g.system = !options.systemLabel.empty() ? options.systemLabel : rp.importRootName;
             std::string labelWhy;

@@ -257,6 +257,7 @@ ordered_json nodeJson(const LibraryNode& n, const ResultsLibrary& library) {
     j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
     j["cache_served"] = n.cacheServed;
     j["kind"] = benchmarkTypeName(n.type);
+    if (isLibraryItem(n)) j["efficiency"] = efficiencyJson(n.efficiency);
     if (n.hasMetrics && n.type == BenchmarkType::Checkpointing) {
         auto orNull = [](const NodeMetric& m) { return m.n ? metricJson(m) : ordered_json(); };
         j["metrics"] = ordered_json{{"checkpoint_write_gib_per_second", orNull(n.checkpointWriteGibPerSecond)},
@@ -527,6 +528,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             const std::size_t ri = !g.runs.empty() ? g.runs.front() : !g.excluded.empty() ? g.excluded.front() : g.warmups.front();
             LibraryNode& inv = addInvocation(parent, ri, g.system + " · " + workloadDefaultName(g) + " · " +
                                                              acceleratorsText(imported_.runs[ri].accelerators) + collocatedSuffix(g));
+            inv.efficiency = agg.efficiency;
             if (g.collocation) {
                 inv.collocation = g.collocation;
                 inv.label = g.collocatedAs + collocatedSuffix(g) + storageSuffix(inv.storage, inv.liveChanges);
@@ -557,6 +559,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         bench.bytesSource = bytesSourceText(imported_, g.runs, &bench.maxPercentFromCache, &bench.cacheServed);
         bench.telemetrySummary = telemetrySummaryText(imported_, g.runs, &bench.clientBound);
         bench.advisories = advisoryTexts(imported_, g.runs);
+        bench.efficiency = agg.efficiency;
         for (std::size_t ri : g.warmups) addInvocation(bench, ri, benchmarkNames[gi]);
         // Measured runs and the excluded ones side by side, by name, as the folder lists them.
         std::vector<std::size_t> measured = g.runs;

@@ -87,6 +87,9 @@ struct LibraryNode {
     // invocation/benchmark: known defects of the tool that measured it (advisories.h), one sentence each;
     // a benchmark's say in how many of its measured runs ("in 3 of 5 runs: …") when not all.
     std::vector<std::string> advisories;
+    // items (benchmark, run-once invocation): Read GiB/s per usable TiB, per kW, per rack unit of its system,
+    // with the figures used and their sources (efficiency.h); its figures empty where the system does not say.
+    Efficiency efficiency;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::vector<std::string> notSubmission; // benchmark nodes not meant as a submission: the MLPerf Storage rules
                                             // they would not meet (GroupAggregate::notSubmission), no violation

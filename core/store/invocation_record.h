@@ -37,6 +37,20 @@ enum class BenchmarkType { Training, Checkpointing };
 std::string benchmarkTypeName(BenchmarkType t); // "training", "checkpointing"
 std::string statusName(InvocationStatus s); // "complete", "incomplete", "cancelled", "failed"
 
+// A number that describes a system, for its efficiency (docs/aggregation.md, "Efficiency"): given by the
+// user in trainio_labels.json or read from an MLPerf systems file. No value where nothing says (a 0 says
+// nothing either).
+struct SystemFigure {
+    std::optional<double> value;
+    std::filesystem::path file; // where it was read from
+    std::string key;            // the key, or the rule over keys, that gave it ("usable_capacity_GiB", …)
+};
+struct SystemFigures {
+    SystemFigure usableCapacityGiB; // GiB (2^30 bytes) the storage offers the user
+    SystemFigure powerKw;           // kW
+    SystemFigure rackUnits;         // rack units (U)
+};
+
 // Names and descriptions a user gives to results (docs/aggregation.md, "Labels"): read from
 // trainio_labels.json in the folder or the nearest folder above it inside the imported root, or,
 // for MLPerf trees, from systems/<system>.json|yaml. Empty strings where nothing says.
@@ -46,6 +60,7 @@ struct Labels {
     std::string notes;       // free text
     std::string name;        // the item's own name (a benchmark or an invocation); "" = the default name
     std::optional<std::filesystem::path> file; // where they were read from
+    SystemFigures figures;   // the system's usable capacity, power and rack units, where the user gives them
 };
 
 // A run's per-step records (<rank>_output.json) as the report shows them, kept by the importer on request
@@ -227,6 +242,7 @@ struct RunGroup {
     std::string system;                // system name (labels, systems/<name>.json|yaml, else a folder or user label)
     std::string systemDescription;     // the storage under test, as the labels or the systems file describe it
     std::optional<std::filesystem::path> systemFile;
+    SystemFigures systemFigures;       // the labels' figures, else the systems file's, each on its own (efficiency)
     std::optional<std::filesystem::path> existingReport; // an mlperf_storage_report.json beside the runs
     std::shared_ptr<const nlohmann::json> existingReportContent; // that report as the importer read it (null: not read)
     std::string existingReportError;   // why it could not be read ("" when it was)

@@ -1,12 +1,15 @@
 #include "store/labels.h"
 
+#include "store/run_files.h"
 #include "util/errors.h"
 #include "util/text.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +30,9 @@ constexpr LabelKey kLabelKeys[] = {{"system", &Labels::system},
                                    {"description", &Labels::description},
                                    {"notes", &Labels::notes},
                                    {"name", &Labels::name}};
+
+using aggregate::SystemFigure;
+using aggregate::SystemFigures;
 
 // Published MLPerf v1.0 system files carry trailing commas ("count_of_this_type": 1, }) that strict
 // JSON refuses; the submitters' tools accepted them, so they are dropped here (outside strings only).
@@ -195,13 +201,26 @@ std::optional<Labels> readLabelsFile(const fs::path& dir, const fs::path& canoni
                                                               bounds.maxFileBytes, bounds.maxJsonDepth));
     const json& j = *parsed;
     if (!j.is_object())
-        throw InputError(file.string() + ": expected a JSON object of strings {\"system\", \"description\", \"notes\", \"name\"}");
+        throw InputError(file.string() + ": expected a JSON object {\"system\", \"description\", \"notes\", \"name\" (strings), "
+                                         "\"usable_capacity_GiB\", \"power_kw\", \"rack_units\" (positive numbers)}");
     Labels labels;
     for (const auto& [key, value] : j.items()) {
         const LabelKey* k = nullptr;
         for (const auto& candidate : kLabelKeys)
             if (key == candidate.key) k = &candidate;
-        if (!k) throw InputError(file.string() + ": unknown key \"" + key + "\": expected system, description, notes or name");
+        const SystemFigureKey* figure = nullptr;
+        for (const auto& candidate : systemFigureKeys())
+            if (key == candidate.key) figure = &candidate;
+        if (figure) {
+            // A number, as written: a text ("7150") or 0 would be guessed at, so both are refused.
+            if (!value.is_number() || !(value.get<double>() > 0) || !std::isfinite(value.get<double>()))
+                throw InputError(file.string() + ": " + key + " must be a positive number (" + figure->unit + "), found " + value.dump());
+            labels.figures.*(figure->member) = SystemFigure{value.get<double>(), file, key};
+            continue;
+        }
+        if (!k)
+            throw InputError(file.string() + ": unknown key \"" + key +
+                             "\": expected system, description, notes, name, usable_capacity_GiB, power_kw or rack_units");
         if (!value.is_string())
             throw InputError(file.string() + ": " + key + " must be a string, found " + value.dump());
         labels.*(k->member) = value.get<std::string>();
@@ -227,6 +246,7 @@ Labels labelsFor(const fs::path& dir, const fs::path& stopAt, std::string* why, 
                     if (k.member == &Labels::name && here != start) continue;
                     if ((merged.*(k.member)).empty()) merged.*(k.member) = (*found).*(k.member);
                 }
+                fillMissingFigures(merged.figures, found->figures);
                 if (!merged.file) merged.file = found->file;
             }
         } catch (const InputError& e) {
@@ -244,6 +264,7 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
         if (const auto existing = readLabelsFile(dir)) {
             for (const auto& k : kLabelKeys)
                 if ((out.*(k.member)).empty()) out.*(k.member) = (*existing).*(k.member);
+            fillMissingFigures(out.figures, existing->figures);
         }
     }
     ordered_json j = ordered_json::object();
@@ -258,12 +279,45 @@ void writeLabelsFile(const fs::path& dir, const Labels& labels, bool replace, Io
         }
         j[k.key] = value;
     }
+    for (const auto& k : systemFigureKeys()) {
+        const auto& value = (out.figures.*(k.member)).value;
+        if (!value) continue;
+        // The reader refuses what is not a positive number; nothing it would refuse is written.
+        if (!(*value > 0) || !std::isfinite(*value))
+            throw InputError((dir / kLabelsFile).string() + ": " + k.key + " must be a positive number (" + k.unit +
+                             "), found " + std::to_string(*value) + "; nothing was written");
+        j[k.key] = *value;
+    }
     store::writeFileAtomic(dir / kLabelsFile, j.dump(2) + "\n", io, record);
+}
+
+const std::vector<SystemFigureKey>& systemFigureKeys() {
+    static const std::vector<SystemFigureKey> keys{{"usable_capacity_GiB", &SystemFigures::usableCapacityGiB, "GiB"},
+                                                   {"power_kw", &SystemFigures::powerKw, "kW"},
+                                                   {"rack_units", &SystemFigures::rackUnits, "rack units"}};
+    return keys;
+}
+
+double parseSystemFigure(const std::string& where, const std::string& key, const std::string& text) {
+    const auto v = parseFiniteNumber(trim(text));
+    std::string unit = "?";
+    for (const auto& k : systemFigureKeys())
+        if (key == k.key) unit = k.unit;
+    if (!v || !(*v > 0)) throw InputError(where + ": " + key + " must be a positive number (" + unit + "), found \"" + text + "\"");
+    return *v;
+}
+
+void fillMissingFigures(SystemFigures& into, const SystemFigures& from) {
+    for (const auto& k : systemFigureKeys())
+        if (!(into.*(k.member)).value) into.*(k.member) = from.*(k.member);
 }
 
 namespace {
 
-std::string describeOrThrow(const fs::path& file, const fs::path& canonicalRoot) {
+// A systems file read and parsed — v1.0 JSON (trailing commas accepted) or v3.0 YAML — and handed to the
+// reader of its version; InputError names the file for any problem.
+template <class R>
+R readSystemFile(const fs::path& file, const fs::path& canonicalRoot, R (*onJson)(const json&), R (*onYaml)(const YAML::Node&)) {
     const std::string ext = lower(file.extension().string());
     const std::string content =
         readFolderTextOrThrow(file, canonicalRoot.empty() ? treeOf(file.parent_path()) : canonicalRoot, ReadBounds{}.maxFileBytes);
@@ -275,18 +329,122 @@ std::string describeOrThrow(const fs::path& file, const fs::path& canonicalRoot)
             throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
         }
         if (!doc.is_object()) throw InputError(file.string() + ": expected an MLPerf Storage system description object");
-        return describeV1(doc);
+        return onJson(doc);
     }
     if (ext == ".yaml" || ext == ".yml") {
         try {
             const YAML::Node doc = YAML::Load(content);
             if (!doc.IsMap()) throw InputError(file.string() + ": expected an MLPerf Storage system description mapping");
-            return describeV3(doc);
+            return onYaml(doc);
         } catch (const YAML::Exception& e) {
             throw InputError(file.string() + ": not valid YAML or not the expected layout (" + e.what() + ")");
         }
     }
     throw InputError(file.string() + ": expected a systems/<name>.json or .yaml file");
+}
+
+// A positive finite number from a JSON number or a numeric text ("37339"); nullopt for anything else ("Inf", 0).
+std::optional<double> positive(const json& v) {
+    std::optional<double> n;
+    if (v.is_number()) n = v.get<double>();
+    else if (v.is_string()) n = parseFiniteNumber(trim(v.get<std::string>()));
+    if (n && std::isfinite(*n) && *n > 0) return n;
+    return std::nullopt;
+}
+std::optional<double> positive(const YAML::Node& n) {
+    if (!n || !n.IsScalar()) return std::nullopt;
+    return positive(json(n.as<std::string>()));
+}
+
+// v1.0: usable_capacity_GiB of storage_system (where the schema puts it), else at the top; v1.0 files say
+// nothing of power or rack units.
+SystemFigures figuresV1(const json& doc) {
+    SystemFigures f;
+    if (doc.contains("storage_system") && doc["storage_system"].is_object() && doc["storage_system"].contains("usable_capacity_GiB"))
+        f.usableCapacityGiB = {positive(doc["storage_system"]["usable_capacity_GiB"]), {}, "storage_system.usable_capacity_GiB"};
+    else if (doc.contains("usable_capacity_GiB"))
+        f.usableCapacityGiB = {positive(doc["usable_capacity_GiB"]), {}, "usable_capacity_GiB"};
+    return f;
+}
+
+// A node's nameplate watts (v3.0 chassis.power): min_psus_active supplies of the largest configured one (the
+// supplies it runs on; redundant ones add no power), else every configured supply (unit_count × watts).
+std::optional<double> nodeWatts(const YAML::Node& node) {
+    const YAML::Node power = node["chassis"] ? node["chassis"]["power"] : YAML::Node();
+    if (!power || !power.IsMap() || !power["psus_configured"] || !power["psus_configured"].IsSequence()) return std::nullopt;
+    double all = 0, largest = 0;
+    for (const auto& psu : power["psus_configured"]) {
+        const auto watts = positive(psu["nameplate_power_watts"]);
+        if (!watts) return std::nullopt;
+        all += positive(psu["unit_count"]).value_or(1) * *watts;
+        largest = std::max(largest, *watts);
+    }
+    if (const auto active = positive(power["min_psus_active"])) return *active * largest;
+    return all > 0 ? std::optional<double>(all) : std::nullopt;
+}
+std::optional<double> nodeRackUnits(const YAML::Node& node) { return node["chassis"] ? positive(node["chassis"]["rack_units"]) : std::nullopt; }
+
+// Σ over the node types of system_under_test (each list of nodes with a chassis: clients, storage servers, …)
+// of quantity × the node's figure; nullopt when any node type does not say (a partial sum would flatter).
+std::optional<double> sumOverNodes(const YAML::Node& sut, std::optional<double> (*of)(const YAML::Node&)) {
+    double total = 0;
+    bool anyNode = false;
+    for (const auto& entry : sut) {
+        if (!entry.second.IsSequence()) continue;
+        for (const auto& node : entry.second) {
+            if (!node.IsMap() || !node["chassis"]) continue;
+            const auto each = of(node);
+            if (!each) return std::nullopt;
+            anyNode = true;
+            total += positive(node["quantity"]).value_or(1) * *each;
+        }
+    }
+    return anyNode && total > 0 ? std::optional<double>(total) : std::nullopt;
+}
+
+// v3.0 (docs/aggregation.md, "Efficiency"): usable capacity = solution.usable_capacity_tib × 1024; rack units =
+// total_rack_units when above 0, else Σ quantity × chassis.rack_units over the node types; power = Σ quantity ×
+// nodeWatts over the node types, in kW.
+SystemFigures figuresV3(const YAML::Node& doc) {
+    const bool nested = static_cast<bool>(doc["system_under_test"]);
+    const YAML::Node sut = nested ? doc["system_under_test"] : doc;
+    const std::string at = nested ? "system_under_test." : "";
+    const std::string nodes = nested ? "system_under_test" : "the file";
+    SystemFigures f;
+    if (sut["solution"])
+        if (const auto tib = positive(sut["solution"]["usable_capacity_tib"]))
+            f.usableCapacityGiB = {*tib * 1024.0, {}, at + "solution.usable_capacity_tib × 1024"};
+    if (const auto total = positive(sut["total_rack_units"]))
+        f.rackUnits = {total, {}, at + "total_rack_units"};
+    else if (const auto sum = sumOverNodes(sut, nodeRackUnits))
+        f.rackUnits = {sum, {}, "Σ quantity × chassis.rack_units over the node types of " + nodes + " (" + at + "total_rack_units says none)"};
+    if (const auto watts = sumOverNodes(sut, nodeWatts))
+        f.powerKw = {*watts / 1000.0, {}, "Σ quantity × chassis.power (min_psus_active × nameplate_power_watts) over the node types of " +
+                                              nodes + ", ÷ 1000"};
+    return f;
+}
+
+} // namespace
+
+aggregate::SystemFigures readSystemFigures(const fs::path& file, const fs::path& canonicalRoot, std::string* why) {
+    try {
+        SystemFigures f = readSystemFile<SystemFigures>(file, canonicalRoot, figuresV1, figuresV3);
+        for (const auto& k : systemFigureKeys()) {
+            SystemFigure& figure = f.*(k.member);
+            if (figure.value) figure.file = file;
+            else figure = {};
+        }
+        return f;
+    } catch (const InputError& e) {
+        if (why) *why = e.what();
+        return {};
+    }
+}
+
+namespace {
+
+std::string describeOrThrow(const fs::path& file, const fs::path& canonicalRoot) {
+    return readSystemFile<std::string>(file, canonicalRoot, describeV1, describeV3);
 }
 
 } // namespace

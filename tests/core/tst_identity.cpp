@@ -586,8 +586,8 @@ private slots:
     void labelsFilesNearestWins() {
         const fs::path base = root_ / "labels";
         fs::create_directories(base / "bench" / "run-1");
-        writeLabelsFile(base, Labels{"sys-A", "Lustre, 4 OSS, HDR200", "", "top", std::nullopt});
-        writeLabelsFile(base / "bench", Labels{"", "", "after tuning", "tuned", std::nullopt});
+        writeLabelsFile(base, Labels{"sys-A", "Lustre, 4 OSS, HDR200", "", "top", std::nullopt, {}});
+        writeLabelsFile(base / "bench", Labels{"", "", "after tuning", "tuned", std::nullopt, {}});
         Labels l = labelsFor(base / "bench" / "run-1", base);
         QCOMPARE(l.system, std::string("sys-A"));
         QCOMPARE(l.description, std::string("Lustre, 4 OSS, HDR200"));
@@ -595,7 +595,7 @@ private slots:
         QCOMPARE(l.name, std::string());
         QCOMPARE(labelsFor(base / "bench", base).name, std::string("tuned"));
         // Keys left empty keep what the file had.
-        writeLabelsFile(base / "bench", Labels{"sys-B", "", "", "", std::nullopt});
+        writeLabelsFile(base / "bench", Labels{"sys-B", "", "", "", std::nullopt, {}});
         QCOMPARE(readLabelsFile(base / "bench")->name, std::string("tuned"));
         QCOMPARE(readLabelsFile(base / "bench")->system, std::string("sys-B"));
         testsupport::writeText(base / "bench" / kLabelsFile, "{\"system\": 3}");

@@ -109,7 +109,7 @@ private slots:
             QVERIFY2(contains(msg, c.mentions), (std::string(c.text) + " → " + msg).c_str());
         }
         // A file it cannot read is never overwritten by a merge that would lose its content.
-        QVERIFY(!inputErrorOf([&] { writeLabelsFile(dir, Labels{"s", "", "", "", std::nullopt}); }).empty());
+        QVERIFY(!inputErrorOf([&] { writeLabelsFile(dir, Labels{"s", "", "", "", std::nullopt, {}}); }).empty());
         QCOMPARE(testsupport::readText(dir / kLabelsFile), std::string(R"({"system": "x",)"));
     }
 

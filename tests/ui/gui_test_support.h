@@ -39,6 +39,14 @@ inline void isolateSettings(const QTemporaryDir& dir) {
     trainio::ui::RunPage::setSystemPrompt([](QWidget*) { return std::optional<QString>(QString()); });
 }
 
+// Imports `folder` into `loader` (a window's libraryLoader(), or one of the test's own) and waits for the
+// library; false when the import does not start or does not finish.
+inline bool importFolder(trainio::ui::ResultsLibraryLoader* loader, const QString& folder) {
+    QSignalSpy loaded(loader, &trainio::ui::ResultsLibraryLoader::loaded);
+    if (!loader->addFolder(folder)) return false;
+    return QTest::qWaitFor([&] { return !loader->isLoading() && loaded.count() >= 1; }, 120000);
+}
+
 // A GUI suite's folders: its own settings (isolated as above, for the whole suite) and a work folder.
 struct TestFolders {
     QTemporaryDir settings;

@@ -30,13 +30,14 @@ namespace trainio::ui {
 class ComparePage final : public QWidget {
     Q_OBJECT
 public:
-    // Table columns (CompareTableModel's): the values, then the deltas (Δ %), then their 95 % CIs, per
+    // Table columns (CompareTableModel's): the values, the efficiency, then the deltas (Δ %), then their 95 % CIs, per
     // metric (AU, samples/s, Read GiB/s, MiB/s — CompareRow::metrics' order).
     enum Column {
         IndexColumn = CompareTableModel::IndexColumn,
         ItemColumn = CompareTableModel::ItemColumn,
         CountColumn = CompareTableModel::CountColumn,
         ValueColumn = CompareTableModel::ValueColumn,
+        EfficiencyColumn = CompareTableModel::EfficiencyColumn,
         DeltaColumn = CompareTableModel::DeltaColumn,
         CiColumn = CompareTableModel::CiColumn,
         ColumnCount = CompareTableModel::ColumnCount

@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <exception>
 
 namespace trainio::ui {
@@ -126,6 +128,27 @@ LabelDialog::LabelDialog(const aggregate::ResultsLibrary& library, const Library
                                         : tr("default: %1").arg(q(node.itemName)));
     name_->setEnabled(!isSystem_);
     form->addRow(tr("Item &name:"), name_);
+    // The system's figures (docs/aggregation.md, "Efficiency"): what the labels say now; what a systems file
+    // says is shown as the placeholder, which a value here overrides.
+    const LibraryNode* item = &node;
+    if (!aggregate::isLibraryItem(node)) {
+        std::vector<const LibraryNode*> items;
+        collectLabelItems(node, items);
+        item = items.empty() ? nullptr : items.front();
+    }
+    const QString figureNames[] = {tr("&Usable capacity (GiB):"), tr("&Power (kW):"), tr("&Rack units:")};
+    for (std::size_t i = 0; i < figures_.size(); ++i) {
+        const auto& key = store::systemFigureKeys().at(i);
+        const aggregate::SystemFigure* figure = item ? &(item->efficiency.figures.*(key.member)) : nullptr;
+        const bool fromLabels = figure && figure->value && figure->file.filename() == store::kLabelsFile;
+        figures0_[i] = fromLabels ? QString::number(*figure->value, 'g', 12) : QString();
+        figures_[i] = new QLineEdit(figures0_[i], this);
+        figures_[i]->setObjectName(QStringLiteral("labelFigure_%1").arg(QString::fromUtf8(key.key)));
+        figures_[i]->setPlaceholderText(figure && figure->value && !fromLabels
+                                            ? tr("%1 from %2").arg(QString::number(*figure->value, 'g', 12), q(figure->file.filename().string()))
+                                            : tr("not given: a positive number, for the efficiency (GiB/s per …)"));
+        form->addRow(figureNames[i], figures_[i]);
+    }
     layout->addLayout(form);
 
     QString where;
@@ -177,6 +200,22 @@ bool LabelDialog::write(QString* error) {
     const QString description = description_->toPlainText().trimmed();
     const QString notes = notes_->toPlainText().trimmed();
     const QString name = name_->text().trimmed();
+    // The figures the user changed, checked before any folder is written: a cleared field clears the figure;
+    // anything else must be a positive number (the error names the file, the key and the value).
+    std::array<std::optional<aggregate::SystemFigure>, 3> changed;
+    for (std::size_t i = 0; i < figures_.size() && !folders_.empty(); ++i) {
+        const QString text = figures_[i]->text().trimmed();
+        if (text == figures0_[i].trimmed()) continue;
+        const char* key = store::systemFigureKeys().at(i).key;
+        try {
+            changed[i] = text.isEmpty() ? aggregate::SystemFigure{}
+                                        : aggregate::SystemFigure{
+                                              store::parseSystemFigure((folders_.front() / store::kLabelsFile).string(), key, text.toStdString()), {}, key};
+        } catch (const std::exception& e) {
+            if (error) *error = QString::fromUtf8(e.what());
+            return false;
+        }
+    }
     for (const auto& folder : folders_) {
         try {
             // Only what the user changed is written: a system's other folders keep their own notes and
@@ -187,6 +226,8 @@ bool LabelDialog::write(QString* error) {
             if (notes != notes0_.trimmed()) labels.notes = notes.toStdString();
             // The name is the item's own: only its folder (the first) gets it.
             if (!isSystem_ && &folder == &folders_.front() && name != name0_.trimmed()) labels.name = name.toStdString();
+            for (std::size_t i = 0; i < figures_.size(); ++i)
+                if (changed[i]) labels.figures.*(store::systemFigureKeys().at(i).member) = *changed[i];
             store::writeLabelsFile(folder, labels, true);
         } catch (const std::exception& e) {
             if (error) *error = QString::fromUtf8(e.what());

@@ -1,5 +1,5 @@
 // Names and describes results (docs/aggregation.md, "Labels"): the system name, the storage under test,
-// notes and the item's own name, for a system, benchmark or invocation of the library. Writes
+// notes, the item's own name and the system's figures for its efficiency (usable capacity, power, rack units), for a system, benchmark or invocation of the library. Writes
 // trainio_labels.json with core's writeLabelsFile — into the node's folder, or, for a system, into
 // every benchmark / single-invocation folder of that system the library holds (and run folders below
 // them that have a labels file of their own, which would win) — and the caller then reloads the
@@ -13,6 +13,7 @@
 
 #include <QDialog>
 
+#include <array>
 #include <filesystem>
 #include <vector>
 
@@ -38,6 +39,9 @@ public:
     QPlainTextEdit* descriptionEdit() const { return description_; }
     QPlainTextEdit* notesEdit() const { return notes_; }
     QLineEdit* nameEdit() const { return name_; }
+    // The system's figures for its efficiency, in store::systemFigureKeys() order: usable capacity (GiB),
+    // power (kW), rack units. Empty: not given here (an MLPerf systems file may give it).
+    QLineEdit* figureEdit(std::size_t i) const { return figures_.at(i); }
     const std::vector<std::filesystem::path>& folders() const { return folders_; }
 
     // Writes the fields the user changed into every target folder (the other keys of an existing file
@@ -55,6 +59,8 @@ private:
     QPlainTextEdit* description_;
     QPlainTextEdit* notes_;
     QLineEdit* name_;
+    std::array<QLineEdit*, 3> figures_{};
+    std::array<QString, 3> figures0_;
     QLabel* error_;
 };
 

@@ -70,6 +70,7 @@ void CompareTableModel::build(const QString& over) {
         brokenUnit.replace(QStringLiteral(" per "), QStringLiteral("\nper "));
         headers_ << tr("%1\n%2\nmean ± sd\nover %3").arg(metricName(m), brokenUnit, over);
     }
+    headers_ << tr("Efficiency\nGiB/s per usable TiB,\nper kW, per rack unit");
     for (int m = 0; m < kMetrics; ++m)
         headers_ << tr("Δ %1\nvs baseline\nin %2\n(% of baseline)").arg(metricName(m), m == 0 ? tr("points") : units[m]);
     for (int m = 0; m < kMetrics; ++m) headers_ << tr("Δ %1\n95 % CI (Welch)\nin %2").arg(metricName(m), m == 0 ? tr("points") : units[m]);
@@ -90,6 +91,15 @@ void CompareTableModel::build(const QString& over) {
             // The advisories' badge (issue 33): after the name, the sentences in the tooltip.
             name.text += row.node->advisories.size() == 1 ? tr("  ⚑ 1 advisory") : tr("  ⚑ %1 advisories").arg(row.node->advisories.size());
             for (const auto& a : row.node->advisories) name.toolTip += QStringLiteral("\nadvisory: ") + QString::fromStdString(a);
+        }
+        if (row.node) {
+            // The item's efficiency (issue 33): its own system's figures, never compared across systems.
+            Cell& eff = cells[EfficiencyColumn];
+            const std::string text = aggregate::efficiencyText(row.node->efficiency, true);
+            eff.text = text.empty() ? QStringLiteral("—") : QString::fromStdString(text);
+            eff.sortKey = row.node->efficiency.perUsableTiB ? QVariant(*row.node->efficiency.perUsableTiB) : QVariant();
+            for (const auto& line : aggregate::efficiencySources(row.node->efficiency))
+                eff.toolTip += (eff.toolTip.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(line);
         }
         if (!row.metrics.empty()) {
             cells[CountColumn].text = QString::number(row.metrics.front().value.n);

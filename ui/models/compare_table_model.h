@@ -25,7 +25,17 @@ class CompareTableModel final : public QAbstractTableModel {
 public:
     // The values, then the deltas (Δ %), then their 95 % CIs, per metric (AU, samples/s, Read GiB/s,
     // MiB/s — CompareRow::metrics' order).
-    enum Column { IndexColumn, ItemColumn, CountColumn, ValueColumn, DeltaColumn = ValueColumn + 4, CiColumn = DeltaColumn + 4, ColumnCount = CiColumn + 4 };
+    // EfficiencyColumn: the item's Read GiB/s per usable TiB, per kW, per rack unit (issue 33), beside the values.
+    enum Column {
+        IndexColumn,
+        ItemColumn,
+        CountColumn,
+        ValueColumn,
+        EfficiencyColumn = ValueColumn + 4,
+        DeltaColumn,
+        CiColumn = DeltaColumn + 4,
+        ColumnCount = CiColumn + 4
+    };
     enum Role {
         SortRole = Qt::UserRole + 1, // double (numbers) or QString (names): what a sort orders by
         ItemNumberRole,              // int: the item's 1-based number (as in the legend and on the bars)

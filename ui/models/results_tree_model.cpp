@@ -261,6 +261,17 @@ QString ResultsTreeModel::checksTip(const LibraryNode& node) {
     return n->badge.passed ? tr("AU met the threshold; every rule check passed.") : tr("AU below the threshold.");
 }
 
+QString ResultsTreeModel::efficiencyTip(const LibraryNode& n) {
+    if (!aggregate::isLibraryItem(n)) return {};
+    QString items;
+    for (const auto& line : aggregate::efficiencySources(n.efficiency))
+        items += QStringLiteral("<li>") + QString::fromStdString(line).toHtmlEscaped() + QStringLiteral("</li>");
+    const std::string text = aggregate::efficiencyText(n.efficiency);
+    return (text.empty() ? tr("No efficiency: no read GiB/s, or the system gives none of its figures.")
+                         : tr("Efficiency: %1").arg(QString::fromStdString(text).toHtmlEscaped())) +
+           tr("<br/>Read GiB/s over the system's figures:<ul>%1</ul>").arg(items);
+}
+
 QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
     const LibraryNode* n = index.isValid() ? node(index) : nullptr;
     if (!n) return {};
@@ -291,6 +302,11 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
                 return itemStatusCounts(*n);
             const QString name = QString::fromStdString(aggregate::statusName(n->status));
             return n->excluded ? tr("%1 · excluded").arg(name) : name;
+        }
+        if (col == EfficiencyColumn) {
+            if (!aggregate::isLibraryItem(*n)) return {};
+            const std::string text = aggregate::efficiencyText(n->efficiency, true);
+            return text.empty() ? QStringLiteral("—") : QString::fromStdString(text);
         }
         if (col == ChecksColumn) {
             // The advisories' badge (issue 33): known defects of the tool that measured it, beside the checks.
@@ -327,6 +343,7 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             return tip + QStringLiteral("<br/><i>") + ruleText(*n) + QStringLiteral("</i>");
         }
         if (col == StatusColumn) return statusText(*n).toHtmlEscaped();
+        if (col == EfficiencyColumn) return efficiencyTip(*n);
         if (col == ChecksColumn) {
             const QString advisories = advisoriesHtml(*n);
             return advisories + checksTip(*n);
@@ -460,6 +477,7 @@ QVariant ResultsTreeModel::headerData(int section, Qt::Orientation orientation, 
         case SamplesColumn: return tr("Samples/s");
         case MibColumn: return tr("MiB/s");
         case GibColumn: return tr("Read GiB/s");
+        case EfficiencyColumn: return tr("Efficiency (GiB/s per)");
         case CkptWriteColumn: return tr("Ckpt write GiB/s");
         case CkptReadColumn: return tr("Ckpt read GiB/s");
         case CountColumn: return tr("n");
@@ -482,6 +500,9 @@ QVariant ResultsTreeModel::headerData(int section, Qt::Orientation orientation, 
         case CkptReadColumn:
             return tr("Checkpointing (MLPerf Storage v3.0): the runs' save_/load_checkpoint_io_mean_GB_per_second (GiB/s), "
                       "mean over the runs that wrote, resp. read");
+        case EfficiencyColumn:
+            return tr("Read GiB/s per usable TiB, per kW and per rack unit (U) of the item's system: its figures from the labels "
+                      "(trainio_labels.json, the label editor) or the MLPerf systems file; — where the system gives none");
         case CountColumn: return tr("How many values the aggregate is over (runs, epochs, …)");
         case ChecksColumn: return tr("AU threshold and MLPerf Storage closed-division rule checks");
         default: return {};

@@ -30,6 +30,7 @@ public:
         SamplesColumn,
         MibColumn,
         GibColumn,    // MLPerf v3.0's headline "Read B/W (GiB/s)"
+        EfficiencyColumn, // Read GiB/s per usable TiB, per kW, per rack unit of the item's system (issue 33)
         CkptWriteColumn, // checkpointing: MLPerf v3.0's "Write B/W (GiB/s)"
         CkptReadColumn,  // checkpointing: MLPerf v3.0's checkpoint "Read B/W (GiB/s)"
         CountColumn,
@@ -89,6 +90,8 @@ public:
     // The Checks column's tooltip: the advisories (issue 33) and the rule checks.
     static QString advisoriesHtml(const aggregate::LibraryNode& node);
     static QString checksTip(const aggregate::LibraryNode& node);
+    // The Efficiency column's tooltip: each efficiency and the figure it is over, with its source.
+    static QString efficiencyTip(const aggregate::LibraryNode& node);
 
 signals:
     void checkedChanged();

@@ -93,6 +93,9 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
             name += QStringLiteral("<br/><span class=\"fail\">%1 advisor%2</span> <span class=\"muted\">(known defects of the tool that measured it)</span>")
                         .arg(n.advisories.size())
                         .arg(n.advisories.size() == 1 ? QStringLiteral("y") : QStringLiteral("ies"));
+        // Its efficiency (issue 33): GiB/s over its own system's figures; the figures and sources in the item's detail.
+        if (const std::string eff = aggregate::efficiencyText(n.efficiency, true); !eff.empty())
+            name += QStringLiteral("<br/><span class=\"muted\">efficiency (GiB/s per): %1</span>").arg(htmlText(q(eff)));
         QStringList cells{QString::number(i + 1), name, QString::number(n.accelerators)};
         if (!n.hasMetrics) {
             cells << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–") << QStringLiteral("–");

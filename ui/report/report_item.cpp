@@ -398,6 +398,15 @@ void itemSection(ReportPageFlow& flow, const ReportData& d, std::size_t index) {
         for (const auto& a : n.advisories) list += QStringLiteral("<li>%1</li>").arg(htmlBreakable(q(a)));
         flow.addHtml(QStringLiteral("<p><span class=\"fail\">Advisories</span> (known defects of the tool that measured it):</p><ul>%1</ul>").arg(list), 8.5);
     }
+    if (n.efficiency.figures.usableCapacityGiB.value || n.efficiency.figures.powerKw.value || n.efficiency.figures.rackUnits.value) {
+        // GiB/s per usable TiB, per kW, per rack unit (issue 33), and each figure with its source.
+        const std::string text = aggregate::efficiencyText(n.efficiency);
+        QString list;
+        for (const auto& line : aggregate::efficiencySources(n.efficiency, commonFolder(d))) list += QStringLiteral("<li>%1</li>").arg(htmlBreakable(q(line)));
+        flow.addHtml(QStringLiteral("<p><b>Efficiency</b> %1</p><ul>%2</ul>")
+                         .arg(text.empty() ? QStringLiteral("<span class=\"muted\">not known: no read GiB/s</span>") : htmlText(q(text)), list),
+                     8.5);
+    }
     if (!n.description.empty() || !n.notes.empty()) {
         flow.addSpace(flow.mm(1));
         QString html;
