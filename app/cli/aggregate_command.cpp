@@ -3,6 +3,7 @@
 #include "cli_args.h"
 
 #include "aggregate/group_aggregate.h"
+#include "aggregate/mlcommons_table.h"
 #include "aggregate/results_import.h"
 #include "aggregate/results_library.h"
 #include "util/errors.h"
@@ -18,8 +19,8 @@ namespace trainio::cli {
 namespace {
 
 constexpr const char* kHelp =
-    R"(Usage: trainio-cli aggregate PATH... [--format json|table|csv] [--reduce mean|median|min|geomean]
-                           [--system LABEL] [--tree]
+    R"(Usage: trainio-cli aggregate PATH... [--format json|table|csv|mlcommons] [--reduce mean|median|min|geomean]
+                           [--system LABEL] [--organization NAME] [--tree]
 
 Finds every summary.json below the PATHs (DLIO / MLPerf Storage result folders, TrainIO benchmark
 folders), groups the runs by workload (model, accelerator, accelerators, files, samples per file)
@@ -35,6 +36,15 @@ within the folder they were found in, and prints one entry per group:
   --format table   an aligned table, then the failed checks, the rules a benchmark that is not a
                    submission would not meet, and skipped files
   --format csv     one row per group
+  --format mlcommons
+                   MLCommons' table: the results schema MLPerf Storage's results website is made from
+                   (mlpstorage reports reportgen results.csv, mlcommons/storage report_generator.py), one
+                   row per group with a complete run, TrainIO's and imported alike; a column TrainIO does
+                   not know stays empty. Such a table (or a published results.csv) given as a PATH, or
+                   found below one as results.csv, imports: each row a benchmark with no runs, only the
+                   row's figures.
+  --organization NAME
+                   the table's Organization for groups outside an MLPerf <division>/<org>/results/ tree
   --reduce R       the headline reduction in table and csv, and "reduced" in json (default mean)
   --system LABEL   system name for runs outside an MLPerf <org>/results/<system>/ tree
   --tree           the results library instead: system > workload > benchmark > invocation, with
@@ -103,20 +113,20 @@ std::vector<std::filesystem::path> existingRoots(const std::vector<std::string>&
 int runAggregateCommand(const std::vector<std::string>& args) {
     try {
         const ParsedArgs parsed =
-            parseArgs(args, OptionSpec{{"--format", "--reduce", "--system"}, {"--help", "-h", "--tree"}, false, true});
+            parseArgs(args, OptionSpec{{"--format", "--reduce", "--system", "--organization"}, {"--help", "-h", "--tree"}, false, true});
         if (parsed.has("--help") || parsed.has("-h")) {
             std::cout << kHelp;
             return 0;
         }
         const std::string format = parsed.value("--format").value_or("json");
-        if (format != "json" && format != "table" && format != "csv")
-            throw InputError(describeProblem("--format", "", format, "one of json, table, csv"));
+        if (format != "json" && format != "table" && format != "csv" && format != "mlcommons")
+            throw InputError(describeProblem("--format", "", format, "one of json, table, csv, mlcommons"));
         const aggregate::Reduction reduction = aggregate::parseReduction(parsed.value("--reduce").value_or("mean"));
         const std::vector<std::filesystem::path> roots = existingRoots(parsed.positionals, "aggregate");
         aggregate::ImportOptions options;
         options.systemLabel = parsed.value("--system").value_or("");
         const bool tree = parsed.has("--tree");
-        if (tree && format == "csv") throw InputError(describeProblem("--format", "", format, "json or table with --tree"));
+        if (tree && (format == "csv" || format == "mlcommons")) throw InputError(describeProblem("--format", "", format, "json or table with --tree"));
         aggregate::ImportResult imported = aggregate::importResults(roots, options);
         if (tree) {
             const aggregate::ResultsLibrary library(std::move(imported));
@@ -126,6 +136,8 @@ int runAggregateCommand(const std::vector<std::string>& args) {
         }
         if (format == "json") std::cout << aggregate::toJson(imported, reduction).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
         else if (format == "table") std::cout << aggregate::formatTable(imported, reduction);
+        else if (format == "mlcommons")
+            std::cout << aggregate::formatMlcommonsTable(imported, {parsed.value("--organization").value_or("")}, reduction);
         else std::cout << aggregate::formatCsv(imported, reduction);
         return 0;
     } catch (const InputError& e) {

@@ -85,6 +85,7 @@ std::string whyNot(const LibraryNode& item, const LibraryNode& base) {
 
 // "3 run means" / "30 epochs of one invocation".
 std::string sampleText(const LibraryNode& n, std::size_t count) {
+    if (!n.fromTable.empty()) return "a table row's published figures (no runs)";
     return std::to_string(count) + (n.kind == NodeKind::Benchmark ? " run means" : " epochs of one invocation");
 }
 
@@ -125,6 +126,7 @@ bool perAcceleratorByDefault(const std::vector<const LibraryNode*>& items) {
 }
 
 std::string unitOfReplication(const LibraryNode& n) {
+    if (!n.fromTable.empty()) return "table row"; // MLCommons' table: the row's figures, no runs behind them here
     return n.kind == NodeKind::Benchmark ? "runs" : n.kind == NodeKind::Invocation ? "epochs" : "";
 }
 

@@ -7,6 +7,7 @@
 // numpy std (population) over the runs. It dumps with json.dump(default=str), which is why the
 // numpy integer train_num_accelerators appears as a string in every published report.
 #include "aggregate/group_aggregate.h"
+#include "aggregate/mlcommons_table.h"
 #include "aggregate/advisories.h"
 
 #include "aggregate/results_import.h"
@@ -65,15 +66,6 @@ std::vector<double> collect(const ImportResult& imp, const std::vector<std::size
     return v;
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
 
 // The one description of a group's columns (docs/aggregation.md, "Columns"): the table, CSV and JSON
 // writers all take their scalar values from here, each in its own selection and order.
@@ -324,6 +316,7 @@ static void setChecks(GroupAggregate& a, const ImportResult& imp, const RunGroup
 }
 
 GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Reduction reduction) {
+    if (group.tableRow) return aggregateTableRow(group, reduction); // a table row: its figures, no runs
     GroupAggregate a;
     a.group = group;
     a.reduction = reduction;
@@ -380,6 +373,16 @@ GroupAggregate aggregateGroup(const ImportResult& imp, const RunGroup& group, Re
     a.efficiency = efficiencyOf(a.mibPerSecond.values.empty() ? NAN : readGibPerSecond(a), group.systemFigures);
     if (group.existingReport) a.reportAgrees = compareWithReport(imp, group, *group.existingReport).empty();
     return a;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
 }
 
 ordered_json mlperfReport(const ImportResult& imp, const RunGroup& group) {
@@ -531,6 +534,7 @@ ordered_json toJson(const GroupAggregate& a, const ImportResult& imp) {
     j["advisories"] = std::move(advisories);
     // GiB/s per usable TiB, per kW, per rack unit, and the system's figures used with their sources (issue 33).
     j["efficiency"] = efficiencyJson(a.efficiency);
+    j["from_table"] = g.tableRow ? tableRowJson(*g.tableRow) : ordered_json(); // MLCommons' table: no runs
     j["runs"] = std::move(runs);
     ordered_json warm = ordered_json::array();
     for (std::size_t i : g.warmups) warm.push_back(toJson(imp.runs[i]));

@@ -116,6 +116,10 @@ struct ColumnInfo {
 };
 std::vector<ColumnInfo> groupColumns();
 
+// A CSV cell as Python's csv module writes it (QUOTE_MINIMAL): quoted, quotes doubled, only when it holds a
+// comma, a quote or a line break.
+std::string csvField(const std::string& s);
+
 std::string formatTable(const ImportResult& imported, Reduction reduction = Reduction::Mean);
 std::string formatCsv(const ImportResult& imported, Reduction reduction = Reduction::Mean);
 

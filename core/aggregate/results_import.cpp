@@ -1,4 +1,5 @@
 #include "aggregate/results_import.h"
+#include "aggregate/mlcommons_table.h"
 
 #include "aggregate/invocation_assembly.h"
 #include "results/journal.h"
@@ -276,7 +277,8 @@ void markCollocated(ImportResult& result) {
 
 void sortGroupsAndSkipped(ImportResult& result) {
     std::sort(result.groups.begin(), result.groups.end(), [](const RunGroup& a, const RunGroup& b) {
-        return std::tie(a.path, a.identity) < std::tie(b.path, b.identity);
+        const std::size_t ra = a.tableRow ? a.tableRow->row : 0, rb = b.tableRow ? b.tableRow->row : 0;
+        return std::tie(a.path, a.identity, ra) < std::tie(b.path, b.identity, rb);
     });
     std::sort(result.skipped.begin(), result.skipped.end(),
               [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
@@ -514,6 +516,7 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     std::vector<Found> found;
     std::vector<std::pair<fs::path, fs::path>> sweepFiles; // sweep.json files below the roots, with their tree
     std::vector<std::pair<fs::path, fs::path>> collocationFiles; // trainio_collocation.json files, with their tree
+    std::vector<std::pair<fs::path, fs::path>> tableFiles; // MLCommons' tables: a .csv root, a results.csv below one
     // One run folder reached twice — the same root given twice, a symlink, a root inside another — is
     // imported once: summaries are keyed by their folder with symlinks resolved.
     std::map<fs::path, fs::path> seen; // canonical summary → the spelling kept
@@ -540,6 +543,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
         const Found tree = rootOf(root);
         const fs::path& canonicalRoot = tree.canonicalRoot;
         const fs::path& absRoot = tree.root;
+        if (fs::is_regular_file(root, ec) && root.extension() == ".csv") {
+            tableFiles.push_back({absRoot, fs::weakly_canonical(absRoot.parent_path(), ec)});
+            continue;
+        }
         if (fs::is_regular_file(root, ec)) {
             const fs::path parent = absRoot.parent_path();
             addFound(absRoot, fs::weakly_canonical(parent, ec), parent.filename().string(), parent);
@@ -571,6 +578,10 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
             }
             if (it->path().filename() == store::kSweepFile && !it->is_directory(ec)) {
                 sweepFiles.push_back({it->path().lexically_normal(), canonicalRoot});
+                continue;
+            }
+            if (it->path().filename() == "results.csv" && it->is_regular_file(ec)) { // reportgen's name for its table
+                tableFiles.push_back({it->path().lexically_normal(), canonicalRoot});
                 continue;
             }
             if (it->path().filename() == store::kCollocationFile && !it->is_directory(ec)) {
@@ -621,6 +632,22 @@ ImportResult importResults(const std::vector<fs::path>& roots, const ImportOptio
     PendingRuns pending;
     for (const auto& f : found) readSummary(pending, f, files, options, result);
     assembleAndGroup(pending, files, options, result);
+    // MLCommons' tables (aggregate/mlcommons_table.h): each row a group of its own, with no runs. A table that
+    // cannot be read, or is not in the schema, or has a bad cell, is skipped with the reason (file, row, column).
+    std::set<fs::path> seenTables;
+    for (const auto& [f, tree] : tableFiles) {
+        if (!seenTables.insert(canonicalKey(f)).second) continue;
+        std::string why;
+        const std::optional<std::string> text = files.text(f, tree, options.maxFileBytes, why);
+        try {
+            if (!text) throw InputError(f.string() + ": " + why);
+            if (!isMlcommonsTable(*text)) parseMlcommonsTable(*text, f); // throws naming the header column that differs
+            addTableRows(result, parseMlcommonsTable(*text, f));
+        } catch (const std::exception& e) {
+            result.skipped.push_back({f, std::string("not imported as MLCommons' table: ") + e.what()});
+        }
+    }
+    if (!tableFiles.empty()) sortGroupsAndSkipped(result);
     return result;
 }
 

@@ -1,4 +1,5 @@
 #include "aggregate/results_library.h"
+#include "aggregate/mlcommons_table.h"
 #include "aggregate/advisories.h"
 #include "util/errors.h"
 
@@ -257,6 +258,7 @@ ordered_json nodeJson(const LibraryNode& n, const ResultsLibrary& library) {
     j["max_percent_from_cache"] = n.maxPercentFromCache ? ordered_json(*n.maxPercentFromCache) : ordered_json();
     j["cache_served"] = n.cacheServed;
     j["kind"] = benchmarkTypeName(n.type);
+    j["from_table"] = n.fromTable; // "" unless a row of MLCommons' table (no runs: each metric's n is 1, the row's figure)
     if (isLibraryItem(n)) j["efficiency"] = efficiencyJson(n.efficiency);
     if (n.hasMetrics && n.type == BenchmarkType::Checkpointing) {
         auto orNull = [](const NodeMetric& m) { return m.n ? metricJson(m) : ordered_json(); };
@@ -571,6 +573,11 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
         // The benchmark's numbers are exactly the group aggregate over its complete runs (MLPerf's
         // mean of means and population stdev).
         bench.hasMetrics = !g.runs.empty();
+        if (g.tableRow) { // MLCommons' table: the row's figures (one value each), no runs, nothing checked
+            bench.fromTable = tableRowText(*g.tableRow);
+            bench.hasMetrics = !agg.mibPerSecond.values.empty() || !agg.checkpointWriteGiBps.values.empty() ||
+                               !agg.checkpointReadGiBps.values.empty();
+        }
         bench.type = g.type;
         if (bench.hasMetrics && g.type == BenchmarkType::Checkpointing) {
             bench.checkpointWriteGibPerSecond = fromAggregate(agg.checkpointWriteGiBps);
@@ -583,7 +590,7 @@ ResultsLibrary::ResultsLibrary(ImportResult imported) : imported_(std::move(impo
             bench.mibPerSecond = fromAggregate(agg.mibPerSecond);
             bench.readGibPerSecond = metricOf(scaled(agg.mibPerSecond.values, kMiBPerGiB));
         }
-        bench.badge.evaluated = true;
+        bench.badge.evaluated = !g.tableRow;
         bench.badge.passed = agg.checks.empty() && g.status == InvocationStatus::Complete;
         bench.badge.violations = agg.checks.size();
     }

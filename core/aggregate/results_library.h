@@ -90,6 +90,9 @@ struct LibraryNode {
     // items (benchmark, run-once invocation): Read GiB/s per usable TiB, per kW, per rack unit of its system,
     // with the figures used and their sources (efficiency.h); its figures empty where the system does not say.
     Efficiency efficiency;
+    // A row of MLCommons' table (aggregate/mlcommons_table.h), "row 3 of results.csv (MLCommons' table): no runs,
+    // only the row's figures"; "" otherwise. Its metrics hold the row's figures, one value each (n = 1, no spread).
+    std::string fromTable;
     std::vector<std::string> checks;     // the violations themselves, at benchmark nodes
     std::vector<std::string> notSubmission; // benchmark nodes not meant as a submission: the MLPerf Storage rules
                                             // they would not meet (GroupAggregate::notSubmission), no violation

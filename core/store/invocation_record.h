@@ -230,6 +230,21 @@ enum class GroupKind {
     Manifest, // a TrainIO benchmark: its trainio_benchmark.json names the warm-up and the runs
     Folder,   // an imported tree: invocations sharing a runs folder and the benchmark identity
     Single,   // one invocation on its own (a TrainIO "run once", or a lone folder)
+    Table,    // a row of an MLCommons results table (aggregate/mlcommons_table.h): no runs, only the row's figures
+};
+
+// A row of an MLCommons results table — mlpstorage's `reports reportgen` results.csv schema, the one the
+// results website is made from (aggregate/mlcommons_table.h, docs/aggregation.md "MLCommons' table"). It
+// holds no runs and no per-epoch data: only the figures the row publishes. A figure the row leaves blank is
+// nullopt, never 0.
+struct TableRow {
+    std::filesystem::path file; // the table it was read from
+    std::size_t row = 0;        // 1-based data row (the header is not counted; line = row + 1 without quoted newlines)
+    std::vector<std::pair<std::string, std::string>> cells; // every column as written, in the schema's order
+    std::string publicId, organization, division, benchmarkType, model, name, accelerator, checkpointMode;
+    std::optional<double> clientNodes, accelerators, readGiBps;                       // training
+    std::optional<double> checkpointWriteGiBps, checkpointWriteSeconds, checkpointReadGiBps, checkpointReadSeconds;
+    std::optional<double> usableCapacityTiB, rackUnits, provisionedPowerW;            // the system under test
 };
 
 struct RunGroup {
@@ -262,6 +277,8 @@ struct RunGroup {
     // without saying so.
     std::optional<std::size_t> collocation;
     std::string collocatedAs;
+    // kind == Table: the table row it is (its runs, warmups and excluded lists are empty).
+    std::shared_ptr<const TableRow> tableRow;
 };
 
 struct SkippedFile {

@@ -289,6 +289,7 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             return s;
         }
         if (col == CountColumn) {
+            if (!n->fromTable.empty()) return tr("table row"); // MLCommons' table: the row's figures, no runs
             if (!n->hasMetrics) return {};
             const std::size_t count = n->type == aggregate::BenchmarkType::Checkpointing
                                           ? std::max(n->checkpointWriteGibPerSecond.n, n->checkpointReadGibPerSecond.n)
@@ -335,6 +336,9 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole: {
         if (metricColumn && !n->hasMetrics) return QStringLiteral("<i>") + ruleText(*n) + QStringLiteral("</i>");
+        if (metricColumn && !n->fromTable.empty()) // the row's figure, no runs behind it here: no spread to show
+            return QString::fromStdString(n->fromTable).toHtmlEscaped();
+        if (col == CountColumn && !n->fromTable.empty()) return QString::fromStdString(n->fromTable).toHtmlEscaped();
         if (metricColumn) {
             const NodeMetric& m = metricOf(*n, col);
             QString tip = tr("mean %1, population stdev %2, n = %3").arg(number(m.mean, 3), number(m.stdev, 3)).arg(m.n);
