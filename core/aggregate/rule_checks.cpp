@@ -277,8 +277,9 @@ RuleFindings ruleFindings(const ImportResult& imp, const RunGroup& group) {
             for (std::size_t k = 0; k < runNames.size(); ++k) who += (k ? ", " : "") + runNames[k];
         }
         const double samples = static_cast<double>(group.identity.filesTrain) * static_cast<double>(group.identity.samplesPerFile);
-        out.push_back(who + " the dataset (" + std::to_string(group.identity.filesTrain) + " files × " +
-                      std::to_string(group.identity.samplesPerFile) + " samples × " + fixedNumber(key.first / samples, 0) +
+        const auto counted = [](std::int64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
+        out.push_back(who + " the dataset (" + counted(group.identity.filesTrain, "file") + " × " +
+                      counted(group.identity.samplesPerFile, "sample") + " × " + fixedNumber(key.first / samples, 0) +
                       " B = " + bytesText(key.first) + ") is smaller than 5 × the clients' total memory (" +
                       fixedNumber(key.second, 1) + " GiB, so at least " + fixedNumber(kDatasetToMemory * key.second, 1) + " GiB). " +
                       pageCacheVerdict(cacheEvidence(imp, runs)).text);

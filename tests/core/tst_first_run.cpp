@@ -170,6 +170,8 @@ private slots:
         for (const char* rule : {"2 measured runs; MLPerf Storage requires exactly 5", "smaller than 5 × the clients' total memory",
                                  "changed trainio.cache = fadvise"})
             QVERIFY2(table.contains(QString::fromUtf8(rule)), rule);
+        // Counts agree with their nouns: 8 files of 1 sample each.
+        QVERIFY2(table.contains(QStringLiteral("(8 files × 1 sample × 8192 B")), qPrintable(table));
 
         const json all = aggregateJson(out);
         const json* g = measuredGroup(all);
