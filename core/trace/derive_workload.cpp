@@ -10,6 +10,7 @@
 #include "dataset/dataset_layout.h"
 #include "util/errors.h"
 #include "util/statistics.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <algorithm>
@@ -47,11 +48,7 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string num(double v, int digits = 4) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+std::string num(double v, int digits = 4) { return significantNumber(v, digits); }
 
 std::string ms(double seconds) { return num(seconds * 1e3, 4) + " ms"; }
 

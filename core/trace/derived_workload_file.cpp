@@ -5,6 +5,7 @@
 #include "config/config_loader.h"
 #include "dataset/dataset_layout.h"
 #include "util/errors.h"
+#include "util/text.h"
 
 #include <cerrno>
 #include <cmath>
@@ -15,14 +16,6 @@
 namespace fs = std::filesystem;
 
 namespace trainio::trace {
-
-namespace {
-std::string significant(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
-} // namespace
 
 std::string jobVersusReplay(const DerivedWorkload& d, double au, double sps) {
     JobVersusReplay j;
@@ -58,19 +51,19 @@ void writeDerivedWorkload(const DerivedWorkload& derived, const fs::path& yaml) 
     std::ostringstream out;
     out << "# Derived by trainio-cli workload --from-trace (docs/capture.md): " << d.summary << "\n";
     if (!std::isnan(d.jobAuPercent))
-        out << "# The job's own AU: " << significant(d.jobAuPercent, 4) << " %, " << significant(d.jobSamplesPerSecond, 5) << " samples/s\n";
+        out << "# The job's own AU: " << significantNumber(d.jobAuPercent, 4) << " %, " << significantNumber(d.jobSamplesPerSecond, 5) << " samples/s\n";
     out << "# Times (train.computation_time per step, the readers' per sample, the loop's hand-over per step) are the\n"
            "# job's: a constant when their spread is under 5 % of the mean, else a gamma distribution fitted by\n"
            "# moments (shape = mean^2 / variance, scale = variance / mean): it keeps the job's mean and stdev and\n"
            "# never draws a negative time (a normal one clamped at zero would raise the mean).";
     if (d.cpuBurned)
-        out << " The readers run the job's\n# CPU per sample on a core (trainio.preprocess_cpu_time, " << significant(d.preprocessWorkMean * 1e3, 3)
-            << " ms, the collation's " << significant(d.collateMean * 1e3, 3) << " ms a batch\n# spread over its samples) and sleep "
+        out << " The readers run the job's\n# CPU per sample on a core (trainio.preprocess_cpu_time, " << significantNumber(d.preprocessWorkMean * 1e3, 3)
+            << " ms, the collation's " << significantNumber(d.collateMean * 1e3, 3) << " ms a batch\n# spread over its samples) and sleep "
             << "the rest (reader.preprocess_time): waits for a core come back where the\n# readers outnumber the cores.";
     else
         out << " The readers' time holds their waits\n# for a core, replayed once by sleeping readers; the collation is spread over the batch's samples.";
     if (d.handoverMean > 0)
-        out << "\n# The loop waits trainio.handover_time after each batch (" << significant(d.handoverMean * 1e3, 3)
+        out << "\n# The loop waits trainio.handover_time after each batch (" << significantNumber(d.handoverMean * 1e3, 3)
             << " ms: the job's hand-over of a ready batch).";
     out << "\n";
     if (d.dlioNames) {

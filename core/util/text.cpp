@@ -35,6 +35,12 @@ std::string exactNumber(double v) {
     return buf;
 }
 
+std::string significantNumber(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
 std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out)

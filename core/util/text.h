@@ -17,6 +17,8 @@ std::string fixedNumber(double v, int precision = 2, bool sign = false);
 // A number that reads back to the same double ("%.17g": CSV cells, the published report against the runs);
 // "" when it is not finite.
 std::string exactNumber(double v);
+// A number to `digits` significant digits ("%.*g": "0.001669", "1.2e+04"): the capture's reports and YAML comments.
+std::string significantNumber(double v, int digits);
 // ASCII lower case (names, units, enum words; other bytes as they are).
 std::string lower(std::string_view s);
 
