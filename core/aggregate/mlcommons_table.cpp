@@ -84,7 +84,6 @@ std::string number(double v, bool integral = false) {
     return s;
 }
 
-std::string csvCell(const std::string& s) { return csvField(s); }
 
 // <division>/<org>/results/<system>/…: the division (reportgen's category, upper-cased as its Division cell
 // is) and the organisation of a benchmark folder inside a published MLPerf Storage tree; empty outside one.
@@ -215,11 +214,22 @@ const std::vector<std::string>& mlcommonsTableColumns() {
     return cols;
 }
 
+namespace {
+// The header line as reportgen's csv.DictWriter writes it (no line end): written, and what a table is known by.
+const std::string& headerLine() {
+    static const std::string header = [] {
+        std::string h;
+        const auto& cols = mlcommonsTableColumns();
+        for (std::size_t i = 0; i < cols.size(); ++i) h += (i ? "," : "") + csvField(cols[i]);
+        return h;
+    }();
+    return header;
+}
+} // namespace
+
 std::string formatMlcommonsTable(const ImportResult& imported, const MlcommonsTableOptions& options, Reduction reduction) {
     const auto& cols = mlcommonsTableColumns();
-    std::string out;
-    for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + csvCell(cols[i]);
-    out += '\n';
+    std::string out = headerLine() + '\n';
     std::vector<OutRow> rows;
     for (const RunGroup& g : imported.groups) {
         if (g.tableRow) { // a row read back: written as it was read, every cell
@@ -237,7 +247,7 @@ std::string formatMlcommonsTable(const ImportResult& imported, const MlcommonsTa
     for (const OutRow& r : rows) {
         for (std::size_t i = 0; i < cols.size(); ++i) {
             const auto it = r.cells.find(cols[i]);
-            out += (i ? "," : "") + (it == r.cells.end() ? std::string() : csvCell(it->second));
+            out += (i ? "," : "") + (it == r.cells.end() ? std::string() : csvField(it->second));
         }
         out += '\n';
     }
@@ -249,10 +259,7 @@ bool isMlcommonsTable(const std::string& text) {
     std::size_t end = text.find('\n', from);
     std::string first = text.substr(from, end == std::string::npos ? std::string::npos : end - from);
     if (!first.empty() && first.back() == '\r') first.pop_back();
-    const auto& cols = mlcommonsTableColumns();
-    std::string header;
-    for (std::size_t i = 0; i < cols.size(); ++i) header += (i ? "," : "") + csvCell(cols[i]);
-    return first == header;
+    return first == headerLine();
 }
 
 std::vector<TableRow> parseMlcommonsTable(const std::string& text, const fs::path& file) {
