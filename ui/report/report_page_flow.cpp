@@ -8,9 +8,12 @@
 #include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextDocument>
+#include <QTextDocumentFragment>
+#include <QFontMetricsF>
 #include <QTextLayout>
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -269,13 +272,81 @@ void ReportPageFlow::addHtml(const QString& html, double fontPt) {
     }
 }
 
-QString ReportPageFlow::tableHtml(const ReportTable& t, std::size_t from, std::size_t to) const {
+std::vector<double> ReportPageFlow::fittedWidths(const ReportTable& t) const {
+    std::size_t columns = t.header.size();
+    for (const auto& row : t.rows) columns = std::max<std::size_t>(columns, static_cast<std::size_t>(row.size()));
+    std::vector<double> widths(t.widthsPercent.begin(), t.widthsPercent.end());
+    const double total = contentWidth();
+    if (columns == 0 || total <= 0 || widths.size() < columns) return widths;
+    widths.resize(columns);
+    // The longest word of every cell of a column as the PDF lays it out: words end at spaces, line
+    // breaks and zero-width spaces (htmlBreakable's break points), and after a hyphen before a letter;
+    // a no-break space joins ("12.5 ± 0.3", "3 MiB").
+    QFont regular = reportFont(t.fontPt), bold = regular;
+    bold.setBold(true);
+    const QFontMetricsF regularMetrics(regular, &writer_), boldMetrics(bold, &writer_);
+    auto longestWord = [](const QString& html, const QFontMetricsF& metrics) {
+        const QString text = QTextDocumentFragment::fromHtml(html).toPlainText();
+        double longest = 0;
+        qsizetype start = 0;
+        for (qsizetype i = 0; i <= text.size(); ++i) {
+            const bool end = i == text.size();
+            const QChar ch = end ? QChar() : text.at(i);
+            const bool space = !end && (ch == QLatin1Char(' ') || ch == QLatin1Char('\n') || ch == QChar(0x2028) ||
+                                        ch == QChar(0x2029) || ch == QChar(0x200B) || ch == QLatin1Char('\t'));
+            const bool afterHyphen = !end && i > start && text.at(i - 1) == QLatin1Char('-') && ch.isLetter();
+            if (end || space || afterHyphen) {
+                if (i > start) longest = std::max(longest, metrics.horizontalAdvance(text.mid(start, i - start)));
+                start = space ? i + 1 : i;
+            }
+        }
+        return longest;
+    };
+    // A cell's padding and border on both sides (3 and 1 CSS pixels, scaled to the PDF's dots), and a
+    // little room for Qt's rounding.
+    const double perPixel = writer_.logicalDpiX() / 96.0;
+    const double chrome = (2 * 3 + 2 * 1 + 2) * perPixel;
+    std::vector<double> least(columns, 0.0);
+    auto widen = [&](const QStringList& cells, bool header) {
+        for (qsizetype c = 0; c < cells.size(); ++c) {
+            const bool strong = header || cells[c].contains(QLatin1String("<b>"));
+            const double w = longestWord(cells[c], strong ? boldMetrics : regularMetrics) * 1.02 + chrome;
+            least[static_cast<std::size_t>(c)] = std::max(least[static_cast<std::size_t>(c)], 100.0 * w / total);
+        }
+    };
+    if (t.headerRow) widen(t.header, true);
+    for (const auto& row : t.rows) widen(row, false);
+    // Columns below their least width get it; the others share what is left in their own proportions,
+    // never below theirs (repeated, as narrowing one may take it below its least).
+    const double sum = std::accumulate(widths.begin(), widths.end(), 0.0);
+    std::vector<bool> pinned(columns, false);
+    for (bool changed = true; changed;) {
+        changed = false;
+        double pinnedSum = 0, freeSum = 0;
+        for (std::size_t c = 0; c < columns; ++c) (pinned[c] ? pinnedSum : freeSum) += pinned[c] ? least[c] : t.widthsPercent[c];
+        const double scale = freeSum > 0 ? std::max(0.0, sum - pinnedSum) / freeSum : 0.0;
+        for (std::size_t c = 0; c < columns; ++c) {
+            widths[c] = pinned[c] ? least[c] : t.widthsPercent[c] * scale;
+            if (!pinned[c] && widths[c] < least[c]) {
+                pinned[c] = true;
+                changed = true;
+            }
+        }
+    }
+    // Words that cannot all fit: every column at its least width, scaled to the page (Qt breaks them).
+    const double fitted = std::accumulate(widths.begin(), widths.end(), 0.0);
+    if (fitted > sum + 0.01)
+        for (double& w : widths) w *= sum / fitted;
+    return widths;
+}
+
+QString ReportPageFlow::tableHtml(const ReportTable& t, const std::vector<double>& widths, std::size_t from, std::size_t to) const {
     // cellspacing 0 + a 1 px border draws hairline grid lines; Qt's rich text has no border-collapse.
     QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"3\" border=\"0\" "
                                   "class=\"grid\">");
     auto cell = [&](const QString& tag, const QString& content, std::size_t column, const QString& bg) {
         QString attrs;
-        if (column < t.widthsPercent.size()) attrs += QStringLiteral(" width=\"%1%\"").arg(t.widthsPercent[column]);
+        if (column < widths.size()) attrs += QStringLiteral(" width=\"%1%\"").arg(widths[column], 0, 'f', 2);
         const bool right = column < t.alignRight.size() && t.alignRight[column];
         attrs += right ? QStringLiteral(" align=\"right\"") : QStringLiteral(" align=\"left\"");
         if (!bg.isEmpty()) attrs += QStringLiteral(" bgcolor=\"%1\"").arg(bg);
@@ -298,14 +369,15 @@ QString ReportPageFlow::tableHtml(const ReportTable& t, std::size_t from, std::s
 }
 
 void ReportPageFlow::addTable(const ReportTable& t) {
+    const std::vector<double> widths = fittedWidths(t);
     std::size_t from = 0;
     const std::size_t n = t.rows.size();
     if (n == 0) {
-        addHtml(tableHtml(t, 0, 0), t.fontPt);
+        addHtml(tableHtml(t, widths, 0, 0), t.fontPt);
         return;
     }
     // A heading stays with the table's header and first rows.
-    placeHeading(measureHtml(tableHtml(t, 0, std::min<std::size_t>(n, 3)), contentWidth(), t.fontPt));
+    placeHeading(measureHtml(tableHtml(t, widths, 0, std::min<std::size_t>(n, 3)), contentWidth(), t.fontPt));
     while (from < n) {
         // The most rows that fit below the cursor (at least one, on a fresh page).
         const double room = bottom_ - y_;
@@ -314,7 +386,7 @@ void ReportPageFlow::addTable(const ReportTable& t) {
         std::size_t lo = from + 1, hi = n;
         while (lo <= hi) {
             const std::size_t mid = (lo + hi) / 2;
-            const double h = measureHtml(tableHtml(t, from, mid), contentWidth(), t.fontPt);
+            const double h = measureHtml(tableHtml(t, widths, from, mid), contentWidth(), t.fontPt);
             if (h <= room) {
                 fit = mid;
                 fitHeight = h;
@@ -328,7 +400,7 @@ void ReportPageFlow::addTable(const ReportTable& t) {
         // Nor one or two rows alone at the top of the next page: they come with a few of their own.
         if (!orphan && fit < n && n - fit < 3 && fit - from > 3) {
             fit = std::max(from + 3, n - 3);
-            fitHeight = measureHtml(tableHtml(t, from, fit), contentWidth(), t.fontPt);
+            fitHeight = measureHtml(tableHtml(t, widths, from, fit), contentWidth(), t.fontPt);
         }
         if (fit == 0 || orphan) {
             if (y_ > top_) {
@@ -336,9 +408,9 @@ void ReportPageFlow::addTable(const ReportTable& t) {
                 continue;
             }
             fit = from + 1; // a single row taller than a page: draw it and let it clip
-            fitHeight = measureHtml(tableHtml(t, from, fit), contentWidth(), t.fontPt);
+            fitHeight = measureHtml(tableHtml(t, widths, from, fit), contentWidth(), t.fontPt);
         }
-        drawHtml(tableHtml(t, from, fit), left_, y_, contentWidth(), t.fontPt);
+        drawHtml(tableHtml(t, widths, from, fit), left_, y_, contentWidth(), t.fontPt);
         y_ += fitHeight;
         from = fit;
         if (from < n) newPage();

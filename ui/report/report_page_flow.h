@@ -109,7 +109,11 @@ private:
     // Sets doc up with html laid out for the PDF device at the given width and font size.
     void layoutHtml(QTextDocument& doc, const QString& html, double width, double fontPt) const;
     void drawHtml(const QString& html, double x, double y, double width, double fontPt);
-    QString tableHtml(const ReportTable& table, std::size_t from, std::size_t to) const;
+    // The table's column widths in percent: its own, each widened to its longest word and the others
+    // narrowed to make room. A word then never breaks inside: Qt's own column minimum can fall short of
+    // the word as laid out, and Qt then breaks the word anywhere ("1." / "125", "Rea" / "d s").
+    std::vector<double> fittedWidths(const ReportTable& table) const;
+    QString tableHtml(const ReportTable& table, const std::vector<double>& widths, std::size_t from, std::size_t to) const;
     void paintChrome();
     // Draws a pending heading, first starting a new page unless it and `next` (the height of what must
     // stay with it) fit below the cursor.
