@@ -9,13 +9,17 @@ QString guiUsage() {
         "Usage:\n"
         "  trainio [RESULTS_FOLDER...]\n"
         "  trainio --report PATH... --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE] [--no-detail]\n"
+        "  trainio --replay RUN_FOLDER... [--speed N]\n"
         "  trainio --screenshot DIR\n"
         "  trainio --help | --version\n\n"
         "--report   import the results below each PATH (TrainIO benchmark folders, any DLIO or MLPerf Storage\n"
         "           tree) and write a PDF report to --output; prints the PDF's path. Exit 2 on bad input.\n"
         "--title, --subtitle  the report's first page; --notes FILE  a UTF-8 text file printed under them.\n"
         "--no-detail  leave out the detail section of each item (plots, statistics, runs, configuration): the\n"
-        "           answer, the comparison and a short appendix only, a few pages even for many items.\n");
+        "           answer, the comparison and a short appendix only, a few pages even for many items.\n"
+        "--replay   play up to 3 recorded runs side by side, full screen, from their per-step records\n"
+        "           (<rank>_output.json; a benchmark folder plays its run of median AU): no storage is read,\n"
+        "           each lane says \"replay of <run>, recorded <date>\". --speed N plays N times faster (1).\n");
 }
 
 GuiArguments parseGuiArguments(const QStringList& args) {
@@ -31,6 +35,14 @@ GuiArguments parseGuiArguments(const QStringList& args) {
             return args[++i];
         };
         if (arg == QLatin1String("--report")) report = true;
+        else if (arg == QLatin1String("--replay")) a.mode = GuiArguments::Mode::Replay;
+        else if (arg == QLatin1String("--speed")) {
+            const QString v = value(arg);
+            bool ok = false;
+            a.speed = v.toDouble(&ok);
+            if (!v.isEmpty() && (!ok || !(a.speed > 0) || a.speed > 1000) && a.error.isEmpty())
+                a.error = QStringLiteral("--speed %1: expected a number above 0, at most 1000 (1 plays at the recorded pace)").arg(v);
+        }
         else if (arg == QLatin1String("--output") || arg == QLatin1String("-o")) a.output = value(arg);
         else if (arg == QLatin1String("--title")) a.title = value(arg);
         else if (arg == QLatin1String("--subtitle")) a.subtitle = value(arg);
@@ -51,6 +63,24 @@ GuiArguments parseGuiArguments(const QStringList& args) {
         } else a.paths << arg;
     }
     if (!a.error.isEmpty()) return a;
+    if (a.speed != 1.0 && a.mode != GuiArguments::Mode::Replay) {
+        a.error = QStringLiteral("--speed is only used with --replay");
+        return a;
+    }
+    if (a.mode == GuiArguments::Mode::Replay) {
+        if (report) a.error = QStringLiteral("--replay and --report: one at a time");
+        else if (!a.output.isEmpty() || !a.title.isEmpty() || !a.subtitle.isEmpty() || !a.notesFile.isEmpty() || !a.itemDetail)
+            a.error = QStringLiteral("--output, --title, --subtitle, --notes and --no-detail are only used with --report");
+        else if (a.paths.isEmpty()) a.error = QStringLiteral("--replay needs at least one recorded run's folder");
+        else if (a.paths.size() > 3) a.error = QStringLiteral("--replay plays at most 3 runs side by side (%1 given)").arg(a.paths.size());
+        else
+            for (const QString& p : a.paths)
+                if (!QFileInfo(p).isDir()) {
+                    a.error = QStringLiteral("%1: no such folder").arg(p);
+                    break;
+                }
+        return a;
+    }
     if (report) {
         a.mode = GuiArguments::Mode::Report;
         if (a.paths.isEmpty()) a.error = QStringLiteral("--report needs at least one results folder");

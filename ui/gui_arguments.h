@@ -4,6 +4,7 @@
 //   trainio FOLDER…                           the window, with these results folders added
 //   trainio --report PATH… --output FILE.pdf [--title TEXT] [--subtitle TEXT] [--notes FILE] [--no-detail]
 //                                             write a PDF report and exit
+//   trainio --replay RUN_FOLDER… [--speed N]  recorded runs side by side, full screen (race_view.h)
 //   trainio --screenshot DIR                  render every page into DIR/*.png and exit (docs)
 #pragma once
 
@@ -13,7 +14,7 @@
 namespace trainio::ui {
 
 struct GuiArguments {
-    enum class Mode { Window, Report, Screenshot, Help, Version };
+    enum class Mode { Window, Report, Replay, Screenshot, Help, Version };
     Mode mode = Mode::Window;
     QStringList paths;  // --report inputs, or folders to open in the window
     QString output;     // --output
@@ -22,6 +23,7 @@ struct GuiArguments {
     QString notesFile;  // --notes: a UTF-8 text file (read by the caller, see readNotesFile)
     bool itemDetail = true; // --no-detail: no per-item detail section
     QString screenshotDir;
+    double speed = 1.0; // --speed (--replay)
     QString error;      // non-empty: bad input (exit code 2)
 };
 

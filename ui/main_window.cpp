@@ -18,6 +18,7 @@
 #include "models/results_tree_model.h"
 #include "run/run_page.h"
 #include "run/presentation_view.h"
+#include "run/race_view.h"
 #include "widgets/file_dialogs.h"
 #include "library/sweep_view.h"
 #include "workload/trace_import_panel.h"
@@ -302,6 +303,11 @@ void MainWindow::buildMenus() {
         const QString dir = existingFolder(this, QStringLiteral("sweep"), tr("Sweep folder (holds sweep.json)"));
         if (!dir.isEmpty()) showSweep(dir);
     });
+    make(file, QStringLiteral("replay"), tr("&Replay a recorded run…"), {}, [this] {
+        const QString dir = existingFolder(this, QStringLiteral("replay"), tr("A recorded run to replay (its folder, or its benchmark's)"));
+        QString error;
+        if (!dir.isEmpty() && !replay({dir}, 1.0, &error)) notifications_->post(Severity::Error, error);
+    });
     file->addSeparator();
     make(file, QStringLiteral("exportReport"), tr("&Export report (PDF)…"), {QKeySequence(tr("Ctrl+E"))}, [this] {
         const ReportSelection sel = reportSelection();
@@ -479,6 +485,17 @@ bool MainWindow::exportData(const QString& path) {
 }
 
 bool MainWindow::openResultsFolder(const QString& path) { return results_->addFolder(path); }
+
+bool MainWindow::replay(const QStringList& folders, double speed, QString* error) {
+    RaceView* race = run_->raceView();
+    race->clear();
+    race->setSpeed(speed);
+    for (const QString& folder : folders)
+        if (!race->addReplayFolder(folder, error)) return false;
+    race->start();
+    race->present();
+    return true;
+}
 
 void MainWindow::setTheme(Theme theme) {
     theme_ = theme;

@@ -84,6 +84,9 @@ public slots:
     bool exportCurrentPlot(const QString& path);
     bool exportData(const QString& path); // .csv or .json, by suffix
     bool openResultsFolder(const QString& path);
+    // Recorded runs (1–3 folders) played side by side full screen at `speed`× (`trainio --replay`, File →
+    // Replay…; run/race_view.h). False with the reason in *error: a folder that holds no run to replay.
+    bool replay(const QStringList& folders, double speed, QString* error = nullptr);
 
     // Keeps the window inside its screen's available area (issue 32, item 5): no larger than it and
     // nowhere off it, e.g. a geometry saved on a larger screen restored on a 1280×720 one.

@@ -80,6 +80,17 @@ int main(int argc, char* argv[]) {
         tour.start();
         return QApplication::exec();
     }
+    case GuiArguments::Mode::Replay: {
+        trainio::ui::MainWindow window;
+        window.restoreSession();
+        window.show();
+        QString error;
+        if (!window.replay(parsed.paths, parsed.speed, &error)) {
+            err << "trainio: " << error << '\n';
+            return 2;
+        }
+        return QApplication::exec();
+    }
     case GuiArguments::Mode::Window: break;
     }
 

@@ -14,6 +14,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -24,6 +25,7 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include <algorithm>
 #include <functional>
 
 namespace uitest {
@@ -180,5 +182,36 @@ private:
     QTimer timer_;
     qsizetype typed_ = 0;
 };
+
+// Every visible label of `root` shows its whole text: as wide and as tall as its font needs, and inside
+// the window. Returns what does not fit, empty when everything does.
+inline QStringList clippedLabels(QWidget* root) {
+    QStringList out;
+    const QRect window = root->rect();
+    for (QLabel* l : root->findChildren<QLabel*>()) {
+        if (!l->isVisibleTo(root) || l->text().isEmpty()) continue;
+        const QFontMetrics fm(l->font());
+        const QRect room = l->contentsRect().adjusted(l->margin(), l->margin(), -l->margin(), -l->margin());
+        // A label that wraps needs its longest word's width and its wrapped lines' height.
+        int need = fm.horizontalAdvance(l->text()), needHeight = fm.height();
+        if (l->wordWrap()) {
+            need = 0;
+            for (const QString& word : l->text().split(QLatin1Char(' '), Qt::SkipEmptyParts)) need = std::max(need, fm.horizontalAdvance(word));
+            needHeight = fm.boundingRect(QRect(0, 0, room.width(), 100000), Qt::TextWordWrap, l->text()).height();
+        }
+        const QRect inWindow(l->mapTo(root, room.topLeft()), room.size());
+        if (need > room.width() || needHeight > room.height() || !window.contains(inWindow))
+            out << QStringLiteral("\"%1\" needs %2×%3 px at %4 px, has %5×%6 at (%7,%8)")
+                       .arg(l->text())
+                       .arg(need)
+                       .arg(needHeight)
+                       .arg(l->font().pixelSize())
+                       .arg(room.width())
+                       .arg(room.height())
+                       .arg(inWindow.x())
+                       .arg(inWindow.y());
+    }
+    return out;
+}
 
 } // namespace uitest

@@ -52,31 +52,6 @@ trainio::StepEvent step(std::uint64_t rank, double wall, double load, double com
     return e;
 }
 
-// Every visible label of `root` shows its whole text: as wide and as tall as its font needs, and inside
-// the window. Returns what does not fit, empty when everything does.
-QStringList clippedLabels(QWidget* root) {
-    QStringList out;
-    const QRect window = root->rect();
-    for (QLabel* l : root->findChildren<QLabel*>()) {
-        if (!l->isVisibleTo(root) || l->text().isEmpty()) continue;
-        const QFontMetrics fm(l->font());
-        const QRect room = l->contentsRect().adjusted(l->margin(), l->margin(), -l->margin(), -l->margin());
-        const int need = fm.horizontalAdvance(l->text());
-        const QRect inWindow(l->mapTo(root, room.topLeft()), room.size());
-        if (need > room.width() || fm.height() > room.height() || !window.contains(inWindow))
-            out << QStringLiteral("\"%1\" needs %2×%3 px at %4 px, has %5×%6 at (%7,%8)")
-                       .arg(l->text())
-                       .arg(need)
-                       .arg(fm.height())
-                       .arg(l->font().pixelSize())
-                       .arg(room.width())
-                       .arg(room.height())
-                       .arg(inWindow.x())
-                       .arg(inWindow.y());
-    }
-    return out;
-}
-
 // Presses the slider's handle, drags it to `position` and lets go, as a presenter does with the mouse.
 void drag(QSlider* s, int position) {
     QStyleOptionSlider opt;
@@ -469,8 +444,8 @@ private slots:
                 view.resize(size);
                 QTRY_COMPARE_WITH_TIMEOUT(view.size(), size, testsupport::kHangMs);
                 // A refresh at this size (four a second) leaves no label clipped: waited for, not slept for.
-                QTRY_VERIFY_WITH_TIMEOUT(clippedLabels(&view).isEmpty(), testsupport::kHangMs);
-                const QStringList clipped = clippedLabels(&view);
+                QTRY_VERIFY_WITH_TIMEOUT(uitest::clippedLabels(&view).isEmpty(), testsupport::kHangMs);
+                const QStringList clipped = uitest::clippedLabels(&view);
                 QVERIFY2(clipped.isEmpty(), qPrintable(QStringLiteral("%1 accelerators at %2×%3: %4")
                                                            .arg(ranks)
                                                            .arg(size.width())

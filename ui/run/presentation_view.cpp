@@ -167,12 +167,8 @@ void AuBar::paintEvent(QPaintEvent*) {
 // ---------------------------------------------------------------------------------------------------
 
 PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
-    : QWidget(parent, Qt::Window), strip_(strip), auLine_(EnvelopeLimits{512, 1024}) {
-    setObjectName(QStringLiteral("presentationView"));
-    setWindowTitle(tr("TrainIO — presentation"));
-    setPalette(projectorPalette());
-    setAutoFillBackground(true);
-    setFocusPolicy(Qt::StrongFocus);
+    : ProjectorWindow(parent, QStringLiteral("presentationView"), tr("TrainIO — presentation")), strip_(strip),
+      auLine_(EnvelopeLimits{512, 1024}) {
 
     auto* layout = new QVBoxLayout(this);
     // The window takes the screen's size, whatever the fonts were for the previous size: they follow it
@@ -327,12 +323,6 @@ PresentationView::PresentationView(StorageControls* strip, QWidget* parent)
         connect(strip_, &StorageControls::bindingChanged, this, [this](const QString& limit) {
             binding_->setText(limit.isEmpty() ? tr("limited by: not the device") : tr("limited by: %1").arg(limit));
         });
-    }
-    // Its own window's shortcuts: Esc here leaves the view (in the main window it cancels the run).
-    for (const QKeySequence& key : {QKeySequence(Qt::Key_Escape), QKeySequence(Qt::Key_F11)}) {
-        auto* shortcut = new QShortcut(key, this);
-        shortcut->setContext(Qt::WindowShortcut);
-        connect(shortcut, &QShortcut::activated, this, &PresentationView::leave);
     }
     refreshTimer_ = new QTimer(this);
     refreshTimer_->setInterval(250);
@@ -630,45 +620,6 @@ void PresentationView::scaleFonts() {
                       .arg(px(15))
                       .arg(px(40)));
     chart_->replot(QCustomPlot::rpQueuedReplot);
-}
-
-void PresentationView::present() {
-    refresh();
-    // The screen of the window it was opened from (a projector is often the second screen the main
-    // window was moved to); its whole area also where no window manager makes full screen so.
-    if (QWidget* from = parentWidget() ? parentWidget()->window() : nullptr; from && from->screen()) {
-        setScreen(from->screen());
-        setGeometry(from->screen()->geometry());
-    }
-    showFullScreen();
-    raise();
-    activateWindow();
-    setFocus();
-}
-
-void PresentationView::leave() {
-    if (!isVisible()) return;
-    close();
-}
-
-void PresentationView::keyPressEvent(QKeyEvent* event) {
-    // Also when the shortcuts do not fire (the window not active yet): Esc and F11 reach the window from
-    // whichever of its widgets has the focus (none of them uses these keys).
-    if (event->key() == Qt::Key_Escape || event->key() == Qt::Key_F11) {
-        leave();
-        return;
-    }
-    QWidget::keyPressEvent(event);
-}
-
-void PresentationView::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    scaleFonts();
-}
-
-void PresentationView::closeEvent(QCloseEvent* event) {
-    QWidget::closeEvent(event);
-    emit closed();
 }
 
 } // namespace trainio::ui

@@ -12,6 +12,7 @@
 
 #include "engine/engine_observer.h"
 #include "run/live_figures.h"
+#include "run/projector_window.h"
 #include "plots/series_envelope.h"
 #include "plots/step_series.h"
 
@@ -74,7 +75,7 @@ private:
     std::optional<double> value_;
 };
 
-class PresentationView final : public QWidget {
+class PresentationView final : public ProjectorWindow {
     Q_OBJECT
 public:
     // Limits the view's sliders change, each the strip's box of the same name.
@@ -92,10 +93,6 @@ public:
     // A storage change at step `x` of the run's step axis (the Run page's plots' numbering).
     void addMarker(const QString& label, double x);
     void setStatus(const QString& text);
-
-    // Full screen over the window's screen, or back.
-    void present();
-    void leave();
 
     // For tests and the screenshot tour.
     QSlider* slider(Limit limit) const { return sliders_[limit]; }
@@ -118,13 +115,9 @@ public:
     static double valueAt(Limit limit, int position);
     static constexpr int kSliderSteps = 1000;
 
-signals:
-    void closed();
-
 protected:
-    void keyPressEvent(QKeyEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void closeEvent(QCloseEvent* event) override;
+    void scaleFonts() override;
+    void beforePresent() override { refresh(); }
 
 private:
     QDoubleSpinBox* box(Limit limit) const;
@@ -133,7 +126,6 @@ private:
     void showSliderValue(Limit limit, double value);
     void rebuildRankBars();
     void refresh(); // the figures' labels and bars, a few times a second
-    void scaleFonts();
     void drawMarker(double x, const QString& label);
 
     StorageControls* strip_;

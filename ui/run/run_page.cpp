@@ -16,6 +16,8 @@
 #include "plots/plot_theme.h"
 #include "workload/preflight_dialog.h"
 #include "run/presentation_view.h"
+#include "run/race_view.h"
+#include "widgets/file_dialogs.h"
 #include "run/storage_controls.h"
 
 #include <QComboBox>
@@ -151,6 +153,11 @@ RunPage::RunPage(QWidget* parent)
     presentButton_->setToolTip(tr("The run full screen for an audience: large AU bars against the pass line, GiB/s "
                                   "delivered, the emulated device's limits as sliders (F11; Esc or F11 to come back)"));
     controls->addWidget(presentButton_);
+    raceButton_ = new QPushButton(tr("Race…"), this);
+    raceButton_->setObjectName(QStringLiteral("raceButton"));
+    raceButton_->setToolTip(tr("Race a recording: pick a recorded run's folder; it plays beside this page's run, from the run's start, "
+                               "on one scale (full screen; Esc to come back). Nothing of its dataset is read."));
+    controls->addWidget(raceButton_);
     layout->addLayout(controls);
 
     auto* statusRow = new QHBoxLayout;
@@ -180,6 +187,7 @@ RunPage::RunPage(QWidget* parent)
     s3Strip_->hide();
     layout->addWidget(s3Strip_);
     presentation_ = new PresentationView(storage_, this);
+    race_ = new RaceView(this);
     // "limited by" weighs what the accelerators lost (the last seconds' AU) before any device wait.
     storage_->setAuSource([this] { return presentation_->liveFigures().totalAu(); });
     checkpointPlan_ = new QLabel(this);
@@ -237,6 +245,12 @@ RunPage::RunPage(QWidget* parent)
         window()->raise();
         window()->activateWindow();
     });
+    connect(raceButton_, &QPushButton::clicked, this, &RunPage::raceRecording);
+    connect(race_, &RaceView::closed, this, [this] {
+        window()->raise();
+        window()->activateWindow();
+    });
+    connect(storage_, &StorageControls::bindingChanged, race_, &RaceView::setLiveLimit);
 
     connect(controller_, &RunController::steps, this, &RunPage::onSteps);
     connect(controller_, &RunController::epochFinished, this, &RunPage::onEpoch);
@@ -269,6 +283,7 @@ RunPage::RunPage(QWidget* parent)
         // The step as the plots' axis counts it (every step of the run so far), and where that is in the epoch.
         const double x = plots_->addMarker(label);
         presentation_->addMarker(label, x);
+        race_->addLiveMarker(label);
         emit notify(Severity::Info, tr("Emulated storage: %1 at step %L2 (epoch %3, step %4 of %5)")
                                         .arg(label)
                                         .arg(static_cast<qlonglong>(std::floor(x)))
@@ -282,6 +297,7 @@ RunPage::RunPage(QWidget* parent)
         epoch_ = step_ = 0;
         plots_->beginInvocation(label);
         presentation_->beginInvocation(label);
+        race_->liveInvocation();
         checkpoints_->beginInvocation(label);
         invocationModel_->addInvocation(label, dir);
         updateStatus();
@@ -297,6 +313,24 @@ RunPage::RunPage(QWidget* parent)
 }
 
 void RunPage::showPresentation() { presentation_->present(); }
+
+void RunPage::raceRecording() {
+    const QString folder = existingFolder(this, QStringLiteral("replay"), tr("A recorded run to race this page's run"));
+    if (folder.isEmpty()) return;
+    // The live lane first (this page's run, or the one about to start), then the recording beside it.
+    if (!race_->hasLive()) {
+        race_->clear();
+        race_->setLive(runTitle(), runAccelerators_, (isRunning() ? runConfig_ : config_).metric.au * 100.0);
+    }
+    QString error;
+    if (!race_->addReplayFolder(folder, &error)) {
+        emit notify(Severity::Error, error);
+        return;
+    }
+    // Racing a run already under way: both from now. Otherwise the recording waits for the run's start.
+    if (isRunning()) race_->liveStarted();
+    race_->present();
+}
 
 QString RunPage::runTitle() const {
     QString workload = QString::fromStdString(runConfig_.model.name);
@@ -455,6 +489,11 @@ void RunPage::clearView() {
     hosts_->clearHosts();
     plots_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0);
     presentation_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0, runTitle());
+    // A race set up before the run: the recordings start again with it.
+    if (race_->hasLive()) {
+        race_->setLive(runTitle(), runAccelerators_, runConfig_.metric.au * 100.0);
+        race_->liveStarted();
+    }
     epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
     epochs_ = runConfig_.train.epochs;
     checkpointsDone_ = 0;
@@ -494,6 +533,7 @@ void RunPage::cancel() {
 void RunPage::onSteps(const std::vector<StepEvent>& batch) {
     plots_->addSteps(batch);
     presentation_->addSteps(batch);
+    race_->addLiveSteps(batch);
     hosts_->addSteps(batch);
     for (const StepEvent& e : batch) {
         if (e.rank != 0) continue;
@@ -520,6 +560,7 @@ void RunPage::onCheckpoint(const checkpoint::CheckpointEvent& e) {
 void RunPage::onEpoch(const EpochEvent& e) {
     plots_->addEpoch(e);
     presentation_->addEpoch(e);
+    race_->addLiveEpoch(e);
     hosts_->addEpoch(e);
     invocationModel_->setEpochAu(e.epoch, QString::number(e.auPercent, 'f', 2));
     epochs_ = e.epochs;

@@ -32,6 +32,7 @@ class InvocationTreeModel;
 class LivePlots;
 class MpiControls;
 class PresentationView;
+class RaceView;
 class StorageControls;
 
 class RunPage final : public QWidget {
@@ -74,6 +75,10 @@ public:
     // large AU bars and GiB/s, the emulated device's limits as sliders; Esc or F11 there comes back.
     PresentationView* presentation() const { return presentation_; }
     QPushButton* presentButton() const { return presentButton_; }
+    // A recorded run raced beside this page's run (issue 33): its lane plays from the run's start.
+    RaceView* raceView() const { return race_; }
+    QPushButton* raceButton() const { return raceButton_; }
+    void raceRecording();
     // The "MPI (client hosts)" group: when on, runs are `mpirun … trainio-cli` on those hosts, with
     // hosts × processes × accelerators-per-process accelerators; the per-host rows of such a run.
     MpiControls* mpiControls() const { return mpi_; }
@@ -166,6 +171,8 @@ private:
     QPushButton* cancelButton_;
     QPushButton* presentButton_;
     PresentationView* presentation_;
+    QPushButton* raceButton_;
+    RaceView* race_;
     QLabel* status_;
     QProgressBar* progress_;
     QTreeView* invocations_;

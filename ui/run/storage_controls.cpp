@@ -39,6 +39,15 @@ QString changeText(const QString& name, DeviceLimit limit, double before, double
 
 } // namespace
 
+QString storageChangeText(const StorageChange& c) {
+    // StorageChange's numbers are the strip's units already: MiB/s, the latency's median in ms.
+    if (c.parameter == "bandwidth_mib_s") return changeText(QObject::tr("bw"), DeviceLimit::Bandwidth, c.oldValue, c.newValue);
+    if (c.parameter == "latency_ms") return changeText(QObject::tr("lat"), DeviceLimit::Latency, c.oldValue, c.newValue);
+    if (c.parameter == "iops") return changeText(QObject::tr("IOPS"), DeviceLimit::Iops, c.oldValue, c.newValue);
+    if (c.parameter == "max_inflight") return changeText(QObject::tr("in flight"), DeviceLimit::Inflight, c.oldValue, c.newValue);
+    return QStringLiteral("%1 %2 → %3").arg(QString::fromStdString(c.parameter), QString::fromStdString(c.oldText), QString::fromStdString(c.newText));
+}
+
 QString deviceLimitText(DeviceLimit limit, double v, bool withUnit) {
     switch (limit) {
     case DeviceLimit::Bandwidth:

@@ -26,6 +26,10 @@ enum class DeviceLimit { Bandwidth, Latency, Iops, Inflight };
 // ms → "85 µs", "13 ms"; "1,000,000 IOPS"; "128 at once"; 0 → "unlimited" (latency: "none").
 // `withUnit` false leaves out the unit of IOPS and in flight (the label names the limit): "1,000,000".
 QString deviceLimitText(DeviceLimit limit, double value, bool withUnit = true);
+// A logged change of the device (trainio_io.json storage.changes) in the words of the live change's label:
+// "bw 6.35 GiB/s → 120 MiB/s", "lat 85 µs → 13 ms", "IOPS 1,000,000 → 65"; its own words for a parameter
+// the strip does not change.
+QString storageChangeText(const StorageChange& change);
 
 class StorageControls final : public QWidget {
     Q_OBJECT
