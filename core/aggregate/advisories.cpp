@@ -51,7 +51,9 @@ bool applies(const Advisory& a, const RunProvenance& run) {
     const auto colon = a.appliesTo.find(':');
     if (colon == std::string::npos || a.appliesTo.substr(0, colon) != type) return false;
     const std::string what = a.appliesTo.substr(colon + 1);
-    return what == "s3" ? run.s3 : what == run.model;
+    if (what == "s3") return run.s3;
+    if (what == "captured") return run.captured;
+    return what == run.model;
 }
 
 std::string refsText(const std::vector<std::string>& refs) {
@@ -106,7 +108,7 @@ AdvisoryLedger readAdvisoryLedger(const fs::path& file) {
         if (!ledger.tools.count(a.tool)) throw InputError(describeProblem(name, where + "tool", a.tool, "a tool listed under \"tools\""));
         a.fixedIn = textAt(e, name, where, "fixed_in", true, &kVersion, "a version such as 3.0.14");
         a.fixedReleased = textAt(e, name, where, "fixed_released", true, &kDate, "a date YYYY-MM-DD");
-        a.appliesTo = textAt(e, name, where, "applies_to", true, &appliesShape, "training, checkpointing, training:<model> or training:s3");
+        a.appliesTo = textAt(e, name, where, "applies_to", true, &appliesShape, "training, checkpointing, training:<model>, training:s3 or training:captured");
         a.effect = textAt(e, name, where, "effect", true);
         a.detail = textAt(e, name, where, "detail", false);
         const auto refs = e.find("refs");
@@ -153,8 +155,10 @@ RunProvenance provenanceOf(const InvocationRecord& r) {
     p.type = r.type;
     p.model = r.model;
     p.s3 = !r.s3Endpoint.empty();
-    for (const auto& [k, v] : r.resolved)
+    for (const auto& [k, v] : r.resolved) {
         if ((k == "storage.storage_type" && v == "s3") || (k == "dataset.data_folder" && v.rfind("s3://", 0) == 0)) p.s3 = true;
+        if (k.rfind("trainio.captured_job.", 0) == 0 && !v.empty()) p.captured = true;
+    }
     return p;
 }
 

@@ -21,7 +21,7 @@ struct Advisory {
     std::string tool;          // "mlpstorage", "trainio"
     std::string fixedIn;       // the first version with the fix, "3.0.14"
     std::string fixedReleased; // its release date, YYYY-MM-DD
-    std::string appliesTo;     // "training", "checkpointing", "training:<model>", "training:s3"
+    std::string appliesTo;     // "training", "checkpointing", "training:<model>", "training:s3", "training:captured"
     std::string effect;        // what it did to the score or verdict, short
     std::string detail;
     std::vector<std::string> refs; // issues and pull requests
@@ -52,6 +52,7 @@ struct RunProvenance {
     BenchmarkType type = BenchmarkType::Training;
     std::string model;   // "unet3d", "retinanet", …
     bool s3 = false;     // read its data from object storage
+    bool captured = false; // ran a workload derived from a captured job's trace (trainio.captured_job.*)
 };
 RunProvenance provenanceOf(const InvocationRecord& r);
 

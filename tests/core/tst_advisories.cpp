@@ -5,6 +5,7 @@
 #include "testsupport.h"
 
 #include "aggregate/advisories.h"
+#include "store/invocation_record.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -141,6 +142,57 @@ private slots:
     }
 
     // A broken ledger is refused, naming the file, the entry and what was expected.
+    // TrainIO's own score-affecting fixes (issue 33): a run of a trace-derived workload made before the
+    // replay fix is flagged, one made after it or of any other workload is not; its provenance says
+    // "captured" from the resolved trainio.captured_job.* keys the importer read.
+    void trainiosOwnFixFlagsCapturedRunsMadeBeforeIt() {
+        const AdvisoryLedger ledger = readAdvisoryLedger(advisoryLedgerPath());
+        InvocationRecord r;
+        r.ioEngine = "posix"; // a TrainIO run
+        r.toolVersion = "0.1.0";
+        r.resolved = {{"dataset.num_files_train", "64"}, {"trainio.captured_job.trace", "/data/trace"}};
+        RunProvenance run = provenanceOf(r);
+        QCOMPARE(run.tool, std::string("trainio"));
+        QVERIFY(run.captured);
+        const auto matches = matchAdvisories(ledger, run);
+        QCOMPARE(matches.size(), std::size_t(1));
+        QVERIFY(matches.front().certain);
+        QVERIFY2(matches.front().text.rfind("measured with trainio 0.1.0: a captured job's replay missed the job's AU", 0) == 0,
+                 matches.front().text.c_str());
+        QVERIFY2(matches.front().text.find("fixed in 0.1.1 (TrainIO issue #30, TrainIO commit d558f1b)") != std::string::npos,
+                 matches.front().text.c_str());
+        run.version = "0.1.1";
+        QVERIFY(matchAdvisories(ledger, run).empty());
+        r.resolved = {{"dataset.num_files_train", "64"}};
+        QVERIFY(!provenanceOf(r).captured);
+        QVERIFY(matchAdvisories(ledger, provenanceOf(r)).empty());
+    }
+
+    // Each TrainIO entry of the ledger is in CHANGELOG.md under its version's "Score-affecting fixes", and
+    // no version fixes what this build's version has not reached.
+    void trainiosLedgerAndChangelogAgree() {
+        const AdvisoryLedger ledger = readAdvisoryLedger(advisoryLedgerPath());
+        const std::string changelog = testsupport::readText(fs::path(TRAINIO_SOURCE_DIR) / "CHANGELOG.md");
+        std::size_t own = 0;
+        for (const Advisory& a : ledger.advisories) {
+            if (a.tool != "trainio") continue;
+            ++own;
+            const auto version = changelog.find("\n## " + a.fixedIn + " ");
+            QVERIFY2(version != std::string::npos, ("CHANGELOG.md has no section for " + a.fixedIn).c_str());
+            const auto next = changelog.find("\n## ", version + 1);
+            const std::string section = changelog.substr(version, next == std::string::npos ? std::string::npos : next - version);
+            const auto fixesAt = section.find("### Score-affecting fixes");
+            QVERIFY2(fixesAt != std::string::npos, a.fixedIn.c_str());
+            const std::string fixesText = section.substr(fixesAt, section.find("\n### ", fixesAt + 1) - fixesAt);
+            // The effect as the ledger words it (its first clause), and the applies_to key.
+            const std::string clause = a.effect.substr(0, a.effect.find(" ("));
+            QVERIFY2(fixesText.find(clause.substr(2)) != std::string::npos, ("the changelog does not say: " + clause).c_str());
+            QVERIFY2(fixesText.find(a.appliesTo) != std::string::npos, a.appliesTo.c_str());
+            QVERIFY2(compareVersions(TRAINIO_VERSION, a.fixedIn) >= 0, a.fixedIn.c_str());
+        }
+        QVERIFY(own >= 1);
+    }
+
     void aBadLedgerIsNamed() {
         const fs::path bad = tmp() / "ledger.json";
         testsupport::writeText(bad, "{\"tools\": {\"mlpstorage\": {\"line\": \"3.0\", \"source\": \"x\"}}, \"advisories\": [{\"tool\": \"mlpstorage\", "

@@ -174,6 +174,31 @@ private slots:
         QVERIFY(cellText(t, 1, ComparePage::CiColumn).contains(QStringLiteral("within noise")));
     }
 
+    // The noise floor (issue 33): each row shows its runs' spread, lowest to highest, beside mean ± sd, and
+    // the bar plot each run as a dot — the runs' AU read here from their own summary.json files.
+    void everyRowShowsItsRunToRunSpread() {
+        std::vector<double> au;
+        for (int run = 1; run <= 5; ++run) {
+            QFile f(kJuice + QStringLiteral("/unet3d-1acc/run%1/summary.json").arg(run));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            au.push_back(QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("metric")].toObject()[QStringLiteral("train_au_mean_percentage")].toDouble());
+        }
+        const auto [low, high] = std::minmax_element(au.begin(), au.end());
+        ComparePage page;
+        show(page, {unet1_, unet2_});
+        const QString cell = cellText(page.deltaTable(), 0, ComparePage::ValueColumn);
+        QVERIFY2(cell.endsWith(QStringLiteral("\nruns %1–%2").arg(*low, 0, 'f', 2).arg(*high, 0, 'f', 2)), qPrintable(cell));
+        std::vector<double> dots;
+        QCustomPlot* p = page.auBars();
+        for (int i = 0; i < p->graphCount(); ++i)
+            for (auto it = p->graph(i)->data()->constBegin(); it != p->graph(i)->data()->constEnd(); ++it)
+                if (std::abs(it->key - 1.2) < 1e-9) dots.push_back(it->value);
+        std::sort(dots.begin(), dots.end());
+        std::sort(au.begin(), au.end());
+        QCOMPARE(dots.size(), au.size());
+        for (std::size_t i = 0; i < au.size(); ++i) QVERIFY(std::abs(dots[i] - au[i]) < 1e-9);
+    }
+
     // Issue 21: every delta says its unit — AU in points, the others in theirs — and its share of the
     // baseline in %; the CI too.
     void everyDeltaHasItsUnit() {

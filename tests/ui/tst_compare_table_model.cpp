@@ -95,6 +95,19 @@ private slots:
         QVERIFY(model.index(0, Model::ItemColumn).data(Qt::FontRole).value<QFont>().bold()); // the baseline
     }
 
+    // A row whose mean is over several runs says their spread under mean ± sd: lowest to highest.
+    void valuesSayTheirRunsSpread() {
+        aggregate::CompareResult result = threeItems();
+        result.rows[1].metrics[0].value.values = {94.31, 95.6, 95.02};
+        result.rows[1].replication = "runs";
+        result.rows[0].metrics[0].value.values = {90.5};
+        Model model;
+        model.setResult(result, QStringLiteral("runs"), {});
+        QCOMPARE(text(model, 1, Model::ValueColumn), QStringLiteral("95.00 ± 0.50\nruns 94.31–95.60"));
+        QCOMPARE(text(model, 0, Model::ValueColumn), QStringLiteral("90.00 ± 0.50")); // one value: no spread
+        QVERIFY(model.index(1, Model::ValueColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("lowest and the highest")));
+    }
+
     void sortKeepsItemNumbersStatementsAndSelection() {
         Model model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -261,6 +261,7 @@ void ComparePage::rebuildPlots() {
     for (int m = 0; m < kBarMetrics; ++m) {
         QCustomPlot* p = bars_[m];
         p->clearPlottables();
+        p->clearItems();
         double top = 0;
         QString unit;
         for (int i = 0; i < n; ++i) {
@@ -286,9 +287,25 @@ void ComparePage::rebuildPlots() {
                 err->removeFromLegend();
             }
             top = std::max(top, mean + half);
+            // The noise floor (issue 33): each run (an invocation's epochs) as a dot on a thin line from the
+            // lowest to the highest, right of the CI's error bar.
+            if (metric.value.values.size() > 1) {
+                const double key = i + 1 + 0.2;
+                const auto [lowest, highest] = std::minmax_element(metric.value.values.begin(), metric.value.values.end());
+                auto* range = new QCPItemLine(p);
+                range->setPen(QPen(pal.color(QPalette::Text), 1));
+                range->start->setCoords(key, *lowest);
+                range->end->setCoords(key, *highest);
+                auto* dots = new QCPGraph(p->xAxis, p->yAxis);
+                dots->setLineStyle(QCPGraph::lsNone);
+                dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, pal.color(QPalette::Text), pal.color(QPalette::Base), 5));
+                for (double v : metric.value.values) dots->addData(key, v);
+                dots->removeFromLegend();
+                top = std::max(top, *highest);
+            }
         }
         if (unit.isEmpty()) unit = defaultUnit(m);
-        setTitle(p, tr("%1 (%2): mean, error bars 95 % CI").arg(metricName(m), unit));
+        setTitle(p, tr("%1 (%2): mean, error bars 95 % CI, dots each run").arg(metricName(m), unit));
         p->xAxis->setLabel(tr("item (# as in the legend)"));
         p->xAxis->setRange(0.3, std::max(1, n) + 0.7);
         labelItemTicks(p);

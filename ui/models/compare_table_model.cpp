@@ -118,6 +118,17 @@ void CompareTableModel::build(const QString& over) {
             cell.sortKey = finiteOrNone(v.mean);
             if (std::isfinite(v.ci95.low))
                 cell.toolTip = tr("95 % CI of the mean [%1, %2], n = %3").arg(fmt(v.ci95.low, d), fmt(v.ci95.high, d)).arg(v.n);
+            // The noise floor (issue 33): the run-to-run spread itself, lowest to highest of what the mean is
+            // over (a benchmark's runs, an invocation's epochs), not only the CI of the mean.
+            if (v.values.size() > 1) {
+                const auto [low, high] = std::minmax_element(v.values.begin(), v.values.end());
+                const QString what = QString::fromStdString(row.replication.empty() ? std::string("runs") : row.replication);
+                cell.text += QStringLiteral("\n%1 %2–%3").arg(what, fmt(*low, d), fmt(*high, d));
+                cell.toolTip += (cell.toolTip.isEmpty() ? QString() : QStringLiteral("\n")) +
+                                tr("± the population stdev of the %1; %1 %2–%3: the lowest and the highest of them, the "
+                                   "run-to-run spread (the plots' dots)")
+                                    .arg(what, fmt(*low, d), fmt(*high, d));
+            }
         }
         if (row.baseline || !row.comparable) {
             // One statement across the delta columns: the baseline, or why there is no delta.

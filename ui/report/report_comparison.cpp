@@ -107,7 +107,14 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
         // every row; valuesShown only governs its deltas here).
         const NodeMetric& auValue = row.metrics.at(0).value;
         const NodeMetric& gibValue = row.metrics.at(2).value;
-        cells << metricCell(auValue) << metricCell(gibValue, 3);
+        // Under mean ± sd, the run-to-run spread (issue 33's noise floor): lowest to highest run.
+        auto spread = [&](const NodeMetric& v, int precision) {
+            if (v.values.size() < 2) return QString();
+            const auto [low, high] = std::minmax_element(v.values.begin(), v.values.end());
+            return QStringLiteral("<br/><span class=\"muted\">%1 %2–%3</span>")
+                .arg(q(row.replication.empty() ? std::string("runs") : row.replication), formatNumber(*low, precision), formatNumber(*high, precision));
+        };
+        cells << metricCell(auValue) + spread(auValue, 2) << metricCell(gibValue, 3) + spread(gibValue, 3);
         if (!row.comparable && !row.baseline) {
             // The reason names this item and the baseline; said of "it" and "#b", the same reason of several
             // items is one sentence ("#2, #3: emulated vs real storage: each went through emulated nvme, #1
@@ -129,7 +136,7 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
         const QString label = QStringLiteral("#%1").arg(i + 1);
         auto bar = [&](const NodeMetric& v, std::optional<double> th) {
             const bool ci = v.n >= 2;
-            return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th};
+            return BarItem{label, v.mean, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), th, v.values};
         };
         au.push_back(bar(auValue, threshold));
         gib.push_back(bar(gibValue, std::nullopt));
@@ -149,7 +156,8 @@ void trainingComparison(ReportPageFlow& flow, const ReportData& d, const Workloa
         comparisonBars(flow, au, QStringLiteral("AU (dashed: the AU line)"), QStringLiteral("AU %"), gib,
                        QStringLiteral("Read bandwidth%1").arg(suffix), QStringLiteral("GiB/s") + suffix);
         flow.addHtml(QStringLiteral("<p class=\"muted\">Bars: the mean; whiskers: its 95&nbsp;% CI (none for one value); "
-                                    "axes from zero; #n as in the table.</p>"),
+                                    "dots on a line: each run (an invocation's epochs), lowest to highest — the run-to-run "
+                                    "spread; axes from zero; #n as in the table.</p>"),
                      7.0);
     }
     flow.addSpace(flow.mm(5));
@@ -180,7 +188,8 @@ void checkpointComparison(ReportPageFlow& flow, const ReportData& d, const Workl
         if (!n.hasMetrics) continue;
         auto bar = [&](const NodeMetric& v) {
             const bool ci = v.n >= 2;
-            return BarItem{QStringLiteral("#%1").arg(i + 1), v.n ? v.mean : 0.0, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""), std::nullopt};
+            return BarItem{QStringLiteral("#%1").arg(i + 1), v.n ? v.mean : 0.0, ci ? v.ci95.low : std::nan(""), ci ? v.ci95.high : std::nan(""),
+                           std::nullopt, v.values};
         };
         wr.push_back(bar(n.checkpointWriteGibPerSecond));
         rd.push_back(bar(n.checkpointReadGibPerSecond));
@@ -200,7 +209,8 @@ void comparisonSection(ReportPageFlow& flow, const ReportData& d) {
     flow.addHtml(QStringLiteral("<p class=\"muted\">Items are compared only within one workload identity (model, accelerator "
                                 "type, format, record length, samples per file, batch size, computation time, AU line). "
                                 "± in these tables is the population standard deviation over the item's complete runs "
-                                "(over its epochs for a single run); none for fewer than two values.</p>"),
+                                "(over its epochs for a single run); none for fewer than two values. Beneath it, the run-to-run "
+                                "spread: the lowest and the highest run (epoch).</p>"),
                  7.5);
     flow.addSpace(flow.mm(2));
     for (const WorkloadItems& w : workloads) {

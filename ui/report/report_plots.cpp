@@ -156,6 +156,27 @@ std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& va
     }
     barPlottable->setData(keys, values, true);
     errors->setData(errLow, errHigh);
+    // Each run of a bar as a dot, on a thin line from the lowest to the highest, in the upper part of the
+    // bar (the CI whisker keeps the middle): the run-to-run spread beside the CI of the mean.
+    auto* runDots = new QCPGraph(keyAxis, valueAxis);
+    runDots->setLineStyle(QCPGraph::lsNone);
+    runDots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kInk, QColor(Qt::white), 4));
+    runDots->removeFromLegend();
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const auto& runs = bars[i].runs;
+        if (runs.size() < 2) continue;
+        const double key = static_cast<double>(bars.size() - i) + 0.2;
+        const auto [lowest, highest] = std::minmax_element(runs.begin(), runs.end());
+        auto* range = new QCPItemLine(plot.get());
+        range->setPen(QPen(kInk, 0.8));
+        range->setClipAxisRect(plot->axisRect());
+        range->start->setAxes(valueAxis, keyAxis);
+        range->end->setAxes(valueAxis, keyAxis);
+        range->start->setCoords(*lowest, key);
+        range->end->setCoords(*highest, key);
+        for (double v : runs) runDots->addData(key, v);
+        high = std::max(high, *highest);
+    }
     keyAxis->setTicker(ticker);
     // Four or five value ticks: their labels ("300000") never touch on a half-page-wide plot.
     valueAxis->ticker()->setTickCount(4);

@@ -22,10 +22,14 @@ struct BarItem {
     double ciLow = 0.0;         // 95 % CI bounds; NaN when undefined (fewer than two runs)
     double ciHigh = 0.0;
     std::optional<double> threshold; // AU pass threshold for this bar's workload, if known
+    // What the mean is over (a benchmark's runs, an invocation's epochs): drawn as dots on a line from the
+    // lowest to the highest beside the bar, the run-to-run spread (issue 33's noise floor); none for one.
+    std::vector<double> runs = {};
 };
 
 // Horizontal bars, one per item, its short key beside it (the bars get the width); the value axis always
-// starts at zero; whiskers for the 95 % CI; the AU threshold as a dashed red line per bar.
+// starts at zero; whiskers for the 95 % CI; each run as a dot on its lowest-to-highest line; the AU threshold as a
+// dashed red line per bar.
 std::unique_ptr<QCustomPlot> makeBarPlot(const QString& title, const QString& valueLabel,
                                          const std::vector<BarItem>& bars, const QColor& colour);
 // The height a bar plot of `bars` bars needs, in millimetres on the page.
