@@ -229,6 +229,20 @@ const Column kColumns[] = {
     {"not_a_submission", "not a submission", "", "not a submission: the MLPerf Storage rules its runs would not meet, one "
                                                  "sentence each (CSV: joined with \" | \"; JSON: an array); none fails it",
      kCsv, 0, [](const GroupRow& r) -> Cell { return joinChecks(r.a.notSubmission); }},
+    // Issue 33: efficiency, as the JSON's `efficiency` object gives it (empty where the system does not say).
+    {"gib_per_s_per_usable_tib", "GiB/s per TiB", "GiB/s per TiB",
+     "efficiency: read_gib_per_second ÷ (usable_capacity_GiB / 1024) (docs/aggregation.md, \"Efficiency\")", kCsv, 4,
+     [](const GroupRow& r) -> Cell { return r.a.efficiency.perUsableTiB.value_or(NAN); }},
+    {"gib_per_s_per_kw", "GiB/s per kW", "GiB/s per kW", "efficiency: read_gib_per_second ÷ power_kw", kCsv, 4,
+     [](const GroupRow& r) -> Cell { return r.a.efficiency.perKw.value_or(NAN); }},
+    {"gib_per_s_per_rack_unit", "GiB/s per U", "GiB/s per U", "efficiency: read_gib_per_second ÷ rack_units", kCsv, 4,
+     [](const GroupRow& r) -> Cell { return r.a.efficiency.perRackUnit.value_or(NAN); }},
+    {"usable_capacity_GiB", "usable GiB", "GiB", "the system's usable capacity the efficiency is over (labels or the MLPerf systems file)",
+     kCsv, 0, [](const GroupRow& r) -> Cell { return r.a.efficiency.figures.usableCapacityGiB.value.value_or(NAN); }},
+    {"power_kw", "kW", "kW", "the system's power the efficiency is over", kCsv, 3,
+     [](const GroupRow& r) -> Cell { return r.a.efficiency.figures.powerKw.value.value_or(NAN); }},
+    {"rack_units", "U", "U", "the system's rack units the efficiency is over", kCsv, 0,
+     [](const GroupRow& r) -> Cell { return r.a.efficiency.figures.rackUnits.value.value_or(NAN); }},
 };
 
 // The table's selection and order: the workload first, the long path last.

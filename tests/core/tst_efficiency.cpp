@@ -46,6 +46,20 @@ double meanOf(std::initializer_list<double> v) {
     return s / static_cast<double>(v.size());
 }
 
+// One CSV line's fields (RFC 4180 quoting: "a, b" is one field, "" a quote), read here, not by TrainIO's code.
+QStringList csvFields(const QString& line) {
+    QStringList out{QString()};
+    bool quoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const QChar c = line.at(i);
+        if (quoted && c == QLatin1Char('"') && i + 1 < line.size() && line.at(i + 1) == QLatin1Char('"')) out.back() += line.at(++i);
+        else if (c == QLatin1Char('"')) quoted = !quoted;
+        else if (c == QLatin1Char(',') && !quoted) out << QString();
+        else out.back() += c;
+    }
+    return out;
+}
+
 bool near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
 
 const char* const kFigureKeys[] = {"usable_capacity_GiB", "power_kw", "rack_units"};
@@ -177,6 +191,20 @@ private slots:
         QVERIFY(near(e["gib_per_s_per_rack_unit"].get<double>(), gib / 2.0));
         for (const char* k : kFigureKeys)
             QCOMPARE(e["sources"][k]["file"].get<std::string>(), (run_ / store::kLabelsFile).string());
+        // The CSV carries them as columns, the same figures (empty where the system does not say).
+        const auto c = testsupport::runCli({QStringLiteral("aggregate"), q(run_), QStringLiteral("--format"), QStringLiteral("csv")});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+        const QStringList lines = c.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        const QStringList header = csvFields(lines[0]), row = csvFields(lines[1]);
+        QCOMPARE(header.size(), row.size());
+        auto column = [&](const char* key) { return row.value(header.indexOf(QString::fromLatin1(key))).toDouble(); };
+        QVERIFY(near(column("gib_per_s_per_usable_tib"), gib / (7150.0 / 1024.0)));
+        QVERIFY(near(column("gib_per_s_per_kw"), gib / 0.45));
+        QVERIFY(near(column("gib_per_s_per_rack_unit"), gib / 2.0));
+        QCOMPARE(column("usable_capacity_GiB"), 7150.0);
+        QCOMPARE(column("power_kw"), 0.45);
+        QCOMPARE(column("rack_units"), 2.0);
         // The library's tree carries the same object on the item.
         const auto t = testsupport::runCli({QStringLiteral("aggregate"), q(run_), QStringLiteral("--tree"), QStringLiteral("--format"), QStringLiteral("json")});
         QVERIFY2(t.exitCode == 0 && t.out.contains(QStringLiteral("gib_per_s_per_rack_unit")), qPrintable(t.out.left(400)));
