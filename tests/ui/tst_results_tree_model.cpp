@@ -283,6 +283,17 @@ private slots:
                  agg.au.mean.value);
         QCOMPARE(model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn), ResultsTreeModel::SpreadRole).toDouble(),
                  agg.au.populationStdev.value);
+        // The noise floor (issue 33): the tooltip gives the lowest and the highest run, those of its children.
+        double low = 1e300, high = -1e300;
+        for (int r = 0; r < model.rowCount(bench); ++r) {
+            const LibraryNode* run = model.node(model.index(r, 0, bench));
+            if (run->kind != NodeKind::Invocation || run->warmup || run->excluded) continue;
+            low = std::min(low, run->au.mean);
+            high = std::max(high, run->au.mean);
+        }
+        QVERIFY(low <= high);
+        const QString tip = model.data(bench.siblingAtColumn(ResultsTreeModel::AuColumn), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("runs from %1 to %2 (the run-to-run spread)").arg(low, 0, 'f', 3).arg(high, 0, 'f', 3)), qPrintable(tip));
     }
 
     // MLPerf Storage v3.0 checkpointing: the Ckpt write/read GiB/s columns carry summary.json's

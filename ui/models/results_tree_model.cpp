@@ -344,6 +344,12 @@ QVariant ResultsTreeModel::data(const QModelIndex& index, int role) const {
             QString tip = tr("mean %1, population stdev %2, n = %3").arg(number(m.mean, 3), number(m.stdev, 3)).arg(m.n);
             if (std::isfinite(m.ci95.low) && std::isfinite(m.ci95.high))
                 tip += tr("<br/>95 % CI [%1, %2]").arg(number(m.ci95.low, 3), number(m.ci95.high, 3));
+            // The noise floor (issue 33): the run-to-run spread itself, not only the CI of the mean.
+            if (m.values.size() > 1) {
+                const auto [low, high] = std::minmax_element(m.values.begin(), m.values.end());
+                tip += tr("<br/>%1 from %2 to %3 (the run-to-run spread)")
+                           .arg(n->kind == NodeKind::Invocation ? tr("epochs") : tr("runs"), number(*low, 3), number(*high, 3));
+            }
             return tip + QStringLiteral("<br/><i>") + ruleText(*n) + QStringLiteral("</i>");
         }
         if (col == StatusColumn) return statusText(*n).toHtmlEscaped();
