@@ -328,6 +328,11 @@ private slots:
         QCOMPARE(race->laneCount(), 1);
         QVERIFY2(race->laneCaption(0).startsWith(QLatin1String("replay of epoch_small_np2, recorded ")), qPrintable(race->laneCaption(0)));
         QTRY_VERIFY_WITH_TIMEOUT(race->laneAuValue(0).has_value(), testsupport::kHangMs);
+        // Closed and shown again while it plays: it goes on to the recording's end.
+        race->leave();
+        QVERIFY(!race->isVisible());
+        race->present();
+        QTRY_VERIFY_WITH_TIMEOUT(race->replaysFinished(), testsupport::kHangMs);
         race->leave();
     }
 

@@ -290,10 +290,17 @@ void RaceView::addFromDialog() {
 void RaceView::setLive(const QString& title, std::uint64_t ranks, double auThresholdPercent) {
     if (live_ >= 0) {
         Lane& l = *lanes_[static_cast<std::size_t>(live_)];
+        // A new live run in the same lane: nothing of the last one stays.
         l.title->setText(title);
         l.threshold = auThresholdPercent;
         l.bar->setThreshold(auThresholdPercent);
         l.figures.reset(std::max<std::uint64_t>(1, ranks));
+        l.graph->data()->clear();
+        l.markers.clear();
+        l.epochAu.reset();
+        l.deviceLimit.clear();
+        l.lastX = 0;
+        l.lastPlotX = -1;
         return;
     }
     // The live lane comes first: recordings already added move one place on.
@@ -551,6 +558,12 @@ void RaceView::scaleFonts() {
                       .arg(px(5))
                       .arg(px(11)));
     chart_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RaceView::beforePresent() {
+    // Shown again while a race or replay goes on: its clock kept running, the view catches up.
+    if (running_ && !timer_->isActive()) timer_->start();
+    refresh();
 }
 
 void RaceView::closeEvent(QCloseEvent* event) {

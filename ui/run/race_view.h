@@ -84,7 +84,7 @@ public:
 
 protected:
     void scaleFonts() override;
-    void beforePresent() override { refresh(); }
+    void beforePresent() override;
     void closeEvent(QCloseEvent* event) override;
 
 private:
