@@ -549,20 +549,9 @@ void PresentationView::refresh() {
             rankGauges_[i].value->setText(v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 0) : QStringLiteral("—"));
         }
     }
-    const std::optional<double> bytes = figures_.bytesPerSecond();
-    if (bytes) {
-        // GiB/s from 1 GiB/s up, else MiB/s (a demo on a throttled device reads "2.0 MiB/s", not "0.00 GiB/s");
-        // the other unit beneath.
-        const double gib = *bytes / (1024.0 * 1024.0 * 1024.0);
-        const double mib = *bytes / (1024.0 * 1024.0);
-        const QString gibText = tr("%1 GiB/s").arg(gib, 0, 'f', gib < 10 ? 2 : 1);
-        const QString mibText = tr("%L1 MiB/s").arg(mib, 0, 'f', mib < 10 ? 2 : mib < 100 ? 1 : 0);
-        delivered_->setText(gib >= 1 ? gibText : mibText);
-        deliveredMib_->setText(gib >= 1 ? mibText : gibText);
-    } else {
-        delivered_->setText(QStringLiteral("—"));
-        deliveredMib_->setText(QString());
-    }
+    QString other;
+    delivered_->setText(deliveredRateText(figures_.bytesPerSecond(), &other));
+    deliveredMib_->setText(other);
     QVector<QCPGraphData> points;
     points.reserve(static_cast<qsizetype>(auLine_.drawPointCount()));
     auLine_.forEachDrawPoint([&](const EnvelopePoint& p) { points.append(QCPGraphData(p.key, p.value)); });

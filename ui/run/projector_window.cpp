@@ -9,6 +9,18 @@
 
 namespace trainio::ui {
 
+QString deliveredRateText(std::optional<double> bytes, QString* other) {
+    if (!bytes) {
+        if (other) other->clear();
+        return QStringLiteral("—");
+    }
+    const double gib = *bytes / (1024.0 * 1024.0 * 1024.0), mib = *bytes / (1024.0 * 1024.0);
+    const QString gibText = QObject::tr("%1 GiB/s").arg(gib, 0, 'f', gib < 10 ? 2 : 1);
+    const QString mibText = QObject::tr("%L1 MiB/s").arg(mib, 0, 'f', mib < 10 ? 2 : mib < 100 ? 1 : 0);
+    if (other) *other = gib >= 1 ? mibText : gibText;
+    return gib >= 1 ? gibText : mibText;
+}
+
 ProjectorWindow::ProjectorWindow(QWidget* parent, const QString& objectName, const QString& title) : QWidget(parent, Qt::Window) {
     setObjectName(objectName);
     setWindowTitle(title);

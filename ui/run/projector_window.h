@@ -3,9 +3,16 @@
 // size (scaleFonts on every resize).
 #pragma once
 
+#include <QString>
 #include <QWidget>
 
+#include <optional>
+
 namespace trainio::ui {
+
+// Bytes per second as a room reads it: GiB/s from 1 GiB/s up, else MiB/s ("2.0 MiB/s" on a throttled
+// device, not "0.00 GiB/s"); *other (when given) the same rate in the other unit. "—" when unknown.
+QString deliveredRateText(std::optional<double> bytesPerSecond, QString* other = nullptr);
 
 class ProjectorWindow : public QWidget {
     Q_OBJECT

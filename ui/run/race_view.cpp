@@ -35,14 +35,6 @@ const QColor kLiveColor(0xff, 0x5c, 0x5c);
 
 QString percentText(std::optional<double> v) { return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QStringLiteral("—"); }
 
-// GiB/s from 1 GiB/s up, else MiB/s, as the presentation view says it.
-QString rateText(std::optional<double> bytes) {
-    if (!bytes) return QStringLiteral("—");
-    const double gib = *bytes / (1024.0 * 1024.0 * 1024.0), mib = *bytes / (1024.0 * 1024.0);
-    if (gib >= 1) return QObject::tr("%1 GiB/s").arg(gib, 0, 'f', gib < 10 ? 2 : 1);
-    return QObject::tr("%L1 MiB/s").arg(mib, 0, 'f', mib < 10 ? 2 : mib < 100 ? 1 : 0);
-}
-
 } // namespace
 
 // A horizontal bar: a lane's bytes per second against the highest rate any lane showed (one scale).
@@ -483,7 +475,7 @@ void RaceView::refresh() {
         if (!l.run) l.epoch->setText(l.epochAu ? tr("last epoch %1 (DLIO)").arg(percentText(l.epochAu)) : tr("last epoch: —"));
         else if (l.epochAu) l.epoch->setText(tr("epoch %1 (DLIO) · run %2").arg(percentText(l.epochAu), percentText(l.run->auMeanPercent)));
         const std::optional<double> bytes = l.figures.bytesPerSecond();
-        l.delivered->setText(rateText(bytes));
+        l.delivered->setText(deliveredRateText(bytes));
         l.rate->setFraction(bytes && peakBytesPerSecond_ > 0 ? std::optional<double>(*bytes / peakBytesPerSecond_) : std::nullopt);
         // What binds now: the live device's own answer when it names one; else from the steps, in the
         // device's words (core's runLimit rule: at kComputeBoundAuPercent or more the storage costs no AU).
