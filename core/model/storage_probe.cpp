@@ -4,6 +4,7 @@
 #include "format/sample_reader.h"
 #include "io/cache_control.h"
 #include "io/io_backend.h"
+#include "util/clock.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -46,12 +47,6 @@ class TimedBackend final : public ForwardingBackend {
   private:
     std::atomic<std::uint64_t> ns_{0}, requests_{0}, bytes_{0};
 };
-
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 struct PassResult {
     double wallSeconds = 0;

@@ -78,12 +78,6 @@ double allowedCores() {
     return CPU_COUNT(&set);
 }
 
-double threadCpuNow() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
 template <typename T>
 const T* findByName(const std::vector<T>& v, const std::string& name, std::size_t hint) {
     // The kernel lists devices in a stable order, so the previous position almost always matches.
@@ -232,7 +226,7 @@ void TelemetrySampler::start() {
 }
 
 void TelemetrySampler::run() {
-    const double cpu0 = threadCpuNow();
+    const double cpu0 = threadCpuSeconds();
     const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(opt_.intervalS));
     auto next = src_->prev.when + interval;
@@ -256,7 +250,7 @@ void TelemetrySampler::run() {
         error_ = std::string("telemetry stopped at ") + std::to_string(clock_.now() - runStartUnix_) +
                  " s: " + e.what();
     }
-    threadCpuSeconds_ = threadCpuNow() - cpu0;
+    threadCpuSeconds_ = threadCpuSeconds() - cpu0;
     {
         std::lock_guard lk(mu_);
         finished_ = true;

@@ -27,6 +27,8 @@ std::string isoTimestamp(double unixSeconds);
 bool parseIsoTimestamp(const std::string& text, double& unixSeconds);
 // User + system CPU seconds of this process.
 double processCpuSeconds();
+// CPU seconds of the calling thread (CLOCK_THREAD_CPUTIME_ID).
+double threadCpuSeconds();
 // Raises the calling thread's timer precision (PR_SET_TIMERSLACK to 1 ns), so that a sleep to a deadline wakes
 // within microseconds; per thread (the compute emulator's and the emulated device's precise waits).
 void tightenTimerSlack();

@@ -378,52 +378,69 @@ void TestTelemetry::clientBoundRule() {
 }
 
 void TestTelemetry::liveSamplerCoversInterval() {
+    // Nothing here depends on how promptly a loaded machine wakes the sampler: what is checked is
+    // what the sampler promises whatever the scheduling (rows tile the run from its baseline, none is
+    // shorter than the interval but the last, the last reaches the stop request) and values against
+    // independent measurements of the same span. How close to the grid samples land is a speed
+    // figure, not a pass/fail one.
     const double interval = 0.05;
     WallClock clock;
-    // Work the process can see: a spinning thread and 64 MiB touched, measured apart from the sampler.
+    // Work the process can see: 64 MiB touched, and a thread that spins for a fixed amount of its
+    // own CPU time (not wall time: on a busy machine it may get little of it), all of it while the
+    // sampler runs so getrusage around the sampler sees the same CPU the rows do.
     std::vector<char> ballast(64u << 20, 1);
-    std::atomic<bool> spin{true};
-    std::thread burner([&] {
-        volatile unsigned x = 0;
-        while (spin.load(std::memory_order_relaxed))
-            x = x + 1;
-    });
     const double runStart = clock.now();
     const double cpuBefore = processCpuSeconds();
     TelemetrySampler sampler(quietOptions(interval), clock, runStart);
     sampler.start();
     const double started = clock.now() - runStart;
+    constexpr double kBurnCpuS = 0.3;
+    std::thread burner([] {
+        volatile unsigned x = 0;
+        while (threadCpuSeconds() < kBurnCpuS)
+            for (int i = 0; i < 100000; ++i)
+                x = x + 1;
+    });
+    burner.join();
     QVERIFY(sampler.waitForRows(12, std::chrono::milliseconds(testsupport::kHangMs)));
     const double rssSeen = vmRssMiB();
     const double stopping = clock.now() - runStart;
     TelemetryTable t = sampler.stop();
     const double stopped = clock.now() - runStart;
     const double cpuAfter = processCpuSeconds();
-    spin = false;
-    burner.join();
     QVERIFY2(sampler.error().empty(), sampler.error().c_str());
 
-    const double duration = stopped - started;
-    const double expectedRows = duration / interval;
-    QVERIFY2(std::abs(static_cast<double>(t.rows.size()) - expectedRows) <= 1.0 + 1e-9,
-             qPrintable(QString("%1 rows over %2 s at %3 s").arg(t.rows.size()).arg(duration).arg(interval)));
     const int iTime = t.columnIndex("time_s"), iDt = t.columnIndex("interval_s");
-    // The rows tile the run: the first ends one interval after start, each starts where the previous
-    // ended, and the last ends between the stop request and stop()'s return (or, when the request came
-    // less than a quarter interval after a regular sample, that sample is the last).
-    QVERIFY(std::abs(t.rows.front()[iTime] - started - interval) < interval / 2 + 0.02);
+    QVERIFY(t.rows.size() >= 12);
+    // The first row's interval begins at the baseline reading, taken inside start().
+    const double baseline = t.rows.front()[iTime] - t.rows.front()[iDt];
+    QVERIFY2(baseline >= -1e-6 && baseline <= started + 1e-6,
+             qPrintable(QString("baseline at %1 s, start() returned at %2 s").arg(baseline).arg(started)));
     double covered = 0;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
         covered += t.rows[r][iDt];
-        // Each row's time is the instant its counters were read, its interval measured between those instants.
+        // Each row's time is the instant its counters were read, its interval measured between those
+        // instants: no gap, no overlap.
         if (r > 0) QVERIFY(std::abs(t.rows[r][iTime] - t.rows[r - 1][iTime] - t.rows[r][iDt]) < 1e-6);
+        // Samples keep to a grid of the interval from the baseline, which a late wake may push later
+        // but nothing pulls earlier: regular row r is never before baseline + (r + 1) intervals. The
+        // last row may instead be the partial interval up to the stop, of at least a quarter interval.
+        const bool onGrid = t.rows[r][iTime] - baseline >= static_cast<double>(r + 1) * interval - 1e-6;
+        const bool partialLast = r + 1 == t.rows.size() && t.rows[r][iDt] >= interval / 4 - 1e-6;
+        QVERIFY2(onGrid || partialLast, qPrintable(QString("row %1 at %2 s (%3 s rated), baseline %4 s")
+                                                       .arg(r)
+                                                       .arg(t.rows[r][iTime])
+                                                       .arg(t.rows[r][iDt])
+                                                       .arg(baseline)));
     }
+    QVERIFY(std::abs(covered - (t.rows.back()[iTime] - baseline)) < 1e-6);
+    // The last row ends between the stop request and stop()'s return, or, when the request came less
+    // than a quarter interval after a regular sample, that sample is the last.
     QVERIFY2(t.rows.back()[iTime] >= stopping - interval / 4 - 0.002 && t.rows.back()[iTime] <= stopped,
              qPrintable(QString("last row at %1 s, stop asked at %2 s, returned at %3 s")
                             .arg(t.rows.back()[iTime])
                             .arg(stopping)
                             .arg(stopped)));
-    QVERIFY(std::abs(covered - (t.rows.back()[iTime] - started)) < 0.01);
 
     // Values against independent measurements of the same process.
     const int iProc = t.columnIndex("proc_cpu_pct"), iRss = t.columnIndex("proc_rss_mib");
@@ -433,8 +450,7 @@ void TestTelemetry::liveSamplerCoversInterval() {
     const double cpuMeasured = cpuAfter - cpuBefore;
     QVERIFY2(std::abs(cpuSeconds - cpuMeasured) <= 0.05 * cpuMeasured + 0.02,
              qPrintable(QString("sampler %1 CPU s, getrusage %2 CPU s").arg(cpuSeconds).arg(cpuMeasured)));
-    QVERIFY2(cpuMeasured > 0.2 * duration,
-             "the spinning thread got almost no CPU: the check above proves nothing");
+    QVERIFY2(cpuMeasured >= kBurnCpuS, "the spinning thread's CPU is missing: the check above proves nothing");
     QVERIFY2(std::abs(t.rows.back()[iRss] - rssSeen) < 16.0,
              qPrintable(QString("sampler RSS %1 MiB, VmRSS %2 MiB").arg(t.rows.back()[iRss]).arg(rssSeen)));
     QVERIFY(t.rows.back()[iRss] > 64.0);
