@@ -4,6 +4,7 @@
 // whole at 1280×720 and 1920×1080.
 #include "main_window.h"
 #include "gui_arguments.h"
+#include "run/race_rivals.h"
 #include "run/race_view.h"
 #include "run/run_controller.h"
 #include "run/run_page.h"
@@ -17,6 +18,7 @@
 #include "testsupport.h"
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 #include <qcustomplot.h>
 
 #include <QAction>
@@ -95,6 +97,23 @@ private:
     int fd_;
     int watched_ = 0;
 };
+
+// The race view at both projector sizes, shown as the room sees it: the labels cut at either (waited for:
+// fonts follow a resize), or that it was never shown; its picture saved as <name>-WxH.png where
+// TRAINIO_SCREENSHOT_DIR says.
+QStringList clippedAtProjectorSizes(RaceView* race, const QString& name) {
+    QStringList problems;
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        race->showNormal();
+        race->resize(size);
+        if (!QTest::qWaitForWindowExposed(race)) return {QStringLiteral("the race view was not shown")};
+        (void)QTest::qWaitFor([&] { return uitest::clippedLabels(race).isEmpty(); }, 10000);
+        for (const QString& c : uitest::clippedLabels(race)) problems << QStringLiteral("%1x%2: %3").arg(size.width()).arg(size.height()).arg(c);
+        if (const QByteArray dir = qgetenv("TRAINIO_SCREENSHOT_DIR"); !dir.isEmpty())
+            race->grab().save(QStringLiteral("%1/%2-%3x%4.png").arg(QString::fromLocal8Bit(dir), name).arg(size.width()).arg(size.height()));
+    }
+    return problems;
+}
 
 } // namespace
 
@@ -280,7 +299,7 @@ private slots:
         RaceView* race = run->raceView();
         QVERIFY(race->isVisible());
         QCOMPARE(race->laneCount(), 2);
-        QCOMPARE(race->laneCaption(0), QStringLiteral("live: measured now"));
+        QCOMPARE(race->laneCaption(0), QStringLiteral("live: measured now · emulated storage")); // limits without a profile
         QVERIFY2(race->laneCaption(1).startsWith(QLatin1String("replay of ")), qPrintable(race->laneCaption(1)));
         QSignalSpy finished(run->controller(), &RunController::finished);
         QVERIFY(run->startInvocation());
@@ -289,22 +308,83 @@ private slots:
         QVERIFY2(race->laneTitle(0).contains(QLatin1String("accelerator")), qPrintable(race->laneTitle(0)));
         // Readable at projector sizes during the race (from the live run's first epoch on).
         QTRY_VERIFY_WITH_TIMEOUT(race->laneEpoch(0).startsWith(QLatin1String("last epoch ")) || !finished.isEmpty(), testsupport::kHangMs);
-        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
-            race->showNormal();
-            race->resize(size);
-            QVERIFY(QTest::qWaitForWindowExposed(race));
-            (void)QTest::qWaitFor([&] { return uitest::clippedLabels(race).isEmpty(); }, 10000);
-            const QStringList clipped = uitest::clippedLabels(race);
-            QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
-            if (const QByteArray dir = qgetenv("TRAINIO_SCREENSHOT_DIR"); !dir.isEmpty())
-                race->grab().save(QStringLiteral("%1/race-%2x%3.png").arg(QString::fromLocal8Bit(dir)).arg(size.width()).arg(size.height()));
-        }
-        QVERIFY(finished.wait(testsupport::kHangMs) || !finished.isEmpty());
+        const QStringList clipped = clippedAtProjectorSizes(race, QStringLiteral("race"));
+        QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), testsupport::kHangMs);
         QTRY_VERIFY_WITH_TIMEOUT(race->laneEpoch(0).startsWith(QLatin1String("last epoch ")) &&
                                      !race->laneEpoch(0).endsWith(QLatin1String("—")),
                                  testsupport::kHangMs);
         QTest::keyClick(race, Qt::Key_Escape);
         QVERIFY(!race->isVisible());
+    }
+
+    // The Race menu's live race: this workload on another storage profile beside the page's run, both measured
+    // at once. Each lane says where its bytes come from; the object store's first byte (100 ms a request, as
+    // its profile file says) starves the accelerators that NVMe keeps busy, and the lanes and the two runs'
+    // own summary.json files say so alike; the rival's run is a run of its own, its folder beside the page's,
+    // the profile in its configuration, and goes to the library.
+    void raceTwoProfilesLive() {
+        trainio::WorkloadConfig cfg = uitest::tinyWorkload(dataDir_, 16, 3, 0.05);
+        cfg.trainio.storage.profile = "nvme";
+        cfg.trainio.storage.bandwidthMiBs = 100; // the page's own limits; the rival takes its profile's alone
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.workloadPage()->setConfig(cfg, QStringLiteral("test"));
+        RunPage* run = w.runPage();
+        const QString folder = dirs_.work.filePath(QStringLiteral("race-profiles"));
+        run->setOutputFolder(folder);
+        for (const char* p : {"hdd", "nfs-10gbe", "nvme", "object-store", "sata-ssd"})
+            QVERIFY2(run->findChild<QAction*>(QStringLiteral("raceProfile:") + QLatin1String(p)), p);
+        QVERIFY(!run->raceProfile(QStringLiteral("no-such-profile")));
+        QCOMPARE(run->rivals()->count(), 0);
+        run->findChild<QAction*>(QStringLiteral("raceProfile:object-store"))->trigger();
+        RaceView* race = run->raceView();
+        QVERIFY(race->isVisible());
+        QCOMPARE(race->laneCount(), 2);
+        QCOMPARE(race->laneCaption(0), QStringLiteral("live: measured now · emulated nvme"));
+        QCOMPARE(race->laneCaption(1), QStringLiteral("live: measured now · emulated object-store"));
+        QVERIFY2(race->laneTitle(1).endsWith(QLatin1String("object-store profile")), qPrintable(race->laneTitle(1)));
+        // The same profile twice is one lane.
+        QVERIFY(!run->raceProfile(QStringLiteral("object-store")));
+        QCOMPARE(race->laneCount(), 2);
+
+        QSignalSpy written(run, &RunPage::resultsWritten);
+        QSignalSpy finished(run->controller(), &RunController::finished);
+        QSignalSpy rivalFinished(run->rivals()->controller(0), &RunController::finished);
+        QVERIFY(run->startInvocation());
+        // Both lanes measured, the rival's first epoch over: the race as the room sees it.
+        QTRY_VERIFY_WITH_TIMEOUT(race->laneAuValue(0) && race->laneAuValue(1) && race->laneEpoch(1).startsWith(QLatin1String("last epoch ")) &&
+                                     !race->laneEpoch(1).endsWith(QLatin1String("—")),
+                                 testsupport::kHangMs);
+        QVERIFY2(race->laneDelivered(1) != QStringLiteral("—"), qPrintable(race->laneDelivered(1)));
+        const QStringList clipped = clippedAtProjectorSizes(race, QStringLiteral("race-profiles"));
+        QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && !rivalFinished.isEmpty(), testsupport::kHangMs);
+        const auto page = finished.first().first().value<RunFinish>();
+        const auto rival = rivalFinished.first().first().value<RunFinish>();
+        QVERIFY2(page.complete, qPrintable(page.error));
+        QVERIFY2(rival.complete, qPrintable(rival.error));
+        QCOMPARE(rival.outputDir, folder + QStringLiteral("-object-store"));
+        QTRY_COMPARE_WITH_TIMEOUT(written.size(), 2, testsupport::kHangMs);
+        QStringList dirs{written.at(0).at(0).toString(), written.at(1).at(0).toString()};
+        dirs.sort();
+        QCOMPARE(dirs, (QStringList{folder, rival.outputDir}));
+        // What each run was configured with, from its own folder: the rival has the profile alone.
+        const YAML::Node rivalStorage = YAML::LoadFile(rival.outputDir.toStdString() + "/configs/config.yaml")["workload"]["trainio"]["storage"];
+        QCOMPARE(QString::fromStdString(rivalStorage["profile"].as<std::string>()), QStringLiteral("object-store"));
+        QVERIFY(!rivalStorage["bandwidth_mib_s"] || rivalStorage["bandwidth_mib_s"].as<double>() == 0);
+        const YAML::Node pageStorage = YAML::LoadFile(folder.toStdString() + "/configs/config.yaml")["workload"]["trainio"]["storage"];
+        QCOMPARE(QString::fromStdString(pageStorage["profile"].as<std::string>()), QStringLiteral("nvme"));
+        const double pageAu = readJson(folder.toStdString() + "/summary.json")["metric"]["train_au_mean_percentage"].get<double>();
+        const double rivalAu = readJson(rival.outputDir.toStdString() + "/summary.json")["metric"]["train_au_mean_percentage"].get<double>();
+        QVERIFY2(pageAu > rivalAu + 20, qPrintable(QStringLiteral("nvme %1 %, object store %2 %").arg(pageAu).arg(rivalAu)));
+        QVERIFY2(*race->laneAuValue(0) > *race->laneAuValue(1) + 20,
+                 qPrintable(QStringLiteral("lanes: nvme %1, object store %2").arg(*race->laneAuValue(0)).arg(*race->laneAuValue(1))));
+        // The race cleared (File → Replay… reuses the view): the rival is forgotten, the page's next run alone.
+        race->clear();
+        QCOMPARE(run->rivals()->count(), 0);
+        QTest::keyClick(race, Qt::Key_Escape);
     }
 
     // File → Replay…: a folder chosen in the dialog plays full screen; a folder without a run is said in the

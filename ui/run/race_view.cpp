@@ -74,7 +74,9 @@ private:
 };
 
 struct RaceView::Lane {
-    std::shared_ptr<const session::RecordedRun> run; // null: the live lane
+    int id = 0;
+    QString name;                                    // in the view's title: the run's folder, "live", "live on hdd"
+    std::shared_ptr<const session::RecordedRun> run; // null: a live lane
     std::optional<session::ReplayCursor> cursor;
     LiveFigures figures;
     QColor color;
@@ -183,10 +185,13 @@ RaceView::RaceView(QWidget* parent) : ProjectorWindow(parent, QStringLiteral("ra
 
 RaceView::~RaceView() = default;
 
-RaceView::Lane& RaceView::makeLane(const QString& title, const QString& caption, double threshold, std::uint64_t ranks, bool replay) {
+RaceView::Lane& RaceView::makeLane(const QString& title, const QString& caption, const QString& name, double threshold,
+                                   std::uint64_t ranks, bool replay) {
     auto lane = std::make_unique<Lane>();
     Lane& l = *lane;
     const int index = static_cast<int>(lanes_.size());
+    l.id = nextId_++;
+    l.name = name;
     l.color = kLaneColors[index % kMaxLanes];
     l.threshold = threshold;
     l.figures.reset(std::max<std::uint64_t>(1, ranks));
@@ -253,7 +258,8 @@ bool RaceView::addReplay(std::shared_ptr<const session::RecordedRun> run) {
     }
     QString caption = QString::fromStdString(session::replayCaption(*run));
     if (!run->storage.empty()) caption += QStringLiteral(" · ") + QString::fromStdString(run->storage);
-    Lane& l = makeLane(QString::fromStdString(run->itemName), caption, run->auThresholdPercent, run->ranks, true);
+    Lane& l = makeLane(QString::fromStdString(run->itemName), caption, QString::fromStdString(run->runName),
+                       run->auThresholdPercent, run->ranks, true);
     l.run = std::move(run);
     l.cursor.emplace(*l.run, speed_);
     l.epoch->setText(tr("run's AU %1 (DLIO)").arg(percentText(l.run->auMeanPercent)));
@@ -279,57 +285,87 @@ void RaceView::addFromDialog() {
     if (addReplayFolder(folder) && !running_) start();
 }
 
-void RaceView::setLive(const QString& title, std::uint64_t ranks, double auThresholdPercent) {
-    if (live_ >= 0) {
-        Lane& l = *lanes_[static_cast<std::size_t>(live_)];
-        // A new live run in the same lane: nothing of the last one stays.
-        l.title->setText(title);
-        l.threshold = auThresholdPercent;
-        l.bar->setThreshold(auThresholdPercent);
-        l.figures.reset(std::max<std::uint64_t>(1, ranks));
-        l.graph->data()->clear();
-        l.markers.clear();
-        l.epochAu.reset();
-        l.deviceLimit.clear();
-        l.lastX = 0;
-        l.lastPlotX = -1;
+RaceView::Lane* RaceView::laneById(int id) {
+    for (auto& lane : lanes_)
+        if (lane->id == id) return lane.get();
+    return nullptr;
+}
+
+void RaceView::setLive(const QString& title, std::uint64_t ranks, double auThresholdPercent, const QString& storage) {
+    const QString caption = storage.isEmpty() ? tr("live: measured now") : tr("live: measured now · %1").arg(storage);
+    if (Lane* l = laneById(live_)) {
+        resetLive(live_, title, ranks, auThresholdPercent);
+        l->caption->setText(caption);
         return;
     }
-    // The live lane comes first: recordings already added move one place on.
+    // The live lane comes first: recordings already added move one place on (a rival lane needs this
+    // one first, so there is none yet).
     std::vector<std::shared_ptr<const session::RecordedRun>> runs;
     for (const auto& lane : lanes_) runs.push_back(lane->run);
     clear();
-    makeLane(title, tr("live: measured now"), auThresholdPercent, ranks, false);
-    live_ = 0;
+    live_ = makeLane(title, caption, tr("live"), auThresholdPercent, ranks, false).id;
     for (const auto& run : runs)
         if (run) addReplay(run);
 }
 
+int RaceView::addLive(const QString& title, const QString& caption, const QString& name, std::uint64_t ranks,
+                      double auThresholdPercent) {
+    if (live_ < 0) {
+        setMessage(tr("A live rival races the Run page's run: %1 not added").arg(title), true);
+        return -1;
+    }
+    if (static_cast<int>(lanes_.size()) >= kMaxLanes) {
+        setMessage(tr("At most %1 runs side by side: %2 not added").arg(kMaxLanes).arg(title), true);
+        return -1;
+    }
+    const int id = makeLane(title, caption, name, auThresholdPercent, ranks, false).id;
+    setMessage(QString(), false);
+    refresh();
+    return id;
+}
+
+void RaceView::resetLive(int lane, const QString& title, std::uint64_t ranks, double auThresholdPercent) {
+    Lane* l = laneById(lane);
+    if (!l || l->run) return;
+    // A new live run in the same lane: nothing of the last one stays.
+    l->title->setText(title);
+    l->title->setToolTip(title);
+    l->threshold = auThresholdPercent;
+    l->bar->setThreshold(auThresholdPercent);
+    l->figures.reset(std::max<std::uint64_t>(1, ranks));
+    l->graph->data()->clear();
+    l->markers.clear();
+    l->epochAu.reset();
+    l->deviceLimit.clear();
+    l->lastX = 0;
+    l->lastPlotX = -1;
+}
+
 void RaceView::liveStarted() { start(); }
 
-void RaceView::liveInvocation() {
-    if (live_ >= 0) lanes_[static_cast<std::size_t>(live_)]->figures.beginInvocation();
+void RaceView::liveInvocation(int lane) {
+    if (Lane* l = laneById(lane < 0 ? live_ : lane); l && !l->run) l->figures.beginInvocation();
 }
 
-void RaceView::addLiveSteps(const std::vector<StepEvent>& events) {
-    if (live_ < 0 || events.empty()) return;
+void RaceView::addLiveSteps(const std::vector<StepEvent>& events, int lane) {
+    Lane* l = laneById(lane < 0 ? live_ : lane);
+    if (!l || l->run || events.empty()) return;
     if (!running_) start();
-    feed(*lanes_[static_cast<std::size_t>(live_)], events, clock_.elapsed() / 1000.0);
+    feed(*l, events, clock_.elapsed() / 1000.0);
 }
 
-void RaceView::addLiveEpoch(const EpochEvent& e) {
-    if (live_ < 0) return;
-    lanes_[static_cast<std::size_t>(live_)]->epochAu = e.auPercent;
+void RaceView::addLiveEpoch(const EpochEvent& e, int lane) {
+    if (Lane* l = laneById(lane < 0 ? live_ : lane); l && !l->run) l->epochAu = e.auPercent;
 }
 
 void RaceView::addLiveMarker(const QString& label) {
-    if (live_ < 0) return;
-    Lane& l = *lanes_[static_cast<std::size_t>(live_)];
-    mark(l, label, running_ ? clock_.elapsed() / 1000.0 : 0.0);
+    if (Lane* l = laneById(live_)) mark(*l, label, running_ ? clock_.elapsed() / 1000.0 : 0.0);
 }
 
-void RaceView::setLiveLimit(const QString& limit) {
-    if (live_ >= 0) lanes_[static_cast<std::size_t>(live_)]->deviceLimit = limit;
+void RaceView::setLiveLimit(const QString& limit) { setLaneLimit(live_, limit); }
+
+void RaceView::setLaneLimit(int lane, const QString& limit) {
+    if (Lane* l = laneById(lane); l && !l->run) l->deviceLimit = limit;
 }
 
 void RaceView::start() {
@@ -377,6 +413,7 @@ void RaceView::clear() {
         delete lane->box;
     }
     for (int c = 0; c < kMaxLanes; ++c) laneRow_->setColumnStretch(c, 0);
+    const bool had = !lanes_.empty();
     lanes_.clear();
     live_ = -1;
     chart_->clearGraphs();
@@ -386,6 +423,7 @@ void RaceView::clear() {
     setMessage(QString(), false);
     title_->setText(tr("Race and replay"));
     chart_->replot(QCustomPlot::rpQueuedReplot);
+    if (had) emit cleared();
 }
 
 void RaceView::tick() { advanceTo(clock_.elapsed() / 1000.0); }
@@ -404,7 +442,8 @@ void RaceView::advanceTo(double seconds) {
             mark(l, parts.join(QStringLiteral(" · ")), c.at);
         }
     }
-    if (live_ < 0 && replaysFinished()) {
+    const bool live = std::any_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return !l->run; });
+    if (!live && replaysFinished()) {
         timer_->stop();
         setMessage(tr("Replay ended: every recording played to its end (Replay from the start plays it again)."), false);
     }
@@ -468,7 +507,7 @@ void RaceView::refresh() {
     QStringList names;
     for (const auto& lane : lanes_) {
         Lane& l = *lane;
-        names << (l.run ? QString::fromStdString(l.run->runName) : tr("live"));
+        names << l.name;
         const std::optional<double> au = l.figures.totalAu();
         l.bar->setValue(au);
         l.au->setText(percentText(au));

@@ -16,7 +16,10 @@
 #include "plots/plot_theme.h"
 #include "workload/preflight_dialog.h"
 #include "run/presentation_view.h"
+#include "run/race_rivals.h"
 #include "run/race_view.h"
+#include "io/storage_profile.h"
+#include "session/profile_rival.h"
 #include "widgets/file_dialogs.h"
 #include "run/storage_controls.h"
 
@@ -31,6 +34,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSettings>
@@ -38,6 +42,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QToolButton>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -153,10 +158,33 @@ RunPage::RunPage(QWidget* parent)
     presentButton_->setToolTip(tr("The run full screen for an audience: large AU bars against the pass line, GiB/s "
                                   "delivered, the emulated device's limits as sliders (F11; Esc or F11 to come back)"));
     controls->addWidget(presentButton_);
-    raceButton_ = new QPushButton(tr("Race…"), this);
+    // Click: race a recording. Its menu: that, or this workload live on another storage profile.
+    raceButton_ = new QToolButton(this);
     raceButton_->setObjectName(QStringLiteral("raceButton"));
-    raceButton_->setToolTip(tr("Race a recording: pick a recorded run's folder; it plays beside this page's run, from the run's start, "
-                               "on one scale (full screen; Esc to come back). Nothing of its dataset is read."));
+    raceButton_->setPopupMode(QToolButton::MenuButtonPopup);
+    raceButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* raceMenu = new QMenu(raceButton_);
+    auto* recorded = raceMenu->addAction(tr("Race…"), this, &RunPage::raceRecording);
+    recorded->setObjectName(QStringLiteral("raceRecording"));
+    recorded->setToolTip(tr("Race a recording: pick a recorded run's folder; it plays beside this page's run, from the run's start, "
+                            "on one scale (full screen; Esc to come back). Nothing of its dataset is read."));
+    raceButton_->setDefaultAction(recorded);
+    raceButton_->setToolTip(recorded->toolTip() +
+                            tr("\nIts menu: this workload live on another storage profile, run at the same time beside this "
+                               "page's run (on this machine: both share its cores and storage)."));
+    raceMenu->addSection(tr("Live, beside this run, on the storage profile"));
+    for (const std::string& name : storageProfileNames()) {
+        const QString profile = QString::fromStdString(name);
+        QAction* a = raceMenu->addAction(profile, this, [this, profile] { raceProfile(profile); });
+        a->setObjectName(QStringLiteral("raceProfile:") + profile);
+        try {
+            a->setToolTip(QString::fromStdString(loadStorageProfile(name).description));
+        } catch (const std::exception& e) {
+            a->setToolTip(QString::fromUtf8(e.what()));
+        }
+    }
+    raceMenu->setToolTipsVisible(true);
+    raceButton_->setMenu(raceMenu);
     controls->addWidget(raceButton_);
     layout->addLayout(controls);
 
@@ -188,6 +216,9 @@ RunPage::RunPage(QWidget* parent)
     layout->addWidget(s3Strip_);
     presentation_ = new PresentationView(storage_, this);
     race_ = new RaceView(this);
+    rivals_ = new RaceRivals(race_, this);
+    connect(rivals_, &RaceRivals::notify, this, &RunPage::notify);
+    connect(rivals_, &RaceRivals::resultsWritten, this, &RunPage::resultsWritten);
     // "limited by" weighs what the accelerators lost (the last seconds' AU) before any device wait.
     storage_->setAuSource([this] { return presentation_->liveFigures().totalAu(); });
     checkpointPlan_ = new QLabel(this);
@@ -245,7 +276,6 @@ RunPage::RunPage(QWidget* parent)
         window()->raise();
         window()->activateWindow();
     });
-    connect(raceButton_, &QPushButton::clicked, this, &RunPage::raceRecording);
     connect(race_, &RaceView::closed, this, [this] {
         window()->raise();
         window()->activateWindow();
@@ -266,6 +296,8 @@ RunPage::RunPage(QWidget* parent)
     connect(controller_, &RunController::checkpoint, this, &RunPage::onCheckpoint);
     connect(controller_, &RunController::started, this, [this](const QString& dir) {
         clearView();
+        // The page's run has passed its pre-flight and its dataset is there: its live rivals start now.
+        if (request_) rivals_->start(*request_, runTitle(), true);
         emit notify(Severity::Info, tr("%1 started in %2").arg(benchmark_ ? tr("Benchmark") : tr("Invocation"), dir));
     });
     connect(controller_, &RunController::phaseChanged, this, [this](const QString& p) {
@@ -318,10 +350,7 @@ void RunPage::raceRecording() {
     const QString folder = existingFolder(this, QStringLiteral("replay"), tr("A recorded run to race this page's run"));
     if (folder.isEmpty()) return;
     // The live lane first (this page's run, or the one about to start), then the recording beside it.
-    if (!race_->hasLive()) {
-        race_->clear();
-        race_->setLive(runTitle(), runAccelerators_, (isRunning() ? runConfig_ : config_).metric.au * 100.0);
-    }
+    givePageRunALane();
     QString error;
     if (!race_->addReplayFolder(folder, &error)) {
         emit notify(Severity::Error, error);
@@ -330,6 +359,27 @@ void RunPage::raceRecording() {
     // Racing a run already under way: both from now. Otherwise the recording waits for the run's start.
     if (isRunning()) race_->liveStarted();
     race_->present();
+}
+
+void RunPage::givePageRunALane() {
+    if (race_->hasLive()) return;
+    race_->clear();
+    const WorkloadConfig& cfg = isRunning() ? runConfig_ : config_;
+    race_->setLive(runTitle(), runAccelerators_, cfg.metric.au * 100.0, QString::fromStdString(session::emulatedStorageWords(cfg)));
+}
+
+bool RunPage::raceProfile(const QString& profile) {
+    givePageRunALane();
+    const WorkloadConfig& cfg = isRunning() ? runConfig_ : config_;
+    QString error;
+    if (!rivals_->add(profile, runTitle(), runAccelerators_, cfg.metric.au * 100.0, isRunning() && request_ ? &*request_ : nullptr,
+                      &error)) {
+        emit notify(Severity::Error, tr("Live race on the %1 profile: %2").arg(profile, error));
+        return false;
+    }
+    if (isRunning()) race_->liveStarted();
+    race_->present();
+    return true;
 }
 
 QString RunPage::runTitle() const {
@@ -478,6 +528,11 @@ bool RunPage::start(bool benchmark) {
     runIsMpi_ = launch.has_value();
     cancelRequests_ = 0;
 
+    if (rivals_->isRunning()) {
+        emit notify(Severity::Error, tr("A live rival of the last run is still running: wait for its end or cancel it first."));
+        return false;
+    }
+    request_ = req;
     if (!controller_->start(req)) return false;
     setRunning(true);
     setStatusText(tr("Checking before the run (pre-flight: configuration, dataset, output folder)…"));
@@ -491,7 +546,8 @@ void RunPage::clearView() {
     presentation_->reset(runAccelerators_, runConfig_.reader.batchSize, runConfig_.metric.au * 100.0, runTitle());
     // A race set up before the run: the recordings start again with it.
     if (race_->hasLive()) {
-        race_->setLive(runTitle(), runAccelerators_, runConfig_.metric.au * 100.0);
+        race_->setLive(runTitle(), runAccelerators_, runConfig_.metric.au * 100.0,
+                       QString::fromStdString(session::emulatedStorageWords(runConfig_)));
         race_->liveStarted();
     }
     epoch_ = step_ = stepsPerEpoch_ = stepsDone_ = 0;
@@ -520,6 +576,7 @@ void RunPage::clearView() {
 }
 
 void RunPage::cancel() {
+    rivals_->cancel();
     if (!isRunning()) return;
     const bool again = cancelRequests_++ > 0;
     controller_->cancel();

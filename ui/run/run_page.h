@@ -20,11 +20,13 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QToolButton;
 class QTreeView;
 
 namespace trainio::ui {
 
 class ModelPanel;
+class RaceRivals;
 
 class CheckpointView;
 class HostTable;
@@ -75,10 +77,16 @@ public:
     // large AU bars and GiB/s, the emulated device's limits as sliders; Esc or F11 there comes back.
     PresentationView* presentation() const { return presentation_; }
     QPushButton* presentButton() const { return presentButton_; }
-    // A recorded run raced beside this page's run (issue 33): its lane plays from the run's start.
+    // A recorded run raced beside this page's run (issue 33): its lane plays from the run's start. The
+    // button's click picks a recording; its menu also races this workload live on another storage profile.
     RaceView* raceView() const { return race_; }
-    QPushButton* raceButton() const { return raceButton_; }
+    QToolButton* raceButton() const { return raceButton_; }
     void raceRecording();
+    // This page's workload, live, on the storage profile `profile` beside the page's run (RaceRivals): from
+    // the page's next run, or at once when one is under way. False, said in the window's messages, when it
+    // cannot be (an unknown profile, three lanes taken, an MPI run).
+    bool raceProfile(const QString& profile);
+    RaceRivals* rivals() const { return rivals_; }
     // The "MPI (client hosts)" group: when on, runs are `mpirun … trainio-cli` on those hosts, with
     // hosts × processes × accelerators-per-process accelerators; the per-host rows of such a run.
     MpiControls* mpiControls() const { return mpi_; }
@@ -133,6 +141,8 @@ private:
     void setRunning(bool running);
     // Pre-flight passed: the previous run's plots, list and counters give way (a refused start keeps them).
     void clearView();
+    // The race view's first lane for this page's run (its storage in the caption), unless it has one.
+    void givePageRunALane();
     void rememberSystem(const QString& name);
     // "system · workload · N accelerators" of the current run, the presentation view's title.
     QString runTitle() const;
@@ -171,8 +181,10 @@ private:
     QPushButton* cancelButton_;
     QPushButton* presentButton_;
     PresentationView* presentation_;
-    QPushButton* raceButton_;
+    QToolButton* raceButton_;
     RaceView* race_;
+    RaceRivals* rivals_;
+    std::optional<RunRequest> request_; // the page's run's, while it runs (a rival added then runs it too)
     QLabel* status_;
     QProgressBar* progress_;
     QTreeView* invocations_;
