@@ -312,7 +312,7 @@ private slots:
         QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), testsupport::kHangMs);
         QTRY_VERIFY_WITH_TIMEOUT(race->laneEpoch(0).startsWith(QLatin1String("last epoch ")) &&
-                                     !race->laneEpoch(0).endsWith(QLatin1String("—")),
+                                     !race->laneEpoch(0).endsWith(QStringLiteral("—")),
                                  testsupport::kHangMs);
         QTest::keyClick(race, Qt::Key_Escape);
         QVERIFY(!race->isVisible());
@@ -355,7 +355,7 @@ private slots:
         QVERIFY(run->startInvocation());
         // Both lanes measured, the rival's first epoch over: the race as the room sees it.
         QTRY_VERIFY_WITH_TIMEOUT(race->laneAuValue(0) && race->laneAuValue(1) && race->laneEpoch(1).startsWith(QLatin1String("last epoch ")) &&
-                                     !race->laneEpoch(1).endsWith(QLatin1String("—")),
+                                     !race->laneEpoch(1).endsWith(QStringLiteral("—")),
                                  testsupport::kHangMs);
         QVERIFY2(race->laneDelivered(1) != QStringLiteral("—"), qPrintable(race->laneDelivered(1)));
         const QStringList clipped = clippedAtProjectorSizes(race, QStringLiteral("race-profiles"));
@@ -381,6 +381,25 @@ private slots:
         QVERIFY2(pageAu > rivalAu + 20, qPrintable(QStringLiteral("nvme %1 %, object store %2 %").arg(pageAu).arg(rivalAu)));
         QVERIFY2(*race->laneAuValue(0) > *race->laneAuValue(1) + 20,
                  qPrintable(QStringLiteral("lanes: nvme %1, object store %2").arg(*race->laneAuValue(0)).arg(*race->laneAuValue(1))));
+        // Again into another folder, cancelled while the rival measures (it needs four times the page's run's
+        // time, see above): Cancel stops the rival too, which keeps what it measured, marked cancelled, and
+        // goes to the library; its lane started over with the new run.
+        const QString again = dirs_.work.filePath(QStringLiteral("race-profiles-again"));
+        run->setOutputFolder(again);
+        finished.clear();
+        rivalFinished.clear();
+        written.clear();
+        QVERIFY(run->startInvocation());
+        QTRY_VERIFY_WITH_TIMEOUT(run->rivals()->controller(0)->isRunning() && race->laneAuValue(1), testsupport::kHangMs);
+        QVERIFY2(race->laneEpoch(1).endsWith(QStringLiteral("—")), qPrintable(race->laneEpoch(1)));
+        run->cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && !rivalFinished.isEmpty(), testsupport::kHangMs);
+        const auto cancelled = rivalFinished.first().first().value<RunFinish>();
+        QVERIFY2(cancelled.cancelled, qPrintable(cancelled.error));
+        QCOMPARE(cancelled.outputDir, again + QStringLiteral("-object-store"));
+        QTRY_VERIFY_WITH_TIMEOUT(written.size() == 2, testsupport::kHangMs);
+        QVERIFY(QFileInfo::exists(cancelled.outputDir + QStringLiteral("/summary.json")));
+
         // The race cleared (File → Replay… reuses the view): the rival is forgotten, the page's next run alone.
         race->clear();
         QCOMPARE(run->rivals()->count(), 0);

@@ -42,7 +42,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
-#include <QToolButton>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -503,6 +502,10 @@ bool RunPage::start(bool benchmark) {
             return false;
         }
     }
+    if (rivals_->isRunning()) {
+        emit notify(Severity::Error, tr("A live rival of the last run is still running: wait for its end or cancel it first."));
+        return false;
+    }
     const std::optional<QString> system = systemForRun();
     if (!system) {
         emit notify(Severity::Info, tr("Run not started: no system name given."));
@@ -528,10 +531,6 @@ bool RunPage::start(bool benchmark) {
     runIsMpi_ = launch.has_value();
     cancelRequests_ = 0;
 
-    if (rivals_->isRunning()) {
-        emit notify(Severity::Error, tr("A live rival of the last run is still running: wait for its end or cancel it first."));
-        return false;
-    }
     request_ = req;
     if (!controller_->start(req)) return false;
     setRunning(true);
