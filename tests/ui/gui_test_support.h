@@ -8,6 +8,7 @@
 #include "library/results_page.h"
 #include "models/results_tree_model.h"
 #include "run/run_page.h"
+#include "testsupport.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -29,6 +30,11 @@
 #include <functional>
 
 namespace uitest {
+
+// Whether `spy` has (or gets within `ms`) its signal. A signal received before the call counts: QSignalSpy::wait
+// alone would wait the whole time for another one, and a test of a run that ends fast then lasts minutes.
+inline bool received(QSignalSpy& spy, int ms = testsupport::kHangMs) { return !spy.isEmpty() || spy.wait(ms) || !spy.isEmpty(); }
+
 
 inline void isolateSettings(const QTemporaryDir& dir) {
     QStandardPaths::setTestModeEnabled(true);
@@ -80,7 +86,7 @@ inline bool generateDataset(const trainio::WorkloadConfig& cfg) {
     trainio::ui::DatasetController data;
     QSignalSpy finished(&data, &trainio::ui::DatasetController::finished);
     if (!data.start(trainio::ui::DatasetController::Operation::Generate, cfg)) return false;
-    return (finished.wait(60000) || !finished.isEmpty()) && finished.first().at(1).toBool();
+    return received(finished, 60000) && finished.first().at(1).toBool();
 }
 
 // Copies the folder `from` (with hidden folders such as DLIO's .hydra) to `to`; false on any failure.

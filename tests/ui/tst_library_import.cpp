@@ -156,7 +156,7 @@ private slots:
                                   p.model.data(inv).toString()};
         QSignalSpy loaded(&p.loader, &ResultsLibraryLoader::loaded);
         p.loader.reload(); // what a finished run does
-        QVERIFY(loaded.wait(testsupport::kHangMs) || !loaded.isEmpty());
+        QVERIFY(uitest::received(loaded));
         const QModelIndex current = tree->currentIndex();
         QVERIFY(current.isValid());
         QStringList now;

@@ -146,9 +146,9 @@ private slots:
         QSignalSpy finished(run->controller(), &RunController::finished);
         QSignalSpy epochs(run->controller(), &RunController::epochFinished);
         QVERIFY(run->startInvocation());
-        QVERIFY(epochs.wait(testsupport::kHangMs) || !epochs.isEmpty());
+        QVERIFY(uitest::received(epochs));
         run->storageControls()->bandwidthBox()->setValue(4);
-        QVERIFY(finished.wait(testsupport::kHangMs) || !finished.isEmpty());
+        QVERIFY(uitest::received(finished));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         recorded_ = result.outputDir;
