@@ -8,7 +8,6 @@
 #include "library/results_page.h"
 #include "models/results_tree_model.h"
 #include "run/run_page.h"
-#include "testsupport.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -33,7 +32,7 @@ namespace uitest {
 
 // Whether `spy` has (or gets within `ms`) its signal. A signal received before the call counts: QSignalSpy::wait
 // alone would wait the whole time for another one, and a test of a run that ends fast then lasts minutes.
-inline bool received(QSignalSpy& spy, int ms = testsupport::kHangMs) { return !spy.isEmpty() || spy.wait(ms) || !spy.isEmpty(); }
+inline bool received(QSignalSpy& spy, int ms) { return !spy.isEmpty() || spy.wait(ms) || !spy.isEmpty(); }
 
 
 inline void isolateSettings(const QTemporaryDir& dir) {

@@ -315,7 +315,7 @@ private slots:
         trainio::WorkloadConfig other = cfg;
         other.dataset.dataFolder = second.toStdString();
         page->setConfig(other, QStringLiteral("test"));
-        QVERIFY(uitest::received(done));
+        QVERIFY(uitest::received(done, testsupport::kHangMs));
         QVERIFY(done.first().at(1).toBool());
         // Now the other folder, with a status of its own.
         auto shows = [&](const QString& dir) {

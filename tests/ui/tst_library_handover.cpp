@@ -109,7 +109,7 @@ private slots:
                                  QDir(lab).filePath(QStringLiteral("cosmoflow"))));
         QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
         QVERIFY(w.libraryLoader()->addFolder(lab));
-        QVERIFY(uitest::received(loaded));
+        QVERIFY(uitest::received(loaded, testsupport::kHangMs));
         QCOMPARE(w.libraryLoader()->library()->imported().runs.size(), std::size_t(5));
         const QString out = QDir(lab).filePath(QStringLiteral("once"));
         std::vector<fs::path> readBack;

@@ -156,7 +156,7 @@ private slots:
                                   p.model.data(inv).toString()};
         QSignalSpy loaded(&p.loader, &ResultsLibraryLoader::loaded);
         p.loader.reload(); // what a finished run does
-        QVERIFY(uitest::received(loaded));
+        QVERIFY(uitest::received(loaded, testsupport::kHangMs));
         const QModelIndex current = tree->currentIndex();
         QVERIFY(current.isValid());
         QStringList now;

@@ -476,7 +476,7 @@ private slots:
         QVERIFY2(o.finish.complete, qPrintable(o.finish.error));
         // Process 0 of the job wrote the folder, not this process: it is read once, and the library takes
         // it from there (issue 20) — no file of it is opened twice.
-        QVERIFY(uitest::received(loaded));
+        QVERIFY(uitest::received(loaded, testsupport::kHangMs));
         QCOMPARE(loader.library()->imported().runs.size(), std::size_t(2));
         const std::vector<std::filesystem::path> reads = log.filesIn(out.toStdString());
         QVERIFY(!reads.empty());

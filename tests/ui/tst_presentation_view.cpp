@@ -185,7 +185,7 @@ private slots:
         QSignalSpy epochs(run->controller(), &RunController::epochFinished);
         QSignalSpy device(run->controller(), &RunController::storageChanged);
         QVERIFY(run->startInvocation());
-        QVERIFY2(uitest::received(device), "the run reports its emulated device");
+        QVERIFY2(uitest::received(device, testsupport::kHangMs), "the run reports its emulated device");
         QVERIFY2(finished.isEmpty(), "the run ended before F11");
         w.showPage(MainWindow::WorkloadPageIndex);
         QTest::keyClick(&w, Qt::Key_F11);
@@ -214,7 +214,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(mibs() > 1.5 || !finished.isEmpty(), testsupport::kHangMs);
         QVERIFY2(mibs() > 1.5, qPrintable(QStringLiteral("still %1 when the run ended").arg(view->deliveredText()->text())));
         QCOMPARE(view->markers(), QStringList{QStringLiteral("bw 1 MiB/s → 3 MiB/s")});
-        QVERIFY(uitest::received(epochs));
+        QVERIFY(uitest::received(epochs, testsupport::kHangMs));
         const auto lastEpoch = epochs.last().first().value<trainio::EpochEvent>();
         auto epochText = [view] {
             for (QLabel* l : view->findChildren<QLabel*>())
@@ -230,7 +230,7 @@ private slots:
         QTest::keyClick(view, Qt::Key_Escape);
         QVERIFY(!view->isVisible());
         QVERIFY(run->isRunning() || !finished.isEmpty());
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete && !result.cancelled, qPrintable(result.error));
         // F11 again, after the run, shows its last figures; F11 there goes back too.
@@ -259,7 +259,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy device(page.controller(), &RunController::storageChanged);
         QVERIFY(page.startInvocation());
-        QVERIFY2(uitest::received(device), "the run reports its emulated device");
+        QVERIFY2(uitest::received(device, testsupport::kHangMs), "the run reports its emulated device");
         QVERIFY2(finished.isEmpty(), "the run ended before the drag");
         page.presentButton()->click();
         QVERIFY(view->isFullScreen());
@@ -299,7 +299,7 @@ private slots:
         QCOMPARE(dev->shape().iops, 0.0);
         QCOMPARE(view->markers().value(2), QStringLiteral("IOPS 200 → unlimited"));
 
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         QVERIFY(!view->slider(PresentationView::Bandwidth)->isEnabled()); // the device went with the run
         view->close();
     }
@@ -321,7 +321,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy device(page.controller(), &RunController::storageChanged);
         QVERIFY(page.startInvocation());
-        QVERIFY2(uitest::received(device), "the run reports its emulated device");
+        QVERIFY2(uitest::received(device, testsupport::kHangMs), "the run reports its emulated device");
         QVERIFY2(finished.isEmpty(), "the run ended before the clicks");
         page.presentButton()->click();
         std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
@@ -378,7 +378,7 @@ private slots:
             QCOMPARE(view->sliderValue(limit)->font().pixelSize(), view->sliderValue(PresentationView::Bandwidth)->font().pixelSize());
         }
         page.controller()->cancel();
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         QVERIFY(!button(QStringLiteral("nvme"))->isEnabled()); // the device went with the run
         view->close();
     }

@@ -146,9 +146,9 @@ private slots:
         QSignalSpy finished(run->controller(), &RunController::finished);
         QSignalSpy epochs(run->controller(), &RunController::epochFinished);
         QVERIFY(run->startInvocation());
-        QVERIFY(uitest::received(epochs));
+        QVERIFY(uitest::received(epochs, testsupport::kHangMs));
         run->storageControls()->bandwidthBox()->setValue(4);
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         recorded_ = result.outputDir;

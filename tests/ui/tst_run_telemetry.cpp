@@ -44,7 +44,7 @@ private slots:
             DatasetController data;
             QSignalSpy done(&data, &DatasetController::finished);
             QVERIFY(data.start(DatasetController::Operation::Generate, cfg));
-            QVERIFY(uitest::received(done) && done.first().at(1).toBool());
+            QVERIFY(uitest::received(done, testsupport::kHangMs) && done.first().at(1).toBool());
         }
         RunPage page;
         page.resize(1400, 900);
@@ -69,7 +69,7 @@ private slots:
         QVERIFY(list);
         QAbstractItemModelTester tester(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(page.startInvocation());
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         QVERIFY2(rowsWhenLastEpochEnded >= 1, qPrintable(QString::number(rowsWhenLastEpochEnded)));

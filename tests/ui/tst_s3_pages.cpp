@@ -201,7 +201,7 @@ private slots:
         auto run = [&](void (DataPage::*op)()) {
             QSignalSpy done(data->controller(), &DatasetController::finished);
             (data->*op)();
-            const bool finished = uitest::received(done);
+            const bool finished = uitest::received(done, testsupport::kHangMs);
             return std::make_pair(finished && done.first().at(1).toBool(), finished ? done.first().at(3).toString() : QStringLiteral("timeout"));
         };
         auto [ok, summary] = run(&DataPage::generate);
@@ -228,7 +228,7 @@ private slots:
         QSignalSpy perEpoch(run->controller(), &RunController::epochS3);
         QSignalSpy notes(run, &RunPage::notify);
         QVERIFY(run->startInvocation());
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         QCOMPARE(perEpoch.size(), 2);

@@ -181,7 +181,7 @@ private slots:
         QSignalSpy finished(page.controller(), &RunController::finished);
         QSignalSpy device(page.controller(), &RunController::storageChanged);
         QVERIFY(page.startInvocation());
-        QVERIFY2(uitest::received(device), "the run reports its emulated device");
+        QVERIFY2(uitest::received(device, testsupport::kHangMs), "the run reports its emulated device");
         if (!finished.isEmpty()) QFAIL("the run ended before its device was shown");
         QVERIFY(strip->isVisible());
         std::shared_ptr<trainio::EmulatedStorageBackend> dev = strip->device();
@@ -203,7 +203,7 @@ private slots:
         QCOMPARE(dev->changes()[1].parameter, std::string("latency_ms"));
         QCOMPARE(page.plots()->markers().value(1), QStringLiteral("lat none → 2 ms"));
 
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         const auto result = finished.first().first().value<RunFinish>();
         QVERIFY2(result.complete, qPrintable(result.error));
         QVERIFY2(!strip->isVisible(), "the strip goes when the device does");
@@ -262,7 +262,7 @@ private slots:
         QCOMPARE(changes[0].parameter, std::string("max_inflight"));
         QCOMPARE(changes[1].parameter, std::string("iops"));
         QCOMPARE(page.plots()->markers(), (QStringList{QStringLiteral("in flight unlimited → 1"), QStringLiteral("IOPS 10 → unlimited")}));
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
     }
 
@@ -297,7 +297,7 @@ private slots:
         // The readers did wait for the device meanwhile: the counters alone name its latency.
         const double seconds = static_cast<double>(since.elapsed()) / 1000.0;
         QCOMPARE(trainio::bindingLimit(before, dev->stats(), seconds), std::string("latency"));
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
         QVERIFY2(finished.first().first().value<RunFinish>().complete, "the run did not complete");
     }
 

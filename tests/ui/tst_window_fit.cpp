@@ -124,7 +124,7 @@ private slots:
         QSignalSpy finished(run->controller(), &RunController::finished);
         QSignalSpy device(run->controller(), &RunController::storageChanged);
         QVERIFY(run->startInvocation());
-        QVERIFY2(uitest::received(device), "the run reports its emulated device");
+        QVERIFY2(uitest::received(device, testsupport::kHangMs), "the run reports its emulated device");
         QTRY_VERIFY_WITH_TIMEOUT(run->storageControls()->isVisible(), testsupport::kHangMs);
         run->storageControls()->bandwidthBox()->setValue(1.5); // a storage change, marked on the plots
         QCOMPARE(run->plots()->markers().size(), 1);
@@ -164,7 +164,7 @@ private slots:
                  qPrintable(rectText(telemetry->geometry())));
 
         run->cancel();
-        QVERIFY(uitest::received(finished));
+        QVERIFY(uitest::received(finished, testsupport::kHangMs));
     }
 
     // Every page, with a library of published results loaded and items checked, fits the window's width:
@@ -208,7 +208,7 @@ private slots:
         if (QTest::currentTestFailed()) return;
         QSignalSpy loaded(w.libraryLoader(), &ResultsLibraryLoader::loaded);
         QVERIFY(w.libraryLoader()->addFolder(QStringLiteral(TRAINIO_TEST_DATA "/mlperf-storage-v1.0")));
-        QVERIFY(uitest::received(loaded));
+        QVERIFY(uitest::received(loaded, testsupport::kHangMs));
         // Three items of two workloads checked (a comparison with its table and legend).
         ResultsTreeModel* model = w.resultsModel();
         int checked = 0;
