@@ -12,6 +12,13 @@ namespace trainio::ui {
 
 using Severity = NotificationPanel::Severity;
 
+namespace {
+// A rival lane's title: the page's run's, and the profile.
+QString rivalTitle(const QString& title, const QString& profile) {
+    return RaceRivals::tr("%1 · %2 profile").arg(title, profile);
+}
+} // namespace
+
 RaceRivals::RaceRivals(RaceView* race, QObject* parent) : QObject(parent), race_(race) {
     // A cleared race view has no lanes for the rivals: they are forgotten (a rival still running ends as
     // any run and goes to the library, its steps shown nowhere).
@@ -49,7 +56,7 @@ bool RaceRivals::add(const QString& profile, const QString& title, std::uint64_t
     } catch (const std::exception& e) {
         return fail(QString::fromUtf8(e.what()));
     }
-    const int lane = race_->addLive(tr("%1 · %2 profile").arg(title, profile),
+    const int lane = race_->addLive(rivalTitle(title, profile),
                                     tr("live: measured now · %1").arg(QString::fromStdString(words)),
                                     tr("live on %1").arg(profile), ranks, auThresholdPercent);
     if (lane < 0) return fail(race_->message());
@@ -79,7 +86,7 @@ bool RaceRivals::add(const QString& profile, const QString& title, std::uint64_t
 
 void RaceRivals::start(const RunRequest& request, const QString& title, bool fresh) {
     for (Rival& r : rivals_) {
-        if (fresh) race_->resetLive(r.lane, tr("%1 · %2 profile").arg(title, r.profile), request.accelerators,
+        if (fresh) race_->resetLive(r.lane, rivalTitle(title, r.profile), request.accelerators,
                                     request.config.metric.au * 100.0);
         run(r, request);
     }
